@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Runtime layout of the LCF pipeline's register arrays, shared by the state
+ * management (lcf_state.c) and the stages (lcf_pipeline.c). Not installed.
+ */
+#ifndef LCF_INTERNAL_H
+#define LCF_INTERNAL_H
+
+#include "lcf_pipeline.h"
+
+/* Bit 63 marks a valid TAG entry (docs/PROTOCOL.md section 4). */
+#define LCF_TAG_VALID (1ull << 63)
+
+/*
+ * LOCK, G-STATUS and COPYSET of one slot. They live in one stage and change
+ * together, so they are one word here: one read-modify-write per pass.
+ */
+struct lcf_meta {
+	uint32_t copyset;
+	uint16_t lock;
+	uint8_t gstatus;
+	uint8_t pad;    /* always 0, so the digest sees only register values */
+};
+
+struct lcf_pipeline {
+	struct lcf_pipeline_config cfg;
+	uint32_t n_requesters;
+	uint32_t way_seed[LCF_MAX_WAYS];
+
+	uint64_t *tag[LCF_MAX_WAYS];        /* TAG way w */
+	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
+	uint16_t (*scoreboard)[2];          /* [requester][seq parity] */
+	uint32_t *last_unlock;              /* [requester] */
+
+	uint32_t rng;                       /* data-provider choice */
+	struct lcf_counters ctr;
+};
+
+/** CRC32C of a 64-bit value with initial value `init`. */
+uint32_t lcf_crc32c_u64(uint32_t init, uint64_t v);
+
+/** Slot of `tag` in way `way` for a built pipeline. */
+static inline uint32_t
+lcf_slot(const struct lcf_pipeline *p, uint32_t way, uint64_t tag)
+{
+	uint32_t h = lcf_crc32c_u64(p->way_seed[way], tag);
+
+	return (uint32_t)(((uint64_t)h * p->cfg.slots_per_way) >> 32);
+}
+
+/** Seed of way `way` (docs/PROTOCOL.md: 0x9e3779b9 * (w + 1) + salt). */
+static inline uint32_t
+lcf_way_seed(const struct lcf_pipeline_config *cfg, uint32_t way)
+{
+	return 0x9e3779b9u * (way + 1) + cfg->hash_salt;
+}
+
+#endif /* LCF_INTERNAL_H */

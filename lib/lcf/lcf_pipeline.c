@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The LCF pipeline, stage by stage, in the order of the P4 program
+ * (lib/p4/lcf.p4). Each stage function touches only the register array its
+ * stage owns, at most once per pass; what one stage tells a later one travels
+ * in struct lcf_phv, as packet header vector fields do on a Tofino.
+ *
+ * Behaviour: docs/PROTOCOL.md section 4.
+ */
+#include <string.h>
+
+#include "lcf_internal.h"
+
+/* The per-pass packet header vector: the header plus pipeline metadata. */
+struct lcf_phv {
+	struct lcf_msg m;           /* header as it will leave the switch */
+	uint32_t req;               /* requester index */
+	uint32_t home;              /* home node of the tag */
+	uint32_t slot[LCF_MAX_WAYS];
+	int hit_way;                /* -1 on a tag miss */
+	bool lock_taken;
+	bool unlock_exec;
+	uint16_t score;
+};
+
+/* Resubmit metadata, 8 bytes (docs/PROTOCOL.md 4.8). */
+static inline uint64_t
+rs_pack(enum lcf_resubmit_op op, uint32_t way, uint32_t lock_kind,
+	uint16_t score)
+{
+	return (uint64_t)op | (uint64_t)(way & 0xff) << 8 |
+	       (uint64_t)(lock_kind & 0xff) << 16 | (uint64_t)score << 32;
+}
+
+static inline uint32_t rs_op(uint64_t md) { return md & 0xff; }
+static inline uint32_t rs_way(uint64_t md) { return (md >> 8) & 0xff; }
+static inline uint32_t rs_lock_kind(uint64_t md) { return (md >> 16) & 0xff; }
+static inline uint16_t rs_score(uint64_t md) { return (uint16_t)(md >> 32); }
+static inline bool rs_reserved_clear(uint64_t md)
+{
+	return (md & 0xffff0000ff000000ull) == 0;
+}
+
+static inline bool
+is_request(uint8_t type)
+{
+	return type >= LCF_T_READ_MISS && type <= LCF_T_EVICT_MODIFIED;
+}
+
+static inline bool
+is_unlock(uint8_t type)
+{
+	return type == LCF_T_READ_UNLOCK || type == LCF_T_WRITE_UNLOCK;
+}
+
+static inline uint32_t
+node_bit(uint32_t node)
+{
+	return 1u << node;
+}
+
+/* ---- result helpers ---------------------------------------------------- */
+
+static void
+res_drop(struct lcf_pipeline *p, struct lcf_result *res, enum lcf_drop why)
+{
+	res->verdict = LCF_V_DROP;
+	res->action = LCF_A_DROP;
+	res->drop_reason = why;
+	p->ctr.drop[why]++;
+	p->ctr.action[LCF_A_DROP]++;
+}
+
+static void
+res_emit(struct lcf_pipeline *p, struct lcf_result *res,
+	 const struct lcf_phv *phv, enum lcf_action a, uint32_t to_nodes,
+	 bool from_switch)
+{
+	res->verdict = LCF_V_EMIT;
+	res->action = a;
+	res->to_nodes = to_nodes;
+	res->from_switch = from_switch;
+	res->out = phv->m;
+	p->ctr.action[a]++;
+}
+
+static void
+res_resubmit(struct lcf_pipeline *p, struct lcf_result *res, uint64_t md)
+{
+	res->verdict = LCF_V_RESUBMIT;
+	res->action = LCF_A_RESUBMIT;
+	res->resubmit_meta = md;
+	p->ctr.action[LCF_A_RESUBMIT]++;
+}
+
+/* A reply the switch originates toward the requester (NACK, UNLOCK_ACK). */
+static void
+res_reply(struct lcf_pipeline *p, struct lcf_result *res, struct lcf_phv *phv,
+	  uint8_t type, uint8_t flags, enum lcf_action a)
+{
+	uint8_t orig = phv->m.type;
+
+	phv->m.type = type;
+	phv->m.flags = flags;
+	phv->m.aux = (uint32_t)orig << 24;
+	res_emit(p, res, phv, a, node_bit(phv->m.node), true);
+}
+
+/* MIGRATE_ACK to the home agent, mirrored to the shadow node. */
+static void
+res_migrate_ack(struct lcf_pipeline *p, struct lcf_result *res,
+		struct lcf_phv *phv, int way, bool fail, enum lcf_action a)
+{
+	uint8_t orig = phv->m.type;
+
+	phv->m.type = LCF_T_MIGRATE_ACK;
+	phv->m.flags = LCF_F_IN_SWITCH | (fail ? LCF_F_FAIL : 0);
+	phv->m.aux = (uint32_t)orig << 24 | (uint32_t)(way & 0xff) << 16;
+	res_emit(p, res, phv, a, node_bit(phv->m.node), true);
+	if (p->cfg.shadow >= 0) {
+		res->mirror_nodes = node_bit((uint32_t)p->cfg.shadow);
+		p->ctr.action[LCF_A_MIRROR_SHADOW]++;
+	}
+}
+
+/* ---- stage 0: parser checks that need the topology --------------------- */
+
+static enum lcf_drop
+lcf_stage_parse(const struct lcf_pipeline *p, const struct lcf_ingress *ing,
+		struct lcf_phv *phv)
+{
+	const struct lcf_msg *m = &phv->m;
+
+	if (!(p->cfg.node_mask & node_bit(m->node)))
+		return LCF_DROP_NODE_UNKNOWN;
+	if (ing->port >= p->cfg.n_ports || ing->port >= LCF_MAX_NODES ||
+	    p->cfg.port_node[ing->port] != (int8_t)m->node)
+		return LCF_DROP_NODE_PORT_MISMATCH;
+	if (m->thread >= p->cfg.threads_per_node)
+		return LCF_DROP_THREAD_RANGE;
+	phv->home = (uint32_t)(m->tag >> (48 - p->cfg.block_shift));
+	if (phv->home >= LCF_MAX_NODES ||
+	    !(p->cfg.node_mask & node_bit(phv->home)))
+		return LCF_DROP_TAG_RANGE;
+	phv->req = (uint32_t)m->node * p->cfg.threads_per_node + m->thread;
+	return LCF_DROP_NONE;
+}
+
+/* ---- stage 2: LAST-UNLOCK (after the read-only TAG lookup) ---------------------------------------------- */
+
+static void
+lcf_stage_last_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
+{
+	uint32_t *lu = &p->last_unlock[phv->req];
+
+	phv->unlock_exec = lcf_seq_after(phv->m.seq, *lu);
+	if (phv->unlock_exec)
+		*lu = phv->m.seq;
+}
+
+/* ---- stage 1: TAG ways ------------------------------------------------- */
+
+static void
+lcf_stage_tag_lookup(const struct lcf_pipeline *p, struct lcf_phv *phv)
+{
+	uint64_t key = phv->m.tag | LCF_TAG_VALID;
+
+	phv->hit_way = -1;
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		phv->slot[w] = lcf_slot(p, w, phv->m.tag);
+		if (phv->hit_way < 0 && p->tag[w][phv->slot[w]] == key)
+			phv->hit_way = (int)w;
+	}
+}
+
+/* Resubmitted ADD: write the tag into the first empty way, in stage order. */
+static int
+lcf_stage_tag_insert(struct lcf_pipeline *p, struct lcf_phv *phv)
+{
+	uint64_t key = phv->m.tag | LCF_TAG_VALID;
+
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		uint64_t *t = &p->tag[w][phv->slot[w]];
+
+		if (*t == key)
+			return -(int)w - 1; /* raced with a duplicate: in place */
+		if (*t == 0) {
+			*t = key;
+			return (int)w;
+		}
+	}
+	return LCF_MAX_WAYS;
+}
+
+/* ---- stage 3: LOCK + G-STATUS + COPYSET of the hit way ----------------- */
+
+static inline struct lcf_meta *
+hit_meta(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	return &p->meta[phv->hit_way][phv->slot[phv->hit_way]];
+}
+
+/* Take the read or write lock and fill in the block's global metadata. */
+static void
+lcf_stage_lock(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
+{
+	struct lcf_meta *md = hit_meta(p, phv);
+
+	if (write)
+		phv->lock_taken = md->lock == 0;
+	else
+		phv->lock_taken = !(md->lock & LCF_LOCK_WRITER) &&
+				  (md->lock & LCF_LOCK_READERS) != LCF_LOCK_READERS;
+	if (phv->lock_taken)
+		md->lock = write ? LCF_LOCK_WRITER : (uint16_t)(md->lock + 1);
+	phv->m.gstatus = md->gstatus;
+	phv->m.copyset = md->copyset;
+}
+
+/* Undo a lock taken by the first pass whose check failed. */
+static void
+lcf_stage_lock_release(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
+{
+	struct lcf_meta *md = hit_meta(p, phv);
+
+	if (write)
+		md->lock &= (uint16_t)~LCF_LOCK_WRITER;
+	else if (md->lock & LCF_LOCK_READERS)
+		md->lock--;
+	phv->m.gstatus = md->gstatus;
+	phv->m.copyset = md->copyset;
+}
+
+/* Executed unlock: release and install the requester's new metadata. */
+static void
+lcf_stage_lock_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
+{
+	struct lcf_meta *md = hit_meta(p, phv);
+
+	if (phv->unlock_exec) {
+		if (phv->m.type == LCF_T_READ_UNLOCK) {
+			uint16_t readers = md->lock & LCF_LOCK_READERS;
+			uint16_t sub = phv->score < readers ? phv->score : readers;
+
+			md->lock = (uint16_t)((md->lock & LCF_LOCK_WRITER) |
+					      (readers - sub));
+			md->copyset |= phv->m.copyset;
+		} else {
+			md->lock &= (uint16_t)~LCF_LOCK_WRITER;
+			md->copyset = phv->m.copyset;
+		}
+		md->gstatus = phv->m.gstatus;
+	}
+	phv->m.gstatus = md->gstatus;
+	phv->m.copyset = md->copyset;
+}
+
+/* Resubmitted REMOVE: read the metadata out and clear the slot. */
+static void
+lcf_stage_lock_clear(struct lcf_pipeline *p, struct lcf_phv *phv)
+{
+	struct lcf_meta *md = hit_meta(p, phv);
+
+	phv->m.gstatus = md->gstatus;
+	phv->m.copyset = md->copyset;
+	memset(md, 0, sizeof(*md));
+}
+
+/* ---- stage 4: SCOREBOARD ------------------------------------------------ */
+
+static void
+lcf_stage_scoreboard(struct lcf_pipeline *p, struct lcf_phv *phv, int delta,
+		     bool reset)
+{
+	uint16_t *sc = &p->scoreboard[phv->req][phv->m.seq & 1];
+
+	if (reset)
+		*sc = 0;
+	else
+		*sc = (uint16_t)(*sc + delta);
+	phv->score = *sc;
+}
+
+/* ---- stage 5: check table (Table 2) ------------------------------------ */
+
+enum { CS_IN, CS_NOT_IN };
+#define GS_ANY 0xff
+#define GS_UNSHARED LCF_GS_UNSHARED
+#define GS_SHARED LCF_GS_SHARED
+#define GS_MODIFIED LCF_GS_MODIFIED
+
+struct check_row {
+	uint8_t cs_test;
+	uint8_t gstatus;
+};
+
+static const struct check_row lcf_check_table[LCF_T_PIPELINE_LAST + 1] = {
+#define LCF_X_ROW(type, cs, gs) [LCF_T_##type] = { CS_##cs, GS_##gs },
+	LCF_CHECK_TABLE(LCF_X_ROW)
+#undef LCF_X_ROW
+};
+
+static bool
+lcf_table_check(const struct lcf_phv *phv)
+{
+	const struct check_row *row = &lcf_check_table[phv->m.type];
+	bool in = phv->m.copyset & node_bit(phv->m.node);
+
+	if (in != (row->cs_test == CS_IN))
+		return false;
+	return row->gstatus == GS_ANY || row->gstatus == phv->m.gstatus;
+}
+
+/* ---- stage 6: forward table (Table 3) ---------------------------------- */
+
+static const uint8_t lcf_forward_table[LCF_T_PIPELINE_LAST + 1][3] = {
+#define LCF_X_ROW(type, gs, fwd) [LCF_T_##type][GS_##gs] = LCF_FWD_##fwd,
+	LCF_FORWARD_TABLE(LCF_X_ROW)
+#undef LCF_X_ROW
+};
+
+static uint32_t
+rng_next(struct lcf_pipeline *p)
+{
+	uint32_t x = p->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	p->rng = x;
+	return x;
+}
+
+/* The k-th set bit (k = random mod popcount) of a non-empty set. */
+static uint32_t
+pick_random_node(struct lcf_pipeline *p, uint32_t set)
+{
+	uint32_t k = rng_next(p) % (uint32_t)__builtin_popcount(set);
+
+	while (k--)
+		set &= set - 1;
+	return (uint32_t)__builtin_ctz(set);
+}
+
+static void
+lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
+		  struct lcf_result *res)
+{
+	uint32_t cs = phv->m.copyset, self = node_bit(phv->m.node);
+	uint8_t fwd = lcf_forward_table[phv->m.type][phv->m.gstatus];
+
+	phv->m.flags = LCF_F_IN_SWITCH;
+	/* Metadata no correct unlock produces: the home node owns the data. */
+	if (cs == 0 && fwd != LCF_FWD_HOME && fwd != LCF_FWD_RETURN)
+		fwd = LCF_FWD_HOME;
+
+	switch (fwd) {
+	case LCF_FWD_HOME:
+		res_emit(p, res, phv, LCF_A_FWD_HOME, node_bit(phv->home), false);
+		break;
+	case LCF_FWD_OWNER:
+		res->provider = (uint16_t)__builtin_ctz(cs);
+		res_emit(p, res, phv, LCF_A_FWD_OWNER, node_bit(res->provider),
+			 false);
+		break;
+	case LCF_FWD_PROVIDER:
+		res->provider = (uint16_t)pick_random_node(p, cs);
+		res_emit(p, res, phv, LCF_A_FWD_PROVIDER,
+			 node_bit(res->provider), false);
+		break;
+	case LCF_FWD_MCAST_PROV:
+		res->provider = (uint16_t)pick_random_node(p, cs);
+		res_emit(p, res, phv, LCF_A_MCAST_INVALIDATE, cs, false);
+		break;
+	case LCF_FWD_MCAST_OTHERS:
+		if ((cs & ~self) == 0)
+			res_emit(p, res, phv, LCF_A_ACK_SOLE_HOLDER, self, true);
+		else
+			res_emit(p, res, phv, LCF_A_MCAST_INVALIDATE, cs & ~self,
+				 false);
+		break;
+	case LCF_FWD_RETURN:
+	default: /* no row: the check table lets nothing else through */
+		res_emit(p, res, phv, LCF_A_RETURN_EVICT, self, true);
+		break;
+	}
+}
+
+/* ---- passes -------------------------------------------------------------- */
+
+static void
+pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
+	     struct lcf_result *res)
+{
+	bool write = phv->m.type != LCF_T_READ_MISS;
+
+	lcf_stage_lock(p, phv, write);
+	lcf_stage_scoreboard(p, phv, phv->lock_taken ? 1 : 0, false);
+	if (phv->score == 0) {
+		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
+			  LCF_A_NACK_LOCK_BUSY);
+		return;
+	}
+	if (!lcf_table_check(phv)) {
+		if (phv->lock_taken)
+			res_resubmit(p, res, rs_pack(LCF_RS_RELEASE,
+						     (uint32_t)phv->hit_way,
+						     write, 0));
+		else
+			res_reply(p, res, phv, LCF_T_NACK,
+				  LCF_F_IN_SWITCH | LCF_F_FAIL,
+				  LCF_A_NACK_CHECK_FAIL);
+		return;
+	}
+	if (!phv->lock_taken)
+		p->ctr.action[LCF_A_RETRANSMIT_PASS]++;
+	lcf_table_forward(p, phv, res);
+}
+
+static void
+pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
+{
+	uint8_t type = phv->m.type;
+	struct lcf_meta *md;
+
+	lcf_stage_tag_lookup(p, phv);
+	if (type == LCF_T_ADD_TO_SWITCH) {
+		if (phv->hit_way < 0) {
+			res_resubmit(p, res, rs_pack(LCF_RS_ADD, 0, 0, 0));
+			return;
+		}
+		md = hit_meta(p, phv);
+		phv->m.gstatus = md->gstatus;
+		phv->m.copyset = md->copyset;
+		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
+		return;
+	}
+	if (phv->hit_way < 0) {
+		phv->m.flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+		res_emit(p, res, phv, LCF_A_TAG_MISS_HOME, node_bit(phv->home),
+			 false);
+		return;
+	}
+	if (is_request(type)) {
+		pass_request(p, phv, res);
+	} else if (is_unlock(type)) {
+		lcf_stage_scoreboard(p, phv, 0, false);
+		res_resubmit(p, res, rs_pack(LCF_RS_UNLOCK,
+					     (uint32_t)phv->hit_way, 0,
+					     phv->score));
+	} else { /* REMOVE_FROM_SWITCH */
+		lcf_stage_lock(p, phv, true);
+		if (phv->lock_taken)
+			res_resubmit(p, res, rs_pack(LCF_RS_REMOVE,
+						     (uint32_t)phv->hit_way,
+						     0, 0));
+		else
+			res_reply(p, res, phv, LCF_T_NACK,
+				  LCF_F_IN_SWITCH | LCF_F_FAIL,
+				  LCF_A_NACK_LOCK_BUSY);
+	}
+}
+
+/* Which resubmit op each type's first pass can produce. */
+static uint32_t
+expected_rs_op(uint8_t type)
+{
+	if (is_request(type))
+		return LCF_RS_RELEASE;
+	if (is_unlock(type))
+		return LCF_RS_UNLOCK;
+	return type == LCF_T_ADD_TO_SWITCH ? LCF_RS_ADD : LCF_RS_REMOVE;
+}
+
+static void
+pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
+		 struct lcf_result *res)
+{
+	uint32_t op = rs_op(md), way = rs_way(md);
+	int w;
+
+	if (op != expected_rs_op(phv->m.type) || !rs_reserved_clear(md) ||
+	    way >= p->cfg.ways || rs_lock_kind(md) > 1) {
+		res_drop(p, res, LCF_DROP_BAD_RESUBMIT);
+		return;
+	}
+	lcf_stage_tag_lookup(p, phv);
+
+	if (op == LCF_RS_ADD) {
+		w = lcf_stage_tag_insert(p, phv);
+		if (w == LCF_MAX_WAYS) {
+			res_migrate_ack(p, res, phv, 0xff, true,
+					LCF_A_ADD_COLLISION);
+			return;
+		}
+		if (w < 0) {
+			phv->hit_way = -w - 1;
+			res_migrate_ack(p, res, phv, phv->hit_way, false,
+					LCF_A_ADD_DUP);
+			return;
+		}
+		p->meta[w][phv->slot[w]] = (struct lcf_meta){
+			.copyset = phv->m.copyset,
+			.gstatus = phv->m.gstatus,
+		};
+		res_migrate_ack(p, res, phv, w, false, LCF_A_ADD_OK);
+		return;
+	}
+
+	/* The first pass's lock pins the tag to its way until this pass. */
+	if (phv->hit_way != (int)way) {
+		res_drop(p, res, LCF_DROP_BAD_RESUBMIT);
+		return;
+	}
+	if (op == LCF_RS_UNLOCK)
+		lcf_stage_last_unlock(p, phv);
+	switch (op) {
+	case LCF_RS_RELEASE:
+		lcf_stage_lock_release(p, phv, rs_lock_kind(md));
+		lcf_stage_scoreboard(p, phv, -1, false);
+		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
+			  LCF_A_NACK_CHECK_FAIL);
+		break;
+	case LCF_RS_UNLOCK:
+		phv->score = rs_score(md);
+		lcf_stage_lock_unlock(p, phv);
+		if (phv->unlock_exec)
+			lcf_stage_scoreboard(p, phv, 0, true);
+		res_reply(p, res, phv, LCF_T_UNLOCK_ACK, LCF_F_IN_SWITCH,
+			  phv->unlock_exec ? LCF_A_UNLOCK_EXEC
+					   : LCF_A_UNLOCK_DUP);
+		break;
+	default: /* LCF_RS_REMOVE */
+		p->tag[way][phv->slot[way]] = 0;
+		lcf_stage_lock_clear(p, phv);
+		res_migrate_ack(p, res, phv, (int)way, false, LCF_A_REMOVE_OK);
+		break;
+	}
+}
+
+void
+lcf_pipeline_count_drop(struct lcf_pipeline *p, enum lcf_drop reason)
+{
+	p->ctr.packets++;
+	if ((unsigned)reason >= LCF_DROP_MAX || reason == LCF_DROP_NONE)
+		reason = LCF_DROP_UNKNOWN_TYPE;
+	p->ctr.drop[reason]++;
+	p->ctr.action[LCF_A_DROP]++;
+}
+
+void
+lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
+		     const struct lcf_ingress *ing, struct lcf_result *res)
+{
+	struct lcf_phv phv;
+	enum lcf_drop why;
+
+	p->ctr.packets++;
+	res->provider = LCF_NODE_NONE;
+	res->to_nodes = 0;
+	res->mirror_nodes = 0;
+	res->from_switch = false;
+	res->drop_reason = LCF_DROP_NONE;
+	phv.m = *msg;
+	phv.lock_taken = false;
+	phv.unlock_exec = false;
+	phv.score = 0;
+
+	why = lcf_stage_parse(p, ing, &phv);
+	if (why == LCF_DROP_NONE && !lcf_type_is_pipeline(msg->type))
+		why = LCF_DROP_UNKNOWN_TYPE;
+	if (why != LCF_DROP_NONE) {
+		res_drop(p, res, why);
+		return;
+	}
+	if (ing->resubmitted)
+		pass_resubmitted(p, &phv, ing->resubmit_meta, res);
+	else
+		pass_first(p, &phv, res);
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The lock-check-forward (LCF) pipeline: Concordia's switch data plane
+ * (paper 000, section 5.1 with 5.3.2 and the migration requests of 5.2.1) as a
+ * pure C library. No DPDK, no allocation or locks on the processing path.
+ *
+ * One struct lcf_pipeline is one copy of the switch's register arrays and is
+ * driven by one thread. Several pipelines shard the tag space between lcores
+ * (all packets of a tag go to one pipeline, so P1/P2 hold per block).
+ *
+ * The caller hands the pipeline one packet at a time with its ingress
+ * metadata and gets back a result: drop, emit copies, or resubmit. A
+ * resubmit is never a recursive call: the caller re-injects the same packet
+ * (unmodified) with the returned 8-byte metadata after the packets it already
+ * holds, exactly once.
+ *
+ * Stage order, as in the P4 program (lib/p4/) and docs/ARCHITECTURE.md:
+ *   0  parser + validation (node/port/thread/home checks)
+ *   1  TAG way 0..W-1         (set-associative lookup; insert/clear)
+ *   2  LAST-UNLOCK            (resubmitted unlocks whose tag still hits)
+ *   3  LOCK+G-STATUS+COPYSET way 0..W-1 (hit way only, one atomic update)
+ *   4  SCOREBOARD             (lock score per requester and seq parity)
+ *   5  check table            (Table 2)
+ *   6  forward table          (Table 3) + data-provider selection
+ */
+#ifndef LCF_PIPELINE_H
+#define LCF_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lcf_wire.h"
+
+struct topo;
+
+#define LCF_MAX_WAYS 32
+#define LCF_LOCK_WRITER 0x8000u
+#define LCF_LOCK_READERS 0x7fffu
+
+/* Everything the pipeline needs from the topology. */
+struct lcf_pipeline_config {
+	uint32_t ways;
+	uint32_t slots_per_way;
+	uint16_t threads_per_node;
+	uint8_t block_shift;
+	uint32_t node_mask;                 /* nodes that exist */
+	int8_t port_node[LCF_MAX_NODES];    /* ingress port -> node id, -1 */
+	uint16_t n_ports;
+	int shadow;                         /* node id or -1 */
+	uint32_t seed;                      /* data-provider PRNG seed, != 0 */
+	uint32_t hash_salt;                 /* added to way seeds (sharding) */
+};
+
+/*
+ * Actions the pipeline takes; each has a counter. X(name, string).
+ */
+#define LCF_ACTION_LIST(X)                                        \
+	X(TAG_MISS_HOME,     "tag_miss_to_home")                  \
+	X(FWD_HOME,          "forward_home_unshared")             \
+	X(FWD_OWNER,         "forward_owner_modified")            \
+	X(FWD_PROVIDER,      "forward_data_provider_shared")      \
+	X(MCAST_INVALIDATE,  "multicast_invalidate")              \
+	X(ACK_SOLE_HOLDER,   "ack_sole_holder")                   \
+	X(RETURN_EVICT,      "return_eviction")                   \
+	X(NACK_LOCK_BUSY,    "nack_lock_busy")                    \
+	X(NACK_CHECK_FAIL,   "nack_check_failed")                 \
+	X(RETRANSMIT_PASS,   "retransmit_passed_on_score")        \
+	X(RESUBMIT,          "resubmit")                          \
+	X(UNLOCK_EXEC,       "unlock_executed")                   \
+	X(UNLOCK_DUP,        "unlock_duplicate_ignored")          \
+	X(ADD_OK,            "add_to_switch_ok")                  \
+	X(ADD_DUP,           "add_to_switch_duplicate")           \
+	X(ADD_COLLISION,     "add_to_switch_collision")           \
+	X(REMOVE_OK,         "remove_from_switch_ok")             \
+	X(MIRROR_SHADOW,     "mirror_to_shadow")                  \
+	X(DROP,              "drop")
+
+enum lcf_action {
+#define LCF_X_ENUM(name, str) LCF_A_##name,
+	LCF_ACTION_LIST(LCF_X_ENUM)
+#undef LCF_X_ENUM
+	LCF_A_MAX
+};
+
+/*
+ * Check table (paper Table 2): X(type, copyset test, required gstatus).
+ * IN = requester in copyset, NOT_IN = not in it; ANY = any gstatus.
+ * The pipeline is driven by this table, and lib/p4/check_parity.py compares
+ * it with the P4 program's const entries.
+ */
+#define LCF_CHECK_TABLE(X)                        \
+	X(READ_MISS,      NOT_IN, ANY)            \
+	X(WRITE_MISS,     NOT_IN, ANY)            \
+	X(WRITE_SHARED,   IN,     SHARED)         \
+	X(EVICT_SHARED,   IN,     SHARED)         \
+	X(EVICT_MODIFIED, IN,     MODIFIED)
+
+/*
+ * Forward table (paper Table 3): X(type, gstatus, forward action).
+ *  HOME         to the home node
+ *  OWNER        to the copyset's single node, as data provider
+ *  PROVIDER     to one random copyset node, as data provider
+ *  MCAST_PROV   multicast to the copyset, one random node is data provider
+ *  MCAST_OTHERS multicast to copyset minus requester (or return to it when
+ *               it is the only holder: the direct ACK)
+ *  RETURN       return to the requester
+ */
+#define LCF_FORWARD_TABLE(X)                          \
+	X(READ_MISS,      UNSHARED, HOME)             \
+	X(WRITE_MISS,     UNSHARED, HOME)             \
+	X(READ_MISS,      MODIFIED, OWNER)            \
+	X(WRITE_MISS,     MODIFIED, OWNER)            \
+	X(READ_MISS,      SHARED,   PROVIDER)         \
+	X(WRITE_MISS,     SHARED,   MCAST_PROV)       \
+	X(WRITE_SHARED,   SHARED,   MCAST_OTHERS)     \
+	X(EVICT_SHARED,   SHARED,   RETURN)           \
+	X(EVICT_MODIFIED, MODIFIED, RETURN)
+
+enum lcf_fwd {
+	LCF_FWD_NONE = 0,  /* no row: cannot happen after a passed check */
+	LCF_FWD_HOME,
+	LCF_FWD_OWNER,
+	LCF_FWD_PROVIDER,
+	LCF_FWD_MCAST_PROV,
+	LCF_FWD_MCAST_OTHERS,
+	LCF_FWD_RETURN,
+};
+
+/* Resubmit metadata ops (docs/PROTOCOL.md 4.8). */
+enum lcf_resubmit_op {
+	LCF_RS_RELEASE = 1,
+	LCF_RS_UNLOCK = 2,
+	LCF_RS_ADD = 3,
+	LCF_RS_REMOVE = 4,
+};
+
+/* Ingress metadata of one packet pass. */
+struct lcf_ingress {
+	uint16_t port;          /* ingress port id */
+	bool resubmitted;       /* second pass of a resubmitted packet */
+	uint64_t resubmit_meta; /* the metadata returned by the first pass */
+};
+
+enum lcf_verdict {
+	LCF_V_DROP = 0,     /* drop the packet; drop_reason says why */
+	LCF_V_EMIT,         /* emit copies of `out` as described */
+	LCF_V_RESUBMIT,     /* re-inject the unmodified packet with resubmit_meta */
+};
+
+/*
+ * What to do with one packet. For LCF_V_EMIT, every copy carries header
+ * `out` with dst_node set to the copy's destination; the copy to `provider`
+ * also gets LCF_F_DATA_PROVIDER. Copies go to every node in `to_nodes`, and
+ * (mirror session) to every node in `mirror_nodes`. When `from_switch` is
+ * set, the copies are replies the switch originates: their source MAC/IP is
+ * the switch's own.
+ */
+struct lcf_result {
+	enum lcf_verdict verdict;
+	enum lcf_action action;     /* the counted action of this pass */
+	enum lcf_drop drop_reason;  /* for LCF_V_DROP */
+	bool from_switch;
+	uint16_t provider;          /* node id or LCF_NODE_NONE */
+	uint32_t to_nodes;          /* bitmap of destination node ids */
+	uint32_t mirror_nodes;      /* bitmap: mirror copies (shadow node) */
+	uint64_t resubmit_meta;     /* for LCF_V_RESUBMIT */
+	struct lcf_msg out;         /* header for every emitted copy */
+};
+
+struct lcf_counters {
+	uint64_t packets;           /* passes processed, resubmits included */
+	uint64_t action[LCF_A_MAX];
+	uint64_t drop[LCF_DROP_MAX];
+};
+
+/* Register contents of one block, as BF Runtime would read them. */
+struct lcf_block_view {
+	uint32_t way;
+	uint32_t slot;
+	uint16_t lock;
+	uint8_t gstatus;
+	uint32_t copyset;
+};
+
+/* Register contents of one requester. */
+struct lcf_requester_view {
+	uint16_t score_even;
+	uint16_t score_odd;
+	uint32_t last_unlock;
+};
+
+/* Bytes of each register array (the on-chip footprint). */
+struct lcf_footprint {
+	uint64_t tag;
+	uint64_t lock;
+	uint64_t gstatus;
+	uint64_t copyset;
+	uint64_t scoreboard;
+	uint64_t last_unlock;
+	uint64_t total;
+};
+
+struct lcf_pipeline;
+
+/**
+ * Fill a pipeline config from a loaded topology (seed 1, no salt).
+ */
+void lcf_pipeline_config_from_topo(const struct topo *t,
+				   struct lcf_pipeline_config *cfg);
+
+/**
+ * Register-array footprint of a configuration, in bytes, counting each array
+ * at its hardware width (TAG 64, LOCK 16, G-STATUS 8, COPYSET 32 bits per
+ * slot; SCOREBOARD 2 x 16 bits and LAST-UNLOCK 32 bits per requester).
+ */
+void lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
+			    struct lcf_footprint *fp);
+
+/**
+ * Allocate a pipeline with empty register arrays.
+ *
+ * @return the pipeline, or NULL with errno = EINVAL (ways 0 or above
+ *         LCF_MAX_WAYS, slots 0, threads 0, seed 0) or ENOMEM.
+ */
+struct lcf_pipeline *lcf_pipeline_create(const struct lcf_pipeline_config *cfg);
+
+/** Free a pipeline (NULL is a no-op). */
+void lcf_pipeline_free(struct lcf_pipeline *p);
+
+/** Reset every register array and counter to its power-on value. */
+void lcf_pipeline_reset(struct lcf_pipeline *p);
+
+/**
+ * Run one packet pass. `msg` is the decoded header of a frame that passed
+ * lcf_msg_validate(); the pipeline adds the topology checks (node exists,
+ * node matches the ingress port, thread in range, home node exists) and
+ * drops what fails them, leaving every register unchanged.
+ */
+void lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
+			  const struct lcf_ingress *ing, struct lcf_result *res);
+
+/** Count a drop found before the pipeline (wire validation). */
+void lcf_pipeline_count_drop(struct lcf_pipeline *p, enum lcf_drop reason);
+
+/** The pipeline's counters (valid until the pipeline is freed). */
+const struct lcf_counters *lcf_pipeline_counters(const struct lcf_pipeline *p);
+
+/**
+ * Read a block's registers.
+ *
+ * @return 0, or -ENOENT when the tag is not in any way.
+ */
+int lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
+			    struct lcf_block_view *v);
+
+/**
+ * Read a requester's SCOREBOARD and LAST-UNLOCK registers.
+ *
+ * @return 0, or -EINVAL when node/thread is out of range.
+ */
+int lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
+				uint16_t thread, struct lcf_requester_view *v);
+
+/** Number of occupied slots in each way; `occ` has room for cfg.ways. */
+void lcf_pipeline_way_occupancy(const struct lcf_pipeline *p, uint32_t *occ);
+
+/**
+ * A 64-bit digest of every register array (not the counters nor the PRNG).
+ * Equal digests before and after a packet mean it changed no state.
+ */
+uint64_t lcf_pipeline_digest(const struct lcf_pipeline *p);
+
+/** The configuration the pipeline was created with. */
+const struct lcf_pipeline_config *lcf_pipeline_config(const struct lcf_pipeline *p);
+
+/** Slot index of `tag` in way `way` (the per-way hash; see docs). */
+uint32_t lcf_pipeline_slot(const struct lcf_pipeline_config *cfg, uint32_t way,
+			   uint64_t tag);
+
+/** Name of an action ("unknown" when out of range). */
+const char *lcf_action_name(enum lcf_action a);
+
+#endif /* LCF_PIPELINE_H */

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * LCF pipeline state: allocation of the register arrays, their footprint,
+ * and the read-out functions (the BF Runtime equivalent). Nothing here is on
+ * the packet path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lcf_internal.h"
+#include "topo.h"
+
+static const char *const lcf_action_names[] = {
+#define LCF_X_STR(name, str) [LCF_A_##name] = str,
+	LCF_ACTION_LIST(LCF_X_STR)
+#undef LCF_X_STR
+};
+
+const char *
+lcf_action_name(enum lcf_action a)
+{
+	if ((unsigned)a >= LCF_A_MAX)
+		return "unknown";
+	return lcf_action_names[a];
+}
+
+#ifndef __SSE4_2__
+/* Reflected Castagnoli polynomial, as the SSE4.2 crc32 instruction uses. */
+static uint32_t
+crc32c_byte(uint32_t crc, uint8_t b)
+{
+	crc ^= b;
+	for (int i = 0; i < 8; i++)
+		crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+	return crc;
+}
+#endif
+
+uint32_t
+lcf_crc32c_u64(uint32_t init, uint64_t v)
+{
+#ifdef __SSE4_2__
+	return (uint32_t)__builtin_ia32_crc32di(init, v);
+#else
+	uint32_t crc = init;
+
+	for (int i = 0; i < 8; i++)
+		crc = crc32c_byte(crc, (uint8_t)(v >> (8 * i)));
+	return crc;
+#endif
+}
+
+void
+lcf_pipeline_config_from_topo(const struct topo *t,
+			      struct lcf_pipeline_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ways = t->sw.ways;
+	cfg->slots_per_way = t->sw.slots_per_way;
+	cfg->threads_per_node = t->threads_per_node;
+	cfg->block_shift = t->block_shift;
+	cfg->node_mask = t->node_mask;
+	memcpy(cfg->port_node, t->port_node, sizeof(cfg->port_node));
+	cfg->n_ports = t->n_ports;
+	cfg->shadow = t->shadow;
+	cfg->seed = 1;
+}
+
+void
+lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
+		       struct lcf_footprint *fp)
+{
+	uint64_t slots = (uint64_t)cfg->ways * cfg->slots_per_way;
+	uint64_t reqs = (uint64_t)LCF_MAX_NODES * cfg->threads_per_node;
+
+	fp->tag = slots * 8;
+	fp->lock = slots * 2;
+	fp->gstatus = slots * 1;
+	fp->copyset = slots * 4;
+	fp->scoreboard = reqs * 2 * 2;
+	fp->last_unlock = reqs * 4;
+	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
+		    fp->scoreboard + fp->last_unlock;
+}
+
+struct lcf_pipeline *
+lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
+{
+	struct lcf_pipeline *p;
+
+	if (cfg->ways == 0 || cfg->ways > LCF_MAX_WAYS ||
+	    cfg->slots_per_way == 0 || cfg->threads_per_node == 0 ||
+	    cfg->seed == 0 || cfg->block_shift < 6 || cfg->block_shift > 47) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->cfg = *cfg;
+	p->n_requesters = LCF_MAX_NODES * cfg->threads_per_node;
+	for (uint32_t w = 0; w < cfg->ways; w++) {
+		p->way_seed[w] = lcf_way_seed(cfg, w);
+		p->tag[w] = calloc(cfg->slots_per_way, sizeof(uint64_t));
+		p->meta[w] = calloc(cfg->slots_per_way, sizeof(struct lcf_meta));
+		if (p->tag[w] == NULL || p->meta[w] == NULL)
+			goto nomem;
+	}
+	p->scoreboard = calloc(p->n_requesters, sizeof(*p->scoreboard));
+	p->last_unlock = calloc(p->n_requesters, sizeof(*p->last_unlock));
+	if (p->scoreboard == NULL || p->last_unlock == NULL)
+		goto nomem;
+	p->rng = cfg->seed;
+	return p;
+nomem:
+	lcf_pipeline_free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+lcf_pipeline_free(struct lcf_pipeline *p)
+{
+	if (p == NULL)
+		return;
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		free(p->tag[w]);
+		free(p->meta[w]);
+	}
+	free(p->scoreboard);
+	free(p->last_unlock);
+	free(p);
+}
+
+void
+lcf_pipeline_reset(struct lcf_pipeline *p)
+{
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		memset(p->tag[w], 0, p->cfg.slots_per_way * sizeof(uint64_t));
+		memset(p->meta[w], 0,
+		       p->cfg.slots_per_way * sizeof(struct lcf_meta));
+	}
+	memset(p->scoreboard, 0, p->n_requesters * sizeof(*p->scoreboard));
+	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
+	memset(&p->ctr, 0, sizeof(p->ctr));
+	p->rng = p->cfg.seed;
+}
+
+const struct lcf_counters *
+lcf_pipeline_counters(const struct lcf_pipeline *p)
+{
+	return &p->ctr;
+}
+
+const struct lcf_pipeline_config *
+lcf_pipeline_config(const struct lcf_pipeline *p)
+{
+	return &p->cfg;
+}
+
+uint32_t
+lcf_pipeline_slot(const struct lcf_pipeline_config *cfg, uint32_t way,
+		  uint64_t tag)
+{
+	uint32_t h = lcf_crc32c_u64(lcf_way_seed(cfg, way), tag);
+
+	return (uint32_t)(((uint64_t)h * cfg->slots_per_way) >> 32);
+}
+
+int
+lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
+			struct lcf_block_view *v)
+{
+	if (tag & LCF_TAG_VALID)
+		return -ENOENT;
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		uint32_t s = lcf_slot(p, w, tag);
+
+		if (p->tag[w][s] == (tag | LCF_TAG_VALID)) {
+			const struct lcf_meta *m = &p->meta[w][s];
+
+			v->way = w;
+			v->slot = s;
+			v->lock = m->lock;
+			v->gstatus = m->gstatus;
+			v->copyset = m->copyset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int
+lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
+			    uint16_t thread, struct lcf_requester_view *v)
+{
+	uint32_t r;
+
+	if (node >= LCF_MAX_NODES || thread >= p->cfg.threads_per_node)
+		return -EINVAL;
+	r = (uint32_t)node * p->cfg.threads_per_node + thread;
+	v->score_even = p->scoreboard[r][0];
+	v->score_odd = p->scoreboard[r][1];
+	v->last_unlock = p->last_unlock[r];
+	return 0;
+}
+
+void
+lcf_pipeline_way_occupancy(const struct lcf_pipeline *p, uint32_t *occ)
+{
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		occ[w] = 0;
+		for (uint32_t s = 0; s < p->cfg.slots_per_way; s++)
+			occ[w] += p->tag[w][s] != 0;
+	}
+}
+
+/* FNV-1a over 64-bit words with a final avalanche: cheap and order-aware. */
+static uint64_t
+digest_words(uint64_t h, const void *buf, size_t bytes)
+{
+	const uint8_t *b = buf;
+
+	for (size_t i = 0; i < bytes; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+uint64_t
+lcf_pipeline_digest(const struct lcf_pipeline *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		h = digest_words(h, p->tag[w],
+				 p->cfg.slots_per_way * sizeof(uint64_t));
+		h = digest_words(h, p->meta[w],
+				 p->cfg.slots_per_way * sizeof(struct lcf_meta));
+	}
+	h = digest_words(h, p->scoreboard,
+			 p->n_requesters * sizeof(*p->scoreboard));
+	h = digest_words(h, p->last_unlock,
+			 p->n_requesters * sizeof(*p->last_unlock));
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}

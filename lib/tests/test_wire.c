@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Wire format v1: header codec, frame classification, validator reasons and
+ * the egress rewrite.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+
+#include "lcf_wire.h"
+
+static const struct lcf_addr src = {
+	.mac = { 2, 0, 0, 0, 0, 1 }, .ip = 0x0100000a, /* 10.0.0.1 */
+};
+static const struct lcf_addr dst = {
+	.mac = { 2, 0, 0, 0, 0, 2 }, .ip = 0x0200000a,
+};
+
+static struct lcf_msg
+sample(void)
+{
+	return (struct lcf_msg){
+		.version = 1, .type = LCF_T_WRITE_SHARED,
+		.flags = LCF_F_IN_SWITCH, .gstatus = LCF_GS_SHARED,
+		.node = 0x0102, .thread = 0x0304, .seq = 0x05060708,
+		.copyset = 0x090a0b0c, .tag = 0x0d0e0f1011121314ull,
+		.dst_node = 0x1516, .len = 0, .aux = 0x191a1b1c,
+	};
+}
+
+Test(wire, header_is_big_endian_at_normative_offsets)
+{
+	struct lcf_msg m = sample(), back;
+	uint8_t b[LCF_HDR_LEN];
+	static const uint8_t want[LCF_HDR_LEN] = {
+		1, 3, 1, 1, 0x01, 0x02, 0x03, 0x04,
+		0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
+		0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14,
+		0x15, 0x16, 0x00, 0x00, 0x19, 0x1a, 0x1b, 0x1c,
+	};
+
+	lcf_hdr_encode(&m, b);
+	cr_assert_arr_eq(b, want, sizeof(want));
+	lcf_hdr_decode(b, &back);
+	cr_assert_eq(memcmp(&m, &back, sizeof(m)), 0);
+}
+
+static int
+build(uint8_t *f, const struct lcf_msg *m, const char *payload)
+{
+	uint16_t n = (uint16_t)(payload ? strlen(payload) : 0);
+	struct lcf_msg mm = *m;
+
+	mm.len = n;
+	return lcf_frame_build(f, 256, &src, &dst, LCF_DEFAULT_PORT, &mm,
+			       payload, n);
+}
+
+Test(wire, build_then_classify_round_trips)
+{
+	struct lcf_msg m = sample(), got;
+	struct lcf_frame_view v;
+	enum lcf_drop why;
+	uint8_t f[256];
+	int n;
+
+	m.node = 3;
+	n = build(f, &m, "payload!");
+	cr_assert_eq(n, LCF_FRAME_HDRS + 8);
+	cr_assert_eq(lcf_ipv4_cksum(f + LCF_ETH_LEN, LCF_IPV4_LEN), 0,
+		     "valid IPv4 checksum");
+	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n, LCF_DEFAULT_PORT, &v,
+					&got, &why), LCF_FRAME_PIPELINE);
+	cr_assert_eq(got.len, 8);
+	cr_assert_eq(got.tag, m.tag);
+	cr_assert_eq(v.lcf_off, LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN);
+	cr_assert_eq(v.payload_len, 8);
+	/* Ethernet padding after the IP datagram is ignored */
+	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n + 10, LCF_DEFAULT_PORT,
+					&v, &got, &why), LCF_FRAME_PIPELINE);
+}
+
+Test(wire, build_refuses_small_buffer_and_bad_len)
+{
+	struct lcf_msg m = sample();
+	uint8_t f[256];
+
+	cr_assert_eq(lcf_frame_build(f, 50, &src, &dst, 7340, &m, NULL, 0),
+		     -ENOSPC);
+	m.len = 3;
+	cr_assert_eq(lcf_frame_build(f, 256, &src, &dst, 7340, &m, NULL, 0),
+		     -EINVAL);
+}
+
+Test(wire, other_traffic_is_not_for_the_pipeline)
+{
+	struct lcf_msg m = sample(), got;
+	struct lcf_frame_view v;
+	enum lcf_drop why;
+	uint8_t f[256];
+	int n;
+
+	m.node = 1;
+	n = build(f, &m, NULL);
+	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n, 9999, &v, &got, &why),
+		     LCF_FRAME_OTHER, "another UDP port");
+	m.type = 0x20;
+	n = build(f, &m, NULL);
+	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n, 7340, &v, &got, &why),
+		     LCF_FRAME_OTHER, "node-to-node types go at L2");
+	f[12] = 0x08;
+	f[13] = 0x06; /* ARP */
+	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n, 7340, &v, &got, &why),
+		     LCF_FRAME_OTHER);
+}
+
+/* Build a valid frame, break it with `mutate`, expect `why`. */
+static void
+expect(void (*mutate)(uint8_t *f, int *n), enum lcf_drop want)
+{
+	struct lcf_msg m = sample(), got;
+	struct lcf_frame_view v;
+	enum lcf_drop why;
+	uint8_t f[256];
+	int n;
+
+	m.node = 1;
+	n = build(f, &m, "abcd");
+	mutate(f, &n);
+	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n, 7340, &v, &got, &why),
+		     LCF_FRAME_DROP);
+	cr_assert_eq(why, want, "got %s want %s", lcf_drop_name(why),
+		     lcf_drop_name(want));
+}
+
+#define LCF_OFF (LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN)
+static void set_udp_len(uint8_t *f, uint16_t l)
+{
+	f[LCF_ETH_LEN + LCF_IPV4_LEN + 4] = (uint8_t)(l >> 8);
+	f[LCF_ETH_LEN + LCF_IPV4_LEN + 5] = (uint8_t)l;
+}
+static void m_truncated(uint8_t *f, int *n) { (void)f; *n -= 10; }
+static void m_fragment(uint8_t *f, int *n) { (void)n; f[LCF_ETH_LEN + 6] = 0x20; }
+static void m_udp_long(uint8_t *f, int *n) { (void)n; set_udp_len(f, 200); }
+static void m_short(uint8_t *f, int *n)
+{
+	(void)n;
+	set_udp_len(f, LCF_UDP_LEN + 20);
+}
+static void m_version(uint8_t *f, int *n) { (void)n; f[LCF_OFF] = 2; }
+static void m_type(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 1] = 0x11; }
+static void m_type_high(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 1] = 0x80; }
+static void m_flags(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 2] = 0x08; }
+static void m_gstatus(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 3] = 3; }
+static void m_node(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 5] = 32; }
+static void m_len(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 27] = 3; }
+
+Test(wire, every_validator_reason)
+{
+	expect(m_truncated, LCF_DROP_BAD_IP);
+	expect(m_fragment, LCF_DROP_BAD_IP);
+	expect(m_udp_long, LCF_DROP_BAD_UDP);
+	expect(m_short, LCF_DROP_SHORT);
+	expect(m_version, LCF_DROP_BAD_VERSION);
+	expect(m_type, LCF_DROP_UNKNOWN_TYPE);
+	expect(m_type_high, LCF_DROP_UNKNOWN_TYPE);
+	expect(m_flags, LCF_DROP_BAD_FLAGS);
+	expect(m_gstatus, LCF_DROP_BAD_GSTATUS);
+	expect(m_node, LCF_DROP_NODE_RANGE);
+	expect(m_len, LCF_DROP_BAD_LEN);
+}
+
+Test(wire, rewrite_sets_addresses_checksums_and_header)
+{
+	struct lcf_msg m = sample(), got;
+	struct lcf_addr sw = { .mac = { 2, 0, 0, 0, 0, 0xfe }, .ip = 0xfe00000a };
+	struct lcf_frame_view v;
+	enum lcf_drop why;
+	uint8_t f[256];
+	int n;
+
+	m.node = 1;
+	n = build(f, &m, NULL);
+	f[LCF_ETH_LEN + LCF_IPV4_LEN + 6] = 0xab; /* some UDP checksum */
+	lcf_frame_classify(f, (uint32_t)n, 7340, &v, &got, &why);
+	got.dst_node = 7;
+	got.type = LCF_T_NACK;
+	lcf_frame_rewrite(f, &v, &got, &src, &sw);
+	cr_assert_arr_eq(f, src.mac, 6);
+	cr_assert_arr_eq(f + 6, sw.mac, 6);
+	cr_assert_arr_eq(f + LCF_ETH_LEN + 16, &src.ip, 4);
+	cr_assert_arr_eq(f + LCF_ETH_LEN + 12, &sw.ip, 4);
+	cr_assert_eq(lcf_ipv4_cksum(f + LCF_ETH_LEN, LCF_IPV4_LEN), 0);
+	cr_assert_eq(f[LCF_ETH_LEN + LCF_IPV4_LEN + 6], 0, "UDP checksum 0");
+	cr_assert_eq(f[LCF_OFF + 1], LCF_T_NACK);
+	cr_assert_eq(f[LCF_OFF + 25], 7, "dst_node");
+}
+
+Test(wire, names_come_from_the_x_macros)
+{
+	cr_assert_str_eq(lcf_type_name(LCF_T_READ_MISS), "READ_MISS");
+	cr_assert_str_eq(lcf_type_name(LCF_T_MIGRATE_ACK), "MIGRATE_ACK");
+	cr_assert_null(lcf_type_name(0x42));
+	cr_assert_str_eq(lcf_drop_name(LCF_DROP_NODE_PORT_MISMATCH),
+			 "node_id_does_not_match_ingress_port");
+	cr_assert_str_eq(lcf_drop_name(LCF_DROP_MAX), "unknown");
+}
+
+Test(wire, serial_number_comparison)
+{
+	cr_assert(lcf_seq_after(2, 1));
+	cr_assert_not(lcf_seq_after(1, 1));
+	cr_assert_not(lcf_seq_after(1, 2));
+	cr_assert(lcf_seq_after(0, 0xffffffffu));
+	cr_assert(lcf_seq_after(5, 0xfffffff0u));
+}

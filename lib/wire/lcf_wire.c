@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * LCF wire format v1: header codec, frame classification and the egress
+ * rewrite. Pure C: the same code runs in swswitch, node-agent and the tests.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+
+#include "lcf_wire.h"
+
+/* The normative layout (docs/PROTOCOL.md section 1). */
+_Static_assert(sizeof(struct lcf_hdr) == LCF_HDR_LEN, "LCF header is 32 bytes");
+_Static_assert(offsetof(struct lcf_hdr, version) == 0, "version at 0");
+_Static_assert(offsetof(struct lcf_hdr, type) == 1, "type at 1");
+_Static_assert(offsetof(struct lcf_hdr, flags) == 2, "flags at 2");
+_Static_assert(offsetof(struct lcf_hdr, gstatus) == 3, "gstatus at 3");
+_Static_assert(offsetof(struct lcf_hdr, node) == 4, "node at 4");
+_Static_assert(offsetof(struct lcf_hdr, thread) == 6, "thread at 6");
+_Static_assert(offsetof(struct lcf_hdr, seq) == 8, "seq at 8");
+_Static_assert(offsetof(struct lcf_hdr, copyset) == 12, "copyset at 12");
+_Static_assert(offsetof(struct lcf_hdr, tag) == 16, "tag at 16");
+_Static_assert(offsetof(struct lcf_hdr, dst_node) == 24, "dst_node at 24");
+_Static_assert(offsetof(struct lcf_hdr, len) == 26, "len at 26");
+_Static_assert(offsetof(struct lcf_hdr, aux) == 28, "aux at 28");
+
+#define ETHERTYPE_IPV4 0x0800
+#define IPPROTO_UDP_ 17
+#define IP_FRAG_MASK 0x3fff /* MF flag and fragment offset */
+
+static const char *const lcf_drop_names[] = {
+#define LCF_X_STR(name, str) [LCF_DROP_##name] = str,
+	LCF_DROP_LIST(LCF_X_STR)
+#undef LCF_X_STR
+};
+
+const char *
+lcf_type_name(uint8_t type)
+{
+	switch (type) {
+#define LCF_X_CASE(name, val, str) case val: return str;
+	LCF_TYPE_LIST(LCF_X_CASE)
+#undef LCF_X_CASE
+	default:
+		return NULL;
+	}
+}
+
+const char *
+lcf_drop_name(enum lcf_drop reason)
+{
+	if ((unsigned)reason >= LCF_DROP_MAX)
+		return "unknown";
+	return lcf_drop_names[reason];
+}
+
+const char *
+lcf_gstatus_name(uint8_t gs)
+{
+	static const char *const names[] = { "Unshared", "Shared", "Modified" };
+
+	return gs < 3 ? names[gs] : "?";
+}
+
+static inline uint64_t
+be64_load(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline void
+be64_store(uint8_t *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static inline uint32_t
+be32_load(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void
+be32_store(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint16_t
+be16_load(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void
+be16_store(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+void
+lcf_hdr_decode(const void *buf, struct lcf_msg *m)
+{
+	const uint8_t *p = buf;
+
+	m->version = p[0];
+	m->type = p[1];
+	m->flags = p[2];
+	m->gstatus = p[3];
+	m->node = be16_load(p + 4);
+	m->thread = be16_load(p + 6);
+	m->seq = be32_load(p + 8);
+	m->copyset = be32_load(p + 12);
+	m->tag = be64_load(p + 16);
+	m->dst_node = be16_load(p + 24);
+	m->len = be16_load(p + 26);
+	m->aux = be32_load(p + 28);
+}
+
+void
+lcf_hdr_encode(const struct lcf_msg *m, void *buf)
+{
+	uint8_t *p = buf;
+
+	p[0] = m->version;
+	p[1] = m->type;
+	p[2] = m->flags;
+	p[3] = m->gstatus;
+	be16_store(p + 4, m->node);
+	be16_store(p + 6, m->thread);
+	be32_store(p + 8, m->seq);
+	be32_store(p + 12, m->copyset);
+	be64_store(p + 16, m->tag);
+	be16_store(p + 24, m->dst_node);
+	be16_store(p + 26, m->len);
+	be32_store(p + 28, m->aux);
+}
+
+enum lcf_drop
+lcf_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
+{
+	if (m->version != LCF_VERSION)
+		return LCF_DROP_BAD_VERSION;
+	if (!lcf_type_is_pipeline(m->type) &&
+	    !(m->type >= LCF_T_NODE_FIRST && m->type <= LCF_T_NODE_LAST))
+		return LCF_DROP_UNKNOWN_TYPE;
+	if (m->len != payload_avail)
+		return LCF_DROP_BAD_LEN;
+	if (m->flags & ~LCF_F_MASK)
+		return LCF_DROP_BAD_FLAGS;
+	if (m->gstatus > LCF_GS_MODIFIED)
+		return LCF_DROP_BAD_GSTATUS;
+	if (m->node >= LCF_MAX_NODES)
+		return LCF_DROP_NODE_RANGE;
+	return LCF_DROP_NONE;
+}
+
+uint16_t
+lcf_ipv4_cksum(const void *iphdr, uint32_t len)
+{
+	const uint8_t *p = iphdr;
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+enum lcf_frame_class
+lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
+		   struct lcf_frame_view *view, struct lcf_msg *msg,
+		   enum lcf_drop *reason)
+{
+	const uint8_t *ip, *udp;
+	uint32_t ihl, ip_len, udp_len;
+
+	/* Only IPv4/UDP to the LCF port is ours; anything else is L2 traffic. */
+	if (len < LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN ||
+	    be16_load(f + 12) != ETHERTYPE_IPV4)
+		return LCF_FRAME_OTHER;
+	ip = f + LCF_ETH_LEN;
+	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+	if ((ip[0] >> 4) != 4 || ihl < LCF_IPV4_LEN ||
+	    LCF_ETH_LEN + ihl + LCF_UDP_LEN > len || ip[9] != IPPROTO_UDP_)
+		return LCF_FRAME_OTHER;
+	udp = ip + ihl;
+	if (be16_load(udp + 2) != lcf_port)
+		return LCF_FRAME_OTHER;
+
+	*reason = LCF_DROP_NONE;
+	ip_len = be16_load(ip + 2);
+	if (ip_len < ihl + LCF_UDP_LEN || LCF_ETH_LEN + ip_len > len ||
+	    (be16_load(ip + 6) & IP_FRAG_MASK))
+		*reason = LCF_DROP_BAD_IP;
+	else if ((udp_len = be16_load(udp + 4)) < LCF_UDP_LEN ||
+		 udp_len > ip_len - ihl)
+		*reason = LCF_DROP_BAD_UDP;
+	else if (udp_len < LCF_UDP_LEN + LCF_HDR_LEN)
+		*reason = LCF_DROP_SHORT;
+	if (*reason != LCF_DROP_NONE)
+		return LCF_FRAME_DROP;
+
+	lcf_hdr_decode(udp + LCF_UDP_LEN, msg);
+	*reason = lcf_msg_validate(msg, udp_len - LCF_UDP_LEN - LCF_HDR_LEN);
+	if (*reason != LCF_DROP_NONE)
+		return LCF_FRAME_DROP;
+	if (!lcf_type_is_pipeline(msg->type))
+		return LCF_FRAME_OTHER;
+
+	view->l3_off = LCF_ETH_LEN;
+	view->l4_off = (uint16_t)(LCF_ETH_LEN + ihl);
+	view->lcf_off = (uint16_t)(view->l4_off + LCF_UDP_LEN);
+	view->payload_len = msg->len;
+	return LCF_FRAME_PIPELINE;
+}
+
+static void
+ipv4_fill_cksum(uint8_t *ip, uint32_t ihl)
+{
+	ip[10] = 0;
+	ip[11] = 0;
+	be16_store(ip + 10, lcf_ipv4_cksum(ip, ihl));
+}
+
+int
+lcf_frame_build(uint8_t *buf, uint32_t cap, const struct lcf_addr *src,
+		const struct lcf_addr *dst, uint16_t lcf_port,
+		const struct lcf_msg *msg, const void *payload,
+		uint16_t payload_len)
+{
+	uint32_t total = LCF_FRAME_HDRS + payload_len;
+	uint8_t *ip = buf + LCF_ETH_LEN, *udp = ip + LCF_IPV4_LEN;
+
+	if (payload_len != msg->len)
+		return -EINVAL;
+	if (cap < total)
+		return -ENOSPC;
+
+	memcpy(buf, dst->mac, 6);
+	memcpy(buf + 6, src->mac, 6);
+	be16_store(buf + 12, ETHERTYPE_IPV4);
+
+	ip[0] = 0x45;
+	ip[1] = 0;
+	be16_store(ip + 2, (uint16_t)(total - LCF_ETH_LEN));
+	be16_store(ip + 4, 0);
+	be16_store(ip + 6, 0x4000); /* DF */
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP_;
+	memcpy(ip + 12, &src->ip, 4);
+	memcpy(ip + 16, &dst->ip, 4);
+	ipv4_fill_cksum(ip, LCF_IPV4_LEN);
+
+	be16_store(udp, lcf_port);
+	be16_store(udp + 2, lcf_port);
+	be16_store(udp + 4, (uint16_t)(LCF_UDP_LEN + LCF_HDR_LEN + payload_len));
+	be16_store(udp + 6, 0);
+
+	lcf_hdr_encode(msg, udp + LCF_UDP_LEN);
+	if (payload_len)
+		memcpy(udp + LCF_UDP_LEN + LCF_HDR_LEN, payload, payload_len);
+	return (int)total;
+}
+
+void
+lcf_frame_rewrite(uint8_t *f, const struct lcf_frame_view *v,
+		  const struct lcf_msg *msg, const struct lcf_addr *dst,
+		  const struct lcf_addr *src)
+{
+	uint8_t *ip = f + v->l3_off;
+
+	memcpy(f, dst->mac, 6);
+	memcpy(ip + 16, &dst->ip, 4);
+	if (src) {
+		memcpy(f + 6, src->mac, 6);
+		memcpy(ip + 12, &src->ip, 4);
+	}
+	ipv4_fill_cksum(ip, (uint32_t)(v->l4_off - v->l3_off));
+	be16_store(f + v->l4_off + 6, 0);
+	lcf_hdr_encode(msg, f + v->lcf_off);
+}

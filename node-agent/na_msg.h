@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Node-to-node message types (0x20-0x7f of the LCF wire format), normative
+ * in docs/PROTOCOL.md section 5.
+ *
+ * Why a separate range at all: the switch runs its pipeline on every frame
+ * of types 0x01-0x09 whoever sends it, and drops 0x10-0x12 coming from a
+ * node (spoofs). So whatever an agent sends to another node (a home agent's
+ * forward of a request, any ACK, block data, a write-back) must use one of
+ * these types; the switch forwards them as ordinary L2 traffic.
+ *
+ * Common rules: node/thread/seq are the requester's (the coherence event the
+ * message belongs to), tag is the block, dst_node the receiving node.
+ */
+#ifndef NA_MSG_H
+#define NA_MSG_H
+
+#include <stdint.h>
+
+#include "lcf_wire.h"
+
+/* X(name, value, string) */
+#define NA_MSG_LIST(X)                                    \
+	X(FWD,          0x20, "NA_FWD")                   \
+	X(ACK,          0x21, "NA_ACK")                   \
+	X(DATA,         0x22, "NA_DATA")                  \
+	X(NACK,         0x23, "NA_NACK")                  \
+	X(UNLOCK_ACK,   0x24, "NA_UNLOCK_ACK")            \
+	X(WB,           0x25, "NA_WB")                    \
+	X(WB_ACK,       0x26, "NA_WB_ACK")                \
+	X(ALLOC_REQ,    0x27, "NA_ALLOC_REQ")             \
+	X(ALLOC_REPLY,  0x28, "NA_ALLOC_REPLY")           \
+	X(HOT_REPORT,   0x29, "NA_HOT_REPORT")
+
+enum na_msg_type {
+#define NA_X_ENUM(name, val, str) NA_MSG_##name = val,
+	NA_MSG_LIST(NA_X_ENUM)
+#undef NA_X_ENUM
+};
+
+/* Reserved by the verbs transport for its RC connection exchange. */
+#define NA_MSG_VERBS_CONNECT_REQ 0x7e
+#define NA_MSG_VERBS_CONNECT_REP 0x7f
+
+/*
+ * aux layouts. The original request type always sits in the top byte, as in
+ * the switch's NACK/UNLOCK_ACK (docs/PROTOCOL.md 4.3, 4.7).
+ */
+static inline uint32_t
+na_aux_orig(uint8_t orig_type, uint16_t low)
+{
+	return (uint32_t)orig_type << 24 | low;
+}
+
+static inline uint8_t
+na_aux_orig_type(uint32_t aux)
+{
+	return (uint8_t)(aux >> 24);
+}
+
+/* NA_ACK: low 16 bits = the node that sent the ACK (the responder). */
+static inline uint16_t
+na_aux_responder(uint32_t aux)
+{
+	return (uint16_t)(aux & 0xffff);
+}
+
+/** Name of any type (pipeline, switch or node-to-node); "?" if unknown. */
+const char *na_type_name(uint8_t type);
+
+#endif /* NA_MSG_H */

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * FlowCC rules as pure functions; see na_proto.h.
+ */
+#include <stddef.h>
+
+#include "na_msg.h"
+#include "na_proto.h"
+#include "na_seg.h"
+
+bool
+na_check(uint8_t type, uint16_t node, uint8_t gs, uint32_t cs)
+{
+	bool in = na_cs_has(cs, node);
+
+	switch (type) {
+	case LCF_T_READ_MISS:
+	case LCF_T_WRITE_MISS:
+		return !in;
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+		return in && gs == LCF_GS_SHARED;
+	case LCF_T_EVICT_MODIFIED:
+		return in && gs == LCF_GS_MODIFIED;
+	default:
+		return false;
+	}
+}
+
+uint8_t
+na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new)
+{
+	switch (type) {
+	case LCF_T_READ_MISS:
+		return LCF_GS_SHARED;           /* from any state */
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+		return LCF_GS_MODIFIED;
+	case LCF_T_EVICT_SHARED:
+		/* Shared stays Shared while someone still holds a copy. */
+		return cs_new ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+	case LCF_T_EVICT_MODIFIED:
+		return LCF_GS_UNSHARED;
+	default:
+		return gs_old;
+	}
+}
+
+uint32_t
+na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self)
+{
+	switch (type) {
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+		return na_bit(self);
+	case LCF_T_READ_MISS:
+		return cs_old | na_bit(self);
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		return cs_old & ~na_bit(self);
+	default:
+		return cs_old;
+	}
+}
+
+uint16_t
+na_nth_bit(uint32_t mask, uint32_t k)
+{
+	for (uint16_t n = 0; n < LCF_MAX_NODES; n++) {
+		if (!((mask >> n) & 1u))
+			continue;
+		if (k-- == 0)
+			return n;
+	}
+	return LCF_NODE_NONE;
+}
+
+void
+na_forward_rule(uint8_t type, uint8_t gs, uint32_t cs, uint16_t node,
+		uint32_t rnd, struct na_fwd *out)
+{
+	uint32_t n = (uint32_t)__builtin_popcount(cs);
+
+	out->to = 0;
+	out->provider = LCF_NODE_NONE;
+	/*
+	 * Metadata no correct unlock produces (Modified/Shared with nobody
+	 * in the copyset): the home owns the data, so it answers (as the
+	 * switch's interpretation in docs/PROTOCOL.md 4.2 does).
+	 */
+	if ((type == LCF_T_READ_MISS || type == LCF_T_WRITE_MISS) &&
+	    (gs == LCF_GS_UNSHARED || cs == 0)) {
+		out->kind = NA_FWD_REPLY_DATA;
+		return;
+	}
+	switch (type) {
+	case LCF_T_READ_MISS:
+		/* Modified: the owner; Shared: one sharer at random. */
+		out->kind = NA_FWD_TO_CACHES;
+		out->provider = na_nth_bit(cs, rnd % n);
+		out->to = na_bit(out->provider);
+		return;
+	case LCF_T_WRITE_MISS:
+		/* Invalidate every holder; one of them sends the data. */
+		out->kind = NA_FWD_TO_CACHES;
+		out->to = cs;
+		out->provider = na_nth_bit(cs, rnd % n);
+		return;
+	case LCF_T_WRITE_SHARED:
+		if ((cs & ~na_bit(node)) == 0) {
+			out->kind = NA_FWD_REPLY_ACK;   /* sole holder */
+			return;
+		}
+		out->kind = NA_FWD_TO_CACHES;
+		out->to = cs & ~na_bit(node);
+		return;
+	default:
+		/* Evictions: the lock is all the requester needed. */
+		out->kind = NA_FWD_REPLY_ACK;
+		return;
+	}
+}
+
+enum na_route
+na_classify(const struct lcf_msg *m, uint16_t self)
+{
+	switch (m->type) {
+	case LCF_T_READ_MISS:
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		/* A tag miss (or no switch at all): the home runs the pipeline. */
+		if (!(m->flags & LCF_F_IN_SWITCH))
+			return NA_ROUTE_HOME;
+		/* Returned by the switch: evictions and the sole-holder ACK. */
+		if (m->type == LCF_T_EVICT_SHARED ||
+		    m->type == LCF_T_EVICT_MODIFIED ||
+		    (m->type == LCF_T_WRITE_SHARED && m->node == self))
+			return m->node == self ? NA_ROUTE_REQUESTER
+					       : NA_ROUTE_DROP;
+		/* forward_home_unshared: the data is in global memory. */
+		if (m->gstatus == LCF_GS_UNSHARED || m->copyset == 0)
+			return NA_ROUTE_HOME;
+		return NA_ROUTE_CACHE;
+	case LCF_T_READ_UNLOCK:
+	case LCF_T_WRITE_UNLOCK:
+	case LCF_T_REMOVE_FROM_SWITCH:
+		return NA_ROUTE_HOME;   /* tag miss: a home-owned block */
+	case LCF_T_ADD_TO_SWITCH:
+		return NA_ROUTE_DROP;   /* never forwarded by a switch */
+	case LCF_T_NACK:
+	case LCF_T_UNLOCK_ACK:
+		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
+	case LCF_T_MIGRATE_ACK:
+		return NA_ROUTE_MIGRATE;
+	case NA_MSG_FWD:
+		return NA_ROUTE_CACHE;
+	case NA_MSG_ACK:
+	case NA_MSG_DATA:
+	case NA_MSG_NACK:
+	case NA_MSG_UNLOCK_ACK:
+	case NA_MSG_WB_ACK:
+	case NA_MSG_ALLOC_REPLY:
+		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
+	case NA_MSG_WB:
+	case NA_MSG_ALLOC_REQ:
+		return NA_ROUTE_HOME;
+	case NA_MSG_HOT_REPORT:
+		return NA_ROUTE_SHADOW;
+	default:
+		return NA_ROUTE_DROP;
+	}
+}
+
+void
+na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
+		uint32_t block_size)
+{
+	*c = (struct na_collect){
+		.type = type,
+		.self = self,
+		.block_size = block_size,
+		.seg_all = na_type_needs_data(type) ? na_seg_all(block_size) : 0,
+	};
+}
+
+void
+na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
+	       uint32_t cs, bool in_switch)
+{
+	if (!c->got_reply) {
+		/* Every reply of one event carries the same metadata. */
+		c->got_reply = true;
+		c->gs_old = gs;
+		c->cs_old = cs;
+		c->in_switch = in_switch;
+	}
+	c->acked |= na_bit(responder);
+}
+
+bool
+na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len)
+{
+	int i = na_seg_index(c->block_size, offset, len);
+
+	if (i < 0 || !c->seg_all)
+		return false;
+	c->seg_have |= 1ull << i;
+	return true;
+}
+
+bool
+na_collect_done(const struct na_collect *c)
+{
+	uint32_t expect = 0;
+
+	if (c->nacked)
+		return true;
+	if (!c->got_reply || (c->seg_have & c->seg_all) != c->seg_all)
+		return false;
+	/* "The copyset in the ACKs tells whom to wait for" (Figure 4). */
+	if (c->type == LCF_T_WRITE_MISS)
+		expect = c->cs_old;
+	else if (c->type == LCF_T_WRITE_SHARED)
+		expect = c->cs_old & ~na_bit(c->self);
+	return (c->acked & expect) == expect;
+}

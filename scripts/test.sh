@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Run every test: unit (Criterion), pcap vectors through the real swswitch,
+# the malformed flood, P4/C parity, and the end-to-end DSM test. Installs
+# what it needs first. Exits non-zero when anything fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export BUILD=${BUILD:-build}
+bash scripts/setup.sh || exit 1
+
+failed=()
+step() {
+	local name=$1
+	shift
+	echo
+	echo "=== $name ==="
+	if "$@"; then
+		echo "=== $name: PASS ==="
+	else
+		echo "=== $name: FAIL ==="
+		failed+=("$name")
+	fi
+}
+
+step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
+[ -x pcap-tests/run-all.sh ] &&
+	step "pcap vectors, dissector, malformed flood" pcap-tests/run-all.sh "$BUILD/swswitch/swswitch"
+[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
+[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
+[ -f node-agent/checker/test_check_history.py ] &&
+	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
+[ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
+
+echo
+if ((${#failed[@]})); then
+	echo "FAILED: ${failed[*]}"
+	exit 1
+fi
+echo "ALL TESTS PASSED"

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Emission of pipeline results.
+ *
+ * One copy: the received mbuf is rewritten in place and sent. Several copies
+ * (invalidation multicast, the shadow mirror): like DPDK's ipv4_multicast,
+ * each copy is a small header mbuf holding its own rewritten Ethernet/IPv4/
+ * UDP/LCF headers, chained to an indirect clone of the original whose data
+ * starts after the headers, so the payload (a 4 KB block, say) is shared and
+ * never copied. Ports whose PMD does not take multi-segment mbufs get a flat
+ * copy instead.
+ */
+#include <rte_branch_prediction.h>
+#include <rte_malloc.h>
+#include <rte_memcpy.h>
+
+#include "egress.h"
+#include "swswitch.h"
+
+void
+egress_flush(struct sw_lcore *lc)
+{
+	uint16_t p;
+
+	for (p = 0; p < sw_app.n_ports; p++)
+		lc->port[p].tx += rte_eth_tx_buffer_flush(sw_app.ports[p].port_id,
+							  0, lc->tx_buf[p]);
+}
+
+/* The header of the copy for node `n`: the result's header addressed to n. */
+static inline void
+egress_copy_msg(const struct lcf_result *res, uint16_t n, struct lcf_msg *msg)
+{
+	*msg = res->out;
+	msg->dst_node = n;
+	if (n == res->provider)
+		msg->flags |= LCF_F_DATA_PROVIDER;
+}
+
+static struct rte_mbuf *
+egress_chain(struct rte_mbuf *m, uint16_t hdr_len)
+{
+	struct rte_mbuf *hdr, *payload = NULL;
+
+	hdr = rte_pktmbuf_alloc(sw_app.hdr_pool);
+	if (unlikely(hdr == NULL))
+		return NULL;
+	if (rte_pktmbuf_pkt_len(m) > hdr_len) {
+		payload = rte_pktmbuf_clone(m, sw_app.clone_pool);
+		if (unlikely(payload == NULL)) {
+			rte_pktmbuf_free(hdr);
+			return NULL;
+		}
+		/* Only the clone's view moves; the shared data is untouched. */
+		rte_pktmbuf_adj(payload, hdr_len);
+	}
+	rte_memcpy(rte_pktmbuf_mtod(hdr, void *), rte_pktmbuf_mtod(m, void *),
+		   hdr_len);
+	hdr->data_len = hdr_len;
+	hdr->pkt_len = hdr_len;
+	if (payload != NULL) {
+		hdr->next = payload;
+		hdr->pkt_len += payload->pkt_len;
+		hdr->nb_segs = payload->nb_segs + 1;
+	}
+	hdr->port = m->port;
+	__rte_mbuf_sanity_check(hdr, 1);
+	return hdr;
+}
+
+void
+egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
+	    const struct lcf_frame_view *view, const struct lcf_result *res)
+{
+	const struct topo *t = &sw_app.topo;
+	const struct lcf_addr *src = res->from_switch ? &t->sw.addr : NULL;
+	uint32_t dests = res->to_nodes | res->mirror_nodes;
+	const uint16_t hdr_len = view->lcf_off + LCF_HDR_LEN;
+	const struct topo_node *node;
+	struct lcf_msg msg;
+
+	if (unlikely(dests & ~t->node_mask)) {
+		/* The pipeline validated the topology; this would be its bug. */
+		lc->egress.no_destination++;
+		dests &= t->node_mask;
+	}
+	if (unlikely(dests == 0)) {
+		lc->egress.no_destination++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+
+	if ((dests & (dests - 1)) == 0) {
+		uint16_t n = (uint16_t)rte_bsf32(dests);
+
+		node = topo_node_by_id(t, n);
+		egress_copy_msg(res, n, &msg);
+		lcf_frame_rewrite(rte_pktmbuf_mtod(m, uint8_t *), view, &msg,
+				  &node->addr, src);
+		lc->egress.copies++;
+		egress_send(lc, node->port, m);
+		return;
+	}
+
+	lc->egress.multicast++;
+	while (dests != 0) {
+		uint16_t n = (uint16_t)rte_bsf32(dests);
+		struct rte_mbuf *c;
+
+		dests &= dests - 1;
+		node = topo_node_by_id(t, n);
+		if (likely(sw_app.ports[node->port].chain_ok)) {
+			c = egress_chain(m, hdr_len);
+			lc->egress.chained += c != NULL;
+		} else {
+			c = rte_pktmbuf_copy(m, sw_app.pkt_pool, 0, UINT32_MAX);
+			lc->egress.flat_copies += c != NULL;
+		}
+		if (unlikely(c == NULL)) {
+			lc->egress.nombuf++;
+			continue;
+		}
+		egress_copy_msg(res, n, &msg);
+		lcf_frame_rewrite(rte_pktmbuf_mtod(c, uint8_t *), view, &msg,
+				  &node->addr, src);
+		lc->egress.copies++;
+		egress_send(lc, node->port, c);
+	}
+	/* The copies hold their own references to the payload. */
+	rte_pktmbuf_free(m);
+}
+
+int
+egress_lcore_init(struct sw_lcore *lc, int socket)
+{
+	uint16_t p;
+
+	for (p = 0; p < sw_app.n_ports; p++) {
+		struct rte_eth_dev_tx_buffer *buf;
+
+		buf = rte_zmalloc_socket("tx_buffer",
+					 RTE_ETH_TX_BUFFER_SIZE(SW_MAX_PKT_BURST),
+					 0, socket);
+		if (buf == NULL)
+			return -ENOMEM;
+		rte_eth_tx_buffer_init(buf, SW_MAX_PKT_BURST);
+		/* Unsent packets are freed and counted as the port's tx drops. */
+		rte_eth_tx_buffer_set_err_callback(buf,
+			rte_eth_tx_buffer_count_callback,
+			&lc->port[p].tx_dropped);
+		lc->tx_buf[p] = buf;
+	}
+	return 0;
+}
+
+void
+egress_lcore_free(struct sw_lcore *lc)
+{
+	uint16_t p;
+
+	for (p = 0; p < SW_MAX_PORTS; p++) {
+		rte_free(lc->tx_buf[p]);
+		lc->tx_buf[p] = NULL;
+	}
+}

@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Statistics and telemetry.
+ *
+ * stats_json() builds the one document that both the exit report and
+ * /swswitch/stats return, so the two never disagree; counter names come from
+ * the X-macro lists of lcf_wire.h and lcf_pipeline.h.
+ *
+ * Telemetry callbacks run on DPDK's telemetry thread while the workers
+ * forward. They only read: per-lcore counters are naturally aligned 64-bit
+ * words (a read is never torn on the 64-bit targets we build for), and the
+ * register read-outs see the arrays between two packets or in the middle of
+ * one, as BF Runtime reading a live Tofino's registers does. The one lock
+ * here is between telemetry and teardown, never on the forwarding path.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_spinlock.h>
+#include <rte_telemetry.h>
+
+#include "l2.h"
+#include "stats.h"
+#include "swswitch.h"
+
+static rte_spinlock_t stats_tel_lock = RTE_SPINLOCK_INITIALIZER;
+static bool stats_tel_live;
+
+static void
+stats_u64(json_t *o, const char *key, uint64_t v)
+{
+	json_object_set_new(o, key, json_integer((json_int_t)v));
+}
+
+static void
+stats_hex(json_t *o, const char *key, uint64_t v, int width)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%0*" PRIx64, width, v);
+	json_object_set_new(o, key, json_string(buf));
+}
+
+static void
+stats_switch(json_t *root)
+{
+	const struct topo *t = &sw_app.topo;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "version", json_string(SW_VERSION));
+	json_object_set_new(o, "topo", json_string(sw_app.opts.topo_path));
+	json_object_set_new(o, "profile", json_string(t->sw.profile));
+	stats_u64(o, "ways", t->sw.ways);
+	stats_u64(o, "slots_per_way", t->sw.slots_per_way);
+	stats_u64(o, "n_ports", sw_app.n_ports);
+	stats_u64(o, "n_nodes", t->n_nodes);
+	stats_u64(o, "workers", sw_app.n_workers);
+	stats_u64(o, "uptime_ms", (rte_rdtsc() - sw_app.start_tsc) * MS_PER_S /
+		  rte_get_tsc_hz());
+	json_object_set_new(root, "switch", o);
+}
+
+/* "port0", "port1", ...: telemetry cannot nest an array of objects. */
+static void
+stats_ports(json_t *root)
+{
+	uint16_t p;
+
+	for (p = 0; p < sw_app.n_ports; p++) {
+		struct sw_port_stats sum = { 0 };
+		struct rte_eth_stats es;
+		char key[16];
+		json_t *o;
+		unsigned int w;
+
+		for (w = 0; w < sw_app.n_workers; w++) {
+			const struct sw_port_stats *s = &sw_app.workers[w]->port[p];
+
+			sum.rx += s->rx;
+			sum.tx += s->tx;
+			sum.tx_dropped += s->tx_dropped;
+			sum.dropped += s->dropped;
+		}
+		if (rte_eth_stats_get(sw_app.ports[p].port_id, &es) != 0)
+			memset(&es, 0, sizeof(es));
+
+		o = json_object();
+		json_object_set_new(o, "name", json_string(sw_app.ports[p].name));
+		stats_u64(o, "port_id", sw_app.ports[p].port_id);
+		stats_u64(o, "rx", sum.rx);
+		stats_u64(o, "tx", sum.tx);
+		stats_u64(o, "drops", sum.tx_dropped + es.imissed);
+		stats_u64(o, "tx_dropped", sum.tx_dropped);
+		stats_u64(o, "imissed", es.imissed);
+		stats_u64(o, "rx_nombuf", es.rx_nombuf);
+		stats_u64(o, "ierrors", es.ierrors);
+		stats_u64(o, "oerrors", es.oerrors);
+		stats_u64(o, "discarded", sum.dropped);
+		snprintf(key, sizeof(key), "port%u", p);
+		json_object_set_new(root, key, o);
+	}
+}
+
+/*
+ * Pipelines shard the tag space, so their register digests combine; with
+ * one worker the digest is the pipeline's own.
+ */
+static uint64_t
+stats_digest(void)
+{
+	uint64_t d = 0;
+	unsigned int w;
+
+	for (w = 0; w < sw_app.n_workers; w++) {
+		uint64_t x = lcf_pipeline_digest(sw_app.workers[w]->pipe);
+
+		unsigned int r = w & 63;
+
+		d ^= r == 0 ? x : (x << r) | (x >> (64 - r));
+	}
+	return d;
+}
+
+static void
+stats_pipeline(json_t *root)
+{
+	struct lcf_counters sum;
+	uint64_t resubmits = 0, loops = 0, drops = 0;
+	json_t *pl = json_object(), *act = json_object(), *drop = json_object();
+	unsigned int w, i;
+
+	memset(&sum, 0, sizeof(sum));
+	for (w = 0; w < sw_app.n_workers; w++) {
+		const struct sw_lcore *lc = sw_app.workers[w];
+		const struct lcf_counters *c = lcf_pipeline_counters(lc->pipe);
+
+		sum.packets += c->packets;
+		for (i = 0; i < LCF_A_MAX; i++)
+			sum.action[i] += c->action[i];
+		for (i = 0; i < LCF_DROP_MAX; i++)
+			sum.drop[i] += c->drop[i];
+		resubmits += lc->resubmits;
+		loops += lc->resubmit_loops;
+	}
+	for (i = 0; i < LCF_A_MAX; i++)
+		stats_u64(act, lcf_action_name(i), sum.action[i]);
+	for (i = LCF_DROP_NONE + 1; i < LCF_DROP_MAX; i++) {
+		stats_u64(drop, lcf_drop_name(i), sum.drop[i]);
+		drops += sum.drop[i];
+	}
+
+	stats_u64(pl, "passes", sum.packets);
+	stats_u64(pl, "resubmits", resubmits);
+	stats_u64(pl, "resubmit_loops", loops);
+	stats_u64(pl, "nacks", sum.action[LCF_A_NACK_LOCK_BUSY] +
+				 sum.action[LCF_A_NACK_CHECK_FAIL]);
+	stats_u64(pl, "drops", drops);
+	stats_hex(pl, "digest", stats_digest(), 16);
+	json_object_set_new(root, "pipeline", pl);
+	json_object_set_new(root, "actions", act);
+	json_object_set_new(root, "drops", drop);
+}
+
+static void
+stats_registers(json_t *root)
+{
+	const uint32_t ways = sw_app.topo.sw.ways;
+	uint64_t used = 0, total[LCF_MAX_WAYS] = { 0 };
+	uint32_t occ[LCF_MAX_WAYS];
+	struct lcf_footprint fp, fsum;
+	json_t *arr = json_array(), *o = json_object();
+	unsigned int w, i;
+
+	memset(&fsum, 0, sizeof(fsum));
+	for (w = 0; w < sw_app.n_workers; w++) {
+		const struct lcf_pipeline *p = sw_app.workers[w]->pipe;
+
+		lcf_pipeline_way_occupancy(p, occ);
+		for (i = 0; i < ways; i++)
+			total[i] += occ[i];
+		lcf_pipeline_footprint(lcf_pipeline_config(p), &fp);
+		fsum.tag += fp.tag;
+		fsum.lock += fp.lock;
+		fsum.gstatus += fp.gstatus;
+		fsum.copyset += fp.copyset;
+		fsum.scoreboard += fp.scoreboard;
+		fsum.last_unlock += fp.last_unlock;
+		fsum.total += fp.total;
+	}
+	for (i = 0; i < ways; i++) {
+		json_array_append_new(arr, json_integer((json_int_t)total[i]));
+		used += total[i];
+	}
+	json_object_set_new(root, "occupancy", arr);
+
+	stats_u64(o, "tag", fsum.tag);
+	stats_u64(o, "lock", fsum.lock);
+	stats_u64(o, "gstatus", fsum.gstatus);
+	stats_u64(o, "copyset", fsum.copyset);
+	stats_u64(o, "scoreboard", fsum.scoreboard);
+	stats_u64(o, "last_unlock", fsum.last_unlock);
+	stats_u64(o, "total", fsum.total);
+	json_object_set_new(root, "footprint_bytes", o);
+
+	o = json_object_get(root, "pipeline");
+	stats_u64(o, "blocks", used);
+	stats_u64(o, "capacity", (uint64_t)ways * sw_app.topo.sw.slots_per_way);
+}
+
+static void
+stats_l2_egress(json_t *root)
+{
+	const uint64_t now = rte_rdtsc();
+	struct egress_stats e = { 0 };
+	struct l2_stats l = { 0 };
+	uint64_t live = 0;
+	json_t *o;
+	unsigned int w;
+
+	for (w = 0; w < sw_app.n_workers; w++) {
+		const struct sw_lcore *lc = sw_app.workers[w];
+		const struct l2_stats *s = l2_stats(lc->l2);
+
+		l.learned += s->learned;
+		l.moved += s->moved;
+		l.forwarded += s->forwarded;
+		l.flooded += s->flooded;
+		l.filtered += s->filtered;
+		l.aged += s->aged;
+		l.evicted += s->evicted;
+		l.runts += s->runts;
+		live += l2_live_entries(lc->l2, now);
+		e.copies += lc->egress.copies;
+		e.multicast += lc->egress.multicast;
+		e.chained += lc->egress.chained;
+		e.flat_copies += lc->egress.flat_copies;
+		e.nombuf += lc->egress.nombuf;
+		e.no_destination += lc->egress.no_destination;
+	}
+	o = json_object();
+	stats_u64(o, "entries", live);
+	stats_u64(o, "capacity", (uint64_t)L2_ENTRIES * sw_app.n_workers);
+	stats_u64(o, "learned", l.learned);
+	stats_u64(o, "moved", l.moved);
+	stats_u64(o, "forwarded", l.forwarded);
+	stats_u64(o, "flooded", l.flooded);
+	stats_u64(o, "filtered", l.filtered);
+	stats_u64(o, "aged", l.aged);
+	stats_u64(o, "evicted", l.evicted);
+	stats_u64(o, "runts", l.runts);
+	json_object_set_new(root, "l2", o);
+
+	o = json_object();
+	stats_u64(o, "copies", e.copies);
+	stats_u64(o, "multicast", e.multicast);
+	stats_u64(o, "chained", e.chained);
+	stats_u64(o, "flat_copies", e.flat_copies);
+	stats_u64(o, "nombuf", e.nombuf);
+	stats_u64(o, "no_destination", e.no_destination);
+	json_object_set_new(root, "egress", o);
+}
+
+json_t *
+stats_json(void)
+{
+	json_t *root = json_object();
+
+	if (root == NULL)
+		return NULL;
+	stats_switch(root);
+	stats_ports(root);
+	stats_pipeline(root);
+	stats_registers(root);
+	stats_l2_egress(root);
+	json_object_set_new(root, "digest",
+		json_incref(json_object_get(json_object_get(root, "pipeline"),
+					    "digest")));
+	return root;
+}
+
+int
+stats_print(FILE *f)
+{
+	json_t *j = stats_json();
+	int ret;
+
+	if (j == NULL)
+		return -EIO;
+	ret = json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (ret != 0 || fputc('\n', f) == EOF || fflush(f) != 0)
+		return -EIO;
+	return 0;
+}
+
+int
+stats_write_file(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (f == NULL)
+		return -errno;
+	ret = stats_print(f);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}
+
+/* ---- telemetry ---------------------------------------------------------- */
+
+static int
+stats_tel_error(struct rte_tel_data *d, const char *msg)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "error", msg);
+	return 0;
+}
+
+/* Copy a stats_json() member into a telemetry container (one level). */
+static struct rte_tel_data *
+stats_tel_container(json_t *v)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	if (c == NULL)
+		return NULL;
+	if (json_is_array(v)) {
+		rte_tel_data_start_array(c, RTE_TEL_U64_VAL);
+		json_array_foreach(v, i, x)
+			rte_tel_data_add_array_u64(c, (uint64_t)json_integer_value(x));
+		return c;
+	}
+	rte_tel_data_start_dict(c);
+	json_object_foreach(v, key, x) {
+		if (json_is_string(x))
+			rte_tel_data_add_dict_string(c, key, json_string_value(x));
+		else
+			rte_tel_data_add_dict_u64(c, key,
+				(uint64_t)json_integer_value(x));
+	}
+	return c;
+}
+
+static int
+stats_tel_from_json(struct rte_tel_data *d, json_t *root)
+{
+	const char *key;
+	json_t *v;
+
+	rte_tel_data_start_dict(d);
+	json_object_foreach(root, key, v) {
+		if (json_is_string(v)) {
+			rte_tel_data_add_dict_string(d, key, json_string_value(v));
+		} else if (json_is_integer(v)) {
+			rte_tel_data_add_dict_u64(d, key,
+				(uint64_t)json_integer_value(v));
+		} else {
+			struct rte_tel_data *c = stats_tel_container(v);
+
+			if (c == NULL)
+				return -ENOMEM;
+			rte_tel_data_add_dict_container(d, key, c, 0);
+		}
+	}
+	return 0;
+}
+
+static int
+stats_tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+		struct rte_tel_data *d)
+{
+	json_t *j = NULL;
+	int ret;
+
+	rte_spinlock_lock(&stats_tel_lock);
+	if (stats_tel_live)
+		j = stats_json();
+	rte_spinlock_unlock(&stats_tel_lock);
+	if (j == NULL)
+		return stats_tel_error(d, "swswitch is not running");
+	ret = stats_tel_from_json(d, j);
+	json_decref(j);
+	return ret;
+}
+
+/* A decimal or 0x-hexadecimal number, nothing else. */
+static int
+stats_parse_u64(const char *s, uint64_t *v)
+{
+	int base = 10;
+	char *end;
+
+	if (s == NULL)
+		return -EINVAL;
+	while (*s == ' ')
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (*s == '\0' || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	while (*end == ' ')
+		end++;
+	return errno != 0 || *end != '\0' ? -EINVAL : 0;
+}
+
+/* The pipeline that owns `tag`. One worker today; sharding changes this. */
+static const struct lcf_pipeline *
+stats_pipeline_of(uint64_t tag __rte_unused)
+{
+	return sw_app.workers[0]->pipe;
+}
+
+static int
+stats_tel_block(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	struct lcf_block_view v;
+	char buf[96];
+	uint64_t tag;
+	int ret = -ESRCH;
+
+	if (stats_parse_u64(params, &tag) != 0)
+		return stats_tel_error(d, "usage: /swswitch/block,TAG (decimal or 0x hex)");
+
+	rte_spinlock_lock(&stats_tel_lock);
+	if (stats_tel_live)
+		ret = lcf_pipeline_read_block(stats_pipeline_of(tag), tag, &v);
+	rte_spinlock_unlock(&stats_tel_lock);
+	if (ret == -ESRCH)
+		return stats_tel_error(d, "swswitch is not running");
+	if (ret != 0) {
+		snprintf(buf, sizeof(buf), "tag 0x%" PRIx64 " is not in the switch",
+			 tag);
+		return stats_tel_error(d, buf);
+	}
+
+	rte_tel_data_start_dict(d);
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, tag);
+	rte_tel_data_add_dict_string(d, "tag", buf);
+	rte_tel_data_add_dict_u64(d, "way", v.way);
+	rte_tel_data_add_dict_u64(d, "slot", v.slot);
+	rte_tel_data_add_dict_u64(d, "lock", v.lock);
+	rte_tel_data_add_dict_u64(d, "writer", !!(v.lock & LCF_LOCK_WRITER));
+	rte_tel_data_add_dict_u64(d, "readers", v.lock & LCF_LOCK_READERS);
+	rte_tel_data_add_dict_u64(d, "gstatus", v.gstatus);
+	rte_tel_data_add_dict_string(d, "gstatus_name", lcf_gstatus_name(v.gstatus));
+	rte_tel_data_add_dict_u64(d, "copyset", v.copyset);
+	snprintf(buf, sizeof(buf), "0x%08" PRIx32, v.copyset);
+	rte_tel_data_add_dict_string(d, "copyset_hex", buf);
+	return 0;
+}
+
+static int
+stats_tel_requester(const char *cmd __rte_unused, const char *params,
+		    struct rte_tel_data *d)
+{
+	struct lcf_requester_view v;
+	uint64_t node, thread;
+	char copy[64], *comma;
+	int ret = -ESRCH;
+
+	if (params == NULL || strlen(params) >= sizeof(copy))
+		goto usage;
+	strcpy(copy, params);
+	comma = strchr(copy, ',');
+	if (comma == NULL)
+		goto usage;
+	*comma = '\0';
+	if (stats_parse_u64(copy, &node) != 0 ||
+	    stats_parse_u64(comma + 1, &thread) != 0 ||
+	    node > UINT16_MAX || thread > UINT16_MAX)
+		goto usage;
+
+	rte_spinlock_lock(&stats_tel_lock);
+	/* Scoreboards are per pipeline; one worker holds them all today. */
+	if (stats_tel_live)
+		ret = lcf_pipeline_read_requester(sw_app.workers[0]->pipe,
+						  (uint16_t)node, (uint16_t)thread,
+						  &v);
+	rte_spinlock_unlock(&stats_tel_lock);
+	if (ret == -ESRCH)
+		return stats_tel_error(d, "swswitch is not running");
+	if (ret != 0)
+		return stats_tel_error(d, "node or thread out of range");
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "node", node);
+	rte_tel_data_add_dict_u64(d, "thread", thread);
+	rte_tel_data_add_dict_u64(d, "score_even", v.score_even);
+	rte_tel_data_add_dict_u64(d, "score_odd", v.score_odd);
+	rte_tel_data_add_dict_u64(d, "last_unlock", v.last_unlock);
+	return 0;
+usage:
+	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD");
+}
+
+static int
+stats_tel_occupancy(const char *cmd __rte_unused,
+		    const char *params __rte_unused, struct rte_tel_data *d)
+{
+	json_t *j = NULL, *pl, *occ;
+	struct rte_tel_data *ways;
+
+	rte_spinlock_lock(&stats_tel_lock);
+	if (stats_tel_live)
+		j = stats_json();
+	rte_spinlock_unlock(&stats_tel_lock);
+	if (j == NULL)
+		return stats_tel_error(d, "swswitch is not running");
+
+	pl = json_object_get(j, "pipeline");
+	occ = json_object_get(j, "occupancy");
+	ways = stats_tel_container(occ);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "blocks",
+		(uint64_t)json_integer_value(json_object_get(pl, "blocks")));
+	rte_tel_data_add_dict_u64(d, "capacity",
+		(uint64_t)json_integer_value(json_object_get(pl, "capacity")));
+	rte_tel_data_add_dict_u64(d, "slots_per_way", sw_app.topo.sw.slots_per_way);
+	if (ways != NULL)
+		rte_tel_data_add_dict_container(d, "ways", ways, 0);
+	json_decref(j);
+	return 0;
+}
+
+int
+stats_telemetry_register(void)
+{
+	int ret = 0;
+
+	rte_spinlock_lock(&stats_tel_lock);
+	stats_tel_live = true;
+	rte_spinlock_unlock(&stats_tel_lock);
+
+	ret |= rte_telemetry_register_cmd("/swswitch/stats", stats_tel_stats,
+		"swswitch statistics (the exit JSON). No parameters");
+	ret |= rte_telemetry_register_cmd("/swswitch/block", stats_tel_block,
+		"Registers of one block. Parameter: tag (decimal or 0x hex)");
+	ret |= rte_telemetry_register_cmd("/swswitch/requester",
+		stats_tel_requester,
+		"SCOREBOARD and LAST-UNLOCK of a requester. Parameters: node,thread");
+	ret |= rte_telemetry_register_cmd("/swswitch/occupancy",
+		stats_tel_occupancy,
+		"Occupied slots per TAG way. No parameters");
+	return ret < 0 ? -EINVAL : 0;
+}
+
+void
+stats_telemetry_stop(void)
+{
+	rte_spinlock_lock(&stats_tel_lock);
+	stats_tel_live = false;
+	rte_spinlock_unlock(&stats_tel_lock);
+}
