@@ -244,10 +244,10 @@ lcf_stage_lock_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 
 			md->lock = (uint16_t)((md->lock & LCF_LOCK_WRITER) |
 					      (readers - sub));
-			md->copyset |= phv->m.copyset;
+			md->copyset |= phv->m.copyset & p->cfg.node_mask;
 		} else {
 			md->lock &= (uint16_t)~LCF_LOCK_WRITER;
-			md->copyset = phv->m.copyset;
+			md->copyset = phv->m.copyset & p->cfg.node_mask;
 		}
 		md->gstatus = phv->m.gstatus;
 	}
@@ -499,6 +499,9 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 					LCF_A_ADD_DUP);
 			return;
 		}
+		/* Only existing nodes may be multicast to (as a Tofino's
+		 * multicast group holds only their ports). */
+		phv->m.copyset &= p->cfg.node_mask;
 		p->meta[w][phv->slot[w]] = (struct lcf_meta){
 			.copyset = phv->m.copyset,
 			.gstatus = phv->m.gstatus,

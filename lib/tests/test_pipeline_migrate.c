@@ -165,3 +165,20 @@ Test(collision, second_block_collides_and_fails)
 	/* the block that is in keeps working */
 	tu_block(a);
 }
+
+Test(migrate, installed_copysets_hold_only_existing_nodes)
+{
+	uint64_t tag = tu_tag(1, 3);
+	struct lcf_msg u = tu_msg(LCF_T_WRITE_UNLOCK, 0, 0, 1, tag);
+	struct lcf_msg w = tu_msg(LCF_T_WRITE_MISS, 0, 0, 1, tag);
+	struct lcf_result r;
+
+	migrate(LCF_T_ADD_TO_SWITCH, tag, LCF_GS_SHARED, 0x750002, NULL);
+	cr_assert_eq(tu_block(tag).copyset, BIT(1));
+	tu_send(&w, &r, NULL);
+	cr_assert_eq(r.to_nodes, BIT(1));
+	u.gstatus = LCF_GS_MODIFIED;
+	u.copyset = 0xf0000001;
+	tu_send(&u, &r, NULL);
+	cr_assert_eq(tu_block(tag).copyset, BIT(0));
+}

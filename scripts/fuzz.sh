@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Build the libraries with clang + ASan + UBSan, run the unit tests under the
+# sanitizers, then each libFuzzer harness for a bounded time.
+#   scripts/fuzz.sh [SECONDS_PER_HARNESS]   (default 30)
+# Seeds for the pipeline harness come from the pcap vectors' pcaps when they
+# have been generated (pcap-tests/run-all.sh does that), plus the topology
+# files for the loader harness. Crashes are written to build-fuzz/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30}
+B=${FUZZ_BUILD:-build-fuzz}
+
+if [ ! -f "$B/build.ninja" ]; then
+	CC=clang meson setup "$B" -Dfuzz=enabled -Dswswitch=disabled \
+		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+fi
+ninja -C "$B" >/dev/null
+
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1
+echo "--- unit tests under ASan + UBSan"
+meson test -C "$B" --suite unit --print-errorlogs
+
+mkdir -p "$B/corpus/pipeline" "$B/corpus/topo" "$B/artifacts"
+mapfile -t pcaps < <(find pcap-tests -name '*.pcap' 2>/dev/null | head -400)
+if ((${#pcaps[@]})); then
+	python3 lib/fuzz/seed_corpus.py "$B/corpus/pipeline" "${pcaps[@]}"
+fi
+cp lib/fuzz/seeds/* lib/fuzz/regressions/* "$B/corpus/pipeline/"
+cp topo/*.json "$B/corpus/topo/"
+
+echo "--- crashes found before (lib/fuzz/regressions) stay fixed"
+"$B/lib/fuzz/fuzz_pipeline" lib/fuzz/regressions/* >/dev/null 2>&1 || {
+	echo "a regression input fails again"
+	exit 1
+}
+
+for h in pipeline topo; do
+	echo "--- fuzz_$h for ${secs}s"
+	log="$B/fuzz_$h.log"
+	rc=0
+	"$B/lib/fuzz/fuzz_$h" -max_total_time="$secs" -print_final_stats=1 \
+		-artifact_prefix="$B/artifacts/" "$B/corpus/$h" >"$log" 2>&1 || rc=$?
+	grep -E 'stat::number_of_executed_units|ERROR|invariant|SUMMARY' "$log" || true
+	if [ "$rc" -ne 0 ]; then
+		tail -40 "$log"
+		echo "fuzz_$h failed (exit $rc); reproducer in $B/artifacts/"
+		exit 1
+	fi
+done
+echo "fuzz: no crash"

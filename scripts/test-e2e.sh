@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# End-to-end correctness test (docs/CLUSTER.md): 4 nodes + swswitch in
+# network namespaces, every node runs the counter workload with 2 threads on
+# a small hot shared set and records its history; the checker
+# (node-agent/checker/check_history.py) must find every read linearizable and
+# every counter exact. Two runs: blocks owned by their home agents only, and
+# with --switch-blocks so that some blocks are switch-owned (the pipeline
+# must then have done real work). Also: the verbs transport must refuse
+# cleanly (no RDMA device here), the checker's unit tests must pass, and the
+# checker must reject the real histories once a lost update / stale read is
+# injected into them. Exit status 0 only when everything holds.
+#
+#   sudo scripts/test-e2e.sh [--duration SEC] [--threads T]
+#                            [--shared-blocks K] [--switch-blocks N]
+#                            [--build-dir DIR] [--topo FILE] [--pmd P]
+#                            [--only home|switch] [--keep DIR]
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+cluster=$here/cluster.sh
+checker=$repo/node-agent/checker/check_history.py
+RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster}
+export SWCL_RUN_DIR=$RUN_DIR
+
+duration=6 threads=2 shared_blocks=4 switch_blocks=2
+build_dir="" topo=$repo/topo/demo4.json pmd=af_packet only="" keep=""
+
+die() { printf 'test-e2e: error: %s\n' "$*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--duration) duration=$2; shift 2 ;;
+	--threads) threads=$2; shift 2 ;;
+	--shared-blocks) shared_blocks=$2; shift 2 ;;
+	--switch-blocks) switch_blocks=$2; shift 2 ;;
+	--build-dir) build_dir=$2; shift 2 ;;
+	--topo) topo=$2; shift 2 ;;
+	--pmd) pmd=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--keep) keep=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown option $1" ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
+if [ -z "$build_dir" ]; then
+	for d in "$repo/build" /tmp/build-cl; do
+		if [ -x "$d/swswitch/swswitch" ] && [ -x "$d/node-agent/node-agent" ]; then
+			build_dir=$d
+			break
+		fi
+	done
+fi
+[ -n "$build_dir" ] || die "no build with swswitch and node-agent (--build-dir DIR)"
+swswitch=$build_dir/swswitch/swswitch
+nagent=$build_dir/node-agent/node-agent
+topo=$(readlink -f "$topo")
+nodes=$(python3 -c 'import json,sys; print(" ".join(str(n["id"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$topo")
+n_nodes=$(echo "$nodes" | wc -w)
+
+work=$(mktemp -d /tmp/swswitch-e2e.XXXXXX)
+failures=0
+pass() { printf 'PASS  %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+
+# shellcheck disable=SC2317  # invoked by trap
+cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	"$cluster" down >/dev/null 2>&1 || "$cluster" down || true
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep" && cp -r "$work"/. "$keep"/ && echo "artifacts kept in $keep"
+	fi
+	rm -rf "$work"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+start_ts=$(date +%s)
+
+# ---- 1. checker unit tests --------------------------------------------------
+if (cd "$repo/node-agent/checker" && python3 -m unittest -q test_check_history) >"$work/unittest.log" 2>&1; then
+	pass "checker unit tests"
+else
+	fail "checker unit tests"; tail -20 "$work/unittest.log"
+fi
+
+# ---- 2. verbs transport refuses cleanly -------------------------------------
+rc=0
+timeout 20 "$nagent" --topo "$topo" --node 0 --transport verbs --workload none \
+	--duration 1 >"$work/verbs.out" 2>"$work/verbs.err" || rc=$?
+if [ $rc != 0 ] && [ $rc != 124 ] && grep -q "no RDMA device" "$work/verbs.err" "$work/verbs.out"; then
+	pass "verbs transport refuses: exit $rc, \"$(grep -h -m1 "no RDMA device" "$work/verbs.err" "$work/verbs.out")\""
+else
+	fail "verbs transport refusal (exit $rc):"; cat "$work/verbs.err" "$work/verbs.out" | tail -5
+fi
+
+# ---- 3. counter runs --------------------------------------------------------
+# run_phase NAME SWITCH_BLOCKS
+run_phase() {
+	local name=$1 sblocks=$2 dir=$work/$1 n rc ok=1 limit
+	local -A pids
+	mkdir -p "$dir"
+	echo "---- $name: $n_nodes nodes x $threads threads, counter workload, ${duration}s, shared blocks $shared_blocks, switch blocks $sblocks"
+	if ! "$cluster" up "$topo" --swswitch "$swswitch" --pmd "$pmd" --force >"$dir/cluster-up.log" 2>&1; then
+		fail "$name: cluster up"; tail -20 "$dir/cluster-up.log"
+		cp "$RUN_DIR/swswitch.log" "$dir/" 2>/dev/null || true
+		return
+	fi
+	for n in $nodes; do
+		"$cluster" exec "$n" "$nagent" --topo "$topo" --node "$n" --workload counter \
+			--threads "$threads" --duration "$duration" --shared-blocks "$shared_blocks" \
+			--switch-blocks "$sblocks" --seed "$((n + 1))" \
+			--history "$dir/h$n.jsonl" --stats "$dir/na-$n.json" \
+			>"$dir/na-$n.out" 2>"$dir/na-$n.log" &
+		pids[$n]=$!
+	done
+	limit=$((duration + 45))
+	for n in $nodes; do
+		local waited=0
+		while kill -0 "${pids[$n]}" 2>/dev/null && [ $waited -lt $((limit * 10)) ]; do
+			sleep 0.1; waited=$((waited + 1))
+		done
+		if kill -0 "${pids[$n]}" 2>/dev/null; then
+			fail "$name: node $n did not finish within ${limit}s"
+			kill -INT "${pids[$n]}" 2>/dev/null || true; sleep 2
+			kill -KILL "${pids[$n]}" 2>/dev/null || true
+			ok=0
+		fi
+		rc=0; wait "${pids[$n]}" || rc=$?
+		if [ $rc != 0 ]; then
+			fail "$name: node $n exited with status $rc"; tail -10 "$dir/na-$n.log"
+			ok=0
+		fi
+	done
+	[ $ok = 1 ] && pass "$name: all $n_nodes nodes exited 0"
+
+	# swswitch's exit statistics (SIGINT makes it print them)
+	local swpid
+	swpid=$(cat "$RUN_DIR/swswitch.pid" 2>/dev/null || true)
+	if [ -n "$swpid" ] && kill -0 "$swpid" 2>/dev/null; then
+		kill -INT "$swpid"
+		for _ in $(seq 1 50); do kill -0 "$swpid" 2>/dev/null || break; sleep 0.1; done
+	fi
+	cp "$RUN_DIR/swswitch.out" "$dir/swswitch.json" 2>/dev/null || true
+	cp "$RUN_DIR/swswitch.log" "$dir/swswitch.log" 2>/dev/null || true
+	"$cluster" down >/dev/null 2>&1 || true
+
+	if python3 "$checker" --expect-nodes "$n_nodes" --min-ops 100 "$dir"/h*.jsonl >"$dir/check.log" 2>&1; then
+		pass "$name: history check: $(tail -1 "$dir/check.log")"
+	else
+		fail "$name: history check:"; head -20 "$dir/check.log"; tail -1 "$dir/check.log"
+	fi
+	local expect=()
+	[ "$sblocks" -gt 0 ] && expect=(--expect-pipeline)
+	if python3 "$here/cluster_report.py" --title "$name" --duration "$duration" \
+		--switch "$dir/swswitch.json" --check "${expect[@]}" \
+		--json "$dir/summary.json" "$dir"/na-*.json >"$dir/report.log" 2>&1; then
+		pass "$name: swswitch statistics sane"
+	else
+		fail "$name: swswitch statistics:"; grep PROBLEM "$dir/report.log" || tail -5 "$dir/report.log"
+	fi
+	sed 's/^/      /' "$dir/report.log"
+}
+
+[ "$only" != switch ] && run_phase home-owned 0
+[ "$only" != home ] && run_phase switch-owned "$switch_blocks"
+
+# ---- 4. the checker catches injected faults in the real histories -----------
+mutate() {  # mutate KIND SRC_DIR DST_DIR
+	python3 - "$@" <<'EOF'
+import glob, json, os, sys
+kind, src, dst = sys.argv[1:4]
+os.makedirs(dst, exist_ok=True)
+files = sorted(glob.glob(os.path.join(src, "h*.jsonl")))
+recs = {f: [json.loads(l) for l in open(f) if l.strip()] for f in files}
+ops = [(f, i, r) for f in files for i, r in enumerate(recs[f])
+       if not r.get("final")]
+incr = [x for x in ops if x[2]["op"] == "incr"]
+done = False
+if kind == "lost_update" and len(incr) >= 2:
+    # the last incr of a counter returns the value of an earlier one
+    f, i, r = max(incr, key=lambda x: x[2]["value"])
+    same = [x for x in incr if x[2]["addr"] == r["addr"] and x[2] is not r]
+    if same:
+        r["value"] = same[0][2]["value"]
+        done = True
+elif kind == "stale_read":
+    # a read, long after two increments completed, returns the older value
+    by_addr = {}
+    for x in incr:
+        by_addr.setdefault(x[2]["addr"], []).append(x[2])
+    for a, lst in by_addr.items():
+        lst.sort(key=lambda r: r["value"])
+        if len(lst) >= 2:
+            last = max(r["end_ns"] for r in lst)
+            f = files[0]
+            node = recs[f][0].get("node", 0)
+            recs[f].insert(0, {"node": node, "thread": 0, "op": "read",
+                               "addr": a, "value": lst[0]["value"],
+                               "start_ns": last + 1000, "end_ns": last + 2000})
+            done = True
+            break
+if not done:
+    sys.exit("cannot inject %s: not enough operations" % kind)
+for f in files:
+    with open(os.path.join(dst, os.path.basename(f)), "w") as out:
+        for r in recs[f]:
+            out.write(json.dumps(r) + "\n")
+EOF
+}
+for src in "$work/home-owned" "$work/switch-owned"; do
+	ls "$src"/h*.jsonl >/dev/null 2>&1 && break
+done
+if ls "$src"/h*.jsonl >/dev/null 2>&1; then
+	for kind in lost_update stale_read; do
+		if mutate "$kind" "$src" "$work/mut-$kind" 2>"$work/mut-$kind.err"; then
+			if python3 "$checker" "$work/mut-$kind"/h*.jsonl >"$work/mut-$kind.log" 2>&1; then
+				fail "checker missed an injected $kind"
+			else
+				pass "checker rejects an injected $kind: $(grep -m1 VIOLATION "$work/mut-$kind.log" | cut -c1-110)..."
+			fi
+		else
+			fail "inject $kind: $(cat "$work/mut-$kind.err")"
+		fi
+	done
+fi
+
+echo "---- $(($(date +%s) - start_ts))s, $failures failure(s)"
+[ $failures = 0 ] && echo "E2E PASS" || echo "E2E FAIL"
+[ $failures = 0 ]
