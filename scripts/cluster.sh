@@ -320,8 +320,17 @@ do_up() {
 		cmd+=(-- --topo "$(readlink -f "$topo")" --stats-file "$RUN_DIR/swswitch-stats.json")
 		# shellcheck disable=SC2206
 		[ -n "$swargs" ] && cmd+=($swargs)
+		# Each AF_XDP queue fills its fill ring (2048) from swswitch's
+		# packet pool at start-up: 4 ports exhaust the default 8191.
+		if [ "$pmd" = af_xdp ] && [[ $swargs != *--mbufs* ]]; then
+			cmd+=(--mbufs $((8192 * (maxport + 2))))
+		fi
 		echo "${cmd[*]}" >"$RUN_DIR/swswitch.cmd"
 		log "starting: ${cmd[*]}"
+		# AF_XDP sockets pin their UMEM: lift the locked-memory limit.
+		if [ "$pmd" = af_xdp ]; then
+			ulimit -l unlimited 2>/dev/null || log "cannot raise RLIMIT_MEMLOCK (ulimit -l $(ulimit -l))"
+		fi
 		setsid "${cmd[@]}" >"$RUN_DIR/swswitch.out" 2>"$RUN_DIR/swswitch.log" </dev/null &
 		echo $! >"$RUN_DIR/swswitch.pid"
 	fi

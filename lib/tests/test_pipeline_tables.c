@@ -222,3 +222,31 @@ Test(check_table, read_and_write_miss_pass_when_requester_not_in_copyset)
 
 	cr_assert_eq(r.action, LCF_A_FWD_PROVIDER);
 }
+
+/* The slot hash documented in PROTOCOL.md section 4, computed bit by bit. */
+static uint32_t
+ref_slot(uint32_t way, uint32_t salt, uint32_t slots, uint64_t tag)
+{
+	uint32_t crc = 0x9e3779b9u * (way + 1) + salt;
+
+	for (int i = 0; i < 8; i++) {
+		crc ^= (uint8_t)(tag >> (8 * i));
+		for (int b = 0; b < 8; b++)
+			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+	}
+	return (uint32_t)(((uint64_t)crc * slots) >> 32);
+}
+
+Test(forward_table, slot_hash_is_the_documented_crc32c)
+{
+	struct lcf_pipeline_config cfg = *lcf_pipeline_config(tu_p);
+
+	cfg.slots_per_way = 37500;
+	for (uint32_t salt = 0; salt < 3; salt++) {
+		cfg.hash_salt = salt;
+		for (uint32_t w = 0; w < 10; w++)
+			for (uint64_t t = 1; t < 1u << 40; t = t * 7 + 3)
+				cr_assert_eq(lcf_pipeline_slot(&cfg, w, t),
+					     ref_slot(w, salt, 37500, t));
+	}
+}
