@@ -245,7 +245,7 @@ Test(forward_table, slot_hash_is_the_documented_crc32c)
 	for (uint32_t salt = 0; salt < 3; salt++) {
 		cfg.hash_salt = salt;
 		for (uint32_t w = 0; w < 10; w++)
-			for (uint64_t t = 1; t < 1u << 40; t = t * 7 + 3)
+			for (uint64_t t = 1; t < (1ull << 40); t = t * 7 + 3)
 				cr_assert_eq(lcf_pipeline_slot(&cfg, w, t),
 					     ref_slot(w, salt, 37500, t));
 	}

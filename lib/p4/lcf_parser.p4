@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Parsers and deparsers of the LCF program (TNA, Tofino-1).
+ *
+ * C counterpart: lcf_frame_classify() in lib/wire/lcf_wire.c. The parser
+ * decides what the C classifier decides from constants alone (Ethernet type,
+ * IP version/IHL/protocol, UDP destination port); the checks that compare two
+ * packet fields (lengths) are the validate table in lcf_validate.p4.
+ */
+#ifndef _LCF_PARSER_P4_
+#define _LCF_PARSER_P4_
+
+/* ---------------------------------------------------------------------------
+ * Ingress parser
+ * ------------------------------------------------------------------------- */
+parser LcfIngressParser(packet_in pkt,
+                        out lcf_headers_t hdr,
+                        out lcf_ig_md_t md,
+                        out ingress_intrinsic_metadata_t ig_intr_md)
+{
+    /* The LCF UDP port comes from the topology: a parser value set, written by
+     * the bfrt script (topo_to_bfrt.py), default entry LCF_DEFAULT_PORT. */
+    @name("lcf_port_vs")
+    value_set<bit<16>>(1) lcf_port_vs;
+
+    state start {
+        pkt.extract(ig_intr_md);
+        md.to_lcf = 0;
+        md.ip_hlen = 0;
+        transition select(ig_intr_md.resubmit_flag) {
+            1 : parse_resubmit;
+            default : parse_port_metadata;
+        }
+    }
+
+    /* Second pass: the 8 bytes of PROTOCOL.md 4.8 replace the port metadata. */
+    state parse_resubmit {
+        pkt.extract(md.rs_in);
+        md.pass2 = 1;
+        transition parse_ethernet;
+    }
+
+    state parse_port_metadata {
+        pkt.advance(PORT_METADATA_SIZE);
+        md.pass2 = 0;
+        transition parse_ethernet;
+    }
+
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            ETHERTYPE_IPV4 : parse_ipv4;
+            default : accept;
+        }
+    }
+
+    /* C: version != 4, IHL < 5 or not UDP -> LCF_FRAME_OTHER (L2). */
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.protocol) {
+            (4, 5, IPPROTO_UDP)  : ipv4_hlen_20;
+            (4, 6, IPPROTO_UDP)  : ipv4_opt_1;
+            (4, 7, IPPROTO_UDP)  : ipv4_opt_2;
+            (4, 8, IPPROTO_UDP)  : ipv4_opt_3;
+            (4, 9, IPPROTO_UDP)  : ipv4_opt_4;
+            (4, 10, IPPROTO_UDP) : ipv4_opt_5;
+            (4, 11, IPPROTO_UDP) : ipv4_opt_6;
+            (4, 12, IPPROTO_UDP) : ipv4_opt_7;
+            (4, 13, IPPROTO_UDP) : ipv4_opt_8;
+            (4, 14, IPPROTO_UDP) : ipv4_opt_9;
+            (4, 15, IPPROTO_UDP) : ipv4_opt_10;
+            default : accept;
+        }
+    }
+
+    /* Options are kept (re-emitted and covered by the egress checksum). The
+     * states are unrolled because Tofino's parser cannot advance by a field. */
+    state ipv4_hlen_20 { md.ip_hlen = 20; transition parse_udp; }
+    state ipv4_opt_1  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 24; transition parse_udp; }
+    state ipv4_opt_2  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 28; transition ipv4_opt_tail_1; }
+    state ipv4_opt_3  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 32; transition ipv4_opt_tail_2; }
+    state ipv4_opt_4  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 36; transition ipv4_opt_tail_3; }
+    state ipv4_opt_5  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 40; transition ipv4_opt_tail_4; }
+    state ipv4_opt_6  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 44; transition ipv4_opt_tail_5; }
+    state ipv4_opt_7  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 48; transition ipv4_opt_tail_6; }
+    state ipv4_opt_8  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 52; transition ipv4_opt_tail_7; }
+    state ipv4_opt_9  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 56; transition ipv4_opt_tail_8; }
+    state ipv4_opt_10 { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 60; transition ipv4_opt_tail_9; }
+    state ipv4_opt_tail_9 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_8; }
+    state ipv4_opt_tail_8 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_7; }
+    state ipv4_opt_tail_7 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_6; }
+    state ipv4_opt_tail_6 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_5; }
+    state ipv4_opt_tail_5 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_4; }
+    state ipv4_opt_tail_4 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_3; }
+    state ipv4_opt_tail_3 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_2; }
+    state ipv4_opt_tail_2 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_1; }
+    state ipv4_opt_tail_1 { pkt.extract(hdr.ipv4_opt.next); transition parse_udp; }
+
+    /* C: UDP destination port != lcf_port -> LCF_FRAME_OTHER. */
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dst_port) {
+            lcf_port_vs : parse_lcf;
+            default : accept;
+        }
+    }
+
+    /* A frame too short for the 32-byte header stops here with
+     * PARSER_ERROR_PARTIAL_HDR and hdr.lcf invalid; the program reads
+     * parser_err, so the packet reaches the validate table (bad_ipv4_header:
+     * the IP total length runs past the frame). */
+    state parse_lcf {
+        md.to_lcf = 1;
+        pkt.extract(hdr.lcf);
+        transition accept;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Ingress deparser: resubmit (PROTOCOL.md 4.8), bridged metadata, headers.
+ * ------------------------------------------------------------------------- */
+control LcfIngressDeparser(packet_out pkt,
+                           inout lcf_headers_t hdr,
+                           in lcf_ig_md_t md,
+                           in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md)
+{
+    Resubmit() resubmit;
+
+    apply {
+        /* C: res_resubmit() -- the caller re-injects the unmodified packet
+         * with these 8 bytes, once. Tofino resubmits the original packet. */
+        if (ig_dprsr_md.resubmit_type == LCF_RESUBMIT_TYPE) {
+            resubmit.emit(md.rs_out);
+        }
+        pkt.emit(hdr);
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Egress parser: bridged metadata or mirror header, then the same headers.
+ * ------------------------------------------------------------------------- */
+parser LcfEgressParser(packet_in pkt,
+                       out lcf_headers_t hdr,
+                       out lcf_eg_md_t md,
+                       out egress_intrinsic_metadata_t eg_intr_md)
+{
+    state start {
+        pkt.extract(eg_intr_md);
+        md.n = LCF_NODE_NONE8;
+        md.upd_ck = 0;
+        transition select(pkt.lookahead<bit<8>>()) {
+            LCF_BR_MIRROR : parse_mirror;
+            LCF_BR_LCF    : parse_bridge_lcf;
+            default       : parse_bridge_l2;
+        }
+    }
+
+    state parse_mirror {
+        pkt.extract(md.mirror);
+        transition parse_ethernet;
+    }
+
+    state parse_bridge_lcf {
+        pkt.extract(hdr.bridge);
+        transition parse_ethernet;
+    }
+
+    /* L2 traffic is not rewritten: Ethernet only, the rest is payload. */
+    state parse_bridge_l2 {
+        pkt.extract(hdr.bridge);
+        pkt.extract(hdr.ethernet);
+        transition accept;
+    }
+
+    /* Only frames the ingress pipeline emitted as LCF copies get here, so the
+     * ingress parser already checked all of this. */
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.ihl) {
+            5  : parse_udp;
+            6  : opt_1;
+            7  : opt_2;
+            8  : opt_3;
+            9  : opt_4;
+            10 : opt_5;
+            11 : opt_6;
+            12 : opt_7;
+            13 : opt_8;
+            14 : opt_9;
+            15 : opt_10;
+            default : accept;
+        }
+    }
+    state opt_10 { pkt.extract(hdr.ipv4_opt.next); transition opt_9; }
+    state opt_9  { pkt.extract(hdr.ipv4_opt.next); transition opt_8; }
+    state opt_8  { pkt.extract(hdr.ipv4_opt.next); transition opt_7; }
+    state opt_7  { pkt.extract(hdr.ipv4_opt.next); transition opt_6; }
+    state opt_6  { pkt.extract(hdr.ipv4_opt.next); transition opt_5; }
+    state opt_5  { pkt.extract(hdr.ipv4_opt.next); transition opt_4; }
+    state opt_4  { pkt.extract(hdr.ipv4_opt.next); transition opt_3; }
+    state opt_3  { pkt.extract(hdr.ipv4_opt.next); transition opt_2; }
+    state opt_2  { pkt.extract(hdr.ipv4_opt.next); transition opt_1; }
+    state opt_1  { pkt.extract(hdr.ipv4_opt.next); transition parse_udp; }
+
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        pkt.extract(hdr.lcf);
+        transition accept;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Egress deparser: fresh IPv4 checksum (C lcf_frame_rewrite()), E2E mirror of
+ * MIGRATE_ACK to the shadow node (C res_migrate_ack(), mirror_nodes).
+ * ------------------------------------------------------------------------- */
+control LcfEgressDeparser(packet_out pkt,
+                          inout lcf_headers_t hdr,
+                          in lcf_eg_md_t md,
+                          in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md)
+{
+    Checksum() ipv4_ck;
+    Mirror() mirror;
+
+    apply {
+        if (md.upd_ck == 1) {
+            /* Fields of invalid option words are not part of the sum (the
+             * deparser checksum engine only takes fields of valid headers). */
+            hdr.ipv4.hdr_checksum = ipv4_ck.update({
+                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.diffserv,
+                hdr.ipv4.total_len, hdr.ipv4.identification,
+                hdr.ipv4.flags, hdr.ipv4.frag_offset,
+                hdr.ipv4.ttl, hdr.ipv4.protocol,
+                hdr.ipv4.src_addr, hdr.ipv4.dst_addr,
+                hdr.ipv4_opt[0].word, hdr.ipv4_opt[1].word,
+                hdr.ipv4_opt[2].word, hdr.ipv4_opt[3].word,
+                hdr.ipv4_opt[4].word, hdr.ipv4_opt[5].word,
+                hdr.ipv4_opt[6].word, hdr.ipv4_opt[7].word,
+                hdr.ipv4_opt[8].word, hdr.ipv4_opt[9].word });
+        }
+        if (eg_dprsr_md.mirror_type == LCF_MIRROR_TYPE) {
+            mirror.emit<lcf_mirror_h>(md.mirror_sid, { LCF_BR_MIRROR });
+        }
+        /* The bridge header was invalidated by the egress control. */
+        pkt.emit(hdr);
+    }
+}
+
+#endif /* _LCF_PARSER_P4_ */
