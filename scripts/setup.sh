@@ -8,7 +8,7 @@ PKGS=(meson ninja-build pkg-config gcc clang
       dpdk dpdk-dev libdpdk-dev libjansson-dev libpcap-dev libcriterion-dev
       libibverbs-dev ibverbs-providers libclang-rt-14-dev
       tshark python3 python3-scapy python3-matplotlib tcpreplay iproute2 ethtool
-      procps psmisc)
+      procps psmisc iputils-ping)
 
 missing=()
 for p in "${PKGS[@]}"; do

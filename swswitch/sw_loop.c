@@ -26,12 +26,17 @@ sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	struct lcf_msg msg;
 	enum lcf_drop reason = LCF_DROP_NONE;
 	enum lcf_frame_class cls;
+	uint32_t len;
 
-	/* The pipeline parses the first segment only, as a switch parser
-	 * sees only the packet's head. */
-	cls = lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *),
-				 rte_pktmbuf_data_len(m), sw_app.topo.lcf_port,
-				 &view, &msg, &reason);
+	/* The parser reads only the contiguous first segment. A chained
+	 * frame (a jumbo block payload) whose first segment holds every
+	 * header the parser can read is classified whole: the parser checks
+	 * lengths against the frame but never reads the payload. */
+	len = rte_pktmbuf_data_len(m);
+	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
+		len = rte_pktmbuf_pkt_len(m);
+	cls = lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
+				 sw_app.topo.lcf_port, &view, &msg, &reason);
 	if (cls == LCF_FRAME_OTHER) {
 		l2_switch(lc, m, port, now);
 		return;

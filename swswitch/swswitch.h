@@ -35,6 +35,8 @@ extern int sw_logtype;
 #define SW_PREFETCH_OFFSET 3
 #define SW_MAX_PORTS LCF_MAX_NODES    /* a topology has at most 32 ports */
 #define SW_MEMPOOL_CACHE 256
+/* Longest header span the LCF parser reads: IPv4 with 40 bytes of options. */
+#define SW_MAX_HDRS (LCF_ETH_LEN + 60 + LCF_UDP_LEN + LCF_HDR_LEN)
 
 struct l2_table;
 
