@@ -183,6 +183,8 @@ enum lcf_drop lcf_msg_validate(const struct lcf_msg *msg, uint32_t payload_avail
  * node-to-node types 0x20-0x7f, are LCF_FRAME_OTHER. Frames to `lcf_port`
  * that fail validation are LCF_FRAME_DROP with `*reason` set. Valid pipeline
  * frames are LCF_FRAME_PIPELINE with `*view` and `*msg` filled.
+ * It reads no byte beyond the LCF header (lcf_off + 32): the payload may sit
+ * in another buffer segment; `len` is the whole frame's length.
  *
  * @return the class; never fails.
  */
