@@ -24,6 +24,7 @@ step() {
 step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
 [ -x pcap-tests/run-all.sh ] &&
 	step "pcap vectors, dissector, malformed flood" pcap-tests/run-all.sh "$BUILD/swswitch/swswitch"
+step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/swswitch/swswitch"
 step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 [ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 [ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh

@@ -9,16 +9,33 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include <rte_branch_prediction.h>
+
+#include "fault.h"
 #include "lcf_pipeline.h"
 #include "lcf_wire.h"
 #include "swswitch.h"
+
+/* Queue `m` for topology port `tport`, past fault injection. */
+static inline void
+egress_tx(struct sw_lcore *lc, uint16_t tport, struct rte_mbuf *m)
+{
+	lc->port[tport].tx += rte_eth_tx_buffer(sw_app.ports[tport].port_id, 0,
+						lc->tx_buf[tport], m);
+}
 
 /* Queue `m` for topology port `tport`; the buffer sends when it is full. */
 static inline void
 egress_send(struct sw_lcore *lc, uint16_t tport, struct rte_mbuf *m)
 {
-	lc->port[tport].tx += rte_eth_tx_buffer(sw_app.ports[tport].port_id, 0,
-						lc->tx_buf[tport], m);
+	struct rte_mbuf *dup;
+
+	if (unlikely(lc->fault != NULL) &&
+	    fault_apply(lc->fault, FAULT_OUT, tport, m, &dup))
+		return;
+	egress_tx(lc, tport, m);
+	if (unlikely(lc->fault != NULL) && dup != NULL)
+		egress_tx(lc, tport, dup);
 }
 
 /** Send whatever the lcore's tx buffers hold. */

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "egress.h"
+#include "fault.h"
 #include "l2.h"
 #include "options.h"
 #include "stats.h"
@@ -220,6 +221,11 @@ sw_workers_create(void)
 		rte_exit(EXIT_FAILURE, "cannot allocate the MAC table\n");
 	for (p = 0; p < sw_app.n_ports; p++)
 		lc->rx_port[lc->n_rx_port++] = p;
+	lc->fault = fault_lcore_create(&sw_app.opts.fault, sw_app.n_workers,
+				       sw_app.topo.lcf_port, sw_app.pkt_pool,
+				       socket);
+	if (sw_app.opts.fault.n_rules != 0 && lc->fault == NULL)
+		rte_exit(EXIT_FAILURE, "cannot allocate fault injection state\n");
 	if (egress_lcore_init(lc, socket) != 0)
 		rte_exit(EXIT_FAILURE, "cannot allocate tx buffers\n");
 
@@ -234,6 +240,7 @@ sw_workers_free(void)
 	for (w = 0; w < sw_app.n_workers; w++) {
 		struct sw_lcore *lc = sw_app.workers[w];
 
+		fault_lcore_free(lc->fault);
 		egress_lcore_free(lc);
 		l2_free(lc->l2);
 		lcf_pipeline_free(lc->pipe);

@@ -24,6 +24,9 @@ enum {
 	OPTS_RXD,
 	OPTS_TXD,
 	OPTS_SEED,
+	OPTS_FAULT,
+	OPTS_FAULT_SEED,
+	OPTS_FAULT_DELAY,
 };
 
 static const struct option opts_long[] = {
@@ -36,6 +39,9 @@ static const struct option opts_long[] = {
 	{ "rxd",        required_argument, NULL, OPTS_RXD },
 	{ "txd",        required_argument, NULL, OPTS_TXD },
 	{ "seed",       required_argument, NULL, OPTS_SEED },
+	{ "fault",      required_argument, NULL, OPTS_FAULT },
+	{ "fault-seed", required_argument, NULL, OPTS_FAULT_SEED },
+	{ "fault-delay-us", required_argument, NULL, OPTS_FAULT_DELAY },
 	{ "help",       no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -56,6 +62,14 @@ opts_usage(FILE *f, const char *prgname)
 		"  --drain-us US       tx buffer drain interval (default %u)\n"
 		"  --rxd N, --txd N    rx/tx descriptors per port (default %u/%u)\n"
 		"  --seed N            data-provider PRNG seed, N > 0 (default 1)\n"
+		"  --fault ACTION:TYPES:DIR:PROB\n"
+		"                      inject faults (repeatable, up to 8 rules):\n"
+		"                      ACTION drop|dup|delay, TYPES all|requests|\n"
+		"                      unlocks|migrate|replies|node|READ_MISS|0x21..\n"
+		"                      joined with '+', DIR in|out|both, PROB 0..1;\n"
+		"                      e.g. --fault drop:all:out:0.01\n"
+		"  --fault-seed N      fault PRNG seed (default 1)\n"
+		"  --fault-delay-us US how long 'delay' holds a frame (default 1000)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Statistics are printed as one JSON object on stdout at exit; logs go\n"
@@ -118,6 +132,8 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 	o->nb_rxd = OPTS_DEFAULT_RXD;
 	o->nb_txd = OPTS_DEFAULT_TXD;
 	o->seed = 1;
+	o->fault.seed = 1;
+	o->fault.delay_us = 1000;
 
 	/* EAL ran getopt over the same argv first. */
 	optind = 1;
@@ -158,6 +174,31 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 		case OPTS_SEED:
 			ret = opts_number("seed", optarg, 1, UINT32_MAX, &v);
 			o->seed = (uint32_t)v;
+			break;
+		case OPTS_FAULT: {
+			char err[256];
+
+			if (o->fault.n_rules == FAULT_MAX_RULES) {
+				fprintf(stderr, "swswitch: at most %d --fault rules\n",
+					FAULT_MAX_RULES);
+				return -EINVAL;
+			}
+			ret = fault_parse_rule(optarg,
+					       &o->fault.rules[o->fault.n_rules],
+					       err, sizeof(err));
+			if (ret < 0)
+				fprintf(stderr, "swswitch: --%s\n", err);
+			else
+				o->fault.n_rules++;
+			break;
+		}
+		case OPTS_FAULT_SEED:
+			ret = opts_number("fault-seed", optarg, 0, UINT64_MAX, &v);
+			o->fault.seed = v;
+			break;
+		case OPTS_FAULT_DELAY:
+			ret = opts_number("fault-delay-us", optarg, 1, 10000000, &v);
+			o->fault.delay_us = (uint32_t)v;
 			break;
 		case 'h':
 			opts_usage(stdout, prgname);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fault.h"
+
 #define OPTS_DEFAULT_MAC_AGE_S 300
 #define OPTS_DEFAULT_MBUFS 8191
 #define OPTS_DEFAULT_DRAIN_US 100
@@ -25,6 +27,7 @@ struct sw_opts {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	uint32_t seed;            /* data-provider PRNG seed */
+	struct fault_config fault; /* --fault rules; none by default */
 };
 
 /**

@@ -23,6 +23,7 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "fault.h"
 #include "l2.h"
 #include "stats.h"
 #include "swswitch.h"
@@ -264,6 +265,29 @@ stats_l2_egress(json_t *root)
 	json_object_set_new(root, "egress", o);
 }
 
+/* Injected faults, per direction and action (all 0 without --fault). */
+static void
+stats_faults(json_t *root)
+{
+	static const char *const dir[FAULT_N_DIR] = { "in", "out" };
+	static const char *const act[FAULT_N_ACTION] = { "drop", "dup", "delay" };
+	uint64_t count[FAULT_N_DIR][FAULT_N_ACTION] = { { 0 } }, overflow = 0;
+	json_t *o = json_object();
+	char key[16];
+	unsigned int w;
+
+	for (w = 0; w < sw_app.n_workers; w++)
+		fault_counters(sw_app.workers[w]->fault, count, &overflow);
+	for (int d = 0; d < FAULT_N_DIR; d++)
+		for (int a = 0; a < FAULT_N_ACTION; a++) {
+			snprintf(key, sizeof(key), "%s_%s", dir[d], act[a]);
+			stats_u64(o, key, count[d][a]);
+		}
+	stats_u64(o, "delay_queue_full", overflow);
+	stats_u64(o, "rules", sw_app.opts.fault.n_rules);
+	json_object_set_new(root, "faults", o);
+}
+
 json_t *
 stats_json(void)
 {
@@ -276,6 +300,7 @@ stats_json(void)
 	stats_pipeline(root);
 	stats_registers(root);
 	stats_l2_egress(root);
+	stats_faults(root);
 	json_object_set_new(root, "digest",
 		json_incref(json_object_get(json_object_get(root, "pipeline"),
 					    "digest")));

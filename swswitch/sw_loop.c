@@ -12,6 +12,7 @@
 #include <rte_prefetch.h>
 
 #include "egress.h"
+#include "fault.h"
 #include "l2.h"
 #include "swswitch.h"
 
@@ -111,10 +112,33 @@ sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 		if (i + SW_PREFETCH_OFFSET < nb)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
 						       void *));
+		if (unlikely(lc->fault != NULL)) {
+			struct rte_mbuf *dup;
+
+			if (fault_apply(lc->fault, FAULT_IN, port, pkts[i], &dup))
+				continue;
+			if (dup != NULL)
+				sw_ingress(lc, dup, port, false, 0, now);
+		}
 		sw_ingress(lc, pkts[i], port, false, 0, now);
 	}
 	if (lc->n_resubmit != 0)
 		sw_resubmit_run(lc, now);
+}
+
+/* Frames held by a "delay" fault whose time has come re-enter now. */
+static void
+sw_fault_release(struct sw_lcore *lc, uint64_t now)
+{
+	struct rte_mbuf *m;
+	uint16_t port;
+
+	while ((m = fault_pop(lc->fault, FAULT_IN, now, &port)) != NULL)
+		sw_ingress(lc, m, port, false, 0, now);
+	if (lc->n_resubmit != 0)
+		sw_resubmit_run(lc, now);
+	while ((m = fault_pop(lc->fault, FAULT_OUT, now, &port)) != NULL)
+		egress_tx(lc, port, m);
 }
 
 int
@@ -141,6 +165,9 @@ sw_lcore_main(__rte_unused void *arg)
 
 	while (!sw_force_quit) {
 		const uint64_t cur_tsc = rte_rdtsc();
+
+		if (unlikely(lc->fault != NULL))
+			sw_fault_release(lc, cur_tsc);
 
 		if (unlikely(cur_tsc - prev_tsc > drain_tsc)) {
 			egress_flush(lc);

@@ -39,6 +39,7 @@ extern int sw_logtype;
 #define SW_MAX_HDRS (LCF_ETH_LEN + 60 + LCF_UDP_LEN + LCF_HDR_LEN)
 
 struct l2_table;
+struct fault_lcore;
 
 /* Per topology port, per lcore. Written by the owning lcore only. */
 struct sw_port_stats {
@@ -89,6 +90,7 @@ struct sw_lcore {
 
 	struct sw_port_stats port[SW_MAX_PORTS];
 	struct egress_stats egress;
+	struct fault_lcore *fault;   /* NULL unless --fault rules were given */
 	uint64_t resubmits;
 	uint64_t resubmit_loops;  /* second pass asked to resubmit: a bug */
 } __rte_cache_aligned;
