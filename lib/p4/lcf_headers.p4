@@ -121,6 +121,13 @@ const bit<32> LCF_WAY_SEED_9 = 0x2e2ac13a;
 
 /* ---- Tofino-side constants (no C twin) ---------------------------------- */
 
+/* Slot index of one way: LCF_SLOT_BITS bits (lcf.p4), at least 1 wide. */
+#if LCF_SLOT_BITS == 0
+typedef bit<1> slot_t;
+#else
+typedef bit<LCF_SLOT_BITS> slot_t;
+#endif
+
 typedef bit<48> mac_addr_t;
 typedef bit<32> ipv4_addr_t;
 
@@ -283,8 +290,25 @@ struct lcf_ig_md_t {
     /* LAST-UNLOCK */
     bit<1>  lu_exec;
 
-    /* TAG ways */
+    /* TAG ways: per way the RegisterAction answer and the slot index */
+    bit<32> rv_init;            /* always 0: "previous way" of way 0 */
+    bit<32> rv0;
+    bit<32> rv1;
+    bit<32> rv2;
+    bit<32> rv3;
+    bit<32> rv4;
+    bit<32> rv5;
+    bit<32> rv6;
+    slot_t  slot0;
+    slot_t  slot1;
+    slot_t  slot2;
+    slot_t  slot3;
+    slot_t  slot4;
+    slot_t  slot5;
+    slot_t  slot6;
+    bit<1>  ins_done;           /* ADD pass 2: an earlier way took the tag */
     bit<1>  hit;                /* tag found (pass 2: found at rs_in.way) */
+    bit<1>  bad_way;            /* pass 2: first hit is not rs_in.way */
     bit<1>  placed;             /* ADD pass 2: tag now in a way */
     bit<8>  way;
     bit<32> aux_way;            /* way << 16 */

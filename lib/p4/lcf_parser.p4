@@ -20,8 +20,7 @@ parser LcfIngressParser(packet_in pkt,
 {
     /* The LCF UDP port comes from the topology: a parser value set, written by
      * the bfrt script (topo_to_bfrt.py), default entry LCF_DEFAULT_PORT. */
-    @name("lcf_port_vs")
-    value_set<bit<16>>(1) lcf_port_vs;
+    value_set<bit<16>>(1) lcf_port_vs;   /* BF-RT key field: f1 */
 
     state start {
         pkt.extract(ig_intr_md);

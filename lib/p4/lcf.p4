@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The lock-check-forward (LCF) pipeline for Tofino-1 (TNA): the same pipeline
+ * and wire format as swswitch's C library (lib/lcf/lcf_pipeline.c,
+ * lib/wire/lcf_wire.h). Normative behaviour: docs/PROTOCOL.md. Tofino notes,
+ * stage budget and what differs: docs/TOFINO.md.
+ *
+ *   p4c --target tofino --arch tna -I lib/p4 lib/p4/lcf.p4
+ *
+ * Compile-time sizes (-D on the compiler command line):
+ *   LCF_WAYS           TAG ways, 1..7 (7 is what fits Tofino-1's 12 stages)
+ *   LCF_SLOT_BITS      log2(slots per way), 0..16 (default 15: 32768 slots)
+ *   LCF_MAX_REQUESTERS 32 * threads_per_node (default 512: 16 threads)
+ *
+ * Ingress stage map (C stage function in brackets):
+ *   0       LcfPrepare: topology tables, op select, field arithmetic
+ *           [lcf_frame_classify, lcf_stage_parse]
+ *   1       LcfValidate (drop rules) [lcf_msg_validate, lcf_stage_parse],
+ *           LAST-UNLOCK [lcf_stage_last_unlock], TAG way 0
+ *   w+1     TAG way w [lcf_stage_tag_lookup / lcf_stage_tag_insert]
+ *   w+2     LOCK+G-STATUS+COPYSET way w [lcf_stage_lock*, _clear]
+ *   W+2     SCOREBOARD [lcf_stage_scoreboard], provider/owner pick
+ *   W+3     check table [lcf_table_check], forward table [lcf_table_forward]
+ *   W+4     dispatch [res_* helpers of pass_first / pass_resubmitted]
+ */
+#include <core.p4>
+#include <tna.p4>
+
+#ifndef LCF_WAYS
+#define LCF_WAYS 7
+#endif
+#ifndef LCF_SLOT_BITS
+#define LCF_SLOT_BITS 15
+#endif
+#ifndef LCF_MAX_REQUESTERS
+#define LCF_MAX_REQUESTERS 512
+#endif
+
+#if LCF_WAYS < 1 || LCF_WAYS > 7
+#error "LCF_WAYS must be 1..7 on Tofino-1 (see docs/TOFINO.md, Stages)"
+#endif
+#if LCF_SLOT_BITS > 16
+#error "LCF_SLOT_BITS must be 0..16"
+#endif
+
+#define LCF_SLOTS (32w1 << LCF_SLOT_BITS)
+
+/* Every metadata field starts at 0 (the stages rely on hit, placed,
+ * ins_done, bad_way, rv_init, ... being 0 when nothing wrote them). */
+@pa_auto_init_metadata
+
+#include "lcf_headers.p4"
+#include "lcf_parser.p4"
+#include "lcf_validate.p4"
+#include "lcf_ways.p4"
+#include "lcf_decide.p4"
+#include "lcf_dispatch.p4"
+#include "lcf_egress.p4"
+
+/* One way = its TAG stage and its LOCK+G-STATUS+COPYSET stage. */
+#define LCF_WAY(w, prev_rv) \
+    tag##w.apply(hdr, md, prev_rv, md.rv##w, md.slot##w)
+#define LCF_LCS(w) \
+    lcs##w.apply(hdr, md, md.rv##w, md.slot##w)
+
+control LcfIngress(inout lcf_headers_t hdr,
+                   inout lcf_ig_md_t md,
+                   in ingress_intrinsic_metadata_t ig_intr_md,
+                   in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                   inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                   inout ingress_intrinsic_metadata_for_tm_t ig_tm_md)
+{
+    LcfPrepare() prepare;
+    LcfValidate() validate;
+    LcfLastUnlock() last_unlock;
+    LcfTagWay(0, LCF_WAY_SEED_0) tag0;
+    LcfLcsWay(0) lcs0;
+#if LCF_WAYS > 1
+    LcfTagWay(1, LCF_WAY_SEED_1) tag1;
+    LcfLcsWay(1) lcs1;
+#endif
+#if LCF_WAYS > 2
+    LcfTagWay(2, LCF_WAY_SEED_2) tag2;
+    LcfLcsWay(2) lcs2;
+#endif
+#if LCF_WAYS > 3
+    LcfTagWay(3, LCF_WAY_SEED_3) tag3;
+    LcfLcsWay(3) lcs3;
+#endif
+#if LCF_WAYS > 4
+    LcfTagWay(4, LCF_WAY_SEED_4) tag4;
+    LcfLcsWay(4) lcs4;
+#endif
+#if LCF_WAYS > 5
+    LcfTagWay(5, LCF_WAY_SEED_5) tag5;
+    LcfLcsWay(5) lcs5;
+#endif
+#if LCF_WAYS > 6
+    LcfTagWay(6, LCF_WAY_SEED_6) tag6;
+    LcfLcsWay(6) lcs6;
+#endif
+    LcfScoreboard() scoreboard;
+    LcfPick() pick;
+    LcfCheck() check;
+    LcfForward() forward;
+    LcfDispatch() dispatch;
+    LcfL2() l2;
+
+    apply {
+        /* stage 0 */
+        prepare.apply(hdr, md, ig_intr_md);
+        /* stage 1: the verdict. The TAG lookups and LAST-UNLOCK below do
+         * not wait for it: the lookups are read-only, and the writes (ADD and
+         * REMOVE second passes, LAST-UNLOCK) belong to resubmitted packets,
+         * whose first pass was validated, and check rs_ok (stage 0). */
+        validate.apply(hdr, md, ig_prsr_md, ig_dprsr_md);
+
+        if (md.to_lcf == 1 && hdr.lcf.isValid()) {
+            last_unlock.apply(hdr, md);
+            /* Program order interleaves TAG w+1 and LCS w: they share a
+             * stage and do not depend on each other. */
+            LCF_WAY(0, md.rv_init);
+#if LCF_WAYS > 1
+            LCF_WAY(1, md.rv0);
+#endif
+            LCF_LCS(0);
+#if LCF_WAYS > 2
+            LCF_WAY(2, md.rv1);
+#endif
+#if LCF_WAYS > 1
+            LCF_LCS(1);
+#endif
+#if LCF_WAYS > 3
+            LCF_WAY(3, md.rv2);
+#endif
+#if LCF_WAYS > 2
+            LCF_LCS(2);
+#endif
+#if LCF_WAYS > 4
+            LCF_WAY(4, md.rv3);
+#endif
+#if LCF_WAYS > 3
+            LCF_LCS(3);
+#endif
+#if LCF_WAYS > 5
+            LCF_WAY(5, md.rv4);
+#endif
+#if LCF_WAYS > 4
+            LCF_LCS(4);
+#endif
+#if LCF_WAYS > 6
+            LCF_WAY(6, md.rv5);
+#endif
+#if LCF_WAYS > 5
+            LCF_LCS(5);
+#endif
+#if LCF_WAYS > 6
+            LCF_LCS(6);
+#endif
+            /* stage W+2 */
+            scoreboard.apply(hdr, md);
+            pick.apply(hdr, md);
+            /* stage W+3 */
+            check.apply(hdr, md);
+            forward.apply(hdr, md);
+            /* stage W+4 */
+            dispatch.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
+        }
+
+        if (md.l2 == 1) {
+            l2.apply(hdr, md, ig_intr_md, ig_tm_md);
+        }
+    }
+}
+
+Pipeline(LcfIngressParser(),
+         LcfIngress(),
+         LcfIngressDeparser(),
+         LcfEgressParser(),
+         LcfEgress(),
+         LcfEgressDeparser()) pipe;
+
+Switch(pipe) main;

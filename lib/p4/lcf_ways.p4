@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Register stages of the LCF pipeline: LAST-UNLOCK, the TAG ways and, per
+ * way, LOCK + G-STATUS + COPYSET (docs/PROTOCOL.md section 4).
+ *
+ * Layout on Tofino-1 (docs/TOFINO.md, "Stages"): TAG way w in MAU stage w+1,
+ * the LOCK, G-STATUS and COPYSET arrays of way w together in stage w+2, so a
+ * stage holds TAG[w] and LCS[w-1]: 1 + 3 = 4 stateful ALUs, Tofino-1's limit.
+ * The three arrays of a way change in the same stage by the same packet, so no
+ * other packet sees a half-done update (paper Figure 5; C struct lcf_meta).
+ */
+#ifndef _LCF_WAYS_P4_
+#define _LCF_WAYS_P4_
+
+/* TAG slot: bit<64> as two 32-bit halves (a Tofino-1 stateful ALU handles
+ * at most a pair of 32-bit words). hi carries bit 63, the valid marker. */
+struct tag_pair_t {
+    bit<32> lo;
+    bit<32> hi;
+}
+
+/* ---------------------------------------------------------------------------
+ * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock().
+ * The unlock executes only if seq is after LAST_UNLOCK[r] (RFC 1982).
+ * Difference: C runs this after the second pass's TAG check; on Tofino it
+ * must come before the LOCK stage of way 0 and so before TAG ways 1.., see
+ * TOFINO.md ("Not expressible exactly").
+ * ------------------------------------------------------------------------- */
+control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
+{
+    Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS, 0) last_unlock;
+
+    /* One condition: (int32)(seq - LAST_UNLOCK[r]) > 0. */
+    RegisterAction<bit<32>, bit<16>, bit<1>>(last_unlock) lu_check = {
+        void apply(inout bit<32> v, out bit<1> rv) {
+            rv = 0;
+            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+                v = hdr.lcf.seq;
+                rv = 1;
+            }
+        }
+    };
+
+    apply {
+        md.lu_exec = 0;
+        /* sb_op is SB_OP_CLEAR only for a resubmitted unlock. */
+        if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR) {
+            md.lu_exec = lu_check.execute(md.req);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * TAG way. C: lcf_stage_tag_lookup() (one way of its loop) and
+ * lcf_stage_tag_insert(); the clear of pass_resubmitted()'s REMOVE case.
+ *
+ * Every RegisterAction answers `rv` = the slot's hi word when the slot holds
+ * (or now holds) this tag's lo word, else 0. Since hi always has bit 31 set
+ * for a valid entry, "this way has the tag" is rv == key_hi for all three,
+ * tested by the next stage (LOCK stage, next way) with an equality gateway.
+ *
+ * Slot index: C uses crc32c(init = way seed, the tag's 8 bytes little-endian)
+ * reduced by multiply-shift (crc * S) >> 32. Tofino has no multiplier, so S is
+ * a power of two (2^LCF_SLOT_BITS) and the reduction is the top
+ * LCF_SLOT_BITS bits of the same CRC, which IS (crc * S) >> 32 for such S.
+ * ------------------------------------------------------------------------- */
+control LcfTagWay(inout lcf_headers_t hdr,
+                  inout lcf_ig_md_t md,
+                  in bit<32> prev_rv,
+                  out bit<32> rv,
+                  out slot_t slot)
+                 (bit<8> way_id, bit<32> seed)
+{
+    /* CRC-32C (Castagnoli 0x1EDC6F41), reflected as the SSE4.2 crc32
+     * instruction that C uses, init = way seed, no final xor. */
+    CRCPolynomial<bit<32>>(32w0x1EDC6F41, true, false, false, seed, 32w0) crc32c;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, crc32c) slot_hash;
+
+    Register<tag_pair_t, slot_t>(LCF_SLOTS, {0, 0}) tag;
+
+    /* Read-only lookup (first pass, and RELEASE/UNLOCK second passes). */
+    RegisterAction<tag_pair_t, slot_t, bit<32>>(tag) tag_lookup = {
+        void apply(inout tag_pair_t v, out bit<32> r) {
+            r = 0;
+            if (v.lo == md.key_lo) {
+                r = v.hi;
+            }
+        }
+    };
+
+    /* ADD, second pass: take the slot when empty (hi == 0); a slot that
+     * already holds the tag is also "placed here" (C: raced with a
+     * duplicate). Two conditions: hi == 0, lo == key_lo. */
+    RegisterAction<tag_pair_t, slot_t, bit<32>>(tag) tag_insert = {
+        void apply(inout tag_pair_t v, out bit<32> r) {
+            r = 0;
+            if (v.hi == 0) {
+                v.hi = md.key_hi;
+                v.lo = md.key_lo;
+                r = v.hi;
+            } else if (v.lo == md.key_lo) {
+                r = v.hi;
+            }
+        }
+    };
+
+    /* REMOVE, second pass, in the way of the metadata: clear when equal. */
+    RegisterAction<tag_pair_t, slot_t, bit<32>>(tag) tag_remove = {
+        void apply(inout tag_pair_t v, out bit<32> r) {
+            r = 0;
+            if (v.hi == md.key_hi && v.lo == md.key_lo) {
+                r = v.hi;
+                v.hi = 0;
+                v.lo = 0;
+            }
+        }
+    };
+
+    apply {
+        bit<32> h = slot_hash.get({
+            hdr.lcf.tag[7:0],   hdr.lcf.tag[15:8],  hdr.lcf.tag[23:16],
+            hdr.lcf.tag[31:24], hdr.lcf.tag[39:32], hdr.lcf.tag[47:40],
+            hdr.lcf.tag[55:48], hdr.lcf.tag[63:56] });
+#if LCF_SLOT_BITS == 0
+        slot = 0;
+#else
+        slot = h[31:(32 - LCF_SLOT_BITS)];
+#endif
+        rv = 0;
+        if (md.tag_op == TAG_OP_INSERT) {
+            if (md.pass2 == 1 && md.rs_ok == 1 && md.ins_done == 0) {
+                /* C lcf_stage_tag_insert(): first way in stage order. */
+                if (prev_rv == md.key_hi) {
+                    md.ins_done = 1;        /* the previous way took it */
+                } else {
+                    rv = tag_insert.execute(slot);
+                }
+            }
+        } else if (md.tag_op == TAG_OP_REMOVE && md.rs_in.way == way_id) {
+            if (md.pass2 == 1 && md.rs_ok == 1) {
+                rv = tag_remove.execute(slot);
+            }
+        } else {
+            rv = tag_lookup.execute(slot);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * LOCK + G-STATUS + COPYSET of one way, one stage. C: lcf_stage_lock(),
+ * lcf_stage_lock_release(), lcf_stage_lock_unlock(), lcf_stage_lock_clear()
+ * and the meta write of an inserted ADD.
+ *
+ * Three arrays, three stateful ALUs, each with at most 4 RegisterActions
+ * (the Tofino-1 limit) of at most 2 conditions. LOCK is 16 bits: bit 15
+ * writer, bits 0-14 readers.
+ * ------------------------------------------------------------------------- */
+control LcfLcsWay(inout lcf_headers_t hdr,
+                  inout lcf_ig_md_t md,
+                  in bit<32> tag_rv,
+                  in slot_t slot)
+                 (bit<8> way_id)
+{
+    Register<bit<16>, slot_t>(LCF_SLOTS, 0) lock;
+    Register<bit<8>,  slot_t>(LCF_SLOTS, 0) gstatus;
+    Register<bit<32>, slot_t>(LCF_SLOTS, 0) copyset;
+
+    /* Acquire: read lock lk_a = 0x7fff, lk_b = 1 (writer clear and readers
+     * < 0x7fff <=> LOCK < 0x7fff); write lock lk_a = 1, lk_b = 0x8000
+     * (LOCK == 0 <=> LOCK < 1). Returns the old LOCK: the scoreboard stage
+     * tells "taken" from it with a range match. */
+    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_acquire = {
+        void apply(inout bit<16> v, out bit<16> r) {
+            r = v;
+            if (v < md.lk_a) {
+                v = v + md.lk_b;
+            }
+        }
+    };
+    /* Release / unlock: subtract lk_a when LOCK >= lk_a. Read kind (lk_b = 0):
+     * lk_a = 1 (release) or the score (unlock), never below 0. Write kind
+     * (lk_b = 1): lk_a = 0x8000 clears the writer bit, else unchanged. */
+    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_release = {
+        void apply(inout bit<16> v, out bit<16> r) {
+            r = v;
+            if (v >= md.lk_a) {
+                v = v - md.lk_a;
+            } else if (md.lk_b == 0) {
+                v = 0;
+            }
+        }
+    };
+    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_read = {
+        void apply(inout bit<16> v, out bit<16> r) { r = v; }
+    };
+    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_zero = {
+        void apply(inout bit<16> v, out bit<16> r) { r = v; v = 0; }
+    };
+
+    RegisterAction<bit<8>, slot_t, bit<8>>(gstatus) gs_read = {
+        void apply(inout bit<8> v, out bit<8> r) { r = v; }
+    };
+    RegisterAction<bit<8>, slot_t, bit<8>>(gstatus) gs_write = {
+        void apply(inout bit<8> v, out bit<8> r) { v = hdr.lcf.gstatus; r = v; }
+    };
+    RegisterAction<bit<8>, slot_t, bit<8>>(gstatus) gs_clear = {
+        void apply(inout bit<8> v, out bit<8> r) { r = v; v = 0; }
+    };
+
+    /* pkt_cs is the packet's copyset masked with the topology's nodes
+     * (PROTOCOL.md 4.3, Interpretation). */
+    RegisterAction<bit<32>, slot_t, bit<32>>(copyset) cs_read = {
+        void apply(inout bit<32> v, out bit<32> r) { r = v; }
+    };
+    RegisterAction<bit<32>, slot_t, bit<32>>(copyset) cs_or = {
+        void apply(inout bit<32> v, out bit<32> r) { v = v | md.pkt_cs; r = v; }
+    };
+    RegisterAction<bit<32>, slot_t, bit<32>>(copyset) cs_write = {
+        void apply(inout bit<32> v, out bit<32> r) { v = md.pkt_cs; r = v; }
+    };
+    RegisterAction<bit<32>, slot_t, bit<32>>(copyset) cs_clear = {
+        void apply(inout bit<32> v, out bit<32> r) { r = v; v = 0; }
+    };
+
+    /* Every action records the hit way (C phv->hit_way). */
+    action here() {
+        md.hit = 1;
+        md.way = way_id;
+        md.aux_way = (bit<32>)way_id << 16;
+    }
+    /* C lcf_stage_lock() */
+    action a_acquire() {
+        here();
+        md.lk_old = lock_acquire.execute(slot);
+        md.blk_gs = gs_read.execute(slot);
+        md.blk_cs = cs_read.execute(slot);
+    }
+    action a_read() {
+        here();
+        md.lk_old = lock_read.execute(slot);
+        md.blk_gs = gs_read.execute(slot);
+        md.blk_cs = cs_read.execute(slot);
+    }
+    /* C lcf_stage_lock_release() */
+    action a_release() {
+        here();
+        md.lk_old = lock_release.execute(slot);
+        md.blk_gs = gs_read.execute(slot);
+        md.blk_cs = cs_read.execute(slot);
+    }
+    /* C lcf_stage_lock_unlock(), executed READ_UNLOCK */
+    action a_unlock_read() {
+        here();
+        md.lk_old = lock_release.execute(slot);
+        md.blk_gs = gs_write.execute(slot);
+        md.blk_cs = cs_or.execute(slot);
+    }
+    /* C lcf_stage_lock_unlock(), executed WRITE_UNLOCK */
+    action a_unlock_write() {
+        here();
+        md.lk_old = lock_release.execute(slot);
+        md.blk_gs = gs_write.execute(slot);
+        md.blk_cs = cs_write.execute(slot);
+    }
+    /* C pass_resubmitted(), ADD: meta = { packet copyset, gstatus, LOCK 0 }.
+     * LOCK is already 0 in an empty slot (REMOVE and power-on clear it). */
+    action a_install() {
+        here();
+        md.placed = 1;
+        md.blk_gs = gs_write.execute(slot);
+        md.blk_cs = cs_write.execute(slot);
+    }
+    /* C lcf_stage_lock_clear() */
+    action a_clear() {
+        here();
+        md.lk_old = lock_zero.execute(slot);
+        md.blk_gs = gs_clear.execute(slot);
+        md.blk_cs = cs_clear.execute(slot);
+    }
+    action a_none() { here(); }
+
+    table lcs {
+        key = {
+            md.lcs_op : exact;
+            md.lu_exec : exact;
+        }
+        actions = { a_acquire; a_read; a_release; a_unlock_read;
+                    a_unlock_write; a_install; a_clear; a_none; }
+        const default_action = a_none();
+        const entries = {
+            (LCS_OP_ACQUIRE, 0)  : a_acquire();
+            (LCS_OP_READ, 0)     : a_read();
+            (LCS_OP_RELEASE, 0)  : a_release();
+            (LCS_OP_UNLOCK_R, 1) : a_unlock_read();
+            (LCS_OP_UNLOCK_R, 0) : a_read();        /* duplicate unlock */
+            (LCS_OP_UNLOCK_W, 1) : a_unlock_write();
+            (LCS_OP_UNLOCK_W, 0) : a_read();        /* duplicate unlock */
+            (LCS_OP_INSTALL, 0)  : a_install();
+            (LCS_OP_CLEAR, 0)    : a_clear();
+        }
+        size = 16;
+    }
+
+    apply {
+        /* The first way that has the tag (C: hit_way = first hit). */
+        if (md.drop == 0 && md.l2 == 0 && md.hit == 0 && tag_rv == md.key_hi) {
+            if (md.pass2 == 1 && md.tag_op != TAG_OP_INSERT &&
+                md.rs_in.way != way_id) {
+                /* C: hit_way != way -> bad_resubmit_metadata */
+                md.hit = 1;
+                md.bad_way = 1;
+            } else {
+                lcs.apply();
+            }
+        }
+    }
+}
+
+#endif /* _LCF_WAYS_P4_ */

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Test of topo_to_bfrt.py: generate the bfrt_python set-up for
+# topo/demo4.json (or an inline 2-node topology when it is absent), run the
+# generated script against a recording stand-in for bfrt_python's `bfrt`
+# object, and check every table entry, multicast group and mirror session
+# it would create. Also: a --port-map is applied, and bad topologies are
+# refused. Prints "N passed, N failed"; exit 0 when all pass.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+gen="$here/topo_to_bfrt.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+topo="$root/topo/demo4.json"
+if [ ! -f "$topo" ]; then
+    topo="$tmp/inline.json"
+    cat > "$topo" <<'EOF'
+{
+  "lcf_port": 7340,
+  "block_size": 4096,
+  "switch": { "mac": "02:00:00:00:00:fe", "ip": "10.0.0.254",
+              "profile": "tofino", "ways": 10, "slots_per_way": 37500 },
+  "nodes": [ { "id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0 },
+             { "id": 1, "mac": "02:00:00:00:00:02", "ip": "10.0.0.2", "port": 1 } ],
+  "shadow": 1
+}
+EOF
+fi
+
+python3 - "$gen" "$topo" "$tmp" <<'PYEOF'
+import json, subprocess, sys
+
+gen, topo_path, tmp = sys.argv[1:4]
+passed = failed = 0
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+        print("ok   " + what)
+    else:
+        failed += 1
+        print("FAIL " + what)
+
+class Rec:
+    """Stands in for bfrt_python: every attribute chain is a table path,
+    every call is recorded as (path, method, kwargs)."""
+    def __init__(self, log, path=""):
+        self._log, self._path = log, path
+    def __getattr__(self, name):
+        return Rec(self._log, self._path + "." + name if self._path else name)
+    def __call__(self, *args, **kw):
+        tbl, _, meth = self._path.rpartition(".")
+        self._log.append((tbl, meth, args, kw))
+        return self
+
+def run(port_map=None, topo=topo_path):
+    cmd = [sys.executable, gen, topo, "-o", tmp + "/out.py"]
+    if port_map:
+        cmd += ["--port-map", port_map]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return p, None
+    log = []
+    code = open(tmp + "/out.py").read()
+    exec(compile(code, "generated", "exec"), {"bfrt": Rec(log), "print": lambda *a: None})
+    return p, log
+
+topo = json.load(open(topo_path))
+nodes = sorted(topo["nodes"], key=lambda n: n["id"])
+ids = [n["id"] for n in nodes]
+threads = topo.get("threads_per_node", 16)
+shadow = topo.get("shadow", -1)
+bs = topo.get("block_size", 4096)
+shift = 48 - (bs.bit_length() - 1)
+def mac(s): return int(s.replace(":", ""), 16)
+def ip(s):
+    a = [int(x) for x in s.split(".")]
+    return a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3]
+
+for pm, devof in ((None, {n["id"]: n["port"] for n in nodes}),
+                  (",".join("%d:%d" % (n["port"], 128 + 8 * n["port"]) for n in nodes),
+                   {n["id"]: 128 + 8 * n["port"] for n in nodes})):
+    tag = "port-map %s" % (pm or "identity")
+    p, log = run(pm)
+    check(p.returncode == 0 and log is not None, "%s: generator runs, script executes" % tag)
+    if log is None:
+        print(p.stderr)
+        continue
+    def calls(tbl, meth):
+        return [kw for t, m, a, kw in log if t.endswith(tbl) and m == meth]
+    check(calls("lcf_port_vs", "add") == [{"f1": topo.get("lcf_port", 7340), "f1_mask": 0xffff}],
+          "%s: LCF port value set" % tag)
+    sw = calls("prepare.switch_cfg", "set_default_with_set_switch")
+    nm = sum(1 << i for i in ids)
+    check(sw == [{"mac": mac(topo["switch"]["mac"]), "ip": ip(topo["switch"]["ip"]),
+                  "node_mask": nm, "has_shadow": 1 if shadow >= 0 else 0}],
+          "%s: switch MAC/IP, node mask 0x%x, shadow flag" % (tag, nm))
+    check(sorted((k["node"], k["node_bit"]) for k in calls("prepare.node_tbl", "add_with_node_exists"))
+          == [(i, 1 << i) for i in ids], "%s: node_tbl has every node" % tag)
+    check(sorted((k["node"], k["ingress_port"]) for k in calls("prepare.node_port_tbl", "add_with_port_matches"))
+          == sorted((i, devof[i]) for i in ids), "%s: node_port_tbl maps node -> dev_port" % tag)
+    rq = calls("prepare.requester_tbl", "add_with_set_requester")
+    want = sorted((i, t, p_, i * threads + t, 2 * (i * threads + t) + p_)
+                  for i in ids for t in range(threads) for p_ in (0, 1))
+    check(sorted((k["node"], k["thread"], k["seq_parity"], k["req"], k["sb_idx"]) for k in rq) == want,
+          "%s: requester_tbl has %d entries, r = node*%d+thread" % (tag, len(want), threads))
+    hm = calls("prepare.home_tbl", "add_with_set_home")
+    mask = ((1 << 64) - 1) & ~((1 << shift) - 1)
+    check(sorted((k["tag"], k["tag_mask"], k["home"], k["port"]) for k in hm)
+          == sorted((i << shift, mask, i, devof[i]) for i in ids),
+          "%s: home_tbl matches tag >> %d" % (tag, shift))
+    en = calls("eg_node", "add_with_node_addr")
+    check(sorted((k["node"], k["mac"], k["ip"], k["n_bit"]) for k in en)
+          == sorted((n["id"], mac(n["mac"]), ip(n["ip"]), 1 << n["id"]) for n in nodes),
+          "%s: egress node addresses" % tag)
+    check(sorted((k["dst_mac"], k["port"]) for k in calls("l2.dmac", "add_with_l2_forward"))
+          == sorted((mac(n["mac"]), devof[n["id"]]) for n in nodes), "%s: L2 dmac entries" % tag)
+    pre = calls("pre.node", "entry")
+    l1 = {k["MULTICAST_NODE_ID"]: k for k in pre}
+    mg = {k["MGID"]: k for k in calls("pre.mgid", "entry")}
+    ok = 1 in mg and all(l1[x]["DEV_PORT"] == [devof[l1[x]["MULTICAST_RID"]]]
+                         for x in mg[1]["MULTICAST_NODE_ID"]) and \
+        sorted(l1[x]["MULTICAST_RID"] for x in mg[1]["MULTICAST_NODE_ID"]) == ids
+    check(ok, "%s: copyset multicast group 1: one L1 node per node, rid = node id" % tag)
+    ok = 2 in mg and len(mg[2]["MULTICAST_NODE_ID"]) == 1 and \
+        sorted(l1[mg[2]["MULTICAST_NODE_ID"][0]]["DEV_PORT"]) == sorted(devof.values())
+    check(ok, "%s: L2 flood group 2 covers every node port" % tag)
+    mi = calls("mirror.cfg", "entry_with_normal")
+    if shadow >= 0:
+        check(len(mi) == 1 and mi[0]["ucast_egress_port"] == devof[shadow]
+              and mi[0]["direction"] == "EGRESS",
+              "%s: mirror session to the shadow node %d" % (tag, shadow))
+        check(calls("shadow_cfg", "set_default_with_set_shadow") == [{"node": shadow, "sid": mi[0]["sid"]}],
+              "%s: egress knows the shadow node and its session" % tag)
+    ow = calls("pick.pick_owner", "add_with_set_owner")
+    # owner = lowest set bit: evaluate the entries on every single-node and two-node copyset
+    def first(entries, key):
+        best = None
+        for e in entries:
+            if all((key[k] & e[k + "_mask"]) == (e[k] & e[k + "_mask"]) if k + "_mask" in e
+                   else key[k] == e[k] for k in key):
+                if best is None or e["MATCH_PRIORITY"] < best["MATCH_PRIORITY"]:
+                    best = e
+        return best
+    ok = all(first(ow, {"copyset": (1 << a) | (1 << b)})["node"] == min(a, b)
+             for a in ids for b in ids)
+    check(ok, "%s: pick_owner gives the lowest copyset node (C ctz)" % tag)
+    pv = calls("pick.pick_provider", "add_with_set_provider")
+    ok = len(pv) == 32 * len(ids)
+    for a in ids:
+        for b in ids:
+            cs = (1 << a) | (1 << b)
+            got = set(first([e for e in pv if e["rnd"] == r], {"copyset": cs})["node"]
+                      for r in range(32))
+            ok = ok and got <= {a, b} and (len(got) == 2 or a == b or len(ids) < 2)
+    check(ok, "%s: pick_provider: %d entries, always a copyset node, both of two chosen"
+          % (tag, 32 * len(ids)))
+    ports_ok = all(e["port"] == devof[e["node"]] for e in pv + ow)
+    check(ports_ok, "%s: provider/owner entries carry the node's dev_port" % tag)
+
+# refusals
+bad = {
+    "node id 40": {"switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254"},
+                   "nodes": [{"id": 40, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
+    "shadow not a node": {"switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254"},
+                          "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}],
+                          "shadow": 5},
+    "bad MAC": {"switch": {"mac": "02:zz:00:00:00:fe", "ip": "10.0.0.254"},
+                "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
+    "too many threads": {"threads_per_node": 64,
+                         "switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254"},
+                         "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
+}
+for what, doc in bad.items():
+    path = tmp + "/bad.json"
+    json.dump(doc, open(path, "w"))
+    p = subprocess.run([sys.executable, gen, path], capture_output=True, text=True)
+    check(p.returncode != 0 and p.stderr.startswith("topo_to_bfrt: "),
+          "refuses a topology with %s (%s)" % (what, p.stderr.strip()))
+
+# the register reset script clears every register array of every way
+p = subprocess.run([sys.executable, gen, topo_path, "--reset", "--ways", "3"],
+                   capture_output=True, text=True)
+log = []
+if p.returncode == 0:
+    exec(compile(p.stdout, "reset", "exec"), {"bfrt": Rec(log)})
+cleared = sorted(t for t, m, a, kw in log if m == "clear")
+want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
+              ["lcf.pipe.LcfIngress.lcs%d.%s" % (w, r) for w in range(3)
+               for r in ("lock", "gstatus", "copyset")] +
+              ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
+               "lcf.pipe.LcfIngress.scoreboard.scoreboard"])
+check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET of 3 ways, "
+      "LAST-UNLOCK and SCOREBOARD")
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
+PYEOF

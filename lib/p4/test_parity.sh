@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Parity test between the C pipeline and the Tofino P4 program.
+#
+#  1. check_parity.py must pass on the tree as it is;
+#  2. it must FAIL (exit 1) on each deliberate drift below, made on a copy of
+#     the sources in a temporary directory (the tree is never touched);
+#  3. the P4 sources must survive the C preprocessor for every supported
+#     LCF_WAYS / LCF_SLOT_BITS (balanced braces, no #error). This is not a P4
+#     compile: there is no Tofino compiler here (docs/TOFINO.md).
+#
+# Exit 0 when every expectation holds. Prints "N passed, N failed".
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+checker="$here/check_parity.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass=0
+fail=0
+ok()  { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
+       lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
+       lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4
+       lib/wire/lcf_wire.h lib/wire/lcf_wire.c
+       lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
+       docs/PROTOCOL.md"
+
+# ---- 1. the real tree -------------------------------------------------------
+if python3 "$checker" --root "$root"; then
+    ok "check_parity.py passes on the tree"
+else
+    bad "check_parity.py fails on the tree (see above)"
+fi
+
+# ---- 2. deliberate drifts ---------------------------------------------------
+n=0
+# drift NAME FILE SED-EXPRESSION: copy the sources, apply the edit, expect 1.
+drift() {
+    local name=$1 file=$2 expr=$3 dir out rc
+    n=$((n + 1))
+    dir="$tmp/case$n"
+    for f in $files; do
+        mkdir -p "$dir/$(dirname "$f")"
+        cp "$root/$f" "$dir/$f"
+    done
+    sed -i -e "$expr" "$dir/$file"
+    if cmp -s "$root/$file" "$dir/$file"; then
+        bad "drift '$name': the edit did not apply to $file (test out of date)"
+        return
+    fi
+    out=$(python3 "$checker" --root "$dir" -q 2>&1)
+    rc=$?
+    if [ "$rc" -eq 1 ]; then
+        ok "drift '$name' ($file) is caught:"
+        echo "$out" | grep -E "FAIL|^ {9}" | head -4 | sed 's/^/       /'
+    else
+        bad "drift '$name' ($file): checker exit $rc, expected 1"
+        echo "$out" | sed 's/^/       /'
+    fi
+}
+
+# a positive control: an identical copy passes
+n=$((n + 1))
+mkdir -p "$tmp/case$n"
+for f in $files; do
+    mkdir -p "$tmp/case$n/$(dirname "$f")"
+    cp "$root/$f" "$tmp/case$n/$f"
+done
+if python3 "$checker" --root "$tmp/case$n" -q >/dev/null; then
+    ok "an unmodified copy passes"
+else
+    bad "an unmodified copy fails"
+fi
+
+drift "P4 field width: node 16 -> 8 bits" lib/p4/lcf_headers.p4 \
+    's/^    bit<16> node;/    bit<8>  node;/'
+drift "P4 field offset: seq and copyset swapped" lib/p4/lcf_headers.p4 \
+    '/^    bit<32> seq;/{N;s/\(bit<32> seq;\)\n\(.*bit<32> copyset;\)/    bit<32> copyset;\n    bit<32> seq;/}'
+drift "C field width: seq 32 -> 64 bits" lib/wire/lcf_wire.h \
+    '0,/uint32_t seq;/s//uint64_t seq;/'
+drift "C field name: seq -> sequence" lib/wire/lcf_wire.h \
+    '0,/uint32_t seq;/s//uint32_t sequence;/'
+drift "C field offset: padding byte before node" lib/wire/lcf_wire.h \
+    '0,/uint16_t node;/s//uint8_t pad;\n\tuint16_t node;/'
+drift "P4 constant: WRITE_SHARED 0x03 -> 0x13" lib/p4/lcf_headers.p4 \
+    's/LCF_T_WRITE_SHARED       = 0x03;/LCF_T_WRITE_SHARED       = 0x13;/'
+drift "C constant: flag FAIL 0x04 -> 0x08" lib/wire/lcf_wire.h \
+    's/#define LCF_F_FAIL 0x04/#define LCF_F_FAIL 0x08/'
+drift "C constant: gstatus MODIFIED 2 -> 3" lib/wire/lcf_wire.h \
+    's/LCF_GS_MODIFIED = 2,/LCF_GS_MODIFIED = 3,/'
+drift "P4 constant: default LCF port 7340 -> 7341" lib/p4/lcf_headers.p4 \
+    's/LCF_DEFAULT_PORT = 7340;/LCF_DEFAULT_PORT = 7341;/'
+drift "C drop reason renamed" lib/wire/lcf_wire.h \
+    's/"bad_gstatus"/"bad_global_status"/'
+drift "C action counter inserted" lib/lcf/lcf_pipeline.h \
+    's/X(DROP,              "drop")/X(NEW_THING, "new_thing") X(DROP, "drop")/'
+drift "C check table: EVICT_SHARED needs MODIFIED" lib/lcf/lcf_pipeline.h \
+    's/X(EVICT_SHARED,   IN,     SHARED)/X(EVICT_SHARED,   IN,     MODIFIED)/'
+drift "P4 forward table: READ_MISS/Shared to the owner" lib/p4/lcf_decide.p4 \
+    's/LCF_GS_SHARED, _, _) : fwd_provider();/LCF_GS_SHARED, _, _) : fwd_owner();/'
+drift "PROTOCOL.md Table 3 counter" docs/PROTOCOL.md \
+    's/| `forward_data_provider_shared` |/| `forward_owner_modified` |/'
+drift "P4 resubmit layout: way and lock_kind swapped" lib/p4/lcf_headers.p4 \
+    '/^    bit<8>  way;/{N;s/\(.*way;\)\n\(.*lock_kind;\)/\2\n\1/}'
+drift "C resubmit layout: score at byte 5" lib/lcf/lcf_pipeline.c \
+    's/(uint64_t)score << 32/(uint64_t)score << 40/'
+drift "P4 way seed 3" lib/p4/lcf_headers.p4 \
+    's/LCF_WAY_SEED_3 = 0x78dde6e4;/LCF_WAY_SEED_3 = 0x78dde6e5;/'
+drift "P4 drop rule order: gstatus before flags" lib/p4/lcf_validate.p4 \
+    's/v_drop(LCF_DROP_BAD_FLAGS)/v_drop(LCF_DROP_TMP)/; s/v_drop(LCF_DROP_BAD_GSTATUS)/v_drop(LCF_DROP_BAD_FLAGS)/; s/v_drop(LCF_DROP_TMP)/v_drop(LCF_DROP_BAD_GSTATUS)/'
+
+# ---- 3. preprocessor sanity of every configuration --------------------------
+if command -v cpp >/dev/null 2>&1; then
+    stub="$tmp/stub"
+    mkdir -p "$stub"
+    : > "$stub/core.p4"
+    : > "$stub/tna.p4"
+    cfg_ok=1
+    for ways in 1 2 3 4 5 6 7; do
+        for bits in 0 3 15; do
+            out=$(cpp -P -nostdinc -I "$stub" -I "$here" -DLCF_WAYS=$ways \
+                  -DLCF_SLOT_BITS=$bits "$here/lcf.p4" 2>&1) || {
+                bad "cpp LCF_WAYS=$ways LCF_SLOT_BITS=$bits: $out"
+                cfg_ok=0
+                continue
+            }
+            opens=$(printf '%s' "$out" | tr -cd '{' | wc -c)
+            closes=$(printf '%s' "$out" | tr -cd '}' | wc -c)
+            popen=$(printf '%s' "$out" | tr -cd '(' | wc -c)
+            pclose=$(printf '%s' "$out" | tr -cd ')' | wc -c)
+            nlcs=$(printf '%s' "$out" | grep -Ec 'lcs[0-9]+\.apply')
+            if [ "$opens" != "$closes" ] || [ "$popen" != "$pclose" ] ||
+               [ "$nlcs" != "$ways" ]; then
+                bad "cpp LCF_WAYS=$ways LCF_SLOT_BITS=$bits: braces $opens/$closes, parens $popen/$pclose, $nlcs LOCK stages"
+                cfg_ok=0
+            fi
+        done
+    done
+    if out=$(cpp -P -nostdinc -I "$stub" -I "$here" -DLCF_WAYS=8 "$here/lcf.p4" 2>&1); then
+        bad "cpp accepts LCF_WAYS=8 (more than Tofino-1's stages hold)"
+        cfg_ok=0
+    fi
+    [ "$cfg_ok" = 1 ] && ok "P4 sources preprocess for LCF_WAYS 1..7 x LCF_SLOT_BITS 0,3,15; LCF_WAYS=8 refused"
+else
+    echo "skip preprocessor sanity: no cpp"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
