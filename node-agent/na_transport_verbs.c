@@ -45,13 +45,13 @@
 #include <infiniband/verbs.h>
 
 #include "lcf_wire.h"
+#include "na_msg.h"
 #include "na_transport.h"
 #include "topo.h"
 
 /*
- * Node-to-node types for the RC connection exchange. node-agent's message
- * table (na_msg.h) may define them; otherwise we take the top of the range,
- * which docs/VERBS.md reserves for this transport.
+ * Node-to-node types for the RC connection exchange, reserved for this
+ * transport in na_msg.h (the fallbacks only matter if that ever changes).
  */
 #ifndef NA_MSG_VERBS_CONNECT_REQ
 #define NA_MSG_VERBS_CONNECT_REQ 0x7e
@@ -272,6 +272,7 @@ vb_send_frame(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	struct vb_state *s = vb_of(tp);
 	const struct topo_node *me = topo_node_by_id(tp->topo, tp->self);
 	const struct topo_node *to = topo_node_by_id(tp->topo, dst);
+	const struct lcf_addr *dst_addr;
 	struct ibv_send_wr wr, *bad;
 	struct ibv_sge sge;
 	uint32_t idx;
@@ -280,11 +281,20 @@ vb_send_frame(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 
 	if (!me || !to)
 		return -EINVAL;
+	/*
+	 * A pipeline request to our own home node is addressed to the switch
+	 * (as the UDP transport does): the switch processes it whatever its
+	 * destination and sends the result back to us, while a frame to our
+	 * own MAC could be looped back inside the NIC without reaching it.
+	 */
+	dst_addr = &to->addr;
+	if (dst == tp->self && lcf_type_is_pipeline(msg->type))
+		dst_addr = &tp->topo->sw.addr;
 	rc = vb_get_tx(s, &idx);
 	if (rc)
 		return rc;
 	buf = s->tx + (size_t)idx * VB_BUF_SIZE;
-	len = lcf_frame_build(buf, VB_BUF_SIZE, &me->addr, &to->addr,
+	len = lcf_frame_build(buf, VB_BUF_SIZE, &me->addr, dst_addr,
 			      tp->topo->lcf_port, msg, payload, payload_len);
 	if (len < 0) {
 		s->free_tx[s->n_free_tx++] = idx;
@@ -983,9 +993,10 @@ vb_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 
 	/*
 	 * To ourselves. Pipeline requests must cross the switch even when we
-	 * are the home node, so they go on the wire; a node-to-node message to
-	 * ourselves would not come back from an L2 switch (no hairpin), so it
-	 * is looped back here, as the kernel does for the UDP transport.
+	 * are the home node, so they go on the wire (to the switch's address,
+	 * see vb_send_frame); any other message to ourselves would not come
+	 * back from an L2 switch (no hairpin), so it is looped back here, as
+	 * the kernel does for the UDP transport.
 	 */
 	if (dst == tp->self && !lcf_type_is_pipeline(msg->type)) {
 		struct vb_loop_msg *l;

@@ -11,6 +11,7 @@
 #   cluster.sh up TOPO [--swswitch PATH] [--pmd af_packet|af_xdp] [--force]
 #                      [--lcores L] [--eal "EAL ARGS"] [--sw-args "ARGS"]
 #                      [--no-static-arp] [--no-wait]
+#                      ($SWCL_LCORES: default for --lcores, 0)
 #   cluster.sh down
 #   cluster.sh status
 #   cluster.sh exec NODE CMD...
@@ -85,7 +86,12 @@ EOF
 
 # ---- teardown ---------------------------------------------------------------
 
-pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+# Alive and not a zombie (a killed swswitch whose parent is gone may linger
+# as one until init reaps it).
+pid_alive() {
+	[ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null &&
+		[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
 
 # Is $1 a swswitch process (so we never signal a recycled pid)?
 is_swswitch_pid() {
@@ -192,7 +198,7 @@ healthy() {  # healthy TOPO -> 0 when the running cluster is of TOPO and alive
 }
 
 do_up() {
-	local topo="" swbin="" pmd=af_packet force=0 lcores=0 eal="" swargs=""
+	local topo="" swbin="" pmd=af_packet force=0 lcores=${SWCL_LCORES:-0} eal="" swargs=""
 	local static_arp=1 wait=1 bridge=0
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -248,6 +254,13 @@ do_up() {
 		sysctl_ns "$ns" net.ipv6.conf.all.disable_ipv6=1
 		sysctl_ns "$ns" net.ipv6.conf.default.disable_ipv6=1
 		sysctl_ns "$ns" net.ipv6.conf.eth0.disable_ipv6=1
+		# A request to the node's own home block crosses the switch and
+		# comes back with the node's own source IP; without accept_local
+		# the kernel drops it as a martian.
+		sysctl_ns "$ns" net.ipv4.conf.all.accept_local=1
+		sysctl_ns "$ns" net.ipv4.conf.eth0.accept_local=1
+		sysctl_ns "$ns" net.ipv4.conf.all.rp_filter=0
+		sysctl_ns "$ns" net.ipv4.conf.eth0.rp_filter=0
 		ip -n "$ns" link set eth0 address "$mac"
 		ip -n "$ns" addr add "$ip/24" dev eth0
 		ip -n "$ns" link set lo up
@@ -346,7 +359,7 @@ do_up() {
 wait_ready() {
 	local nodes=$1 first ip ok pid
 	first=$(echo "$nodes" | head -1 | awk '{print $1}')
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 300); do
 		if [ ! -f "$RUN_DIR/bridge" ]; then
 			pid=$(cat "$RUN_DIR/swswitch.pid")
 			pid_alive "$pid" || { log "swswitch exited during start-up"; return 1; }
@@ -360,7 +373,7 @@ wait_ready() {
 		fi
 		sleep 0.2
 	done
-	log "nodes cannot reach each other through the switch after 20 s"
+	log "nodes cannot reach each other through the switch after 60 s"
 	return 1
 }
 

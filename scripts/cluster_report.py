@@ -73,10 +73,13 @@ def node_summary(path, duration):
     extra = {}
     for label, names in (("reads", ["reads", "read_ops"]),
                          ("writes", ["writes", "write_ops"]),
+                         ("incrs", ["incrs"]),
+                         ("errors", ["errors"]),
                          ("hits", ["cache_hits", "hits"]),
                          ("misses", ["cache_misses", "misses"]),
-                         ("retries", ["retries", "nacks", "nacks_received"]),
-                         ("retransmits", ["retransmits", "retransmissions"])):
+                         ("nacks", ["nacks", "nacks_received"]),
+                         ("retransmits", ["retransmits", "retransmissions"]),
+                         ("sent/op", ["packets_sent_per_op"])):
         k, v = pick(flat, names)
         if k is not None:
             extra[label] = v

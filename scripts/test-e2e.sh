@@ -17,6 +17,7 @@
 #                            [--build-dir DIR] [--topo FILE] [--pmd P]
 #                            [--only home|switch] [--keep DIR]
 set -euo pipefail
+shopt -s nullglob
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -117,19 +118,36 @@ run_phase() {
 			>"$dir/na-$n.out" 2>"$dir/na-$n.log" &
 		pids[$n]=$!
 	done
-	limit=$((duration + 45))
-	for n in $nodes; do
-		local waited=0
-		while kill -0 "${pids[$n]}" 2>/dev/null && [ $waited -lt $((limit * 10)) ]; do
-			sleep 0.1; waited=$((waited + 1))
+	# One deadline for all nodes: duration + start-up, linger and exit.
+	limit=$((duration + 25))
+	local deadline=$(($(date +%s) + limit)) alive
+	while :; do
+		alive=0
+		for n in $nodes; do kill -0 "${pids[$n]}" 2>/dev/null && alive=1; done
+		[ $alive = 0 ] && break
+		[ "$(date +%s)" -ge $deadline ] && break
+		sleep 0.2
+	done
+	if [ $alive = 1 ]; then
+		# Stuck: SIGINT (node-agent stops its workload, writes its
+		# history and stats), then SIGKILL.
+		for n in $nodes; do
+			if kill -0 "${pids[$n]}" 2>/dev/null; then
+				fail "$name: node $n did not finish within ${limit}s"
+				kill -INT "${pids[$n]}" 2>/dev/null || true
+				ok=0
+			fi
 		done
-		if kill -0 "${pids[$n]}" 2>/dev/null; then
-			fail "$name: node $n did not finish within ${limit}s"
-			kill -INT "${pids[$n]}" 2>/dev/null || true; sleep 2
-			kill -KILL "${pids[$n]}" 2>/dev/null || true
-			ok=0
-		fi
-		rc=0; wait "${pids[$n]}" || rc=$?
+		for _ in $(seq 1 50); do
+			alive=0
+			for n in $nodes; do kill -0 "${pids[$n]}" 2>/dev/null && alive=1; done
+			[ $alive = 0 ] && break
+			sleep 0.2
+		done
+		for n in $nodes; do kill -KILL "${pids[$n]}" 2>/dev/null || true; done
+	fi
+	for n in $nodes; do
+		rc=0; wait "${pids[$n]}" 2>/dev/null || rc=$?
 		if [ $rc != 0 ]; then
 			fail "$name: node $n exited with status $rc"; tail -10 "$dir/na-$n.log"
 			ok=0

@@ -119,14 +119,18 @@ def load(paths):
     ops, finals = [], []
     for path in paths:
         with open(path, encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                line = line.strip()
+            for lineno, raw in enumerate(f, 1):
+                line = raw.strip()
                 if not line:
                     continue
                 where = "%s:%d" % (path, lineno)
                 try:
                     rec = json.loads(line)
                 except ValueError as e:
+                    if not raw.endswith("\n"):
+                        raise BadInput("%s: truncated last line (was the "
+                                       "node killed before it closed its "
+                                       "history?)" % where)
                     raise BadInput("%s: not JSON: %s" % (where, e))
                 if not isinstance(rec, dict):
                     raise BadInput("%s: not a JSON object" % where)

@@ -98,6 +98,27 @@ class Registers(Base):
                                                    node=1)],
                         "value_never_written")
 
+    def test_new_old_inversion_must_fail(self):
+        # w2 is in progress; r1 sees its value, a later r2 sees the old one
+        self.assertFail([op("write", 1, 0, 10), op("write", 2, 20, 100,
+                                                   node=1),
+                         op("read", 2, 30, 40, node=2),
+                         op("read", 1, 50, 60, node=3)], "not_linearizable")
+
+    def test_concurrent_reads_may_disagree(self):
+        # two overlapping reads during the write may see old and new
+        self.assertPass([op("write", 1, 0, 10), op("write", 2, 20, 100,
+                                                   node=1),
+                         op("read", 2, 30, 60, node=2),
+                         op("read", 1, 40, 50, node=3)])
+
+    def test_two_observed_values_overlap_must_fail(self):
+        # value 1 is read after value 2 was read, and value 2 again after it
+        self.assertFail([op("write", 1, 0, 10), op("write", 2, 5, 15, node=1),
+                         op("read", 2, 20, 25, node=2),
+                         op("read", 1, 30, 35, node=3),
+                         op("read", 2, 40, 45, node=2)], "not_linearizable")
+
     def test_read_from_future_must_fail(self):
         self.assertFail([op("read", 3, 0, 10), op("write", 3, 20, 30,
                                                   node=1)], "from_future")
