@@ -24,17 +24,29 @@ egress_flush(struct sw_lcore *lc)
 
 	for (p = 0; p < sw_app.n_ports; p++)
 		lc->port[p].tx += rte_eth_tx_buffer_flush(sw_app.ports[p].port_id,
-							  0, lc->tx_buf[p]);
+							  (uint16_t)lc->index,
+							  lc->tx_buf[p]);
 }
 
-/* The header of the copy for node `n`: the result's header addressed to n. */
-static inline void
-egress_copy_msg(const struct lcf_result *res, uint16_t n, struct lcf_msg *msg)
+/*
+ * Copies to make: bit n is a copy to node n, bit 32 + n a mirror copy to node
+ * n. A node can get both (a home agent that is also the shadow node gets its
+ * MIGRATE_ACK and the mirror), as from a Tofino's mirror session.
+ */
+#define EGRESS_MIRROR_SHIFT 32
+
+/* The header of copy `bit`: the result's header addressed to its node. */
+static inline uint16_t
+egress_copy_msg(const struct lcf_result *res, unsigned int bit,
+		struct lcf_msg *msg)
 {
+	uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
+
 	*msg = res->out;
 	msg->dst_node = n;
-	if (n == res->provider)
+	if (n == res->provider && bit < EGRESS_MIRROR_SHIFT)
 		msg->flags |= LCF_F_DATA_PROVIDER;
+	return n;
 }
 
 static struct rte_mbuf *
@@ -74,15 +86,18 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 {
 	const struct topo *t = &sw_app.topo;
 	const struct lcf_addr *src = res->from_switch ? &t->sw.addr : NULL;
-	uint32_t dests = res->to_nodes | res->mirror_nodes;
+	uint64_t dests = res->to_nodes |
+			 (uint64_t)res->mirror_nodes << EGRESS_MIRROR_SHIFT;
+	const uint64_t nodes = t->node_mask |
+			       (uint64_t)t->node_mask << EGRESS_MIRROR_SHIFT;
 	const uint16_t hdr_len = view->lcf_off + LCF_HDR_LEN;
 	const struct topo_node *node;
 	struct lcf_msg msg;
 
-	if (unlikely(dests & ~t->node_mask)) {
+	if (unlikely(dests & ~nodes)) {
 		/* The pipeline validated the topology; this would be its bug. */
 		lc->egress.no_destination++;
-		dests &= t->node_mask;
+		dests &= nodes;
 	}
 	if (unlikely(dests == 0)) {
 		lc->egress.no_destination++;
@@ -91,10 +106,9 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	}
 
 	if ((dests & (dests - 1)) == 0) {
-		uint16_t n = (uint16_t)rte_bsf32(dests);
+		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), &msg);
 
 		node = topo_node_by_id(t, n);
-		egress_copy_msg(res, n, &msg);
 		lcf_frame_rewrite(rte_pktmbuf_mtod(m, uint8_t *), view, &msg,
 				  &node->addr, src);
 		lc->egress.copies++;
@@ -104,7 +118,7 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 
 	lc->egress.multicast++;
 	while (dests != 0) {
-		uint16_t n = (uint16_t)rte_bsf32(dests);
+		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), &msg);
 		struct rte_mbuf *c;
 
 		dests &= dests - 1;
@@ -120,7 +134,6 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 			lc->egress.nombuf++;
 			continue;
 		}
-		egress_copy_msg(res, n, &msg);
 		lcf_frame_rewrite(rte_pktmbuf_mtod(c, uint8_t *), view, &msg,
 				  &node->addr, src);
 		lc->egress.copies++;
