@@ -20,7 +20,9 @@
 static inline void
 egress_tx(struct sw_lcore *lc, uint16_t tport, struct rte_mbuf *m)
 {
-	lc->port[tport].tx += rte_eth_tx_buffer(sw_app.ports[tport].port_id, 0,
+	/* Tx queue = worker index: each worker has its own on every port. */
+	lc->port[tport].tx += rte_eth_tx_buffer(sw_app.ports[tport].port_id,
+						(uint16_t)lc->index,
 						lc->tx_buf[tport], m);
 }
 

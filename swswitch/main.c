@@ -33,6 +33,10 @@
 #include "stats.h"
 #include "swswitch.h"
 
+/* Worker lcores, resolved from --workers before the ports are configured
+ * (each port gets one tx queue per worker). */
+static unsigned int sw_n_workers = 1;
+
 /* Room for Ethernet + IPv4 with options + UDP + LCF in a header mbuf. */
 #define SW_HDR_DATAROOM (RTE_PKTMBUF_HEADROOM + 128)
 
@@ -105,8 +109,12 @@ sw_pools_create(void)
 	const struct sw_opts *o = &sw_app.opts;
 	unsigned int need, n;
 
-	need = sw_app.n_ports * (o->nb_rxd + o->nb_txd + SW_MAX_PKT_BURST) +
-	       rte_lcore_count() * (SW_MAX_PKT_BURST + SW_MEMPOOL_CACHE);
+	/* Rx and tx rings per queue, one tx queue (and up to one rx queue)
+	 * per worker and port, plus the workers' dispatch rings. */
+	need = sw_app.n_ports * sw_n_workers *
+	       (o->nb_rxd + o->nb_txd + SW_MAX_PKT_BURST) +
+	       rte_lcore_count() * (SW_MAX_PKT_BURST + SW_MEMPOOL_CACHE) +
+	       (sw_n_workers > 1 ? sw_n_workers * SW_RING_SIZE : 0);
 	n = RTE_MAX(o->n_mbufs, need);
 	if (n != o->n_mbufs)
 		SW_LOG(NOTICE, "--mbufs %u raised to %u for %u port(s)",
@@ -132,6 +140,7 @@ sw_port_init(uint16_t tport)
 	struct rte_eth_link link;
 	char link_str[RTE_ETH_LINK_MAX_STR_LEN];
 	int socket = rte_eth_dev_socket_id(pid);
+	uint16_t q;
 	int ret;
 
 	if (socket < 0)
@@ -147,7 +156,31 @@ sw_port_init(uint16_t tport)
 	if (sp->chain_ok)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 
-	ret = rte_eth_dev_configure(pid, 1, 1, &conf);
+	/* Each worker sends on its own tx queue: no tx lock. A port with too
+	 * few is refused rather than shared behind a lock. */
+	if (info.max_tx_queues < sw_n_workers)
+		rte_exit(EXIT_FAILURE, "port %u (%s): --workers %u needs %u tx "
+			 "queues, the PMD offers %u (net_pcap: give tx_pcap= "
+			 "once per worker, or rx_pcap= once per worker for "
+			 "its tx_drop queues)\n", pid, sp->name, sw_n_workers,
+			 sw_n_workers, info.max_tx_queues);
+	/* A multi-queue port gets one rx queue per worker (RSS spreads the
+	 * flows; the dispatch ring re-steers by tag). A single-queue port is
+	 * polled by one worker (sw_workers_create). */
+	sp->n_rxq = 1;
+	if (sw_n_workers > 1 && info.max_rx_queues >= sw_n_workers) {
+		sp->n_rxq = (uint16_t)sw_n_workers;
+		if (info.flow_type_rss_offloads != 0) {
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+			conf.rx_adv_conf.rss_conf.rss_hf =
+				(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+				info.flow_type_rss_offloads;
+		}
+	}
+	sw_app.tport_of[pid] = tport;
+
+	ret = rte_eth_dev_configure(pid, sp->n_rxq, (uint16_t)sw_n_workers,
+				    &conf);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "port %u (%s): configure: %s\n", pid,
 			 sp->name, strerror(-ret));
@@ -158,17 +191,22 @@ sw_port_init(uint16_t tport)
 
 	rxq = info.default_rxconf;
 	rxq.offloads = conf.rxmode.offloads;
-	ret = rte_eth_rx_queue_setup(pid, 0, nb_rxd, (unsigned int)socket, &rxq,
-				     sw_app.pkt_pool);
-	if (ret < 0)
-		rte_exit(EXIT_FAILURE, "port %u: rx queue: %s\n", pid,
-			 strerror(-ret));
+	for (q = 0; q < sp->n_rxq; q++) {
+		ret = rte_eth_rx_queue_setup(pid, q, nb_rxd, (unsigned int)socket,
+					     &rxq, sw_app.pkt_pool);
+		if (ret < 0)
+			rte_exit(EXIT_FAILURE, "port %u: rx queue %u: %s\n",
+				 pid, q, strerror(-ret));
+	}
 	txq = info.default_txconf;
 	txq.offloads = conf.txmode.offloads;
-	ret = rte_eth_tx_queue_setup(pid, 0, nb_txd, (unsigned int)socket, &txq);
-	if (ret < 0)
-		rte_exit(EXIT_FAILURE, "port %u: tx queue: %s\n", pid,
-			 strerror(-ret));
+	for (q = 0; q < sw_n_workers; q++) {
+		ret = rte_eth_tx_queue_setup(pid, q, nb_txd, (unsigned int)socket,
+					     &txq);
+		if (ret < 0)
+			rte_exit(EXIT_FAILURE, "port %u: tx queue %u: %s\n",
+				 pid, q, strerror(-ret));
+	}
 
 	ret = rte_eth_dev_start(pid);
 	if (ret < 0)
@@ -187,30 +225,50 @@ sw_port_init(uint16_t tport)
 		memset(&link, 0, sizeof(link));
 	rte_eth_link_to_str(link_str, sizeof(link_str), &link);
 	SW_LOG(INFO, "port %u = %s (port id %u) " RTE_ETHER_ADDR_PRT_FMT
-	       ", %u/%u desc, %s tx, %s", tport, sp->name, pid,
-	       RTE_ETHER_ADDR_BYTES(&mac), nb_rxd, nb_txd,
-	       sp->chain_ok ? "chained" : "flat", link_str);
+	       ", %u/%u desc, %u rx/%u tx queue(s), %s tx, %s", tport, sp->name,
+	       pid, RTE_ETHER_ADDR_BYTES(&mac), nb_rxd, nb_txd, sp->n_rxq,
+	       sw_n_workers, sp->chain_ok ? "chained" : "flat", link_str);
 }
 
-/* One worker, on the main lcore. Sharding tags across lcores adds more. */
+/* --workers 0 means every EAL lcore; more workers than lcores is refused. */
 static void
-sw_workers_create(void)
+sw_workers_plan(void)
 {
-	const unsigned int lcore = rte_get_main_lcore();
+	unsigned int n = sw_app.opts.n_workers;
+
+	if (n == 0)
+		n = rte_lcore_count();
+	if (n > rte_lcore_count())
+		rte_exit(EXIT_FAILURE, "--workers %u needs %u lcores, EAL has %u "
+			 "(give them with -l, e.g. -l 0-%u)\n", n, n,
+			 rte_lcore_count(), n - 1);
+	sw_n_workers = n;
+}
+
+/*
+ * Worker `index` on `lcore`: its own pipeline with 1/n of each way's slots
+ * (rounded up), so n shards together hold the profile's capacity and
+ * register footprint whatever the lcore count (the tofino profile keeps the
+ * paper's limits).
+ */
+static void
+sw_worker_create(unsigned int index, unsigned int lcore)
+{
 	const int socket = (int)rte_lcore_to_socket_id(lcore);
 	const uint64_t age_tsc = rte_get_tsc_hz() * sw_app.opts.mac_age_s;
 	struct lcf_pipeline_config cfg;
 	struct sw_lcore *lc;
-	uint16_t p;
 
 	lc = rte_zmalloc_socket("sw_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE,
 				socket);
 	if (lc == NULL)
 		rte_exit(EXIT_FAILURE, "cannot allocate lcore state\n");
 	lc->lcore_id = lcore;
+	lc->index = index;
 
 	lcf_pipeline_config_from_topo(&sw_app.topo, &cfg);
 	cfg.seed = sw_app.opts.seed;
+	cfg.slots_per_way = (cfg.slots_per_way + sw_n_workers - 1) / sw_n_workers;
 	lc->pipe = lcf_pipeline_create(&cfg);
 	if (lc->pipe == NULL)
 		rte_exit(EXIT_FAILURE, "cannot create the LCF pipeline "
@@ -219,8 +277,16 @@ sw_workers_create(void)
 	lc->l2 = l2_create(age_tsc, socket);
 	if (lc->l2 == NULL)
 		rte_exit(EXIT_FAILURE, "cannot allocate the MAC table\n");
-	for (p = 0; p < sw_app.n_ports; p++)
-		lc->rx_port[lc->n_rx_port++] = p;
+	if (sw_n_workers > 1) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "sw_ring%u", index);
+		lc->ring = rte_ring_create(name, SW_RING_SIZE, socket,
+					   RING_F_SC_DEQ);
+		if (lc->ring == NULL)
+			rte_exit(EXIT_FAILURE, "cannot create ring %s: %s\n",
+				 name, rte_strerror(rte_errno));
+	}
 	lc->fault = fault_lcore_create(&sw_app.opts.fault, sw_app.n_workers,
 				       sw_app.topo.lcf_port, sw_app.pkt_pool,
 				       socket);
@@ -232,6 +298,41 @@ sw_workers_create(void)
 	sw_app.workers[sw_app.n_workers++] = lc;
 }
 
+/*
+ * Worker 0 on the main lcore, the others on the next EAL lcores. Rx queues:
+ * queue w of a multi-queue port goes to worker w; single-queue ports are
+ * dealt round-robin, so each queue has exactly one poller (per-source FIFO).
+ */
+static void
+sw_workers_create(void)
+{
+	unsigned int lcore = rte_get_main_lcore(), w, rr = 0;
+	uint16_t p, q;
+
+	sw_worker_create(0, lcore);
+	for (w = 1; w < sw_n_workers; w++) {
+		lcore = rte_get_next_lcore(lcore, 1, 0);
+		sw_worker_create(w, lcore);
+	}
+	for (p = 0; p < sw_app.n_ports; p++) {
+		for (q = 0; q < sw_app.ports[p].n_rxq; q++) {
+			struct sw_lcore *lc;
+
+			w = sw_app.ports[p].n_rxq == sw_n_workers ? q :
+			    rr++ % sw_n_workers;
+			lc = sw_app.workers[w];
+			lc->rxq[lc->n_rxq].tport = p;
+			lc->rxq[lc->n_rxq].queue = q;
+			lc->n_rxq++;
+		}
+	}
+	for (w = 0; w < sw_n_workers; w++)
+		SW_LOG(INFO, "worker %u: lcore %u, %u rx queue(s), %u x %u "
+		       "slots", w, sw_app.workers[w]->lcore_id,
+		       sw_app.workers[w]->n_rxq, sw_app.topo.sw.ways,
+		       lcf_pipeline_config(sw_app.workers[w]->pipe)->slots_per_way);
+}
+
 static void
 sw_workers_free(void)
 {
@@ -239,7 +340,13 @@ sw_workers_free(void)
 
 	for (w = 0; w < sw_app.n_workers; w++) {
 		struct sw_lcore *lc = sw_app.workers[w];
+		struct rte_mbuf *m = NULL;
 
+		/* Frames handed over as the workers stopped. */
+		while (lc->ring != NULL &&
+		       rte_ring_sc_dequeue(lc->ring, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(lc->ring);
 		fault_lcore_free(lc->fault);
 		egress_lcore_free(lc);
 		l2_free(lc->l2);
@@ -303,6 +410,7 @@ main(int argc, char **argv)
 	json_object_seed(0);
 
 	sw_ports_find();
+	sw_workers_plan();
 	sw_pools_create();
 	for (p = 0; p < sw_app.n_ports; p++)
 		sw_port_init(p);

@@ -24,6 +24,7 @@ enum {
 	OPTS_RXD,
 	OPTS_TXD,
 	OPTS_SEED,
+	OPTS_WORKERS,
 	OPTS_FAULT,
 	OPTS_FAULT_SEED,
 	OPTS_FAULT_DELAY,
@@ -39,6 +40,7 @@ static const struct option opts_long[] = {
 	{ "rxd",        required_argument, NULL, OPTS_RXD },
 	{ "txd",        required_argument, NULL, OPTS_TXD },
 	{ "seed",       required_argument, NULL, OPTS_SEED },
+	{ "workers",    required_argument, NULL, OPTS_WORKERS },
 	{ "fault",      required_argument, NULL, OPTS_FAULT },
 	{ "fault-seed", required_argument, NULL, OPTS_FAULT_SEED },
 	{ "fault-delay-us", required_argument, NULL, OPTS_FAULT_DELAY },
@@ -62,6 +64,9 @@ opts_usage(FILE *f, const char *prgname)
 		"  --drain-us US       tx buffer drain interval (default %u)\n"
 		"  --rxd N, --txd N    rx/tx descriptors per port (default %u/%u)\n"
 		"  --seed N            data-provider PRNG seed, N > 0 (default 1)\n"
+		"  --workers N         worker lcores, each with its shard of the tag\n"
+		"                      space (default 1; 0 = every EAL lcore; needs\n"
+		"                      N lcores in -l and N tx queues per port)\n"
 		"  --fault ACTION:TYPES:DIR:PROB\n"
 		"                      inject faults (repeatable, up to 8 rules):\n"
 		"                      ACTION drop|dup|delay, TYPES all|requests|\n"
@@ -76,7 +81,7 @@ opts_usage(FILE *f, const char *prgname)
 		"to stderr; choose their level with EAL options, e.g.\n"
 		"--log-level=swswitch,debug --log-level='pmd.net.*,notice'.\n"
 		"Telemetry: /swswitch/stats, /swswitch/block,TAG,\n"
-		"/swswitch/requester,NODE,THREAD, /swswitch/occupancy.\n",
+		"/swswitch/requester,NODE,THREAD[,TAG], /swswitch/occupancy.\n",
 		prgname, OPTS_DEFAULT_MAC_AGE_S, OPTS_DEFAULT_MBUFS,
 		OPTS_DEFAULT_DRAIN_US, OPTS_DEFAULT_RXD, OPTS_DEFAULT_TXD);
 }
@@ -132,6 +137,7 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 	o->nb_rxd = OPTS_DEFAULT_RXD;
 	o->nb_txd = OPTS_DEFAULT_TXD;
 	o->seed = 1;
+	o->n_workers = 1;
 	o->fault.seed = 1;
 	o->fault.delay_us = 1000;
 
@@ -174,6 +180,10 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 		case OPTS_SEED:
 			ret = opts_number("seed", optarg, 1, UINT32_MAX, &v);
 			o->seed = (uint32_t)v;
+			break;
+		case OPTS_WORKERS:
+			ret = opts_number("workers", optarg, 0, 128, &v);
+			o->n_workers = (uint32_t)v;
 			break;
 		case OPTS_FAULT: {
 			char err[256];

@@ -27,6 +27,7 @@ struct sw_opts {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	uint32_t seed;            /* data-provider PRNG seed */
+	uint32_t n_workers;       /* --workers; 0 = one per EAL lcore */
 	struct fault_config fault; /* --fault rules; none by default */
 };
 

@@ -25,6 +25,7 @@
 
 #include "fault.h"
 #include "l2.h"
+#include "shard.h"
 #include "stats.h"
 #include "swswitch.h"
 
@@ -209,7 +210,59 @@ stats_registers(json_t *root)
 
 	o = json_object_get(root, "pipeline");
 	stats_u64(o, "blocks", used);
-	stats_u64(o, "capacity", (uint64_t)ways * sw_app.topo.sw.slots_per_way);
+	/* Shards split each way's slots (rounded up): sum what they hold. */
+	for (w = 0, used = 0; w < sw_app.n_workers; w++)
+		used += (uint64_t)ways *
+			lcf_pipeline_config(sw_app.workers[w]->pipe)->slots_per_way;
+	stats_u64(o, "capacity", used);
+}
+
+/*
+ * Multi-lcore dispatch: totals in "dispatch", and "workerN" objects (a
+ * telemetry dict cannot hold an array of objects) with what each worker
+ * received, processed and handed over, so a benchmark can see the balance.
+ */
+static void
+stats_workers(json_t *root)
+{
+	struct sw_dispatch_stats sum = { 0 };
+	unsigned int w;
+	uint16_t p;
+	json_t *o;
+
+	for (w = 0; w < sw_app.n_workers; w++) {
+		const struct sw_lcore *lc = sw_app.workers[w];
+		uint64_t rx = 0;
+		char key[24];
+
+		for (p = 0; p < sw_app.n_ports; p++)
+			rx += lc->port[p].rx;
+		sum.sent += lc->dispatch.sent;
+		sum.received += lc->dispatch.received;
+		sum.ring_full += lc->dispatch.ring_full;
+		if (sw_app.n_workers == 1)
+			continue;
+		o = json_object();
+		stats_u64(o, "lcore", lc->lcore_id);
+		stats_u64(o, "rx_queues", lc->n_rxq);
+		stats_u64(o, "rx", rx);
+		stats_u64(o, "passes", lcf_pipeline_counters(lc->pipe)->packets);
+		stats_u64(o, "dispatched", lc->dispatch.sent);
+		stats_u64(o, "from_ring", lc->dispatch.received);
+		stats_u64(o, "ring_full", lc->dispatch.ring_full);
+		stats_u64(o, "loops", lc->dispatch.loops);
+		stats_u64(o, "idle_loops", lc->dispatch.idle_loops);
+		stats_u64(o, "backpressure", lc->dispatch.backpressure);
+		snprintf(key, sizeof(key), "worker%u", w);
+		json_object_set_new(root, key, o);
+	}
+	o = json_object();
+	stats_u64(o, "workers", sw_app.n_workers);
+	stats_u64(o, "tsc_hz", rte_get_tsc_hz());  /* cycles/packet for benches */
+	stats_u64(o, "sent", sum.sent);
+	stats_u64(o, "received", sum.received);
+	stats_u64(o, "ring_full", sum.ring_full);
+	json_object_set_new(root, "dispatch", o);
 }
 
 static void
@@ -301,6 +354,7 @@ stats_json(void)
 	stats_registers(root);
 	stats_l2_egress(root);
 	stats_faults(root);
+	stats_workers(root);
 	json_object_set_new(root, "digest",
 		json_incref(json_object_get(json_object_get(root, "pipeline"),
 					    "digest")));
@@ -440,11 +494,11 @@ stats_parse_u64(const char *s, uint64_t *v)
 	return errno != 0 || *end != '\0' ? -EINVAL : 0;
 }
 
-/* The pipeline that owns `tag`. One worker today; sharding changes this. */
+/* The pipeline that owns `tag`: the same function as the dispatcher's. */
 static const struct lcf_pipeline *
-stats_pipeline_of(uint64_t tag __rte_unused)
+stats_pipeline_of(uint64_t tag)
 {
-	return sw_app.workers[0]->pipe;
+	return sw_app.workers[sw_shard_of(tag, sw_app.n_workers)]->pipe;
 }
 
 static int
@@ -474,6 +528,7 @@ stats_tel_block(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_start_dict(d);
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, tag);
 	rte_tel_data_add_dict_string(d, "tag", buf);
+	rte_tel_data_add_dict_u64(d, "worker", sw_shard_of(tag, sw_app.n_workers));
 	rte_tel_data_add_dict_u64(d, "way", v.way);
 	rte_tel_data_add_dict_u64(d, "slot", v.slot);
 	rte_tel_data_add_dict_u64(d, "lock", v.lock);
@@ -492,8 +547,9 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 		    struct rte_tel_data *d)
 {
 	struct lcf_requester_view v;
-	uint64_t node, thread;
-	char copy[64], *comma;
+	uint64_t node, thread, tag = 0;
+	char copy[64], *comma, *comma2;
+	unsigned int shard = 0;
 	int ret = -ESRCH;
 
 	if (params == NULL || strlen(params) >= sizeof(copy))
@@ -503,15 +559,23 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 	if (comma == NULL)
 		goto usage;
 	*comma = '\0';
+	/* Optional TAG: each shard has its own SCOREBOARD/LAST-UNLOCK, and
+	 * the one that matters is the shard of the event's tag. */
+	comma2 = strchr(comma + 1, ',');
+	if (comma2 != NULL) {
+		*comma2 = '\0';
+		if (stats_parse_u64(comma2 + 1, &tag) != 0)
+			goto usage;
+		shard = sw_shard_of(tag, sw_app.n_workers);
+	}
 	if (stats_parse_u64(copy, &node) != 0 ||
 	    stats_parse_u64(comma + 1, &thread) != 0 ||
 	    node > UINT16_MAX || thread > UINT16_MAX)
 		goto usage;
 
 	rte_spinlock_lock(&stats_tel_lock);
-	/* Scoreboards are per pipeline; one worker holds them all today. */
 	if (stats_tel_live)
-		ret = lcf_pipeline_read_requester(sw_app.workers[0]->pipe,
+		ret = lcf_pipeline_read_requester(sw_app.workers[shard]->pipe,
 						  (uint16_t)node, (uint16_t)thread,
 						  &v);
 	rte_spinlock_unlock(&stats_tel_lock);
@@ -523,12 +587,13 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "node", node);
 	rte_tel_data_add_dict_u64(d, "thread", thread);
+	rte_tel_data_add_dict_u64(d, "worker", shard);
 	rte_tel_data_add_dict_u64(d, "score_even", v.score_even);
 	rte_tel_data_add_dict_u64(d, "score_odd", v.score_odd);
 	rte_tel_data_add_dict_u64(d, "last_unlock", v.last_unlock);
 	return 0;
 usage:
-	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD");
+	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD[,TAG]");
 }
 
 static int
@@ -575,7 +640,7 @@ stats_telemetry_register(void)
 		"Registers of one block. Parameter: tag (decimal or 0x hex)");
 	ret |= rte_telemetry_register_cmd("/swswitch/requester",
 		stats_tel_requester,
-		"SCOREBOARD and LAST-UNLOCK of a requester. Parameters: node,thread");
+		"SCOREBOARD and LAST-UNLOCK of a requester. Parameters: node,thread[,tag] (tag picks the shard)");
 	ret |= rte_telemetry_register_cmd("/swswitch/occupancy",
 		stats_tel_occupancy,
 		"Occupied slots per TAG way. No parameters");

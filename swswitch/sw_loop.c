@@ -1,30 +1,49 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The per-lcore run-to-completion loop: drain tx on a TSC timer, receive a
- * burst, classify each frame, run coherence frames through the LCF pipeline
- * and everything else through the L2 switch, then give the burst's
- * resubmitted packets their second pass.
+ * The per-lcore run-to-completion loop: drain tx on a TSC timer, take the
+ * frames other workers handed us, receive a burst from each of our rx
+ * queues, classify each frame, run coherence frames of our tags through our
+ * LCF pipeline, hand coherence frames of other workers' tags to their owner's
+ * ring, switch everything else at L2, then give the burst's resubmitted
+ * packets their second pass.
+ *
+ * Per-block serialisation (docs/ARCHITECTURE.md "Multi-lcore"): a tag has
+ * one owner (shard.h); every frame of it reaches the owner's pipeline either
+ * directly (the owner received it) or through the owner's FIFO ring, and a
+ * given rx queue is polled by one worker only, so frames of one tag from one
+ * source keep their arrival order.
  */
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_prefetch.h>
+#include <rte_ring.h>
 
 #include "egress.h"
 #include "fault.h"
 #include "l2.h"
+#include "shard.h"
 #include "swswitch.h"
 
-/* One packet pass. Consumes `m` or parks it on the resubmit queue. */
-static inline void
-sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
-	   bool resubmitted, uint64_t meta, uint64_t now)
+/* Frames of other workers' tags found in one burst, per owner; handed over
+ * in receive order at the end of the burst. A burst is at most
+ * SW_MAX_PKT_BURST frames, each with at most one fault duplicate. */
+struct sw_outbox {
+	uint16_t n[RTE_MAX_LCORE];
+	struct rte_mbuf *m[RTE_MAX_LCORE][2 * SW_MAX_PKT_BURST];
+};
+
+/*
+ * Classify `m`. Frames that are not for the pipeline are consumed here (L2
+ * switched, or counted and dropped when malformed); LCF_FRAME_PIPELINE
+ * leaves `m` to the caller with `view` and `msg` filled in.
+ */
+static inline enum lcf_frame_class
+sw_classify(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
+	    uint64_t now, struct lcf_frame_view *view, struct lcf_msg *msg)
 {
-	struct lcf_frame_view view;
-	struct lcf_ingress ing;
-	struct lcf_result res;
-	struct lcf_msg msg;
 	enum lcf_drop reason = LCF_DROP_NONE;
 	enum lcf_frame_class cls;
 	uint32_t len;
@@ -37,26 +56,34 @@ sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
 		len = rte_pktmbuf_pkt_len(m);
 	cls = lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
-				 sw_app.topo.lcf_port, &view, &msg, &reason);
+				 sw_app.topo.lcf_port, view, msg, &reason);
 	if (cls == LCF_FRAME_OTHER) {
 		l2_switch(lc, m, port, now);
-		return;
-	}
-	if (cls == LCF_FRAME_DROP) {
+	} else if (cls == LCF_FRAME_DROP) {
 		lcf_pipeline_count_drop(lc->pipe, reason);
 		lc->port[port].dropped++;
 		rte_pktmbuf_free(m);
-		return;
 	}
+	return cls;
+}
+
+/* One pipeline pass. Consumes `m` or parks it on the resubmit queue. */
+static inline void
+sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
+	    bool resubmitted, uint64_t meta, const struct lcf_frame_view *view,
+	    const struct lcf_msg *msg)
+{
+	struct lcf_ingress ing;
+	struct lcf_result res;
 
 	ing.port = port;
 	ing.resubmitted = resubmitted;
 	ing.resubmit_meta = meta;
-	lcf_pipeline_process(lc->pipe, &msg, &ing, &res);
+	lcf_pipeline_process(lc->pipe, msg, &ing, &res);
 
 	switch (res.verdict) {
 	case LCF_V_EMIT:
-		egress_emit(lc, m, &view, &res);
+		egress_emit(lc, m, view, &res);
 		return;
 	case LCF_V_RESUBMIT:
 		if (unlikely(resubmitted)) {
@@ -81,6 +108,67 @@ sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	}
 }
 
+/* A frame this worker owns: a second pass, or one from our ring. */
+static inline void
+sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
+	   bool resubmitted, uint64_t meta, uint64_t now)
+{
+	struct lcf_frame_view view;
+	struct lcf_msg msg;
+
+	if (sw_classify(lc, m, port, now, &view, &msg) == LCF_FRAME_PIPELINE)
+		sw_pipeline(lc, m, port, resubmitted, meta, &view, &msg);
+}
+
+/*
+ * A frame received on one of our rx queues (first pass). Coherence frames of
+ * another worker's tag go to that owner's outbox; the owner classifies them
+ * again (a header parse is cheaper than carrying the decoded header across
+ * cores).
+ */
+static inline void
+sw_rx_one(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
+	  uint64_t now, struct sw_outbox *ob)
+{
+	struct lcf_frame_view view;
+	struct lcf_msg msg;
+	unsigned int owner;
+
+	if (sw_classify(lc, m, port, now, &view, &msg) != LCF_FRAME_PIPELINE)
+		return;
+	owner = sw_shard_of(msg.tag, sw_app.n_workers);
+	if (likely(owner == lc->index))
+		sw_pipeline(lc, m, port, false, 0, &view, &msg);
+	else
+		ob->m[owner][ob->n[owner]++] = m;
+}
+
+/*
+ * Hand each owner the frames of its tags, in receive order. A full ring
+ * drops (counted): blocking could deadlock two workers that feed each
+ * other, and a switch drops on a full queue anyway.
+ */
+static void
+sw_outbox_flush(struct sw_lcore *lc, struct sw_outbox *ob)
+{
+	unsigned int w;
+
+	for (w = 0; w < sw_app.n_workers; w++) {
+		unsigned int n = ob->n[w], sent;
+
+		if (n == 0)
+			continue;
+		ob->n[w] = 0;
+		sent = rte_ring_mp_enqueue_burst(sw_app.workers[w]->ring,
+						 (void **)ob->m[w], n, NULL);
+		lc->dispatch.sent += sent;
+		if (unlikely(sent < n)) {
+			lc->dispatch.ring_full += n - sent;
+			rte_pktmbuf_free_bulk(&ob->m[w][sent], n - sent);
+		}
+	}
+}
+
 /*
  * Second passes run after the whole burst, so a resubmitted packet re-enters
  * behind the packets already received, as on the switch. A burst holds at
@@ -102,7 +190,7 @@ sw_resubmit_run(struct sw_lcore *lc, uint64_t now)
 
 static inline void
 sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
-	 uint16_t port, uint64_t now)
+	 uint16_t port, uint64_t now, struct sw_outbox *ob)
 {
 	uint16_t i;
 
@@ -118,25 +206,100 @@ sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 			if (fault_apply(lc->fault, FAULT_IN, port, pkts[i], &dup))
 				continue;
 			if (dup != NULL)
-				sw_ingress(lc, dup, port, false, 0, now);
+				sw_rx_one(lc, dup, port, now, ob);
 		}
-		sw_ingress(lc, pkts[i], port, false, 0, now);
+		sw_rx_one(lc, pkts[i], port, now, ob);
 	}
 	if (lc->n_resubmit != 0)
 		sw_resubmit_run(lc, now);
+	if (sw_app.n_workers > 1)
+		sw_outbox_flush(lc, ob);
+}
+
+/*
+ * Frames of our tags that other workers received. Each producer enqueued
+ * them in its receive order and the ring is FIFO, so per source queue the
+ * order is the arrival order. m->port is the DPDK port id the frame arrived
+ * on (the PMD sets it).
+ */
+static inline unsigned int
+sw_ring_drain(struct sw_lcore *lc, uint64_t now)
+{
+	struct rte_mbuf *pkts[SW_MAX_PKT_BURST];
+	unsigned int i, nb;
+
+	nb = rte_ring_sc_dequeue_burst(lc->ring, (void **)pkts,
+				       SW_MAX_PKT_BURST, NULL);
+	if (nb == 0)
+		return 0;
+	lc->dispatch.received += nb;
+	for (i = 0; i < SW_PREFETCH_OFFSET && i < nb; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < nb; i++) {
+		if (i + SW_PREFETCH_OFFSET < nb)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
+						       void *));
+		sw_ingress(lc, pkts[i], sw_app.tport_of[pkts[i]->port], false,
+			   0, now);
+	}
+	if (lc->n_resubmit != 0)
+		sw_resubmit_run(lc, now);
+	return nb;
+}
+
+/*
+ * Backpressure: whether some other worker's ring could not take what one
+ * more round of our rx bursts may send it. Then we skip our rx for this
+ * iteration, so an overloaded owner makes frames wait in the NIC's rx queue
+ * (and, past that, drop there, counted as imissed) instead of being received
+ * and dropped at a full ring after the work of receiving them.
+ */
+static inline bool
+sw_peers_congested(const struct sw_lcore *lc)
+{
+	const unsigned int room = SW_MAX_PKT_BURST * lc->n_rxq;
+	unsigned int w;
+
+	for (w = 0; w < sw_app.n_workers; w++)
+		if (w != lc->index &&
+		    rte_ring_free_count(sw_app.workers[w]->ring) < room)
+			return true;
+	return false;
+}
+
+/* Whether every worker has been idle for more than `idle_tsc` at `now`. */
+static bool
+sw_all_idle(uint64_t now, uint64_t idle_tsc)
+{
+	unsigned int w;
+
+	for (w = 0; w < sw_app.n_workers; w++)
+		if (now - sw_app.workers[w]->last_active_tsc <= idle_tsc)
+			return false;
+	return true;
 }
 
 /* Frames held by a "delay" fault whose time has come re-enter now. */
 static void
-sw_fault_release(struct sw_lcore *lc, uint64_t now)
+sw_fault_release(struct sw_lcore *lc, uint64_t now, struct sw_outbox *ob)
 {
 	struct rte_mbuf *m;
 	uint16_t port;
+	unsigned int n = 0;
 
-	while ((m = fault_pop(lc->fault, FAULT_IN, now, &port)) != NULL)
-		sw_ingress(lc, m, port, false, 0, now);
+	/* At most one outbox's worth before handing over. */
+	while ((m = fault_pop(lc->fault, FAULT_IN, now, &port)) != NULL) {
+		sw_rx_one(lc, m, port, now, ob);
+		if (++n == SW_MAX_PKT_BURST) {
+			if (lc->n_resubmit != 0)
+				sw_resubmit_run(lc, now);
+			sw_outbox_flush(lc, ob);
+			n = 0;
+		}
+	}
 	if (lc->n_resubmit != 0)
 		sw_resubmit_run(lc, now);
+	sw_outbox_flush(lc, ob);
 	while ((m = fault_pop(lc->fault, FAULT_OUT, now, &port)) != NULL)
 		egress_tx(lc, port, m);
 }
@@ -149,9 +312,10 @@ sw_lcore_main(__rte_unused void *arg)
 				   sw_app.opts.drain_us;
 	const uint64_t idle_tsc = hz / MS_PER_S * sw_app.opts.idle_exit_ms;
 	struct rte_mbuf *pkts[SW_MAX_PKT_BURST];
+	struct sw_outbox *ob;
 	struct sw_lcore *lc = NULL;
-	uint64_t prev_tsc = 0, last_rx_tsc;
-	unsigned int i;
+	uint64_t prev_tsc = 0;
+	unsigned int i, work;
 
 	for (i = 0; i < sw_app.n_workers; i++)
 		if (sw_app.workers[i]->lcore_id == rte_lcore_id())
@@ -159,40 +323,76 @@ sw_lcore_main(__rte_unused void *arg)
 	if (lc == NULL)
 		return 0;    /* an lcore with no work yet */
 
-	SW_LOG(INFO, "lcore %u: forwarding on %u port(s)", lc->lcore_id,
-	       lc->n_rx_port);
-	last_rx_tsc = rte_rdtsc();
+	/* Allocated once, before the loop: the hot path never allocates. */
+	ob = rte_zmalloc_socket("sw_outbox", sizeof(*ob), RTE_CACHE_LINE_SIZE,
+				(int)rte_socket_id());
+	if (ob == NULL) {
+		SW_LOG(ERR, "lcore %u: cannot allocate the outbox", lc->lcore_id);
+		sw_force_quit = true;
+		return -1;
+	}
+	/* "forwarding on" is what pcap-tests/run_vectors.py waits for. */
+	SW_LOG(INFO, "worker %u on lcore %u: forwarding on %u rx queue(s)",
+	       lc->index, lc->lcore_id, lc->n_rxq);
+	lc->last_active_tsc = rte_rdtsc();
 
 	while (!sw_force_quit) {
 		const uint64_t cur_tsc = rte_rdtsc();
 
 		if (unlikely(lc->fault != NULL))
-			sw_fault_release(lc, cur_tsc);
+			sw_fault_release(lc, cur_tsc, ob);
 
 		if (unlikely(cur_tsc - prev_tsc > drain_tsc)) {
 			egress_flush(lc);
 			prev_tsc = cur_tsc;
-			if (idle_tsc != 0 && cur_tsc - last_rx_tsc > idle_tsc) {
-				SW_LOG(INFO, "lcore %u: idle for %u ms, exiting",
-				       lc->lcore_id, sw_app.opts.idle_exit_ms);
+			if (idle_tsc != 0 && sw_all_idle(cur_tsc, idle_tsc)) {
+				SW_LOG(INFO, "worker %u: all workers idle for "
+				       "%u ms, exiting", lc->index,
+				       sw_app.opts.idle_exit_ms);
 				sw_force_quit = true;
 				break;
 			}
 		}
 
-		for (i = 0; i < lc->n_rx_port; i++) {
-			const uint16_t port = lc->rx_port[i];
+		lc->dispatch.loops++;
+		work = 0;
+		/* Our ring first: those frames were received before this
+		 * iteration's bursts. As many bursts as our peers may have
+		 * sent in one of their iterations, so the ring drains at the
+		 * rate it fills. */
+		if (sw_app.n_workers > 1) {
+			unsigned int n, k = 0;
+
+			do {
+				n = sw_ring_drain(lc, cur_tsc);
+				work += n;
+			} while (n == SW_MAX_PKT_BURST && ++k < SW_MAX_RXQ);
+			if (unlikely(sw_peers_congested(lc))) {
+				lc->dispatch.backpressure++;
+				if (work != 0)
+					lc->last_active_tsc = cur_tsc;
+				continue;
+			}
+		}
+		for (i = 0; i < lc->n_rxq; i++) {
+			const uint16_t port = lc->rxq[i].tport;
 			uint16_t nb;
 
-			nb = rte_eth_rx_burst(sw_app.ports[port].port_id, 0,
-					      pkts, SW_MAX_PKT_BURST);
+			nb = rte_eth_rx_burst(sw_app.ports[port].port_id,
+					      lc->rxq[i].queue, pkts,
+					      SW_MAX_PKT_BURST);
 			if (nb == 0)
 				continue;
-			last_rx_tsc = cur_tsc;
+			work += nb;
 			lc->port[port].rx += nb;
-			sw_burst(lc, pkts, nb, port, cur_tsc);
+			sw_burst(lc, pkts, nb, port, cur_tsc, ob);
 		}
+		if (work != 0)
+			lc->last_active_tsc = cur_tsc;
+		else
+			lc->dispatch.idle_loops++;
 	}
 	egress_flush(lc);
+	rte_free(ob);
 	return 0;
 }

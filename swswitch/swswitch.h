@@ -18,6 +18,7 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include "lcf_pipeline.h"
 #include "lcf_wire.h"
@@ -35,6 +36,14 @@ extern int sw_logtype;
 #define SW_PREFETCH_OFFSET 3
 #define SW_MAX_PORTS LCF_MAX_NODES    /* a topology has at most 32 ports */
 #define SW_MEMPOOL_CACHE 256
+/* Each worker's inbound ring (frames of its tags received by another
+ * worker). A power of two. On dedicated cores it rarely holds more than a
+ * few bursts; the depth absorbs an owner that the OS deschedules for a time
+ * slice (~4 ms at a few Mpps) before backpressure stalls the other workers
+ * (docs/PERFORMANCE.md). */
+#define SW_RING_SIZE 16384
+/* Receive queues one worker polls: at most one per port (docs/SWSWITCH.md). */
+#define SW_MAX_RXQ SW_MAX_PORTS
 /* Longest header span the LCF parser reads: IPv4 with 40 bytes of options. */
 #define SW_MAX_HDRS (LCF_ETH_LEN + 60 + LCF_UDP_LEN + LCF_HDR_LEN)
 
@@ -69,19 +78,38 @@ struct sw_resubmit {
 	uint16_t port;
 };
 
+/* One receive queue a worker polls. */
+struct sw_rxq {
+	uint16_t tport;      /* topology port */
+	uint16_t queue;      /* DPDK rx queue id */
+};
+
+/* Per-worker dispatch counters (docs/SWSWITCH.md "Multi-lcore"). */
+struct sw_dispatch_stats {
+	uint64_t sent;       /* pipeline frames handed to their owner's ring */
+	uint64_t received;   /* frames taken from this worker's ring */
+	uint64_t ring_full;  /* frames dropped: the owner's ring was full */
+	uint64_t loops;      /* loop iterations, busy or idle */
+	uint64_t idle_loops; /* iterations that found no frame anywhere */
+	uint64_t backpressure; /* iterations that skipped rx: a peer's ring full */
+};
+
 /*
- * Everything one worker lcore owns. Multi-lcore sharding adds one of these
- * per worker, each with its own pipeline (its share of the tag space, see
- * lcf_pipeline_config.hash_salt) and its own tx buffers; nothing here is
- * shared between workers, so the hot path needs no locks.
+ * Everything one worker lcore owns: one per worker, each with its own
+ * pipeline (its shard of the tag space: shard.h), MAC table, resubmit queue,
+ * tx buffers and tx queue (queue id = worker index on every port). The only
+ * thing another worker touches is `ring` (multi-producer, single consumer),
+ * so the hot path needs no locks.
  */
 struct sw_lcore {
 	unsigned int lcore_id;
+	unsigned int index;          /* worker index = shard = tx queue id */
 	struct lcf_pipeline *pipe;
 	struct l2_table *l2;
+	struct rte_ring *ring;       /* inbound: frames of our tags from others */
 
-	uint16_t n_rx_port;
-	uint16_t rx_port[SW_MAX_PORTS];                   /* topology ports */
+	uint16_t n_rxq;
+	struct sw_rxq rxq[SW_MAX_RXQ];
 	struct rte_eth_dev_tx_buffer *tx_buf[SW_MAX_PORTS];
 
 	/* At most one burst of resubmits: every packet resubmits at most once. */
@@ -93,11 +121,16 @@ struct sw_lcore {
 	struct fault_lcore *fault;   /* NULL unless --fault rules were given */
 	uint64_t resubmits;
 	uint64_t resubmit_loops;  /* second pass asked to resubmit: a bug */
+	struct sw_dispatch_stats dispatch;
+	/* TSC of this worker's last frame; read by the others for --idle-exit
+	 * (the process is idle only when every worker is). */
+	volatile uint64_t last_active_tsc;
 } __rte_cache_aligned;
 
 struct sw_port {
 	uint16_t port_id;
 	bool chain_ok;            /* PMD takes multi-segment mbufs */
+	uint16_t n_rxq;           /* 1, or one per worker (multi-queue NIC) */
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
 
@@ -112,6 +145,7 @@ struct sw_app {
 	struct rte_mempool *clone_pool;  /* indirect mbufs sharing the payload */
 	unsigned int n_workers;
 	struct sw_lcore *workers[RTE_MAX_LCORE];
+	uint16_t tport_of[RTE_MAX_ETHPORTS]; /* DPDK port id -> topology port */
 	uint64_t start_tsc;
 };
 
