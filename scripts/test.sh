@@ -25,6 +25,10 @@ step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --pr
 [ -x pcap-tests/run-all.sh ] &&
 	step "pcap vectors, dissector, malformed flood" pcap-tests/run-all.sh "$BUILD/swswitch/swswitch"
 step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/swswitch/swswitch"
+[ -x scripts/test-multicore.sh ] &&
+	step "multi-lcore: per-tag order across 2 workers" scripts/test-multicore.sh "$BUILD/swswitch/swswitch"
+[ -x scripts/bench-switch.sh ] &&
+	step "switch benchmark (smoke: output well formed, not speed)" scripts/bench-switch.sh --smoke
 step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 [ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 [ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
