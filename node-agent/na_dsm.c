@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * libdsm's public functions (dsm.h): joining the DSM, reads and writes of
+ * any size split per block, and the per-block lock API.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsm.h"
+#include "na_requester.h"
+
+int na_alloc_init(struct dsm *d);
+void na_alloc_fini(struct dsm *d);
+
+static int
+parse_roles(const char *s, unsigned *roles, char *err, size_t err_len)
+{
+	char buf[64], *tok, *save = NULL;
+
+	*roles = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "home"))
+			*roles |= NA_ROLE_HOME;
+		else if (!strcmp(tok, "cache"))
+			*roles |= NA_ROLE_CACHE;
+		else if (!strcmp(tok, "shadow"))
+			*roles |= NA_ROLE_SHADOW;
+		else {
+			snprintf(err, err_len, "--role: unknown role \"%s\" "
+				 "(home, cache, shadow)", tok);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int
+dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
+	 size_t err_len)
+{
+	struct na_node_config nc;
+	char terr[TOPO_ERR_LEN];
+	struct dsm *d;
+	int rc;
+
+	*out = NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	rc = topo_load(cfg->topo_path, &d->topo, terr);
+	if (rc < 0) {
+		snprintf(err, err_len, "topology %s: %s", cfg->topo_path, terr);
+		free(d);
+		return rc;
+	}
+	memset(&nc, 0, sizeof(nc));
+	nc.topo = &d->topo;
+	nc.self = cfg->node;
+	nc.transport = cfg->transport ? cfg->transport : "udp";
+	nc.threads = cfg->threads ? cfg->threads : 1;
+	nc.cache_entries = (uint32_t)(((uint64_t)(cfg->cache_mb ? cfg->cache_mb
+						       : 64) << 20) /
+				      d->topo.block_size);
+	if (cfg->cache_blocks)
+		nc.cache_entries = cfg->cache_blocks;
+	nc.mem_size = (uint64_t)(cfg->mem_mb ? cfg->mem_mb : 128) << 20;
+	nc.direct = cfg->direct;
+	nc.seed = cfg->seed;
+	if (cfg->roles) {
+		rc = parse_roles(cfg->roles, &nc.roles, err, err_len);
+		if (rc < 0) {
+			free(d);
+			return rc;
+		}
+	} else {
+		nc.roles = NA_ROLE_HOME | NA_ROLE_CACHE;
+		if (d->topo.shadow == cfg->node)
+			nc.roles |= NA_ROLE_SHADOW;
+	}
+	rc = na_node_start(&d->node, &nc, err, err_len);
+	if (rc < 0) {
+		free(d);
+		return rc;
+	}
+	d->threads = calloc(nc.threads, sizeof(*d->threads));
+	rc = d->threads ? na_alloc_init(d) : -ENOMEM;
+	for (uint16_t i = 0; rc == 0 && i < nc.threads; i++)
+		rc = na_req_init(&d->threads[i], d, i);
+	if (rc < 0) {
+		snprintf(err, err_len, "out of memory");
+		dsm_close(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void
+dsm_stop(struct dsm *d)
+{
+	__atomic_store_n(&d->stopping, 1, __ATOMIC_RELAXED);
+}
+
+void
+dsm_close(struct dsm *d)
+{
+	if (!d)
+		return;
+	if (d->threads) {
+		dsm_stop(d);
+		for (uint16_t i = 0; i < d->node.cfg.threads; i++) {
+			if (d->threads[i].buf)
+				na_req_flush(&d->threads[i]);
+			na_req_fini(&d->threads[i]);
+		}
+	}
+	na_node_stop(&d->node);
+	na_alloc_fini(d);
+	free(d->threads);
+	free(d);
+}
+
+struct dsm_thread *
+dsm_thread(struct dsm *d, uint16_t thread)
+{
+	return thread < d->node.cfg.threads ? &d->threads[thread] : NULL;
+}
+
+uint32_t
+dsm_block_size(const struct dsm *d)
+{
+	return d->topo.block_size;
+}
+
+/* Valid global address range? The home must be a node of the topology. */
+static bool
+addr_ok(const struct dsm_thread *t, dsm_addr_t addr, size_t len)
+{
+	const struct topo *tp = &t->d->topo;
+	uint64_t off = addr & ((1ull << 48) - 1);
+
+	return len > 0 && topo_node_by_id(tp, (uint32_t)(addr >> 48)) &&
+	       off + len <= (1ull << 48) && off + len > off;
+}
+
+/* Split an access into per-block pieces. */
+static int
+access_range(struct dsm_thread *t, dsm_addr_t addr, uint8_t *buf, size_t len,
+	     enum na_mode mode)
+{
+	uint8_t shift = t->d->topo.block_shift;
+	uint32_t bs = t->d->topo.block_size;
+
+	if (!addr_ok(t, addr, len))
+		return -EINVAL;
+	while (len) {
+		uint32_t off = (uint32_t)(addr & (bs - 1));
+		uint32_t n = bs - off < len ? bs - off : (uint32_t)len;
+		int rc;
+
+		rc = na_req_access(t, addr >> shift, off, n, buf, mode);
+		if (rc < 0)
+			return rc;
+		if (mode == NA_M_READ)
+			NA_STAT_INC(t->n->st.req.reads);
+		else
+			NA_STAT_INC(t->n->st.req.writes);
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int
+dsm_read(struct dsm_thread *t, dsm_addr_t addr, void *buf, size_t len)
+{
+	return access_range(t, addr, buf, len, NA_M_READ);
+}
+
+int
+dsm_write(struct dsm_thread *t, dsm_addr_t addr, const void *buf, size_t len)
+{
+	return access_range(t, addr, (uint8_t *)(uintptr_t)buf, len,
+			    NA_M_WRITE);
+}
+
+int
+dsm_rlock(struct dsm_thread *t, dsm_addr_t addr)
+{
+	if (!addr_ok(t, addr, 1))
+		return -EINVAL;
+	return na_req_access(t, addr >> t->d->topo.block_shift, 0, 0, NULL,
+			     NA_M_PIN_R);
+}
+
+int
+dsm_wlock(struct dsm_thread *t, dsm_addr_t addr)
+{
+	if (!addr_ok(t, addr, 1))
+		return -EINVAL;
+	return na_req_access(t, addr >> t->d->topo.block_shift, 0, 0, NULL,
+			     NA_M_PIN_W);
+}
+
+int
+dsm_unlock(struct dsm_thread *t, dsm_addr_t addr)
+{
+	if (!addr_ok(t, addr, 1))
+		return -EINVAL;
+	return na_req_unpin(t, addr >> t->d->topo.block_shift);
+}
+
+void
+dsm_sync(struct dsm_thread *t)
+{
+	na_req_flush(t);
+}

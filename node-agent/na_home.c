@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Home agent; see na_home.h and docs/PROTOCOL.md section 5.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_home.h"
+#include "na_msg.h"
+#include "topo.h"
+
+int
+na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
+	     uint64_t mem_size, uint32_t seed)
+{
+	memset(h, 0, sizeof(*h));
+	if (mem_size < NA_CHUNK_SIZE || mem_size % NA_CHUNK_SIZE ||
+	    mem_size > (1ull << 48) || t->threads_per_node == 0)
+		return -EINVAL;
+	h->self = self;
+	h->block_shift = t->block_shift;
+	h->block_size = t->block_size;
+	h->tpn = t->threads_per_node;
+	h->mem_size = mem_size;
+	h->n_blocks = (uint32_t)(mem_size >> t->block_shift);
+	h->n_chunks = (uint32_t)(mem_size / NA_CHUNK_SIZE);
+	h->next_chunk = 1;
+	h->rng = seed ? seed : 0x2545f491u;
+	/* calloc: global memory starts zeroed, pages are faulted in lazily. */
+	h->mem = calloc(1, mem_size);
+	h->blk = calloc(h->n_blocks, sizeof(*h->blk));
+	h->req = calloc((size_t)LCF_MAX_NODES * h->tpn, sizeof(*h->req));
+	if (!h->mem || !h->blk || !h->req) {
+		na_home_fini(h);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+na_home_fini(struct na_home *h)
+{
+	free(h->mem);
+	free(h->blk);
+	free(h->req);
+	memset(h, 0, sizeof(*h));
+}
+
+static uint32_t
+home_rand(struct na_home *h)
+{
+	uint32_t x = h->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	h->rng = x;
+	return x;
+}
+
+/* Block index of a tag homed here, or -1. */
+static int64_t
+home_block(const struct na_home *h, uint64_t tag)
+{
+	uint64_t idx_mask = (1ull << (48 - h->block_shift)) - 1;
+
+	if ((tag >> (48 - h->block_shift)) != h->self)
+		return -1;
+	if ((tag & idx_mask) >= h->n_blocks)
+		return -1;
+	return (int64_t)(tag & idx_mask);
+}
+
+static struct na_hreq *
+home_req(struct na_home *h, const struct lcf_msg *m)
+{
+	if (m->node >= LCF_MAX_NODES || m->thread >= h->tpn)
+		return NULL;
+	return &h->req[(size_t)m->node * h->tpn + m->thread];
+}
+
+static void
+reply_hdr(const struct lcf_msg *m, struct lcf_msg *r, uint8_t type)
+{
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->node = m->node;
+	r->thread = m->thread;
+	r->seq = m->seq;
+	r->tag = m->tag;
+	r->dst_node = m->node;
+}
+
+/* Send (or re-send) the decision for the requester's event `m`. */
+static void
+emit_decision(struct na_home *h, const struct lcf_msg *m,
+	      const struct na_hdec *d, struct na_out *out)
+{
+	struct lcf_msg r;
+
+	reply_hdr(m, &r, NA_MSG_ACK);
+	r.gstatus = d->gs;
+	r.copyset = d->cs;
+	r.aux = na_aux_orig(d->type, h->self);
+	switch (d->kind) {
+	case NA_HDEC_NACK:
+		r.type = NA_MSG_NACK;
+		r.flags = LCF_F_FAIL;
+		na_out_push(out, m->node, &r, NULL);
+		return;
+	case NA_HDEC_REPLY:
+		r.flags = d->flags;
+		if (d->fwd.kind == NA_FWD_REPLY_DATA) {
+			int64_t idx = home_block(h, d->tag);
+
+			na_out_segments(out, m->node, &r, NA_MSG_DATA,
+					h->mem + ((uint64_t)idx << h->block_shift),
+					h->block_size);
+			r.flags |= LCF_F_DATA_PROVIDER;
+		}
+		na_out_push(out, m->node, &r, NULL);
+		return;
+	case NA_HDEC_FORWARD:
+		/* The switch's multicast, as one unicast per cache agent. */
+		r.type = NA_MSG_FWD;
+		for (uint16_t n = 0; n < LCF_MAX_NODES; n++) {
+			if (!na_cs_has(d->fwd.to, n))
+				continue;
+			r.dst_node = n;
+			r.flags = n == d->fwd.provider ? LCF_F_DATA_PROVIDER : 0;
+			na_out_push(out, n, &r, NULL);
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+/* IN_SWITCH set, Unshared: the switch sent us the request for the data. */
+static void
+switch_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
+	       struct na_out *out)
+{
+	switch (na_le_check(&rq->req, m->seq)) {
+	case NA_LE_STALE:
+		h->st.stale++;
+		return;
+	case NA_LE_DUPLICATE:
+		h->st.duplicates++;
+		emit_decision(h, m, &rq->dec, out);
+		return;
+	case NA_LE_EXECUTE:
+		break;
+	}
+	na_le_commit(&rq->req, m->seq);
+	h->st.switch_data_replies++;
+	rq->dec = (struct na_hdec){
+		.kind = NA_HDEC_REPLY, .type = m->type,
+		.flags = LCF_F_IN_SWITCH, .gs = m->gstatus, .cs = m->copyset,
+		.tag = m->tag, .fwd = { .kind = NA_FWD_REPLY_DATA },
+	};
+	emit_decision(h, m, &rq->dec, out);
+}
+
+/*
+ * IN_SWITCH clear: run the server-side LCF pipeline. A NACK is not recorded
+ * in LAST-EXECUTED: the requester retries a NACKed request with the same
+ * seq (na_requester.c, struct na_retry), which must try the lock again.
+ */
+static void
+pipeline_request(struct na_home *h, const struct lcf_msg *m,
+		 struct na_hreq *rq, struct na_hblock *b, struct na_out *out)
+{
+	struct na_hdec nack = { .kind = NA_HDEC_NACK, .type = m->type,
+				.gs = b->gs, .cs = b->cs, .tag = m->tag };
+	struct na_hdec *d = &rq->dec;
+	bool write = m->type != LCF_T_READ_MISS;
+
+	switch (na_le_check(&rq->req, m->seq)) {
+	case NA_LE_STALE:
+		h->st.stale++;
+		return;
+	case NA_LE_DUPLICATE:
+		h->st.duplicates++;
+		emit_decision(h, m, d, out);
+		return;
+	case NA_LE_EXECUTE:
+		break;
+	}
+	/*
+	 * The switch owns it (a request forwarded on a tag miss just before
+	 * the ADD, or a migration in progress): NACK, the retry goes through
+	 * the switch.
+	 */
+	if (b->owner != NA_OWN_HOME) {
+		h->st.pipeline_nack_not_home++;
+		emit_decision(h, m, &nack, out);
+		return;
+	}
+	/* Lock. */
+	if (b->writer || (write && b->readers) ||
+	    (!write && b->readers == 0x7fff)) {     /* 15-bit reader count */
+		h->st.pipeline_nack_lock++;
+		emit_decision(h, m, &nack, out);
+		return;
+	}
+	/* Check (Table 2) before taking it: nothing to release on failure. */
+	if (!na_check(m->type, m->node, b->gs, b->cs)) {
+		h->st.pipeline_nack_check++;
+		emit_decision(h, m, &nack, out);
+		return;
+	}
+	na_le_commit(&rq->req, m->seq);
+	if (write)
+		b->writer = true;
+	else
+		b->readers++;
+	rq->held[m->seq & 1] = (struct na_hheld){
+		.valid = true, .write = write, .seq = m->seq, .tag = m->tag };
+
+	/* Forward (Table 3). */
+	*d = (struct na_hdec){ .type = m->type, .gs = b->gs, .cs = b->cs,
+			       .tag = m->tag };
+	na_forward_rule(m->type, b->gs, b->cs, m->node, home_rand(h), &d->fwd);
+	if (d->fwd.kind == NA_FWD_TO_CACHES) {
+		d->kind = NA_HDEC_FORWARD;
+		b->hot += (uint32_t)__builtin_popcount(d->fwd.to);
+		h->st.pipeline_forwards++;
+	} else {
+		d->kind = NA_HDEC_REPLY;
+		if (d->fwd.kind == NA_FWD_REPLY_DATA)
+			h->st.pipeline_reply_data++;
+		else
+			h->st.pipeline_reply_ack++;
+	}
+	emit_decision(h, m, d, out);
+}
+
+static void
+unlock(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
+       struct na_hblock *b, struct na_out *out)
+{
+	struct na_hheld *hl = &rq->held[m->seq & 1];
+	struct lcf_msg r;
+
+	switch (na_le_check(&rq->unlock, m->seq)) {
+	case NA_LE_STALE:
+		h->st.stale++;
+		return;
+	case NA_LE_DUPLICATE:
+		h->st.unlock_duplicates++;
+		break;
+	case NA_LE_EXECUTE:
+		na_le_commit(&rq->unlock, m->seq);
+		h->st.unlocks++;
+		/* Only the event that took the lock can release it. */
+		if (hl->valid && hl->seq == m->seq && hl->tag == m->tag) {
+			if (hl->write) {
+				b->writer = false;
+				b->cs = m->copyset;
+			} else {
+				if (b->readers)
+					b->readers--;
+				/* concurrent readers: union (section 5.1.1) */
+				b->cs |= m->copyset;
+			}
+			b->gs = m->gstatus;
+			hl->valid = false;
+		}
+		break;
+	}
+	reply_hdr(m, &r, NA_MSG_UNLOCK_ACK);
+	r.gstatus = b->gs;
+	r.copyset = b->cs;
+	r.aux = na_aux_orig(m->type, h->self);
+	na_out_push(out, m->node, &r, NULL);
+}
+
+static void
+writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
+	  uint16_t len, struct na_hreq *rq, struct na_hblock *b, int64_t idx,
+	  struct na_out *out)
+{
+	const struct na_hheld *hl = &rq->held[m->seq & 1];
+	struct lcf_msg r;
+	bool ok;
+
+	if (na_seg_index(h->block_size, m->aux, len) < 0) {
+		h->st.bad++;
+		return;
+	}
+	/*
+	 * A write-back is only valid inside the event that holds the block's
+	 * lock. For home-owned blocks we know the holder; for switch-owned
+	 * ones the best we have is "not older than this requester's last".
+	 */
+	if (b->owner == NA_OWN_HOME)
+		ok = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
+	else
+		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE;
+	if (!ok) {
+		h->st.writebacks_refused++;
+		return;
+	}
+	if (b->owner != NA_OWN_HOME)
+		na_le_commit(&rq->wb, m->seq);
+	memcpy(h->mem + ((uint64_t)idx << h->block_shift) + m->aux, payload,
+	       len);
+	h->st.writebacks++;
+	reply_hdr(m, &r, NA_MSG_WB_ACK);
+	r.aux = m->aux;
+	na_out_push(out, m->node, &r, NULL);
+}
+
+static void
+alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
+	    struct na_out *out)
+{
+	struct lcf_msg r;
+	uint8_t *p;
+
+	switch (na_le_check(&rq->alloc, m->seq)) {
+	case NA_LE_STALE:
+		return;
+	case NA_LE_EXECUTE:
+		na_le_commit(&rq->alloc, m->seq);
+		rq->alloc_addr = 0;
+		if (h->next_chunk < h->n_chunks) {
+			rq->alloc_addr = (uint64_t)h->self << 48 |
+					 (uint64_t)h->next_chunk * NA_CHUNK_SIZE;
+			h->next_chunk++;
+		}
+		h->st.allocs++;
+		break;
+	case NA_LE_DUPLICATE:
+		break;
+	}
+	reply_hdr(m, &r, NA_MSG_ALLOC_REPLY);
+	r.aux = m->aux;
+	if (!rq->alloc_addr) {
+		r.flags = LCF_F_FAIL;
+		na_out_push(out, m->node, &r, NULL);
+		return;
+	}
+	p = rq->alloc_be;
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(rq->alloc_addr >> (56 - 8 * i));
+	r.len = 8;
+	na_out_push(out, m->node, &r, p);
+}
+
+static void
+migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
+{
+	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
+	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH)
+		return;                 /* a duplicate, or not ours */
+	b->writer = false;
+	if (m->flags & LCF_F_FAIL) {
+		/* Collision: keep it home; a later epoch may retry. */
+		b->owner = NA_OWN_HOME;
+		h->st.migrate_fail++;
+		return;
+	}
+	b->owner = NA_OWN_SWITCH;
+	h->st.migrate_ok++;
+}
+
+void
+na_home_handle(struct na_home *h, const struct lcf_msg *m,
+	       const void *payload, uint16_t len, struct na_out *out)
+{
+	struct na_hreq *rq = home_req(h, m);
+	int64_t idx = home_block(h, m->tag);
+	struct na_hblock *b;
+
+	if (m->type == NA_MSG_ALLOC_REQ) {
+		if (rq)
+			alloc_chunk(h, m, rq, out);
+		return;
+	}
+	if (idx < 0 || (!rq && m->type != LCF_T_MIGRATE_ACK)) {
+		h->st.bad++;
+		return;
+	}
+	b = &h->blk[idx];
+	switch (m->type) {
+	case LCF_T_READ_MISS:
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		h->st.requests++;
+		if (m->flags & LCF_F_IN_SWITCH)
+			switch_request(h, m, rq, out);
+		else
+			pipeline_request(h, m, rq, b, out);
+		return;
+	case LCF_T_READ_UNLOCK:
+	case LCF_T_WRITE_UNLOCK:
+		unlock(h, m, rq, b, out);
+		return;
+	case LCF_T_MIGRATE_ACK:
+		migrate_ack(h, m, b);
+		return;
+	case NA_MSG_WB:
+		writeback(h, m, payload, len, rq, b, idx, out);
+		return;
+	default:
+		h->st.bad++;            /* e.g. a REMOVE that missed: not used yet */
+		return;
+	}
+}
+
+static void
+emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
+{
+	const struct na_hblock *b = &h->blk[idx];
+	struct lcf_msg r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = LCF_T_ADD_TO_SWITCH;
+	r.node = h->self;
+	r.thread = 0;
+	r.seq = h->mig_seq;
+	r.gstatus = b->gs;
+	r.copyset = b->cs;
+	r.tag = na_home_tag(h, idx);
+	r.dst_node = h->self;
+	na_out_push(out, h->self, &r, NULL);
+}
+
+int
+na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
+{
+	struct na_hblock *b;
+
+	if (idx >= h->n_blocks)
+		return -EINVAL;
+	b = &h->blk[idx];
+	if (b->owner != NA_OWN_HOME || b->writer || b->readers)
+		return -EBUSY;
+	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
+	b->writer = true;
+	b->owner = NA_OWN_MIGRATING;
+	h->mig_seq++;
+	emit_add(h, idx, out);
+	return 0;
+}
+
+int
+na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out)
+{
+	if (idx >= h->n_blocks || h->blk[idx].owner != NA_OWN_MIGRATING)
+		return -EALREADY;
+	emit_add(h, idx, out);
+	return 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The home agent (paper sections 5.1.1, 5.2, 5.3.1, 6): it holds this node's
+ * part of global memory, and for the blocks the switch does not own it is
+ * the server-side LCF pipeline: a reader-writer lock and global metadata per
+ * block, the same check (Table 2) and forward (Table 3) rules, one unicast
+ * NA_FWD per cache agent where the switch would multicast, and LAST-EXECUTED
+ * per requester. For switch-owned blocks it is the data source of Unshared
+ * blocks. It also serves write-backs, chunk allocation, and migrates blocks
+ * to the switch (ADD_TO_SWITCH).
+ *
+ * All entry points are pure state transitions: no sockets, no locks; the
+ * caller serialises calls and transmits `out`.
+ */
+#ifndef NA_HOME_H
+#define NA_HOME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "na_out.h"
+#include "na_proto.h"
+
+struct topo;
+
+#define NA_CHUNK_SIZE (32ull << 20)     /* allocation unit (section 5.4) */
+
+/* Where a block's ownership is. */
+enum na_owner {
+	NA_OWN_HOME = 0,        /* this home agent runs its pipeline */
+	NA_OWN_MIGRATING,       /* ADD_TO_SWITCH sent, write lock held */
+	NA_OWN_SWITCH,          /* the switch owns it */
+};
+
+struct na_hblock {
+	uint16_t readers;
+	bool writer;
+	uint8_t gs;
+	uint8_t owner;          /* enum na_owner */
+	uint32_t cs;
+	uint32_t hot;           /* forwarded copies this epoch (section 5.2.2) */
+};
+
+/* What the home agent did with a request; re-sent for duplicates. */
+enum na_hdec_kind {
+	NA_HDEC_NONE = 0,
+	NA_HDEC_NACK,
+	NA_HDEC_REPLY,          /* ACK, with data when fwd.kind == REPLY_DATA */
+	NA_HDEC_FORWARD,
+};
+
+struct na_hdec {
+	uint8_t kind;           /* enum na_hdec_kind */
+	uint8_t type;           /* the request's type */
+	uint8_t flags;          /* IN_SWITCH as the request had it */
+	uint8_t gs;
+	uint32_t cs;
+	uint64_t tag;
+	struct na_fwd fwd;
+};
+
+struct na_hheld {
+	bool valid;
+	bool write;
+	uint32_t seq;
+	uint64_t tag;
+};
+
+/* Per requester (node * threads_per_node + thread). */
+struct na_hreq {
+	struct na_last_exec req;        /* coherence requests */
+	struct na_hdec dec;
+	struct na_hheld held[2];        /* by seq parity, like the scoreboard */
+	struct na_last_exec unlock;
+	struct na_last_exec wb;         /* write-backs to switch-owned blocks */
+	struct na_last_exec alloc;
+	uint64_t alloc_addr;            /* 0: failed */
+	uint8_t alloc_be[8];            /* the reply's payload (big-endian) */
+};
+
+#define NA_HOME_COUNTERS(X)                    \
+	X(requests)                            \
+	X(switch_data_replies)                 \
+	X(pipeline_nack_lock)                  \
+	X(pipeline_nack_check)                 \
+	X(pipeline_nack_not_home)              \
+	X(pipeline_reply_data)                 \
+	X(pipeline_reply_ack)                  \
+	X(pipeline_forwards)                   \
+	X(duplicates)                          \
+	X(stale)                               \
+	X(unlocks)                             \
+	X(unlock_duplicates)                   \
+	X(writebacks)                          \
+	X(writebacks_refused)                  \
+	X(allocs)                              \
+	X(migrate_ok)                          \
+	X(migrate_fail)                        \
+	X(bad)
+
+struct na_home_stats {
+#define NA_X_FIELD(name) uint64_t name;
+	NA_HOME_COUNTERS(NA_X_FIELD)
+#undef NA_X_FIELD
+};
+
+struct na_home {
+	uint16_t self;
+	uint8_t block_shift;
+	uint32_t block_size;
+	uint16_t tpn;                   /* threads per node */
+	uint64_t mem_size;
+	uint8_t *mem;                   /* global memory: offset 0 .. mem_size */
+	uint32_t n_blocks;
+	struct na_hblock *blk;
+	struct na_hreq *req;            /* LCF_MAX_NODES * tpn */
+	uint32_t n_chunks;
+	uint32_t next_chunk;            /* chunk 0 is the static region */
+	uint32_t rng;
+	uint32_t mig_seq;
+	struct na_home_stats st;
+};
+
+/**
+ * @param mem_size bytes of global memory (a multiple of NA_CHUNK_SIZE).
+ * @return 0, -EINVAL, -ENOMEM.
+ */
+int na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
+		 uint64_t mem_size, uint32_t seed);
+void na_home_fini(struct na_home *h);
+
+/** Handle one message routed to the home agent. */
+void na_home_handle(struct na_home *h, const struct lcf_msg *m,
+		    const void *payload, uint16_t len, struct na_out *out);
+
+/** The tag of block `idx` of this node. */
+static inline uint64_t
+na_home_tag(const struct na_home *h, uint32_t idx)
+{
+	return ((uint64_t)h->self << (48 - h->block_shift)) | idx;
+}
+
+/**
+ * Start moving block `idx` to the switch: take its write lock and emit an
+ * ADD_TO_SWITCH (to be sent via the switch).
+ * @return 0, -EBUSY when it is locked or not home, -EINVAL.
+ */
+int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
+
+/** Re-emit the ADD of a block still migrating. @return 0 or -EALREADY. */
+int na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out);
+
+#endif /* NA_HOME_H */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The node runtime: one per node-agent process (or per application linking
+ * libdsm). It owns the transport, the local cache, the agents and one
+ * mailbox per requester thread, and runs the dispatch thread that
+ * demultiplexes received messages (docs/NODE-AGENT.md "Dispatch"):
+ *  - to a requester thread's mailbox (by the thread field), or
+ *  - to the agents (home, cache, shadow), which run under one mutex: the
+ *    dispatch thread runs them for received messages, and any thread that
+ *    sends a message to its own node's agents runs them too (local
+ *    delivery: there is no point in a round trip through the kernel).
+ */
+#ifndef NA_NODE_H
+#define NA_NODE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "na_cache.h"
+#include "na_cagent.h"
+#include "na_home.h"
+#include "na_shadow.h"
+#include "na_stats.h"
+#include "na_transport.h"
+#include "topo.h"
+
+#define NA_ROLE_HOME 1u
+#define NA_ROLE_CACHE 2u
+#define NA_ROLE_SHADOW 4u
+
+#define NA_MBOX_CAP 512
+#define NA_FIFO_CAP 1024
+
+struct na_mail {
+	struct lcf_msg m;
+	uint8_t payload[NA_MAX_FRAME_PAYLOAD];
+};
+
+struct na_mailbox {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint32_t head, tail;
+	struct na_mail *q;              /* NA_MBOX_CAP */
+};
+
+struct na_node_config {
+	const struct topo *topo;
+	uint16_t self;
+	const char *transport;          /* "udp" (default) or "verbs" */
+	unsigned roles;                 /* NA_ROLE_* */
+	uint16_t threads;               /* requester threads (< threads_per_node) */
+	uint32_t cache_entries;
+	uint64_t mem_size;              /* global memory of this home node */
+	bool direct;                    /* no switch on the path (tests) */
+	uint32_t seed;
+	uint32_t epoch_ms;              /* hotness report period */
+};
+
+struct na_node {
+	struct na_node_config cfg;
+	const struct topo *topo;
+	uint16_t self;
+	struct na_transport tp;
+	bool tp_open;
+	bool serialize_tp;              /* transport not thread-safe */
+	pthread_mutex_t tp_mu;
+
+	struct na_cache cache;
+
+	pthread_mutex_t agent_mu;
+	struct na_home home;
+	struct na_cagent cagent;
+	struct na_shadow shadow;
+	struct na_mail *fifo;           /* local deliveries to the agents */
+	uint32_t fifo_head, fifo_tail;
+
+	struct na_mailbox *mbox;        /* cfg.threads */
+
+	pthread_t disp;
+	bool disp_running;
+	volatile int stop;
+	struct na_stats st;
+};
+
+/**
+ * Open the transport, build the cache and agents and start the dispatch
+ * thread. On failure `err` says why (e.g. the verbs transport's refusal).
+ * @return 0 or -errno.
+ */
+int na_node_start(struct na_node *n, const struct na_node_config *cfg,
+		  char *err, size_t err_len);
+
+/** Stop the dispatch thread and free everything. */
+void na_node_stop(struct na_node *n);
+
+/**
+ * Send a message: to the transport, or (to this node's agents or
+ * requesters) delivered locally. Pipeline types to this node still cross
+ * the switch. @return 0 or -errno (the protocol retransmits on failure).
+ */
+int na_node_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
+		 const void *payload);
+
+/**
+ * Wait for the next message of requester thread `thread` until the
+ * CLOCK_MONOTONIC time `deadline_ns`. @return 0 or -ETIMEDOUT.
+ */
+int na_node_mbox_wait(struct na_node *n, uint16_t thread, struct na_mail *out,
+		      uint64_t deadline_ns);
+
+/** Run the cache agent's deferred requests (a pin was released). */
+void na_node_run_deferred(struct na_node *n);
+
+/** Start ADD_TO_SWITCH of the first `count` blocks, wait for the ACKs. */
+uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
+
+/**
+ * Print the node's statistics as the members of a JSON object (no braces,
+ * no leading comma): the caller wraps them.
+ */
+void na_node_stats_json(struct na_node *n, FILE *f);
+
+/** CLOCK_MONOTONIC in ns. */
+uint64_t na_now_ns(void);
+
+#endif /* NA_NODE_H */

@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The requester: coherence events, write-backs, asynchronous unlocks,
+ * retransmission and backoff. See na_requester.h and docs/NODE-AGENT.md.
+ *
+ * One event: send the request to the block's home node (the switch, if it
+ * owns the block, intercepts it), collect the replies until na_collect_done
+ * (all ACKs the copyset asks for, the data for a miss), install, compute the
+ * new metadata (Figure 6), write back if the data must reach home, then
+ * send the unlock asynchronously. At most one unlock is in flight per
+ * requester, and a request never starts while an unlock with the same seq
+ * parity is unacknowledged (the switch's two scoreboard rows).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "na_msg.h"
+#include "na_requester.h"
+#include "na_seg.h"
+
+enum { EV_OK = 0, EV_NACK = 1, EV_ABORT = -1 };
+
+int
+na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
+{
+	memset(t, 0, sizeof(*t));
+	t->d = d;
+	t->n = &d->node;
+	t->id = id;
+	t->rtt_ns = NA_RTT_INIT_NS;
+	t->rng = (uint32_t)(d->node.self * 7919u + id * 104729u + 1u) ^
+		 d->node.cfg.seed;
+	if (!t->rng)
+		t->rng = 1;
+	t->buf = malloc(d->topo.block_size);
+	t->stale.buf = malloc(d->topo.block_size);
+	return t->buf && t->stale.buf ? 0 : -ENOMEM;
+}
+
+void
+na_req_fini(struct dsm_thread *t)
+{
+	free(t->buf);
+	free(t->stale.buf);
+	t->buf = NULL;
+	t->stale.buf = NULL;
+}
+
+uint32_t
+na_req_next_seq(struct dsm_thread *t)
+{
+	if (++t->seq == 0)
+		t->seq = 1;
+	return t->seq;
+}
+
+static uint32_t
+rnd(struct dsm_thread *t)
+{
+	uint32_t x = t->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return t->rng = x;
+}
+
+static uint64_t
+rtt(const struct dsm_thread *t)
+{
+	return t->rtt_ns > NA_RTT_FLOOR_NS ? t->rtt_ns : NA_RTT_FLOOR_NS;
+}
+
+static void
+rtt_sample(struct dsm_thread *t, uint64_t ns)
+{
+	t->rtt_ns = t->rtt_ns - t->rtt_ns / 8 + ns / 8;
+}
+
+/* `rtts` round trips, doubled per retry so a slow peer is not flooded. */
+static uint64_t
+timeout(const struct dsm_thread *t, unsigned rtts, uint32_t tries)
+{
+	uint64_t to = rtt(t) * rtts << (tries < 6 ? tries : 6);
+
+	return to < 200000000ull ? to : 200000000ull;
+}
+
+static bool
+stopping(const struct dsm_thread *t)
+{
+	return __atomic_load_n(&t->d->stopping, __ATOMIC_RELAXED);
+}
+
+static uint16_t
+home_of(const struct dsm_thread *t, uint64_t tag)
+{
+	return (uint16_t)topo_tag_home(&t->d->topo, tag);
+}
+
+/* ---- unlocks -------------------------------------------------------------- */
+
+/* An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. */
+static bool
+on_unlock_ack(struct dsm_thread *t, const struct lcf_msg *m)
+{
+	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
+		return false;
+	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
+		if (!t->unl.retx)
+			rtt_sample(t, na_now_ns() - t->unl.sent_ns);
+		t->unl.valid = false;
+	} else {
+		NA_STAT_INC(t->n->st.req.stale_replies);
+	}
+	return true;
+}
+
+static void
+unlock_timer(struct dsm_thread *t, uint64_t now)
+{
+	if (!t->unl.valid || now < t->unl.deadline_ns)
+		return;
+	na_node_send(t->n, home_of(t, t->unl.m.tag), &t->unl.m, NULL);
+	NA_STAT_INC(t->n->st.req.retransmit_unlock);
+	t->unl.retx = true;
+	t->unl.tries++;
+	t->unl.deadline_ns = now + timeout(t, NA_UNLOCK_TIMEOUT_RTTS,
+					   t->unl.tries);
+}
+
+/* A reply for the abandoned request of struct na_stale? Collect it. */
+static bool
+on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
+{
+	struct na_stale *s = &t->stale;
+	const struct lcf_msg *m = &x->m;
+
+	if (!s->valid || m->seq != s->seq || m->tag != s->tag ||
+	    m->node != t->n->self)
+		return false;
+	switch (m->type) {
+	case NA_MSG_ACK:
+		na_collect_ack(&s->c, na_aux_responder(m->aux), m->gstatus,
+			       m->copyset, m->flags & LCF_F_IN_SWITCH);
+		break;
+	case NA_MSG_DATA:
+		if (na_collect_data(&s->c, m->aux, m->len))
+			memcpy(s->buf + m->aux, x->payload, m->len);
+		break;
+	default:
+		if (m->type == s->type)         /* returned by the switch */
+			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
+				       m->copyset, true);
+		break;                          /* NACKs of other copies */
+	}
+	return true;
+}
+
+/*
+ * Wait for a message until `deadline`, consuming unlock ACKs and running the
+ * unlock timer on the way (an ACK is handled before the timer looks, so a
+ * waiting ACK never causes a spurious retransmission).
+ * @return 0 with t->mail set, or -ETIMEDOUT.
+ */
+static int
+wait_mail(struct dsm_thread *t, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t dl = deadline;
+		int rc;
+
+		if (t->unl.valid && t->unl.deadline_ns < dl)
+			dl = t->unl.deadline_ns;
+		rc = na_node_mbox_wait(t->n, t->id, &t->mail, dl);
+		if (rc == 0 && (on_unlock_ack(t, &t->mail.m) ||
+				on_stale_mail(t, &t->mail)))
+			continue;
+		unlock_timer(t, na_now_ns());
+		if (rc == 0)
+			return 0;
+		if (dl >= deadline || na_now_ns() >= deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+/* Handle whatever arrived while no event is in progress. */
+static void
+service(struct dsm_thread *t)
+{
+	while (wait_mail(t, 0) == 0)
+		NA_STAT_INC(t->n->st.req.stale_replies);
+}
+
+void
+na_req_flush(struct dsm_thread *t)
+{
+	uint64_t start = na_now_ns();
+
+	while (t->unl.valid) {
+		if (wait_mail(t, t->unl.deadline_ns) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+		if (t->unl.valid && stopping(t) &&
+		    na_now_ns() - start > NA_GIVE_UP_NS) {
+			t->unl.valid = false;
+			NA_STAT_INC(t->n->st.req.aborted);
+		}
+	}
+}
+
+static void
+send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
+	    uint8_t gs, uint32_t cs)
+{
+	/* Section 5.3.2: the previous unlock must be acknowledged first. */
+	na_req_flush(t);
+	memset(&t->unl, 0, sizeof(t->unl));
+	t->unl.m.version = LCF_VERSION;
+	t->unl.m.type = type;
+	t->unl.m.gstatus = gs;
+	t->unl.m.node = t->n->self;
+	t->unl.m.thread = t->id;
+	t->unl.m.seq = seq;
+	t->unl.m.copyset = cs;
+	t->unl.m.tag = tag;
+	t->unl.m.dst_node = home_of(t, tag);
+	t->unl.valid = true;
+	t->last_unlock_seq = seq;
+	t->any_unlock = true;
+	t->unl.sent_ns = na_now_ns();
+	t->unl.deadline_ns = t->unl.sent_ns +
+			     timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
+	na_node_send(t->n, t->unl.m.dst_node, &t->unl.m, NULL);
+}
+
+static int writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		     const uint8_t *data);
+
+/*
+ * Release a lock an abandoned request took late (struct na_stale), with
+ * metadata that is true after what its delivery did: a READ_MISS changed
+ * nothing but a Modified owner's copy (now clean: we write its data home);
+ * a WRITE_MISS invalidated every copy (the data goes home if it was dirty);
+ * a WRITE_SHARED invalidated every copy but ours; an eviction changed
+ * nothing. Impossible once we sent an unlock with a later seq (the switch's
+ * LAST-UNLOCK would ignore this one): counted, the block stays locked.
+ */
+static void
+settle_stale(struct dsm_thread *t)
+{
+	struct na_stale *s = &t->stale;
+	uint8_t type = s->type, unl = LCF_T_WRITE_UNLOCK, gs;
+	uint32_t seq = s->seq, cs;
+	bool wb = false;
+
+	if (!s->valid || !na_collect_done(&s->c))
+		return;
+	s->valid = false;
+	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
+		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
+		return;
+	}
+	gs = s->c.gs_old;
+	cs = s->c.cs_old;
+	switch (type) {
+	case LCF_T_READ_MISS:
+		unl = LCF_T_READ_UNLOCK;
+		wb = gs == LCF_GS_MODIFIED;
+		gs = cs ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+		break;
+	case LCF_T_WRITE_MISS:
+		wb = gs == LCF_GS_MODIFIED;
+		gs = LCF_GS_UNSHARED;
+		cs = 0;
+		break;
+	case LCF_T_WRITE_SHARED: {
+		/* Every other copy is gone; is ours still there? */
+		struct na_cbucket *b = na_cache_bucket(&t->n->cache, s->tag);
+		struct na_centry *e;
+
+		pthread_mutex_lock(&b->mu);
+		e = na_cache_find(b, s->tag);
+		cs = e && e->state != NA_L_INVALID ? na_bit(t->n->self) : 0;
+		pthread_mutex_unlock(&b->mu);
+		gs = cs ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+		break;
+	}
+	default:
+		break;
+	}
+	if (wb && writeback(t, seq, s->tag, s->buf) < 0)
+		return;
+	send_unlock(t, unl, seq, s->tag, gs, cs);
+	NA_STAT_INC(t->n->st.req.stale_grants_released);
+}
+
+/*
+ * Before a new seq: give an abandoned request's copies time to reach the
+ * switch. If one took the lock, its replies come: collect them all
+ * (re-sending the request, which passes on the scoreboard) and release the
+ * lock with its own seq, before any later unlock makes that impossible and
+ * before a new request could pass on that scoreboard row by mistake.
+ */
+static void
+quarantine(struct dsm_thread *t)
+{
+	struct na_stale *s = &t->stale;
+	uint64_t start = na_now_ns(), quiet = 4 * timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	uint64_t next = start + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	struct lcf_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.version = LCF_VERSION;
+	m.type = s->type;
+	m.node = t->n->self;
+	m.thread = t->id;
+	m.seq = s->seq;
+	m.tag = s->tag;
+	m.dst_node = home_of(t, s->tag);
+	while (s->valid && !na_collect_done(&s->c)) {
+		uint64_t now = na_now_ns();
+
+		if (!s->c.got_reply && now - start >= quiet)
+			break;                  /* no copy took the lock */
+		if (now - start > 50 * quiet && stopping(t))
+			break;
+		if (s->c.got_reply && now >= next) {
+			na_node_send(t->n, m.dst_node, &m, NULL);
+			NA_STAT_INC(t->n->st.req.retransmit_request);
+			next = now + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+		}
+		if (wait_mail(t, now + 200000) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+	}
+	settle_stale(t);
+	s->valid = false;
+}
+
+/* Randomised exponential backoff after a NACK, serving the mailbox. */
+static void
+backoff(struct dsm_thread *t, unsigned attempt)
+{
+	uint64_t base = rtt(t) / 4, cap = 2000000ull, span, until;
+
+	span = base << (attempt < 10 ? attempt : 10);
+	if (span > cap)
+		span = cap;
+	until = na_now_ns() + rnd(t) % (span + 1);
+	while (na_now_ns() < until)
+		if (wait_mail(t, until) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+	/*
+	 * No settle_stale() here: the request we back off from is usually
+	 * retried with the same seq, and releasing it would install metadata
+	 * the retry then contradicts. Only quarantine() releases.
+	 */
+}
+
+/* ---- one coherence event --------------------------------------------------- */
+
+static void
+on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
+	      struct na_collect *c)
+{
+	const struct lcf_msg *x = &t->mail.m;
+
+	if (x->seq != seq || x->tag != tag) {
+		NA_STAT_INC(t->n->st.req.stale_replies);
+		return;
+	}
+	switch (x->type) {
+	case LCF_T_NACK:
+	case NA_MSG_NACK:
+		/* Another copy of this request holds the lock already? */
+		if (!c->got_reply)
+			c->nacked = true;
+		return;
+	case NA_MSG_ACK:
+		na_collect_ack(c, na_aux_responder(x->aux), x->gstatus,
+			       x->copyset, x->flags & LCF_F_IN_SWITCH);
+		return;
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		/* Our own request, returned by the switch: the ACK. */
+		if (x->type == type)
+			na_collect_ack(c, LCF_NODE_NONE, x->gstatus,
+				       x->copyset, true);
+		return;
+	case NA_MSG_DATA:
+		if (na_collect_data(c, x->aux, x->len))
+			memcpy(t->buf + x->aux, t->mail.payload, x->len);
+		return;
+	default:
+		NA_STAT_INC(t->n->st.req.stale_replies);
+		return;
+	}
+}
+
+/*
+ * The retry of a NACKed request. The same request (tag and type) is retried
+ * with the SAME seq: every copy of it, including a retransmitted one still
+ * on its way, is then one event, and whichever copy takes the lock is the
+ * one whose replies we collect (a new seq would leave a late copy holding a
+ * lock nobody releases, and its scoreboard row counting a phantom lock).
+ * A different request (our local state changed) gets a new seq.
+ */
+struct na_retry {
+	uint32_t seq;           /* 0: none */
+	uint8_t type;
+	uint64_t tag;
+};
+
+static int
+event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
+      struct na_retry *rt)
+{
+	uint16_t home = home_of(t, tag);
+	uint64_t sent, deadline, now;
+	uint32_t tries = 0, seq;
+	struct lcf_msg m;
+
+	if (rt->seq && rt->type == type && rt->tag == tag) {
+		seq = rt->seq;
+		if (t->stale.valid && t->stale.seq == seq)
+			t->stale.valid = false;         /* not abandoned */
+	} else {
+		if (t->stale.valid)
+			quarantine(t);
+		seq = na_req_next_seq(t);
+	}
+	rt->seq = seq;
+	rt->type = type;
+	rt->tag = tag;
+	/* Both scoreboard rows in use? Then the older unlock must land. */
+	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
+		na_req_flush(t);
+	memset(&m, 0, sizeof(m));
+	m.version = LCF_VERSION;
+	m.type = type;
+	m.node = t->n->self;
+	m.thread = t->id;
+	m.seq = seq;
+	m.tag = tag;
+	m.dst_node = home;
+	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
+	NA_STAT_INC(t->n->st.req.events);
+	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
+	sent = na_now_ns();
+	deadline = sent + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	na_node_send(t->n, home, &m, NULL);
+	for (;;) {
+		if (wait_mail(t, deadline) == 0) {
+			on_event_mail(t, type, seq, tag, c);
+			if (na_collect_done(c))
+				break;
+		}
+		now = na_now_ns();
+		if (now < deadline)
+			continue;
+		if (stopping(t) && now - sent > NA_GIVE_UP_NS) {
+			NA_STAT_INC(t->n->st.req.aborted);
+			return EV_ABORT;
+		}
+		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
+		na_node_send(t->n, home, &m, NULL);
+		NA_STAT_INC(t->n->st.req.retransmit_request);
+		tries++;
+		deadline = now + timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+	}
+	if (!tries)
+		rtt_sample(t, na_now_ns() - sent);      /* Karn: clean samples */
+	if (c->nacked) {
+		NA_STAT_INC(t->n->st.req.nacks);
+		if (tries) {
+			/* A retransmitted copy may still take the lock. */
+			t->stale.valid = true;
+			t->stale.type = type;
+			t->stale.seq = seq;
+			t->stale.tag = tag;
+			na_collect_init(&t->stale.c, type, t->n->self,
+					t->d->topo.block_size);
+		}
+		return EV_NACK;
+	}
+	return EV_OK;
+}
+
+/* Write the block home while the event still holds its lock. */
+static int
+writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag, const uint8_t *data)
+{
+	uint32_t bs = t->d->topo.block_size;
+	uint16_t home = home_of(t, tag);
+	uint64_t all = na_seg_all(bs), have = 0, sent = na_now_ns(), deadline;
+	uint32_t tries = 0;
+	struct lcf_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.version = LCF_VERSION;
+	m.node = t->n->self;
+	m.thread = t->id;
+	m.seq = seq;
+	m.tag = tag;
+	m.dst_node = home;
+	for (;;) {
+		/* (Re)send every segment not acknowledged yet. */
+		for (uint32_t i = 0; i < na_seg_count(bs); i++) {
+			uint32_t off;
+			uint16_t len;
+
+			if (have & (1ull << i))
+				continue;
+			na_seg_span(bs, i, &off, &len);
+			m.type = NA_MSG_WB;
+			m.aux = off;
+			m.len = len;
+			na_node_send(t->n, home, &m, data + off);
+			if (tries)
+				NA_STAT_INC(t->n->st.req.retransmit_writeback);
+		}
+		deadline = na_now_ns() + timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+		while (have != all && na_now_ns() < deadline) {
+			const struct lcf_msg *x = &t->mail.m;
+
+			if (wait_mail(t, deadline) != 0)
+				continue;
+			if (x->type == NA_MSG_WB_ACK && x->seq == seq &&
+			    x->tag == tag && x->aux < bs &&
+			    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
+				have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
+			else
+				NA_STAT_INC(t->n->st.req.stale_replies);
+		}
+		if (have == all)
+			break;
+		if (stopping(t) && na_now_ns() - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		tries++;
+	}
+	NA_STAT_INC(t->n->st.req.writebacks);
+	return 0;
+}
+
+/* ---- the local cache side ----------------------------------------------- */
+
+static bool
+wants_write(enum na_mode mode)
+{
+	return mode == NA_M_WRITE || mode == NA_M_PIN_W;
+}
+
+/* Another local thread is in the way? */
+static bool
+conflict(const struct na_centry *e, uint16_t id, bool write)
+{
+	uint64_t others = e->pin_r & ~(1ull << id);
+
+	return (e->busy != NA_NOBODY && e->busy != id) ||
+	       (e->pin_w != NA_NOBODY && e->pin_w != id) ||
+	       (write && others);
+}
+
+static bool
+sufficient(const struct na_centry *e, bool write)
+{
+	return write ? e->state == NA_L_MODIFIED : e->state != NA_L_INVALID;
+}
+
+static void
+perform(struct na_centry *e, uint16_t id, enum na_mode mode, uint32_t off,
+	uint32_t len, void *buf)
+{
+	switch (mode) {
+	case NA_M_READ:
+		memcpy(buf, e->data + off, len);
+		break;
+	case NA_M_WRITE:
+		memcpy(e->data + off, buf, len);
+		break;
+	case NA_M_PIN_R:
+		e->pin_r |= 1ull << id;
+		break;
+	case NA_M_PIN_W:
+		e->pin_w = (int16_t)id;
+		break;
+	}
+}
+
+static void
+release_busy(struct na_cbucket *b, struct na_centry *e)
+{
+	pthread_mutex_lock(&b->mu);
+	e->busy = NA_NOBODY;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* Wait for another local thread; called and returns with b->mu released. */
+static void
+local_wait(struct dsm_thread *t, struct na_cbucket *b)
+{
+	uint64_t dl = na_now_ns() + 1000000ull;
+	struct timespec ts = { .tv_sec = (time_t)(dl / 1000000000ull),
+			       .tv_nsec = (long)(dl % 1000000000ull) };
+
+	pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+	pthread_mutex_unlock(&b->mu);
+	/* Keep our own unlock moving: the thread we wait for may need it. */
+	service(t);
+}
+
+static int
+evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
+{
+	uint32_t bs = t->d->topo.block_size;
+	struct na_retry rt = { 0 };
+
+	for (unsigned attempt = 0;; attempt++) {
+		struct na_collect c;
+		uint32_t seq, cs;
+		uint64_t tag;
+		uint8_t st, type;
+		int ev;
+
+		pthread_mutex_lock(&b->mu);
+		st = e->state;
+		tag = e->tag;
+		if (st == NA_L_INVALID) {       /* invalidated meanwhile */
+			e->used = false;
+			e->busy = NA_NOBODY;
+			pthread_cond_broadcast(&b->cv);
+			pthread_mutex_unlock(&b->mu);
+			return 0;
+		}
+		pthread_mutex_unlock(&b->mu);
+		type = st == NA_L_MODIFIED ? LCF_T_EVICT_MODIFIED
+					   : LCF_T_EVICT_SHARED;
+		ev = event(t, type, tag, &c, &rt);
+		seq = rt.seq;
+		if (ev == EV_ABORT) {
+			release_busy(b, e);
+			return -EINTR;
+		}
+		if (ev == EV_NACK) {
+			backoff(t, attempt);
+			continue;
+		}
+		if (type == LCF_T_EVICT_MODIFIED) {
+			pthread_mutex_lock(&b->mu);
+			memcpy(t->buf, e->data, bs);
+			pthread_mutex_unlock(&b->mu);
+			if (writeback(t, seq, tag, t->buf) < 0) {
+				release_busy(b, e);
+				return -EINTR;
+			}
+		}
+		pthread_mutex_lock(&b->mu);
+		e->state = NA_L_INVALID;
+		e->used = false;
+		e->busy = NA_NOBODY;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.evictions);
+		cs = na_new_copyset(type, c.cs_old, t->n->self);
+		send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag,
+			    na_next_gstatus(type, c.gs_old, cs), cs);
+		return 0;
+	}
+}
+
+/* A miss (or write to a clean block) on `e`, which we hold busy. */
+static int
+miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
+     uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
+     uint32_t len, void *buf, struct na_retry *rt)
+{
+	struct na_collect c;
+	int ev = event(t, type, tag, &c, rt);
+	uint32_t seq = rt->seq, cs;
+
+	if (ev != EV_OK) {
+		release_busy(b, e);
+		return ev == EV_NACK ? 1 : -EINTR;
+	}
+	pthread_mutex_lock(&b->mu);
+	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
+		/*
+		 * WRITE_SHARED granted but our copy is gone: cannot happen
+		 * while the lock serialises events; be safe: put the metadata
+		 * back unchanged and retry.
+		 */
+		e->busy = NA_NOBODY;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old, c.cs_old);
+		rt->seq = 0;            /* that seq is spent */
+		return 1;
+	}
+	if (na_type_needs_data(type))
+		memcpy(e->data, t->buf, t->d->topo.block_size);
+	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
+	e->ts = na_now_ns();
+	perform(e, t->id, mode, off, len, buf);
+	e->busy = NA_NOBODY;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+
+	/*
+	 * Read from a Modified owner: its copy is now clean, so global memory
+	 * must get the data before the block can become Unshared. We write
+	 * it home while our read lock still holds everybody's writes off.
+	 */
+	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
+	    writeback(t, seq, tag, t->buf) < 0)
+		return -EINTR;
+	cs = na_new_copyset(type, c.cs_old, t->n->self);
+	send_unlock(t, na_unlock_type(type), seq, tag,
+		    na_next_gstatus(type, c.gs_old, cs), cs);
+	return 0;
+}
+
+int
+na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
+	      void *buf, enum na_mode mode)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+	bool write = wants_write(mode);
+	struct na_retry rt = { 0 };
+	unsigned attempt = 0;
+
+	for (;;) {
+		struct na_centry *e, *victim;
+		uint8_t type;
+		int rc;
+
+		pthread_mutex_lock(&b->mu);
+		e = na_cache_find(b, tag);
+		if (e) {
+			if (conflict(e, t->id, write)) {
+				local_wait(t, b);
+				continue;
+			}
+			if (sufficient(e, write)) {
+				perform(e, t->id, mode, off, len, buf);
+				e->ts = na_now_ns();
+				pthread_mutex_unlock(&b->mu);
+				NA_STAT_INC(t->n->st.req.hits);
+				return 0;
+			}
+			e->busy = (int16_t)t->id;
+		} else {
+			e = na_cache_room(b, &victim);
+			if (e) {
+				na_cache_claim(e, tag, (int16_t)t->id,
+					       na_now_ns());
+			} else if (victim) {
+				victim->busy = (int16_t)t->id;
+				pthread_mutex_unlock(&b->mu);
+				if ((rc = evict(t, b, victim)) < 0)
+					return rc;
+				continue;
+			} else {
+				local_wait(t, b);
+				continue;
+			}
+		}
+		type = !write ? LCF_T_READ_MISS
+		       : e->state == NA_L_SHARED ? LCF_T_WRITE_SHARED
+						 : LCF_T_WRITE_MISS;
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.misses);
+		rc = miss(t, b, e, tag, type, mode, off, len, buf, &rt);
+		if (rc != 1)
+			return rc;
+		backoff(t, attempt++);
+	}
+}
+
+int
+na_req_unpin(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+	struct na_centry *e;
+	int rc = 0;
+
+	pthread_mutex_lock(&b->mu);
+	e = na_cache_find(b, tag);
+	if (e && e->pin_w == (int16_t)t->id)
+		e->pin_w = NA_NOBODY;
+	else if (e && (e->pin_r & (1ull << t->id)))
+		e->pin_r &= ~(1ull << t->id);
+	else
+		rc = -ENOENT;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	if (rc == 0)
+		na_node_run_deferred(t->n);     /* requests we held off */
+	return rc;
+}
+
+int
+na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
+	    uint8_t reply_type, struct na_mail *reply)
+{
+	uint64_t sent = na_now_ns(), deadline;
+	uint32_t tries = 0;
+
+	na_node_send(t->n, dst, m, NULL);
+	deadline = sent + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	for (;;) {
+		const struct lcf_msg *x = &t->mail.m;
+		uint64_t now;
+
+		if (wait_mail(t, deadline) == 0) {
+			if (x->type == reply_type && x->seq == m->seq) {
+				*reply = t->mail;
+				return 0;
+			}
+			NA_STAT_INC(t->n->st.req.stale_replies);
+			continue;
+		}
+		now = na_now_ns();
+		if (now < deadline)
+			continue;
+		if (stopping(t) && now - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		na_node_send(t->n, dst, m, NULL);
+		tries++;
+		deadline = now + timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+	}
+}

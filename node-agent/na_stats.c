@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The node's statistics as JSON (printed by node-agent at exit).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "na_msg.h"
+#include "na_node.h"
+
+static uint64_t
+ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void
+per_type(FILE *f, const char *name, const uint64_t *v)
+{
+	bool first = true;
+
+	fprintf(f, "\"%s\":{", name);
+	for (int i = 0; i < 256; i++) {
+		uint64_t x = ld(&v[i]);
+
+		if (!x)
+			continue;
+		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			na_type_name((uint8_t)i), x);
+		first = false;
+	}
+	fprintf(f, "}");
+}
+
+void
+na_node_stats_json(struct na_node *n, FILE *f)
+{
+	const struct na_req_stats *r = &n->st.req;
+	uint64_t sent = 0, recv = 0;
+
+	for (int i = 0; i < 256; i++) {
+		sent += ld(&n->st.sent[i]);
+		recv += ld(&n->st.recv[i]);
+	}
+	fprintf(f, "\"packets_sent\":%" PRIu64 ",\"packets_received\":%" PRIu64
+		",", sent, recv);
+	per_type(f, "sent_by_type", n->st.sent);
+	fprintf(f, ",");
+	per_type(f, "received_by_type", n->st.recv);
+	fprintf(f, ",\"send_errors\":%" PRIu64 ",\"mailbox_overflow\":%" PRIu64
+		",\"dropped\":%" PRIu64 ",\"rx_bad\":%" PRIu64,
+		ld(&n->st.send_errors), ld(&n->st.mbox_overflow),
+		ld(&n->st.dropped), n->tp.rx_bad);
+
+	fprintf(f, ",\"requester\":{");
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", ld(&r->name));
+	NA_REQ_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+	fprintf(f, "\"events_by_type\":{");
+	for (int i = 1, first = 1; i < 16; i++) {
+		if (!ld(&r->ev_type[i]))
+			continue;
+		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			na_type_name((uint8_t)i), ld(&r->ev_type[i]));
+		first = 0;
+	}
+	fprintf(f, "}}");
+
+	pthread_mutex_lock(&n->agent_mu);
+	if (n->cfg.roles & NA_ROLE_HOME) {
+		fprintf(f, ",\"home_agent\":{");
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->home.st.name);
+		NA_HOME_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+		fprintf(f, "\"chunks_allocated\":%u}", n->home.next_chunk - 1);
+	}
+	if (n->cfg.roles & NA_ROLE_CACHE) {
+		fprintf(f, ",\"cache_agent\":{");
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->cagent.st.name);
+		NA_CAGENT_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
+	}
+	if (n->cfg.roles & NA_ROLE_SHADOW)
+		fprintf(f, ",\"shadow\":{\"tags\":%u,\"adds\":%" PRIu64
+			",\"removes\":%" PRIu64 ",\"reports\":%" PRIu64
+			",\"unknown_reports\":%" PRIu64 "}", n->shadow.n_tags,
+			n->shadow.adds, n->shadow.removes, n->shadow.reports,
+			n->shadow.unknown_reports);
+	pthread_mutex_unlock(&n->agent_mu);
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Workloads; see na_workload.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_node.h"
+#include "na_requester.h"
+#include "na_workload.h"
+
+#define COUNTER_SLOTS 8         /* per block: slot 0 counter, 1..7 data */
+
+struct wl_thread {
+	pthread_t tid;
+	struct dsm *d;
+	const struct na_wl_config *cfg;
+	struct na_history *h;
+	volatile int *stop;
+	uint16_t id;
+	uint32_t rng;
+	struct na_wl_result r;
+	int rc;
+};
+
+int
+na_workload_parse(const char *s)
+{
+	if (!strcmp(s, "none"))
+		return NA_WL_NONE;
+	if (!strcmp(s, "micro"))
+		return NA_WL_MICRO;
+	if (!strcmp(s, "counter"))
+		return NA_WL_COUNTER;
+	return -1;
+}
+
+static uint32_t
+rnd(struct wl_thread *w)
+{
+	uint32_t x = w->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return w->rng = x;
+}
+
+static double
+frand(struct wl_thread *w)
+{
+	return (rnd(w) >> 8) / (double)(1u << 24);
+}
+
+/* Shared block i, spread round-robin over the home nodes. */
+static dsm_addr_t
+shared_block(const struct dsm *d, uint32_t i)
+{
+	const struct topo *t = &d->topo;
+
+	return dsm_static_addr(t->nodes[i % t->n_nodes].id,
+			       (uint64_t)(i / t->n_nodes) * t->block_size);
+}
+
+static bool
+done(struct wl_thread *w, uint64_t start)
+{
+	if (*w->stop)
+		return true;
+	return w->cfg->duration_s > 0 &&
+	       na_now_ns() - start >= (uint64_t)(w->cfg->duration_s * 1e9);
+}
+
+static void
+run_micro(struct wl_thread *w)
+{
+	const struct na_wl_config *c = w->cfg;
+	struct dsm_thread *t = dsm_thread(w->d, w->id);
+	uint32_t bs = dsm_block_size(w->d), sz = c->op_size;
+	dsm_addr_t priv, last_shared, last_priv, a;
+	uint64_t start = na_now_ns(), n = 0;
+	uint8_t buf[NA_MAX_BLOCK];
+
+	priv = dsm_malloc(t, (size_t)c->private_blocks * bs, -1);
+	if (!priv) {
+		w->rc = -ENOMEM;
+		return;
+	}
+	last_shared = shared_block(w->d, 0);
+	last_priv = priv;
+	memset(buf, 0, sizeof(buf));
+	while (!done(w, start)) {
+		bool shared = frand(w) < c->sharing_ratio;
+		bool reuse = frand(w) < c->locality;
+		bool read = frand(w) < c->read_ratio;
+		uint64_t t0, value;
+		int rc;
+
+		if (shared)
+			a = reuse ? last_shared
+				  : shared_block(w->d, rnd(w) % c->shared_blocks);
+		else
+			a = reuse ? last_priv
+				  : priv + (uint64_t)(rnd(w) % c->private_blocks) * bs;
+		if (shared)
+			last_shared = a;
+		else
+			last_priv = a;
+		a += (uint64_t)(rnd(w) % (bs / sz)) * sz;
+		value = (uint64_t)t->n->self << 48 | (uint64_t)w->id << 40 | ++n;
+		t0 = na_now_ns();
+		if (read) {
+			rc = dsm_read(t, a, buf, sz);
+		} else {
+			memcpy(buf, &value, sz < 8 ? sz : 8);
+			rc = dsm_write(t, a, buf, sz);
+		}
+		if (rc < 0) {
+			w->r.errors++;
+			break;
+		}
+		if (sz == 8) {
+			memcpy(&value, buf, 8);
+			na_history_op(w->h, w->id, read ? "read" : "write", a,
+				      value, t0, na_now_ns());
+		}
+		w->r.ops++;
+		if (read)
+			w->r.reads++;
+		else
+			w->r.writes++;
+	}
+}
+
+static void
+run_counter(struct wl_thread *w)
+{
+	const struct na_wl_config *c = w->cfg;
+	struct dsm_thread *t = dsm_thread(w->d, w->id);
+	uint64_t start = na_now_ns(), n = 0;
+
+	while (!done(w, start)) {
+		dsm_addr_t blk = shared_block(w->d, rnd(w) % c->shared_blocks);
+		uint32_t kind = rnd(w) % 3;
+		uint64_t t0 = na_now_ns(), v = 0;
+		dsm_addr_t a;
+		int rc;
+
+		if (kind == 2) {
+			/* Increment under the block's write lock. */
+			a = blk;
+			rc = dsm_wlock(t, blk);
+			if (rc == 0) {
+				rc = dsm_read(t, a, &v, 8);
+				v++;
+				if (rc == 0)
+					rc = dsm_write(t, a, &v, 8);
+				if (dsm_unlock(t, blk) < 0 && rc == 0)
+					rc = -EIO;
+			}
+			if (rc < 0) {
+				w->r.errors++;
+				break;
+			}
+			na_history_op(w->h, w->id, "incr", a, v, t0,
+				      na_now_ns());
+			w->r.incrs++;
+		} else {
+			a = blk + 8 * (1 + rnd(w) % (COUNTER_SLOTS - 1));
+			if (kind == 0) {
+				rc = dsm_read(t, a, &v, 8);
+			} else {
+				v = (uint64_t)t->n->self << 48 |
+				    (uint64_t)w->id << 40 | ++n;
+				rc = dsm_write(t, a, &v, 8);
+			}
+			if (rc < 0) {
+				w->r.errors++;
+				break;
+			}
+			na_history_op(w->h, w->id, kind ? "write" : "read", a,
+				      v, t0, na_now_ns());
+			if (kind)
+				w->r.writes++;
+			else
+				w->r.reads++;
+		}
+		w->r.ops++;
+	}
+}
+
+static void *
+wl_main(void *arg)
+{
+	struct wl_thread *w = arg;
+
+	if (w->cfg->kind == NA_WL_MICRO)
+		run_micro(w);
+	else
+		run_counter(w);
+	/* Nobody retransmits our last unlock once we stop: settle it. */
+	dsm_sync(dsm_thread(w->d, w->id));
+	return NULL;
+}
+
+int
+na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
+		struct na_history *h, volatile int *stop,
+		struct na_wl_result *res)
+{
+	struct wl_thread *w;
+	uint64_t start;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (cfg->kind == NA_WL_NONE)
+		return 0;
+	if (!cfg->shared_blocks || !cfg->op_size ||
+	    cfg->op_size > dsm_block_size(d) ||
+	    dsm_block_size(d) % cfg->op_size || !cfg->private_blocks)
+		return -EINVAL;
+	w = calloc(cfg->threads, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	start = na_now_ns();
+	for (uint16_t i = 0; i < cfg->threads; i++) {
+		w[i] = (struct wl_thread){
+			.d = d, .cfg = cfg, .h = h, .stop = stop, .id = i,
+			.rng = (cfg->seed + 1) * 2654435761u ^
+			       (d->node.self + 1u) * 40503u ^ (i + 1u) * 9973u,
+		};
+		if (!w[i].rng)
+			w[i].rng = 1;
+		if (pthread_create(&w[i].tid, NULL, wl_main, &w[i])) {
+			rc = -EAGAIN;
+			*stop = 1;
+			for (uint16_t j = 0; j < i; j++)
+				pthread_join(w[j].tid, NULL);
+			free(w);
+			return rc;
+		}
+	}
+	for (uint16_t i = 0; i < cfg->threads; i++) {
+		pthread_join(w[i].tid, NULL);
+		res->ops += w[i].r.ops;
+		res->reads += w[i].r.reads;
+		res->writes += w[i].r.writes;
+		res->incrs += w[i].r.incrs;
+		res->errors += w[i].r.errors;
+		if (w[i].rc)
+			rc = w[i].rc;
+	}
+	res->seconds = (na_now_ns() - start) / 1e9;
+	free(w);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Workloads node-agent can run on its application threads:
+ *  - micro:   the paper's micro benchmark (section 7.2): op_size-byte reads
+ *             and writes; `sharing` = fraction of operations on a shared
+ *             region of `shared_blocks` blocks spread over all home nodes
+ *             (the rest on thread-private blocks homed here); `locality` =
+ *             probability of re-touching the block used last; `read_ratio`.
+ *  - counter: the correctness workload: on a small hot shared set (each
+ *             block: slot 0 a counter, slots 1..7 data), each operation is
+ *             a read of a data slot, a blind write of a unique value
+ *             (node<<48 | thread<<40 | n) to a data slot, or an increment
+ *             of the block's counter under dsm_wlock. Everything is
+ *             recorded to the history.
+ * Shared block i lives at dsm_static_addr(nodes[i % N], (i / N) * block).
+ */
+#ifndef NA_WORKLOAD_H
+#define NA_WORKLOAD_H
+
+#include <stdint.h>
+
+#include "dsm.h"
+#include "na_history.h"
+
+enum na_wl_kind {
+	NA_WL_NONE = 0,
+	NA_WL_MICRO,
+	NA_WL_COUNTER,
+};
+
+struct na_wl_config {
+	enum na_wl_kind kind;
+	uint16_t threads;
+	double duration_s;              /* 0: until stopped */
+	double read_ratio;
+	double sharing_ratio;
+	double locality;
+	uint32_t shared_blocks;
+	uint32_t private_blocks;        /* per thread (micro) */
+	uint32_t op_size;               /* micro: bytes per op (<= block) */
+	uint32_t seed;
+};
+
+struct na_wl_result {
+	uint64_t ops, reads, writes, incrs, errors;
+	double seconds;
+};
+
+/**
+ * Run the workload on cfg->threads threads until the duration elapses or
+ * `*stop` becomes non-zero. @return 0 or -errno.
+ */
+int na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
+		    struct na_history *h, volatile int *stop,
+		    struct na_wl_result *res);
+
+/** "none", "micro", "counter" -> kind; -1 when unknown. */
+int na_workload_parse(const char *s);
+
+#endif /* NA_WORKLOAD_H */

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Cache agent: invalidation, data provision, downgrade, LAST-EXECUTED,
+ * deferral while a local thread holds a pin.
+ */
+#include <criterion/criterion.h>
+
+#include "na_cagent.h"
+#include "na_msg.h"
+
+static struct na_cache cache;
+static struct na_cagent ca;
+static struct na_out out;
+
+static void
+setup(void)
+{
+	cr_assert_eq(na_cache_init(&cache, 64, 4096), 0);
+	cr_assert_eq(na_cagent_init(&ca, 2, 16, &cache), 0);
+}
+
+static void
+teardown(void)
+{
+	na_cagent_fini(&ca);
+	na_cache_fini(&cache);
+}
+
+static struct na_centry *
+put(uint64_t tag, uint8_t state, uint8_t fill)
+{
+	struct na_cbucket *b = na_cache_bucket(&cache, tag);
+	struct na_centry *victim, *e = na_cache_room(b, &victim);
+
+	na_cache_claim(e, tag, 0, 1);
+	e->busy = NA_NOBODY;
+	e->state = state;
+	memset(e->data, fill, 4096);
+	return e;
+}
+
+static struct lcf_msg
+fwd(uint8_t type, uint64_t tag, uint16_t node, uint32_t seq, bool provider)
+{
+	/* as the switch sends it: the request, IN_SWITCH, metadata */
+	return (struct lcf_msg){
+		.version = 1, .type = type, .node = node, .thread = 0,
+		.seq = seq, .tag = tag, .gstatus = LCF_GS_SHARED,
+		.copyset = 0x4, .dst_node = 2,
+		.flags = LCF_F_IN_SWITCH | (provider ? LCF_F_DATA_PROVIDER : 0),
+	};
+}
+
+static void
+feed(struct lcf_msg m)
+{
+	na_out_reset(&out);
+	na_cagent_handle(&ca, &m, &out);
+}
+
+TestSuite(cagent, .init = setup, .fini = teardown);
+
+Test(cagent, write_miss_provider_invalidates_and_duplicate_resends_data)
+{
+	struct na_centry *e = put(100, NA_L_MODIFIED, 0x5a);
+
+	feed(fwd(LCF_T_WRITE_MISS, 100, 1, 7, true));
+	cr_assert_eq(e->state, NA_L_INVALID);
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_DATA);
+	cr_assert_eq(out.m[0].dst, 1);
+	cr_assert_eq(((const uint8_t *)out.m[0].payload)[0], 0x5a);
+	cr_assert_eq(out.m[3].msg.type, NA_MSG_ACK);
+	cr_assert_eq(out.m[3].msg.copyset, 0x4);
+	cr_assert_eq(out.m[3].msg.gstatus, LCF_GS_SHARED);
+	cr_assert(out.m[3].msg.flags & LCF_F_IN_SWITCH);
+	cr_assert(out.m[3].msg.flags & LCF_F_DATA_PROVIDER);
+	cr_assert_eq(na_aux_responder(out.m[3].msg.aux), 2);
+
+	/* the copy is gone, yet a retransmission gets the same data */
+	memset(e->data, 0, 4096);
+	feed(fwd(LCF_T_WRITE_MISS, 100, 1, 7, true));
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(((const uint8_t *)out.m[2].payload)[10], 0x5a);
+	cr_assert_eq(ca.st.duplicates, 1);
+	/* older: ignored */
+	feed(fwd(LCF_T_WRITE_MISS, 100, 1, 6, true));
+	cr_assert_eq(out.n, 0);
+}
+
+Test(cagent, read_miss_downgrades_modified)
+{
+	struct na_centry *e = put(200, NA_L_MODIFIED, 1);
+
+	feed(fwd(LCF_T_READ_MISS, 200, 3, 1, true));
+	cr_assert_eq(e->state, NA_L_SHARED);
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(ca.st.downgrades, 1);
+}
+
+Test(cagent, home_forward_is_handled_like_a_switch_copy)
+{
+	struct na_centry *e = put(300, NA_L_SHARED, 1);
+	struct lcf_msg m = fwd(LCF_T_WRITE_SHARED, 300, 1, 4, false);
+
+	m.type = NA_MSG_FWD;
+	m.flags = 0;
+	m.aux = na_aux_orig(LCF_T_WRITE_SHARED, 0);
+	feed(m);
+	cr_assert_eq(e->state, NA_L_INVALID);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ACK);
+	cr_assert_eq(out.m[0].msg.flags, 0);            /* not IN_SWITCH */
+	cr_assert_eq(na_aux_orig_type(out.m[0].msg.aux), LCF_T_WRITE_SHARED);
+}
+
+Test(cagent, pinned_block_defers_until_released)
+{
+	struct na_centry *e = put(400, NA_L_SHARED, 1);
+
+	e->pin_r = 1;
+	feed(fwd(LCF_T_WRITE_MISS, 400, 1, 9, false));
+	cr_assert_eq(out.n, 0);
+	cr_assert_eq(e->state, NA_L_SHARED);
+	cr_assert_eq(ca.n_def, 1);
+	/* its retransmission is not queued twice */
+	feed(fwd(LCF_T_WRITE_MISS, 400, 1, 9, false));
+	cr_assert_eq(ca.n_def, 1);
+	/* a read pin does not stop another reader */
+	feed(fwd(LCF_T_READ_MISS, 400, 3, 1, true));
+	cr_assert_eq(out.n, 4);
+
+	e->pin_r = 0;
+	na_out_reset(&out);
+	na_cagent_run_deferred(&ca, &out);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(e->state, NA_L_INVALID);
+	cr_assert_eq(ca.n_def, 0);
+}
+
+Test(cagent, hot_report_for_switch_owned_invalidations)
+{
+	put(500, NA_L_SHARED, 1);
+	feed(fwd(LCF_T_WRITE_SHARED, 500, 1, 1, false));
+	na_out_reset(&out);
+	na_cagent_epoch(&ca, 3, &out);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_HOT_REPORT);
+	cr_assert_eq(out.m[0].msg.len, 12);
+	cr_assert_eq(((const uint8_t *)out.m[0].payload)[7], 500 & 0xff);
+	cr_assert_eq(((const uint8_t *)out.m[0].payload)[11], 1);
+	na_out_reset(&out);
+	na_cagent_epoch(&ca, 3, &out);
+	cr_assert_eq(out.n, 0);
+}

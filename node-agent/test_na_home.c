@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Home agent decisions, fed messages through its pure interface.
+ */
+#include <criterion/criterion.h>
+
+#include "na_home.h"
+#include "na_msg.h"
+#include "topo.h"
+
+static const char *topo4 =
+	"{ \"lcf_port\": 7340, \"block_size\": 4096,"
+	"  \"switch\": { \"mac\": \"02:00:00:00:00:fe\", \"ip\": \"10.0.0.254\","
+	"              \"profile\": \"tofino\" },"
+	"  \"nodes\": ["
+	"    { \"id\": 0, \"mac\": \"02:00:00:00:00:01\", \"ip\": \"10.0.0.1\", \"port\": 0 },"
+	"    { \"id\": 1, \"mac\": \"02:00:00:00:00:02\", \"ip\": \"10.0.0.2\", \"port\": 1 },"
+	"    { \"id\": 2, \"mac\": \"02:00:00:00:00:03\", \"ip\": \"10.0.0.3\", \"port\": 2 },"
+	"    { \"id\": 3, \"mac\": \"02:00:00:00:00:04\", \"ip\": \"10.0.0.4\", \"port\": 3 } ],"
+	"  \"shadow\": 3 }";
+
+static struct topo t;
+static struct na_home h;
+static struct na_out out;
+
+static void
+setup(void)
+{
+	char err[TOPO_ERR_LEN];
+
+	cr_assert_eq(topo_load_string(topo4, &t, err), 0, "%s", err);
+	cr_assert_eq(na_home_init(&h, &t, 0, NA_CHUNK_SIZE * 2, 7), 0);
+}
+
+static void
+teardown(void)
+{
+	na_home_fini(&h);
+}
+
+static struct lcf_msg
+req(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk)
+{
+	return (struct lcf_msg){ .version = 1, .type = type, .node = node,
+				 .thread = 1, .seq = seq,
+				 .tag = na_home_tag(&h, blk) };
+}
+
+static void
+feed(struct lcf_msg m)
+{
+	na_out_reset(&out);
+	na_home_handle(&h, &m, NULL, 0, &out);
+	cr_assert_eq(out.overflow, 0);
+}
+
+static void
+unlock(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk, uint8_t gs,
+       uint32_t cs)
+{
+	struct lcf_msg m = req(type, node, seq, blk);
+
+	m.gstatus = gs;
+	m.copyset = cs;
+	feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_UNLOCK_ACK);
+	cr_assert_eq(out.m[0].msg.seq, seq);
+}
+
+TestSuite(home, .init = setup, .fini = teardown);
+
+Test(home, read_miss_unshared_replies_with_data_and_dedupes)
+{
+	h.mem[5] = 0x42;
+	feed(req(LCF_T_READ_MISS, 1, 10, 0));
+	cr_assert_eq(out.n, 4);                         /* 3 segments + ACK */
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(out.m[i].msg.type, NA_MSG_DATA);
+		cr_assert_eq(out.m[i].dst, 1);
+		cr_assert_eq(out.m[i].msg.aux, i * 1400u);
+	}
+	cr_assert_eq(((const uint8_t *)out.m[0].payload)[5], 0x42);
+	cr_assert_eq(out.m[3].msg.type, NA_MSG_ACK);
+	cr_assert(out.m[3].msg.flags & LCF_F_DATA_PROVIDER);
+	cr_assert_not(out.m[3].msg.flags & LCF_F_IN_SWITCH);
+	cr_assert_eq(out.m[3].msg.gstatus, LCF_GS_UNSHARED);
+	cr_assert_eq(na_aux_responder(out.m[3].msg.aux), 0);
+	cr_assert_eq(h.blk[0].readers, 1);
+
+	/* equal seq: same reply, no second read lock */
+	feed(req(LCF_T_READ_MISS, 1, 10, 0));
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(h.blk[0].readers, 1);
+	/* smaller seq: ignored */
+	feed(req(LCF_T_READ_MISS, 1, 9, 0));
+	cr_assert_eq(out.n, 0);
+
+	unlock(LCF_T_READ_UNLOCK, 1, 10, 0, LCF_GS_SHARED, 0x2);
+	cr_assert_eq(h.blk[0].readers, 0);
+	cr_assert_eq(h.blk[0].gs, LCF_GS_SHARED);
+	cr_assert_eq(h.blk[0].cs, 0x2);
+	/* a duplicate unlock is ACKed and changes nothing */
+	h.blk[0].cs = 0x6;
+	unlock(LCF_T_READ_UNLOCK, 1, 10, 0, LCF_GS_SHARED, 0x2);
+	cr_assert_eq(h.blk[0].cs, 0x6);
+}
+
+Test(home, concurrent_readers_union_copysets)
+{
+	feed(req(LCF_T_READ_MISS, 1, 1, 2));
+	feed(req(LCF_T_READ_MISS, 2, 1, 2));
+	cr_assert_eq(h.blk[2].readers, 2);
+	unlock(LCF_T_READ_UNLOCK, 1, 1, 2, LCF_GS_SHARED, 0x2);
+	unlock(LCF_T_READ_UNLOCK, 2, 1, 2, LCF_GS_SHARED, 0x4);
+	cr_assert_eq(h.blk[2].cs, 0x6);
+	cr_assert_eq(h.blk[2].readers, 0);
+}
+
+Test(home, write_miss_on_shared_forwards_and_locks)
+{
+	h.blk[1].gs = LCF_GS_SHARED;
+	h.blk[1].cs = 0xa;                              /* nodes 1 and 3 */
+	feed(req(LCF_T_WRITE_MISS, 2, 5, 1));
+	cr_assert_eq(out.n, 2);
+	for (uint32_t i = 0; i < out.n; i++) {
+		cr_assert_eq(out.m[i].msg.type, NA_MSG_FWD);
+		cr_assert_eq(na_aux_orig_type(out.m[i].msg.aux),
+			     LCF_T_WRITE_MISS);
+		cr_assert_eq(out.m[i].msg.node, 2);     /* the requester */
+		cr_assert_eq(out.m[i].msg.copyset, 0xa);
+		cr_assert_eq(out.m[i].msg.dst_node, out.m[i].dst);
+	}
+	cr_assert_eq(out.m[0].dst, 1);
+	cr_assert_eq(out.m[1].dst, 3);
+	cr_assert_eq(!!(out.m[0].msg.flags & LCF_F_DATA_PROVIDER) +
+		     !!(out.m[1].msg.flags & LCF_F_DATA_PROVIDER), 1);
+	cr_assert(h.blk[1].writer);
+
+	/* locked: a reader is NACKed */
+	feed(req(LCF_T_READ_MISS, 0, 3, 1));
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
+	/* a NACK is not recorded: its same-seq retry tries again */
+	feed(req(LCF_T_READ_MISS, 0, 3, 1));
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	/* a duplicate of the granted request gets the same forwards */
+	feed(req(LCF_T_WRITE_MISS, 2, 5, 1));
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_FWD);
+
+	unlock(LCF_T_WRITE_UNLOCK, 2, 5, 1, LCF_GS_MODIFIED, 0x4);
+	cr_assert_not(h.blk[1].writer);
+	cr_assert_eq(h.blk[1].gs, LCF_GS_MODIFIED);
+	cr_assert_eq(h.blk[1].cs, 0x4);
+
+	/* the retry (same seq 3) now gets the lock; Modified: the owner */
+	feed(req(LCF_T_READ_MISS, 0, 3, 1));
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].dst, 2);
+	cr_assert(out.m[0].msg.flags & LCF_F_DATA_PROVIDER);
+}
+
+Test(home, check_failure_nacks_without_holding_the_lock)
+{
+	feed(req(LCF_T_WRITE_SHARED, 1, 1, 3));         /* not a holder */
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	cr_assert_not(h.blk[3].writer);
+	feed(req(LCF_T_WRITE_MISS, 2, 1, 3));
+	cr_assert_eq(out.m[out.n - 1].msg.type, NA_MSG_ACK);
+	cr_assert(h.blk[3].writer);
+}
+
+Test(home, write_shared_sole_holder_gets_an_ack)
+{
+	h.blk[4].gs = LCF_GS_SHARED;
+	h.blk[4].cs = 0x2;
+	feed(req(LCF_T_WRITE_SHARED, 1, 8, 4));
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ACK);
+	cr_assert_not(out.m[0].msg.flags & LCF_F_DATA_PROVIDER);
+}
+
+Test(home, switch_owned_request_is_answered_from_memory)
+{
+	struct lcf_msg m = req(LCF_T_WRITE_MISS, 3, 2, 6);
+
+	m.flags = LCF_F_IN_SWITCH;
+	feed(m);
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(out.m[3].msg.flags, LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+	cr_assert_not(h.blk[6].writer);         /* the switch holds the lock */
+}
+
+Test(home, writeback_needs_the_event_lock)
+{
+	uint8_t seg[1400];
+	struct lcf_msg m;
+
+	memset(seg, 0x77, sizeof(seg));
+	h.blk[7].gs = LCF_GS_MODIFIED;
+	h.blk[7].cs = 0x2;
+	/* no lock: refused */
+	m = req(NA_MSG_WB, 1, 3, 7);
+	m.len = 1400;
+	na_out_reset(&out);
+	na_home_handle(&h, &m, seg, 1400, &out);
+	cr_assert_eq(out.n, 0);
+	cr_assert_eq(h.st.writebacks_refused, 1);
+	/* EVICT_MODIFIED holds it: accepted, ACKed per segment */
+	feed(req(LCF_T_EVICT_MODIFIED, 1, 3, 7));
+	na_out_reset(&out);
+	na_home_handle(&h, &m, seg, 1400, &out);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_WB_ACK);
+	cr_assert_eq(out.m[0].msg.aux, 0);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x77);
+	unlock(LCF_T_WRITE_UNLOCK, 1, 3, 7, LCF_GS_UNSHARED, 0);
+	cr_assert_eq(h.blk[7].gs, LCF_GS_UNSHARED);
+}
+
+Test(home, migration_holds_the_write_lock_until_migrate_ack)
+{
+	struct lcf_msg ack;
+
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_start(&h, 9, &out), 0);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_ADD_TO_SWITCH);
+	cr_assert_eq(out.m[0].dst, 0);          /* via the switch */
+	ack = out.m[0].msg;
+	feed(req(LCF_T_READ_MISS, 1, 1, 9));
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	ack.type = LCF_T_MIGRATE_ACK;
+	ack.flags = LCF_F_IN_SWITCH;
+	ack.aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24;
+	feed(ack);
+	cr_assert_eq(h.blk[9].owner, NA_OWN_SWITCH);
+	cr_assert_not(h.blk[9].writer);
+	/* a late tag-miss request for it is NACKed (retry via the switch) */
+	feed(req(LCF_T_READ_MISS, 1, 2, 9));
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+
+	/* collision: stays home */
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_start(&h, 10, &out), 0);
+	ack = out.m[0].msg;
+	ack.type = LCF_T_MIGRATE_ACK;
+	ack.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+	ack.aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24 | 0xff << 16;
+	feed(ack);
+	cr_assert_eq(h.blk[10].owner, NA_OWN_HOME);
+	cr_assert_not(h.blk[10].writer);
+}
+
+Test(home, chunk_allocation_is_idempotent)
+{
+	struct lcf_msg m = req(NA_MSG_ALLOC_REQ, 2, 40, 0);
+	uint64_t a = 0;
+
+	m.tag = 0;
+	feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.len, 8);
+	for (int i = 0; i < 8; i++)
+		a = a << 8 | ((const uint8_t *)out.m[0].payload)[i];
+	cr_assert_eq(a, NA_CHUNK_SIZE);                 /* chunk 1 of node 0 */
+	feed(m);                                        /* duplicate */
+	cr_assert_eq(h.next_chunk, 2);
+	m.seq = 41;
+	feed(m);                                        /* only 2 chunks */
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
+}
