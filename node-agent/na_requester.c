@@ -20,8 +20,6 @@
 #include "na_requester.h"
 #include "na_seg.h"
 
-enum { EV_OK = 0, EV_NACK = 1, EV_ABORT = -1 };
-
 int
 na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
 {
@@ -154,7 +152,9 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 		if (m->type == s->type)         /* returned by the switch */
 			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
 				       m->copyset, true);
-		break;                          /* NACKs of other copies */
+		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK)
+			s->nacks++;             /* one more copy is dead */
+		break;
 	}
 	return true;
 }
@@ -187,8 +187,8 @@ wait_mail(struct dsm_thread *t, uint64_t deadline)
 }
 
 /* Handle whatever arrived while no event is in progress. */
-static void
-service(struct dsm_thread *t)
+void
+na_req_service(struct dsm_thread *t)
 {
 	while (wait_mail(t, 0) == 0)
 		NA_STAT_INC(t->n->st.req.stale_replies);
@@ -210,8 +210,8 @@ na_req_flush(struct dsm_thread *t)
 	}
 }
 
-static void
-send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
+void
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	    uint8_t gs, uint32_t cs)
 {
 	/* Section 5.3.2: the previous unlock must be acknowledged first. */
@@ -235,8 +235,6 @@ send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	na_node_send(t->n, t->unl.m.dst_node, &t->unl.m, NULL);
 }
 
-static int writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
-		     const uint8_t *data);
 
 /*
  * Release a lock an abandoned request took late (struct na_stale), with
@@ -268,7 +266,9 @@ settle_stale(struct dsm_thread *t)
 	case LCF_T_READ_MISS:
 		unl = LCF_T_READ_UNLOCK;
 		wb = gs == LCF_GS_MODIFIED;
-		gs = cs ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+		/* Shared even if cs is empty (other readers may be joining);
+		 * the switch and home treat an empty Shared like Unshared. */
+		gs = LCF_GS_SHARED;
 		break;
 	case LCF_T_WRITE_MISS:
 		wb = gs == LCF_GS_MODIFIED;
@@ -290,9 +290,9 @@ settle_stale(struct dsm_thread *t)
 	default:
 		break;
 	}
-	if (wb && writeback(t, seq, s->tag, s->buf) < 0)
+	if (wb && na_req_writeback(t, seq, s->tag, s->buf) < 0)
 		return;
-	send_unlock(t, unl, seq, s->tag, gs, cs);
+	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
 }
 
@@ -307,8 +307,7 @@ static void
 quarantine(struct dsm_thread *t)
 {
 	struct na_stale *s = &t->stale;
-	uint64_t start = na_now_ns(), quiet = 4 * timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-	uint64_t next = start + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	uint64_t start = na_now_ns(), next;
 	struct lcf_msg m;
 
 	memset(&m, 0, sizeof(m));
@@ -319,14 +318,20 @@ quarantine(struct dsm_thread *t)
 	m.seq = s->seq;
 	m.tag = s->tag;
 	m.dst_node = home_of(t, s->tag);
+	next = start + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
 
-		if (!s->c.got_reply && now - start >= quiet)
-			break;                  /* no copy took the lock */
-		if (now - start > 50 * quiet && stopping(t))
+		/* Every copy answered with a NACK: none can take the lock. */
+		if (!s->c.got_reply && s->nacks >= s->copies)
+			break;
+		/* A copy lost for good (real loss): give up waiting. */
+		if (!s->c.got_reply && now - start > NA_QUARANTINE_NS)
+			break;
+		if (now - start > NA_GIVE_UP_NS && stopping(t))
 			break;
 		if (s->c.got_reply && now >= next) {
+			/* Granted: re-ask for lost replies (passes on score). */
 			na_node_send(t->n, m.dst_node, &m, NULL);
 			NA_STAT_INC(t->n->st.req.retransmit_request);
 			next = now + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
@@ -339,8 +344,8 @@ quarantine(struct dsm_thread *t)
 }
 
 /* Randomised exponential backoff after a NACK, serving the mailbox. */
-static void
-backoff(struct dsm_thread *t, unsigned attempt)
+void
+na_req_backoff(struct dsm_thread *t, unsigned attempt)
 {
 	uint64_t base = rtt(t) / 4, cap = 2000000ull, span, until;
 
@@ -399,22 +404,9 @@ on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	}
 }
 
-/*
- * The retry of a NACKed request. The same request (tag and type) is retried
- * with the SAME seq: every copy of it, including a retransmitted one still
- * on its way, is then one event, and whichever copy takes the lock is the
- * one whose replies we collect (a new seq would leave a late copy holding a
- * lock nobody releases, and its scoreboard row counting a phantom lock).
- * A different request (our local state changed) gets a new seq.
- */
-struct na_retry {
-	uint32_t seq;           /* 0: none */
-	uint8_t type;
-	uint64_t tag;
-};
 
-static int
-event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
+int
+na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
       struct na_retry *rt)
 {
 	uint16_t home = home_of(t, tag);
@@ -422,14 +414,19 @@ event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 
-	if (rt->seq && rt->type == type && rt->tag == tag) {
+	/* Reuse only while it is our latest seq: seqs never go backwards. */
+	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag) {
 		seq = rt->seq;
-		if (t->stale.valid && t->stale.seq == seq)
-			t->stale.valid = false;         /* not abandoned */
+		if (t->stale.valid && t->stale.seq == seq) {
+			rt->nacks = t->stale.nacks;     /* not abandoned */
+			t->stale.valid = false;
+		}
 	} else {
 		if (t->stale.valid)
 			quarantine(t);
 		seq = na_req_next_seq(t);
+		rt->copies = 0;
+		rt->nacks = 0;
 	}
 	rt->seq = seq;
 	rt->type = type;
@@ -451,8 +448,12 @@ event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
 	sent = na_now_ns();
 	deadline = sent + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	na_node_send(t->n, home, &m, NULL);
+	rt->copies++;
 	for (;;) {
 		if (wait_mail(t, deadline) == 0) {
+			if (t->mail.m.seq == seq && (t->mail.m.type == LCF_T_NACK ||
+			    t->mail.m.type == NA_MSG_NACK))
+				rt->nacks++;
 			on_event_mail(t, type, seq, tag, c);
 			if (na_collect_done(c))
 				break;
@@ -462,10 +463,11 @@ event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
 			continue;
 		if (stopping(t) && now - sent > NA_GIVE_UP_NS) {
 			NA_STAT_INC(t->n->st.req.aborted);
-			return EV_ABORT;
+			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
 		na_node_send(t->n, home, &m, NULL);
+		rt->copies++;
 		NA_STAT_INC(t->n->st.req.retransmit_request);
 		tries++;
 		deadline = now + timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
@@ -474,23 +476,26 @@ event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
 		rtt_sample(t, na_now_ns() - sent);      /* Karn: clean samples */
 	if (c->nacked) {
 		NA_STAT_INC(t->n->st.req.nacks);
-		if (tries) {
-			/* A retransmitted copy may still take the lock. */
+		if (rt->nacks < rt->copies) {
+			/* Another copy is unaccounted for: it may take the lock. */
 			t->stale.valid = true;
 			t->stale.type = type;
 			t->stale.seq = seq;
 			t->stale.tag = tag;
+			t->stale.copies = rt->copies;
+			t->stale.nacks = rt->nacks;
 			na_collect_init(&t->stale.c, type, t->n->self,
 					t->d->topo.block_size);
 		}
-		return EV_NACK;
+		return NA_EV_NACK;
 	}
-	return EV_OK;
+	return NA_EV_OK;
 }
 
 /* Write the block home while the event still holds its lock. */
-static int
-writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag, const uint8_t *data)
+int
+na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		 const uint8_t *data)
 {
 	uint32_t bs = t->d->topo.block_size;
 	uint16_t home = home_of(t, tag);
@@ -542,263 +547,6 @@ writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag, const uint8_t *data)
 	}
 	NA_STAT_INC(t->n->st.req.writebacks);
 	return 0;
-}
-
-/* ---- the local cache side ----------------------------------------------- */
-
-static bool
-wants_write(enum na_mode mode)
-{
-	return mode == NA_M_WRITE || mode == NA_M_PIN_W;
-}
-
-/* Another local thread is in the way? */
-static bool
-conflict(const struct na_centry *e, uint16_t id, bool write)
-{
-	uint64_t others = e->pin_r & ~(1ull << id);
-
-	return (e->busy != NA_NOBODY && e->busy != id) ||
-	       (e->pin_w != NA_NOBODY && e->pin_w != id) ||
-	       (write && others);
-}
-
-static bool
-sufficient(const struct na_centry *e, bool write)
-{
-	return write ? e->state == NA_L_MODIFIED : e->state != NA_L_INVALID;
-}
-
-static void
-perform(struct na_centry *e, uint16_t id, enum na_mode mode, uint32_t off,
-	uint32_t len, void *buf)
-{
-	switch (mode) {
-	case NA_M_READ:
-		memcpy(buf, e->data + off, len);
-		break;
-	case NA_M_WRITE:
-		memcpy(e->data + off, buf, len);
-		break;
-	case NA_M_PIN_R:
-		e->pin_r |= 1ull << id;
-		break;
-	case NA_M_PIN_W:
-		e->pin_w = (int16_t)id;
-		break;
-	}
-}
-
-static void
-release_busy(struct na_cbucket *b, struct na_centry *e)
-{
-	pthread_mutex_lock(&b->mu);
-	e->busy = NA_NOBODY;
-	pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-}
-
-/* Wait for another local thread; called and returns with b->mu released. */
-static void
-local_wait(struct dsm_thread *t, struct na_cbucket *b)
-{
-	uint64_t dl = na_now_ns() + 1000000ull;
-	struct timespec ts = { .tv_sec = (time_t)(dl / 1000000000ull),
-			       .tv_nsec = (long)(dl % 1000000000ull) };
-
-	pthread_cond_timedwait(&b->cv, &b->mu, &ts);
-	pthread_mutex_unlock(&b->mu);
-	/* Keep our own unlock moving: the thread we wait for may need it. */
-	service(t);
-}
-
-static int
-evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
-{
-	uint32_t bs = t->d->topo.block_size;
-	struct na_retry rt = { 0 };
-
-	for (unsigned attempt = 0;; attempt++) {
-		struct na_collect c;
-		uint32_t seq, cs;
-		uint64_t tag;
-		uint8_t st, type;
-		int ev;
-
-		pthread_mutex_lock(&b->mu);
-		st = e->state;
-		tag = e->tag;
-		if (st == NA_L_INVALID) {       /* invalidated meanwhile */
-			e->used = false;
-			e->busy = NA_NOBODY;
-			pthread_cond_broadcast(&b->cv);
-			pthread_mutex_unlock(&b->mu);
-			return 0;
-		}
-		pthread_mutex_unlock(&b->mu);
-		type = st == NA_L_MODIFIED ? LCF_T_EVICT_MODIFIED
-					   : LCF_T_EVICT_SHARED;
-		ev = event(t, type, tag, &c, &rt);
-		seq = rt.seq;
-		if (ev == EV_ABORT) {
-			release_busy(b, e);
-			return -EINTR;
-		}
-		if (ev == EV_NACK) {
-			backoff(t, attempt);
-			continue;
-		}
-		if (type == LCF_T_EVICT_MODIFIED) {
-			pthread_mutex_lock(&b->mu);
-			memcpy(t->buf, e->data, bs);
-			pthread_mutex_unlock(&b->mu);
-			if (writeback(t, seq, tag, t->buf) < 0) {
-				release_busy(b, e);
-				return -EINTR;
-			}
-		}
-		pthread_mutex_lock(&b->mu);
-		e->state = NA_L_INVALID;
-		e->used = false;
-		e->busy = NA_NOBODY;
-		pthread_cond_broadcast(&b->cv);
-		pthread_mutex_unlock(&b->mu);
-		NA_STAT_INC(t->n->st.req.evictions);
-		cs = na_new_copyset(type, c.cs_old, t->n->self);
-		send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag,
-			    na_next_gstatus(type, c.gs_old, cs), cs);
-		return 0;
-	}
-}
-
-/* A miss (or write to a clean block) on `e`, which we hold busy. */
-static int
-miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
-     uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
-     uint32_t len, void *buf, struct na_retry *rt)
-{
-	struct na_collect c;
-	int ev = event(t, type, tag, &c, rt);
-	uint32_t seq = rt->seq, cs;
-
-	if (ev != EV_OK) {
-		release_busy(b, e);
-		return ev == EV_NACK ? 1 : -EINTR;
-	}
-	pthread_mutex_lock(&b->mu);
-	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
-		/*
-		 * WRITE_SHARED granted but our copy is gone: cannot happen
-		 * while the lock serialises events; be safe: put the metadata
-		 * back unchanged and retry.
-		 */
-		e->busy = NA_NOBODY;
-		pthread_cond_broadcast(&b->cv);
-		pthread_mutex_unlock(&b->mu);
-		send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old, c.cs_old);
-		rt->seq = 0;            /* that seq is spent */
-		return 1;
-	}
-	if (na_type_needs_data(type))
-		memcpy(e->data, t->buf, t->d->topo.block_size);
-	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
-	e->ts = na_now_ns();
-	perform(e, t->id, mode, off, len, buf);
-	e->busy = NA_NOBODY;
-	pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-
-	/*
-	 * Read from a Modified owner: its copy is now clean, so global memory
-	 * must get the data before the block can become Unshared. We write
-	 * it home while our read lock still holds everybody's writes off.
-	 */
-	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
-	    writeback(t, seq, tag, t->buf) < 0)
-		return -EINTR;
-	cs = na_new_copyset(type, c.cs_old, t->n->self);
-	send_unlock(t, na_unlock_type(type), seq, tag,
-		    na_next_gstatus(type, c.gs_old, cs), cs);
-	return 0;
-}
-
-int
-na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
-	      void *buf, enum na_mode mode)
-{
-	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
-	bool write = wants_write(mode);
-	struct na_retry rt = { 0 };
-	unsigned attempt = 0;
-
-	for (;;) {
-		struct na_centry *e, *victim;
-		uint8_t type;
-		int rc;
-
-		pthread_mutex_lock(&b->mu);
-		e = na_cache_find(b, tag);
-		if (e) {
-			if (conflict(e, t->id, write)) {
-				local_wait(t, b);
-				continue;
-			}
-			if (sufficient(e, write)) {
-				perform(e, t->id, mode, off, len, buf);
-				e->ts = na_now_ns();
-				pthread_mutex_unlock(&b->mu);
-				NA_STAT_INC(t->n->st.req.hits);
-				return 0;
-			}
-			e->busy = (int16_t)t->id;
-		} else {
-			e = na_cache_room(b, &victim);
-			if (e) {
-				na_cache_claim(e, tag, (int16_t)t->id,
-					       na_now_ns());
-			} else if (victim) {
-				victim->busy = (int16_t)t->id;
-				pthread_mutex_unlock(&b->mu);
-				if ((rc = evict(t, b, victim)) < 0)
-					return rc;
-				continue;
-			} else {
-				local_wait(t, b);
-				continue;
-			}
-		}
-		type = !write ? LCF_T_READ_MISS
-		       : e->state == NA_L_SHARED ? LCF_T_WRITE_SHARED
-						 : LCF_T_WRITE_MISS;
-		pthread_mutex_unlock(&b->mu);
-		NA_STAT_INC(t->n->st.req.misses);
-		rc = miss(t, b, e, tag, type, mode, off, len, buf, &rt);
-		if (rc != 1)
-			return rc;
-		backoff(t, attempt++);
-	}
-}
-
-int
-na_req_unpin(struct dsm_thread *t, uint64_t tag)
-{
-	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
-	struct na_centry *e;
-	int rc = 0;
-
-	pthread_mutex_lock(&b->mu);
-	e = na_cache_find(b, tag);
-	if (e && e->pin_w == (int16_t)t->id)
-		e->pin_w = NA_NOBODY;
-	else if (e && (e->pin_r & (1ull << t->id)))
-		e->pin_r &= ~(1ull << t->id);
-	else
-		rc = -ENOENT;
-	pthread_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-	if (rc == 0)
-		na_node_run_deferred(t->n);     /* requests we held off */
-	return rc;
 }
 
 int

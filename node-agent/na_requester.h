@@ -25,6 +25,7 @@
 #define NA_REQ_TIMEOUT_RTTS 6           /* section 5.3.1 */
 #define NA_UNLOCK_TIMEOUT_RTTS 3
 #define NA_GIVE_UP_NS 2000000000ull     /* after dsm_stop(): 2 s */
+#define NA_QUARANTINE_NS 500000000ull   /* a request copy lost for good */
 
 /* Access modes of one block. */
 enum na_mode {
@@ -44,9 +45,9 @@ struct na_unlock_pending {
 };
 
 /*
- * A request we gave up on after a NACK although we had retransmitted it: a
- * retransmitted copy may still reach the switch (or home) later, find the
- * lock free and take it for a seq we abandoned. Its replies then arrive
+ * The last NACKed request. Until it is retried (same seq) or every copy of
+ * it is accounted for, a copy may still reach the switch (or home) later,
+ * find the lock free and take it for a seq we would otherwise abandon. Its replies then arrive
  * with that seq; we collect them as for a real event and release the lock
  * with an unlock that leaves the metadata true (see settle_stale()).
  */
@@ -55,6 +56,8 @@ struct na_stale {
 	uint8_t type;
 	uint32_t seq;
 	uint64_t tag;
+	uint32_t copies;        /* copies of the request sent with this seq */
+	uint32_t nacks;         /* NACKs received for it */
 	struct na_collect c;
 	uint8_t *buf;
 };
@@ -108,5 +111,47 @@ uint32_t na_req_next_seq(struct dsm_thread *t);
  */
 int na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
 		uint8_t reply_type, struct na_mail *reply);
+
+/* ---- internal to libdsm: na_requester.c, used by na_access.c ---- */
+
+enum { NA_EV_OK = 0, NA_EV_NACK = 1, NA_EV_ABORT = -1 };
+
+/*
+ * The retry of a NACKed request. The same request (tag and type) is retried
+ * with the SAME seq: every copy of it, including a retransmitted one still
+ * on its way, is then one event, and whichever copy takes the lock is the
+ * one whose replies we collect (a new seq would leave a late copy holding a
+ * lock nobody releases, and its scoreboard row counting a phantom lock).
+ * A different request (our local state changed) gets a new seq.
+ */
+struct na_retry {
+	uint32_t seq;           /* 0: none */
+	uint8_t type;
+	uint64_t tag;
+	uint32_t copies;        /* sent with this seq, all attempts */
+	uint32_t nacks;         /* NACKs received for it, all attempts */
+};
+
+/**
+ * Run one coherence event: send request `type` for `tag` (a new seq, or
+ * rt's when it is the same request retried), collect replies into `c`.
+ * @return NA_EV_OK, NA_EV_NACK, NA_EV_ABORT (stopping and no answer).
+ */
+int na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
+		 struct na_collect *c, struct na_retry *rt);
+
+/** Write a block home inside event `seq`. @return 0 or -EINTR. */
+int na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		     const uint8_t *data);
+
+/** Send the unlock of event `seq` (after the previous one's ACK). */
+void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+			uint64_t tag, uint8_t gs, uint32_t cs);
+
+/** Randomised exponential backoff after a NACK, serving the mailbox. */
+void na_req_backoff(struct dsm_thread *t, unsigned attempt);
+
+/** Handle whatever arrived while no event is in progress. */
+void na_req_service(struct dsm_thread *t);
 
 #endif /* NA_REQUESTER_H */

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The requester's local side: finding a block in the local cache, waiting
+ * for other local threads, evicting, and turning a miss into a coherence
+ * event (na_requester.c) whose result it installs. See docs/NODE-AGENT.md
+ * "Requester" and "Locks".
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "na_msg.h"
+#include "na_requester.h"
+
+/* ---- the local cache side ----------------------------------------------- */
+
+static bool
+wants_write(enum na_mode mode)
+{
+	return mode == NA_M_WRITE || mode == NA_M_PIN_W;
+}
+
+/* Another local thread is in the way? */
+static bool
+conflict(const struct na_centry *e, uint16_t id, bool write)
+{
+	uint64_t others = e->pin_r & ~(1ull << id);
+
+	return (e->busy != NA_NOBODY && e->busy != id) ||
+	       (e->pin_w != NA_NOBODY && e->pin_w != id) ||
+	       (write && others);
+}
+
+static bool
+sufficient(const struct na_centry *e, bool write)
+{
+	return write ? e->state == NA_L_MODIFIED : e->state != NA_L_INVALID;
+}
+
+static void
+perform(struct na_centry *e, uint16_t id, enum na_mode mode, uint32_t off,
+	uint32_t len, void *buf)
+{
+	switch (mode) {
+	case NA_M_READ:
+		memcpy(buf, e->data + off, len);
+		break;
+	case NA_M_WRITE:
+		memcpy(e->data + off, buf, len);
+		break;
+	case NA_M_PIN_R:
+		e->pin_r |= 1ull << id;
+		break;
+	case NA_M_PIN_W:
+		e->pin_w = (int16_t)id;
+		break;
+	}
+}
+
+static void
+release_busy(struct na_cbucket *b, struct na_centry *e)
+{
+	pthread_mutex_lock(&b->mu);
+	e->busy = NA_NOBODY;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* Wait for another local thread; called and returns with b->mu released. */
+static void
+local_wait(struct dsm_thread *t, struct na_cbucket *b)
+{
+	uint64_t dl = na_now_ns() + 1000000ull;
+	struct timespec ts = { .tv_sec = (time_t)(dl / 1000000000ull),
+			       .tv_nsec = (long)(dl % 1000000000ull) };
+
+	pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+	pthread_mutex_unlock(&b->mu);
+	/* Keep our own unlock moving: the thread we wait for may need it. */
+	na_req_service(t);
+}
+
+static int
+evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
+{
+	uint32_t bs = t->d->topo.block_size;
+	struct na_retry rt = { 0 };
+
+	for (unsigned attempt = 0;; attempt++) {
+		struct na_collect c;
+		uint32_t seq, cs;
+		uint64_t tag;
+		uint8_t st, type;
+		int ev;
+
+		pthread_mutex_lock(&b->mu);
+		st = e->state;
+		tag = e->tag;
+		if (st == NA_L_INVALID) {       /* invalidated meanwhile */
+			e->used = false;
+			e->busy = NA_NOBODY;
+			pthread_cond_broadcast(&b->cv);
+			pthread_mutex_unlock(&b->mu);
+			return 0;
+		}
+		pthread_mutex_unlock(&b->mu);
+		type = st == NA_L_MODIFIED ? LCF_T_EVICT_MODIFIED
+					   : LCF_T_EVICT_SHARED;
+		ev = na_req_event(t, type, tag, &c, &rt);
+		seq = rt.seq;
+		if (ev == NA_EV_ABORT) {
+			release_busy(b, e);
+			return -EINTR;
+		}
+		if (ev == NA_EV_NACK) {
+			na_req_backoff(t, attempt);
+			continue;
+		}
+		if (type == LCF_T_EVICT_MODIFIED) {
+			pthread_mutex_lock(&b->mu);
+			memcpy(t->buf, e->data, bs);
+			pthread_mutex_unlock(&b->mu);
+			if (na_req_writeback(t, seq, tag, t->buf) < 0) {
+				release_busy(b, e);
+				return -EINTR;
+			}
+		}
+		pthread_mutex_lock(&b->mu);
+		e->state = NA_L_INVALID;
+		e->used = false;
+		e->busy = NA_NOBODY;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.evictions);
+		cs = na_new_copyset(type, c.cs_old, t->n->self);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag,
+			    na_next_gstatus(type, c.gs_old, cs), cs);
+		return 0;
+	}
+}
+
+/* A miss (or write to a clean block) on `e`, which we hold busy. */
+static int
+miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
+     uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
+     uint32_t len, void *buf, struct na_retry *rt)
+{
+	struct na_collect c;
+	int ev = na_req_event(t, type, tag, &c, rt);
+	uint32_t seq = rt->seq, cs;
+
+	if (ev != NA_EV_OK) {
+		release_busy(b, e);
+		return ev == NA_EV_NACK ? 1 : -EINTR;
+	}
+	pthread_mutex_lock(&b->mu);
+	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
+		/*
+		 * WRITE_SHARED granted but our copy is gone: cannot happen
+		 * while the lock serialises events; be safe: put the metadata
+		 * back unchanged and retry.
+		 */
+		e->busy = NA_NOBODY;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old, c.cs_old);
+		rt->seq = 0;            /* that seq is spent */
+		return 1;
+	}
+	if (na_type_needs_data(type))
+		memcpy(e->data, t->buf, t->d->topo.block_size);
+	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
+	e->ts = na_now_ns();
+	perform(e, t->id, mode, off, len, buf);
+	e->busy = NA_NOBODY;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+
+	/*
+	 * Read from a Modified owner: its copy is now clean, so global memory
+	 * must get the data before the block can become Unshared. We write
+	 * it home while our read lock still holds everybody's writes off.
+	 */
+	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
+	    na_req_writeback(t, seq, tag, t->buf) < 0)
+		return -EINTR;
+	cs = na_new_copyset(type, c.cs_old, t->n->self);
+	na_req_send_unlock(t, na_unlock_type(type), seq, tag,
+		    na_next_gstatus(type, c.gs_old, cs), cs);
+	return 0;
+}
+
+int
+na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
+	      void *buf, enum na_mode mode)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+	bool write = wants_write(mode);
+	struct na_retry rt = { 0 };
+	unsigned attempt = 0;
+
+	for (;;) {
+		struct na_centry *e, *victim;
+		uint8_t type;
+		int rc;
+
+		pthread_mutex_lock(&b->mu);
+		e = na_cache_find(b, tag);
+		if (e) {
+			if (conflict(e, t->id, write)) {
+				local_wait(t, b);
+				continue;
+			}
+			if (sufficient(e, write)) {
+				perform(e, t->id, mode, off, len, buf);
+				e->ts = na_now_ns();
+				pthread_mutex_unlock(&b->mu);
+				NA_STAT_INC(t->n->st.req.hits);
+				return 0;
+			}
+			e->busy = (int16_t)t->id;
+		} else {
+			e = na_cache_room(b, &victim);
+			if (e) {
+				na_cache_claim(e, tag, (int16_t)t->id,
+					       na_now_ns());
+			} else if (victim) {
+				victim->busy = (int16_t)t->id;
+				pthread_mutex_unlock(&b->mu);
+				if ((rc = evict(t, b, victim)) < 0)
+					return rc;
+				continue;
+			} else {
+				local_wait(t, b);
+				continue;
+			}
+		}
+		type = !write ? LCF_T_READ_MISS
+		       : e->state == NA_L_SHARED ? LCF_T_WRITE_SHARED
+						 : LCF_T_WRITE_MISS;
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.misses);
+		rc = miss(t, b, e, tag, type, mode, off, len, buf, &rt);
+		if (rc != 1)
+			return rc;
+		na_req_backoff(t, attempt++);
+	}
+}
+
+int
+na_req_unpin(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+	struct na_centry *e;
+	int rc = 0;
+
+	pthread_mutex_lock(&b->mu);
+	e = na_cache_find(b, tag);
+	if (e && e->pin_w == (int16_t)t->id)
+		e->pin_w = NA_NOBODY;
+	else if (e && (e->pin_r & (1ull << t->id)))
+		e->pin_r &= ~(1ull << t->id);
+	else
+		rc = -ENOENT;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	if (rc == 0)
+		na_node_run_deferred(t->n);     /* requests we held off */
+	return rc;
+}
+
