@@ -46,8 +46,10 @@ need_root() {
 
 find_swswitch() {
 	local c
-	for c in "${SWSWITCH:-}" /tmp/build-cl/swswitch/swswitch \
-		"$repo/build/swswitch/swswitch" "$(command -v swswitch 2>/dev/null || true)"; do
+	local b=${BUILD:-build}
+	[[ $b = /* ]] || b=$repo/$b
+	for c in "${SWSWITCH:-}" "$b/swswitch/swswitch" \
+		"$(command -v swswitch 2>/dev/null || true)"; do
 		if [ -n "$c" ] && [ -x "$c" ]; then
 			echo "$c"
 			return 0

@@ -17,7 +17,7 @@
 #     --switch-blocks N    blocks the switch owns (node-agent default)
 #     --topo FILE          topology (default topo/demo4.json)
 #     --build-dir DIR      where swswitch/ and node-agent/ were built
-#                          (default: build, else /tmp/build-cl)
+#                          (default: $BUILD, else ./build; built by scripts/setup.sh)
 #     --pmd af_packet|af_xdp   swswitch's ports (default af_packet)
 #     --transport udp|verbs    node-agent transport (default udp)
 #     --seed S             workload seed (default 1)
@@ -63,14 +63,11 @@ done
 [ "$(id -u)" = 0 ] || die "must run as root (network namespaces): sudo $0"
 
 if [ -z "$build_dir" ]; then
-	for d in "$repo/build" /tmp/build-cl; do
-		if [ -x "$d/swswitch/swswitch" ] && [ -x "$d/node-agent/node-agent" ]; then
-			build_dir=$d
-			break
-		fi
-	done
+	# The README's main command: install what is missing and build first.
+	bash "$repo/scripts/setup.sh" >&2 || die "setup failed"
+	build_dir=${BUILD:-build}
+	[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
 fi
-[ -n "$build_dir" ] || die "no build found: meson setup build && ninja -C build (or --build-dir DIR)"
 swswitch=$build_dir/swswitch/swswitch
 nagent=$build_dir/node-agent/node-agent
 [ -x "$swswitch" ] || die "not built: $swswitch"

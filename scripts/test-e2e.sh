@@ -50,15 +50,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
-if [ -z "$build_dir" ]; then
-	for d in "$repo/build" /tmp/build-cl; do
-		if [ -x "$d/swswitch/swswitch" ] && [ -x "$d/node-agent/node-agent" ]; then
-			build_dir=$d
-			break
-		fi
-	done
-fi
-[ -n "$build_dir" ] || die "no build with swswitch and node-agent (--build-dir DIR)"
+build_dir=${build_dir:-${BUILD:-build}}
+[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
 swswitch=$build_dir/swswitch/swswitch
 nagent=$build_dir/node-agent/node-agent
 topo=$(readlink -f "$topo")
