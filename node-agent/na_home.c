@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcf_pipeline.h"
 #include "na_home.h"
 #include "na_msg.h"
 #include "topo.h"
@@ -45,18 +46,6 @@ na_home_fini(struct na_home *h)
 	free(h->blk);
 	free(h->req);
 	memset(h, 0, sizeof(*h));
-}
-
-static uint32_t
-home_rand(struct na_home *h)
-{
-	uint32_t x = h->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	h->rng = x;
-	return x;
 }
 
 /* Block index of a tag homed here, or -1. */
@@ -222,7 +211,7 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m,
 	/* Forward (Table 3). */
 	*d = (struct na_hdec){ .type = m->type, .gs = b->gs, .cs = b->cs,
 			       .tag = m->tag };
-	na_forward_rule(m->type, b->gs, b->cs, m->node, home_rand(h), &d->fwd);
+	na_forward_rule(m->type, b->gs, b->cs, m->node, lcf_xorshift32(&h->rng), &d->fwd);
 	if (d->fwd.kind == NA_FWD_TO_CACHES) {
 		d->kind = NA_HDEC_FORWARD;
 		b->hot += (uint32_t)__builtin_popcount(d->fwd.to);

@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "lcf_pipeline.h"
 #include "na_msg.h"
 #include "na_proto.h"
 #include "na_seg.h"
@@ -63,24 +64,10 @@ na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self)
 	}
 }
 
-uint16_t
-na_nth_bit(uint32_t mask, uint32_t k)
-{
-	for (uint16_t n = 0; n < LCF_MAX_NODES; n++) {
-		if (!((mask >> n) & 1u))
-			continue;
-		if (k-- == 0)
-			return n;
-	}
-	return LCF_NODE_NONE;
-}
-
 void
 na_forward_rule(uint8_t type, uint8_t gs, uint32_t cs, uint16_t node,
 		uint32_t rnd, struct na_fwd *out)
 {
-	uint32_t n = (uint32_t)__builtin_popcount(cs);
-
 	out->to = 0;
 	out->provider = LCF_NODE_NONE;
 	/*
@@ -97,14 +84,14 @@ na_forward_rule(uint8_t type, uint8_t gs, uint32_t cs, uint16_t node,
 	case LCF_T_READ_MISS:
 		/* Modified: the owner; Shared: one sharer at random. */
 		out->kind = NA_FWD_TO_CACHES;
-		out->provider = na_nth_bit(cs, rnd % n);
+		out->provider = lcf_random_node(cs, rnd);
 		out->to = na_bit(out->provider);
 		return;
 	case LCF_T_WRITE_MISS:
 		/* Invalidate every holder; one of them sends the data. */
 		out->kind = NA_FWD_TO_CACHES;
 		out->to = cs;
-		out->provider = na_nth_bit(cs, rnd % n);
+		out->provider = lcf_random_node(cs, rnd);
 		return;
 	case LCF_T_WRITE_SHARED:
 		if ((cs & ~na_bit(node)) == 0) {

@@ -45,9 +45,6 @@ na_unlock_type(uint8_t type)
 	return type == LCF_T_READ_MISS ? LCF_T_READ_UNLOCK : LCF_T_WRITE_UNLOCK;
 }
 
-/** The k-th (0-based) set bit of `mask`; LCF_NODE_NONE when there is none. */
-uint16_t na_nth_bit(uint32_t mask, uint32_t k);
-
 /* Table 3 at the home agent (server-side equivalent of the forward table). */
 enum na_fwd_kind {
 	NA_FWD_REPLY_DATA = 1,  /* the home agent replies itself, with the data */

@@ -320,26 +320,9 @@ static const uint8_t lcf_forward_table[LCF_T_PIPELINE_LAST + 1][3] = {
 };
 
 static uint32_t
-rng_next(struct lcf_pipeline *p)
-{
-	uint32_t x = p->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	p->rng = x;
-	return x;
-}
-
-/* The k-th set bit (k = random mod popcount) of a non-empty set. */
-static uint32_t
 pick_random_node(struct lcf_pipeline *p, uint32_t set)
 {
-	uint32_t k = rng_next(p) % (uint32_t)__builtin_popcount(set);
-
-	while (k--)
-		set &= set - 1;
-	return (uint32_t)__builtin_ctz(set);
+	return lcf_random_node(set, lcf_xorshift32(&p->rng));
 }
 
 static void

@@ -203,6 +203,34 @@ struct lcf_footprint {
 
 struct lcf_pipeline;
 
+/** One xorshift32 step of `*state` (never 0); the data-provider PRNG. */
+static inline uint32_t
+lcf_xorshift32(uint32_t *state)
+{
+	uint32_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	*state = x;
+	return x;
+}
+
+/**
+ * The data provider chosen among the non-empty node set `set` with random
+ * value `r`: its k-th set bit, k = r mod popcount(set). The switch and the
+ * home agents choose by this same rule.
+ */
+static inline uint16_t
+lcf_random_node(uint32_t set, uint32_t r)
+{
+	uint32_t k = r % (uint32_t)__builtin_popcount(set);
+
+	while (k--)
+		set &= set - 1;
+	return (uint16_t)__builtin_ctz(set);
+}
+
 /**
  * Fill a pipeline config from a loaded topology (seed 1, no salt).
  */
