@@ -22,13 +22,17 @@
 # it finds. Needs root, iproute2, ethtool, python3.
 set -euo pipefail
 
-NS_PREFIX=sw-n            # namespaces: sw-n0, sw-n1, ...
-SW_IF_PREFIX=swcl-p       # switch ends (root namespace): swcl-p0, ...
-TMP_IF_PREFIX=swcl-n      # node ends before they move into their namespace
-GAP_IF_PREFIX=swcl-g      # placeholder ports for gaps in the port numbering
-BR_NAME=swcl-br           # diagnostic Linux bridge (--l2-bridge only)
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster}
-FILE_PREFIX=swcl          # DPDK --file-prefix
+# $SWCL_ID (one lowercase letter or digit, default empty) names a second,
+# independent cluster on the same machine: sw<ID>-n0, swcl<ID>-p0, ...
+ID=${SWCL_ID:-}
+[[ $ID =~ ^[a-z0-9]?$ ]] || { echo "cluster: error: SWCL_ID must be one lowercase letter or digit" >&2; exit 1; }
+NS_PREFIX=sw$ID-n         # namespaces: sw-n0, sw-n1, ...
+SW_IF_PREFIX=swcl$ID-p    # switch ends (root namespace): swcl-p0, ...
+TMP_IF_PREFIX=swcl$ID-n   # node ends before they move into their namespace
+GAP_IF_PREFIX=swcl$ID-g   # placeholder ports for gaps in the port numbering
+BR_NAME=swcl$ID-br        # diagnostic Linux bridge (--l2-bridge only)
+RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$ID}
+FILE_PREFIX=swcl$ID       # DPDK --file-prefix
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)

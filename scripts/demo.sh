@@ -29,7 +29,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cluster=$here/cluster.sh
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster}
+RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
 export SWCL_RUN_DIR=$RUN_DIR
 
 duration=10 threads=2 read_ratio=0.5 sharing=0.5 locality=0.5

@@ -26,7 +26,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cluster=$here/cluster.sh
 checker=$repo/node-agent/checker/check_history.py
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster}
+RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
 export SWCL_RUN_DIR=$RUN_DIR
 
 duration=6 threads=2 shared_blocks=4 switch_blocks=2
