@@ -19,6 +19,7 @@
 #                            [--shared-blocks K] [--switch-blocks N]
 #                            [--build-dir DIR] [--topo FILE] [--pmd P]
 #                            [--only home|switch] [--switch-owned] [--keep DIR]
+#                            [--sw-args "SWSWITCH ARGS"] (e.g. --fault rules)
 set -euo pipefail
 shopt -s nullglob
 
@@ -30,7 +31,7 @@ RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
 export SWCL_RUN_DIR=$RUN_DIR
 
 duration=6 threads=2 shared_blocks=4 switch_blocks=2
-build_dir="" topo=$repo/topo/demo4.json pmd=af_packet only="" keep="" with_switch=0
+build_dir="" topo=$repo/topo/demo4.json pmd=af_packet only="" keep="" with_switch=0 swargs=""
 
 die() { printf 'test-e2e: error: %s\n' "$*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift 2 ;;
 	--switch-owned) with_switch=1; shift ;;
 	--keep) keep=$2; shift 2 ;;
+	--sw-args) swargs=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -102,7 +104,7 @@ run_phase() {
 	local -A pids
 	mkdir -p "$dir"
 	echo "---- $name: $n_nodes nodes x $threads threads, counter workload, ${duration}s, shared blocks $shared_blocks, switch blocks $sblocks"
-	if ! "$cluster" up "$topo" --swswitch "$swswitch" --pmd "$pmd" --force >"$dir/cluster-up.log" 2>&1; then
+	if ! "$cluster" up "$topo" --swswitch "$swswitch" --pmd "$pmd" --sw-args "$swargs" --force >"$dir/cluster-up.log" 2>&1; then
 		fail "$name: cluster up"; tail -20 "$dir/cluster-up.log"
 		cp "$RUN_DIR/swswitch.log" "$dir/" 2>/dev/null || true
 		return

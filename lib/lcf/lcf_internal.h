@@ -32,7 +32,6 @@ struct lcf_pipeline {
 	uint16_t (*scoreboard)[2];          /* [requester][seq parity] */
 	uint32_t *last_unlock;              /* [requester] */
 
-	uint32_t rng;                       /* data-provider choice */
 	struct lcf_counters ctr;
 };
 

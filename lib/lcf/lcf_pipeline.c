@@ -158,6 +158,20 @@ lcf_stage_last_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 		*lu = phv->m.seq;
 }
 
+/*
+ * A request's event is over once an unlock with its seq (or a later one)
+ * has executed: a copy of it that arrives now (delayed past the requester's
+ * retransmission, or duplicated) must not take the lock again, since no
+ * unlock would ever release it. The home agent's LAST-EXECUTED does the
+ * same for the blocks it owns.
+ */
+static bool
+lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
+			    const struct lcf_phv *phv)
+{
+	return !lcf_seq_after(phv->m.seq, p->last_unlock[phv->req]);
+}
+
 /* ---- stage 1: TAG ways ------------------------------------------------- */
 
 static void
@@ -319,10 +333,21 @@ static const uint8_t lcf_forward_table[LCF_T_PIPELINE_LAST + 1][3] = {
 #undef LCF_X_ROW
 };
 
+/*
+ * The data provider is a hash of the event (requester, seq), not a draw per
+ * pass: a retransmission that passes on the scoreboard while copies of the
+ * first pass are still on their way must name the same provider. Otherwise
+ * each cache may see first the copy that does not ask it for the data,
+ * invalidate, and the data is gone. Over many events the choice is as
+ * uniform over the copyset as a random draw.
+ */
 static uint32_t
-pick_random_node(struct lcf_pipeline *p, uint32_t set)
+pick_provider(const struct lcf_pipeline *p, const struct lcf_phv *phv,
+	      uint32_t set)
 {
-	return lcf_random_node(set, lcf_xorshift32(&p->rng));
+	uint64_t event = (uint64_t)phv->req << 32 | phv->m.seq;
+
+	return lcf_random_node(set, lcf_crc32c_u64(p->cfg.seed, event));
 }
 
 static void
@@ -347,12 +372,12 @@ lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
 			 false);
 		break;
 	case LCF_FWD_PROVIDER:
-		res->provider = (uint16_t)pick_random_node(p, cs);
+		res->provider = (uint16_t)pick_provider(p, phv, cs);
 		res_emit(p, res, phv, LCF_A_FWD_PROVIDER,
 			 node_bit(res->provider), false);
 		break;
 	case LCF_FWD_MCAST_PROV:
-		res->provider = (uint16_t)pick_random_node(p, cs);
+		res->provider = (uint16_t)pick_provider(p, phv, cs);
 		res_emit(p, res, phv, LCF_A_MCAST_INVALIDATE, cs, false);
 		break;
 	case LCF_FWD_MCAST_OTHERS:
@@ -377,6 +402,11 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 {
 	bool write = phv->m.type != LCF_T_READ_MISS;
 
+	if (lcf_stage_last_unlock_stale(p, phv)) {
+		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
+			  LCF_A_NACK_STALE);
+		return;
+	}
 	lcf_stage_lock(p, phv, write);
 	lcf_stage_scoreboard(p, phv, phv->lock_taken ? 1 : 0, false);
 	if (phv->score == 0) {

@@ -48,7 +48,7 @@ struct lcf_pipeline_config {
 	int8_t port_node[LCF_MAX_NODES];    /* ingress port -> node id, -1 */
 	uint16_t n_ports;
 	int shadow;                         /* node id or -1 */
-	uint32_t seed;                      /* data-provider PRNG seed, != 0 */
+	uint32_t seed;                      /* data-provider hash seed, != 0 */
 	uint32_t hash_salt;                 /* added to way seeds (sharding) */
 };
 
@@ -65,6 +65,7 @@ struct lcf_pipeline_config {
 	X(RETURN_EVICT,      "return_eviction")                   \
 	X(NACK_LOCK_BUSY,    "nack_lock_busy")                    \
 	X(NACK_CHECK_FAIL,   "nack_check_failed")                 \
+	X(NACK_STALE,        "nack_stale_request")                \
 	X(RETRANSMIT_PASS,   "retransmit_passed_on_score")        \
 	X(RESUBMIT,          "resubmit")                          \
 	X(UNLOCK_EXEC,       "unlock_executed")                   \

@@ -111,7 +111,6 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 	p->last_unlock = calloc(p->n_requesters, sizeof(*p->last_unlock));
 	if (p->scoreboard == NULL || p->last_unlock == NULL)
 		goto nomem;
-	p->rng = cfg->seed;
 	return p;
 nomem:
 	lcf_pipeline_free(p);
@@ -144,7 +143,6 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 	memset(p->scoreboard, 0, p->n_requesters * sizeof(*p->scoreboard));
 	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
 	memset(&p->ctr, 0, sizeof(p->ctr));
-	p->rng = p->cfg.seed;
 }
 
 const struct lcf_counters *
