@@ -40,6 +40,9 @@ struct dsm_config {
 				   a multiple of 32) */
 	bool direct;            /* no switch on the path (two-node tests) */
 	uint32_t seed;
+	bool migrate;           /* dynamic ownership migration (section 5.2) */
+	uint32_t migrate_k;     /* blocks moved per epoch at most (0: 1000) */
+	uint32_t epoch_ms;      /* migration epoch (0: 10 ms) */
 };
 
 /**

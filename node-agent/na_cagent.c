@@ -181,7 +181,8 @@ handle(struct na_cagent *ca, const struct lcf_msg *m, struct na_out *out,
 			defer(ca, m);
 		return;
 	}
-	if (invalidating(t) && (m->flags & LCF_F_IN_SWITCH))
+	/* Every copy the switch sent us: the unit of the homes' hotness. */
+	if (m->flags & LCF_F_IN_SWITCH)
 		hot_count(ca, m->tag);
 	na_le_commit(&rq->le, m->seq);
 	memset(&rq->ack, 0, sizeof(rq->ack));

@@ -42,7 +42,8 @@ struct na_cdefer {
 	struct lcf_msg m;
 };
 
-/* Invalidations of switch-owned blocks this epoch, for the shadow node. */
+/* Copies of switch-owned blocks received this epoch (invalidations and
+ * data-provider requests), for the shadow node. */
 struct na_hot {
 	uint64_t tag;
 	uint32_t count;

@@ -70,6 +70,9 @@ dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
 	nc.mem_size = (uint64_t)(cfg->mem_mb ? cfg->mem_mb : 128) << 20;
 	nc.direct = cfg->direct;
 	nc.seed = cfg->seed;
+	nc.migrate = cfg->migrate;
+	nc.migrate_k = cfg->migrate_k;
+	nc.epoch_ms = cfg->epoch_ms;
 	if (cfg->roles) {
 		rc = parse_roles(cfg->roles, &nc.roles, err, err_len);
 		if (rc < 0) {

@@ -342,6 +342,16 @@ alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 static void
 migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 {
+	if (m->node == h->self && b->owner == NA_OWN_REMOVING &&
+	    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
+	    !(m->flags & LCF_F_FAIL)) {
+		/* Section 5.2.1: ownership back, with the switch's metadata. */
+		b->owner = NA_OWN_HOME;
+		b->gs = m->gstatus;
+		b->cs = m->copyset;
+		h->st.remove_ok++;
+		return;
+	}
 	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
 	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH)
 		return;                 /* a duplicate, or not ours */

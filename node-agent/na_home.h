@@ -30,6 +30,7 @@ enum na_owner {
 	NA_OWN_HOME = 0,        /* this home agent runs its pipeline */
 	NA_OWN_MIGRATING,       /* ADD_TO_SWITCH sent, write lock held */
 	NA_OWN_SWITCH,          /* the switch owns it */
+	NA_OWN_REMOVING,        /* REMOVE_FROM_SWITCH sent (na_migrate.c) */
 };
 
 struct na_hblock {
@@ -96,6 +97,7 @@ struct na_hreq {
 	X(allocs)                              \
 	X(migrate_ok)                          \
 	X(migrate_fail)                        \
+	X(remove_ok)                           \
 	X(bad)
 
 struct na_home_stats {

@@ -65,6 +65,13 @@ usage(FILE *f)
 "  --op-size B          micro: bytes per operation (default 8)\n"
 "  --switch-blocks N    move this home's first N blocks to the switch at\n"
 "                       start (ADD_TO_SWITCH; static migration)\n"
+"  --migrate            dynamic ownership migration (section 5.2): every\n"
+"                       epoch the top-k hottest home-owned blocks go to the\n"
+"                       switch; the shadow node sends cold ones back\n"
+"  --migrate-k K        blocks migrated per epoch at most (default 1000)\n"
+"  --epoch-ms MS        migration epoch and hotness report period (10)\n"
+"  --zipf THETA         micro: shared blocks drawn Zipf(THETA), shared\n"
+"                       block 0 the hottest (default 0: uniform)\n"
 "  --cache-mb M         local cache size (default 64)\n"
 "  --cache-blocks N     local cache size in blocks (overrides --cache-mb;\n"
 "                       small values exercise evictions)\n"
@@ -80,7 +87,8 @@ enum {
 	O_TOPO = 256, O_NODE, O_ROLE, O_TRANSPORT, O_DIRECT, O_THREADS,
 	O_DURATION, O_WORKLOAD, O_READ, O_SHARING, O_LOCALITY, O_SHARED,
 	O_PRIVATE, O_OPSIZE, O_SWITCH, O_CACHE, O_MEM, O_LINGER, O_HISTORY,
-	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS,
+	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_MIGRATE, O_MIGRATE_K,
+	O_EPOCH, O_ZIPF,
 };
 
 static const struct option opts[] = {
@@ -107,6 +115,10 @@ static const struct option opts[] = {
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
+	{ "migrate", no_argument, NULL, O_MIGRATE },
+	{ "migrate-k", required_argument, NULL, O_MIGRATE_K },
+	{ "epoch-ms", required_argument, NULL, O_EPOCH },
+	{ "zipf", required_argument, NULL, O_ZIPF },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -159,13 +171,14 @@ parse(int argc, char **argv, struct args *a)
 		case O_ROLE: a->dc.roles = optarg; break;
 		case O_TRANSPORT: a->dc.transport = optarg; break;
 		case O_DIRECT: a->dc.direct = true; break;
+		case O_MIGRATE: a->dc.migrate = true; break;
 		case O_WORKLOAD: a->workload = optarg; break;
 		case O_HISTORY: a->history = optarg; break;
 		case O_STATS: a->stats = optarg; break;
 		case O_HELP: usage(stdout); exit(0);
 		case O_NODE: case O_THREADS: case O_SHARED: case O_PRIVATE:
 		case O_OPSIZE: case O_SWITCH: case O_CACHE: case O_MEM:
-		case O_SEED: case O_CACHE_BLOCKS:
+		case O_SEED: case O_CACHE_BLOCKS: case O_MIGRATE_K: case O_EPOCH:
 			if (num(o, optarg, 0, 4294967295.0, &v) < 0)
 				return -1;
 			if (c == O_NODE) { a->dc.node = (uint16_t)v; a->node_set = true; }
@@ -178,12 +191,19 @@ parse(int argc, char **argv, struct args *a)
 			if (c == O_MEM) a->dc.mem_mb = (uint32_t)v;
 			if (c == O_SEED) a->dc.seed = (uint32_t)v;
 			if (c == O_CACHE_BLOCKS) a->dc.cache_blocks = (uint32_t)v;
+			if (c == O_MIGRATE_K) a->dc.migrate_k = (uint32_t)v;
+			if (c == O_EPOCH) a->dc.epoch_ms = (uint32_t)v;
 			break;
 		case O_DURATION: case O_LINGER:
 			if (num(o, optarg, 0, 1e9, &v) < 0)
 				return -1;
 			if (c == O_DURATION) a->wl.duration_s = v;
 			else a->linger = v;
+			break;
+		case O_ZIPF:
+			if (num(o, optarg, 0, 10, &v) < 0)
+				return -1;
+			a->wl.zipf = v;
 			break;
 		case O_READ: case O_SHARING: case O_LOCALITY:
 			if (num(o, optarg, 0, 1, &v) < 0)

@@ -30,7 +30,9 @@
 	X(WB_ACK,       0x26, "NA_WB_ACK")                \
 	X(ALLOC_REQ,    0x27, "NA_ALLOC_REQ")             \
 	X(ALLOC_REPLY,  0x28, "NA_ALLOC_REPLY")           \
-	X(HOT_REPORT,   0x29, "NA_HOT_REPORT")
+	X(HOT_REPORT,   0x29, "NA_HOT_REPORT")            \
+	X(REMOVE_REQ,   0x2a, "NA_REMOVE_REQ")            \
+	X(COLLISION,    0x2b, "NA_COLLISION")
 
 enum na_msg_type {
 #define NA_X_ENUM(name, val, str) NA_MSG_##name = val,

@@ -120,6 +120,22 @@ flush_out(struct na_node *n, struct na_out *out)
 	out->n = 0;
 }
 
+/* ---- dynamic migration hooks (na_migrate.h) ------------------------------ */
+
+static void
+mig_flush(void *ctx, struct na_out *out)
+{
+	flush_out(ctx, out);
+}
+
+static void
+migrate_handle(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
+{
+	struct na_mig_io io = { .out = out, .flush = mig_flush, .ctx = n };
+
+	na_migrate_handle(&n->migrate, &n->home, m, na_now_ns(), &io);
+}
+
 /* Run one message through the agents; agent_mu held. */
 static void
 agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
@@ -146,8 +162,16 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 			NA_STAT_INC(n->st.shadow_adds);
 		}
 		break;
+	case NA_ROUTE_HOME_MIGRATE:
+		if (roles & NA_ROLE_HOME)
+			migrate_handle(n, m, &out);
+		break;
 	case NA_ROUTE_SHADOW:
-		if (roles & NA_ROLE_SHADOW) {
+		if (!(roles & NA_ROLE_SHADOW))
+			break;
+		if (m->type == NA_MSG_COLLISION) {
+			na_shadow_collision(&n->shadow, m, &out);
+		} else {
 			na_shadow_report(&n->shadow, m, payload, m->len);
 			NA_STAT_INC(n->st.shadow_reports);
 		}
@@ -285,12 +309,39 @@ epoch_tick(struct na_node *n)
 {
 	static __thread struct na_out out;
 
-	if (!(n->cfg.roles & NA_ROLE_CACHE) || n->topo->shadow < 0)
+	if (!(n->cfg.roles & (NA_ROLE_CACHE | NA_ROLE_SHADOW)) ||
+	    n->topo->shadow < 0)
 		return;
 	pthread_mutex_lock(&n->agent_mu);
 	tls_in_agents = true;
 	na_out_reset(&out);
-	na_cagent_epoch(&n->cagent, (uint16_t)n->topo->shadow, &out);
+	if (n->cfg.roles & NA_ROLE_CACHE)
+		na_cagent_epoch(&n->cagent, (uint16_t)n->topo->shadow, &out);
+	flush_out(n, &out);
+	if (n->cfg.roles & NA_ROLE_SHADOW)
+		na_shadow_epoch(&n->shadow, &out);
+	flush_out(n, &out);
+	agents_drain(n);
+	tls_in_agents = false;
+	pthread_mutex_unlock(&n->agent_mu);
+}
+
+/* Dispatch thread: the home's migration timers, at most once a ms. */
+static void
+migrate_tick(struct na_node *n)
+{
+	static __thread struct na_out out;
+	struct na_mig_io io = { .out = &out, .flush = mig_flush, .ctx = n };
+	uint64_t now = na_now_ns();
+
+	if (!(n->cfg.roles & NA_ROLE_HOME) || n->cfg.direct ||
+	    now < n->next_mig_tick_ns)
+		return;
+	n->next_mig_tick_ns = now + 1000000ull;
+	pthread_mutex_lock(&n->agent_mu);
+	tls_in_agents = true;
+	na_out_reset(&out);
+	na_migrate_tick(&n->migrate, &n->home, now, &io);
 	flush_out(n, &out);
 	agents_drain(n);
 	tls_in_agents = false;
@@ -326,6 +377,7 @@ dispatch_main(void *arg)
 			epoch_tick(n);
 			next_epoch += n->cfg.epoch_ms * 1000000ull;
 		}
+		migrate_tick(n);
 	}
 	return NULL;
 }
@@ -342,7 +394,9 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	memset(n, 0, sizeof(*n));
 	n->cfg = *cfg;
 	if (!n->cfg.epoch_ms)
-		n->cfg.epoch_ms = 1000;
+		n->cfg.epoch_ms = NA_MIGRATE_DEFAULT_EPOCH_MS;
+	if (!n->cfg.migrate_k)
+		n->cfg.migrate_k = NA_MIGRATE_DEFAULT_K;
 	n->topo = cfg->topo;
 	n->self = cfg->self;
 	pthread_mutex_init(&n->tp_mu, NULL);
@@ -391,7 +445,10 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 		goto fail;
 	}
 	if (na_cagent_init(&n->cagent, n->self, n->topo->threads_per_node,
-			   &n->cache) || na_shadow_init(&n->shadow))
+			   &n->cache) ||
+	    na_shadow_init(&n->shadow, n->topo, n->self) ||
+	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
+			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
 		goto fail;
 	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
 	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
@@ -436,6 +493,7 @@ na_node_stop(struct na_node *n)
 	free(n->fifo);
 	n->fifo = NULL;
 	na_shadow_fini(&n->shadow);
+	na_migrate_fini(&n->migrate);
 	na_cagent_fini(&n->cagent);
 	if (n->home.mem)
 		na_home_fini(&n->home);

@@ -20,6 +20,7 @@
 #include "na_cache.h"
 #include "na_cagent.h"
 #include "na_home.h"
+#include "na_migrate.h"
 #include "na_shadow.h"
 #include "na_stats.h"
 #include "na_transport.h"
@@ -54,7 +55,10 @@ struct na_node_config {
 	uint64_t mem_size;              /* global memory of this home node */
 	bool direct;                    /* no switch on the path (tests) */
 	uint32_t seed;
-	uint32_t epoch_ms;              /* hotness report period */
+	uint32_t epoch_ms;              /* migration epoch and hotness report
+					   period (default 10 ms) */
+	bool migrate;                   /* dynamic migration (na_migrate.h) */
+	uint32_t migrate_k;             /* top-k per epoch (default 1000) */
 };
 
 struct na_node {
@@ -72,6 +76,8 @@ struct na_node {
 	struct na_home home;
 	struct na_cagent cagent;
 	struct na_shadow shadow;
+	struct na_migrate migrate;      /* home role */
+	uint64_t next_mig_tick_ns;
 	struct na_mail *fifo;           /* local deliveries to the agents */
 	uint32_t fifo_head, fifo_tail;
 

@@ -132,11 +132,18 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return NA_ROUTE_CACHE;
 	case LCF_T_READ_UNLOCK:
 	case LCF_T_WRITE_UNLOCK:
-	case LCF_T_REMOVE_FROM_SWITCH:
 		return NA_ROUTE_HOME;   /* tag miss: a home-owned block */
+	case LCF_T_REMOVE_FROM_SWITCH:
+	case NA_MSG_REMOVE_REQ:
+		return NA_ROUTE_HOME_MIGRATE;
 	case LCF_T_ADD_TO_SWITCH:
 		return NA_ROUTE_DROP;   /* never forwarded by a switch */
 	case LCF_T_NACK:
+		/* The switch refused our REMOVE (lock busy): not a requester's. */
+		if (na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH)
+			return m->node == self ? NA_ROUTE_HOME_MIGRATE
+					       : NA_ROUTE_DROP;
+		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_UNLOCK_ACK:
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_MIGRATE_ACK:
@@ -154,6 +161,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_ALLOC_REQ:
 		return NA_ROUTE_HOME;
 	case NA_MSG_HOT_REPORT:
+	case NA_MSG_COLLISION:
 		return NA_ROUTE_SHADOW;
 	default:
 		return NA_ROUTE_DROP;

@@ -489,6 +489,11 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 		}
 		return NA_EV_NACK;
 	}
+	/* Who serialised it: the switch or the home agent (migration's aim). */
+	if (c->in_switch)
+		NA_STAT_INC(t->n->st.req.events_in_switch);
+	else
+		NA_STAT_INC(t->n->st.req.events_at_home);
 	return NA_EV_OK;
 }
 

@@ -1,36 +1,98 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The shadow node (paper section 5.2.2): SHADOW-TAG, the set of blocks the
- * switch owns, learnt from the switch's mirrored MIGRATE_ACKs, with the
- * invalidation counts the cache agents report each epoch (NA_HOT_REPORT).
- * Choosing the coldest blocks to send home (REMOVE_FROM_SWITCH) is the
- * dynamic-migration follow-up; the hotness it needs is collected here.
+ * The shadow node (paper section 5.2.2).
+ *
+ * SHADOW-TAG mirrors the switch's TAG array slot by slot: every MIGRATE_ACK
+ * the switch copies to the shadow names the way (aux bits 16-23) and the
+ * shadow computes the slot with the switch's own hash
+ * (lcf_pipeline_slot(), from the topology), so it knows which blocks sit in
+ * the slots an ADD_TO_SWITCH collided with. Each entry keeps the block's
+ * hotness: the copies the switch forwarded to cache agents for it, reported
+ * per epoch by every cache agent (NA_HOT_REPORT), smoothed over epochs
+ * (score = (score + this epoch) / 2), in the same unit as the home agents'
+ * hotness (+n per request sent to n cache agents).
+ *
+ * Policy (REMOVE_FROM_SWITCH is sent by the block's home agent, on the
+ * shadow's NA_REMOVE_REQ):
+ *  - collision: a home reports a failed ADD (NA_COLLISION, with the block's
+ *    hotness); the shadow removes the coldest block of the colliding slots
+ *    when it is colder than the newcomer, so the home's next-epoch retry
+ *    finds room. The paper removes the coldest unconditionally; comparing
+ *    keeps a cold newcomer from evicting a hot block.
+ *  - capacity: at the end of an epoch, when the switch holds at least
+ *    NA_SHADOW_HIGH_PCT % of its capacity, the coldest blocks are removed
+ *    down to NA_SHADOW_LOW_PCT %.
+ * Blocks added less than NA_SHADOW_YOUNG_EPOCHS epochs ago are never chosen:
+ * their hotness has not been reported yet.
+ *
+ * The model is one pipeline (a Tofino, or swswitch with one worker); with
+ * several swswitch workers each shard has its own slots and the mirror is
+ * approximate (mirror_conflicts counts the overwrites).
  */
 #ifndef NA_SHADOW_H
 #define NA_SHADOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "lcf_wire.h"
+#include "lcf_pipeline.h"
+#include "na_out.h"
 
-#define NA_SHADOW_SLOTS 65536           /* open addressing, power of two */
+struct topo;
+
+#define NA_SHADOW_HIGH_PCT 90
+#define NA_SHADOW_LOW_PCT 80
+#define NA_SHADOW_YOUNG_EPOCHS 2
+#define NA_SHADOW_RETRY_EPOCHS 20       /* a REMOVE_REQ with no effect */
+#define NA_SHADOW_MAX_MIRROR (4u << 20) /* slots; beyond: no policy */
+#define NA_SHADOW_VALID (1ull << 63)    /* as the switch marks TAG */
 
 struct na_shadow_ent {
-	uint64_t tag;                   /* tag + 1; 0 = empty */
-	uint64_t hot;
+	uint64_t tag;                   /* tag | NA_SHADOW_VALID; 0 empty */
+	uint32_t score;                 /* smoothed copies per epoch */
+	uint32_t cur;                   /* copies reported this epoch */
+	uint32_t added_epoch;
+	uint32_t remove_epoch;          /* 0: no REMOVE_REQ outstanding */
+};
+
+#define NA_SHADOW_COUNTERS(X)                  \
+	X(adds)                                \
+	X(removes)                             \
+	X(reports)                             \
+	X(unknown_reports)                     \
+	X(add_failures)                        \
+	X(collisions)                          \
+	X(collision_evictions)                 \
+	X(collision_kept)                      \
+	X(pressure_evictions)                  \
+	X(remove_requests)                     \
+	X(mirror_conflicts)
+
+struct na_shadow_stats {
+#define NA_X_FIELD(name) uint64_t name;
+	NA_SHADOW_COUNTERS(NA_X_FIELD)
+#undef NA_X_FIELD
 };
 
 struct na_shadow {
-	struct na_shadow_ent *t;
+	uint16_t self;
+	struct lcf_pipeline_config pc;  /* the switch's ways, slots, hash */
+	uint64_t capacity;              /* ways x slots_per_way */
+	struct na_shadow_ent *t;        /* [way * slots_per_way + slot] */
+	uint64_t *order;                /* scratch: hotness << 32 | entry */
 	uint32_t n_tags;
-	uint64_t adds;
-	uint64_t removes;
-	uint64_t reports;
-	uint64_t unknown_reports;       /* counts for tags not in SHADOW-TAG */
+	uint32_t peak_tags;
+	uint32_t epoch;
+	uint32_t seq;
+	struct na_shadow_stats st;
 };
 
-/** @return 0 or -ENOMEM. */
-int na_shadow_init(struct na_shadow *s);
+/**
+ * Size SHADOW-TAG from the topology's switch (ways x slots_per_way).
+ * Beyond NA_SHADOW_MAX_MIRROR slots the shadow only counts (no policy).
+ * @return 0 or -ENOMEM.
+ */
+int na_shadow_init(struct na_shadow *s, const struct topo *t, uint16_t self);
 void na_shadow_fini(struct na_shadow *s);
 
 /** A MIGRATE_ACK (mirror) from the switch. */
@@ -39,5 +101,12 @@ void na_shadow_migrate_ack(struct na_shadow *s, const struct lcf_msg *m);
 /** An NA_HOT_REPORT from a cache agent. */
 void na_shadow_report(struct na_shadow *s, const struct lcf_msg *m,
 		      const uint8_t *payload, uint16_t len);
+
+/** An NA_COLLISION from a home agent: maybe remove a colder block. */
+void na_shadow_collision(struct na_shadow *s, const struct lcf_msg *m,
+			 struct na_out *out);
+
+/** End of an epoch: age the hotness, relieve capacity pressure. */
+void na_shadow_epoch(struct na_shadow *s, struct na_out *out);
 
 #endif /* NA_SHADOW_H */

@@ -32,6 +32,34 @@ per_type(FILE *f, const char *name, const uint64_t *v)
 	fprintf(f, "}");
 }
 
+/*
+ * The home's migration counters and the blocks it has in the switch now
+ * (their indices, at most 1024 listed: the test compares them with the
+ * hottest blocks). agent_mu held.
+ */
+static void
+migration_json(struct na_node *n, FILE *f)
+{
+	const struct na_home *h = &n->home;
+	uint32_t listed = 0;
+
+	fprintf(f, ",\"migration\":{\"dynamic\":%s,\"k\":%u,\"epoch_ms\":%u,",
+		n->migrate.dynamic ? "true" : "false", n->migrate.k,
+		n->cfg.epoch_ms);
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->migrate.st.name);
+	NA_MIGRATE_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+	fprintf(f, "\"switch_owned\":%u,\"switch_owned_blocks\":[",
+		na_migrate_switch_owned(h));
+	for (uint32_t i = 0; i < h->n_blocks && listed < 1024; i++) {
+		if (h->blk[i].owner != NA_OWN_SWITCH)
+			continue;
+		fprintf(f, "%s%u", listed ? "," : "", i);
+		listed++;
+	}
+	fprintf(f, "]}");
+}
+
 void
 na_node_stats_json(struct na_node *n, FILE *f)
 {
@@ -81,11 +109,18 @@ na_node_stats_json(struct na_node *n, FILE *f)
 #undef NA_X_PRINT
 		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
 	}
-	if (n->cfg.roles & NA_ROLE_SHADOW)
-		fprintf(f, ",\"shadow\":{\"tags\":%u,\"adds\":%" PRIu64
-			",\"removes\":%" PRIu64 ",\"reports\":%" PRIu64
-			",\"unknown_reports\":%" PRIu64 "}", n->shadow.n_tags,
-			n->shadow.adds, n->shadow.removes, n->shadow.reports,
-			n->shadow.unknown_reports);
+	if (n->cfg.roles & NA_ROLE_HOME)
+		migration_json(n, f);
+	if (n->cfg.roles & NA_ROLE_SHADOW) {
+		const struct na_shadow *sh = &n->shadow;
+
+		fprintf(f, ",\"shadow\":{");
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", sh->st.name);
+		NA_SHADOW_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+		fprintf(f, "\"tags\":%u,\"peak_tags\":%u,\"capacity\":%" PRIu64
+			",\"epochs\":%u}", sh->n_tags, sh->peak_tags,
+			sh->capacity, sh->epoch - 1);
+	}
 	pthread_mutex_unlock(&n->agent_mu);
 }

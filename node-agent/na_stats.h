@@ -32,7 +32,9 @@
 	X(aborted)                             \
 	X(stale_grants_released)               \
 	X(stale_grants_unreleasable)           \
-	X(allocs)
+	X(allocs)                              \
+	X(events_in_switch)                    \
+	X(events_at_home)
 
 struct na_req_stats {
 #define NA_X_FIELD(name) uint64_t name;

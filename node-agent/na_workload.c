@@ -3,6 +3,7 @@
  * Workloads; see na_workload.h.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct wl_thread {
 	const struct na_wl_config *cfg;
 	struct na_history *h;
 	volatile int *stop;
+	const double *zipf_cdf;         /* shared_blocks entries, or NULL */
 	uint16_t id;
 	uint32_t rng;
 	struct na_wl_result r;
@@ -64,6 +66,42 @@ shared_block(const struct dsm *d, uint32_t i)
 			       (uint64_t)(i / t->n_nodes) * t->block_size);
 }
 
+/* Cumulative Zipf(theta) distribution over n ranks. NULL: no memory. */
+static double *
+zipf_cdf_make(uint32_t n, double theta)
+{
+	double *cdf = malloc(sizeof(*cdf) * n), sum = 0;
+
+	if (!cdf)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++)
+		cdf[i] = sum += pow(i + 1.0, -theta);
+	for (uint32_t i = 0; i < n; i++)
+		cdf[i] /= sum;
+	return cdf;
+}
+
+/* A shared block index: uniform, or Zipf by binary search in the CDF. */
+static uint32_t
+shared_pick(struct wl_thread *w)
+{
+	uint32_t lo = 0, hi = w->cfg->shared_blocks - 1;
+	double u;
+
+	if (!w->zipf_cdf)
+		return rnd(w) % w->cfg->shared_blocks;
+	u = frand(w);
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (w->zipf_cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 static bool
 done(struct wl_thread *w, uint64_t start)
 {
@@ -100,7 +138,7 @@ run_micro(struct wl_thread *w)
 
 		if (shared)
 			a = reuse ? last_shared
-				  : shared_block(w->d, rnd(w) % c->shared_blocks);
+				  : shared_block(w->d, shared_pick(w));
 		else
 			a = reuse ? last_priv
 				  : priv + (uint64_t)(rnd(w) % c->private_blocks) * bs;
@@ -211,6 +249,7 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 		struct na_wl_result *res)
 {
 	struct wl_thread *w;
+	double *zipf = NULL;
 	uint64_t start;
 	int rc = 0;
 
@@ -221,13 +260,19 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 	    cfg->op_size > dsm_block_size(d) ||
 	    dsm_block_size(d) % cfg->op_size || !cfg->private_blocks)
 		return -EINVAL;
-	w = calloc(cfg->threads, sizeof(*w));
-	if (!w)
+	if (cfg->zipf > 0 && cfg->kind == NA_WL_MICRO &&
+	    !(zipf = zipf_cdf_make(cfg->shared_blocks, cfg->zipf)))
 		return -ENOMEM;
+	w = calloc(cfg->threads, sizeof(*w));
+	if (!w) {
+		free(zipf);
+		return -ENOMEM;
+	}
 	start = na_now_ns();
 	for (uint16_t i = 0; i < cfg->threads; i++) {
 		w[i] = (struct wl_thread){
 			.d = d, .cfg = cfg, .h = h, .stop = stop, .id = i,
+			.zipf_cdf = zipf,
 			.rng = (cfg->seed + 1) * 2654435761u ^
 			       (d->node.self + 1u) * 40503u ^ (i + 1u) * 9973u,
 		};
@@ -239,6 +284,7 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 			for (uint16_t j = 0; j < i; j++)
 				pthread_join(w[j].tid, NULL);
 			free(w);
+			free(zipf);
 			return rc;
 		}
 	}
@@ -254,5 +300,6 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 	}
 	res->seconds = (na_now_ns() - start) / 1e9;
 	free(w);
+	free(zipf);
 	return rc;
 }

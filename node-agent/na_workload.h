@@ -38,6 +38,10 @@ struct na_wl_config {
 	uint32_t shared_blocks;
 	uint32_t private_blocks;        /* per thread (micro) */
 	uint32_t op_size;               /* micro: bytes per op (<= block) */
+	double zipf;                    /* micro: > 0: shared block of rank i
+					   (shared block i) drawn with
+					   probability ~ 1/(i+1)^zipf; 0:
+					   uniform */
 	uint32_t seed;
 };
 

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Dynamic ownership migration, home side; see na_migrate.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_migrate.h"
+#include "na_msg.h"
+
+/* Retransmission: 5 ms, doubling, at most 80 ms between copies. */
+#define MIG_RTO_NS 5000000ull
+#define MIG_RTO_MAX_SHIFT 4
+/* An ADD nobody answers for 2 s: no switch on the path, keep it home. */
+#define MIG_ADD_GIVE_UP_NS 2000000000ull
+
+int
+na_migrate_init(struct na_migrate *mg, bool dynamic, uint32_t k,
+		uint32_t epoch_ms, int shadow, uint64_t now_ns)
+{
+	memset(mg, 0, sizeof(*mg));
+	if (dynamic && (k == 0 || epoch_ms == 0))
+		return -EINVAL;
+	mg->dynamic = dynamic;
+	mg->k = k;
+	mg->epoch_ns = (uint64_t)epoch_ms * 1000000ull;
+	mg->next_epoch_ns = now_ns + mg->epoch_ns;
+	mg->shadow = shadow;
+	/* Room for one epoch's ADDs and as many REMOVEs in flight. */
+	mg->cap = k + 1024;
+	mg->pend = calloc(mg->cap, sizeof(*mg->pend));
+	mg->heap = calloc(k ? k : 1, sizeof(*mg->heap));
+	if (!mg->pend || !mg->heap) {
+		na_migrate_fini(mg);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+na_migrate_fini(struct na_migrate *mg)
+{
+	free(mg->pend);
+	free(mg->heap);
+	memset(mg, 0, sizeof(*mg));
+}
+
+static void
+push(struct na_mig_io *io, uint16_t dst, const struct lcf_msg *m)
+{
+	if (io->out->n >= NA_OUT_MAX)
+		io->flush(io->ctx, io->out);
+	na_out_push(io->out, dst, m, NULL);
+}
+
+/* Block index of a tag homed at `h`, or -1. */
+static int64_t
+block_of(const struct na_home *h, uint64_t tag)
+{
+	uint64_t idx = tag & ((1ull << (48 - h->block_shift)) - 1);
+
+	if ((tag >> (48 - h->block_shift)) != h->self || idx >= h->n_blocks)
+		return -1;
+	return (int64_t)idx;
+}
+
+static void
+emit_remove(struct na_migrate *mg, struct na_home *h, uint32_t idx,
+	    struct na_mig_io *io)
+{
+	struct lcf_msg r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = LCF_T_REMOVE_FROM_SWITCH;
+	r.node = h->self;
+	r.seq = ++mg->seq;
+	r.tag = na_home_tag(h, idx);
+	r.dst_node = h->self;
+	push(io, h->self, &r);  /* to itself, across the switch */
+}
+
+/* NA_COLLISION: the shadow decides whether a colder block makes room. */
+static void
+report_collision(struct na_migrate *mg, struct na_home *h,
+		 const struct na_mig_pending *p, struct na_mig_io *io)
+{
+	struct lcf_msg r;
+
+	mg->st.add_collisions++;
+	if (mg->shadow < 0)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.type = NA_MSG_COLLISION;
+	r.node = h->self;
+	r.seq = ++mg->seq;
+	r.tag = na_home_tag(h, p->idx);
+	r.dst_node = (uint16_t)mg->shadow;
+	r.aux = p->hot;
+	push(io, (uint16_t)mg->shadow, &r);
+	mg->st.collision_reports++;
+}
+
+static bool
+add_pending(struct na_migrate *mg, uint32_t idx, uint32_t hot, uint8_t type,
+	    uint64_t now_ns)
+{
+	if (mg->n_pend >= mg->cap) {
+		mg->st.pending_full++;
+		return false;
+	}
+	mg->pend[mg->n_pend++] = (struct na_mig_pending){
+		.idx = idx, .hot = hot, .type = type,
+		.sent_ns = now_ns, .first_ns = now_ns,
+	};
+	return true;
+}
+
+/*
+ * One pending migration. @return true when it is settled (the ACK came:
+ * the owner is no longer MIGRATING/REMOVING) and can be forgotten.
+ */
+static bool
+pending_step(struct na_migrate *mg, struct na_home *h,
+	     struct na_mig_pending *p, uint64_t now_ns, struct na_mig_io *io)
+{
+	struct na_hblock *b = &h->blk[p->idx];
+	uint32_t shift = p->tries < MIG_RTO_MAX_SHIFT ? p->tries
+						       : MIG_RTO_MAX_SHIFT;
+
+	if (p->type == LCF_T_ADD_TO_SWITCH) {
+		if (b->owner != NA_OWN_MIGRATING) {
+			if (b->owner == NA_OWN_SWITCH)
+				mg->st.add_ok++;
+			else
+				report_collision(mg, h, p, io);
+			return true;
+		}
+		if (now_ns - p->first_ns > MIG_ADD_GIVE_UP_NS) {
+			b->owner = NA_OWN_HOME;
+			b->writer = false;
+			mg->st.add_given_up++;
+			return true;
+		}
+	} else if (b->owner != NA_OWN_REMOVING) {
+		mg->st.remove_ok++;
+		return true;
+	}
+	if (now_ns - p->sent_ns < MIG_RTO_NS << shift)
+		return false;
+	p->tries++;
+	p->sent_ns = now_ns;
+	if (p->type == LCF_T_ADD_TO_SWITCH) {
+		mg->st.add_retransmits++;
+		na_home_migrate_resend(h, p->idx, io->out);
+		if (io->out->n >= NA_OUT_MAX - 1)
+			io->flush(io->ctx, io->out);
+	} else {
+		mg->st.remove_retransmits++;
+		emit_remove(mg, h, p->idx, io);
+	}
+	return false;
+}
+
+/* Min-heap on hot of the k hottest candidates seen so far. */
+static void
+heap_sift_down(struct na_mig_pending *a, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		struct na_mig_pending t;
+
+		if (l < n && a[l].hot < a[m].hot)
+			m = l;
+		if (r < n && a[r].hot < a[m].hot)
+			m = r;
+		if (m == i)
+			return;
+		t = a[i];
+		a[i] = a[m];
+		a[m] = t;
+		i = m;
+	}
+}
+
+static void
+heap_sift_up(struct na_mig_pending *a, uint32_t i)
+{
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+		struct na_mig_pending t;
+
+		if (a[parent].hot <= a[i].hot)
+			return;
+		t = a[i];
+		a[i] = a[parent];
+		a[parent] = t;
+		i = parent;
+	}
+}
+
+/* End of an epoch: ADD the top-k home-owned blocks, reset the counts. */
+static void
+epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
+	  struct na_mig_io *io)
+{
+	uint32_t n = 0;
+
+	mg->st.epochs++;
+	for (uint32_t i = 0; i < h->n_blocks; i++) {
+		struct na_hblock *b = &h->blk[i];
+		uint32_t hot = b->hot;
+
+		if (!hot)
+			continue;
+		b->hot = 0;
+		if (b->owner != NA_OWN_HOME)
+			continue;
+		mg->st.candidates++;
+		if (n < mg->k) {
+			mg->heap[n] = (struct na_mig_pending){ .idx = i, .hot = hot };
+			heap_sift_up(mg->heap, n++);
+		} else if (hot > mg->heap[0].hot) {
+			mg->heap[0] = (struct na_mig_pending){ .idx = i, .hot = hot };
+			heap_sift_down(mg->heap, n, 0);
+		}
+	}
+	for (uint32_t j = 0; j < n; j++) {
+		const struct na_mig_pending *c = &mg->heap[j];
+
+		if (mg->n_pend >= mg->cap) {
+			mg->st.pending_full++;
+			break;
+		}
+		/* Locked now: the paper retries next epoch if still hot. */
+		if (na_home_migrate_start(h, c->idx, io->out) < 0) {
+			mg->st.busy_skipped++;
+			continue;
+		}
+		if (io->out->n >= NA_OUT_MAX - 1)
+			io->flush(io->ctx, io->out);
+		add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH, now_ns);
+		mg->st.adds++;
+	}
+}
+
+void
+na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
+		struct na_mig_io *io)
+{
+	uint32_t i = 0;
+
+	while (i < mg->n_pend) {
+		if (pending_step(mg, h, &mg->pend[i], now_ns, io))
+			mg->pend[i] = mg->pend[--mg->n_pend];
+		else
+			i++;
+	}
+	if (!mg->dynamic || now_ns < mg->next_epoch_ns)
+		return;
+	/* A late tick does one epoch, not a burst of catch-up epochs. */
+	mg->next_epoch_ns = now_ns + mg->epoch_ns;
+	epoch_end(mg, h, now_ns, io);
+}
+
+static void
+remove_request(struct na_migrate *mg, struct na_home *h,
+	       const struct lcf_msg *m, uint64_t now_ns, struct na_mig_io *io)
+{
+	int64_t idx = block_of(h, m->tag);
+	struct na_hblock *b;
+
+	mg->st.remove_requests++;
+	if (idx < 0 || h->blk[idx].owner != NA_OWN_SWITCH) {
+		/* Not ours, already home, or already on its way. */
+		mg->st.remove_requests_ignored++;
+		return;
+	}
+	b = &h->blk[idx];
+	if (!add_pending(mg, (uint32_t)idx, 0, LCF_T_REMOVE_FROM_SWITCH,
+			 now_ns))
+		return;
+	/*
+	 * No home-side lock: the switch's write lock (first pass) keeps the
+	 * block's requests out, and until the MIGRATE_ACK a request that
+	 * misses in the switch finds the block not home-owned (NACK, retry).
+	 */
+	b->owner = NA_OWN_REMOVING;
+	mg->st.removes++;
+	emit_remove(mg, h, (uint32_t)idx, io);
+}
+
+void
+na_migrate_handle(struct na_migrate *mg, struct na_home *h,
+		  const struct lcf_msg *m, uint64_t now_ns,
+		  struct na_mig_io *io)
+{
+	int64_t idx;
+
+	switch (m->type) {
+	case NA_MSG_REMOVE_REQ:
+		remove_request(mg, h, m, now_ns, io);
+		return;
+	case LCF_T_NACK:
+		mg->st.remove_nacks++;  /* lock busy: the timer retries */
+		return;
+	case LCF_T_REMOVE_FROM_SWITCH:
+		/*
+		 * Tag miss: the switch does not hold the block. In order
+		 * delivery puts our own REMOVE's MIGRATE_ACK before this, so
+		 * a block still REMOVING lost that ACK (docs/NODE-AGENT.md,
+		 * known limitations); count it, the retries go on.
+		 */
+		idx = block_of(h, m->tag);
+		if (idx >= 0 && h->blk[idx].owner == NA_OWN_REMOVING)
+			mg->st.remove_missed++;
+		return;
+	default:
+		return;
+	}
+}
+
+uint32_t
+na_migrate_switch_owned(const struct na_home *h)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < h->n_blocks; i++)
+		n += h->blk[i].owner == NA_OWN_SWITCH ||
+		     h->blk[i].owner == NA_OWN_REMOVING;
+	return n;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Dynamic ownership migration, home side (paper section 5.2):
+ *  - at the end of every epoch (default 10 ms) the home agent moves its
+ *    top-k hottest home-owned blocks to the switch (ADD_TO_SWITCH, holding
+ *    the home-side write lock until the MIGRATE_ACK; the hotness is the
+ *    na_hblock.hot count: +n per request forwarded to n cache agents) and
+ *    resets the counts;
+ *  - a collision (FAIL MIGRATE_ACK) keeps the block home and is reported to
+ *    the shadow node (NA_COLLISION, with the block's hotness), which may
+ *    make room by removing a colder block;
+ *  - on the shadow's NA_REMOVE_REQ it sends REMOVE_FROM_SWITCH and takes the
+ *    block back with the metadata of the switch's MIGRATE_ACK;
+ *  - it retransmits ADDs and REMOVEs until their MIGRATE_ACK arrives.
+ *
+ * Pure state transitions on the home agent's state (same mutex); the node
+ * runtime calls na_migrate_tick() from its dispatch thread, never from
+ * application threads.
+ */
+#ifndef NA_MIGRATE_H
+#define NA_MIGRATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "na_home.h"
+#include "na_out.h"
+
+#define NA_MIGRATE_DEFAULT_K 1000
+#define NA_MIGRATE_DEFAULT_EPOCH_MS 10
+
+/* Where the migration module's output goes: `out`, flushed when full. */
+struct na_mig_io {
+	struct na_out *out;
+	void (*flush)(void *ctx, struct na_out *out);
+	void *ctx;
+};
+
+struct na_mig_pending {
+	uint32_t idx;           /* home block index */
+	uint32_t hot;           /* its hotness when the ADD was decided */
+	uint8_t type;           /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
+	uint32_t tries;
+	uint64_t sent_ns;
+	uint64_t first_ns;
+};
+
+/* X(name): counters printed under "migration" in node-agent's stats. */
+#define NA_MIGRATE_COUNTERS(X)                 \
+	X(epochs)                              \
+	X(candidates)                          \
+	X(adds)                                \
+	X(add_ok)                              \
+	X(add_collisions)                      \
+	X(add_retransmits)                     \
+	X(add_given_up)                        \
+	X(busy_skipped)                        \
+	X(pending_full)                        \
+	X(remove_requests)                     \
+	X(remove_requests_ignored)             \
+	X(removes)                             \
+	X(remove_ok)                           \
+	X(remove_retransmits)                  \
+	X(remove_nacks)                        \
+	X(remove_missed)                       \
+	X(collision_reports)
+
+struct na_migrate_stats {
+#define NA_X_FIELD(name) uint64_t name;
+	NA_MIGRATE_COUNTERS(NA_X_FIELD)
+#undef NA_X_FIELD
+};
+
+struct na_migrate {
+	bool dynamic;                   /* epoch-end top-k ADDs */
+	uint32_t k;
+	uint64_t epoch_ns;
+	uint64_t next_epoch_ns;
+	int shadow;                     /* node id or -1 */
+	uint32_t seq;                   /* seq of REMOVEs and reports */
+	struct na_mig_pending *pend;
+	uint32_t n_pend, cap;
+	struct na_mig_pending *heap;    /* top-k selection, k entries */
+	struct na_migrate_stats st;
+};
+
+/**
+ * @param dynamic run the epoch-end top-k selection (otherwise only REMOVE
+ *        requests and retransmissions are served).
+ * @param k blocks migrated per epoch at most (> 0 when dynamic).
+ * @return 0, -EINVAL, -ENOMEM.
+ */
+int na_migrate_init(struct na_migrate *mg, bool dynamic, uint32_t k,
+		    uint32_t epoch_ms, int shadow, uint64_t now_ns);
+void na_migrate_fini(struct na_migrate *mg);
+
+/**
+ * Timers: retransmit unanswered ADD/REMOVE, report collisions to the
+ * shadow, and at the end of an epoch migrate the top-k blocks.
+ */
+void na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
+		     struct na_mig_io *io);
+
+/**
+ * A message for the migration module: NA_REMOVE_REQ from the shadow, a
+ * REMOVE_FROM_SWITCH the switch returned on a tag miss, or the switch's
+ * NACK of a REMOVE (lock busy: the timer retries).
+ */
+void na_migrate_handle(struct na_migrate *mg, struct na_home *h,
+		       const struct lcf_msg *m, uint64_t now_ns,
+		       struct na_mig_io *io);
+
+/** Blocks this home has in the switch now. */
+uint32_t na_migrate_switch_owned(const struct na_home *h);
+
+#endif /* NA_MIGRATE_H */
