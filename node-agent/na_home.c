@@ -352,16 +352,27 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 		h->st.remove_ok++;
 		return;
 	}
+	/* Only this migration's copies count: earlier ones may be late. */
 	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
-	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH)
+	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH ||
+	    m->seq != b->add_seq)
 		return;                 /* a duplicate, or not ours */
-	b->writer = false;
 	if (m->flags & LCF_F_FAIL) {
-		/* Collision: keep it home; a later epoch may retry. */
+		/*
+		 * Collision: keep it home; a later epoch may retry. Only once
+		 * every copy sent has failed: a retransmitted copy may still
+		 * find a slot that was freed meanwhile and install the block.
+		 */
+		if (b->add_fails < UINT8_MAX)
+			b->add_fails++;
+		if (b->add_fails < b->add_copies)
+			return;
+		b->writer = false;
 		b->owner = NA_OWN_HOME;
 		h->st.migrate_fail++;
 		return;
 	}
+	b->writer = false;
 	b->owner = NA_OWN_SWITCH;
 	h->st.migrate_ok++;
 }
@@ -415,14 +426,16 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 static void
 emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 {
-	const struct na_hblock *b = &h->blk[idx];
+	struct na_hblock *b = &h->blk[idx];
 	struct lcf_msg r;
 
+	if (b->add_copies < UINT8_MAX)
+		b->add_copies++;
 	memset(&r, 0, sizeof(r));
 	r.type = LCF_T_ADD_TO_SWITCH;
 	r.node = h->self;
 	r.thread = 0;
-	r.seq = h->mig_seq;
+	r.seq = b->add_seq;
 	r.gstatus = b->gs;
 	r.copyset = b->cs;
 	r.tag = na_home_tag(h, idx);
@@ -443,7 +456,9 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
 	b->writer = true;
 	b->owner = NA_OWN_MIGRATING;
-	h->mig_seq++;
+	b->add_copies = 0;
+	b->add_fails = 0;
+	b->add_seq = ++h->mig_seq;
 	emit_add(h, idx, out);
 	return 0;
 }

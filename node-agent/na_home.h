@@ -38,8 +38,11 @@ struct na_hblock {
 	bool writer;
 	uint8_t gs;
 	uint8_t owner;          /* enum na_owner */
+	uint8_t add_copies;     /* MIGRATING: ADD_TO_SWITCH copies sent */
+	uint8_t add_fails;      /* MIGRATING: FAIL MIGRATE_ACKs received */
 	uint32_t cs;
 	uint32_t hot;           /* forwarded copies this epoch (section 5.2.2) */
+	uint32_t add_seq;       /* seq of this migration's ADD copies */
 };
 
 /* What the home agent did with a request; re-sent for duplicates. */

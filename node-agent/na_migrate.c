@@ -14,6 +14,8 @@
 #define MIG_RTO_MAX_SHIFT 4
 /* An ADD nobody answers for 2 s: no switch on the path, keep it home. */
 #define MIG_ADD_GIVE_UP_NS 2000000000ull
+/* A lock that does not drain in 50 ms: give up until a later epoch. */
+#define MIG_DRAIN_NS 50000000ull
 
 int
 na_migrate_init(struct na_migrate *mg, bool dynamic, uint32_t k,
@@ -128,6 +130,27 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 	uint32_t shift = p->tries < MIG_RTO_MAX_SHIFT ? p->tries
 						       : MIG_RTO_MAX_SHIFT;
 
+	if (p->draining) {
+		/* Section 5.2.1: the write lock, once the holders are gone. */
+		if (b->writer || b->readers) {
+			if (now_ns - p->first_ns <= MIG_DRAIN_NS)
+				return false;
+			b->owner = NA_OWN_HOME;
+			mg->st.busy_skipped++;
+			return true;
+		}
+		p->draining = false;
+		p->sent_ns = now_ns;
+		p->first_ns = now_ns;
+		b->writer = true;
+		b->add_copies = 0;
+		b->add_fails = 0;
+		na_home_migrate_resend(h, p->idx, io->out);
+		if (io->out->n >= NA_OUT_MAX - 1)
+			io->flush(io->ctx, io->out);
+		mg->st.adds++;
+		return false;
+	}
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		if (b->owner != NA_OWN_MIGRATING) {
 			if (b->owner == NA_OWN_SWITCH)
@@ -232,9 +255,20 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 			mg->st.pending_full++;
 			break;
 		}
-		/* Locked now: the paper retries next epoch if still hot. */
+		/*
+		 * Locked now (a hot block nearly always is): stop granting
+		 * its lock (not home-owned: requests are NACKed and retried)
+		 * and send the ADD once the holders have unlocked.
+		 */
 		if (na_home_migrate_start(h, c->idx, io->out) < 0) {
-			mg->st.busy_skipped++;
+			struct na_hblock *b = &h->blk[c->idx];
+
+			b->owner = NA_OWN_MIGRATING;
+			b->add_seq = ++h->mig_seq;      /* late acks: not ours */
+			add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH,
+				    now_ns);
+			mg->pend[mg->n_pend - 1].draining = true;
+			mg->st.drains++;
 			continue;
 		}
 		if (io->out->n >= NA_OUT_MAX - 1)

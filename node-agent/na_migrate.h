@@ -5,7 +5,9 @@
  *    top-k hottest home-owned blocks to the switch (ADD_TO_SWITCH, holding
  *    the home-side write lock until the MIGRATE_ACK; the hotness is the
  *    na_hblock.hot count: +n per request forwarded to n cache agents) and
- *    resets the counts;
+ *    resets the counts. A block that is locked at the epoch end stops
+ *    granting its lock (requests are NACKed as not home-owned) and is
+ *    ADDed once its holders have unlocked (at most 50 ms later);
  *  - a collision (FAIL MIGRATE_ACK) keeps the block home and is reported to
  *    the shadow node (NA_COLLISION, with the block's hotness), which may
  *    make room by removing a colder block;
@@ -40,6 +42,7 @@ struct na_mig_pending {
 	uint32_t idx;           /* home block index */
 	uint32_t hot;           /* its hotness when the ADD was decided */
 	uint8_t type;           /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
+	bool draining;          /* ADD waiting for the block's lock holders */
 	uint32_t tries;
 	uint64_t sent_ns;
 	uint64_t first_ns;
@@ -55,6 +58,7 @@ struct na_mig_pending {
 	X(add_retransmits)                     \
 	X(add_given_up)                        \
 	X(busy_skipped)                        \
+	X(drains)                              \
 	X(pending_full)                        \
 	X(remove_requests)                     \
 	X(remove_requests_ignored)             \

@@ -114,10 +114,14 @@ na_shadow_report(struct na_shadow *s, const struct lcf_msg *m,
 	}
 }
 
+/* Copies per epoch: the smoothed rate, or this epoch's if higher. */
 static uint32_t
 hotness(const struct na_shadow_ent *e)
 {
-	return e->score > e->cur ? e->score : e->cur;
+	uint32_t rate = (e->score + NA_SHADOW_SCORE_ONE - 1) /
+			NA_SHADOW_SCORE_ONE;
+
+	return rate > e->cur ? rate : e->cur;
 }
 
 /* May the policy pick this entry? */
@@ -163,21 +167,17 @@ na_shadow_collision(struct na_shadow *s, const struct lcf_msg *m,
 		    (!coldest || hotness(e) < hotness(coldest)))
 			coldest = e;
 	}
-	/* m->aux: the newcomer's hotness in its home's last epoch. */
-	if (!coldest || hotness(coldest) >= m->aux) {
+	/*
+	 * m->aux: the newcomer's hotness in its home's last epoch. Hysteresis
+	 * (twice as hot): one epoch's count is noisy, and a swap costs both
+	 * blocks a migration.
+	 */
+	if (!coldest || m->aux <= 2 * hotness(coldest) + 1) {
 		s->st.collision_kept++;
 		return;
 	}
 	request_remove(s, coldest, out);
 	s->st.collision_evictions++;
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 void
@@ -195,13 +195,15 @@ na_shadow_epoch(struct na_shadow *s, struct na_out *out)
 
 		if (!e->tag)
 			continue;
-		e->score = (e->score + e->cur) / 2;
+		/* EWMA, weight 1/4, fixed point: steady state = rate x ONE */
+		e->score = e->score - (e->score + 3) / 4 +
+			   e->cur * NA_SHADOW_SCORE_ONE / 4;
 		e->cur = 0;
 		if (e->remove_epoch &&
 		    s->epoch - e->remove_epoch >= NA_SHADOW_RETRY_EPOCHS)
 			e->remove_epoch = 0;    /* lost, or the home refused */
-		if (evictable(s, e))
-			s->order[n++] = (uint64_t)hotness(e) << 32 | i;
+		if (evictable(s, e) && !hotness(e))
+			s->order[n++] = i;
 	}
 	if (s->n_tags < high || !n)
 		return;
@@ -210,10 +212,8 @@ na_shadow_epoch(struct na_shadow *s, struct na_out *out)
 		want = n;
 	if (want > NA_OUT_MAX - out->n)
 		want = NA_OUT_MAX - out->n;     /* the rest next epoch */
-	/* (hotness, index) keys: coldest first. */
-	qsort(s->order, n, sizeof(*s->order), cmp_u64);
 	for (uint32_t j = 0; j < want; j++) {
-		request_remove(s, &s->t[(uint32_t)s->order[j]], out);
+		request_remove(s, &s->t[s->order[j]], out);
 		s->st.pressure_evictions++;
 	}
 }

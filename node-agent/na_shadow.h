@@ -9,19 +9,22 @@
  * the slots an ADD_TO_SWITCH collided with. Each entry keeps the block's
  * hotness: the copies the switch forwarded to cache agents for it, reported
  * per epoch by every cache agent (NA_HOT_REPORT), smoothed over epochs
- * (score = (score + this epoch) / 2), in the same unit as the home agents'
- * hotness (+n per request sent to n cache agents).
+ * (EWMA, weight 1/4), in the same unit as the home agents' hotness (+n per
+ * request sent to n cache agents).
  *
  * Policy (REMOVE_FROM_SWITCH is sent by the block's home agent, on the
  * shadow's NA_REMOVE_REQ):
  *  - collision: a home reports a failed ADD (NA_COLLISION, with the block's
  *    hotness); the shadow removes the coldest block of the colliding slots
- *    when it is colder than the newcomer, so the home's next-epoch retry
- *    finds room. The paper removes the coldest unconditionally; comparing
- *    keeps a cold newcomer from evicting a hot block.
+ *    when the newcomer is more than twice as hot, so the home's next-epoch
+ *    retry finds room. The paper removes the coldest unconditionally;
+ *    comparing (with hysteresis) keeps a cold newcomer from evicting a hot
+ *    block and two similar blocks from swapping places every epoch.
  *  - capacity: at the end of an epoch, when the switch holds at least
- *    NA_SHADOW_HIGH_PCT % of its capacity, the coldest blocks are removed
- *    down to NA_SHADOW_LOW_PCT %.
+ *    NA_SHADOW_HIGH_PCT % of its capacity, cold blocks (no copy for
+ *    several epochs: the smoothed rate decayed to 0) are removed, down to
+ *    NA_SHADOW_LOW_PCT %, so that newcomers find free slots. Blocks that
+ *    still see traffic leave only through collisions, for a hotter one.
  * Blocks added less than NA_SHADOW_YOUNG_EPOCHS epochs ago are never chosen:
  * their hotness has not been reported yet.
  *
@@ -46,10 +49,11 @@ struct topo;
 #define NA_SHADOW_RETRY_EPOCHS 20       /* a REMOVE_REQ with no effect */
 #define NA_SHADOW_MAX_MIRROR (4u << 20) /* slots; beyond: no policy */
 #define NA_SHADOW_VALID (1ull << 63)    /* as the switch marks TAG */
+#define NA_SHADOW_SCORE_ONE 16          /* score fixed point: 1 copy/epoch */
 
 struct na_shadow_ent {
 	uint64_t tag;                   /* tag | NA_SHADOW_VALID; 0 empty */
-	uint32_t score;                 /* smoothed copies per epoch */
+	uint32_t score;                 /* smoothed copies per epoch x ONE */
 	uint32_t cur;                   /* copies reported this epoch */
 	uint32_t added_epoch;
 	uint32_t remove_epoch;          /* 0: no REMOVE_REQ outstanding */
@@ -79,7 +83,7 @@ struct na_shadow {
 	struct lcf_pipeline_config pc;  /* the switch's ways, slots, hash */
 	uint64_t capacity;              /* ways x slots_per_way */
 	struct na_shadow_ent *t;        /* [way * slots_per_way + slot] */
-	uint64_t *order;                /* scratch: hotness << 32 | entry */
+	uint32_t *order;                /* scratch: cold entries */
 	uint32_t n_tags;
 	uint32_t peak_tags;
 	uint32_t epoch;
