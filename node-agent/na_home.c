@@ -352,10 +352,15 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 		h->st.remove_ok++;
 		return;
 	}
-	/* Only this migration's copies count: earlier ones may be late. */
+	uint32_t copy = m->seq - b->add_seq;
+
+	/*
+	 * Only this migration's copies count (earlier ones may be late), each
+	 * once: on the shadow node the switch's ACK and its mirror both come.
+	 */
 	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
 	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH ||
-	    m->seq != b->add_seq)
+	    copy >= b->add_copies)
 		return;                 /* a duplicate, or not ours */
 	if (m->flags & LCF_F_FAIL) {
 		/*
@@ -363,9 +368,8 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 		 * every copy sent has failed: a retransmitted copy may still
 		 * find a slot that was freed meanwhile and install the block.
 		 */
-		if (b->add_fails < UINT8_MAX)
-			b->add_fails++;
-		if (b->add_fails < b->add_copies)
+		b->add_failed |= (uint8_t)(1u << copy);
+		if (__builtin_popcount(b->add_failed) < b->add_copies)
 			return;
 		b->writer = false;
 		b->owner = NA_OWN_HOME;
@@ -427,15 +431,18 @@ static void
 emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 {
 	struct na_hblock *b = &h->blk[idx];
+	/* Copy i carries seq add_seq + i; the last id is reused when out. */
+	uint32_t copy = b->add_copies < NA_ADD_COPY_SEQS ? b->add_copies
+							 : NA_ADD_COPY_SEQS - 1;
 	struct lcf_msg r;
 
-	if (b->add_copies < UINT8_MAX)
+	if (b->add_copies < NA_ADD_COPY_SEQS)
 		b->add_copies++;
 	memset(&r, 0, sizeof(r));
 	r.type = LCF_T_ADD_TO_SWITCH;
 	r.node = h->self;
 	r.thread = 0;
-	r.seq = b->add_seq;
+	r.seq = b->add_seq + copy;
 	r.gstatus = b->gs;
 	r.copyset = b->cs;
 	r.tag = na_home_tag(h, idx);
@@ -457,8 +464,8 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->writer = true;
 	b->owner = NA_OWN_MIGRATING;
 	b->add_copies = 0;
-	b->add_fails = 0;
-	b->add_seq = ++h->mig_seq;
+	b->add_failed = 0;
+	b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 	emit_add(h, idx, out);
 	return 0;
 }

@@ -24,6 +24,7 @@
 struct topo;
 
 #define NA_CHUNK_SIZE (32ull << 20)     /* allocation unit (section 5.4) */
+#define NA_ADD_COPY_SEQS 8              /* seqs per migration (copy ids) */
 
 /* Where a block's ownership is. */
 enum na_owner {
@@ -38,11 +39,12 @@ struct na_hblock {
 	bool writer;
 	uint8_t gs;
 	uint8_t owner;          /* enum na_owner */
-	uint8_t add_copies;     /* MIGRATING: ADD_TO_SWITCH copies sent */
-	uint8_t add_fails;      /* MIGRATING: FAIL MIGRATE_ACKs received */
+	uint8_t add_copies;     /* MIGRATING: ADD_TO_SWITCH copies sent (<= 8) */
+	uint8_t add_failed;     /* MIGRATING: copies answered FAIL (bit i) */
 	uint32_t cs;
 	uint32_t hot;           /* forwarded copies this epoch (section 5.2.2) */
-	uint32_t add_seq;       /* seq of this migration's ADD copies */
+	uint32_t add_seq;       /* copy i of this migration's ADD has seq
+				   add_seq + i (NA_ADD_COPY_SEQS of them) */
 };
 
 /* What the home agent did with a request; re-sent for duplicates. */

@@ -16,6 +16,8 @@
 #define MIG_ADD_GIVE_UP_NS 2000000000ull
 /* A lock that does not drain in 50 ms: give up until a later epoch. */
 #define MIG_DRAIN_NS 50000000ull
+/* Lock held this long before the ADD: late unlock copies land first. */
+#define MIG_QUIET_NS 20000000ull
 
 int
 na_migrate_init(struct na_migrate *mg, bool dynamic, uint32_t k,
@@ -132,19 +134,36 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 
 	if (p->draining) {
 		/* Section 5.2.1: the write lock, once the holders are gone. */
-		if (b->writer || b->readers) {
+		if (!p->quiet_ns && (b->writer || b->readers)) {
 			if (now_ns - p->first_ns <= MIG_DRAIN_NS)
 				return false;
 			b->owner = NA_OWN_HOME;
 			mg->st.busy_skipped++;
 			return true;
 		}
+		/*
+		 * Then a quiet period under the lock: a retransmitted request
+		 * or unlock of a holder that is done at the home, still in
+		 * flight, would otherwise reach the switch after the ADD and
+		 * execute there (the switch's SCOREBOARD and LAST-UNLOCK have
+		 * not seen this home's events): a lock nobody releases, or a
+		 * requester's scoreboard row reset. 5 ms was not enough on a
+		 * loaded 2-vCPU machine (a run in three hung on a leaked read
+		 * lock); 20 ms was (docs/NODE-AGENT.md).
+		 */
+		if (!p->quiet_ns) {
+			b->writer = true;
+			p->quiet_ns = now_ns;
+			return false;
+		}
+		if (now_ns - p->quiet_ns < MIG_QUIET_NS)
+			return false;
 		p->draining = false;
 		p->sent_ns = now_ns;
 		p->first_ns = now_ns;
 		b->writer = true;
 		b->add_copies = 0;
-		b->add_fails = 0;
+		b->add_failed = 0;
 		na_home_migrate_resend(h, p->idx, io->out);
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
@@ -224,8 +243,7 @@ heap_sift_up(struct na_mig_pending *a, uint32_t i)
 
 /* End of an epoch: ADD the top-k home-owned blocks, reset the counts. */
 static void
-epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
-	  struct na_mig_io *io)
+epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 {
 	uint32_t n = 0;
 
@@ -250,31 +268,25 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 	}
 	for (uint32_t j = 0; j < n; j++) {
 		const struct na_mig_pending *c = &mg->heap[j];
+		struct na_hblock *b;
 
 		if (mg->n_pend >= mg->cap) {
 			mg->st.pending_full++;
 			break;
 		}
 		/*
-		 * Locked now (a hot block nearly always is): stop granting
-		 * its lock (not home-owned: requests are NACKed and retried)
-		 * and send the ADD once the holders have unlocked.
+		 * Stop granting its lock (not home-owned: requests are NACKed
+		 * and retried); the ADD goes once the holders have unlocked
+		 * (a hot block is nearly always locked) and a quiet period
+		 * has passed (pending_step).
 		 */
-		if (na_home_migrate_start(h, c->idx, io->out) < 0) {
-			struct na_hblock *b = &h->blk[c->idx];
-
-			b->owner = NA_OWN_MIGRATING;
-			b->add_seq = ++h->mig_seq;      /* late acks: not ours */
-			add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH,
-				    now_ns);
-			mg->pend[mg->n_pend - 1].draining = true;
-			mg->st.drains++;
-			continue;
-		}
-		if (io->out->n >= NA_OUT_MAX - 1)
-			io->flush(io->ctx, io->out);
+		b = &h->blk[c->idx];
+		b->owner = NA_OWN_MIGRATING;
+		/* late acks of an earlier migration: not ours */
+		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 		add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH, now_ns);
-		mg->st.adds++;
+		mg->pend[mg->n_pend - 1].draining = true;
+		mg->st.drains++;
 	}
 }
 
@@ -294,7 +306,7 @@ na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 		return;
 	/* A late tick does one epoch, not a burst of catch-up epochs. */
 	mg->next_epoch_ns = now_ns + mg->epoch_ns;
-	epoch_end(mg, h, now_ns, io);
+	epoch_end(mg, h, now_ns);
 }
 
 static void

@@ -5,9 +5,11 @@
  *    top-k hottest home-owned blocks to the switch (ADD_TO_SWITCH, holding
  *    the home-side write lock until the MIGRATE_ACK; the hotness is the
  *    na_hblock.hot count: +n per request forwarded to n cache agents) and
- *    resets the counts. A block that is locked at the epoch end stops
- *    granting its lock (requests are NACKed as not home-owned) and is
- *    ADDed once its holders have unlocked (at most 50 ms later);
+ *    resets the counts. A chosen block stops granting its lock (requests
+ *    are NACKed as not home-owned); once its holders have unlocked (at
+ *    most 50 ms, else it stays home) the home takes the write lock, waits
+ *    a quiet period of 20 ms (late unlock copies must not reach the switch
+ *    after the ADD) and sends the ADD;
  *  - a collision (FAIL MIGRATE_ACK) keeps the block home and is reported to
  *    the shadow node (NA_COLLISION, with the block's hotness), which may
  *    make room by removing a colder block;
@@ -43,6 +45,7 @@ struct na_mig_pending {
 	uint32_t hot;           /* its hotness when the ADD was decided */
 	uint8_t type;           /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
 	bool draining;          /* ADD waiting for the block's lock holders */
+	uint64_t quiet_ns;      /* draining: when the lock was taken */
 	uint32_t tries;
 	uint64_t sent_ns;
 	uint64_t first_ns;
