@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Dynamic migration: the home's epoch top-k with drain and quiet period,
+ * ADD copy accounting, REMOVE on the shadow's request; the shadow's
+ * SHADOW-TAG mirror and its collision decision.
+ */
+#include <criterion/criterion.h>
+
+#include "na_migrate.h"
+#include "na_msg.h"
+#include "na_shadow.h"
+#include "topo.h"
+
+/* A 1-way, 1-slot switch: every tag collides with every other. */
+static const char *topo1 =
+	"{ \"lcf_port\": 7340, \"block_size\": 4096,"
+	"  \"switch\": { \"mac\": \"02:00:00:00:00:fe\", \"ip\": \"10.0.0.254\","
+	"              \"profile\": \"tiny\", \"ways\": 1, \"slots_per_way\": 1 },"
+	"  \"nodes\": ["
+	"    { \"id\": 0, \"mac\": \"02:00:00:00:00:01\", \"ip\": \"10.0.0.1\", \"port\": 0 },"
+	"    { \"id\": 1, \"mac\": \"02:00:00:00:00:02\", \"ip\": \"10.0.0.2\", \"port\": 1 } ],"
+	"  \"shadow\": 1 }";
+
+static struct topo t;
+static struct na_home h;
+static struct na_migrate mg;
+static struct na_out out;
+static struct na_mig_io io = { .out = &out };
+
+static void
+no_flush(void *ctx, struct na_out *o)
+{
+	(void)ctx;
+	(void)o;
+	cr_assert_fail("output list full");
+}
+
+static void
+setup(void)
+{
+	char err[TOPO_ERR_LEN];
+
+	cr_assert_eq(topo_load_string(topo1, &t, err), 0, "%s", err);
+	cr_assert_eq(na_home_init(&h, &t, 0, NA_CHUNK_SIZE, 7), 0);
+	cr_assert_eq(na_migrate_init(&mg, true, 2, 10, 1, 0), 0);
+	io.flush = no_flush;
+}
+
+static void
+teardown(void)
+{
+	na_migrate_fini(&mg);
+	na_home_fini(&h);
+}
+
+#define MS 1000000ull
+
+static void
+tick(uint64_t now)
+{
+	na_out_reset(&out);
+	na_migrate_tick(&mg, &h, now, &io);
+}
+
+static struct lcf_msg
+ack(uint32_t idx, uint32_t seq, uint8_t orig, bool fail)
+{
+	return (struct lcf_msg){
+		.version = 1, .type = LCF_T_MIGRATE_ACK, .node = 0, .seq = seq,
+		.tag = na_home_tag(&h, idx),
+		.flags = LCF_F_IN_SWITCH | (fail ? LCF_F_FAIL : 0),
+		.aux = (uint32_t)orig << 24, .gstatus = LCF_GS_SHARED,
+		.copyset = 3 };
+}
+
+static void
+feed(struct lcf_msg m)
+{
+	na_out_reset(&out);
+	na_home_handle(&h, &m, NULL, 0, &out);
+}
+
+/* The output message about block `idx`, or fail. */
+static const struct na_out_msg *
+out_for(uint32_t idx)
+{
+	for (uint32_t i = 0; i < out.n; i++)
+		if (out.m[i].msg.tag == na_home_tag(&h, idx))
+			return &out.m[i];
+	cr_assert_fail("no message for block %u", idx);
+	return NULL;
+}
+
+/* Epoch end, then drain + quiet period: the ADD of the hottest goes out. */
+static struct lcf_msg
+migrate_hottest(void)
+{
+	h.blk[5].hot = 9;
+	h.blk[6].hot = 1;
+	h.blk[7].hot = 4;
+	tick(10 * MS);                          /* epoch end: top-2 = 5, 7 */
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
+	cr_assert_eq(h.blk[7].owner, NA_OWN_MIGRATING);
+	cr_assert_eq(h.blk[6].owner, NA_OWN_HOME, "not in the top-2");
+	cr_assert_eq(h.blk[6].hot, 0, "counts reset every epoch");
+	tick(11 * MS);                          /* lock taken, quiet period */
+	cr_assert(h.blk[5].writer);
+	cr_assert_eq(out.n, 0, "no ADD during the quiet period");
+	tick(40 * MS);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out_for(5)->msg.type, LCF_T_ADD_TO_SWITCH);
+	cr_assert_eq(out_for(7)->msg.type, LCF_T_ADD_TO_SWITCH);
+	return out_for(5)->msg;
+}
+
+TestSuite(migrate_home, .init = setup, .fini = teardown);
+
+Test(migrate_home, top_k_after_drain_and_quiet_period)
+{
+	struct lcf_msg add = migrate_hottest();
+
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
+	cr_assert_not(h.blk[5].writer, "home lock released at the ACK");
+}
+
+Test(migrate_home, a_locked_block_waits_for_its_holder)
+{
+	h.blk[5].hot = 9;
+	h.blk[5].readers = 1;
+	tick(10 * MS);
+	tick(45 * MS);
+	cr_assert_not(h.blk[5].writer, "never while a reader holds it");
+	h.blk[5].readers = 0;                   /* the holder's unlock */
+	tick(50 * MS);
+	cr_assert(h.blk[5].writer);
+	tick(80 * MS);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_ADD_TO_SWITCH);
+}
+
+Test(migrate_home, collision_only_when_every_copy_failed)
+{
+	struct lcf_msg add = migrate_hottest();
+
+	tick(60 * MS);                          /* no ACK: retransmission */
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out_for(5)->msg.seq, add.seq + 1, "copy 1: its own seq");
+	/* copy 0 failed, twice (the shadow node gets ACK and mirror) */
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "copy 1 may succeed");
+	feed(ack(5, add.seq - NA_ADD_COPY_SEQS, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "late ack: ignored");
+	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
+	cr_assert_not(h.blk[5].writer);
+	tick(61 * MS);                          /* reported to the shadow */
+	cr_assert_eq(out_for(5)->msg.type, NA_MSG_COLLISION);
+	cr_assert_eq(out_for(5)->dst, 1);
+	cr_assert_eq(out_for(5)->msg.aux, 9, "with the block's hotness");
+}
+
+Test(migrate_home, remove_on_the_shadows_request)
+{
+	struct lcf_msg add = migrate_hottest(), r;
+
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
+	r = (struct lcf_msg){ .version = 1, .type = NA_MSG_REMOVE_REQ,
+			      .node = 1, .tag = na_home_tag(&h, 5) };
+	na_out_reset(&out);
+	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_REMOVE_FROM_SWITCH);
+	cr_assert_eq(out.m[0].dst, 0, "to itself, across the switch");
+	cr_assert_eq(h.blk[5].owner, NA_OWN_REMOVING);
+	feed(ack(5, out.m[0].msg.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
+	cr_assert_eq(h.blk[5].gs, LCF_GS_SHARED, "the switch's metadata");
+	cr_assert_eq(h.blk[5].cs, 3);
+}
+
+/* ---- shadow ------------------------------------------------------------- */
+
+static struct na_shadow s;
+
+static void
+shadow_setup(void)
+{
+	char err[TOPO_ERR_LEN];
+
+	cr_assert_eq(topo_load_string(topo1, &t, err), 0, "%s", err);
+	cr_assert_eq(na_shadow_init(&s, &t, 1), 0);
+	cr_assert_eq(s.capacity, 1);
+}
+
+static void
+shadow_teardown(void)
+{
+	na_shadow_fini(&s);
+}
+
+static void
+report(uint64_t tag, uint32_t count)
+{
+	uint8_t p[12];
+	struct lcf_msg m = { .type = NA_MSG_HOT_REPORT, .len = 12, .aux = 1 };
+
+	for (int k = 0; k < 8; k++)
+		p[k] = (uint8_t)(tag >> (56 - 8 * k));
+	for (int k = 0; k < 4; k++)
+		p[8 + k] = (uint8_t)(count >> (24 - 8 * k));
+	na_shadow_report(&s, &m, p, sizeof(p));
+}
+
+TestSuite(shadow, .init = shadow_setup, .fini = shadow_teardown);
+
+Test(shadow, collision_evicts_a_colder_block_only)
+{
+	uint64_t old_tag = 0x10;
+	struct lcf_msg m = { .type = LCF_T_MIGRATE_ACK, .tag = old_tag,
+			     .aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24 };
+	struct lcf_msg coll = { .type = NA_MSG_COLLISION, .node = 0,
+				.tag = 0x20 };
+
+	na_shadow_migrate_ack(&s, &m);
+	cr_assert_eq(s.n_tags, 1);
+	for (int e = 0; e < 4; e++) {           /* 4 copies per epoch */
+		report(old_tag, 4);
+		na_out_reset(&out);
+		na_shadow_epoch(&s, &out);
+	}
+	coll.aux = 6;           /* hotness 3 copies/epoch: not 2x hotter */
+	na_out_reset(&out);
+	na_shadow_collision(&s, &coll, &out);
+	cr_assert_eq(out.n, 0);
+	coll.aux = 40;
+	na_shadow_collision(&s, &coll, &out);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_REMOVE_REQ);
+	cr_assert_eq(out.m[0].msg.tag, old_tag);
+	cr_assert_eq(out.m[0].dst, 0, "to the block's home");
+	m.aux = (uint32_t)LCF_T_REMOVE_FROM_SWITCH << 24;
+	na_shadow_migrate_ack(&s, &m);
+	cr_assert_eq(s.n_tags, 0);
+	cr_assert_eq(s.peak_tags, 1);
+}
+
+Test(shadow, young_blocks_are_not_evicted)
+{
+	struct lcf_msg m = { .type = LCF_T_MIGRATE_ACK, .tag = 0x10,
+			     .aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24 };
+	struct lcf_msg coll = { .type = NA_MSG_COLLISION, .tag = 0x20,
+				.aux = 1000 };
+
+	na_shadow_migrate_ack(&s, &m);
+	na_out_reset(&out);
+	na_shadow_collision(&s, &coll, &out);
+	cr_assert_eq(out.n, 0, "its hotness was not reported yet");
+}
