@@ -37,7 +37,7 @@ import json, subprocess, sys
 gen, topo_path, tmp = sys.argv[1:4]
 passed = failed = 0
 # crc32c(seed 1, 8 zero bytes) & 0x1f, the default seed's prov_k: the value
-# of C lcf_crc32c_u64(1, 0) (0x493c7d27, asserted in test_pipeline_provider.c)
+# of C lcf_crc32c_u64(1, 0) (0x493c7d27, asserted in lib/tests/test_pipeline_events.c)
 PROV_K = 0x493c7d27 & 0x1f
 
 def check(cond, what):
