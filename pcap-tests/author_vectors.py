@@ -141,9 +141,10 @@ def nack(req, gstatus, copyset):
 
 
 def nack_stale(req):
-    """PROTOCOL Interpretation 13: a request whose seq is not after the
-    requester's LAST-UNLOCK is NACKed before the LOCK stage: IN_SWITCH|FAIL,
-    aux = original type << 24, and the packet's own gstatus/copyset."""
+    """PROTOCOL 4.2, Interpretation (stale request): a request whose seq is
+    not after the requester's LAST-UNLOCK is NACKed before the LOCK stage:
+    IN_SWITCH|FAIL, aux = original type << 24, the packet's own
+    gstatus/copyset."""
     return nack(req, req.gstatus or "Unshared", req.copyset or [])
 
 
@@ -949,7 +950,7 @@ def idempotence():
            "copy of seq 3 and an older seq 2 are NACKed (the NACK carries the "
            "packet's own gstatus/copyset: the LOCK stage never ran). The block's "
            "write lock is free: node 1's EVICT_MODIFIED seq 4 is granted.",
-           "PROTOCOL 4.2 Interpretation 13 (stale request); section 5.3.2 "
+           "PROTOCOL 4.2, Interpretation (stale request); section 5.3.2 "
            "LAST-UNLOCK",
            [add(n, T, 0, 0, "Unshared", []),
             step(w3, [forward(w3, 0, "Unshared", [])], "WRITE_MISS seq 3 to home node 0"),
@@ -1000,7 +1001,7 @@ def idempotence():
            "each request is sent twice (a WRITE_MISS copy passes on its score, a "
            "READ_MISS copy takes the read lock again). With a draw per pass, the "
            "eight events would all agree with probability 1/256.",
-           "PROTOCOL 4.2 Interpretation 14 (data provider per event); Table 3 rows "
+           "PROTOCOL 4.2, Interpretation (data provider per event); Table 3 rows "
            "(READ-MISS, Shared) and (WRITE-MISS, Shared); section 5.3.2",
            steps,
            {"multicast_invalidate": 12, "forward_data_provider_shared": 4,

@@ -94,8 +94,8 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
  *
  * The provider is a function of the event (requester, seq), not of the pass:
  * a retransmission that passes on the scoreboard must name the same provider
- * as the first pass (PROTOCOL.md, Interpretation 14). prov_sel is 5 bits of
- * that same CRC (LcfLastUnlock, stage 1).
+ * as the first pass (PROTOCOL.md 4.2, Interpretation (data provider per
+ * event)). prov_sel is 5 bits of that same CRC (LcfLastUnlock, stage 1).
  *
  * Tofino has no popcount nor variable shift. pick_provider matches
  * (prov_sel, copyset): for each of 32 permutations of the topology's nodes

@@ -5,10 +5,10 @@
   - the stale-request NACK: C pass_request() NACKs a request whose seq is
     not after LAST-UNLOCK[r] before the LOCK stage; the P4 LAST-UNLOCK
     RegisterAction, the LOCK and SCOREBOARD tables and the dispatch row must
-    do the same (PROTOCOL.md, Interpretation 13);
+    do the same (PROTOCOL.md 4.2, Interpretation (stale request));
   - the data provider is a function of the event: C hashes r << 32 | seq
     with CRC32C, and the P4 Hash must take the same bytes in the same order
-    (PROTOCOL.md, Interpretation 14).
+    (PROTOCOL.md 4.2, Interpretation (data provider per event)).
 
 Standard library only.
 """

@@ -115,7 +115,7 @@ drift "P4 way seed 3" lib/p4/lcf_headers.p4 \
 drift "P4 drop rule order: gstatus before flags" lib/p4/lcf_validate.p4 \
     's/v_drop(LCF_DROP_BAD_FLAGS)/v_drop(LCF_DROP_TMP)/; s/v_drop(LCF_DROP_BAD_GSTATUS)/v_drop(LCF_DROP_BAD_FLAGS)/; s/v_drop(LCF_DROP_TMP)/v_drop(LCF_DROP_BAD_GSTATUS)/'
 
-# stale-request NACK (PROTOCOL.md Interpretation 13)
+# stale-request NACK (PROTOCOL.md 4.2, Interpretation (stale request))
 drift "P4 dispatch: stale request NACKed as lock busy" lib/p4/lcf_dispatch.p4 \
     's/: d_nack_stale();/: d_nack(LCF_A_NACK_LOCK_BUSY);/'
 drift "P4 dispatch: stale-request row removed" lib/p4/lcf_dispatch.p4 \
@@ -128,7 +128,7 @@ drift "P4 LAST-UNLOCK: the request's read writes the register" lib/p4/lcf_ways.p
     's/^                rv = 0;/                v = hdr.lcf.seq;\n                rv = 0;/'
 drift "C: stale request counted as lock busy" lib/lcf/lcf_pipeline.c \
     's/LCF_A_NACK_STALE);/LCF_A_NACK_LOCK_BUSY);/'
-# data provider per event (PROTOCOL.md Interpretation 14)
+# data provider per event (PROTOCOL.md 4.2, Interpretation (data provider per event))
 drift "P4 provider hash: requester bytes swapped" lib/p4/lcf_ways.p4 \
     's/md.req\[7:0\], md.req\[15:8\]/md.req[15:8], md.req[7:0]/'
 drift "P4 provider: seed term not folded in" lib/p4/lcf_ways.p4 \

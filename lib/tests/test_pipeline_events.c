@@ -3,7 +3,8 @@
  * One event (requester, seq) seen more than once: a late copy of a request
  * whose unlock has executed is NACKed (stale_request), and a retransmission
  * that passes on the scoreboard names the first pass's data provider
- * (provider_per_event). docs/PROTOCOL.md, Interpretations 13 and 14.
+ * (provider_per_event). docs/PROTOCOL.md 4.2, Interpretations
+ * (stale request) and (data provider per event).
  * Topology pcap3: nodes 0, 1, 2; blocks on home node 2.
  */
 #include <criterion/criterion.h>
