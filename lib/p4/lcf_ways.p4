@@ -97,6 +97,8 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.prov_hash = prov_hash.get({
             hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],
             hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 });
+        /* depends on the hash output: the compiler may place it in the
+         * next stage, well before pick_provider (stage W+2) reads it */
         md.prov_sel = md.prov_hash[4:0] ^ md.prov_k;
     }
 }

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Checks of check_parity.py about one event (requester, seq) seen twice:
 

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Source readers of check_parity.py: the report, a P4 const-entry table
 evaluator and small C parsers (regular expressions, no compiler).
