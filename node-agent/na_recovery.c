@@ -27,7 +27,9 @@
 #define REC_ENTRY 16
 
 enum { ENT_HOLD = 1, ENT_UNSETTLED = 2, ENT_DIRTY = 3 };
-enum { PH_IDLE, PH_PROBE, PH_COLLECT, PH_DONE };
+enum { PH_IDLE, PH_PROBE, PH_COLLECT, PH_DONE, PH_READD };
+#define REC_READD 256           /* recovered blocks given back to the switch */
+#define READD_STARTED 0x80000000u
 
 struct rec_thread {
 	bool busy;                      /* inside an event: sent .. unlock */
@@ -90,6 +92,8 @@ struct rec_home {
 	struct rec_cand cand[REC_DIRTY];
 	uint64_t last_ns, detect_ns;
 	uint8_t begin[NA_REC_TAGS * 8];
+	uint32_t n_readd;
+	uint32_t readd[REC_READD];
 };
 
 #define REC_COUNTERS(X)                        \
@@ -106,7 +110,8 @@ struct rec_home {
 	X(aborted_events)                      \
 	X(deferred_purged)                     \
 	X(shadow_cleared)                      \
-	X(last_recovery_us)
+	X(last_recovery_us)                    \
+	X(readded)
 
 struct na_rec {
 	pthread_mutex_t mu;
@@ -592,7 +597,8 @@ start_round(struct na_node *n, struct na_out *out)
 			h->idx[h->n++] = i;
 		}
 	if (!h->n) {
-		h->phase = PH_IDLE;
+		/* Finished: give the blocks back to the new switch (5.2.1). */
+		h->phase = h->n_readd ? PH_READD : PH_IDLE;
 		h->lost = false;
 		r->st.last_recovery_us = (na_now_ns() - h->detect_ns) / 1000;
 		return;
@@ -764,6 +770,8 @@ rebuild(struct na_node *n)
 		b->hot = 0;
 		b->owner = NA_OWN_HOME;
 		r->st.blocks_recovered++;
+		if (h->n_readd < REC_READD)
+			h->readd[h->n_readd++] = h->idx[s];
 	}
 	/* Late copies of unsettled requests become duplicates: NACK. */
 	for (uint32_t k = 0; k < h->n_unset; k++) {
@@ -828,13 +836,14 @@ home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 		return false;
 	case LCF_T_REMOVE_FROM_SWITCH:
 		/* Our probe came back as a tag miss: the switch lost it. */
-		if (m->node == n->self && !(m->flags & LCF_F_IN_SWITCH) &&
-		    h->phase == PH_PROBE && (uint32_t)idx == h->probe_idx) {
-			h->lost = true;
-			h->detect_ns = h->probe_ns;
-			n->rec->st.detections++;
-			start_round(n, out);
-		}
+		if (m->node != n->self || (m->flags & LCF_F_IN_SWITCH) ||
+		    m->thread != n->topo->threads_per_node - 1 ||
+		    h->phase != PH_PROBE || (uint32_t)idx != h->probe_idx)
+			return false;   /* not our probe: the home's business */
+		h->lost = true;
+		h->detect_ns = h->probe_ns;
+		n->rec->st.detections++;
+		start_round(n, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:
 		/* The switch had it: the probe moved it home, metadata intact. */
@@ -892,6 +901,46 @@ na_rec_agents(struct na_node *n, const struct lcf_msg *m, const void *payload,
 	}
 }
 
+/*
+ * ADD_TO_SWITCH the recovered blocks (a locked one waits for the next
+ * tick; an ADD is idempotent at the switch, so unanswered ones are re-sent).
+ */
+static void
+readd(struct na_node *n, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	uint32_t left = 0;
+
+	for (uint32_t i = 0; i < h->n_readd; i++) {
+		uint32_t idx = h->readd[i] & ~READD_STARTED;
+		bool started = h->readd[i] & READD_STARTED;
+		uint8_t owner = n->home.blk[idx].owner;
+
+		if (owner == NA_OWN_SWITCH) {
+			n->rec->st.readded++;
+			continue;
+		}
+		if (out->n + 2 >= NA_OUT_MAX) {
+			h->readd[left++] = h->readd[i];
+			continue;
+		}
+		if (owner == NA_OWN_MIGRATING) {
+			na_home_migrate_resend(&n->home, idx, out);
+			h->readd[left++] = h->readd[i];
+		} else if (!started) {
+			/* Home again after an ADD: a collision; it stays home. */
+			if (na_home_migrate_start(&n->home, idx, out) == 0)
+				h->readd[left++] = idx | READD_STARTED;
+			else
+				h->readd[left++] = idx;         /* locked: later */
+		}
+	}
+	h->n_readd = left;
+	h->last_ns = na_now_ns();
+	if (!left)
+		h->phase = PH_IDLE;
+}
+
 static void
 home_tick(struct na_node *n, uint64_t now, struct na_out *out)
 {
@@ -911,6 +960,10 @@ home_tick(struct na_node *n, uint64_t now, struct na_out *out)
 		} else if (now - h->last_ns > REC_RETX_NS) {
 			send_begin(n, missing, out);
 		}
+		return;
+	case PH_READD:
+		if (now - h->last_ns > REC_RETX_NS)
+			readd(n, out);
 		return;
 	case PH_DONE:
 		if ((h->acked & h->expect) == h->expect)
