@@ -78,7 +78,6 @@ struct rec_cand {
 /* Home side. */
 struct rec_home {
 	int phase;
-	bool lost;                      /* confirmed: the switch lost its state */
 	uint32_t probe_idx, probe_seq;
 	uint64_t probe_ns;
 	uint32_t round;
@@ -94,6 +93,7 @@ struct rec_home {
 	uint8_t begin[NA_REC_TAGS * 8];
 	uint32_t n_readd;
 	uint32_t readd[REC_READD];
+	bool pending;                   /* a drain waits for PH_IDLE */
 };
 
 #define REC_COUNTERS(X)                        \
@@ -111,11 +111,17 @@ struct rec_home {
 	X(deferred_purged)                     \
 	X(shadow_cleared)                      \
 	X(last_recovery_us)                    \
-	X(readded)
+	X(readded)                             \
+	X(dead_nodes)                          \
+	X(drained_blocks)                      \
+	X(dead_dirty_lost)                     \
+	X(dead_home_refused)
 
 struct na_rec {
 	pthread_mutex_t mu;
 	int n_active;                   /* active pends (fast path) */
+	uint32_t dead;                  /* nodes declared dead (drained) */
+	uint32_t dead_req;              /* declared, drain not started yet */
 	struct rec_thread *th;
 	struct rec_pend *pend;          /* LCF_MAX_NODES */
 	struct rec_home h;
@@ -185,7 +191,7 @@ all_nodes(const struct na_node *n)
 
 	for (uint32_t i = 0; i < n->topo->n_nodes; i++)
 		m |= na_bit(n->topo->nodes[i].id);
-	return m;
+	return m & ~__atomic_load_n(&n->rec->dead, __ATOMIC_ACQUIRE);
 }
 
 int
@@ -234,6 +240,9 @@ na_rec_blocked(struct na_node *n, uint64_t tag)
 	const struct rec_pend *p;
 	bool b;
 
+	if (na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
+		      (uint16_t)topo_tag_home(n->topo, tag)))
+		return true;
 	if (!__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		return false;
 	pthread_mutex_lock(&r->mu);
@@ -243,7 +252,7 @@ na_rec_blocked(struct na_node *n, uint64_t tag)
 	return b;
 }
 
-bool
+int
 na_rec_before_event(struct dsm_thread *t, uint64_t tag)
 {
 	struct na_rec *r = t->n->rec;
@@ -251,6 +260,12 @@ na_rec_before_event(struct dsm_thread *t, uint64_t tag)
 	uint64_t start = na_now_ns();
 	bool fresh;
 
+	if (na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
+		      (uint16_t)topo_tag_home(t->n->topo, tag))) {
+		/* Its memory died with it: fail, do not wait. */
+		__atomic_add_fetch(&r->st.dead_home_refused, 1, __ATOMIC_RELAXED);
+		return -EHOSTDOWN;
+	}
 	for (unsigned i = 0; na_rec_blocked(t->n, tag); i++) {
 		if (__atomic_load_n(&t->d->stopping, __ATOMIC_RELAXED) &&
 		    na_now_ns() - start > NA_GIVE_UP_NS)
@@ -268,7 +283,7 @@ na_rec_before_event(struct dsm_thread *t, uint64_t tag)
 		th->n_fresh = 0;
 	}
 	pthread_mutex_unlock(&r->mu);
-	return fresh;
+	return fresh ? 1 : 0;
 }
 
 void
@@ -592,15 +607,16 @@ start_round(struct na_node *n, struct na_out *out)
 
 	h->n = 0;
 	for (uint32_t i = 0; i < n->home.n_blocks && h->n < NA_REC_TAGS; i++)
-		if (n->home.blk[i].owner == NA_OWN_SWITCH) {
+		if (n->home.blk[i].owner == NA_OWN_RECOVERING) {
 			put64(h->begin + 8 * h->n, na_home_tag(&n->home, i));
 			h->idx[h->n++] = i;
 		}
 	if (!h->n) {
 		/* Finished: give the blocks back to the new switch (5.2.1). */
 		h->phase = h->n_readd ? PH_READD : PH_IDLE;
-		h->lost = false;
-		r->st.last_recovery_us = (na_now_ns() - h->detect_ns) / 1000;
+		if (h->detect_ns)
+			r->st.last_recovery_us = (na_now_ns() - h->detect_ns) / 1000;
+		h->detect_ns = 0;
 		return;
 	}
 	h->round++;
@@ -743,6 +759,20 @@ collected(struct na_node *n, uint32_t *missing)
 	return !*missing;
 }
 
+/*
+ * The rebuilt metadata is the truth: an unlock of an event that ended
+ * before the round (still on its way) must not overwrite it.
+ */
+static void
+forget_holders(struct na_home *home, uint64_t tag)
+{
+	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++)
+		for (int k = 0; k < 2; k++)
+			if (home->req[i].held[k].valid &&
+			    home->req[i].held[k].tag == tag)
+				home->req[i].held[k].valid = false;
+}
+
 static void
 rebuild(struct na_node *n)
 {
@@ -770,8 +800,7 @@ rebuild(struct na_node *n)
 		b->hot = 0;
 		b->owner = NA_OWN_HOME;
 		r->st.blocks_recovered++;
-		if (h->n_readd < REC_READD)
-			h->readd[h->n_readd++] = h->idx[s];
+		forget_holders(home, na_home_tag(home, h->idx[s]));
 	}
 	/* Late copies of unsettled requests become duplicates: NACK. */
 	for (uint32_t k = 0; k < h->n_unset; k++) {
@@ -788,6 +817,24 @@ rebuild(struct na_node *n)
 			.tag = na_home_tag(home, h->idx[h->unset[k].slot]) };
 		r->st.unsettled_recorded++;
 	}
+}
+
+/* Switch state lost: every switch-owned block is recovered, then re-added. */
+static void
+switch_lost(struct na_node *n, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+
+	h->detect_ns = h->probe_ns;
+	n->rec->st.detections++;
+	for (uint32_t i = 0; i < n->home.n_blocks; i++) {
+		if (n->home.blk[i].owner != NA_OWN_SWITCH)
+			continue;
+		n->home.blk[i].owner = NA_OWN_RECOVERING;
+		if (h->n_readd < REC_READD)
+			h->readd[h->n_readd++] = i;
+	}
+	start_round(n, out);
 }
 
 static void
@@ -827,12 +874,8 @@ home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 	case LCF_T_EVICT_MODIFIED:
 		/* A tag miss on a block the switch should own. */
 		if (!(m->flags & LCF_F_IN_SWITCH) && h->phase == PH_IDLE &&
-		    n->home.blk[idx].owner == NA_OWN_SWITCH) {
-			if (h->lost)
-				start_round(n, out);
-			else
-				send_probe(n, (uint32_t)idx, out);
-		}
+		    n->home.blk[idx].owner == NA_OWN_SWITCH)
+			send_probe(n, (uint32_t)idx, out);
 		return false;
 	case LCF_T_REMOVE_FROM_SWITCH:
 		/* Our probe came back as a tag miss: the switch lost it. */
@@ -840,10 +883,7 @@ home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 		    m->thread != n->topo->threads_per_node - 1 ||
 		    h->phase != PH_PROBE || (uint32_t)idx != h->probe_idx)
 			return false;   /* not our probe: the home's business */
-		h->lost = true;
-		h->detect_ns = h->probe_ns;
-		n->rec->st.detections++;
-		start_round(n, out);
+		switch_lost(n, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:
 		/* The switch had it: the probe moved it home, metadata intact. */
@@ -952,6 +992,12 @@ home_tick(struct na_node *n, uint64_t now, struct na_out *out)
 		if (now - h->probe_ns > REC_PROBE_NS)
 			h->phase = PH_IDLE;     /* NACKed or lost: no conclusion */
 		return;
+	case PH_IDLE:
+		if (h->pending) {
+			h->pending = false;
+			start_round(n, out);
+		}
+		return;
 	case PH_COLLECT:
 		if (collected(n, &missing)) {
 			rebuild(n);
@@ -976,15 +1022,94 @@ home_tick(struct na_node *n, uint64_t now, struct na_out *out)
 	}
 }
 
+/* ---- memory-node failure: the stop-the-world drain ----------------------- */
+
+/* Does a requester of `node` hold the home-side lock of block `tag`? */
+static bool
+held_by(const struct na_home *home, uint16_t node, uint64_t tag)
+{
+	for (uint16_t t = 0; t < home->tpn; t++)
+		for (int k = 0; k < 2; k++) {
+			const struct na_hheld *hl =
+				&home->req[(size_t)node * home->tpn + t].held[k];
+
+			if (hl->valid && hl->tag == tag)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Node `dead` is gone. Its pending rounds are void; as a home we freeze
+ * every home-owned block it holds a lock on or a copy of, and run recovery
+ * rounds over them without it: the survivors abort their events on them
+ * (one may wait for the dead node's ACK forever), report their copies, and
+ * the rebuilt metadata has no lock and no dead node in any copyset.
+ * Switch-owned blocks are not drained (docs/FAULTS.md: the switch's lock
+ * of a dead requester can only be cleared by its control plane).
+ */
+static void
+drain(struct na_node *n, uint16_t dead, struct na_out *out)
+{
+	struct na_rec *r = n->rec;
+	struct rec_pend *p = &r->pend[dead];
+	struct na_home *home = &n->home;
+
+	pthread_mutex_lock(&r->mu);
+	if (p->active) {
+		p->active = false;
+		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&r->mu);
+	__atomic_or_fetch(&r->dead, na_bit(dead), __ATOMIC_RELEASE);
+	r->st.dead_nodes++;
+	r->h.expect &= ~na_bit(dead);
+	if (!(n->cfg.roles & NA_ROLE_HOME))
+		return;
+	for (uint32_t i = 0; i < home->n_blocks; i++) {
+		struct na_hblock *b = &home->blk[i];
+
+		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
+		    !held_by(home, dead, na_home_tag(home, i))))
+			continue;
+		if (b->gs == LCF_GS_MODIFIED && na_cs_has(b->cs, dead))
+			r->st.dead_dirty_lost++;   /* its only copy died */
+		b->owner = NA_OWN_RECOVERING;
+		r->st.drained_blocks++;
+	}
+	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
+		start_round(n, out);
+	else
+		r->h.pending = true;    /* after the probe or current round */
+}
+
+int
+dsm_node_failed(struct dsm *d, uint16_t node)
+{
+	struct na_node *n = &d->node;
+
+	if (node >= LCF_MAX_NODES || node == n->self ||
+	    !topo_node_by_id(n->topo, node))
+		return -EINVAL;
+	__atomic_or_fetch(&n->rec->dead_req, na_bit(node), __ATOMIC_RELEASE);
+	return 0;
+}
+
 void
 na_rec_tick(struct na_node *n, struct na_out *out)
 {
 	struct na_rec *r = n->rec;
 	uint64_t now = na_now_ns();
+	uint32_t news;
 
 	if (now < r->next_tick)
 		return;
 	r->next_tick = now + REC_TICK_NS;
+	news = __atomic_load_n(&r->dead_req, __ATOMIC_ACQUIRE) &
+	       ~__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE);
+	for (uint16_t d = 0; news && d < LCF_MAX_NODES; d++)
+		if (na_cs_has(news, d))
+			drain(n, d, out);
 	if (__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */

@@ -24,6 +24,8 @@
  *    LAST-EXECUTED (late copies are then duplicates: NACK), takes ownership
  *    (no locks: they died with the switch) and sends NA_REC_DONE; the nodes
  *    resume with fresh seqs. The shadow node clears SHADOW-TAG on BEGIN.
+ *  - Memory-node failure (dsm_node_failed): the same rounds, without the
+ *    dead node, over the home-owned blocks it locked or held a copy of.
  */
 #ifndef NA_RECOVERY_H
 #define NA_RECOVERY_H
@@ -72,10 +74,11 @@ void na_rec_tick(struct na_node *n, struct na_out *out);
 
 /**
  * Requester hook at the start of an event on `tag`: waits while a recovery
- * holds the tag. @return true when the caller must not reuse its retry seq
- * (a recovery recorded it as unsettled).
+ * holds the tag. @return 1 when the caller must not reuse its retry seq (a
+ * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
+ * node was declared dead (dsm_node_failed).
  */
-bool na_rec_before_event(struct dsm_thread *t, uint64_t tag);
+int na_rec_before_event(struct dsm_thread *t, uint64_t tag);
 
 /**
  * Requester hooks: request `seq` sent (the thread is inside an event on

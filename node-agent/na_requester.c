@@ -417,8 +417,16 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 
-	if (na_rec_before_event(t, tag))
-		rt->seq = 0;            /* a switch recovery recorded that seq */
+	switch (na_rec_before_event(t, tag)) {
+	case 0:
+		break;
+	case 1:
+		rt->seq = 0;            /* a recovery recorded that seq */
+		break;
+	default:
+		NA_STAT_INC(t->n->st.req.aborted);
+		return NA_EV_ABORT;     /* its home node is dead */
+	}
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
 	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag) {
 		seq = rt->seq;
