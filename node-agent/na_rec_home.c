@@ -212,7 +212,8 @@ collected(struct na_node *n, uint32_t *missing)
 	for (uint32_t s = 0; s < h->n; s++) {
 		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
 
-		if (c && c->have != all)
+		/* (A provider declared dead meanwhile: its data is lost.) */
+		if (c && c->have != all && na_cs_has(h->expect, c->src))
 			*missing |= na_bit(c->src);
 	}
 	return !*missing;
@@ -243,7 +244,7 @@ rebuild(struct na_node *n)
 		struct na_hblock *b = &home->blk[h->idx[s]];
 		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
 
-		if (c) {
+		if (c && c->have == na_seg_all(home->block_size)) {
 			memcpy(home->mem + ((uint64_t)h->idx[s] << home->block_shift),
 			       c->data, home->block_size);
 			r->st.orphans_written++;
