@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,8 @@ usage(FILE *f)
 "  --history FILE       record every operation (JSON lines)\n"
 "  --stats FILE         also write the statistics JSON to FILE\n"
 "  --seed S             random seed (default 1)\n"
+"  --dead-file FILE     node ids declared dead, one a line, polled every\n"
+"                       100 ms: drain their locks (docs/FAULTS.md)\n"
 "  --help               this text\n");
 }
 
@@ -80,7 +83,7 @@ enum {
 	O_TOPO = 256, O_NODE, O_ROLE, O_TRANSPORT, O_DIRECT, O_THREADS,
 	O_DURATION, O_WORKLOAD, O_READ, O_SHARING, O_LOCALITY, O_SHARED,
 	O_PRIVATE, O_OPSIZE, O_SWITCH, O_CACHE, O_MEM, O_LINGER, O_HISTORY,
-	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS,
+	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_DEAD_FILE,
 };
 
 static const struct option opts[] = {
@@ -107,6 +110,7 @@ static const struct option opts[] = {
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
+	{ "dead-file", required_argument, NULL, O_DEAD_FILE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -118,6 +122,7 @@ struct args {
 	const char *history;
 	const char *stats;
 	const char *workload;
+	const char *dead_file;
 	bool node_set;
 };
 
@@ -156,6 +161,7 @@ parse(int argc, char **argv, struct args *a)
 
 		switch (c) {
 		case O_TOPO: a->dc.topo_path = optarg; break;
+		case O_DEAD_FILE: a->dead_file = optarg; break;
 		case O_ROLE: a->dc.roles = optarg; break;
 		case O_TRANSPORT: a->dc.transport = optarg; break;
 		case O_DIRECT: a->dc.direct = true; break;
@@ -242,9 +248,32 @@ print_stats(FILE *f, struct dsm *d, const struct args *a,
 	fprintf(f, "}\n");
 }
 
+/* The operator's (or a failure detector's) list of dead nodes. */
+static const char *dead_file;
+static volatile int dead_stop;
+
+static void *
+dead_watch(void *arg)
+{
+	struct dsm *d = arg;
+
+	while (!dead_stop) {
+		FILE *f = fopen(dead_file, "r");
+		unsigned id;
+
+		while (f && fscanf(f, "%u", &id) == 1)
+			dsm_node_failed(d, (uint16_t)id);
+		if (f)
+			fclose(f);
+		usleep(100000);
+	}
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
+	pthread_t watcher;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct na_wl_result res = { 0 };
 	struct na_history hist;
@@ -276,6 +305,9 @@ main(int argc, char **argv)
 	}
 	if (a.switch_blocks && !a.dc.direct)
 		migrated = na_node_migrate_static(&d->node, a.switch_blocks);
+	dead_file = a.dead_file;
+	if (dead_file && pthread_create(&watcher, NULL, dead_watch, d) != 0)
+		dead_file = NULL;
 	fprintf(stderr, "node-agent: node %u up (%s, %u threads, workload %s"
 		", %u blocks moved to the switch)\n", a.dc.node,
 		d->node.tp.ops->name, a.dc.threads, a.workload, migrated);
@@ -309,6 +341,10 @@ main(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
+	if (dead_file) {
+		dead_stop = 1;
+		pthread_join(watcher, NULL);
+	}
 	dsm_close(d);
 	return rc < 0 || res.errors ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 
 #include "na_msg.h"
 #include "na_node.h"
+#include "na_recovery.h"
 
 static uint64_t
 ld(const uint64_t *p)
@@ -87,5 +88,7 @@ na_node_stats_json(struct na_node *n, FILE *f)
 			",\"unknown_reports\":%" PRIu64 "}", n->shadow.n_tags,
 			n->shadow.adds, n->shadow.removes, n->shadow.reports,
 			n->shadow.unknown_reports);
+	fprintf(f, ",");
+	na_rec_stats_json(n, f);
 	pthread_mutex_unlock(&n->agent_mu);
 }
