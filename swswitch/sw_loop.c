@@ -21,6 +21,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "bench/bench_rx.h"
 #include "egress.h"
 #include "fault.h"
 #include "l2.h"
@@ -378,9 +379,13 @@ sw_lcore_main(__rte_unused void *arg)
 			const uint16_t port = lc->rxq[i].tport;
 			uint16_t nb;
 
-			nb = rte_eth_rx_burst(sw_app.ports[port].port_id,
-					      lc->rxq[i].queue, pkts,
-					      SW_MAX_PKT_BURST);
+			if (lc->rxq[i].bench != NULL)
+				nb = bench_rx_burst(lc->rxq[i].bench, pkts,
+						    SW_MAX_PKT_BURST);
+			else
+				nb = rte_eth_rx_burst(sw_app.ports[port].port_id,
+						      lc->rxq[i].queue, pkts,
+						      SW_MAX_PKT_BURST);
 			if (nb == 0)
 				continue;
 			work += nb;

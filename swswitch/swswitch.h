@@ -49,6 +49,7 @@ extern int sw_logtype;
 
 struct l2_table;
 struct fault_lcore;
+struct bench_rx;
 
 /* Per topology port, per lcore. Written by the owning lcore only. */
 struct sw_port_stats {
@@ -82,6 +83,7 @@ struct sw_resubmit {
 struct sw_rxq {
 	uint16_t tport;      /* topology port */
 	uint16_t queue;      /* DPDK rx queue id */
+	struct bench_rx *bench; /* --bench-rx: polled instead of the queue */
 };
 
 /* Per-worker dispatch counters (docs/SWSWITCH.md "Multi-lcore"). */
