@@ -36,35 +36,53 @@ struct sw_outbox {
 	struct rte_mbuf *m[RTE_MAX_LCORE][2 * SW_MAX_PKT_BURST];
 };
 
+/* The parser reads only the contiguous first segment. A chained frame (a
+ * jumbo block payload) whose first segment holds every header the parser
+ * can read is classified whole: the parser checks lengths against the frame
+ * but never reads the payload. */
+static inline enum lcf_frame_class
+sw_parse(const struct rte_mbuf *m, struct lcf_frame_view *view,
+	 struct lcf_msg *msg, enum lcf_drop *reason)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+
+	*reason = LCF_DROP_NONE;
+	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
+		len = rte_pktmbuf_pkt_len(m);
+	return lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
+				  sw_app.topo.lcf_port, view, msg, reason);
+}
+
+/* A frame that is not for the pipeline: L2 switched, or counted and dropped
+ * when it is a malformed coherence frame. */
+static inline void
+sw_not_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
+		uint64_t now, enum lcf_frame_class cls, enum lcf_drop reason)
+{
+	if (cls == LCF_FRAME_OTHER) {
+		l2_switch(lc, m, port, now);
+	} else {
+		lcf_pipeline_count_drop(lc->pipe, reason);
+		lc->port[port].dropped++;
+		rte_pktmbuf_free(m);
+	}
+}
+
 /*
- * Classify `m`. Frames that are not for the pipeline are consumed here (L2
- * switched, or counted and dropped when malformed); LCF_FRAME_PIPELINE
- * leaves `m` to the caller with `view` and `msg` filled in.
+ * Classify `m`. Frames that are not for the pipeline are consumed here;
+ * LCF_FRAME_PIPELINE leaves `m` to the caller with `view` and `msg` filled
+ * in.
  */
 static inline enum lcf_frame_class
 sw_classify(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	    uint64_t now, struct lcf_frame_view *view, struct lcf_msg *msg)
 {
-	enum lcf_drop reason = LCF_DROP_NONE;
+	enum lcf_drop reason;
 	enum lcf_frame_class cls;
-	uint32_t len;
 
-	/* The parser reads only the contiguous first segment. A chained
-	 * frame (a jumbo block payload) whose first segment holds every
-	 * header the parser can read is classified whole: the parser checks
-	 * lengths against the frame but never reads the payload. */
-	len = rte_pktmbuf_data_len(m);
-	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
-		len = rte_pktmbuf_pkt_len(m);
-	cls = lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
-				 sw_app.topo.lcf_port, view, msg, &reason);
-	if (cls == LCF_FRAME_OTHER) {
-		l2_switch(lc, m, port, now);
-	} else if (cls == LCF_FRAME_DROP) {
-		lcf_pipeline_count_drop(lc->pipe, reason);
-		lc->port[port].dropped++;
-		rte_pktmbuf_free(m);
-	}
+	cls = sw_parse(m, view, msg, &reason);
+	if (cls != LCF_FRAME_PIPELINE)
+		sw_not_pipeline(lc, m, port, now, cls, reason);
 	return cls;
 }
 
@@ -189,28 +207,79 @@ sw_resubmit_run(struct sw_lcore *lc, uint64_t now)
 			   lc->resubmit[i].meta, now);
 }
 
+/* A burst with fault injection: each frame may be dropped, held or
+ * duplicated before it is classified, so frames are taken one at a time. */
+static void
+sw_burst_faults(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
+		uint16_t port, uint64_t now, struct sw_outbox *ob)
+{
+	uint16_t i;
+
+	for (i = 0; i < nb; i++) {
+		struct rte_mbuf *dup;
+
+		if (fault_apply(lc->fault, FAULT_IN, port, pkts[i], &dup))
+			continue;
+		if (dup != NULL)
+			sw_rx_one(lc, dup, port, now, ob);
+		sw_rx_one(lc, pkts[i], port, now, ob);
+	}
+}
+
+/* What the parse of one frame of a burst found. */
+struct sw_parsed {
+	struct lcf_frame_view view;
+	struct lcf_msg msg;
+	enum lcf_frame_class cls;
+	enum lcf_drop reason;
+	unsigned int owner;
+};
+
+/*
+ * A burst in two passes: parse every frame and start the loads of the
+ * register slots each coherence frame will touch, then handle the frames in
+ * receive order. The TAG lookups of a burst are independent cache misses
+ * into megabytes of registers; issued together they overlap each other and
+ * the parsing instead of stalling one pass each. The parse has no side
+ * effect, so the frames are still handled (switched, dropped, run through
+ * the pipeline) in the order they arrived.
+ */
 static inline void
 sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 	 uint16_t port, uint64_t now, struct sw_outbox *ob)
 {
+	struct sw_parsed f[SW_MAX_PKT_BURST];
 	uint16_t i;
 
+	if (unlikely(lc->fault != NULL)) {
+		sw_burst_faults(lc, pkts, nb, port, now, ob);
+		goto resubmits;
+	}
 	for (i = 0; i < SW_PREFETCH_OFFSET && i < nb; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < nb; i++) {
 		if (i + SW_PREFETCH_OFFSET < nb)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
 						       void *));
-		if (unlikely(lc->fault != NULL)) {
-			struct rte_mbuf *dup;
-
-			if (fault_apply(lc->fault, FAULT_IN, port, pkts[i], &dup))
-				continue;
-			if (dup != NULL)
-				sw_rx_one(lc, dup, port, now, ob);
-		}
-		sw_rx_one(lc, pkts[i], port, now, ob);
+		f[i].cls = sw_parse(pkts[i], &f[i].view, &f[i].msg,
+				    &f[i].reason);
+		if (f[i].cls != LCF_FRAME_PIPELINE)
+			continue;
+		f[i].owner = sw_shard_of(f[i].msg.tag, sw_app.n_workers);
+		if (likely(f[i].owner == lc->index))
+			lcf_pipeline_prefetch(lc->pipe, f[i].msg.tag);
 	}
+	for (i = 0; i < nb; i++) {
+		if (f[i].cls != LCF_FRAME_PIPELINE)
+			sw_not_pipeline(lc, pkts[i], port, now, f[i].cls,
+					f[i].reason);
+		else if (likely(f[i].owner == lc->index))
+			sw_pipeline(lc, pkts[i], port, false, 0, &f[i].view,
+				    &f[i].msg);
+		else
+			ob->m[f[i].owner][ob->n[f[i].owner]++] = pkts[i];
+	}
+resubmits:
 	if (lc->n_resubmit != 0)
 		sw_resubmit_run(lc, now);
 	if (sw_app.n_workers > 1)

@@ -8,6 +8,9 @@
 
 #include "lcf_pipeline.h"
 
+/* Arrays start on their own cache line. */
+#define LCF_ALIGN_64(x) (((x) + 63) & ~(size_t)63)
+
 /* Bit 63 marks a valid TAG entry (docs/PROTOCOL.md section 4). */
 #define LCF_TAG_VALID (1ull << 63)
 
@@ -27,6 +30,8 @@ struct lcf_pipeline {
 	uint32_t n_requesters;
 	uint32_t way_seed[LCF_MAX_WAYS];
 
+	void *regs;                         /* TAG and meta arrays, one mapping */
+	size_t regs_bytes;
 	uint64_t *tag[LCF_MAX_WAYS];        /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
 	uint16_t (*scoreboard)[2];          /* [requester][seq parity] */
@@ -36,8 +41,26 @@ struct lcf_pipeline {
 	struct lcf_counters ctr;
 };
 
-/** CRC32C of a 64-bit value with initial value `init`. */
-uint32_t lcf_crc32c_u64(uint32_t init, uint64_t v);
+/*
+ * CRC32C of a 64-bit value with initial value `init`. Inline: every pass
+ * hashes the tag once per way, and a call per way cost more than the hash.
+ */
+static inline uint32_t
+lcf_crc32c_u64(uint32_t init, uint64_t v)
+{
+#ifdef __SSE4_2__
+	return (uint32_t)__builtin_ia32_crc32di(init, v);
+#else
+	/* Reflected Castagnoli polynomial, as the SSE4.2 instruction uses. */
+	uint32_t crc = init;
+
+	for (int i = 0; i < 64; i++) {
+		crc ^= (uint32_t)(v >> i) & 1;
+		crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+	}
+	return crc;
+#endif
+}
 
 /** Slot of `tag` in way `way` for a built pipeline. */
 static inline uint32_t

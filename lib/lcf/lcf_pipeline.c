@@ -165,11 +165,19 @@ lcf_stage_tag_lookup(const struct lcf_pipeline *p, struct lcf_phv *phv)
 {
 	uint64_t key = phv->m.tag | LCF_TAG_VALID;
 
-	phv->hit_way = -1;
-	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+	uint32_t w;
+
+	/* Every slot first: the hashes are independent of each other and of
+	 * the loads, so they do not wait behind a way that misses the cache.
+	 * A later stage (insert, clear) needs them all anyway. */
+	for (w = 0; w < p->cfg.ways; w++)
 		phv->slot[w] = lcf_slot(p, w, phv->m.tag);
-		if (phv->hit_way < 0 && p->tag[w][phv->slot[w]] == key)
+	phv->hit_way = -1;
+	for (w = 0; w < p->cfg.ways; w++) {
+		if (p->tag[w][phv->slot[w]] == key) {
 			phv->hit_way = (int)w;
+			break;
+		}
 	}
 }
 
@@ -522,6 +530,17 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		res_migrate_ack(p, res, phv, (int)way, false, LCF_A_REMOVE_OK);
 		break;
 	}
+}
+
+void
+lcf_pipeline_prefetch(const struct lcf_pipeline *p, uint64_t tag)
+{
+	uint32_t w, s0 = lcf_slot(p, 0, tag);
+
+	__builtin_prefetch(&p->tag[0][s0]);
+	__builtin_prefetch(&p->meta[0][s0]);
+	for (w = 1; w < p->cfg.ways; w++)
+		__builtin_prefetch(&p->tag[w][lcf_slot(p, w, tag)]);
 }
 
 void

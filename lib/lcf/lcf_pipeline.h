@@ -268,6 +268,15 @@ void lcf_pipeline_reset(struct lcf_pipeline *p);
 void lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
 			  const struct lcf_ingress *ing, struct lcf_result *res);
 
+/**
+ * Hint that a pass for `tag` follows soon: starts the loads of the tag's
+ * slot in every TAG way and of way 0's LOCK+G-STATUS+COPYSET word (where
+ * most blocks live, ways filling in stage order). A caller holding a burst
+ * calls it a few packets ahead, so the cache misses of later packets overlap
+ * the processing of earlier ones. Reads and writes no register or counter.
+ */
+void lcf_pipeline_prefetch(const struct lcf_pipeline *p, uint64_t tag);
+
 /** Count a drop found before the pipeline (wire validation). */
 void lcf_pipeline_count_drop(struct lcf_pipeline *p, enum lcf_drop reason);
 
