@@ -165,18 +165,16 @@ lcf_stage_tag_lookup(const struct lcf_pipeline *p, struct lcf_phv *phv)
 {
 	uint64_t key = phv->m.tag | LCF_TAG_VALID;
 
-	uint32_t w;
-
-	/* Every slot first: the hashes are independent of each other and of
-	 * the loads, so they do not wait behind a way that misses the cache.
-	 * A later stage (insert, clear) needs them all anyway. */
-	for (w = 0; w < p->cfg.ways; w++)
-		phv->slot[w] = lcf_slot(p, w, phv->m.tag);
 	phv->hit_way = -1;
-	for (w = 0; w < p->cfg.ways; w++) {
+	/* A tag in no way is found without probing them: what a miss does
+	 * next needs no slot (lcf_stage_tag_insert hashes its own). */
+	if (!lcf_summary_maybe(p, phv->m.tag))
+		return;
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		phv->slot[w] = lcf_slot(p, w, phv->m.tag);
 		if (p->tag[w][phv->slot[w]] == key) {
 			phv->hit_way = (int)w;
-			break;
+			return;
 		}
 	}
 }
@@ -188,12 +186,15 @@ lcf_stage_tag_insert(struct lcf_pipeline *p, struct lcf_phv *phv)
 	uint64_t key = phv->m.tag | LCF_TAG_VALID;
 
 	for (uint32_t w = 0; w < p->cfg.ways; w++) {
-		uint64_t *t = &p->tag[w][phv->slot[w]];
+		uint64_t *t;
 
+		phv->slot[w] = lcf_slot(p, w, phv->m.tag);
+		t = &p->tag[w][phv->slot[w]];
 		if (*t == key)
 			return -(int)w - 1; /* raced with a duplicate: in place */
 		if (*t == 0) {
 			*t = key;
+			lcf_summary_add(p, phv->m.tag);
 			return (int)w;
 		}
 	}
@@ -526,6 +527,7 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		break;
 	default: /* LCF_RS_REMOVE */
 		p->tag[way][phv->slot[way]] = 0;
+		lcf_summary_del(p, phv->m.tag);
 		lcf_stage_lock_clear(p, phv);
 		res_migrate_ack(p, res, phv, (int)way, false, LCF_A_REMOVE_OK);
 		break;
@@ -535,12 +537,11 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 void
 lcf_pipeline_prefetch(const struct lcf_pipeline *p, uint64_t tag)
 {
-	uint32_t w, s0 = lcf_slot(p, 0, tag);
+	uint32_t s0 = lcf_slot(p, 0, tag);
 
+	__builtin_prefetch(lcf_summary_at(p, tag));
 	__builtin_prefetch(&p->tag[0][s0]);
 	__builtin_prefetch(&p->meta[0][s0]);
-	for (w = 1; w < p->cfg.ways; w++)
-		__builtin_prefetch(&p->tag[w][lcf_slot(p, w, tag)]);
 }
 
 void

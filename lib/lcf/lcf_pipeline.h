@@ -269,9 +269,11 @@ void lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
 			  const struct lcf_ingress *ing, struct lcf_result *res);
 
 /**
- * Hint that a pass for `tag` follows soon: starts the loads of the tag's
- * slot in every TAG way and of way 0's LOCK+G-STATUS+COPYSET word (where
- * most blocks live, ways filling in stage order). A caller holding a burst
+ * Hint that a pass for `tag` follows soon: starts the loads of what the
+ * pass will most likely read, the tag's entry in the tag summary (which
+ * answers a miss without probing the ways) and its slot in way 0 of TAG
+ * and LOCK+G-STATUS+COPYSET (most blocks live in way 0, as ways fill in
+ * stage order). A caller holding a burst
  * calls it a few packets ahead, so the cache misses of later packets overlap
  * the processing of earlier ones. Reads and writes no register or counter.
  */

@@ -59,8 +59,12 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 		    fp->scoreboard + fp->last_unlock;
 }
 
+/* 16 MiB: the large profile's 16.8M slots at half that load. */
+#define LCF_SUMMARY_MAX (1u << 24)
+
 /*
- * The TAG and LOCK+G-STATUS+COPYSET arrays of every way, in one mapping
+ * The TAG and LOCK+G-STATUS+COPYSET arrays of every way and the tag
+ * summary, in one mapping
  * (zero-filled, as power-on registers are) that the kernel is asked to back
  * with huge pages: a pass probes up to 10 TAG ways, each in a different
  * array, and with 4 KiB pages nearly every probe of the tofino profile's
@@ -72,9 +76,15 @@ lcf_regs_alloc(struct lcf_pipeline *p)
 	const size_t tag_b = LCF_ALIGN_64(p->cfg.slots_per_way * sizeof(uint64_t));
 	const size_t meta_b = LCF_ALIGN_64(p->cfg.slots_per_way *
 					   sizeof(struct lcf_meta));
+	uint64_t buckets = 64;
 	uint8_t *r;
 
-	p->regs_bytes = (tag_b + meta_b) * p->cfg.ways;
+	/* At most half full when every slot is: few false "maybe"s. */
+	while (buckets < 2ull * p->cfg.ways * p->cfg.slots_per_way &&
+	       buckets < LCF_SUMMARY_MAX)
+		buckets <<= 1;
+	p->summary_mask = (uint32_t)(buckets - 1);
+	p->regs_bytes = (tag_b + meta_b) * p->cfg.ways + buckets;
 	r = mmap(NULL, p->regs_bytes, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (r == MAP_FAILED)
@@ -84,6 +94,7 @@ lcf_regs_alloc(struct lcf_pipeline *p)
 	(void)madvise(r, p->regs_bytes, MADV_HUGEPAGE);
 #endif
 	p->regs = r;
+	p->summary = r + (tag_b + meta_b) * p->cfg.ways;
 	for (uint32_t w = 0; w < p->cfg.ways; w++) {
 		p->tag[w] = (uint64_t *)(r + w * tag_b);
 		p->meta[w] = (struct lcf_meta *)(r + p->cfg.ways * tag_b +
@@ -144,6 +155,7 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 		memset(p->meta[w], 0,
 		       p->cfg.slots_per_way * sizeof(struct lcf_meta));
 	}
+	memset(p->summary, 0, (size_t)p->summary_mask + 1);
 	memset(p->scoreboard, 0, p->n_requesters * sizeof(*p->scoreboard));
 	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
 	memset(&p->ctr, 0, sizeof(p->ctr));
