@@ -94,6 +94,7 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 {
 	struct lcf_ingress ing;
 	struct lcf_result res;
+	struct sw_resubmit *rs;
 
 	ing.port = port;
 	ing.resubmitted = resubmitted;
@@ -114,10 +115,12 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 			return;
 		}
 		lc->resubmits++;
-		lc->resubmit[lc->n_resubmit].m = m;
-		lc->resubmit[lc->n_resubmit].meta = res.resubmit_meta;
-		lc->resubmit[lc->n_resubmit].port = port;
-		lc->n_resubmit++;
+		rs = &lc->resubmit[lc->n_resubmit++];
+		rs->m = m;
+		rs->meta = res.resubmit_meta;
+		rs->port = port;
+		rs->view = *view;
+		rs->msg = *msg;
 		return;
 	case LCF_V_DROP:
 	default:
@@ -127,16 +130,16 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	}
 }
 
-/* A frame this worker owns: a second pass, or one from our ring. */
+/* A frame of our tags that another worker received. */
 static inline void
 sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
-	   bool resubmitted, uint64_t meta, uint64_t now)
+	   uint64_t now)
 {
 	struct lcf_frame_view view;
 	struct lcf_msg msg;
 
 	if (sw_classify(lc, m, port, now, &view, &msg) == LCF_FRAME_PIPELINE)
-		sw_pipeline(lc, m, port, resubmitted, meta, &view, &msg);
+		sw_pipeline(lc, m, port, false, 0, &view, &msg);
 }
 
 /*
@@ -195,16 +198,19 @@ sw_outbox_flush(struct sw_lcore *lc, struct sw_outbox *ob)
  * queue cannot overflow.
  */
 static inline void
-sw_resubmit_run(struct sw_lcore *lc, uint64_t now)
+sw_resubmit_run(struct sw_lcore *lc)
 {
 	uint16_t i, n = lc->n_resubmit;
 
 	for (i = 0; i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(lc->resubmit[i].m, void *));
 	lc->n_resubmit = 0;
-	for (i = 0; i < n; i++)
-		sw_ingress(lc, lc->resubmit[i].m, lc->resubmit[i].port, true,
-			   lc->resubmit[i].meta, now);
+	for (i = 0; i < n; i++) {
+		struct sw_resubmit *rs = &lc->resubmit[i];
+
+		sw_pipeline(lc, rs->m, rs->port, true, rs->meta, &rs->view,
+			    &rs->msg);
+	}
 }
 
 /* A burst with fault injection: each frame may be dropped, held or
@@ -281,7 +287,7 @@ sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 	}
 resubmits:
 	if (lc->n_resubmit != 0)
-		sw_resubmit_run(lc, now);
+		sw_resubmit_run(lc);
 	if (sw_app.n_workers > 1)
 		sw_outbox_flush(lc, ob);
 }
@@ -309,11 +315,10 @@ sw_ring_drain(struct sw_lcore *lc, uint64_t now)
 		if (i + SW_PREFETCH_OFFSET < nb)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
 						       void *));
-		sw_ingress(lc, pkts[i], sw_app.tport_of[pkts[i]->port], false,
-			   0, now);
+		sw_ingress(lc, pkts[i], sw_app.tport_of[pkts[i]->port], now);
 	}
 	if (lc->n_resubmit != 0)
-		sw_resubmit_run(lc, now);
+		sw_resubmit_run(lc);
 	return nb;
 }
 
@@ -362,13 +367,13 @@ sw_fault_release(struct sw_lcore *lc, uint64_t now, struct sw_outbox *ob)
 		sw_rx_one(lc, m, port, now, ob);
 		if (++n == SW_MAX_PKT_BURST) {
 			if (lc->n_resubmit != 0)
-				sw_resubmit_run(lc, now);
+				sw_resubmit_run(lc);
 			sw_outbox_flush(lc, ob);
 			n = 0;
 		}
 	}
 	if (lc->n_resubmit != 0)
-		sw_resubmit_run(lc, now);
+		sw_resubmit_run(lc);
 	sw_outbox_flush(lc, ob);
 	while ((m = fault_pop(lc->fault, FAULT_OUT, now, &port)) != NULL)
 		egress_tx(lc, port, m);

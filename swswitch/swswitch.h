@@ -69,14 +69,17 @@ struct egress_stats {
 };
 
 /*
- * A packet waiting for its second pass. The mbuf is kept unmodified; like the
- * hardware, the second pass re-parses it and only the 8-byte metadata and
- * the ingress port travel with it.
+ * A packet waiting for its second pass. The mbuf is kept unmodified; of the
+ * pipeline's state only the 8-byte metadata and the ingress port travel with
+ * it, as on the hardware. The parse of the unmodified frame is kept too: a
+ * second parse would find the same, at the cost of a parse.
  */
 struct sw_resubmit {
 	struct rte_mbuf *m;
 	uint64_t meta;
 	uint16_t port;
+	struct lcf_frame_view view;
+	struct lcf_msg msg;
 };
 
 /* One receive queue a worker polls. */

@@ -35,7 +35,9 @@ bench_rx_load(const char *path, uint16_t port_id, struct rte_mempool *mp)
 		maxlen = RTE_MAX(maxlen, h->caplen);
 	}
 	pcap_close(pc);
-	if (ret != PCAP_ERROR_BREAK || cap == 0 || maxlen > room) {
+	/* bench_rx_burst() copies whole 64-byte blocks. */
+	if (ret != PCAP_ERROR_BREAK || cap == 0 ||
+	    RTE_ALIGN_CEIL(maxlen, 64) > room) {
 		SW_LOG(ERR, "--bench-rx: %s: %s", path,
 		       ret != PCAP_ERROR_BREAK ? "read error" :
 		       cap == 0 ? "no frames" : "a frame exceeds the mbuf");
@@ -47,7 +49,7 @@ bench_rx_load(const char *path, uint16_t port_id, struct rte_mempool *mp)
 		return NULL;
 	b->mp = mp;
 	b->port_id = port_id;
-	b->stride = RTE_ALIGN_CEIL(maxlen, RTE_CACHE_LINE_SIZE);
+	b->stride = RTE_ALIGN_CEIL(maxlen, 64);
 	b->len = rte_malloc("bench_rx_len", cap * sizeof(*b->len), 0);
 	b->data = rte_malloc("bench_rx_data", (size_t)cap * b->stride,
 			     RTE_CACHE_LINE_SIZE);

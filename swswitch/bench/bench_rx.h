@@ -55,9 +55,16 @@ bench_rx_burst(struct bench_rx *b, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		const uint16_t len = b->len[next];
+		const uint8_t *src = b->data + (size_t)next * b->stride;
+		uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
+		uint16_t off;
 
-		rte_memcpy(rte_pktmbuf_mtod(m, void *),
-			   b->data + (size_t)next * b->stride, len);
+		/* Whole 64-byte blocks: the frame's stride holds them, and a
+		 * fixed-size copy has none of the size dispatch of a
+		 * variable-length rte_memcpy (net_null copies a constant
+		 * size too). */
+		for (off = 0; off < len; off += 64)
+			rte_mov64(dst + off, src + off);
 		m->data_len = len;
 		m->pkt_len = len;
 		m->port = b->port_id;
