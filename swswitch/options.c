@@ -133,7 +133,7 @@ int
 opts_parse(int argc, char **argv, struct sw_opts *o)
 {
 	const char *prgname = argv[0];
-	uint64_t v;
+	uint64_t v = 0;
 	int opt, idx;
 
 	memset(o, 0, sizeof(*o));

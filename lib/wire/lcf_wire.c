@@ -288,20 +288,51 @@ lcf_frame_build(uint8_t *buf, uint32_t cap, const struct lcf_addr *src,
 	return (int)total;
 }
 
+/* Native 16-bit words of `len` (even) bytes, summed (see lcf_ipv4_cksum). */
+static inline uint32_t
+sum16(const uint8_t *p, uint32_t len)
+{
+	uint32_t sum = 0;
+	uint16_t h;
+
+	for (uint32_t i = 0; i < len; i += 2) {
+		memcpy(&h, p + i, 2);
+		sum += h;
+	}
+	return sum;
+}
+
 void
 lcf_frame_rewrite(uint8_t *f, const struct lcf_frame_view *v,
 		  const struct lcf_msg *msg, const struct lcf_addr *dst,
 		  const struct lcf_addr *src)
 {
 	uint8_t *ip = f + v->l3_off;
+	const uint32_t ihl = (uint32_t)(v->l4_off - v->l3_off);
+	uint32_t sip, sum;
+	uint16_t ck;
 
+	if (src)
+		sip = src->ip;
+	else
+		memcpy(&sip, ip + 12, 4);
 	memcpy(f, dst->mac, 6);
 	memcpy(ip + 16, &dst->ip, 4);
 	if (src) {
 		memcpy(f + 6, src->mac, 6);
-		memcpy(ip + 12, &src->ip, 4);
+		memcpy(ip + 12, &sip, 4);
 	}
-	ipv4_fill_cksum(ip, (uint32_t)(v->l4_off - v->l3_off));
+	/* A fresh header checksum, summed from the addresses as values
+	 * rather than read back after storing them (and the checksum field
+	 * skipped rather than zeroed): fewer instructions, and no load that
+	 * waits on the stores just made. */
+	sum = sum16(ip, 10) + sum16(ip + LCF_IPV4_LEN, ihl - LCF_IPV4_LEN) +
+	      (sip & 0xffff) + (sip >> 16) +
+	      (dst->ip & 0xffff) + (dst->ip >> 16);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	memcpy(ip + 10, &ck, 2);
 	be16_store(f + v->l4_off + 6, 0);
 	lcf_hdr_encode(msg, f + v->lcf_off);
 }
