@@ -108,8 +108,9 @@ be16_store(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-void
-lcf_hdr_decode(const void *buf, struct lcf_msg *m)
+/* Inline for lcf_frame_classify(), which runs on every frame. */
+static inline void
+hdr_decode(const void *buf, struct lcf_msg *m)
 {
 	const uint8_t *p = buf;
 
@@ -125,6 +126,12 @@ lcf_hdr_decode(const void *buf, struct lcf_msg *m)
 	m->dst_node = be16_load(p + 24);
 	m->len = be16_load(p + 26);
 	m->aux = be32_load(p + 28);
+}
+
+void
+lcf_hdr_decode(const void *buf, struct lcf_msg *m)
+{
+	hdr_decode(buf, m);
 }
 
 void
@@ -146,8 +153,9 @@ lcf_hdr_encode(const struct lcf_msg *m, void *buf)
 	be32_store(p + 28, m->aux);
 }
 
-enum lcf_drop
-lcf_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
+/* Inline for lcf_frame_classify(), as hdr_decode(). */
+static inline enum lcf_drop
+msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
 {
 	if (m->version != LCF_VERSION)
 		return LCF_DROP_BAD_VERSION;
@@ -163,6 +171,12 @@ lcf_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
 	if (m->node >= LCF_MAX_NODES)
 		return LCF_DROP_NODE_RANGE;
 	return LCF_DROP_NONE;
+}
+
+enum lcf_drop
+lcf_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
+{
+	return msg_validate(m, payload_avail);
 }
 
 uint16_t
@@ -225,8 +239,8 @@ lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
 	if (*reason != LCF_DROP_NONE)
 		return LCF_FRAME_DROP;
 
-	lcf_hdr_decode(udp + LCF_UDP_LEN, msg);
-	*reason = lcf_msg_validate(msg, udp_len - LCF_UDP_LEN - LCF_HDR_LEN);
+	hdr_decode(udp + LCF_UDP_LEN, msg);
+	*reason = msg_validate(msg, udp_len - LCF_UDP_LEN - LCF_HDR_LEN);
 	if (*reason != LCF_DROP_NONE)
 		return LCF_FRAME_DROP;
 	if (!lcf_type_is_pipeline(msg->type))
