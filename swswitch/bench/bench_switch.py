@@ -94,7 +94,7 @@ def run_swswitch(args, workers, gen_dir, meta, tag, source):
         ports = pcap_vdevs(gen_dir, workers, args.ports)
         src = []
     else:
-        mbufs = 65536
+        mbufs = None    # swswitch's default: the bench source holds no mbufs
         ports = sum((["--vdev", "net_null%d,copy=1" % p]
                      for p in range(args.ports)), [])
         src = ["--bench-rx", gen_dir]
@@ -102,8 +102,8 @@ def run_swswitch(args, workers, gen_dir, meta, tag, source):
            "swb%d_%s" % (os.getpid(), tag), "--log-level", "swswitch,info",
            "--log-level", "pmd.net.pcap,warning",
            "--log-level", "pmd.net.null,warning"] + eal_mem(args) + ports + \
-        ["--", "--topo", args.topo, "--workers", str(workers),
-         "--mbufs", str(min(mbufs, 1 << 24))] + src
+        ["--", "--topo", args.topo, "--workers", str(workers)] + \
+        (["--mbufs", str(min(mbufs, 1 << 24))] if mbufs else []) + src
     errf = open(os.path.join(args.out, "%s.stderr" % tag), "w")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
     # Start-up (pools, loading the pcaps into the PMD's rings) is not timed:
