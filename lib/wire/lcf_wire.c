@@ -153,9 +153,8 @@ lcf_hdr_encode(const struct lcf_msg *m, void *buf)
 	be32_store(p + 28, m->aux);
 }
 
-/* Inline for lcf_frame_classify(), as hdr_decode(). */
-static inline enum lcf_drop
-msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
+enum lcf_drop
+lcf_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
 {
 	if (m->version != LCF_VERSION)
 		return LCF_DROP_BAD_VERSION;
@@ -171,12 +170,6 @@ msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
 	if (m->node >= LCF_MAX_NODES)
 		return LCF_DROP_NODE_RANGE;
 	return LCF_DROP_NONE;
-}
-
-enum lcf_drop
-lcf_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
-{
-	return msg_validate(m, payload_avail);
 }
 
 uint16_t
@@ -240,7 +233,7 @@ lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
 		return LCF_FRAME_DROP;
 
 	hdr_decode(udp + LCF_UDP_LEN, msg);
-	*reason = msg_validate(msg, udp_len - LCF_UDP_LEN - LCF_HDR_LEN);
+	*reason = lcf_msg_validate(msg, udp_len - LCF_UDP_LEN - LCF_HDR_LEN);
 	if (*reason != LCF_DROP_NONE)
 		return LCF_FRAME_DROP;
 	if (!lcf_type_is_pipeline(msg->type))
