@@ -251,16 +251,12 @@ struct sw_parsed {
  * the pipeline) in the order they arrived.
  */
 static inline void
-sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
-	 uint16_t port, uint64_t now, struct sw_outbox *ob)
+sw_burst_prefetched(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
+		    uint16_t port, uint64_t now, struct sw_outbox *ob)
 {
 	struct sw_parsed f[SW_MAX_PKT_BURST];
 	uint16_t i;
 
-	if (unlikely(lc->fault != NULL)) {
-		sw_burst_faults(lc, pkts, nb, port, now, ob);
-		goto resubmits;
-	}
 	for (i = 0; i < SW_PREFETCH_OFFSET && i < nb; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < nb; i++) {
@@ -285,7 +281,16 @@ sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 		else
 			ob->m[f[i].owner][ob->n[f[i].owner]++] = pkts[i];
 	}
-resubmits:
+}
+
+static inline void
+sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
+	 uint16_t port, uint64_t now, struct sw_outbox *ob)
+{
+	if (unlikely(lc->fault != NULL))
+		sw_burst_faults(lc, pkts, nb, port, now, ob);
+	else
+		sw_burst_prefetched(lc, pkts, nb, port, now, ob);
 	if (lc->n_resubmit != 0)
 		sw_resubmit_run(lc);
 	if (sw_app.n_workers > 1)

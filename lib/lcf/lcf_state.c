@@ -63,12 +63,11 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 #define LCF_SUMMARY_MAX (1u << 24)
 
 /*
- * The TAG and LOCK+G-STATUS+COPYSET arrays of every way and the tag
- * summary, in one mapping
- * (zero-filled, as power-on registers are) that the kernel is asked to back
- * with huge pages: a pass probes up to 10 TAG ways, each in a different
- * array, and with 4 KiB pages nearly every probe of the tofino profile's
- * 5.4 MiB would also miss the TLB.
+ * The TAG and LOCK+G-STATUS+COPYSET arrays of every way and the tag summary,
+ * in one mapping (zero-filled, as power-on registers are) that the kernel is
+ * asked to back with huge pages: a pass probes up to 10 TAG ways, each in a
+ * different array, and with 4 KiB pages nearly every probe of the tofino
+ * profile's 5.4 MiB would also miss the TLB.
  */
 static int
 lcf_regs_alloc(struct lcf_pipeline *p)
