@@ -34,7 +34,7 @@ def _c_stale(pipe_c):
     if not m or lock < 0 or m.start() > lock or m.start() > score:
         return None
     cond = c_function(pipe_c, "lcf_stage_last_unlock_stale") or ""
-    if not re.search(r"return\s*!\s*lcf_seq_after\(\s*phv->m\.seq\s*,\s*"
+    if not re.search(r"return\s*!\s*lcf_seq_after\(\s*phv->m(?:\.|->)seq\s*,\s*"
                      r"p->last_unlock\[phv->req\]\s*\)", cond):
         return None
     # before lcf_stage_lock(): the header keeps the packet's gstatus/copyset
@@ -166,8 +166,8 @@ def check_stale(rep, p4, pipe_c, ctypes):
 def _c_event_bytes(pipe_c):
     """Bytes C hashes for the provider, little-endian, as lcf_crc32c_u64()."""
     body = c_function(pipe_c, "pick_provider") or ""
-    ev = re.search(r"\(uint64_t\)\s*phv->(?:m\.)?(\w+)\s*<<\s*32\s*\|\s*"
-                   r"phv->(?:m\.)?(\w+)", body)
+    ev = re.search(r"\(uint64_t\)\s*phv->(?:m(?:\.|->))?(\w+)\s*<<\s*32\s*\|\s*"
+                   r"phv->(?:m(?:\.|->))?(\w+)", body)
     h = re.search(r"lcf_random_node\(\s*\w+\s*,\s*lcf_crc32c_u64\(\s*"
                   r"p->cfg\.seed\s*,\s*(\w+)\s*\)\s*\)", body)
     if not ev or not h:
@@ -205,7 +205,7 @@ def check_provider(rep, p4, pipe_c):
     if cb is None:
         rep.fail("data provider per event in C pick_provider()",
                  ["not found: lcf_random_node(set, lcf_crc32c_u64(p->cfg.seed,"
-                  " (uint64_t)phv->req << 32 | phv->m.seq))"])
+                  " (uint64_t)phv->req << 32 | phv->m->seq))"])
         return
     if pb is None:
         rep.fail("data provider hash in P4", ["prov_hash.get({...}) not found"])
