@@ -304,10 +304,13 @@ for f in files:
             out.write(json.dumps(r) + "\n")
 EOF
 }
+# (nullglob: a pattern without a match is empty, so test the array, not ls)
+hist=()
 for src in "$work/home-owned" "$work/switch-owned" "$work/loss1" "$work/loss5"; do
-	ls "$src"/h*.jsonl >/dev/null 2>&1 && break
+	hist=("$src"/h*.jsonl)
+	[ ${#hist[@]} -gt 0 ] && break
 done
-if ls "$src"/h*.jsonl >/dev/null 2>&1; then
+if [ ${#hist[@]} -gt 0 ]; then
 	for kind in lost_update stale_read; do
 		if mutate "$kind" "$src" "$work/mut-$kind" 2>"$work/mut-$kind.err"; then
 			if python3 "$checker" "$work/mut-$kind"/h*.jsonl >"$work/mut-$kind.log" 2>&1; then
