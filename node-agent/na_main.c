@@ -64,6 +64,8 @@ usage(FILE *f)
 "  --shared-blocks K    shared region size in blocks (micro 1024, counter 4)\n"
 "  --private-blocks P   micro: private blocks per thread (default 256)\n"
 "  --op-size B          micro: bytes per operation (default 8)\n"
+"  --max-rate R         at most R operations/s per thread (default 0: no\n"
+"                       limit; bounds the history of local-hit runs)\n"
 "  --switch-blocks N    move this home's first N blocks to the switch at\n"
 "                       start (ADD_TO_SWITCH; static migration)\n"
 "  --cache-mb M         local cache size (default 64)\n"
@@ -83,7 +85,7 @@ enum {
 	O_TOPO = 256, O_NODE, O_ROLE, O_TRANSPORT, O_DIRECT, O_THREADS,
 	O_DURATION, O_WORKLOAD, O_READ, O_SHARING, O_LOCALITY, O_SHARED,
 	O_PRIVATE, O_OPSIZE, O_SWITCH, O_CACHE, O_MEM, O_LINGER, O_HISTORY,
-	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_DEAD_FILE,
+	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_DEAD_FILE, O_MAX_RATE,
 };
 
 static const struct option opts[] = {
@@ -111,6 +113,7 @@ static const struct option opts[] = {
 	{ "help", no_argument, NULL, O_HELP },
 	{ "cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
 	{ "dead-file", required_argument, NULL, O_DEAD_FILE },
+	{ "max-rate", required_argument, NULL, O_MAX_RATE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -185,11 +188,12 @@ parse(int argc, char **argv, struct args *a)
 			if (c == O_SEED) a->dc.seed = (uint32_t)v;
 			if (c == O_CACHE_BLOCKS) a->dc.cache_blocks = (uint32_t)v;
 			break;
-		case O_DURATION: case O_LINGER:
+		case O_DURATION: case O_LINGER: case O_MAX_RATE:
 			if (num(o, optarg, 0, 1e9, &v) < 0)
 				return -1;
 			if (c == O_DURATION) a->wl.duration_s = v;
-			else a->linger = v;
+			if (c == O_LINGER) a->linger = v;
+			if (c == O_MAX_RATE) a->wl.max_rate = v;
 			break;
 		case O_READ: case O_SHARING: case O_LOCALITY:
 			if (num(o, optarg, 0, 1, &v) < 0)
