@@ -58,6 +58,15 @@ void dsm_close(struct dsm *d);
 /** Ask blocked operations to give up (they return -EINTR after a while). */
 void dsm_stop(struct dsm *d);
 
+/**
+ * Declare memory node `node` dead (paper 5.4, stop-the-world drain;
+ * docs/FAULTS.md): this node's home agent releases the locks the dead
+ * node's requesters held and removes it from copysets, and accesses to the
+ * dead node's memory fail with -EHOSTDOWN. Every surviving node must be told.
+ * @return 0, -EINVAL (unknown node or this node).
+ */
+int dsm_node_failed(struct dsm *d, uint16_t node);
+
 /** The requester handle of application thread `thread` (0 .. threads-1). */
 struct dsm_thread *dsm_thread(struct dsm *d, uint16_t thread);
 

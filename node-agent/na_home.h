@@ -31,6 +31,7 @@ enum na_owner {
 	NA_OWN_HOME = 0,        /* this home agent runs its pipeline */
 	NA_OWN_MIGRATING,       /* ADD_TO_SWITCH sent, write lock held */
 	NA_OWN_SWITCH,          /* the switch owns it */
+	NA_OWN_RECOVERING,      /* metadata being rebuilt (na_recovery.h) */
 	NA_OWN_REMOVING,        /* REMOVE_FROM_SWITCH sent (na_migrate.c) */
 };
 

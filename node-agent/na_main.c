@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,8 @@ usage(FILE *f)
 "  --shared-blocks K    shared region size in blocks (micro 1024, counter 4)\n"
 "  --private-blocks P   micro: private blocks per thread (default 256)\n"
 "  --op-size B          micro: bytes per operation (default 8)\n"
+"  --max-rate R         at most R operations/s per thread (default 0: no\n"
+"                       limit; bounds the history of local-hit runs)\n"
 "  --switch-blocks N    move this home's first N blocks to the switch at\n"
 "                       start (ADD_TO_SWITCH; static migration)\n"
 "  --migrate            dynamic ownership migration (section 5.2): every\n"
@@ -80,6 +83,8 @@ usage(FILE *f)
 "  --history FILE       record every operation (JSON lines)\n"
 "  --stats FILE         also write the statistics JSON to FILE\n"
 "  --seed S             random seed (default 1)\n"
+"  --dead-file FILE     node ids declared dead, one a line, polled every\n"
+"                       100 ms: drain their locks (docs/FAULTS.md)\n"
 "  --help               this text\n");
 }
 
@@ -87,8 +92,8 @@ enum {
 	O_TOPO = 256, O_NODE, O_ROLE, O_TRANSPORT, O_DIRECT, O_THREADS,
 	O_DURATION, O_WORKLOAD, O_READ, O_SHARING, O_LOCALITY, O_SHARED,
 	O_PRIVATE, O_OPSIZE, O_SWITCH, O_CACHE, O_MEM, O_LINGER, O_HISTORY,
-	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_MIGRATE, O_MIGRATE_K,
-	O_EPOCH, O_ZIPF,
+	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_DEAD_FILE, O_MAX_RATE,
+	O_MIGRATE, O_MIGRATE_K, O_EPOCH, O_ZIPF,
 };
 
 static const struct option opts[] = {
@@ -115,6 +120,8 @@ static const struct option opts[] = {
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "cache-blocks", required_argument, NULL, O_CACHE_BLOCKS },
+	{ "dead-file", required_argument, NULL, O_DEAD_FILE },
+	{ "max-rate", required_argument, NULL, O_MAX_RATE },
 	{ "migrate", no_argument, NULL, O_MIGRATE },
 	{ "migrate-k", required_argument, NULL, O_MIGRATE_K },
 	{ "epoch-ms", required_argument, NULL, O_EPOCH },
@@ -130,6 +137,7 @@ struct args {
 	const char *history;
 	const char *stats;
 	const char *workload;
+	const char *dead_file;
 	bool node_set;
 };
 
@@ -168,6 +176,7 @@ parse(int argc, char **argv, struct args *a)
 
 		switch (c) {
 		case O_TOPO: a->dc.topo_path = optarg; break;
+		case O_DEAD_FILE: a->dead_file = optarg; break;
 		case O_ROLE: a->dc.roles = optarg; break;
 		case O_TRANSPORT: a->dc.transport = optarg; break;
 		case O_DIRECT: a->dc.direct = true; break;
@@ -194,11 +203,12 @@ parse(int argc, char **argv, struct args *a)
 			if (c == O_MIGRATE_K) a->dc.migrate_k = (uint32_t)v;
 			if (c == O_EPOCH) a->dc.epoch_ms = (uint32_t)v;
 			break;
-		case O_DURATION: case O_LINGER:
+		case O_DURATION: case O_LINGER: case O_MAX_RATE:
 			if (num(o, optarg, 0, 1e9, &v) < 0)
 				return -1;
 			if (c == O_DURATION) a->wl.duration_s = v;
-			else a->linger = v;
+			if (c == O_LINGER) a->linger = v;
+			if (c == O_MAX_RATE) a->wl.max_rate = v;
 			break;
 		case O_ZIPF:
 			if (num(o, optarg, 0, 10, &v) < 0)
@@ -262,9 +272,32 @@ print_stats(FILE *f, struct dsm *d, const struct args *a,
 	fprintf(f, "}\n");
 }
 
+/* The operator's (or a failure detector's) list of dead nodes. */
+static const char *dead_file;
+static volatile int dead_stop;
+
+static void *
+dead_watch(void *arg)
+{
+	struct dsm *d = arg;
+
+	while (!dead_stop) {
+		FILE *f = fopen(dead_file, "r");
+		unsigned id;
+
+		while (f && fscanf(f, "%u", &id) == 1)
+			dsm_node_failed(d, (uint16_t)id);
+		if (f)
+			fclose(f);
+		usleep(100000);
+	}
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
+	pthread_t watcher;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct na_wl_result res = { 0 };
 	struct na_history hist;
@@ -296,6 +329,9 @@ main(int argc, char **argv)
 	}
 	if (a.switch_blocks && !a.dc.direct)
 		migrated = na_node_migrate_static(&d->node, a.switch_blocks);
+	dead_file = a.dead_file;
+	if (dead_file && pthread_create(&watcher, NULL, dead_watch, d) != 0)
+		dead_file = NULL;
 	fprintf(stderr, "node-agent: node %u up (%s, %u threads, workload %s"
 		", %u blocks moved to the switch)\n", a.dc.node,
 		d->node.tp.ops->name, a.dc.threads, a.workload, migrated);
@@ -329,6 +365,10 @@ main(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
+	if (dead_file) {
+		dead_stop = 1;
+		pthread_join(watcher, NULL);
+	}
 	dsm_close(d);
 	return rc < 0 || res.errors ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #include "na_msg.h"
 #include "na_node.h"
 #include "na_proto.h"
+#include "na_recovery.h"
 
 /* Set while this thread runs the agents (holds agent_mu). */
 static __thread bool tls_in_agents;
@@ -145,7 +146,11 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	unsigned roles = n->cfg.roles;
 
 	na_out_reset(&out);
+	if (na_rec_agents(n, m, payload, &out))
+		r = NA_ROUTE_DROP;      /* consumed by the recovery */
 	switch (r) {
+	case NA_ROUTE_DROP:
+		break;
 	case NA_ROUTE_HOME:
 		if (roles & NA_ROLE_HOME)
 			na_home_handle(&n->home, m, payload, m->len, &out);
@@ -221,6 +226,10 @@ agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
 static void
 route(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
+	if (na_rec_is_msg(m->type)) {
+		agents_deliver(n, m, payload);
+		return;
+	}
 	switch (na_classify(m, n->self)) {
 	case NA_ROUTE_REQUESTER:
 		mbox_push(n, m->thread, m, payload);
@@ -348,12 +357,28 @@ migrate_tick(struct na_node *n)
 	pthread_mutex_unlock(&n->agent_mu);
 }
 
+static void
+rec_tick(struct na_node *n)
+{
+	static __thread struct na_out out;
+
+	pthread_mutex_lock(&n->agent_mu);
+	tls_in_agents = true;
+	na_out_reset(&out);
+	na_rec_tick(n, &out);
+	flush_out(n, &out);
+	agents_drain(n);
+	tls_in_agents = false;
+	pthread_mutex_unlock(&n->agent_mu);
+}
+
 static void *
 dispatch_main(void *arg)
 {
 	struct na_node *n = arg;
 	static __thread struct na_mail x;
 	uint64_t next_epoch = na_now_ns() + n->cfg.epoch_ms * 1000000ull;
+	uint64_t next_rec = 0;
 
 	while (!__atomic_load_n(&n->stop, __ATOMIC_RELAXED)) {
 		int rc;
@@ -372,6 +397,10 @@ dispatch_main(void *arg)
 		if (rc >= 0) {
 			NA_STAT_INC(n->st.recv[x.m.type]);
 			route(n, &x.m, x.payload);
+		}
+		if (na_now_ns() >= next_rec) {
+			rec_tick(n);
+			next_rec = na_now_ns() + 2000000ull;
 		}
 		if (na_now_ns() >= next_epoch) {
 			epoch_tick(n);
@@ -450,6 +479,8 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
 			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
 		goto fail;
+	if (na_rec_init(n))
+		goto fail;
 	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
 	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
 	if (!n->fifo || !n->mbox)
@@ -492,6 +523,7 @@ na_node_stop(struct na_node *n)
 	}
 	free(n->fifo);
 	n->fifo = NULL;
+	na_rec_fini(n);
 	na_shadow_fini(&n->shadow);
 	na_migrate_fini(&n->migrate);
 	na_cagent_fini(&n->cagent);

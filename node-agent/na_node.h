@@ -83,6 +83,8 @@ struct na_node {
 
 	struct na_mailbox *mbox;        /* cfg.threads */
 
+	struct na_rec *rec;             /* switch restart recovery */
+
 	pthread_t disp;
 	bool disp_running;
 	volatile int stop;

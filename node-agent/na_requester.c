@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "na_msg.h"
+#include "na_recovery.h"
 #include "na_requester.h"
 #include "na_seg.h"
 
@@ -233,6 +234,7 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t ta
 	t->unl.deadline_ns = t->unl.sent_ns +
 			     timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
 	na_node_send(t->n, t->unl.m.dst_node, &t->unl.m, NULL);
+	na_rec_idle(t->n, t->id, false);
 }
 
 
@@ -256,6 +258,7 @@ settle_stale(struct dsm_thread *t)
 	if (!s->valid || !na_collect_done(&s->c))
 		return;
 	s->valid = false;
+	na_rec_granted(t->n, t->id, s->tag);
 	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
 		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
 		return;
@@ -414,6 +417,16 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 
+	switch (na_rec_before_event(t, tag)) {
+	case 0:
+		break;
+	case 1:
+		rt->seq = 0;            /* a recovery recorded that seq */
+		break;
+	default:
+		NA_STAT_INC(t->n->st.req.aborted);
+		return NA_EV_ABORT;     /* its home node is dead */
+	}
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
 	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag) {
 		seq = rt->seq;
@@ -447,6 +460,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
 	sent = na_now_ns();
 	deadline = sent + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	na_rec_sent(t->n, t->id, tag, seq);
 	na_node_send(t->n, home, &m, NULL);
 	rt->copies++;
 	for (;;) {
@@ -458,11 +472,18 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 			if (na_collect_done(c))
 				break;
 		}
+		if (na_rec_blocked(t->n, tag)) {
+			/* The switch that may hold our lock is gone: abort. */
+			rt->seq = 0;
+			na_rec_idle(t->n, t->id, true);
+			return NA_EV_NACK;
+		}
 		now = na_now_ns();
 		if (now < deadline)
 			continue;
 		if (stopping(t) && now - sent > NA_GIVE_UP_NS) {
 			NA_STAT_INC(t->n->st.req.aborted);
+			na_rec_idle(t->n, t->id, false);
 			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
@@ -475,6 +496,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	if (!tries)
 		rtt_sample(t, na_now_ns() - sent);      /* Karn: clean samples */
 	if (c->nacked) {
+		na_rec_idle(t->n, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);
 		if (rt->nacks < rt->copies) {
 			/* Another copy is unaccounted for: it may take the lock. */
@@ -489,6 +511,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 		}
 		return NA_EV_NACK;
 	}
+	na_rec_granted(t->n, t->id, tag);
 	/* Who serialised it: the switch or the home agent (migration's aim). */
 	if (c->in_switch)
 		NA_STAT_INC(t->n->st.req.events_in_switch);

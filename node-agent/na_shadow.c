@@ -37,6 +37,14 @@ na_shadow_fini(struct na_shadow *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void
+na_shadow_clear(struct na_shadow *s)
+{
+	if (s->t)
+		memset(s->t, 0, sizeof(*s->t) * s->capacity);
+	s->n_tags = 0;
+}
+
 static struct na_shadow_ent *
 at(struct na_shadow *s, uint32_t way, uint64_t tag)
 {

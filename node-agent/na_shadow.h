@@ -99,6 +99,9 @@ struct na_shadow {
 int na_shadow_init(struct na_shadow *s, const struct topo *t, uint16_t self);
 void na_shadow_fini(struct na_shadow *s);
 
+/** Empty SHADOW-TAG (the switch restarted empty). */
+void na_shadow_clear(struct na_shadow *s);
+
 /** A MIGRATE_ACK (mirror) from the switch. */
 void na_shadow_migrate_ack(struct na_shadow *s, const struct lcf_msg *m);
 

@@ -7,6 +7,7 @@
 
 #include "na_msg.h"
 #include "na_node.h"
+#include "na_recovery.h"
 
 static uint64_t
 ld(const uint64_t *p)
@@ -109,6 +110,8 @@ na_node_stats_json(struct na_node *n, FILE *f)
 #undef NA_X_PRINT
 		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
 	}
+	fprintf(f, ",");
+	na_rec_stats_json(n, f);
 	if (n->cfg.roles & NA_ROLE_HOME)
 		migration_json(n, f);
 	if (n->cfg.roles & NA_ROLE_SHADOW) {

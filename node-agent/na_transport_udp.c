@@ -37,6 +37,7 @@
 
 #include "na_msg.h"
 #include "na_transport.h"
+#include "na_transport_udp.h"
 
 struct udp_priv {
 	int fd;
@@ -207,6 +208,19 @@ udp_valid(const struct lcf_msg *m, uint32_t avail)
 	return lcf_msg_validate(&c, avail) == LCF_DROP_NONE;
 }
 
+int
+na_udp_parse(const uint8_t *buf, size_t n, uint16_t cap, struct lcf_msg *msg,
+	     const uint8_t **payload)
+{
+	if (n < LCF_HDR_LEN || n - LCF_HDR_LEN > UINT16_MAX)
+		return -1;
+	lcf_hdr_decode(buf, msg);
+	if (!udp_valid(msg, (uint32_t)(n - LCF_HDR_LEN)) || msg->len > cap)
+		return -1;
+	*payload = buf + LCF_HDR_LEN;
+	return msg->len;
+}
+
 static int
 udp_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 	 uint16_t cap, int timeout_ms)
@@ -217,6 +231,7 @@ udp_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 		return -EBADF;
 	for (;;) {
 		struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+		const uint8_t *body;
 		ssize_t n;
 		int rc;
 
@@ -235,17 +250,11 @@ udp_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 			timeout_ms = 0;         /* one wait per call */
 			continue;
 		}
-		if (n < LCF_HDR_LEN) {
+		if (na_udp_parse(p->buf, (size_t)n, cap, msg, &body) < 0) {
 			tp->rx_bad++;
 			continue;
 		}
-		lcf_hdr_decode(p->buf, msg);
-		if (!udp_valid(msg, (uint32_t)n - LCF_HDR_LEN) ||
-		    msg->len > cap) {
-			tp->rx_bad++;
-			continue;
-		}
-		memcpy(payload, p->buf + LCF_HDR_LEN, msg->len);
+		memcpy(payload, body, msg->len);
 		return msg->len;
 	}
 }

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "na_node.h"
 #include "na_requester.h"
@@ -105,6 +106,23 @@ shared_pick(struct wl_thread *w)
 static bool
 done(struct wl_thread *w, uint64_t start)
 {
+	double rate = w->cfg->max_rate;
+
+	if (rate > 0) {
+		/* Pace: the (ops+1)-th operation starts no earlier than
+		 * start + ops / rate. */
+		uint64_t due = start + (uint64_t)(w->r.ops * 1e9 / rate);
+		uint64_t now = na_now_ns();
+
+		if (due > now && !*w->stop) {
+			struct timespec ts = {
+				.tv_sec = (time_t)((due - now) / 1000000000u),
+				.tv_nsec = (long)((due - now) % 1000000000u),
+			};
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (*w->stop)
 		return true;
 	return w->cfg->duration_s > 0 &&

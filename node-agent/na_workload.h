@@ -43,6 +43,7 @@ struct na_wl_config {
 					   probability ~ 1/(i+1)^zipf; 0:
 					   uniform */
 	uint32_t seed;
+	double max_rate;                /* ops/s per thread, 0: unpaced */
 };
 
 struct na_wl_result {
@@ -52,7 +53,12 @@ struct na_wl_result {
 
 /**
  * Run the workload on cfg->threads threads until the duration elapses or
- * `*stop` becomes non-zero. @return 0 or -errno.
+ * `*stop` becomes non-zero. With cfg->max_rate, a thread that is ahead of
+ * max_rate ops/s sleeps until it is not: a node that keeps a hot block
+ * Modified otherwise does millions of local hits per second, which bounds
+ * nothing but the size of its history (scripts/test-e2e.sh uses it so that
+ * the checker's input stays small; remote operations are never delayed
+ * below the rate). @return 0 or -errno.
  */
 int na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 		    struct na_history *h, volatile int *stop,

@@ -140,6 +140,14 @@ def nack(req, gstatus, copyset):
     return e
 
 
+def nack_stale(req):
+    """PROTOCOL 4.2, Interpretation (stale request): a request whose seq is
+    not after the requester's LAST-UNLOCK is NACKed before the LOCK stage:
+    IN_SWITCH|FAIL, aux = original type << 24, the packet's own
+    gstatus/copyset."""
+    return nack(req, req.gstatus or "Unshared", req.copyset or [])
+
+
 def returned(req, gstatus, copyset):
     """Table 3 'return to the requester' (evictions, sole-holder ACK): the
     request itself, from the switch, IN_SWITCH, block metadata."""
@@ -926,6 +934,79 @@ def idempotence():
             step(u, [unlock_ack(u, "Shared", [0, 1])], "READ_UNLOCK subtracts 1"),
             step(w2, [forward(w2, 0, "Shared", [0, 1])], "node 1 WRITE_SHARED: granted")],
            {"nack_lock_busy": 1, "unlock_executed": 1})
+
+    n = 66
+    t = tag(n, 0)
+    w3 = Req("WRITE_MISS", 1, t, seq=3)
+    u3 = Req("WRITE_UNLOCK", 1, t, seq=3, gstatus="Modified", copyset=[1])
+    w2 = Req("WRITE_MISS", 1, t, seq=2)
+    e4 = Req("EVICT_MODIFIED", 1, t, seq=4)
+    vector(n, "stale-request-nack-after-unlock", T,
+           "A copy of a request that arrives after its event's unlock executed "
+           "(delayed beyond the retransmission timeout, or duplicated) is NACKed "
+           "without touching LOCK or SCOREBOARD: had it taken the write lock, no "
+           "unlock would ever release it. Node 1 WRITE_MISS seq 3 is granted, its "
+           "WRITE_UNLOCK seq 3 executes (LAST-UNLOCK 3, Modified {1}); the late "
+           "copy of seq 3 and an older seq 2 are NACKed (the NACK carries the "
+           "packet's own gstatus/copyset: the LOCK stage never ran). The block's "
+           "write lock is free: node 1's EVICT_MODIFIED seq 4 is granted.",
+           "PROTOCOL 4.2, Interpretation (stale request); section 5.3.2 "
+           "LAST-UNLOCK",
+           [add(n, T, 0, 0, "Unshared", []),
+            step(w3, [forward(w3, 0, "Unshared", [])], "WRITE_MISS seq 3 to home node 0"),
+            step(u3, [unlock_ack(u3, "Modified", [1])], "WRITE_UNLOCK seq 3 executes"),
+            step(w3, [nack_stale(w3)], "late copy of WRITE_MISS seq 3: NACK, stale"),
+            step(w2, [nack_stale(w2)], "WRITE_MISS seq 2 (older): NACK, stale"),
+            step(e4, [returned(e4, "Modified", [1])],
+                 "EVICT_MODIFIED seq 4: the write lock is free, returned")],
+           {"nack_stale_request": 2, "forward_home_unshared": 1, "unlock_executed": 1,
+            "return_eviction": 1, "nack_lock_busy": 0, "retransmit_passed_on_score": 0})
+
+    n = 67
+    T3 = "pcap3.json"
+    t = tag(n, 2)
+    holders = [0, 1]
+    steps = [add(n, T3, 2, 0, "Shared", holders)]
+    events = [("WRITE_MISS", s, s % 3) for s in range(1, 7)] + \
+             [("READ_MISS", s, 3) for s in (7, 8)]
+    for typ, s, th in events:
+        r = Req(typ, 2, t, seq=s, thread=th)
+        if typ == "WRITE_MISS":
+            exp = multicast_any_provider(r, holders, "Shared", holders)
+            cons = DP_ONE
+            ul = Req("WRITE_UNLOCK", 2, t, seq=s, thread=th, gstatus="Shared",
+                     copyset=holders)
+        else:
+            exp = [forward_one_of(r, holders, "Shared", holders, dp=True)]
+            cons = None
+            ul = Req("READ_UNLOCK", 2, t, seq=s, thread=th, gstatus="Shared",
+                     copyset=holders)
+        first = len(steps)
+        steps.append(step(r, exp, "%s thread %d seq %d: a provider among {0,1}"
+                          % (typ, th, s), cons))
+        again = "passes on score" if typ == "WRITE_MISS" else \
+            "takes the read lock again (Figure 8 c)"
+        steps.append(step(r, exp, "its retransmission %s: the same provider as "
+                          "step %d" % (again, first),
+                          (cons or []) + [{"same_provider_as_step": first}]))
+        steps.append(step(ul, [unlock_ack(ul, "Shared", holders)],
+                          "unlock: back to Shared {0,1}"))
+    vector(n, "retransmit-same-provider", T3,
+           "A retransmission that passes on the scoreboard names the same data "
+           "provider as the first pass: the provider is chosen per event "
+           "(requester, seq), not per pass. Otherwise, with copies of both passes "
+           "in flight, each holder may see first the copy that does not ask it "
+           "for the data, invalidate, and the data is lost. Node 2 writes (six "
+           "events, threads 0-2) and reads (two events) a block Shared by {0,1}; "
+           "each request is sent twice (a WRITE_MISS copy passes on its score, a "
+           "READ_MISS copy takes the read lock again). With a draw per pass, the "
+           "eight events would all agree with probability 1/256.",
+           "PROTOCOL 4.2, Interpretation (data provider per event); Table 3 rows "
+           "(READ-MISS, Shared) and (WRITE-MISS, Shared); section 5.3.2",
+           steps,
+           {"multicast_invalidate": 12, "forward_data_provider_shared": 4,
+            "retransmit_passed_on_score": 6, "unlock_executed": 8,
+            "nack_lock_busy": 0, "nack_stale_request": 0})
 
 
 # =================================================================== G: L2

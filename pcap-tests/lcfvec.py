@@ -517,16 +517,31 @@ def _show(k, v):
     return str(v)
 
 
-def check_constraints(step, received, topo):
+def _flagged_ports(received, topo, bit):
+    ports = []
+    for port, fr in received:
+        d = decode(fr, topo.lcf_port)
+        if "lcf" in d and d["lcf"]["flags"] & bit:
+            ports.append(port)
+    return ports
+
+
+def check_constraints(step, received, topo, earlier=None):
+    """earlier: what each previous step of the vector received, in order."""
     errs = []
     for c in step.get("constraints", []):
-        if "exactly_one_flag" in c:
-            bit = FLAGS[c["exactly_one_flag"]]
-            n = 0
-            for port, fr in received:
-                d = decode(fr, topo.lcf_port)
-                if "lcf" in d and d["lcf"]["flags"] & bit:
-                    n += 1
+        if "same_provider_as_step" in c:
+            # one event, two passes: the same copy carries DATA_PROVIDER
+            k = c["same_provider_as_step"]
+            if earlier is None or k >= len(earlier):
+                raise VectorError("same_provider_as_step %r: no such earlier step" % k)
+            bit = FLAGS["DATA_PROVIDER"]
+            then, now = _flagged_ports(earlier[k], topo, bit), _flagged_ports(received, topo, bit)
+            if len(then) != 1 or now != then:
+                errs.append("constraint: data provider on port %s, step %d had it on port %s"
+                            % (now, k, then))
+        elif "exactly_one_flag" in c:
+            n = len(_flagged_ports(received, topo, FLAGS[c["exactly_one_flag"]]))
             if n != 1:
                 errs.append("constraint: exactly one copy with %s, got %d" % (
                     c["exactly_one_flag"], n))
@@ -535,10 +550,11 @@ def check_constraints(step, received, topo):
     return errs
 
 
-def match_step(step, received, topo, in_frame):
+def match_step(step, received, topo, in_frame, earlier=None):
     """received: list of (port, frame). Expectations are matched as a multiset
     (order within a step is not compared; each expected frame must match one
-    received frame and vice versa). Returns (ok, report lines)."""
+    received frame and vice versa). earlier: the received lists of the
+    previous steps (for cross-step constraints). Returns (ok, report lines)."""
     exps = step.get("expect", [])
     if exps == "nothing":
         exps = []
@@ -577,7 +593,7 @@ def match_step(step, received, topo, in_frame):
         if match_r[j] < 0:
             lines.append("  unexpected on port %d: %s" % (
                 received[j][0], fmt_frame(received[j][1], topo.lcf_port)))
-    lines += ["  " + e for e in check_constraints(step, received, topo)]
+    lines += ["  " + e for e in check_constraints(step, received, topo, earlier)]
     return (not lines), lines
 
 

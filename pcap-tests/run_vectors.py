@@ -457,6 +457,7 @@ def run_vector(v, args, ports_all, veths, log_dir):
         wait_carrier([nd for _, nd in veths.pairs[:n]])
     try:
         drain(ports)
+        earlier = []
         for i, st in enumerate(v["steps"]):
             port, frame = lcfvec.build_input(st["in"], topo)
             exps = st.get("expect", [])
@@ -464,7 +465,8 @@ def run_vector(v, args, ports_all, veths, log_dir):
             ports[port].inject(frame)
             got = collect(ports, n_exp, args.settle_ms / 1000.0, args.max_wait_ms / 1000.0,
                           args.nothing_ms / 1000.0)
-            good, report = lcfvec.match_step(st, got, topo, frame)
+            good, report = lcfvec.match_step(st, got, topo, frame, earlier)
+            earlier.append(got)
             if args.verbose or not good:
                 lines.append("  step %d (%s): %s" % (i, st.get("comment", ""),
                                                      "ok" if good else "MISMATCH"))
@@ -499,7 +501,7 @@ def run_vector(v, args, ports_all, veths, log_dir):
 KNOWN_ACTIONS = {
     "tag_miss_to_home", "forward_home_unshared", "forward_owner_modified",
     "forward_data_provider_shared", "multicast_invalidate", "ack_sole_holder",
-    "return_eviction", "nack_lock_busy", "nack_check_failed",
+    "return_eviction", "nack_lock_busy", "nack_check_failed", "nack_stale_request",
     "retransmit_passed_on_score", "resubmit", "unlock_executed",
     "unlock_duplicate_ignored", "add_to_switch_ok", "add_to_switch_duplicate",
     "add_to_switch_collision", "remove_from_switch_ok", "mirror_to_shadow", "drop",

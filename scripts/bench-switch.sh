@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Switch benchmark (docs/PERFORMANCE.md): swswitch with 1 and 2 workers on
-# looped coherence traffic (net_pcap infinite_rx), against dpdk-testpmd
-# macswap on net_null,copy=1 and on the same net_pcap vdevs, plus the
+# looped coherence traffic from its --bench-rx source (net_null,copy=1's
+# per-frame rx work) with tx on net_null,copy=1, and with 1 worker on
+# net_pcap infinite_rx vdevs; against dpdk-testpmd macswap on
+# net_null,copy=1 and on the same net_pcap vdevs, in the same run; plus the
 # pipeline-only bench for latency and register memory. Medians of --reps.
 #
 #   scripts/bench-switch.sh [--smoke] [--out DIR] [driver options...]
@@ -67,9 +69,9 @@ if [ $smoke = 1 ]; then
 	"$PY" - "$out" <<'PY'
 import csv, math, os, sys
 d = sys.argv[1]
-want = {"summary.csv": (4, ["config", "rx_mpps", "mpps_per_lcore", "cycles_per_frame",
+want = {"summary.csv": (5, ["config", "rx_mpps", "mpps_per_lcore", "cycles_per_frame",
                             "ratio_vs_macswap_null", "ratio_vs_macswap_pcap"]),
-        "runs.csv": (4, ["config", "rx_mpps", "cycles_per_frame"]),
+        "runs.csv": (5, ["config", "rx_mpps", "cycles_per_frame"]),
         "pipeline.csv": (2, ["profile", "footprint_mib", "p50_cycles", "p99_cycles"])}
 for name, (n, cols) in want.items():
     rows = list(csv.DictReader(open(os.path.join(d, name))))

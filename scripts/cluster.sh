@@ -12,6 +12,9 @@
 #                      [--lcores L] [--eal "EAL ARGS"] [--sw-args "ARGS"]
 #                      [--no-static-arp] [--no-wait]
 #                      ($SWCL_LCORES: default for --lcores, 0)
+#   cluster.sh restart-switch [--down SEC] [--kill-only | --start-only]
+#                      (SIGKILL swswitch, wait SEC (default 0), start it
+#                       again, empty, with the same command line)
 #   cluster.sh down
 #   cluster.sh status
 #   cluster.sh exec NODE CMD...
@@ -345,6 +348,7 @@ do_up() {
 			cmd+=(--mbufs $((8192 * (maxport + 2))))
 		fi
 		echo "${cmd[*]}" >"$RUN_DIR/swswitch.cmd"
+		printf '%q ' "${cmd[@]}" >"$RUN_DIR/swswitch.argv"
 		log "starting: ${cmd[*]}"
 		# AF_XDP sockets pin their UMEM: lift the locked-memory limit.
 		if [ "$pmd" = af_xdp ]; then
@@ -381,6 +385,45 @@ wait_ready() {
 	done
 	log "nodes cannot reach each other through the switch after 60 s"
 	return 1
+}
+
+# Switch failure (docs/FAULTS.md): SIGKILL, then a new swswitch with the same
+# command line and ports; it starts with empty registers, as a rebooted
+# Tofino would.
+do_restart_switch() {
+	local down=0 kill=1 start=1 pid nodes
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--down) down=$2; shift 2 ;;
+		--kill-only) start=0; shift ;;
+		--start-only) kill=0; shift ;;
+		*) die "restart-switch: unknown option $1" ;;
+		esac
+	done
+	need_root
+	[ -f "$RUN_DIR/swswitch.argv" ] && [ -f "$RUN_DIR/state" ] ||
+		die "restart-switch: no cluster with a swswitch is up"
+	if [ $kill = 1 ]; then
+		pid=$(cat "$RUN_DIR/swswitch.pid" 2>/dev/null || true)
+		is_swswitch_pid "$pid" || die "restart-switch: swswitch is not running"
+		kill -KILL "$pid"
+		for _ in $(seq 1 100); do
+			pid_alive "$pid" || break
+			sleep 0.05
+		done
+		pid_alive "$pid" && die "restart-switch: swswitch (pid $pid) survived SIGKILL"
+		rm -f "$RUN_DIR/swswitch.pid"
+		log "swswitch killed (pid $pid, SIGKILL)"
+	fi
+	[ $start = 1 ] || return 0
+	sleep "$down"
+	echo "--- restart $(date -u +%FT%TZ)" >>"$RUN_DIR/swswitch.log"
+	eval "setsid $(cat "$RUN_DIR/swswitch.argv")" >"$RUN_DIR/swswitch.out" \
+		2>>"$RUN_DIR/swswitch.log" </dev/null &
+	echo $! >"$RUN_DIR/swswitch.pid"
+	nodes=$(topo_py nodes "$(sed -n 's/^topo=//p' "$RUN_DIR/state")")
+	wait_ready "$nodes" || { tail -20 "$RUN_DIR/swswitch.log" >&2 || true; return 1; }
+	log "swswitch restarted (pid $(cat "$RUN_DIR/swswitch.pid")), empty"
 }
 
 do_status() {
@@ -427,6 +470,7 @@ action=${1:-}
 case $action in
 up) do_up "$@" ;;
 down) do_down; log "down" ;;
+restart-switch) do_restart_switch "$@" ;;
 status) do_status ;;
 exec) do_exec "$@" ;;
 -h|--help|help) usage ;;

@@ -79,6 +79,11 @@ def node_summary(path, duration):
                          ("misses", ["cache_misses", "misses"]),
                          ("nacks", ["nacks", "nacks_received"]),
                          ("retransmits", ["retransmits", "retransmissions"]),
+                         ("rtx_request", ["retransmit_request"]),
+                         ("rtx_unlock", ["retransmit_unlock"]),
+                         ("rtx_writeback", ["retransmit_writeback"]),
+                         ("events", ["events"]),
+                         ("rx_bad", ["rx_bad"]),
                          ("sent/op", ["packets_sent_per_op"])):
         k, v = pick(flat, names)
         if k is not None:
@@ -116,6 +121,13 @@ def main():
     ap.add_argument("--expect-pipeline", action="store_true",
                     help="with --check: pipeline actions must be nonzero "
                          "(switch-owned blocks were used)")
+    ap.add_argument("--allow-malformed", action="store_true",
+                    help="with --check: malformed-frame drops are expected "
+                         "(garbage was injected)")
+    ap.add_argument("--baseline",
+                    help="summary JSON (--json) of the fault-free run of the "
+                         "same kind: print the slowdown against it")
+    ap.add_argument("--csv", help="append one summary row to this CSV file")
     a = ap.parse_args()
 
     problems = []
@@ -140,6 +152,30 @@ def main():
                "nodes": [{k: n[k] for k in ("node", "ops", "ops_per_s",
                                             "extra")} for n in nodes],
                "total_ops": total_ops, "total_ops_per_s": total_rate}
+    rtx = {k: sum(n["extra"].get("rtx_" + k, 0) for n in nodes)
+           for k in ("request", "unlock", "writeback")}
+    events = sum(n["extra"].get("events", 0) for n in nodes)
+    secs = max([n["raw"].get("seconds", 0) for n in nodes] + [0]) or \
+        a.duration or 1
+    summary.update(retransmit=rtx, events=events, events_per_s=events / secs)
+    print("   retransmissions: requests %s, unlocks %s, write-backs %s; "
+          "coherence events %s (%s/s)" %
+          (fmt(rtx["request"]), fmt(rtx["unlock"]), fmt(rtx["writeback"]),
+           fmt(events), fmt(events / secs)))
+    if a.baseline:
+        try:
+            with open(a.baseline) as f:
+                base = json.load(f)
+            summary["baseline"] = base["title"]
+            summary["ops_ratio"] = total_rate / base["total_ops_per_s"]
+            summary["events_ratio"] = (summary["events_per_s"] /
+                                       base["events_per_s"])
+            print("   vs %s: ops/s x%.2f, coherence events/s x%.2f "
+                  "(1.00 = no slowdown)" % (base["title"],
+                                            summary["ops_ratio"],
+                                            summary["events_ratio"]))
+        except (OSError, ValueError, KeyError, ZeroDivisionError) as e:
+            problems.append("baseline %s: %s" % (a.baseline, e))
     if a.switch:
         try:
             sw = switch_summary(load_json(a.switch))
@@ -184,6 +220,16 @@ def main():
             if a.check:
                 bad = {k: v for k, v in sw["drops"].items()
                        if v and k not in ("none",)}
+                if a.allow_malformed:
+                    bad = {}
+                # Known, untraced (docs/NODE-AGENT.md "Known problems"): a
+                # few pipeline frames per run whose node is not the ingress
+                # port's. Tolerated up to 1 in 1000 frames, reported always.
+                odd = bad.get("node_id_does_not_match_ingress_port", 0)
+                if odd and odd * 1000 <= sw["rx"]:
+                    del bad["node_id_does_not_match_ingress_port"]
+                    print("   WARNING: %d frames dropped as node_id_does_not_"
+                          "match_ingress_port (known problem)" % odd)
                 if bad:
                     problems.append("swswitch dropped malformed/invalid "
                                     "coherence frames: %s" % bad)
@@ -200,6 +246,17 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(summary, f, indent=1, sort_keys=True)
+    if a.csv:
+        cols = ["title", "total_ops", "total_ops_per_s", "events",
+                "events_per_s", "rtx_request", "rtx_unlock", "rtx_writeback",
+                "baseline", "ops_ratio", "events_ratio"]
+        row = dict(summary, **{"rtx_" + k: v for k, v in rtx.items()})
+        new = not os.path.exists(a.csv) or os.path.getsize(a.csv) == 0
+        with open(a.csv, "a") as f:
+            if new:
+                f.write(",".join(cols) + "\n")
+            f.write(",".join(("%.3f" % row[c]) if isinstance(row.get(c), float)
+                             else str(row.get(c, "")) for c in cols) + "\n")
     for p in problems:
         print("PROBLEM: " + p)
     return 1 if problems else 0

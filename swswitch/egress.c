@@ -10,6 +10,7 @@
  * never copied. Ports whose PMD does not take multi-segment mbufs get a flat
  * copy instead.
  */
+#include <rte_atomic.h>
 #include <rte_branch_prediction.h>
 #include <rte_malloc.h>
 #include <rte_memcpy.h>
@@ -35,17 +36,21 @@ egress_flush(struct sw_lcore *lc)
  */
 #define EGRESS_MIRROR_SHIFT 32
 
-/* The header of copy `bit`: the result's header addressed to its node. */
+/*
+ * Address the result's header to copy `bit`'s node: set in place, field by
+ * field (a copy of the whole header just after the pipeline's narrow
+ * stores to it would stall on store forwarding). `flags` are the result's
+ * own.
+ */
 static inline uint16_t
-egress_copy_msg(const struct lcf_result *res, unsigned int bit,
-		struct lcf_msg *msg)
+egress_copy_msg(struct lcf_result *res, unsigned int bit, uint8_t flags)
 {
 	uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
 
-	*msg = res->out;
-	msg->dst_node = n;
+	res->out.dst_node = n;
+	res->out.flags = flags;
 	if (n == res->provider && bit < EGRESS_MIRROR_SHIFT)
-		msg->flags |= LCF_F_DATA_PROVIDER;
+		res->out.flags |= LCF_F_DATA_PROVIDER;
 	return n;
 }
 
@@ -82,18 +87,25 @@ egress_chain(struct rte_mbuf *m, uint16_t hdr_len)
 
 void
 egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
-	    const struct lcf_frame_view *view, const struct lcf_result *res)
+	    const struct lcf_frame_view *view, struct lcf_result *res)
 {
 	const struct topo *t = &sw_app.topo;
 	const struct lcf_addr *src = res->from_switch ? &t->sw.addr : NULL;
-	uint64_t dests = res->to_nodes |
-			 (uint64_t)res->mirror_nodes << EGRESS_MIRROR_SHIFT;
+	uint64_t dests = res->to_nodes;
+	uint32_t mirror;
 	const uint64_t nodes = t->node_mask |
 			       (uint64_t)t->node_mask << EGRESS_MIRROR_SHIFT;
 	const uint16_t hdr_len = view->lcf_off + LCF_HDR_LEN;
+	const uint8_t flags = res->out.flags;
 	const struct topo_node *node;
-	struct lcf_msg msg;
 
+	/* Two 4-byte loads, kept apart: compilers otherwise make one 8-byte
+	 * load of the two fields the pipeline has just stored separately,
+	 * and such a load waits for both stores to reach the cache (no store
+	 * forwarding); that wait was most of egress's time. */
+	rte_compiler_barrier();
+	mirror = res->mirror_nodes;
+	dests |= (uint64_t)mirror << EGRESS_MIRROR_SHIFT;
 	if (unlikely(dests & ~nodes)) {
 		/* The pipeline validated the topology; this would be its bug. */
 		lc->egress.no_destination++;
@@ -106,10 +118,10 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	}
 
 	if ((dests & (dests - 1)) == 0) {
-		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), &msg);
+		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), flags);
 
 		node = topo_node_by_id(t, n);
-		lcf_frame_rewrite(rte_pktmbuf_mtod(m, uint8_t *), view, &msg,
+		lcf_frame_rewrite(rte_pktmbuf_mtod(m, uint8_t *), view, &res->out,
 				  &node->addr, src);
 		lc->egress.copies++;
 		egress_send(lc, node->port, m);
@@ -118,7 +130,7 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 
 	lc->egress.multicast++;
 	while (dests != 0) {
-		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), &msg);
+		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), flags);
 		struct rte_mbuf *c;
 
 		dests &= dests - 1;
@@ -134,7 +146,7 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 			lc->egress.nombuf++;
 			continue;
 		}
-		lcf_frame_rewrite(rte_pktmbuf_mtod(c, uint8_t *), view, &msg,
+		lcf_frame_rewrite(rte_pktmbuf_mtod(c, uint8_t *), view, &res->out,
 				  &node->addr, src);
 		lc->egress.copies++;
 		egress_send(lc, node->port, c);

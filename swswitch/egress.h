@@ -46,11 +46,12 @@ void egress_flush(struct sw_lcore *lc);
 /**
  * Emit the copies an LCF_V_EMIT result asks for. `m` holds the frame that
  * `view` describes; it is consumed (rewritten and sent, or its payload
- * shared by the copies and the original reference freed).
+ * shared by the copies and the original reference freed). The header in
+ * `res->out` is addressed to each copy in turn: its dst_node and flags are
+ * the last copy's on return.
  */
 void egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
-		 const struct lcf_frame_view *view,
-		 const struct lcf_result *res);
+		 const struct lcf_frame_view *view, struct lcf_result *res);
 
 /**
  * Allocate and attach a tx buffer for every port of `lc`.

@@ -26,6 +26,7 @@
 
 #include <jansson.h>
 
+#include "bench/bench_rx.h"
 #include "egress.h"
 #include "fault.h"
 #include "l2.h"
@@ -333,6 +334,38 @@ sw_workers_create(void)
 		       lcf_pipeline_config(sw_app.workers[w]->pipe)->slots_per_way);
 }
 
+/* --bench-rx: every rx queue replays its file instead of being polled. */
+static void
+sw_bench_rx_load(void)
+{
+	const char *dir = sw_app.opts.bench_rx_dir;
+	unsigned int w;
+	uint16_t i;
+
+	if (dir == NULL)
+		return;
+	for (w = 0; w < sw_n_workers; w++) {
+		struct sw_lcore *lc = sw_app.workers[w];
+
+		for (i = 0; i < lc->n_rxq; i++) {
+			struct sw_rxq *q = &lc->rxq[i];
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/p%u_q%u.pcap", dir,
+				 q->tport, q->queue);
+			q->bench = bench_rx_load(path,
+						 sw_app.ports[q->tport].port_id,
+						 sw_app.pkt_pool);
+			if (q->bench == NULL)
+				rte_exit(EXIT_FAILURE, "--bench-rx: cannot load "
+					 "%s\n", path);
+			SW_LOG(INFO, "bench source: port %u queue %u replays "
+			       "%u frames of %s", q->tport, q->queue,
+			       q->bench->n, path);
+		}
+	}
+}
+
 static void
 sw_workers_free(void)
 {
@@ -341,12 +374,15 @@ sw_workers_free(void)
 	for (w = 0; w < sw_app.n_workers; w++) {
 		struct sw_lcore *lc = sw_app.workers[w];
 		struct rte_mbuf *m = NULL;
+		uint16_t i;
 
 		/* Frames handed over as the workers stopped. */
 		while (lc->ring != NULL &&
 		       rte_ring_sc_dequeue(lc->ring, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
 		rte_ring_free(lc->ring);
+		for (i = 0; i < lc->n_rxq; i++)
+			bench_rx_free(lc->rxq[i].bench);
 		fault_lcore_free(lc->fault);
 		egress_lcore_free(lc);
 		l2_free(lc->l2);
@@ -415,6 +451,7 @@ main(int argc, char **argv)
 	for (p = 0; p < sw_app.n_ports; p++)
 		sw_port_init(p);
 	sw_workers_create();
+	sw_bench_rx_load();
 
 	/* Lets dpdk-dumpcap (a secondary process) capture our ports. */
 	ret = rte_pdump_init();

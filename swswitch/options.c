@@ -28,6 +28,7 @@ enum {
 	OPTS_FAULT,
 	OPTS_FAULT_SEED,
 	OPTS_FAULT_DELAY,
+	OPTS_BENCH_RX,
 };
 
 static const struct option opts_long[] = {
@@ -44,6 +45,7 @@ static const struct option opts_long[] = {
 	{ "fault",      required_argument, NULL, OPTS_FAULT },
 	{ "fault-seed", required_argument, NULL, OPTS_FAULT_SEED },
 	{ "fault-delay-us", required_argument, NULL, OPTS_FAULT_DELAY },
+	{ "bench-rx",   required_argument, NULL, OPTS_BENCH_RX },
 	{ "help",       no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -75,6 +77,10 @@ opts_usage(FILE *f, const char *prgname)
 		"                      e.g. --fault drop:all:out:0.01\n"
 		"  --fault-seed N      fault PRNG seed (default 1)\n"
 		"  --fault-delay-us US how long 'delay' holds a frame (default 1000)\n"
+		"  --bench-rx DIR      benchmark source: rx queue Q of port P replays\n"
+		"                      DIR/pP_qQ.pcap in a loop, copied into fresh\n"
+		"                      mbufs (as net_null,copy=1 does); the ports'\n"
+		"                      own rx is not polled\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Statistics are printed as one JSON object on stdout at exit; logs go\n"
@@ -127,7 +133,7 @@ int
 opts_parse(int argc, char **argv, struct sw_opts *o)
 {
 	const char *prgname = argv[0];
-	uint64_t v;
+	uint64_t v = 0;
 	int opt, idx;
 
 	memset(o, 0, sizeof(*o));
@@ -209,6 +215,9 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 		case OPTS_FAULT_DELAY:
 			ret = opts_number("fault-delay-us", optarg, 1, 10000000, &v);
 			o->fault.delay_us = (uint32_t)v;
+			break;
+		case OPTS_BENCH_RX:
+			o->bench_rx_dir = optarg;
 			break;
 		case 'h':
 			opts_usage(stdout, prgname);

@@ -29,6 +29,7 @@ struct sw_opts {
 	uint32_t seed;            /* data-provider PRNG seed */
 	uint32_t n_workers;       /* --workers; 0 = one per EAL lcore */
 	struct fault_config fault; /* --fault rules; none by default */
+	const char *bench_rx_dir; /* --bench-rx: frames for every rx queue */
 };
 
 /**

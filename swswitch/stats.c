@@ -145,7 +145,8 @@ stats_pipeline(json_t *root)
 	stats_u64(pl, "resubmits", resubmits);
 	stats_u64(pl, "resubmit_loops", loops);
 	stats_u64(pl, "nacks", sum.action[LCF_A_NACK_LOCK_BUSY] +
-				 sum.action[LCF_A_NACK_CHECK_FAIL]);
+				 sum.action[LCF_A_NACK_CHECK_FAIL] +
+				 sum.action[LCF_A_NACK_STALE]);
 	stats_u64(pl, "drops", drops);
 	stats_hex(pl, "digest", stats_digest(), 16);
 	json_object_set_new(root, "pipeline", pl);

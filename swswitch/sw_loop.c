@@ -21,6 +21,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
+#include "bench/bench_rx.h"
 #include "egress.h"
 #include "fault.h"
 #include "l2.h"
@@ -35,35 +36,53 @@ struct sw_outbox {
 	struct rte_mbuf *m[RTE_MAX_LCORE][2 * SW_MAX_PKT_BURST];
 };
 
+/* The parser reads only the contiguous first segment. A chained frame (a
+ * jumbo block payload) whose first segment holds every header the parser
+ * can read is classified whole: the parser checks lengths against the frame
+ * but never reads the payload. */
+static inline enum lcf_frame_class
+sw_parse(const struct rte_mbuf *m, struct lcf_frame_view *view,
+	 struct lcf_msg *msg, enum lcf_drop *reason)
+{
+	uint32_t len = rte_pktmbuf_data_len(m);
+
+	*reason = LCF_DROP_NONE;
+	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
+		len = rte_pktmbuf_pkt_len(m);
+	return lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
+				  sw_app.topo.lcf_port, view, msg, reason);
+}
+
+/* A frame that is not for the pipeline: L2 switched, or counted and dropped
+ * when it is a malformed coherence frame. */
+static inline void
+sw_not_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
+		uint64_t now, enum lcf_frame_class cls, enum lcf_drop reason)
+{
+	if (cls == LCF_FRAME_OTHER) {
+		l2_switch(lc, m, port, now);
+	} else {
+		lcf_pipeline_count_drop(lc->pipe, reason);
+		lc->port[port].dropped++;
+		rte_pktmbuf_free(m);
+	}
+}
+
 /*
- * Classify `m`. Frames that are not for the pipeline are consumed here (L2
- * switched, or counted and dropped when malformed); LCF_FRAME_PIPELINE
- * leaves `m` to the caller with `view` and `msg` filled in.
+ * Classify `m`. Frames that are not for the pipeline are consumed here;
+ * LCF_FRAME_PIPELINE leaves `m` to the caller with `view` and `msg` filled
+ * in.
  */
 static inline enum lcf_frame_class
 sw_classify(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	    uint64_t now, struct lcf_frame_view *view, struct lcf_msg *msg)
 {
-	enum lcf_drop reason = LCF_DROP_NONE;
+	enum lcf_drop reason;
 	enum lcf_frame_class cls;
-	uint32_t len;
 
-	/* The parser reads only the contiguous first segment. A chained
-	 * frame (a jumbo block payload) whose first segment holds every
-	 * header the parser can read is classified whole: the parser checks
-	 * lengths against the frame but never reads the payload. */
-	len = rte_pktmbuf_data_len(m);
-	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
-		len = rte_pktmbuf_pkt_len(m);
-	cls = lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
-				 sw_app.topo.lcf_port, view, msg, &reason);
-	if (cls == LCF_FRAME_OTHER) {
-		l2_switch(lc, m, port, now);
-	} else if (cls == LCF_FRAME_DROP) {
-		lcf_pipeline_count_drop(lc->pipe, reason);
-		lc->port[port].dropped++;
-		rte_pktmbuf_free(m);
-	}
+	cls = sw_parse(m, view, msg, &reason);
+	if (cls != LCF_FRAME_PIPELINE)
+		sw_not_pipeline(lc, m, port, now, cls, reason);
 	return cls;
 }
 
@@ -75,6 +94,7 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 {
 	struct lcf_ingress ing;
 	struct lcf_result res;
+	struct sw_resubmit *rs;
 
 	ing.port = port;
 	ing.resubmitted = resubmitted;
@@ -95,10 +115,12 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 			return;
 		}
 		lc->resubmits++;
-		lc->resubmit[lc->n_resubmit].m = m;
-		lc->resubmit[lc->n_resubmit].meta = res.resubmit_meta;
-		lc->resubmit[lc->n_resubmit].port = port;
-		lc->n_resubmit++;
+		rs = &lc->resubmit[lc->n_resubmit++];
+		rs->m = m;
+		rs->meta = res.resubmit_meta;
+		rs->port = port;
+		rs->view = *view;
+		rs->msg = *msg;
 		return;
 	case LCF_V_DROP:
 	default:
@@ -108,16 +130,16 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	}
 }
 
-/* A frame this worker owns: a second pass, or one from our ring. */
+/* A frame of our tags that another worker received. */
 static inline void
 sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
-	   bool resubmitted, uint64_t meta, uint64_t now)
+	   uint64_t now)
 {
 	struct lcf_frame_view view;
 	struct lcf_msg msg;
 
 	if (sw_classify(lc, m, port, now, &view, &msg) == LCF_FRAME_PIPELINE)
-		sw_pipeline(lc, m, port, resubmitted, meta, &view, &msg);
+		sw_pipeline(lc, m, port, false, 0, &view, &msg);
 }
 
 /*
@@ -176,22 +198,63 @@ sw_outbox_flush(struct sw_lcore *lc, struct sw_outbox *ob)
  * queue cannot overflow.
  */
 static inline void
-sw_resubmit_run(struct sw_lcore *lc, uint64_t now)
+sw_resubmit_run(struct sw_lcore *lc)
 {
 	uint16_t i, n = lc->n_resubmit;
 
 	for (i = 0; i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(lc->resubmit[i].m, void *));
 	lc->n_resubmit = 0;
-	for (i = 0; i < n; i++)
-		sw_ingress(lc, lc->resubmit[i].m, lc->resubmit[i].port, true,
-			   lc->resubmit[i].meta, now);
+	for (i = 0; i < n; i++) {
+		struct sw_resubmit *rs = &lc->resubmit[i];
+
+		sw_pipeline(lc, rs->m, rs->port, true, rs->meta, &rs->view,
+			    &rs->msg);
+	}
 }
 
-static inline void
-sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
-	 uint16_t port, uint64_t now, struct sw_outbox *ob)
+/* A burst with fault injection: each frame may be dropped, held or
+ * duplicated before it is classified, so frames are taken one at a time. */
+static void
+sw_burst_faults(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
+		uint16_t port, uint64_t now, struct sw_outbox *ob)
 {
+	uint16_t i;
+
+	for (i = 0; i < nb; i++) {
+		struct rte_mbuf *dup;
+
+		if (fault_apply(lc->fault, FAULT_IN, port, pkts[i], &dup))
+			continue;
+		if (dup != NULL)
+			sw_rx_one(lc, dup, port, now, ob);
+		sw_rx_one(lc, pkts[i], port, now, ob);
+	}
+}
+
+/* What the parse of one frame of a burst found. */
+struct sw_parsed {
+	struct lcf_frame_view view;
+	struct lcf_msg msg;
+	enum lcf_frame_class cls;
+	enum lcf_drop reason;
+	unsigned int owner;
+};
+
+/*
+ * A burst in two passes: parse every frame and start the loads of the
+ * register slots each coherence frame will touch, then handle the frames in
+ * receive order. The TAG lookups of a burst are independent cache misses
+ * into megabytes of registers; issued together they overlap each other and
+ * the parsing instead of stalling one pass each. The parse has no side
+ * effect, so the frames are still handled (switched, dropped, run through
+ * the pipeline) in the order they arrived.
+ */
+static inline void
+sw_burst_prefetched(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
+		    uint16_t port, uint64_t now, struct sw_outbox *ob)
+{
+	struct sw_parsed f[SW_MAX_PKT_BURST];
 	uint16_t i;
 
 	for (i = 0; i < SW_PREFETCH_OFFSET && i < nb; i++)
@@ -200,18 +263,36 @@ sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 		if (i + SW_PREFETCH_OFFSET < nb)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
 						       void *));
-		if (unlikely(lc->fault != NULL)) {
-			struct rte_mbuf *dup;
-
-			if (fault_apply(lc->fault, FAULT_IN, port, pkts[i], &dup))
-				continue;
-			if (dup != NULL)
-				sw_rx_one(lc, dup, port, now, ob);
-		}
-		sw_rx_one(lc, pkts[i], port, now, ob);
+		f[i].cls = sw_parse(pkts[i], &f[i].view, &f[i].msg,
+				    &f[i].reason);
+		if (f[i].cls != LCF_FRAME_PIPELINE)
+			continue;
+		f[i].owner = sw_shard_of(f[i].msg.tag, sw_app.n_workers);
+		if (likely(f[i].owner == lc->index))
+			lcf_pipeline_prefetch(lc->pipe, f[i].msg.tag);
 	}
+	for (i = 0; i < nb; i++) {
+		if (f[i].cls != LCF_FRAME_PIPELINE)
+			sw_not_pipeline(lc, pkts[i], port, now, f[i].cls,
+					f[i].reason);
+		else if (likely(f[i].owner == lc->index))
+			sw_pipeline(lc, pkts[i], port, false, 0, &f[i].view,
+				    &f[i].msg);
+		else
+			ob->m[f[i].owner][ob->n[f[i].owner]++] = pkts[i];
+	}
+}
+
+static inline void
+sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
+	 uint16_t port, uint64_t now, struct sw_outbox *ob)
+{
+	if (unlikely(lc->fault != NULL))
+		sw_burst_faults(lc, pkts, nb, port, now, ob);
+	else
+		sw_burst_prefetched(lc, pkts, nb, port, now, ob);
 	if (lc->n_resubmit != 0)
-		sw_resubmit_run(lc, now);
+		sw_resubmit_run(lc);
 	if (sw_app.n_workers > 1)
 		sw_outbox_flush(lc, ob);
 }
@@ -239,11 +320,10 @@ sw_ring_drain(struct sw_lcore *lc, uint64_t now)
 		if (i + SW_PREFETCH_OFFSET < nb)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
 						       void *));
-		sw_ingress(lc, pkts[i], sw_app.tport_of[pkts[i]->port], false,
-			   0, now);
+		sw_ingress(lc, pkts[i], sw_app.tport_of[pkts[i]->port], now);
 	}
 	if (lc->n_resubmit != 0)
-		sw_resubmit_run(lc, now);
+		sw_resubmit_run(lc);
 	return nb;
 }
 
@@ -292,13 +372,13 @@ sw_fault_release(struct sw_lcore *lc, uint64_t now, struct sw_outbox *ob)
 		sw_rx_one(lc, m, port, now, ob);
 		if (++n == SW_MAX_PKT_BURST) {
 			if (lc->n_resubmit != 0)
-				sw_resubmit_run(lc, now);
+				sw_resubmit_run(lc);
 			sw_outbox_flush(lc, ob);
 			n = 0;
 		}
 	}
 	if (lc->n_resubmit != 0)
-		sw_resubmit_run(lc, now);
+		sw_resubmit_run(lc);
 	sw_outbox_flush(lc, ob);
 	while ((m = fault_pop(lc->fault, FAULT_OUT, now, &port)) != NULL)
 		egress_tx(lc, port, m);
@@ -378,9 +458,13 @@ sw_lcore_main(__rte_unused void *arg)
 			const uint16_t port = lc->rxq[i].tport;
 			uint16_t nb;
 
-			nb = rte_eth_rx_burst(sw_app.ports[port].port_id,
-					      lc->rxq[i].queue, pkts,
-					      SW_MAX_PKT_BURST);
+			if (lc->rxq[i].bench != NULL)
+				nb = bench_rx_burst(lc->rxq[i].bench, pkts,
+						    SW_MAX_PKT_BURST);
+			else
+				nb = rte_eth_rx_burst(sw_app.ports[port].port_id,
+						      lc->rxq[i].queue, pkts,
+						      SW_MAX_PKT_BURST);
 			if (nb == 0)
 				continue;
 			work += nb;

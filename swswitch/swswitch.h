@@ -49,6 +49,7 @@ extern int sw_logtype;
 
 struct l2_table;
 struct fault_lcore;
+struct bench_rx;
 
 /* Per topology port, per lcore. Written by the owning lcore only. */
 struct sw_port_stats {
@@ -68,20 +69,24 @@ struct egress_stats {
 };
 
 /*
- * A packet waiting for its second pass. The mbuf is kept unmodified; like the
- * hardware, the second pass re-parses it and only the 8-byte metadata and
- * the ingress port travel with it.
+ * A packet waiting for its second pass. The mbuf is kept unmodified; of the
+ * pipeline's state only the 8-byte metadata and the ingress port travel with
+ * it, as on the hardware. The parse of the unmodified frame is kept too: a
+ * second parse would find the same, at the cost of a parse.
  */
 struct sw_resubmit {
 	struct rte_mbuf *m;
 	uint64_t meta;
 	uint16_t port;
+	struct lcf_frame_view view;
+	struct lcf_msg msg;
 };
 
 /* One receive queue a worker polls. */
 struct sw_rxq {
 	uint16_t tport;      /* topology port */
 	uint16_t queue;      /* DPDK rx queue id */
+	struct bench_rx *bench; /* --bench-rx: polled instead of the queue */
 };
 
 /* Per-worker dispatch counters (docs/SWSWITCH.md "Multi-lcore"). */

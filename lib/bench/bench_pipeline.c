@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Pipeline micro-benchmark: the cost of lcf_pipeline_process() alone, with
- * no I/O, on coherence traffic that keeps the pipeline honest (every request
- * that gets its lock is followed by its unlock, so locks are released and
- * scores reset, as with real requesters).
+ * no I/O, in bursts of 32 whose tags are prefetched first (as swswitch does
+ * with a parsed burst), on coherence traffic that keeps the pipeline honest
+ * (every request that gets its lock is followed by its unlock, so locks are
+ * released and scores reset, as with real requesters).
  *
  *   bench_pipeline [--profile tofino|large] [--blocks N] [--owned PCT]
  *                  [--zipf S] [--read PCT] [--events N] [--csv FILE]
@@ -215,6 +216,9 @@ main(int argc, char **argv)
 
 		if (n > BURST)
 			n = BURST;
+		/* As swswitch does with a parsed burst. */
+		for (uint32_t i = 0; i < n; i++)
+			lcf_pipeline_prefetch(p, ev[first + i].m.tag);
 		for (uint32_t i = 0; i < n; i++) {
 			struct lcf_ingress ing = { .port = ev[first + i].port };
 

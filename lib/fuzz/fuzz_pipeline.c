@@ -48,6 +48,10 @@ check_locks(void)
 
 			CHECK(!((l & LCF_LOCK_WRITER) && (l & LCF_LOCK_READERS)));
 			CHECK(pipe_->tag[w][s] != 0 || l == 0);
+			/* The summary never misses a tag the ways hold. */
+			CHECK(pipe_->tag[w][s] == 0 ||
+			      lcf_summary_maybe(pipe_, pipe_->tag[w][s] &
+						       ~LCF_TAG_VALID));
 		}
 }
 

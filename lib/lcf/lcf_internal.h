@@ -8,6 +8,9 @@
 
 #include "lcf_pipeline.h"
 
+/* Arrays start on their own cache line. */
+#define LCF_ALIGN_64(x) (((x) + 63) & ~(size_t)63)
+
 /* Bit 63 marks a valid TAG entry (docs/PROTOCOL.md section 4). */
 #define LCF_TAG_VALID (1ull << 63)
 
@@ -27,6 +30,10 @@ struct lcf_pipeline {
 	uint32_t n_requesters;
 	uint32_t way_seed[LCF_MAX_WAYS];
 
+	void *regs;                         /* TAG, meta, summary: one mapping */
+	size_t regs_bytes;
+	uint8_t *summary;                   /* see lcf_summary_maybe() */
+	uint32_t summary_mask;
 	uint64_t *tag[LCF_MAX_WAYS];        /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
 	uint16_t (*scoreboard)[2];          /* [requester][seq parity] */
@@ -35,8 +42,26 @@ struct lcf_pipeline {
 	struct lcf_counters ctr;
 };
 
-/** CRC32C of a 64-bit value with initial value `init`. */
-uint32_t lcf_crc32c_u64(uint32_t init, uint64_t v);
+/*
+ * CRC32C of a 64-bit value with initial value `init`. Inline: every pass
+ * hashes the tag once per way, and a call per way cost more than the hash.
+ */
+static inline uint32_t
+lcf_crc32c_u64(uint32_t init, uint64_t v)
+{
+#ifdef __SSE4_2__
+	return (uint32_t)__builtin_ia32_crc32di(init, v);
+#else
+	/* Reflected Castagnoli polynomial, as the SSE4.2 instruction uses. */
+	uint32_t crc = init;
+
+	for (int i = 0; i < 64; i++) {
+		crc ^= (uint32_t)(v >> i) & 1;
+		crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+	}
+	return crc;
+#endif
+}
 
 /** Slot of `tag` in way `way` for a built pipeline. */
 static inline uint32_t
@@ -45,6 +70,51 @@ lcf_slot(const struct lcf_pipeline *p, uint32_t way, uint64_t tag)
 	uint32_t h = lcf_crc32c_u64(p->way_seed[way], tag);
 
 	return (uint32_t)(((uint64_t)h * p->cfg.slots_per_way) >> 32);
+}
+
+/*
+ * The tag summary: a counting filter over the tags held in the TAG ways, so
+ * that a tag in none of them (a block the switch does not own: a third of
+ * the passes in docs/PERFORMANCE.md) costs one probe instead of one per way.
+ * It is an index of the TAG registers kept by swswitch, not a register of
+ * the modelled switch: it never changes what a pass does, only how fast a
+ * miss is found, and it is left out of the footprint and the digest.
+ * Counters stick at 255 (that bucket then always answers "maybe"), so an
+ * overflow costs speed, never a wrong miss.
+ */
+#define LCF_SUMMARY_SEED 0x85ebca6bu
+#define LCF_SUMMARY_STUCK 255
+
+static inline uint8_t *
+lcf_summary_at(const struct lcf_pipeline *p, uint64_t tag)
+{
+	return &p->summary[lcf_crc32c_u64(LCF_SUMMARY_SEED, tag) &
+			   p->summary_mask];
+}
+
+/** False when `tag` is certainly in no TAG way. */
+static inline bool
+lcf_summary_maybe(const struct lcf_pipeline *p, uint64_t tag)
+{
+	return *lcf_summary_at(p, tag) != 0;
+}
+
+static inline void
+lcf_summary_add(struct lcf_pipeline *p, uint64_t tag)
+{
+	uint8_t *c = lcf_summary_at(p, tag);
+
+	if (*c != LCF_SUMMARY_STUCK)
+		(*c)++;
+}
+
+static inline void
+lcf_summary_del(struct lcf_pipeline *p, uint64_t tag)
+{
+	uint8_t *c = lcf_summary_at(p, tag);
+
+	if (*c != LCF_SUMMARY_STUCK)
+		(*c)--;
 }
 
 /** Seed of way `way` (docs/PROTOCOL.md: 0x9e3779b9 * (w + 1) + salt). */

@@ -13,7 +13,11 @@
 
 /* The per-pass packet header vector: the header plus pipeline metadata. */
 struct lcf_phv {
-	struct lcf_msg m;           /* header as it will leave the switch */
+	/* The header as it will leave the switch. It is the result's `out`,
+	 * not a copy of it: stages change single fields, and copying the
+	 * whole header out after such narrow stores would stall on store
+	 * forwarding. */
+	struct lcf_msg *m;
 	uint32_t req;               /* requester index */
 	uint32_t home;              /* home node of the tag */
 	uint32_t slot[LCF_MAX_WAYS];
@@ -72,15 +76,13 @@ res_drop(struct lcf_pipeline *p, struct lcf_result *res, enum lcf_drop why)
 }
 
 static void
-res_emit(struct lcf_pipeline *p, struct lcf_result *res,
-	 const struct lcf_phv *phv, enum lcf_action a, uint32_t to_nodes,
-	 bool from_switch)
+res_emit(struct lcf_pipeline *p, struct lcf_result *res, enum lcf_action a,
+	 uint32_t to_nodes, bool from_switch)
 {
 	res->verdict = LCF_V_EMIT;
 	res->action = a;
 	res->to_nodes = to_nodes;
 	res->from_switch = from_switch;
-	res->out = phv->m;
 	p->ctr.action[a]++;
 }
 
@@ -98,12 +100,12 @@ static void
 res_reply(struct lcf_pipeline *p, struct lcf_result *res, struct lcf_phv *phv,
 	  uint8_t type, uint8_t flags, enum lcf_action a)
 {
-	uint8_t orig = phv->m.type;
+	uint8_t orig = phv->m->type;
 
-	phv->m.type = type;
-	phv->m.flags = flags;
-	phv->m.aux = (uint32_t)orig << 24;
-	res_emit(p, res, phv, a, node_bit(phv->m.node), true);
+	phv->m->type = type;
+	phv->m->flags = flags;
+	phv->m->aux = (uint32_t)orig << 24;
+	res_emit(p, res, a, node_bit(phv->m->node), true);
 }
 
 /* MIGRATE_ACK to the home agent, mirrored to the shadow node. */
@@ -111,12 +113,12 @@ static void
 res_migrate_ack(struct lcf_pipeline *p, struct lcf_result *res,
 		struct lcf_phv *phv, int way, bool fail, enum lcf_action a)
 {
-	uint8_t orig = phv->m.type;
+	uint8_t orig = phv->m->type;
 
-	phv->m.type = LCF_T_MIGRATE_ACK;
-	phv->m.flags = LCF_F_IN_SWITCH | (fail ? LCF_F_FAIL : 0);
-	phv->m.aux = (uint32_t)orig << 24 | (uint32_t)(way & 0xff) << 16;
-	res_emit(p, res, phv, a, node_bit(phv->m.node), true);
+	phv->m->type = LCF_T_MIGRATE_ACK;
+	phv->m->flags = LCF_F_IN_SWITCH | (fail ? LCF_F_FAIL : 0);
+	phv->m->aux = (uint32_t)orig << 24 | (uint32_t)(way & 0xff) << 16;
+	res_emit(p, res, a, node_bit(phv->m->node), true);
 	if (p->cfg.shadow >= 0) {
 		res->mirror_nodes = node_bit((uint32_t)p->cfg.shadow);
 		p->ctr.action[LCF_A_MIRROR_SHADOW]++;
@@ -129,7 +131,7 @@ static enum lcf_drop
 lcf_stage_parse(const struct lcf_pipeline *p, const struct lcf_ingress *ing,
 		struct lcf_phv *phv)
 {
-	const struct lcf_msg *m = &phv->m;
+	const struct lcf_msg *m = phv->m;
 
 	if (!(p->cfg.node_mask & node_bit(m->node)))
 		return LCF_DROP_NODE_UNKNOWN;
@@ -153,9 +155,9 @@ lcf_stage_last_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 {
 	uint32_t *lu = &p->last_unlock[phv->req];
 
-	phv->unlock_exec = lcf_seq_after(phv->m.seq, *lu);
+	phv->unlock_exec = lcf_seq_after(phv->m->seq, *lu);
 	if (phv->unlock_exec)
-		*lu = phv->m.seq;
+		*lu = phv->m->seq;
 }
 
 /*
@@ -169,7 +171,7 @@ static bool
 lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
 			    const struct lcf_phv *phv)
 {
-	return !lcf_seq_after(phv->m.seq, p->last_unlock[phv->req]);
+	return !lcf_seq_after(phv->m->seq, p->last_unlock[phv->req]);
 }
 
 /* ---- stage 1: TAG ways ------------------------------------------------- */
@@ -177,13 +179,19 @@ lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
 static void
 lcf_stage_tag_lookup(const struct lcf_pipeline *p, struct lcf_phv *phv)
 {
-	uint64_t key = phv->m.tag | LCF_TAG_VALID;
+	uint64_t key = phv->m->tag | LCF_TAG_VALID;
 
 	phv->hit_way = -1;
+	/* A tag in no way is found without probing them: what a miss does
+	 * next needs no slot (lcf_stage_tag_insert hashes its own). */
+	if (!lcf_summary_maybe(p, phv->m->tag))
+		return;
 	for (uint32_t w = 0; w < p->cfg.ways; w++) {
-		phv->slot[w] = lcf_slot(p, w, phv->m.tag);
-		if (phv->hit_way < 0 && p->tag[w][phv->slot[w]] == key)
+		phv->slot[w] = lcf_slot(p, w, phv->m->tag);
+		if (p->tag[w][phv->slot[w]] == key) {
 			phv->hit_way = (int)w;
+			return;
+		}
 	}
 }
 
@@ -191,15 +199,18 @@ lcf_stage_tag_lookup(const struct lcf_pipeline *p, struct lcf_phv *phv)
 static int
 lcf_stage_tag_insert(struct lcf_pipeline *p, struct lcf_phv *phv)
 {
-	uint64_t key = phv->m.tag | LCF_TAG_VALID;
+	uint64_t key = phv->m->tag | LCF_TAG_VALID;
 
 	for (uint32_t w = 0; w < p->cfg.ways; w++) {
-		uint64_t *t = &p->tag[w][phv->slot[w]];
+		uint64_t *t;
 
+		phv->slot[w] = lcf_slot(p, w, phv->m->tag);
+		t = &p->tag[w][phv->slot[w]];
 		if (*t == key)
 			return -(int)w - 1; /* raced with a duplicate: in place */
 		if (*t == 0) {
 			*t = key;
+			lcf_summary_add(p, phv->m->tag);
 			return (int)w;
 		}
 	}
@@ -227,8 +238,8 @@ lcf_stage_lock(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
 				  (md->lock & LCF_LOCK_READERS) != LCF_LOCK_READERS;
 	if (phv->lock_taken)
 		md->lock = write ? LCF_LOCK_WRITER : (uint16_t)(md->lock + 1);
-	phv->m.gstatus = md->gstatus;
-	phv->m.copyset = md->copyset;
+	phv->m->gstatus = md->gstatus;
+	phv->m->copyset = md->copyset;
 }
 
 /* Undo a lock taken by the first pass whose check failed. */
@@ -241,8 +252,8 @@ lcf_stage_lock_release(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
 		md->lock &= (uint16_t)~LCF_LOCK_WRITER;
 	else if (md->lock & LCF_LOCK_READERS)
 		md->lock--;
-	phv->m.gstatus = md->gstatus;
-	phv->m.copyset = md->copyset;
+	phv->m->gstatus = md->gstatus;
+	phv->m->copyset = md->copyset;
 }
 
 /* Executed unlock: release and install the requester's new metadata. */
@@ -252,21 +263,21 @@ lcf_stage_lock_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 	struct lcf_meta *md = hit_meta(p, phv);
 
 	if (phv->unlock_exec) {
-		if (phv->m.type == LCF_T_READ_UNLOCK) {
+		if (phv->m->type == LCF_T_READ_UNLOCK) {
 			uint16_t readers = md->lock & LCF_LOCK_READERS;
 			uint16_t sub = phv->score < readers ? phv->score : readers;
 
 			md->lock = (uint16_t)((md->lock & LCF_LOCK_WRITER) |
 					      (readers - sub));
-			md->copyset |= phv->m.copyset & p->cfg.node_mask;
+			md->copyset |= phv->m->copyset & p->cfg.node_mask;
 		} else {
 			md->lock &= (uint16_t)~LCF_LOCK_WRITER;
-			md->copyset = phv->m.copyset & p->cfg.node_mask;
+			md->copyset = phv->m->copyset & p->cfg.node_mask;
 		}
-		md->gstatus = phv->m.gstatus;
+		md->gstatus = phv->m->gstatus;
 	}
-	phv->m.gstatus = md->gstatus;
-	phv->m.copyset = md->copyset;
+	phv->m->gstatus = md->gstatus;
+	phv->m->copyset = md->copyset;
 }
 
 /* Resubmitted REMOVE: read the metadata out and clear the slot. */
@@ -275,8 +286,8 @@ lcf_stage_lock_clear(struct lcf_pipeline *p, struct lcf_phv *phv)
 {
 	struct lcf_meta *md = hit_meta(p, phv);
 
-	phv->m.gstatus = md->gstatus;
-	phv->m.copyset = md->copyset;
+	phv->m->gstatus = md->gstatus;
+	phv->m->copyset = md->copyset;
 	memset(md, 0, sizeof(*md));
 }
 
@@ -286,7 +297,7 @@ static void
 lcf_stage_scoreboard(struct lcf_pipeline *p, struct lcf_phv *phv, int delta,
 		     bool reset)
 {
-	uint16_t *sc = &p->scoreboard[phv->req][phv->m.seq & 1];
+	uint16_t *sc = &p->scoreboard[phv->req][phv->m->seq & 1];
 
 	if (reset)
 		*sc = 0;
@@ -317,12 +328,12 @@ static const struct check_row lcf_check_table[LCF_T_PIPELINE_LAST + 1] = {
 static bool
 lcf_table_check(const struct lcf_phv *phv)
 {
-	const struct check_row *row = &lcf_check_table[phv->m.type];
-	bool in = phv->m.copyset & node_bit(phv->m.node);
+	const struct check_row *row = &lcf_check_table[phv->m->type];
+	bool in = phv->m->copyset & node_bit(phv->m->node);
 
 	if (in != (row->cs_test == CS_IN))
 		return false;
-	return row->gstatus == GS_ANY || row->gstatus == phv->m.gstatus;
+	return row->gstatus == GS_ANY || row->gstatus == phv->m->gstatus;
 }
 
 /* ---- stage 6: forward table (Table 3) ---------------------------------- */
@@ -345,7 +356,7 @@ static uint32_t
 pick_provider(const struct lcf_pipeline *p, const struct lcf_phv *phv,
 	      uint32_t set)
 {
-	uint64_t event = (uint64_t)phv->req << 32 | phv->m.seq;
+	uint64_t event = (uint64_t)phv->req << 32 | phv->m->seq;
 
 	return lcf_random_node(set, lcf_crc32c_u64(p->cfg.seed, event));
 }
@@ -354,42 +365,42 @@ static void
 lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
 		  struct lcf_result *res)
 {
-	uint32_t cs = phv->m.copyset, self = node_bit(phv->m.node);
-	uint8_t fwd = lcf_forward_table[phv->m.type][phv->m.gstatus];
+	uint32_t cs = phv->m->copyset, self = node_bit(phv->m->node);
+	uint8_t fwd = lcf_forward_table[phv->m->type][phv->m->gstatus];
 
-	phv->m.flags = LCF_F_IN_SWITCH;
+	phv->m->flags = LCF_F_IN_SWITCH;
 	/* Metadata no correct unlock produces: the home node owns the data. */
 	if (cs == 0 && fwd != LCF_FWD_HOME && fwd != LCF_FWD_RETURN)
 		fwd = LCF_FWD_HOME;
 
 	switch (fwd) {
 	case LCF_FWD_HOME:
-		res_emit(p, res, phv, LCF_A_FWD_HOME, node_bit(phv->home), false);
+		res_emit(p, res, LCF_A_FWD_HOME, node_bit(phv->home), false);
 		break;
 	case LCF_FWD_OWNER:
 		res->provider = (uint16_t)__builtin_ctz(cs);
-		res_emit(p, res, phv, LCF_A_FWD_OWNER, node_bit(res->provider),
+		res_emit(p, res, LCF_A_FWD_OWNER, node_bit(res->provider),
 			 false);
 		break;
 	case LCF_FWD_PROVIDER:
 		res->provider = (uint16_t)pick_provider(p, phv, cs);
-		res_emit(p, res, phv, LCF_A_FWD_PROVIDER,
+		res_emit(p, res, LCF_A_FWD_PROVIDER,
 			 node_bit(res->provider), false);
 		break;
 	case LCF_FWD_MCAST_PROV:
 		res->provider = (uint16_t)pick_provider(p, phv, cs);
-		res_emit(p, res, phv, LCF_A_MCAST_INVALIDATE, cs, false);
+		res_emit(p, res, LCF_A_MCAST_INVALIDATE, cs, false);
 		break;
 	case LCF_FWD_MCAST_OTHERS:
 		if ((cs & ~self) == 0)
-			res_emit(p, res, phv, LCF_A_ACK_SOLE_HOLDER, self, true);
+			res_emit(p, res, LCF_A_ACK_SOLE_HOLDER, self, true);
 		else
-			res_emit(p, res, phv, LCF_A_MCAST_INVALIDATE, cs & ~self,
+			res_emit(p, res, LCF_A_MCAST_INVALIDATE, cs & ~self,
 				 false);
 		break;
 	case LCF_FWD_RETURN:
 	default: /* no row: the check table lets nothing else through */
-		res_emit(p, res, phv, LCF_A_RETURN_EVICT, self, true);
+		res_emit(p, res, LCF_A_RETURN_EVICT, self, true);
 		break;
 	}
 }
@@ -400,7 +411,7 @@ static void
 pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	     struct lcf_result *res)
 {
-	bool write = phv->m.type != LCF_T_READ_MISS;
+	bool write = phv->m->type != LCF_T_READ_MISS;
 
 	if (lcf_stage_last_unlock_stale(p, phv)) {
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
@@ -433,7 +444,7 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 static void
 pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
-	uint8_t type = phv->m.type;
+	uint8_t type = phv->m->type;
 	struct lcf_meta *md;
 
 	lcf_stage_tag_lookup(p, phv);
@@ -443,14 +454,14 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 			return;
 		}
 		md = hit_meta(p, phv);
-		phv->m.gstatus = md->gstatus;
-		phv->m.copyset = md->copyset;
+		phv->m->gstatus = md->gstatus;
+		phv->m->copyset = md->copyset;
 		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
 		return;
 	}
 	if (phv->hit_way < 0) {
-		phv->m.flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-		res_emit(p, res, phv, LCF_A_TAG_MISS_HOME, node_bit(phv->home),
+		phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+		res_emit(p, res, LCF_A_TAG_MISS_HOME, node_bit(phv->home),
 			 false);
 		return;
 	}
@@ -492,7 +503,7 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 	uint32_t op = rs_op(md), way = rs_way(md);
 	int w;
 
-	if (op != expected_rs_op(phv->m.type) || !rs_reserved_clear(md) ||
+	if (op != expected_rs_op(phv->m->type) || !rs_reserved_clear(md) ||
 	    way >= p->cfg.ways || rs_lock_kind(md) > 1) {
 		res_drop(p, res, LCF_DROP_BAD_RESUBMIT);
 		return;
@@ -514,10 +525,10 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		}
 		/* Only existing nodes may be multicast to (as a Tofino's
 		 * multicast group holds only their ports). */
-		phv->m.copyset &= p->cfg.node_mask;
+		phv->m->copyset &= p->cfg.node_mask;
 		p->meta[w][phv->slot[w]] = (struct lcf_meta){
-			.copyset = phv->m.copyset,
-			.gstatus = phv->m.gstatus,
+			.copyset = phv->m->copyset,
+			.gstatus = phv->m->gstatus,
 		};
 		res_migrate_ack(p, res, phv, w, false, LCF_A_ADD_OK);
 		return;
@@ -548,10 +559,21 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		break;
 	default: /* LCF_RS_REMOVE */
 		p->tag[way][phv->slot[way]] = 0;
+		lcf_summary_del(p, phv->m->tag);
 		lcf_stage_lock_clear(p, phv);
 		res_migrate_ack(p, res, phv, (int)way, false, LCF_A_REMOVE_OK);
 		break;
 	}
+}
+
+void
+lcf_pipeline_prefetch(const struct lcf_pipeline *p, uint64_t tag)
+{
+	uint32_t s0 = lcf_slot(p, 0, tag);
+
+	__builtin_prefetch(lcf_summary_at(p, tag));
+	__builtin_prefetch(&p->tag[0][s0]);
+	__builtin_prefetch(&p->meta[0][s0]);
 }
 
 void
@@ -577,7 +599,8 @@ lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
 	res->mirror_nodes = 0;
 	res->from_switch = false;
 	res->drop_reason = LCF_DROP_NONE;
-	phv.m = *msg;
+	res->out = *msg;
+	phv.m = &res->out;
 	phv.lock_taken = false;
 	phv.unlock_exec = false;
 	phv.score = 0;

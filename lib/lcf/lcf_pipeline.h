@@ -101,8 +101,8 @@ enum lcf_action {
  * Forward table (paper Table 3): X(type, gstatus, forward action).
  *  HOME         to the home node
  *  OWNER        to the copyset's single node, as data provider
- *  PROVIDER     to one random copyset node, as data provider
- *  MCAST_PROV   multicast to the copyset, one random node is data provider
+ *  PROVIDER     to one copyset node, as data provider (hashed per event)
+ *  MCAST_PROV   multicast to the copyset, one node (hashed per event) is data provider
  *  MCAST_OTHERS multicast to copyset minus requester (or return to it when
  *               it is the only holder: the direct ACK)
  *  RETURN       return to the requester
@@ -204,7 +204,7 @@ struct lcf_footprint {
 
 struct lcf_pipeline;
 
-/** One xorshift32 step of `*state` (never 0); the data-provider PRNG. */
+/** One xorshift32 step of `*state` (never 0); the home agent's provider draw. */
 static inline uint32_t
 lcf_xorshift32(uint32_t *state)
 {
@@ -218,8 +218,8 @@ lcf_xorshift32(uint32_t *state)
 }
 
 /**
- * The data provider chosen among the non-empty node set `set` with random
- * value `r`: its k-th set bit, k = r mod popcount(set). The switch and the
+ * The data provider chosen among the non-empty node set `set` with random or
+ * hashed value `r`: its k-th set bit, k = r mod popcount(set). The switch and the
  * home agents choose by this same rule.
  */
 static inline uint16_t
@@ -269,6 +269,17 @@ void lcf_pipeline_reset(struct lcf_pipeline *p);
 void lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
 			  const struct lcf_ingress *ing, struct lcf_result *res);
 
+/**
+ * Hint that a pass for `tag` follows soon: starts the loads of what the
+ * pass will most likely read, the tag's entry in the tag summary (which
+ * answers a miss without probing the ways) and its slot in way 0 of TAG
+ * and LOCK+G-STATUS+COPYSET (most blocks live in way 0, as ways fill in
+ * stage order). A caller holding a burst
+ * calls it a few packets ahead, so the cache misses of later packets overlap
+ * the processing of earlier ones. Reads and writes no register or counter.
+ */
+void lcf_pipeline_prefetch(const struct lcf_pipeline *p, uint64_t tag);
+
 /** Count a drop found before the pipeline (wire validation). */
 void lcf_pipeline_count_drop(struct lcf_pipeline *p, enum lcf_drop reason);
 
@@ -295,7 +306,7 @@ int lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
 void lcf_pipeline_way_occupancy(const struct lcf_pipeline *p, uint32_t *occ);
 
 /**
- * A 64-bit digest of every register array (not the counters nor the PRNG).
+ * A 64-bit digest of every register array (not the counters).
  * Equal digests before and after a packet mean it changed no state.
  */
 uint64_t lcf_pipeline_digest(const struct lcf_pipeline *p);

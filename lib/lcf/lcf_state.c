@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lcf_internal.h"
 #include "topo.h"
@@ -23,32 +24,6 @@ lcf_action_name(enum lcf_action a)
 	if ((unsigned)a >= LCF_A_MAX)
 		return "unknown";
 	return lcf_action_names[a];
-}
-
-#ifndef __SSE4_2__
-/* Reflected Castagnoli polynomial, as the SSE4.2 crc32 instruction uses. */
-static uint32_t
-crc32c_byte(uint32_t crc, uint8_t b)
-{
-	crc ^= b;
-	for (int i = 0; i < 8; i++)
-		crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
-	return crc;
-}
-#endif
-
-uint32_t
-lcf_crc32c_u64(uint32_t init, uint64_t v)
-{
-#ifdef __SSE4_2__
-	return (uint32_t)__builtin_ia32_crc32di(init, v);
-#else
-	uint32_t crc = init;
-
-	for (int i = 0; i < 8; i++)
-		crc = crc32c_byte(crc, (uint8_t)(v >> (8 * i)));
-	return crc;
-#endif
 }
 
 void
@@ -84,6 +59,49 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 		    fp->scoreboard + fp->last_unlock;
 }
 
+/* 16 MiB: the large profile's 16.8M slots at half that load. */
+#define LCF_SUMMARY_MAX (1u << 24)
+
+/*
+ * The TAG and LOCK+G-STATUS+COPYSET arrays of every way and the tag summary,
+ * in one mapping (zero-filled, as power-on registers are) that the kernel is
+ * asked to back with huge pages: a pass probes up to 10 TAG ways, each in a
+ * different array, and with 4 KiB pages nearly every probe of the tofino
+ * profile's 5.4 MiB would also miss the TLB.
+ */
+static int
+lcf_regs_alloc(struct lcf_pipeline *p)
+{
+	const size_t tag_b = LCF_ALIGN_64(p->cfg.slots_per_way * sizeof(uint64_t));
+	const size_t meta_b = LCF_ALIGN_64(p->cfg.slots_per_way *
+					   sizeof(struct lcf_meta));
+	uint64_t buckets = 64;
+	uint8_t *r;
+
+	/* At most half full when every slot is: few false "maybe"s. */
+	while (buckets < 2ull * p->cfg.ways * p->cfg.slots_per_way &&
+	       buckets < LCF_SUMMARY_MAX)
+		buckets <<= 1;
+	p->summary_mask = (uint32_t)(buckets - 1);
+	p->regs_bytes = (tag_b + meta_b) * p->cfg.ways + buckets;
+	r = mmap(NULL, p->regs_bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r == MAP_FAILED)
+		return -ENOMEM;
+#ifdef MADV_HUGEPAGE
+	/* Advice only: without transparent huge pages it still works. */
+	(void)madvise(r, p->regs_bytes, MADV_HUGEPAGE);
+#endif
+	p->regs = r;
+	p->summary = r + (tag_b + meta_b) * p->cfg.ways;
+	for (uint32_t w = 0; w < p->cfg.ways; w++) {
+		p->tag[w] = (uint64_t *)(r + w * tag_b);
+		p->meta[w] = (struct lcf_meta *)(r + p->cfg.ways * tag_b +
+						 w * meta_b);
+	}
+	return 0;
+}
+
 struct lcf_pipeline *
 lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 {
@@ -100,13 +118,10 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 		return NULL;
 	p->cfg = *cfg;
 	p->n_requesters = LCF_MAX_NODES * cfg->threads_per_node;
-	for (uint32_t w = 0; w < cfg->ways; w++) {
+	for (uint32_t w = 0; w < cfg->ways; w++)
 		p->way_seed[w] = lcf_way_seed(cfg, w);
-		p->tag[w] = calloc(cfg->slots_per_way, sizeof(uint64_t));
-		p->meta[w] = calloc(cfg->slots_per_way, sizeof(struct lcf_meta));
-		if (p->tag[w] == NULL || p->meta[w] == NULL)
-			goto nomem;
-	}
+	if (lcf_regs_alloc(p) != 0)
+		goto nomem;
 	p->scoreboard = calloc(p->n_requesters, sizeof(*p->scoreboard));
 	p->last_unlock = calloc(p->n_requesters, sizeof(*p->last_unlock));
 	if (p->scoreboard == NULL || p->last_unlock == NULL)
@@ -123,10 +138,8 @@ lcf_pipeline_free(struct lcf_pipeline *p)
 {
 	if (p == NULL)
 		return;
-	for (uint32_t w = 0; w < p->cfg.ways; w++) {
-		free(p->tag[w]);
-		free(p->meta[w]);
-	}
+	if (p->regs != NULL)
+		munmap(p->regs, p->regs_bytes);
 	free(p->scoreboard);
 	free(p->last_unlock);
 	free(p);
@@ -140,6 +153,7 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 		memset(p->meta[w], 0,
 		       p->cfg.slots_per_way * sizeof(struct lcf_meta));
 	}
+	memset(p->summary, 0, (size_t)p->summary_mask + 1);
 	memset(p->scoreboard, 0, p->n_requesters * sizeof(*p->scoreboard));
 	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
 	memset(&p->ctr, 0, sizeof(p->ctr));

@@ -16,10 +16,12 @@
  *   0       LcfPrepare: topology tables, op select, field arithmetic
  *           [lcf_frame_classify, lcf_stage_parse]
  *   1       LcfValidate (drop rules) [lcf_msg_validate, lcf_stage_parse],
- *           LAST-UNLOCK [lcf_stage_last_unlock], TAG way 0
+ *           LAST-UNLOCK [lcf_stage_last_unlock, _stale], provider hash
+ *           [pick_provider's crc32c], TAG way 0
  *   w+1     TAG way w [lcf_stage_tag_lookup / lcf_stage_tag_insert]
  *   w+2     LOCK+G-STATUS+COPYSET way w [lcf_stage_lock*, _clear]
  *   W+2     SCOREBOARD [lcf_stage_scoreboard], provider/owner pick
+ *           [pick_provider, ctz]
  *   W+3     check table [lcf_table_check], forward table [lcf_table_forward]
  *   W+4     dispatch [res_* helpers of pass_first / pass_resubmitted]
  */
@@ -110,9 +112,11 @@ control LcfIngress(inout lcf_headers_t hdr,
         /* stage 0 */
         prepare.apply(hdr, md, ig_intr_md);
         /* stage 1: the verdict. The TAG lookups and LAST-UNLOCK below do
-         * not wait for it: the lookups are read-only, and the writes (ADD and
-         * REMOVE second passes, LAST-UNLOCK) belong to resubmitted packets,
-         * whose first pass was validated, and check rs_ok (stage 0). */
+         * not wait for it: the lookups and a request's LAST-UNLOCK read are
+         * read-only (a dropped packet's answer is never used), and the
+         * writes (ADD and REMOVE second passes, an unlock's LAST-UNLOCK)
+         * belong to resubmitted packets, whose first pass was validated, and
+         * check rs_ok (stage 0). */
         validate.apply(hdr, md, ig_prsr_md, ig_dprsr_md);
 
         if (md.to_lcf == 1 && hdr.lcf.isValid()) {

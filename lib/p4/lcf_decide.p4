@@ -56,22 +56,25 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             hdr.lcf.type : range;
             md.lk_old : range;
             md.lu_exec : ternary;
+            md.lu_stale : ternary;
         }
         actions = { took_inc; busy_read; took_only; busy_only; score_read;
                     score_dec; score_clear; sb_nop; }
         const default_action = sb_nop();
         const entries = {
+            /* stale request (LAST-UNLOCK): no score, NACKed by dispatch */
+            (SB_OP_ACQ, _, _, _, 1) : sb_nop();
             /* read lock taken <=> old LOCK < 0x7fff */
-            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x7ffe, _) : took_inc();
-            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, _, _)           : busy_read();
+            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x7ffe, _, 0) : took_inc();
+            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, _, _, 0)           : busy_read();
             /* write lock taken <=> old LOCK == 0 */
-            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0 .. 0, _) : took_inc();
-            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, _, _)      : busy_read();
-            (SB_OP_TOOK, _, 0 .. 0, _) : took_only();           /* REMOVE */
-            (SB_OP_TOOK, _, _, _)      : busy_only();
-            (SB_OP_READ, _, _, _)      : score_read();          /* unlock, pass 1 */
-            (SB_OP_DEC, _, _, _)       : score_dec();           /* RELEASE */
-            (SB_OP_CLEAR, _, _, 1)     : score_clear();         /* executed unlock */
+            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0 .. 0, _, 0) : took_inc();
+            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, _, _, 0)      : busy_read();
+            (SB_OP_TOOK, _, 0 .. 0, _, 0) : took_only();           /* REMOVE */
+            (SB_OP_TOOK, _, _, _, 0)      : busy_only();
+            (SB_OP_READ, _, _, _, 0)      : score_read();          /* unlock, pass 1 */
+            (SB_OP_DEC, _, _, _, 0)       : score_dec();           /* RELEASE */
+            (SB_OP_CLEAR, _, _, 1, 0)     : score_clear();         /* executed unlock */
         }
         size = 16;
     }
@@ -85,18 +88,25 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 }
 
 /* ---------------------------------------------------------------------------
- * Data provider and owner, same stage as the scoreboard. C:
- * pick_random_node() (k-th set bit, k = xorshift32 mod popcount) and
- * __builtin_ctz(copyset) for the owner.
+ * Data provider and owner, same stage as the scoreboard. C: pick_provider()
+ * (k-th set bit of the copyset, k = crc32c(seed, r << 32 | seq) mod
+ * popcount) and __builtin_ctz(copyset) for the owner.
+ *
+ * The provider is a function of the event (requester, seq), not of the pass:
+ * a retransmission that passes on the scoreboard must name the same provider
+ * as the first pass (PROTOCOL.md 4.2, Interpretation (data provider per
+ * event)). prov_sel is 5 bits of that same CRC (LcfLastUnlock, stage 1).
  *
  * Tofino has no popcount nor variable shift. pick_provider matches
- * (rnd, copyset) where rnd is a 5-bit Random: for each of 32 permutations of
- * the topology's nodes (seeded, made by topo_to_bfrt.py) it has one ternary
- * entry per node n, "n in copyset and no node before n in this permutation
- * is", in permutation order. The chosen node is thus random, and uniform over
- * the copyset when averaged over a family of random permutations; exactly
- * uniform only for copysets of at most 2 nodes. pick_owner is the same with
- * ascending order: the lowest set bit, as C's ctz.
+ * (prov_sel, copyset): for each of 32 permutations of the topology's nodes
+ * (seeded, made by topo_to_bfrt.py) it has one ternary entry per node n,
+ * "n in copyset and no node before n in this permutation is", in
+ * permutation order. The chosen node is thus deterministic per event, and
+ * uniform over the copyset when averaged over a family of random
+ * permutations; exactly uniform only for copysets of at most 2 nodes. It is
+ * not the node C picks for the same event (k-th set bit vs permutation).
+ * pick_owner is the same with ascending order: the lowest set bit, as
+ * C's ctz.
  * ------------------------------------------------------------------------- */
 control LcfPick(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
@@ -107,7 +117,7 @@ control LcfPick(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     action no_provider() { md.prov_node = LCF_NODE_NONE8; md.prov_port = 0; }
     table pick_provider {
         key = {
-            md.rnd : exact @name("rnd");
+            md.prov_sel : exact @name("rnd");
             md.blk_cs : ternary @name("copyset");
         }
         actions = { set_provider; no_provider; }

@@ -125,6 +125,15 @@ control LcfDispatch(inout lcf_headers_t hdr,
         block_md();
         lcf_action_ctr.count(ctr);
     }
+    /* C pass_request(), stale request: NACK before the LOCK stage, so the
+     * header keeps the packet's gstatus/copyset (no block_md()). */
+    action d_nack_stale() {
+        from_switch_to_requester();
+        hdr.lcf.type = LCF_T_NACK;
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = md.aux_type;
+        lcf_action_ctr.count(LCF_A_NACK_STALE);
+    }
     /* C res_reply(UNLOCK_ACK): gstatus/copyset after the pass */
     action d_unlock_ack(bit<8> ctr) {
         from_switch_to_requester();
@@ -191,45 +200,47 @@ control LcfDispatch(inout lcf_headers_t hdr,
             md.fwd_kind  : ternary @name("fwd_kind");
             md.lu_exec   : ternary @name("lu_exec");
             md.placed    : ternary @name("placed");
+            md.lu_stale  : ternary @name("lu_stale");
         }
         actions = {
             d_tag_miss; d_fwd_home; d_fwd_owner; d_fwd_provider;
             d_fwd_mcast_prov; d_fwd_mcast_others; d_fwd_sole_holder;
-            d_fwd_return; d_nack; d_unlock_ack; d_migrate_ack;
+            d_fwd_return; d_nack; d_nack_stale; d_unlock_ack; d_migrate_ack;
             d_add_collision; d_resubmit_add; d_resubmit_unlock;
             d_resubmit_remove; d_resubmit_release; d_bad_resubmit;
         }
         const default_action = d_bad_resubmit();
         /* (pass2, rs_op, type, hit, bad_way, took, score, check_ok,
-         *  fwd_kind, lu_exec, placed) */
+         *  fwd_kind, lu_exec, placed, lu_stale) */
         const entries = {
             /* ---- first pass: C pass_first() ---- */
-            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 0, _, _, _, _, _, _, _) : d_resubmit_add();
-            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 1, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_ADD_DUP);
-            (0, _, LCF_T_READ_MISS .. LCF_T_REMOVE_FROM_SWITCH, 0, _, _, _, _, _, _, _) : d_tag_miss();
-            (0, _, LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _, _, _, _, _, _, _) : d_resubmit_unlock();
-            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 1, _, _, _, _, _) : d_resubmit_remove();
-            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 0, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
-            /* C pass_request(): score gate, then check, then forward */
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, 0, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
-            (0, _, LCF_T_READ_MISS .. LCF_T_READ_MISS, 1, _, 1, _, 0, _, _, _) : d_resubmit_release(0);
-            (0, _, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 1, _, 0, _, _, _) : d_resubmit_release(1);
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, _, 0, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_HOME, _, _) : d_fwd_home();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_OWNER, _, _) : d_fwd_owner();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_PROVIDER, _, _) : d_fwd_provider();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_PROV, _, _) : d_fwd_mcast_prov();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_OTHERS, _, _) : d_fwd_mcast_others();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_SOLE_HOLDER, _, _) : d_fwd_sole_holder();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, _, _, _) : d_fwd_return();
+            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 0, _, _, _, _, _, _, _, _) : d_resubmit_add();
+            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 1, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_ADD_DUP);
+            (0, _, LCF_T_READ_MISS .. LCF_T_REMOVE_FROM_SWITCH, 0, _, _, _, _, _, _, _, _) : d_tag_miss();
+            (0, _, LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _, _, _, _, _, _, _, _) : d_resubmit_unlock();
+            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 1, _, _, _, _, _, _) : d_resubmit_remove();
+            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 0, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
+            /* C pass_request(): LAST-UNLOCK, score gate, check, forward */
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, _, _, _, _, 1) : d_nack_stale();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, 0, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
+            (0, _, LCF_T_READ_MISS .. LCF_T_READ_MISS, 1, _, 1, _, 0, _, _, _, _) : d_resubmit_release(0);
+            (0, _, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 1, _, 0, _, _, _, _) : d_resubmit_release(1);
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, _, 0, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_HOME, _, _, _) : d_fwd_home();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_OWNER, _, _, _) : d_fwd_owner();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_PROVIDER, _, _, _) : d_fwd_provider();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_PROV, _, _, _) : d_fwd_mcast_prov();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_OTHERS, _, _, _) : d_fwd_mcast_others();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_SOLE_HOLDER, _, _, _) : d_fwd_sole_holder();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, _, _, _, _) : d_fwd_return();
             /* ---- second pass: C pass_resubmitted() ---- */
-            (1, _, _, _, 1, _, _, _, _, _, _) : d_bad_resubmit();
-            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 1) : d_migrate_ack(LCF_A_ADD_OK);
-            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 0) : d_add_collision();
-            (1, LCF_RS_RELEASE, _, 1, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
-            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 1, _) : d_unlock_ack(LCF_A_UNLOCK_EXEC);
-            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 0, _) : d_unlock_ack(LCF_A_UNLOCK_DUP);
-            (1, LCF_RS_REMOVE, _, 1, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_REMOVE_OK);
+            (1, _, _, _, 1, _, _, _, _, _, _, _) : d_bad_resubmit();
+            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 1, _) : d_migrate_ack(LCF_A_ADD_OK);
+            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 0, _) : d_add_collision();
+            (1, LCF_RS_RELEASE, _, 1, _, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
+            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 1, _, _) : d_unlock_ack(LCF_A_UNLOCK_EXEC);
+            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 0, _, _) : d_unlock_ack(LCF_A_UNLOCK_DUP);
+            (1, LCF_RS_REMOVE, _, 1, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_REMOVE_OK);
         }
         size = 32;
     }
@@ -257,7 +268,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
     apply {
         if (md.drop == 0 && md.l2 == 0) {
             dispatch.apply();
-            if (md.hit == 1) {
+            if (md.hit == 1 && md.lu_stale == 0) {
                 retransmit.apply();
             }
         }

@@ -80,26 +80,27 @@ const bit<8> LCF_DROP_MAX                = 15;
  * Pipeline actions, one counter each: C LCF_ACTION_LIST(X), X(name, string);
  * the value is the enum position and the counter index in lcf_action_ctr.
  */
-const bit<8> LCF_A_TAG_MISS_HOME    = 0;   // tag_miss_to_home
-const bit<8> LCF_A_FWD_HOME         = 1;   // forward_home_unshared
-const bit<8> LCF_A_FWD_OWNER        = 2;   // forward_owner_modified
-const bit<8> LCF_A_FWD_PROVIDER     = 3;   // forward_data_provider_shared
-const bit<8> LCF_A_MCAST_INVALIDATE = 4;   // multicast_invalidate
-const bit<8> LCF_A_ACK_SOLE_HOLDER  = 5;   // ack_sole_holder
-const bit<8> LCF_A_RETURN_EVICT     = 6;   // return_eviction
-const bit<8> LCF_A_NACK_LOCK_BUSY   = 7;   // nack_lock_busy
-const bit<8> LCF_A_NACK_CHECK_FAIL  = 8;   // nack_check_failed
-const bit<8> LCF_A_RETRANSMIT_PASS  = 9;   // retransmit_passed_on_score
-const bit<8> LCF_A_RESUBMIT         = 10;  // resubmit
-const bit<8> LCF_A_UNLOCK_EXEC      = 11;  // unlock_executed
-const bit<8> LCF_A_UNLOCK_DUP       = 12;  // unlock_duplicate_ignored
-const bit<8> LCF_A_ADD_OK           = 13;  // add_to_switch_ok
-const bit<8> LCF_A_ADD_DUP          = 14;  // add_to_switch_duplicate
-const bit<8> LCF_A_ADD_COLLISION    = 15;  // add_to_switch_collision
-const bit<8> LCF_A_REMOVE_OK        = 16;  // remove_from_switch_ok
-const bit<8> LCF_A_MIRROR_SHADOW    = 17;  // mirror_to_shadow
-const bit<8> LCF_A_DROP             = 18;  // drop
-const bit<8> LCF_A_MAX              = 19;
+const bit<8> LCF_A_TAG_MISS_HOME    = 0; // tag_miss_to_home
+const bit<8> LCF_A_FWD_HOME         = 1; // forward_home_unshared
+const bit<8> LCF_A_FWD_OWNER        = 2; // forward_owner_modified
+const bit<8> LCF_A_FWD_PROVIDER     = 3; // forward_data_provider_shared
+const bit<8> LCF_A_MCAST_INVALIDATE = 4; // multicast_invalidate
+const bit<8> LCF_A_ACK_SOLE_HOLDER  = 5; // ack_sole_holder
+const bit<8> LCF_A_RETURN_EVICT     = 6; // return_eviction
+const bit<8> LCF_A_NACK_LOCK_BUSY   = 7; // nack_lock_busy
+const bit<8> LCF_A_NACK_CHECK_FAIL  = 8; // nack_check_failed
+const bit<8> LCF_A_NACK_STALE       = 9; // nack_stale_request
+const bit<8> LCF_A_RETRANSMIT_PASS  = 10; // retransmit_passed_on_score
+const bit<8> LCF_A_RESUBMIT         = 11; // resubmit
+const bit<8> LCF_A_UNLOCK_EXEC      = 12; // unlock_executed
+const bit<8> LCF_A_UNLOCK_DUP       = 13; // unlock_duplicate_ignored
+const bit<8> LCF_A_ADD_OK           = 14; // add_to_switch_ok
+const bit<8> LCF_A_ADD_DUP          = 15; // add_to_switch_duplicate
+const bit<8> LCF_A_ADD_COLLISION    = 16; // add_to_switch_collision
+const bit<8> LCF_A_REMOVE_OK        = 17; // remove_from_switch_ok
+const bit<8> LCF_A_MIRROR_SHADOW    = 18; // mirror_to_shadow
+const bit<8> LCF_A_DROP             = 19; // drop
+const bit<8> LCF_A_MAX              = 20;
 
 /* Resubmit ops: C enum lcf_resubmit_op (docs/PROTOCOL.md 4.8 byte 0). */
 const bit<8> LCF_RS_RELEASE = 1;
@@ -271,7 +272,6 @@ struct lcf_ig_md_t {
     bit<32> key_lo;
     bit<32> pkt_cs;             /* packet copyset & node_mask */
     bit<32> aux_type;           /* original type << 24 */
-    bit<5>  rnd;                /* data-provider permutation */
     mac_addr_t sw_mac;
     ipv4_addr_t sw_ip;
     bit<1>  has_shadow;
@@ -288,7 +288,11 @@ struct lcf_ig_md_t {
     bit<1>  l2;                 /* not for the pipeline: switch at L2 */
 
     /* LAST-UNLOCK */
-    bit<1>  lu_exec;
+    bit<1>  lu_exec;            /* pass 2 unlock: seq after LAST-UNLOCK[r] */
+    bit<1>  lu_stale;           /* pass 1 request: seq not after it */
+    bit<32> prov_hash;          /* crc32c(0, event), stage 1 */
+    bit<5>  prov_sel;           /* data-provider permutation, per event */
+    bit<5>  prov_k;             /* crc32c(seed, 8 zero bytes)[4:0] */
 
     /* TAG ways: per way the RegisterAction answer and the slot index */
     bit<32> rv_init;            /* always 0: "previous way" of way 0 */

@@ -41,19 +41,19 @@ control LcfPrepare(inout lcf_headers_t hdr,
                    inout lcf_ig_md_t md,
                    in ingress_intrinsic_metadata_t ig_intr_md)
 {
-    Random<bit<5>>() rng;
-
     /* Switch-wide settings from the topology (keyless; bfrt set_default). */
+    /* prov_k: the data-provider seed folded in (LcfLastUnlock, stage 1). */
     action set_switch(mac_addr_t mac, ipv4_addr_t ip, bit<32> node_mask,
-                      bit<1> has_shadow) {
+                      bit<1> has_shadow, bit<5> prov_k) {
         md.sw_mac = mac;
         md.sw_ip = ip;
         md.node_mask = node_mask;
         md.has_shadow = has_shadow;
+        md.prov_k = prov_k;
     }
     table switch_cfg {
         actions = { set_switch; }
-        default_action = set_switch(0, 0, 0, 0);
+        default_action = set_switch(0, 0, 0, 0, 0);
         size = 1;
     }
 
@@ -220,7 +220,6 @@ control LcfPrepare(inout lcf_headers_t hdr,
             md.key_hi = hdr.lcf.tag[63:32] | 32w0x80000000;   /* | 1 << 63 */
             md.key_lo = hdr.lcf.tag[31:0];
             md.aux_type = hdr.lcf.type ++ 24w0;               /* type << 24 */
-            md.rnd = rng.get();
             /* PROTOCOL.md 4.3: installed copysets are masked with the nodes */
             md.pkt_cs = hdr.lcf.copyset & md.node_mask;
         }

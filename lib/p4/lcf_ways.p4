@@ -20,11 +20,30 @@ struct tag_pair_t {
 }
 
 /* ---------------------------------------------------------------------------
- * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock().
- * The unlock executes only if seq is after LAST_UNLOCK[r] (RFC 1982).
- * Difference: C runs this after the second pass's TAG check; on Tofino it
- * must come before the LOCK stage of way 0 and so before TAG ways 1.., see
- * TOFINO.md ("Not expressible exactly").
+ * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock() and
+ * lcf_stage_last_unlock_stale().
+ *
+ * Two uses of LAST_UNLOCK[r], by two kinds of packet on two different passes:
+ *   - an unlock, on its resubmitted pass, executes only if its seq is after
+ *     LAST_UNLOCK[r] (RFC 1982) and then writes it (lu_check -> lu_exec);
+ *   - a request (READ_MISS .. EVICT_MODIFIED), on its first pass, only reads
+ *     it: a seq that is not after it belongs to an event whose unlock has
+ *     executed, so this copy is late or duplicated and is NACKed
+ *     (lu_stale_read -> lu_stale; dispatch row nack_stale_request).
+ * Tofino lets a packet access a register once per pass, through one
+ * RegisterAction. The two conditions below are disjoint (pass2 == 1 vs
+ * pass2 == 0), so every pass executes at most one of the two actions: the
+ * rule holds. A request that will be resubmitted (RELEASE) does not read the
+ * register again on its second pass; an unlock does not read it on its first.
+ *
+ * Difference: C runs this after the TAG lookup, and only for a tag hit; on
+ * Tofino it must come before the LOCK stage of way 0 and so before TAG ways
+ * 1.., see TOFINO.md ("Not expressible exactly"). lu_stale of a tag miss is
+ * thus computed but unused: the dispatch row tests hit == 1 (a tag miss goes
+ * home, where LAST-EXECUTED does the same check).
+ *
+ * Also here, as it needs the requester index r of stage 0: the data
+ * provider's hash, C pick_provider(), see below.
  * ------------------------------------------------------------------------- */
 control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
@@ -40,13 +59,47 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             }
         }
     };
+    /* Read only: 1 <=> !((int32)(seq - LAST_UNLOCK[r]) > 0). */
+    RegisterAction<bit<32>, bit<16>, bit<1>>(last_unlock) lu_stale_read = {
+        void apply(inout bit<32> v, out bit<1> rv) {
+            rv = 1;
+            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+                rv = 0;
+            }
+        }
+    };
+
+    /*
+     * Data provider per event, C pick_provider(): crc32c(seed, r << 32 | seq)
+     * over the 8 bytes little-endian, as lcf_crc32c_u64(). The seed is a
+     * run-time value (swswitch --seed) but a CRCPolynomial's init is a
+     * compile-time one; a CRC without final xor is linear, so
+     * crc32c(seed, D) = crc32c(0, D) ^ crc32c(seed, 8 zero bytes), and the
+     * control plane loads the second term (prov_k, topo_to_bfrt.py --seed).
+     * Only 5 bits are used (pick_provider's permutation), so only 5 are
+     * kept. A retransmission that passes on the scoreboard thus names the
+     * same provider as the first pass, as in C; the mapping from the hash
+     * to a copyset node differs (LcfPick).
+     */
+    CRCPolynomial<bit<32>>(32w0x1EDC6F41, true, false, false, 32w0, 32w0) crc32c;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, crc32c) prov_hash;
 
     apply {
         md.lu_exec = 0;
-        /* sb_op is SB_OP_CLEAR only for a resubmitted unlock. */
+        md.lu_stale = 0;
+        /* sb_op is SB_OP_CLEAR only for a resubmitted unlock, SB_OP_ACQ only
+         * for a first-pass request. */
         if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR) {
             md.lu_exec = lu_check.execute(md.req);
+        } else if (md.pass2 == 0 && md.sb_op == SB_OP_ACQ) {
+            md.lu_stale = lu_stale_read.execute(md.req);
         }
+        md.prov_hash = prov_hash.get({
+            hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],
+            hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 });
+        /* depends on the hash output: the compiler may place it in the
+         * next stage, well before pick_provider (stage W+2) reads it */
+        md.prov_sel = md.prov_hash[4:0] ^ md.prov_k;
     }
 }
 
@@ -283,20 +336,24 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         key = {
             md.lcs_op : exact;
             md.lu_exec : exact;
+            md.lu_stale : exact;
         }
         actions = { a_acquire; a_read; a_release; a_unlock_read;
                     a_unlock_write; a_install; a_clear; a_none; }
         const default_action = a_none();
         const entries = {
-            (LCS_OP_ACQUIRE, 0)  : a_acquire();
-            (LCS_OP_READ, 0)     : a_read();
-            (LCS_OP_RELEASE, 0)  : a_release();
-            (LCS_OP_UNLOCK_R, 1) : a_unlock_read();
-            (LCS_OP_UNLOCK_R, 0) : a_read();        /* duplicate unlock */
-            (LCS_OP_UNLOCK_W, 1) : a_unlock_write();
-            (LCS_OP_UNLOCK_W, 0) : a_read();        /* duplicate unlock */
-            (LCS_OP_INSTALL, 0)  : a_install();
-            (LCS_OP_CLEAR, 0)    : a_clear();
+            (LCS_OP_ACQUIRE, 0, 0)  : a_acquire();
+            /* C pass_request(): a stale request leaves LOCK alone, and its
+             * NACK carries the packet's gstatus/copyset (d_nack_stale) */
+            (LCS_OP_ACQUIRE, 0, 1)  : a_none();
+            (LCS_OP_READ, 0, 0)     : a_read();
+            (LCS_OP_RELEASE, 0, 0)  : a_release();
+            (LCS_OP_UNLOCK_R, 1, 0) : a_unlock_read();
+            (LCS_OP_UNLOCK_R, 0, 0) : a_read();        /* duplicate unlock */
+            (LCS_OP_UNLOCK_W, 1, 0) : a_unlock_write();
+            (LCS_OP_UNLOCK_W, 0, 0) : a_read();        /* duplicate unlock */
+            (LCS_OP_INSTALL, 0, 0)  : a_install();
+            (LCS_OP_CLEAR, 0, 0)    : a_clear();
         }
         size = 16;
     }

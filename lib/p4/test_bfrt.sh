@@ -36,6 +36,9 @@ import json, subprocess, sys
 
 gen, topo_path, tmp = sys.argv[1:4]
 passed = failed = 0
+# crc32c(seed 1, 8 zero bytes) & 0x1f, the default seed's prov_k: the value
+# of C lcf_crc32c_u64(1, 0) (0x493c7d27, asserted in lib/tests/test_pipeline_events.c)
+PROV_K = 0x493c7d27 & 0x1f
 
 def check(cond, what):
     global passed, failed
@@ -98,8 +101,9 @@ for pm, devof in ((None, {n["id"]: n["port"] for n in nodes}),
     sw = calls("prepare.switch_cfg", "set_default_with_set_switch")
     nm = sum(1 << i for i in ids)
     check(sw == [{"mac": mac(topo["switch"]["mac"]), "ip": ip(topo["switch"]["ip"]),
-                  "node_mask": nm, "has_shadow": 1 if shadow >= 0 else 0}],
-          "%s: switch MAC/IP, node mask 0x%x, shadow flag" % (tag, nm))
+                  "node_mask": nm, "has_shadow": 1 if shadow >= 0 else 0,
+                  "prov_k": PROV_K}],
+          "%s: switch MAC/IP, node mask 0x%x, shadow flag, provider seed term" % (tag, nm))
     check(sorted((k["node"], k["node_bit"]) for k in calls("prepare.node_tbl", "add_with_node_exists"))
           == [(i, 1 << i) for i in ids], "%s: node_tbl has every node" % tag)
     check(sorted((k["node"], k["ingress_port"]) for k in calls("prepare.node_port_tbl", "add_with_port_matches"))

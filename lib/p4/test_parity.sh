@@ -115,6 +115,27 @@ drift "P4 way seed 3" lib/p4/lcf_headers.p4 \
 drift "P4 drop rule order: gstatus before flags" lib/p4/lcf_validate.p4 \
     's/v_drop(LCF_DROP_BAD_FLAGS)/v_drop(LCF_DROP_TMP)/; s/v_drop(LCF_DROP_BAD_GSTATUS)/v_drop(LCF_DROP_BAD_FLAGS)/; s/v_drop(LCF_DROP_TMP)/v_drop(LCF_DROP_BAD_GSTATUS)/'
 
+# stale-request NACK (PROTOCOL.md 4.2, Interpretation (stale request))
+drift "P4 dispatch: stale request NACKed as lock busy" lib/p4/lcf_dispatch.p4 \
+    's/: d_nack_stale();/: d_nack(LCF_A_NACK_LOCK_BUSY);/'
+drift "P4 dispatch: stale-request row removed" lib/p4/lcf_dispatch.p4 \
+    '/, 1) : d_nack_stale();/d'
+drift "P4 constant: NACK_STALE 9 -> 10" lib/p4/lcf_headers.p4 \
+    's/LCF_A_NACK_STALE       = 9;/LCF_A_NACK_STALE       = 10;/'
+drift "P4 LOCK: a stale request takes the lock" lib/p4/lcf_ways.p4 \
+    's/(LCS_OP_ACQUIRE, 0, 1)  : a_none();/(LCS_OP_ACQUIRE, 0, 1)  : a_acquire();/'
+drift "P4 LAST-UNLOCK: the request's read writes the register" lib/p4/lcf_ways.p4 \
+    's/^                rv = 0;/                v = hdr.lcf.seq;\n                rv = 0;/'
+drift "C: stale request counted as lock busy" lib/lcf/lcf_pipeline.c \
+    's/LCF_A_NACK_STALE);/LCF_A_NACK_LOCK_BUSY);/'
+# data provider per event (PROTOCOL.md 4.2, Interpretation (data provider per event))
+drift "P4 provider hash: requester bytes swapped" lib/p4/lcf_ways.p4 \
+    's/md.req\[7:0\], md.req\[15:8\]/md.req[15:8], md.req[7:0]/'
+drift "P4 provider: seed term not folded in" lib/p4/lcf_ways.p4 \
+    's/md.prov_sel = md.prov_hash\[4:0\] ^ md.prov_k;/md.prov_sel = md.prov_hash[4:0];/'
+drift "C provider: a draw per pass again" lib/lcf/lcf_pipeline.c \
+    's/lcf_crc32c_u64(p->cfg.seed, event)/lcf_xorshift32(\&p->rng)/'
+
 # ---- 3. preprocessor sanity of every configuration --------------------------
 if command -v cpp >/dev/null 2>&1; then
     stub="$tmp/stub"

@@ -6,7 +6,8 @@ Reads the same topology JSON as swswitch and node-agent (docs/TOPOLOGY.md)
 and writes a bfrt_python script (run it with `bfshell -b FILE`) that fills:
 
   * the LCF UDP port (parser value set lcf_port_vs);
-  * the switch's MAC/IP, node mask and shadow flag (switch_cfg);
+  * the switch's MAC/IP, node mask, shadow flag and the data-provider seed
+    term prov_k (switch_cfg);
   * port-to-node tables: node_tbl, node_port_tbl, requester_tbl (one entry per
     node x thread x seq parity: r = node * threads_per_node + thread, which
     Tofino cannot multiply), home_tbl (tag -> home node, as ternary entries
@@ -41,7 +42,7 @@ MCAST_NODE_BASE = 1000  # PRE L1 node ids: MCAST_NODE_BASE + node id
 FLOOD_NODE_ID = 2000
 FLOOD_RID = 0xffff
 SHADOW_SID = 1         # mirror session of the shadow node
-PERMUTATIONS = 32      # pick_provider: Random<bit<5>>
+PERMUTATIONS = 32      # pick_provider: 5 bits of the provider hash
 
 
 class TopoError(Exception):
@@ -158,6 +159,26 @@ def ip_str(v):
     return str(ipaddress.IPv4Address(v))
 
 
+def crc32c(init, data):
+    """CRC-32C, reflected, no final xor: C lcf_crc32c_u64() on bytes."""
+    crc = init
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc
+
+
+def provider_seed_term(seed):
+    """prov_k: the seed's part of crc32c(seed, event), 5 bits.
+
+    A CRC without final xor is linear: crc32c(seed, D) = crc32c(0, D) ^
+    crc32c(seed, 8 zero bytes). The P4 Hash computes the first term (its
+    init is a compile-time constant), this is the second (LcfLastUnlock).
+    """
+    return crc32c(seed, bytes(8)) & 0x1f
+
+
 def generate(topo, port_map, program, max_requesters, seed, src):
     out = []
     w = out.append
@@ -214,8 +235,9 @@ def generate(topo, port_map, program, max_requesters, seed, src):
     w("")
     w("# ---- the switch ----")
     w("ig.prepare.switch_cfg.set_default_with_set_switch(mac=%s, ip=%s, "
-      "node_mask=0x%08x, has_shadow=%d)" % (hex(topo["sw_mac"]), hex(topo["sw_ip"]),
-                                           node_mask, 1 if shadow >= 0 else 0))
+      "node_mask=0x%08x, has_shadow=%d, prov_k=%d)"
+      % (hex(topo["sw_mac"]), hex(topo["sw_ip"]), node_mask,
+         1 if shadow >= 0 else 0, provider_seed_term(seed)))
     w("eg.shadow_cfg.set_default_with_set_shadow(node=%d, sid=%d)"
       % (shadow if shadow >= 0 else 0xff, SHADOW_SID))
     w("")
@@ -282,7 +304,8 @@ def generate(topo, port_map, program, max_requesters, seed, src):
         below |= bit
     w("")
     w("# ---- data provider: %d seeded permutations of the nodes (seed %d); "
-      "rnd picks one, the first copyset node in it wins ----" % (PERMUTATIONS, seed))
+      "rnd = 5 bits of crc32c(seed, r << 32 | seq) picks one, the first "
+      "copyset node in it wins ----" % (PERMUTATIONS, seed))
     rng = random.Random(seed)
     perms = []
     for r in range(PERMUTATIONS):
@@ -334,7 +357,8 @@ def main():
     ap.add_argument("--max-requesters", type=int, default=512,
                     help="LCF_MAX_REQUESTERS the program was compiled with (default 512)")
     ap.add_argument("--seed", type=int, default=1,
-                    help="seed of the data-provider permutations (default 1)")
+                    help="data-provider seed, swswitch --seed (default 1): the "
+                         "permutations and the hash's prov_k")
     ap.add_argument("--reset", action="store_true",
                     help="emit the register reset script instead (topology unused)")
     a = ap.parse_args()

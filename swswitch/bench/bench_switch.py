@@ -4,15 +4,22 @@
 bench_switch.py: the switch benchmark driver (run it through scripts/bench-switch.sh).
 
 Per repetition, each for --duration seconds, one after the other:
-  sw1       swswitch --workers 1 (-l 0), 4 net_pcap ports replaying
-            gen_traffic.py's coherence traffic (infinite_rx=1, 1 rx queue per
-            port); tx goes to net_pcap's tx_drop queues (a null sink)
-  sw2       swswitch --workers 2 (-l 0-1), the same traffic split per
+  sw1       swswitch --workers 1 on lcore 1 (the CPU testpmd forwards on),
+            4 net_null,copy=1 ports; rx is swswitch's --bench-rx source
+            (gen_traffic.py's coherence frames copied into freshly
+            allocated mbufs, net_null,copy=1's per-frame rx work), tx goes
+            to net_null,copy=1 (copy 64 bytes and free, as for testpmd)
+  sw2       the same with --workers 2 (-l 0-1), the traffic split per
             requester thread over 2 rx queues per port (as RSS would)
-  tp_null   dpdk-testpmd --forward-mode=macswap, 1 forwarding lcore,
-            net_null,copy=1 x 2 (the brief's reference forwarder)
+  sw1_pcap  swswitch --workers 1 on lcore 1, 4 net_pcap ports replaying the
+            same traffic (infinite_rx=1); tx to net_pcap's tx_drop queues
+  tp_null   dpdk-testpmd --forward-mode=macswap, 1 forwarding lcore (lcore
+            1), net_null,copy=1 x 2 (the brief's reference forwarder)
   tp_pcap   dpdk-testpmd macswap, 1 forwarding lcore, on the same 4 net_pcap
-            infinite_rx vdevs as sw1 (the same-PMD baseline)
+            infinite_rx vdevs as sw1_pcap (the same-PMD baseline)
+The path of sw1, sw2 and sw1_pcap is swswitch's hot path unchanged: classify,
+LCF pipeline with resubmit, egress rewrite, multicast copies, tx bursts;
+only where the frames come from differs.
 Rates: swswitch = received frames (sum of portN.rx) / uptime from its exit
 JSON, and pipeline passes / uptime; testpmd = the sum over ports of the
 "Rx-pps" lines of --stats-period 1, median of the readings after the first.
@@ -77,15 +84,26 @@ def pcap_vdevs(gen_dir, queues, ports):
     return v
 
 
-def run_swswitch(args, workers, gen_dir, meta, tag):
-    lcores = "0" if workers == 1 else "0-%d" % (workers - 1)
-    mbufs = meta["frames"] + 65536
+def run_swswitch(args, workers, gen_dir, meta, tag, source):
+    # One worker runs on lcore 1, where testpmd's forwarding lcore runs:
+    # the comparison is per CPU, and CPU 0 is where other processes on a
+    # shared machine usually land.
+    lcores = "1" if workers == 1 else "0-%d" % (workers - 1)
+    if source == "pcap":
+        mbufs = meta["frames"] + 65536
+        ports = pcap_vdevs(gen_dir, workers, args.ports)
+        src = []
+    else:
+        mbufs = None    # swswitch's default: the bench source holds no mbufs
+        ports = sum((["--vdev", "net_null%d,copy=1" % p]
+                     for p in range(args.ports)), [])
+        src = ["--bench-rx", gen_dir]
     cmd = [args.swswitch, "-l", lcores, "--no-pci", "--file-prefix",
            "swb%d_%s" % (os.getpid(), tag), "--log-level", "swswitch,info",
-           "--log-level", "pmd.net.pcap,warning"] + eal_mem(args) + \
-        pcap_vdevs(gen_dir, workers, args.ports) + \
-        ["--", "--topo", args.topo, "--workers", str(workers),
-         "--mbufs", str(min(mbufs, 1 << 24))]
+           "--log-level", "pmd.net.pcap,warning",
+           "--log-level", "pmd.net.null,warning"] + eal_mem(args) + ports + \
+        ["--", "--topo", args.topo, "--workers", str(workers)] + \
+        (["--mbufs", str(min(mbufs, 1 << 24))] if mbufs else []) + src
     errf = open(os.path.join(args.out, "%s.stderr" % tag), "w")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errf)
     # Start-up (pools, loading the pcaps into the PMD's rings) is not timed:
@@ -126,7 +144,7 @@ def run_swswitch(args, workers, gen_dir, meta, tag):
     hz = st["dispatch"]["tsc_hz"]
     passes = st["pipeline"]["passes"]
     act = st["actions"]
-    row = {"config": tag.split("_")[0], "lcores": workers, "seconds": round(up, 3),
+    row = {"config": tag.rsplit("_r", 1)[0], "lcores": workers, "seconds": round(up, 3),
            "rx_mpps": rx / up / 1e6, "tx_mpps": tx / up / 1e6,
            "passes_mpps": passes / up / 1e6,
            "cycles_per_frame": hz * workers * up / rx if rx else 0,
@@ -254,8 +272,9 @@ def main():
     args.tsc_hz = None
     rows = []
     for rep in range(args.reps):
-        for tag, fn in (("sw1", lambda t: run_swswitch(args, 1, *gens[1], t)),
-                        ("sw2", lambda t: run_swswitch(args, 2, *gens[2], t)),
+        for tag, fn in (("sw1", lambda t: run_swswitch(args, 1, *gens[1], t, "bench")),
+                        ("sw2", lambda t: run_swswitch(args, 2, *gens[2], t, "bench")),
+                        ("sw1_pcap", lambda t: run_swswitch(args, 1, *gens[1], t, "pcap")),
                         ("tp_null", lambda t: run_testpmd(args, "null", *gens[1], t)),
                         ("tp_pcap", lambda t: run_testpmd(args, "pcap", *gens[1], t))):
             t = "%s_r%d" % (tag, rep)
@@ -277,7 +296,7 @@ def main():
             w.writerow({k: (round(r[k], 3) if isinstance(r[k], float) else r[k]) for k in cols})
 
     med = {}
-    for c in ("sw1", "sw2", "tp_null", "tp_pcap"):
+    for c in ("sw1", "sw2", "sw1_pcap", "tp_null", "tp_pcap"):
         rs = [r for r in rows if r["config"] == c]
         med[c] = {k: statistics.median(r[k] for r in rs)
                   for k in ("rx_mpps", "passes_mpps", "cycles_per_frame", "nack_pct",
@@ -299,7 +318,8 @@ def main():
                       "ratio_vs_macswap_null": per / base_null if base_null else 0,
                       "ratio_vs_macswap_pcap": per / base_pcap if base_pcap else 0,
                       "scaling_vs_1": (m["rx_mpps"] / med["sw1"]["rx_mpps"]
-                                       if c.startswith("sw") and med["sw1"]["rx_mpps"] else 0),
+                                       if c in ("sw1", "sw2") and med["sw1"]["rx_mpps"]
+                                       else 0),
                       "cpu_share": m["cpu_share"], "mpps_per_cpu_s": m["mpps_per_cpu_s"],
                       "cpu_cycles_per_frame": m["cpu_cycles_per_frame"],
                       "cpu_ratio_vs_null": (m["mpps_per_cpu_s"] / m["lcores"] /
@@ -328,12 +348,14 @@ def main():
         import matplotlib.pyplot as plt
         fig, ax = plt.subplots(figsize=(7, 4))
         names = [r["config"] for r in srows]
-        ax.bar(names, [r["mpps_per_lcore"] for r in srows], color=["C0", "C0", "C2", "C2"])
+        ax.bar(names, [r["mpps_per_lcore"] for r in srows],
+               color=["C0", "C0", "C0", "C2", "C2"])
         for i, r in enumerate(srows):
             ax.text(i, r["mpps_per_lcore"], "%.2f" % r["mpps_per_lcore"], ha="center",
                     va="bottom")
         ax.set_ylabel("Mpps per lcore (median of %d)" % args.reps)
-        ax.set_title("swswitch (1, 2 workers) vs testpmd macswap (1 lcore)")
+        ax.set_title("swswitch (1, 2 workers; bench / pcap source) vs "
+                     "testpmd macswap (1 lcore)")
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "bench-switch.png"), dpi=100)
     except ImportError:
@@ -343,20 +365,20 @@ def main():
           "ADD share %.1f%%" % (gens[1][1]["frames"], gens[1][1]["frame_bytes"],
                                 args.blocks, gens[1][1]["owned"], args.zipf, args.read,
                                 100 * gens[1][1]["add_fraction"]))
-    print("%-8s %6s %8s %10s %9s %11s %9s %9s %7s %6s" % (
+    print("%-9s %6s %8s %10s %9s %11s %9s %9s %7s %6s" % (
         "config", "lcores", "rx_Mpps", "Mpps/lcore", "passes", "cyc/frame",
         "x_null", "x_pcap", "scale", "nack%"))
     for r in srows:
-        print("%-8s %6d %8.2f %10.2f %9.2f %11.0f %9.2f %9.2f %7.2f %6.1f" % (
+        print("%-9s %6d %8.2f %10.2f %9.2f %11.0f %9.2f %9.2f %7.2f %6.1f" % (
             r["config"], r["lcores"], r["rx_mpps"], r["mpps_per_lcore"], r["passes_mpps"],
             r["cycles_per_frame"], r["ratio_vs_macswap_null"], r["ratio_vs_macswap_pcap"],
             r["scaling_vs_1"], r["nack_pct"]))
     print("per CPU-second actually used (the VM is shared; cpu_share = CPU used / "
           "lcores x wall time):")
-    print("%-8s %9s %12s %14s %9s %9s" % ("config", "cpu_share", "Mpps/CPU-s",
+    print("%-9s %9s %12s %14s %9s %9s" % ("config", "cpu_share", "Mpps/CPU-s",
                                           "cycles/frame", "x_null", "x_pcap"))
     for r in srows:
-        print("%-8s %9.2f %12.2f %14.0f %9.2f %9.2f" % (
+        print("%-9s %9.2f %12.2f %14.0f %9.2f %9.2f" % (
             r["config"], r["cpu_share"], r["mpps_per_cpu_s"], r["cpu_cycles_per_frame"],
             r["cpu_ratio_vs_null"], r["cpu_ratio_vs_pcap"]))
     for r in pl:

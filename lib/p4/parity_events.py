@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks of check_parity.py about one event (requester, seq) seen twice:
+
+  - the stale-request NACK: C pass_request() NACKs a request whose seq is
+    not after LAST-UNLOCK[r] before the LOCK stage; the P4 LAST-UNLOCK
+    RegisterAction, the LOCK and SCOREBOARD tables and the dispatch row must
+    do the same (PROTOCOL.md 4.2, Interpretation (stale request));
+  - the data provider is a function of the event: C hashes r << 32 | seq
+    with CRC32C, and the P4 Hash must take the same bytes in the same order
+    (PROTOCOL.md 4.2, Interpretation (data provider per event)).
+
+Standard library only.
+"""
+import re
+
+from parity_src import c_function, first_match
+
+REQUESTS = ["READ_MISS", "WRITE_MISS", "WRITE_SHARED", "EVICT_SHARED",
+            "EVICT_MODIFIED"]
+
+
+def _flags(expr):
+    return " | ".join(sorted(re.findall(r"LCF_F_\w+", expr or ""))) or "-"
+
+
+def _c_stale(pipe_c):
+    """What C does with a stale request, or None if the rule is not found."""
+    body = c_function(pipe_c, "pass_request") or ""
+    m = re.search(r"if\s*\(\s*lcf_stage_last_unlock_stale\([^)]*\)\s*\)\s*\{"
+                  r"\s*res_reply\([^;]*?(LCF_T_\w+)\s*,\s*([^,;]+),\s*"
+                  r"(LCF_A_\w+)\s*\)\s*;\s*return\s*;\s*\}", body)
+    lock = body.find("lcf_stage_lock(")
+    score = body.find("lcf_stage_scoreboard(")
+    if not m or lock < 0 or m.start() > lock or m.start() > score:
+        return None
+    cond = c_function(pipe_c, "lcf_stage_last_unlock_stale") or ""
+    if not re.search(r"return\s*!\s*lcf_seq_after\(\s*phv->m(?:\.|->)seq\s*,\s*"
+                     r"p->last_unlock\[phv->req\]\s*\)", cond):
+        return None
+    # before lcf_stage_lock(): the header keeps the packet's gstatus/copyset
+    return "%s %s %s, packet gstatus/copyset, LOCK and score untouched" % (
+        m.group(1), _flags(m.group(2)), m.group(3))
+
+
+def _c_tag_miss_first(pipe_c):
+    body = c_function(pipe_c, "pass_first") or ""
+    miss = re.search(r"hit_way\s*<\s*0\)\s*\{[^}]*LCF_A_TAG_MISS_HOME", body)
+    req = body.find("pass_request(")
+    return miss is not None and 0 <= miss.start() < req
+
+
+def _p4_stale_action(p4, action, args):
+    """The dispatch outcome of a stale request, in C's words."""
+    body = p4.action_body(action) or ""
+    params = re.search(r"\baction\s+%s\s*\(([^)]*)\)" % action, p4.src)
+    names = [p.split()[-1] for p in (params.group(1).split(",")
+                                     if params and params.group(1).strip()
+                                     else [])]
+    ctr = re.search(r"lcf_action_ctr\.count\((\w+)\)", body)
+    ctr = ctr.group(1) if ctr else "-"
+    if ctr in names:
+        ctr = args[names.index(ctr)]
+    t = re.search(r"hdr\.lcf\.type\s*=\s*(LCF_T_\w+)", body)
+    f = re.search(r"hdr\.lcf\.flags\s*=\s*([^;]+);", body)
+    md = "block" if "block_md()" in body else "packet"
+    return "%s %s %s, %s gstatus/copyset" % (t.group(1) if t else "-",
+                                              _flags(f.group(1) if f else ""),
+                                              ctr, md)
+
+
+def _p4_outcome(p4, action, args):
+    if action == "d_tag_miss":
+        return "tag miss"
+    body = p4.action_body(action or "") or ""
+    if "LCF_A_NACK_STALE" in body or "LCF_A_NACK_STALE" in (args or []):
+        return _p4_stale_action(p4, action, args)
+    return "not stale"
+
+
+def _p4_untouched(p4, ctypes):
+    """Do the LOCK and SCOREBOARD tables leave a stale request's state alone?"""
+    sb = p4.entries("sb") or []
+    lcs = p4.entries("lcs") or []
+    acq_sb, acq_lcs = p4.consts.get("SB_OP_ACQ"), p4.consts.get("LCS_OP_ACQUIRE")
+    for t in REQUESTS:
+        for lk in (0, 1, 0x7ffe, 0x7fff, 0x8000):
+            a, _ = first_match(sb, [acq_sb, ctypes["LCF_T_" + t], lk, 0, 1])
+            if a != "sb_nop":
+                return "SCOREBOARD: %s for %s, LOCK 0x%x" % (a, t, lk)
+    a, _ = first_match(lcs, [acq_lcs, 0, 1])
+    body = p4.action_body(a or "") or ""
+    if a is None or "lock_" in body:
+        return "LOCK: stale request runs %s" % a
+    return "LOCK and score untouched"
+
+
+def _p4_register(p4):
+    """The request's RegisterAction on last_unlock: read only, 'not after'."""
+    ctl = re.search(r"control\s+LcfLastUnlock\b.*?\n\}", p4.src, re.S)
+    ctl = ctl.group(0) if ctl else ""
+    m = re.search(r"md\.pass2\s*==\s*0[^{]*\{\s*md\.lu_stale\s*=\s*(\w+)"
+                  r"\.execute\(md\.req\)", ctl)
+    u = re.search(r"md\.pass2\s*==\s*1[^{]*\{\s*md\.lu_exec\s*=\s*(\w+)"
+                  r"\.execute\(md\.req\)", ctl)
+    if not m or not u:
+        return "lu_stale/lu_exec not executed on disjoint passes (pass2 0/1)"
+    ra = re.search(r"RegisterAction<[^(]*>\(last_unlock\)\s*%s\s*=\s*\{(.*?)\};"
+                   % m.group(1), ctl, re.S)
+    body = ra.group(1) if ra else ""
+    if re.search(r"\bv\s*=[^=]", body):
+        return "%s writes LAST_UNLOCK (a request must only read it)" % m.group(1)
+    if not re.search(r"rv\s*=\s*1\s*;\s*if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq"
+                     r"\s*-\s*v\s*\)\s*>\s*0\s*\)\s*\{\s*rv\s*=\s*0\s*;\s*\}",
+                     body):
+        return "%s is not rv = !((int32)(seq - v) > 0)" % m.group(1)
+    return "stale <=> !seq_after(seq, LAST_UNLOCK[r]), read only, pass 1"
+
+
+def check_stale(rep, p4, pipe_c, ctypes):
+    c_out = _c_stale(pipe_c)
+    if c_out is None:
+        rep.fail("stale-request NACK in C pass_request()",
+                 ["rule not found (C changed? update P4 and this checker): "
+                  "if (lcf_stage_last_unlock_stale()) res_reply(NACK, ..., "
+                  "LCF_A_NACK_STALE) before lcf_stage_lock()"])
+    disp = p4.entries("dispatch") or []
+    fwd_kinds = sorted({v for n, v in p4.consts.items()
+                        if n.startswith("FWD_KIND_")})
+    cres, pres = {}, {}
+    for t in REQUESTS:
+        tv = ctypes["LCF_T_" + t]
+        for hit in (0, 1):
+            for stale in (0, 1):
+                k = "%s hit=%d stale=%d" % (t, hit, stale)
+                if not hit:
+                    cres[k] = "tag miss" if _c_tag_miss_first(pipe_c) else "?"
+                elif stale:
+                    cres[k] = c_out or "<no stale rule>"
+                else:
+                    cres[k] = "not stale"
+                seen = set()
+                for took in (0, 1):
+                    for score in (0, 1):
+                        for chk in (0, 1):
+                            for fk in fwd_kinds:
+                                a, args = first_match(disp, [
+                                    0, 0, tv, hit, 0, took, score, chk, fk, 0,
+                                    0, stale])
+                                seen.add(_p4_outcome(p4, a, args))
+                out = " / ".join(sorted(seen))
+                if hit and stale and "NACK_STALE" in out and len(seen) == 1:
+                    out += ", " + _p4_untouched(p4, ctypes)
+                pres[k] = out
+    rep.compare("stale-request NACK: C pass_request() vs P4 dispatch (every "
+                "took/score/check/forward outcome), LOCK and SCOREBOARD tables",
+                "C", cres, "P4", pres)
+    reg = _p4_register(p4)
+    want = "stale <=> !seq_after(seq, LAST_UNLOCK[r]), read only, pass 1"
+    if reg != want:
+        rep.fail("stale-request LAST-UNLOCK read in P4 LcfLastUnlock", [reg])
+    else:
+        rep.ok("stale-request LAST-UNLOCK read: one RegisterAction per pass, "
+               "read only, RFC 1982")
+
+
+def _c_event_bytes(pipe_c):
+    """Bytes C hashes for the provider, little-endian, as lcf_crc32c_u64()."""
+    body = c_function(pipe_c, "pick_provider") or ""
+    ev = re.search(r"\(uint64_t\)\s*phv->(?:m(?:\.|->))?(\w+)\s*<<\s*32\s*\|\s*"
+                   r"phv->(?:m(?:\.|->))?(\w+)", body)
+    h = re.search(r"lcf_random_node\(\s*\w+\s*,\s*lcf_crc32c_u64\(\s*"
+                  r"p->cfg\.seed\s*,\s*(\w+)\s*\)\s*\)", body)
+    if not ev or not h:
+        return None
+    hi, lo = ev.group(1), ev.group(2)
+    out = ["%s[%d:%d]" % (lo, 8 * i + 7, 8 * i) for i in range(4)]
+    # r < LCF_MAX_REQUESTERS <= 2^16: its top two bytes are 0 (P4 md.req
+    # is 16 bits)
+    out += ["%s[%d:%d]" % (hi, 8 * i + 7, 8 * i) for i in range(2)]
+    return out + ["0", "0"]
+
+
+def _p4_event_bytes(p4):
+    m = re.search(r"prov_hash\.get\(\{(.*?)\}\)", p4.src, re.S)
+    if not m:
+        return None
+    out = []
+    for f in m.group(1).split(","):
+        f = f.strip()
+        fm = re.fullmatch(r"(?:hdr\.lcf|md)\.(\w+)\[(\d+):(\d+)\]", f)
+        zm = re.fullmatch(r"(\d+)w0", f)
+        if fm:
+            hi, lo = int(fm.group(2)), int(fm.group(3))
+            for b in range(lo, hi + 1, 8):
+                out.append("%s[%d:%d]" % (fm.group(1), b + 7, b))
+        elif zm:
+            out += ["0"] * (int(zm.group(1)) // 8)
+        else:
+            out.append("?" + f)
+    return out
+
+
+def check_provider(rep, p4, pipe_c):
+    cb, pb = _c_event_bytes(pipe_c), _p4_event_bytes(p4)
+    if cb is None:
+        rep.fail("data provider per event in C pick_provider()",
+                 ["not found: lcf_random_node(set, lcf_crc32c_u64(p->cfg.seed,"
+                  " (uint64_t)phv->req << 32 | phv->m->seq))"])
+        return
+    if pb is None:
+        rep.fail("data provider hash in P4", ["prov_hash.get({...}) not found"])
+        return
+    rep.compare("data provider hash input: C pick_provider() event bytes vs "
+                "P4 prov_hash", "C", dict(enumerate(cb)), "P4",
+                dict(enumerate(pb)))
+    diff = []
+    crc = re.search(r"CRCPolynomial<bit<32>>\((\w+),\s*(\w+),\s*(\w+),\s*(\w+),"
+                    r"\s*(\w+),\s*(\w+)\)\s*(\w+);\s*Hash<bit<32>>\(HashAlgorithm_t"
+                    r"\.CUSTOM,\s*(\w+)\)\s*prov_hash", p4.src)
+    if not crc or crc.group(7) != crc.group(8) or \
+            [crc.group(i) for i in range(1, 7)] != \
+            ["32w0x1EDC6F41", "true", "false", "false", "32w0", "32w0"]:
+        diff.append("prov_hash is not CRC-32C reflected, init 0 (the seed is "
+                    "folded in by prov_k), no final xor")
+    if not re.search(r"md\.prov_sel\s*=\s*md\.prov_hash\[\d+:0\]\s*\^\s*md\.prov_k",
+                     p4.src):
+        diff.append("prov_sel is not prov_hash ^ prov_k")
+    if not re.search(r"md\.prov_sel\s*:\s*exact", p4.src):
+        diff.append("pick_provider is not keyed on prov_sel")
+    if re.search(r"\bRandom<", p4.src):
+        diff.append("a Random extern is left: the provider must not be a "
+                    "draw per pass")
+    if diff:
+        rep.fail("data provider per event in P4", diff)
+    else:
+        rep.ok("data provider per event: CRC-32C, seed folded in, keys "
+               "pick_provider, no Random")

@@ -1,0 +1,531 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Recovery, home side (na_recovery.h, docs/FAULTS.md): switch restart
+ * detection by a REMOVE_FROM_SWITCH probe, recovery rounds over this home's
+ * blocks, the rebuild from the nodes' reports, re-adding the blocks to the
+ * switch, and the dead-node drain.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_msg.h"
+#include "na_rec_int.h"
+#include "na_requester.h"
+
+/* ---- home side: detection, rounds, rebuild ------------------------------------ */
+
+static int64_t
+own_block(const struct na_node *n, uint64_t tag)
+{
+	uint64_t mask = (1ull << (48 - n->home.block_shift)) - 1;
+
+	if (!(n->cfg.roles & NA_ROLE_HOME) ||
+	    topo_tag_home(n->topo, tag) != n->self || (tag & mask) >= n->home.n_blocks)
+		return -1;
+	return (int64_t)(tag & mask);
+}
+
+static void
+send_begin(struct na_node *n, uint32_t to, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	struct lcf_msg m;
+
+	for (uint16_t d = 0; d < LCF_MAX_NODES; d++) {
+		if (!na_cs_has(to, d))
+			continue;
+		hdr(&m, NA_MSG_REC_BEGIN, n->self, d, h->round);
+		m.len = (uint16_t)(h->n * 8);
+		na_out_push(out, d, &m, h->begin);
+	}
+	h->last_ns = na_now_ns();
+}
+
+static void
+send_done(struct na_node *n, uint32_t to, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	struct lcf_msg m;
+
+	for (uint16_t d = 0; d < LCF_MAX_NODES; d++) {
+		if (!na_cs_has(to, d))
+			continue;
+		hdr(&m, NA_MSG_REC_DONE, n->self, d, h->round);
+		na_out_push(out, d, &m, NULL);
+	}
+	h->last_ns = na_now_ns();
+}
+
+/* A round over the next NA_REC_TAGS switch-owned blocks (none: finished). */
+static void
+start_round(struct na_node *n, struct na_out *out)
+{
+	struct na_rec *r = n->rec;
+	struct rec_home *h = &r->h;
+
+	h->n = 0;
+	for (uint32_t i = 0; i < n->home.n_blocks && h->n < NA_REC_TAGS; i++)
+		if (n->home.blk[i].owner == NA_OWN_RECOVERING) {
+			put64(h->begin + 8 * h->n, na_home_tag(&n->home, i));
+			h->idx[h->n++] = i;
+		}
+	if (!h->n) {
+		/* Finished: give the blocks back to the new switch (5.2.1). */
+		h->phase = h->n_readd ? PH_READD : PH_IDLE;
+		if (h->detect_ns)
+			r->st.last_recovery_us = (na_now_ns() - h->detect_ns) / 1000;
+		h->detect_ns = 0;
+		return;
+	}
+	h->round++;
+	h->phase = PH_COLLECT;
+	h->expect = all_nodes(n);
+	h->reported = h->acked = 0;
+	h->n_unset = 0;
+	memset(h->cs, 0, sizeof(h->cs));
+	memset(h->mod, 0, sizeof(h->mod));
+	for (int i = 0; i < REC_DIRTY; i++)
+		h->cand[i].used = false;
+	r->st.rounds++;
+	send_begin(n, h->expect, out);
+}
+
+static int
+slot_of(const struct rec_home *h, uint64_t tag, const struct na_node *n)
+{
+	int64_t idx = own_block(n, tag);
+
+	for (uint32_t i = 0; idx >= 0 && i < h->n; i++)
+		if (h->idx[i] == (uint32_t)idx)
+			return (int)i;
+	return -1;
+}
+
+static struct rec_cand *
+cand_get(struct na_node *n, uint32_t slot, uint16_t src, uint16_t rnode,
+	 uint16_t rthread, uint32_t seq)
+{
+	struct rec_home *h = &n->rec->h;
+	struct rec_cand *free_c = NULL;
+
+	for (int i = 0; i < REC_DIRTY; i++) {
+		struct rec_cand *c = &h->cand[i];
+
+		if (c->used && c->slot == slot && c->src == src &&
+		    c->rnode == rnode && c->rthread == rthread && c->seq == seq)
+			return c;
+		if (!c->used && !free_c)
+			free_c = c;
+	}
+	if (!free_c)
+		return NULL;
+	if (!free_c->data && !(free_c->data = malloc(n->topo->block_size)))
+		return NULL;
+	*free_c = (struct rec_cand){ .used = true, .slot = slot, .src = src,
+		.rnode = rnode, .rthread = rthread, .seq = seq,
+		.data = free_c->data };
+	return free_c;
+}
+
+void
+na_rec_home_report(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
+{
+	struct rec_home *h = &n->rec->h;
+	uint16_t src = m->node;
+
+	if (h->phase != PH_COLLECT || m->seq != h->round ||
+	    !na_cs_has(h->expect, src) || na_cs_has(h->reported, src))
+		return;
+	for (uint16_t off = 0; off + REC_ENTRY <= m->len; off += REC_ENTRY) {
+		const uint8_t *e = p + off;
+		int s = slot_of(h, get64(e), n);
+
+		if (s < 0)
+			continue;
+		switch (e[8]) {
+		case ENT_HOLD:
+			h->cs[s] |= na_bit(src);
+			if (e[9] == 2)
+				h->mod[s] |= na_bit(src);
+			break;
+		case ENT_UNSETTLED:
+			if (h->n_unset < REC_ULIST)
+				h->unset[h->n_unset++] = (struct rec_unset){
+					.slot = (uint32_t)s, .node = src,
+					.thread = e[9], .seq = get32(e + 12) };
+			break;
+		case ENT_DIRTY:
+			cand_get(n, (uint32_t)s, src, e[9], e[10], get32(e + 12));
+			break;
+		default:
+			break;
+		}
+	}
+	h->reported |= na_bit(src);
+}
+
+void
+na_rec_home_data(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
+{
+	struct rec_home *h = &n->rec->h;
+	struct rec_cand *c;
+	int s = slot_of(h, m->tag, n);
+	int seg = na_seg_index(n->topo->block_size, m->aux, m->len);
+
+	if (h->phase != PH_COLLECT || s < 0 || seg < 0)
+		return;
+	c = cand_get(n, (uint32_t)s, m->node, (uint16_t)m->copyset, m->thread,
+		     m->seq);
+	if (!c)
+		return;
+	memcpy(c->data + m->aux, p, m->len);
+	c->have |= 1ull << seg;
+}
+
+/* The orphan data of block slot `s`, if its event was aborted. */
+static struct rec_cand *
+orphan(struct rec_home *h, uint32_t s)
+{
+	for (int i = 0; i < REC_DIRTY; i++) {
+		struct rec_cand *c = &h->cand[i];
+
+		if (!c->used || c->slot != s)
+			continue;
+		for (uint32_t k = 0; k < h->n_unset; k++)
+			if (h->unset[k].slot == s && h->unset[k].node == c->rnode &&
+			    h->unset[k].thread == c->rthread &&
+			    h->unset[k].seq == c->seq)
+				return c;
+	}
+	return NULL;
+}
+
+/* Every report in, every needed orphan complete? Else ask again. */
+static bool
+collected(struct na_node *n, uint32_t *missing)
+{
+	struct rec_home *h = &n->rec->h;
+	uint64_t all = na_seg_all(n->topo->block_size);
+
+	*missing = h->expect & ~h->reported;
+	for (uint32_t s = 0; s < h->n; s++) {
+		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
+
+		/* (A provider declared dead meanwhile: its data is lost.) */
+		if (c && c->have != all && na_cs_has(h->expect, c->src))
+			*missing |= na_bit(c->src);
+	}
+	return !*missing;
+}
+
+/*
+ * The rebuilt metadata is the truth: an unlock of an event that ended
+ * before the round (still on its way) must not overwrite it.
+ */
+static void
+forget_holders(struct na_home *home, uint64_t tag)
+{
+	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++)
+		for (int k = 0; k < 2; k++)
+			if (home->req[i].held[k].valid &&
+			    home->req[i].held[k].tag == tag)
+				home->req[i].held[k].valid = false;
+}
+
+static void
+rebuild(struct na_node *n)
+{
+	struct na_rec *r = n->rec;
+	struct rec_home *h = &r->h;
+	struct na_home *home = &n->home;
+
+	for (uint32_t s = 0; s < h->n; s++) {
+		struct na_hblock *b = &home->blk[h->idx[s]];
+		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
+
+		if (c && c->have == na_seg_all(home->block_size)) {
+			memcpy(home->mem + ((uint64_t)h->idx[s] << home->block_shift),
+			       c->data, home->block_size);
+			r->st.orphans_written++;
+		}
+		if (__builtin_popcount(h->mod[s]) > 1 ||
+		    (h->mod[s] && h->cs[s] != h->mod[s]))
+			r->st.inconsistent++;
+		b->cs = h->cs[s];
+		b->gs = h->mod[s] ? LCF_GS_MODIFIED :
+			h->cs[s] ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+		b->readers = 0;         /* the switch's locks died with it */
+		b->writer = false;
+		b->hot = 0;
+		b->owner = NA_OWN_HOME;
+		r->st.blocks_recovered++;
+		forget_holders(home, na_home_tag(home, h->idx[s]));
+	}
+	/* Late copies of unsettled requests become duplicates: NACK. */
+	for (uint32_t k = 0; k < h->n_unset; k++) {
+		struct na_hreq *rq;
+
+		if (h->unset[k].thread >= home->tpn)
+			continue;
+		rq = &home->req[(size_t)h->unset[k].node * home->tpn +
+				h->unset[k].thread];
+		if (rq->req.valid && !lcf_seq_after(h->unset[k].seq, rq->req.seq))
+			continue;
+		na_le_commit(&rq->req, h->unset[k].seq);
+		rq->dec = (struct na_hdec){ .kind = NA_HDEC_NACK,
+			.tag = na_home_tag(home, h->idx[h->unset[k].slot]) };
+		r->st.unsettled_recorded++;
+	}
+}
+
+/* Switch state lost: every switch-owned block is recovered, then re-added. */
+static void
+switch_lost(struct na_node *n, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+
+	h->detect_ns = h->probe_ns;
+	n->rec->st.detections++;
+	for (uint32_t i = 0; i < n->home.n_blocks; i++) {
+		if (n->home.blk[i].owner != NA_OWN_SWITCH)
+			continue;
+		n->home.blk[i].owner = NA_OWN_RECOVERING;
+		if (h->n_readd < REC_READD)
+			h->readd[h->n_readd++] = i;
+	}
+	start_round(n, out);
+}
+
+static void
+send_probe(struct na_node *n, uint32_t idx, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	struct lcf_msg m;
+
+	/*
+	 * REMOVE_FROM_SWITCH from the last scoreboard row (no requester
+	 * thread uses it unless --threads equals threads_per_node).
+	 */
+	hdr(&m, LCF_T_REMOVE_FROM_SWITCH, n->self, n->self, ++h->probe_seq);
+	m.thread = (uint16_t)(n->topo->threads_per_node - 1);
+	m.tag = na_home_tag(&n->home, idx);
+	na_out_push(out, n->self, &m, NULL);
+	h->phase = PH_PROBE;
+	h->probe_idx = idx;
+	h->probe_ns = na_now_ns();
+	n->rec->st.probes++;
+}
+
+/* Requests, probes and MIGRATE_ACKs seen by the home. @return consumed. */
+bool
+na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	int64_t idx = own_block(n, m->tag);
+
+	if (idx < 0)
+		return false;
+	switch (m->type) {
+	case LCF_T_READ_MISS:
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		/* A tag miss on a block the switch should own. */
+		if (!(m->flags & LCF_F_IN_SWITCH) && h->phase == PH_IDLE &&
+		    n->home.blk[idx].owner == NA_OWN_SWITCH)
+			send_probe(n, (uint32_t)idx, out);
+		return false;
+	case LCF_T_REMOVE_FROM_SWITCH:
+		/* Our probe came back as a tag miss: the switch lost it. */
+		if (m->node != n->self || (m->flags & LCF_F_IN_SWITCH) ||
+		    m->thread != n->topo->threads_per_node - 1 ||
+		    h->phase != PH_PROBE || (uint32_t)idx != h->probe_idx)
+			return false;   /* not our probe: the home's business */
+		switch_lost(n, out);
+		return true;
+	case LCF_T_MIGRATE_ACK:
+		/* The switch had it: the probe moved it home, metadata intact. */
+		if (m->node == n->self && h->phase == PH_PROBE &&
+		    (uint32_t)idx == h->probe_idx && !(m->flags & LCF_F_FAIL) &&
+		    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
+		    n->home.blk[idx].owner == NA_OWN_SWITCH) {
+			struct na_hblock *b = &n->home.blk[idx];
+
+			b->owner = NA_OWN_HOME;
+			b->gs = m->gstatus;
+			b->cs = m->copyset;
+			b->writer = false;
+			b->readers = 0;
+			h->phase = PH_IDLE;
+			n->rec->st.probe_switch_had_it++;
+		}
+		return false;
+	default:
+		return false;
+	}
+}
+
+void
+na_rec_home_done_ack(struct na_node *n, const struct lcf_msg *m)
+{
+	struct rec_home *h = &n->rec->h;
+
+	if (h->phase == PH_DONE && m->seq == h->round)
+		h->acked |= na_bit(m->node);
+}
+
+/*
+ * ADD_TO_SWITCH the recovered blocks (a locked one waits for the next
+ * tick; an ADD is idempotent at the switch, so unanswered ones are re-sent).
+ */
+static void
+readd(struct na_node *n, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	uint32_t left = 0;
+
+	for (uint32_t i = 0; i < h->n_readd; i++) {
+		uint32_t idx = h->readd[i] & ~READD_STARTED;
+		bool started = h->readd[i] & READD_STARTED;
+		uint8_t owner = n->home.blk[idx].owner;
+
+		if (owner == NA_OWN_SWITCH) {
+			n->rec->st.readded++;
+			continue;
+		}
+		if (out->n + 2 >= NA_OUT_MAX) {
+			h->readd[left++] = h->readd[i];
+			continue;
+		}
+		if (owner == NA_OWN_MIGRATING) {
+			na_home_migrate_resend(&n->home, idx, out);
+			h->readd[left++] = h->readd[i];
+		} else if (!started) {
+			/* Home again after an ADD: a collision; it stays home. */
+			if (na_home_migrate_start(&n->home, idx, out) == 0)
+				h->readd[left++] = idx | READD_STARTED;
+			else
+				h->readd[left++] = idx;         /* locked: later */
+		}
+	}
+	h->n_readd = left;
+	h->last_ns = na_now_ns();
+	if (!left)
+		h->phase = PH_IDLE;
+}
+
+void
+na_rec_home_tick(struct na_node *n, uint64_t now, struct na_out *out)
+{
+	struct rec_home *h = &n->rec->h;
+	uint32_t missing;
+
+	switch (h->phase) {
+	case PH_PROBE:
+		if (now - h->probe_ns > REC_PROBE_NS)
+			h->phase = PH_IDLE;     /* NACKed or lost: no conclusion */
+		return;
+	case PH_IDLE:
+		if (h->pending) {
+			h->pending = false;
+			start_round(n, out);
+		}
+		return;
+	case PH_COLLECT:
+		if (collected(n, &missing)) {
+			rebuild(n);
+			h->phase = PH_DONE;
+			send_done(n, h->expect, out);
+		} else if (now - h->last_ns > REC_RETX_NS) {
+			send_begin(n, missing, out);
+		}
+		return;
+	case PH_READD:
+		if (now - h->last_ns > REC_RETX_NS)
+			readd(n, out);
+		return;
+	case PH_DONE:
+		if ((h->acked & h->expect) == h->expect)
+			start_round(n, out);    /* the next blocks, or finished */
+		else if (now - h->last_ns > REC_RETX_NS)
+			send_done(n, h->expect & ~h->acked, out);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- memory-node failure: the stop-the-world drain ----------------------- */
+
+/* Does a requester of `node` hold the home-side lock of block `tag`? */
+static bool
+held_by(const struct na_home *home, uint16_t node, uint64_t tag)
+{
+	for (uint16_t t = 0; t < home->tpn; t++)
+		for (int k = 0; k < 2; k++) {
+			const struct na_hheld *hl =
+				&home->req[(size_t)node * home->tpn + t].held[k];
+
+			if (hl->valid && hl->tag == tag)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Node `dead` is gone. Its pending rounds are void; as a home we freeze
+ * every home-owned block it holds a lock on or a copy of, and run recovery
+ * rounds over them without it: the survivors abort their events on them
+ * (one may wait for the dead node's ACK forever), report their copies, and
+ * the rebuilt metadata has no lock and no dead node in any copyset.
+ * Switch-owned blocks are not drained (docs/FAULTS.md: the switch's lock
+ * of a dead requester can only be cleared by its control plane).
+ */
+void
+na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out)
+{
+	struct na_rec *r = n->rec;
+	struct rec_pend *p = &r->pend[dead];
+	struct na_home *home = &n->home;
+
+	pthread_mutex_lock(&r->mu);
+	if (p->active) {
+		p->active = false;
+		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&r->mu);
+	__atomic_or_fetch(&r->dead, na_bit(dead), __ATOMIC_RELEASE);
+	r->st.dead_nodes++;
+	r->h.expect &= ~na_bit(dead);
+	if (!(n->cfg.roles & NA_ROLE_HOME))
+		return;
+	for (uint32_t i = 0; i < home->n_blocks; i++) {
+		struct na_hblock *b = &home->blk[i];
+
+		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
+		    !held_by(home, dead, na_home_tag(home, i))))
+			continue;
+		if (b->gs == LCF_GS_MODIFIED && na_cs_has(b->cs, dead))
+			r->st.dead_dirty_lost++;   /* its only copy died */
+		b->owner = NA_OWN_RECOVERING;
+		r->st.drained_blocks++;
+	}
+	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
+		start_round(n, out);
+	else
+		r->h.pending = true;    /* after the probe or current round */
+}
+
+int
+dsm_node_failed(struct dsm *d, uint16_t node)
+{
+	struct na_node *n = &d->node;
+
+	if (node >= LCF_MAX_NODES || node == n->self ||
+	    !topo_node_by_id(n->topo, node))
+		return -EINVAL;
+	__atomic_or_fetch(&n->rec->dead_req, na_bit(node), __ATOMIC_RELEASE);
+	return 0;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Internal to na_recovery.c (node side: quiesce, report, resume; requester
+ * hooks) and na_rec_home.c (home side: detection, rounds, rebuild, drain).
+ * Requester threads only touch the per-thread records, under rec->mu; the
+ * agents take rec->mu inside agent_mu.
+ */
+#ifndef NA_REC_INT_H
+#define NA_REC_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "na_node.h"
+#include "na_recovery.h"
+
+#define REC_UNSETTLED 8         /* unsettled requests remembered per thread */
+#define REC_DIRTY 8             /* orphan-data records per report / round */
+#define REC_ULIST 256           /* unsettled requests per round at a home */
+#define REC_RETX_NS 50000000ull
+#define REC_PROBE_NS 200000000ull
+#define REC_TICK_NS 2000000ull
+#define REC_ENTRY 16
+
+enum { ENT_HOLD = 1, ENT_UNSETTLED = 2, ENT_DIRTY = 3 };
+enum { PH_IDLE, PH_PROBE, PH_COLLECT, PH_DONE, PH_READD };
+#define REC_READD 256           /* recovered blocks given back to the switch */
+#define READD_STARTED 0x80000000u
+
+struct rec_thread {
+	bool busy;                      /* inside an event: sent .. unlock */
+	uint64_t busy_tag;
+	struct { bool valid; uint64_t tag; uint32_t seq; } u[REC_UNSETTLED];
+	uint32_t u_next;
+	bool fresh;                     /* reported: never reuse those seqs */
+	uint64_t fresh_tag[REC_UNSETTLED];
+	uint32_t n_fresh;
+};
+
+struct rec_dirty {
+	uint64_t tag;
+	uint16_t rnode, rthread;
+	uint32_t seq;
+};
+
+/* Node side: one recovery round of home `h`. */
+struct rec_pend {
+	bool active, reported;
+	uint32_t round;
+	uint32_t n_tags;
+	uint64_t tags[NA_REC_TAGS];
+	uint16_t rlen;
+	uint8_t report[NA_MAX_FRAME_PAYLOAD];
+	uint32_t n_dirty;
+	struct rec_dirty dirty[REC_DIRTY];
+	uint8_t *data;                  /* REC_DIRTY blocks */
+};
+
+struct rec_unset {
+	uint32_t slot;
+	uint16_t node, thread;
+	uint32_t seq;
+};
+
+struct rec_cand {
+	bool used;
+	uint32_t slot;                  /* index into the round's blocks */
+	uint16_t src, rnode, rthread;
+	uint32_t seq;
+	uint64_t have;
+	uint8_t *data;
+};
+
+/* Home side. */
+struct rec_home {
+	int phase;
+	uint32_t probe_idx, probe_seq;
+	uint64_t probe_ns;
+	uint32_t round;
+	uint32_t n;
+	uint32_t idx[NA_REC_TAGS];
+	uint32_t cs[NA_REC_TAGS];       /* holders */
+	uint32_t mod[NA_REC_TAGS];      /* Modified holders */
+	uint32_t expect, reported, acked;
+	uint32_t n_unset;
+	struct rec_unset unset[REC_ULIST];
+	struct rec_cand cand[REC_DIRTY];
+	uint64_t last_ns, detect_ns;
+	uint8_t begin[NA_REC_TAGS * 8];
+	uint32_t n_readd;
+	uint32_t readd[REC_READD];
+	bool pending;                   /* a drain waits for PH_IDLE */
+};
+
+#define REC_COUNTERS(X)                        \
+	X(probes)                              \
+	X(probe_switch_had_it)                 \
+	X(detections)                          \
+	X(rounds)                              \
+	X(blocks_recovered)                    \
+	X(orphans_written)                     \
+	X(inconsistent)                        \
+	X(unsettled_recorded)                  \
+	X(reports_sent)                        \
+	X(report_overflow)                     \
+	X(aborted_events)                      \
+	X(deferred_purged)                     \
+	X(shadow_cleared)                      \
+	X(last_recovery_us)                    \
+	X(readded)                             \
+	X(dead_nodes)                          \
+	X(drained_blocks)                      \
+	X(dead_dirty_lost)                     \
+	X(dead_home_refused)
+
+struct na_rec {
+	pthread_mutex_t mu;
+	int n_active;                   /* active pends (fast path) */
+	uint32_t dead;                  /* nodes declared dead (drained) */
+	uint32_t dead_req;              /* declared, drain not started yet */
+	struct rec_thread *th;
+	struct rec_pend *pend;          /* LCF_MAX_NODES */
+	struct rec_home h;
+	uint64_t next_tick;
+#define X_FIELD(name) uint64_t name;
+	struct { REC_COUNTERS(X_FIELD) } st;
+#undef X_FIELD
+};
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static inline void
+put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+static inline uint64_t
+get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void
+put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static inline uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void
+hdr(struct lcf_msg *m, uint8_t type, uint16_t node, uint16_t dst, uint32_t seq)
+{
+	memset(m, 0, sizeof(*m));
+	m->version = LCF_VERSION;
+	m->type = type;
+	m->node = node;
+	m->seq = seq;
+	m->dst_node = dst;
+}
+
+static inline bool
+tag_in(const uint64_t *tags, uint32_t n, uint64_t tag)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (tags[i] == tag)
+			return true;
+	return false;
+}
+
+static inline uint32_t
+all_nodes(const struct na_node *n)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; i < n->topo->n_nodes; i++)
+		m |= na_bit(n->topo->nodes[i].id);
+	return m & ~__atomic_load_n(&n->rec->dead, __ATOMIC_ACQUIRE);
+}
+
+/* na_rec_home.c, called by na_recovery.c with agent_mu held. */
+bool na_rec_home_watch(struct na_node *n, const struct lcf_msg *m,
+		       struct na_out *out);
+void na_rec_home_report(struct na_node *n, const struct lcf_msg *m,
+			const uint8_t *p);
+void na_rec_home_data(struct na_node *n, const struct lcf_msg *m,
+		      const uint8_t *p);
+void na_rec_home_done_ack(struct na_node *n, const struct lcf_msg *m);
+void na_rec_home_tick(struct na_node *n, uint64_t now, struct na_out *out);
+void na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out);
+
+#endif /* NA_REC_INT_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Switch restart recovery (paper section 5.4, "Crash safety: Switch";
+ * docs/FAULTS.md). A restarted switch is empty: it has forgotten which
+ * blocks it owned, their gstatus, copyset and locks.
+ *
+ *  - Detection (home agent): a pipeline request with IN_SWITCH clear for a
+ *    block the home believes switch-owned is a tag miss the switch should
+ *    not have had. The home confirms with a REMOVE_FROM_SWITCH probe: a
+ *    switch that has the tag answers MIGRATE_ACK (the block simply comes
+ *    home with its metadata) or NACKs it (no conclusion); an empty switch
+ *    forwards it home as a tag miss, which proves the state is gone. No
+ *    switch-generated signal is needed (a rebooted Tofino sends none).
+ *  - Recovery rounds (at most NA_REC_TAGS blocks each): the home sends
+ *    NA_REC_BEGIN with the tags to every node. Each node stops starting
+ *    events on them, aborts its events on them that are not complete, waits
+ *    until none of its threads is inside one, then reports: the copies it
+ *    holds (Shared/Modified), its unsettled requests on them (sent, not
+ *    completed: the old switch may have granted them), and the data its
+ *    cache agent gave away from a Modified copy (NA_REC_DATA), which is the
+ *    block's only current value when the event it went to was aborted.
+ *  - The home rebuilds gstatus and copyset from the copies, writes such
+ *    orphaned data to global memory, records the unsettled seqs in
+ *    LAST-EXECUTED (late copies are then duplicates: NACK), takes ownership
+ *    (no locks: they died with the switch) and sends NA_REC_DONE; the nodes
+ *    resume with fresh seqs. The shadow node clears SHADOW-TAG on BEGIN.
+ *  - Memory-node failure (dsm_node_failed): the same rounds, without the
+ *    dead node, over the home-owned blocks it locked or held a copy of.
+ */
+#ifndef NA_RECOVERY_H
+#define NA_RECOVERY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lcf_wire.h"
+#include "na_out.h"
+
+struct na_node;
+struct dsm_thread;
+
+/* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5). */
+#define NA_MSG_REC_BEGIN    0x30  /* home -> node: tags (8 bytes each) */
+#define NA_MSG_REC_REPORT   0x31  /* node -> home: 16-byte entries */
+#define NA_MSG_REC_DATA     0x32  /* node -> home: orphan data segment */
+#define NA_MSG_REC_DONE     0x33  /* home -> node: resume */
+#define NA_MSG_REC_DONE_ACK 0x34  /* node -> home */
+
+#define NA_REC_TAGS 32            /* blocks per round */
+
+/** Is `type` one of the recovery messages? */
+static inline bool
+na_rec_is_msg(uint8_t type)
+{
+	return type >= NA_MSG_REC_BEGIN && type <= NA_MSG_REC_DONE_ACK;
+}
+
+/** Allocate the recovery state of node `n`. @return 0 or -ENOMEM. */
+int na_rec_init(struct na_node *n);
+void na_rec_fini(struct na_node *n);
+
+/**
+ * Agents' hook (agent_mu held), before the home agent sees `m`: consumes
+ * recovery messages and a REMOVE probe that missed (returns true); watches
+ * tag-miss requests and MIGRATE_ACKs of probes (returns false: the normal
+ * handlers run too).
+ */
+bool na_rec_agents(struct na_node *n, const struct lcf_msg *m,
+		   const void *payload, struct na_out *out);
+
+/** Timers (agent_mu held): retransmissions, reports once quiescent. */
+void na_rec_tick(struct na_node *n, struct na_out *out);
+
+/**
+ * Requester hook at the start of an event on `tag`: waits while a recovery
+ * holds the tag. @return 1 when the caller must not reuse its retry seq (a
+ * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
+ * node was declared dead (dsm_node_failed).
+ */
+int na_rec_before_event(struct dsm_thread *t, uint64_t tag);
+
+/**
+ * Requester hooks: request `seq` sent (the thread is inside an event on
+ * `tag`); the event completed (its requests are settled); the thread left
+ * the event (after its unlock was sent, or `aborted` by a recovery).
+ */
+void na_rec_sent(struct na_node *n, uint16_t thread, uint64_t tag,
+		 uint32_t seq);
+void na_rec_granted(struct na_node *n, uint16_t thread, uint64_t tag);
+void na_rec_idle(struct na_node *n, uint16_t thread, bool aborted);
+
+/** Must the event on `tag` be aborted (a recovery holds it)? */
+bool na_rec_blocked(struct na_node *n, uint64_t tag);
+
+/** Counters as a JSON member `"recovery":{...}` (no leading comma). */
+void na_rec_stats_json(struct na_node *n, FILE *f);
+
+#endif /* NA_RECOVERY_H */

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Recovery (na_recovery.h, docs/FAULTS.md) driven through its agent
+ * interface on a node without a transport: the home's detection probe, the
+ * round, the rebuild (copyset, orphan data, LAST-EXECUTED), and the drain.
+ */
+#include <criterion/criterion.h>
+
+#include "na_msg.h"
+#include "na_rec_int.h"
+
+static const char *topo4 =
+	"{ \"lcf_port\": 7340, \"block_size\": 4096,"
+	"  \"switch\": { \"mac\": \"02:00:00:00:00:fe\", \"ip\": \"10.0.0.254\","
+	"              \"profile\": \"tofino\" },"
+	"  \"nodes\": ["
+	"    { \"id\": 0, \"mac\": \"02:00:00:00:00:01\", \"ip\": \"10.0.0.1\", \"port\": 0 },"
+	"    { \"id\": 1, \"mac\": \"02:00:00:00:00:02\", \"ip\": \"10.0.0.2\", \"port\": 1 },"
+	"    { \"id\": 2, \"mac\": \"02:00:00:00:00:03\", \"ip\": \"10.0.0.3\", \"port\": 2 },"
+	"    { \"id\": 3, \"mac\": \"02:00:00:00:00:04\", \"ip\": \"10.0.0.4\", \"port\": 3 } ],"
+	"  \"shadow\": 3 }";
+
+static struct topo t;
+static struct na_node n;
+static struct na_out out;
+static uint8_t blk[4096];
+
+static void
+setup(void)
+{
+	char err[TOPO_ERR_LEN];
+
+	cr_assert_eq(topo_load_string(topo4, &t, err), 0, "%s", err);
+	memset(&n, 0, sizeof(n));
+	n.topo = &t;
+	n.self = 0;
+	n.cfg.threads = 1;
+	n.cfg.roles = NA_ROLE_HOME | NA_ROLE_CACHE;
+	cr_assert_eq(na_cache_init(&n.cache, 64, t.block_size), 0);
+	cr_assert_eq(na_home_init(&n.home, &t, 0, NA_CHUNK_SIZE, 7), 0);
+	cr_assert_eq(na_cagent_init(&n.cagent, 0, t.threads_per_node, &n.cache), 0);
+	cr_assert_eq(na_shadow_init(&n.shadow, &t, 0), 0);
+	cr_assert_eq(na_rec_init(&n), 0);
+	na_out_reset(&out);
+}
+
+static void
+teardown(void)
+{
+	na_rec_fini(&n);
+	na_shadow_fini(&n.shadow);
+	na_cagent_fini(&n.cagent);
+	na_home_fini(&n.home);
+	na_cache_fini(&n.cache);
+}
+
+TestSuite(na_recovery, .init = setup, .fini = teardown);
+
+static struct lcf_msg
+msg(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag)
+{
+	return (struct lcf_msg){ .version = 1, .type = type, .node = node,
+				 .seq = seq, .tag = tag, .dst_node = 0 };
+}
+
+/* The messages of `type` in `out`, as a bitmap of destinations. */
+static uint32_t
+sent_to(uint8_t type)
+{
+	uint32_t m = 0;
+
+	for (uint32_t i = 0; i < out.n; i++)
+		if (out.m[i].msg.type == type)
+			m |= 1u << out.m[i].dst;
+	return m;
+}
+
+static const struct na_out_msg *
+find(uint8_t type, uint16_t dst)
+{
+	for (uint32_t i = 0; i < out.n; i++)
+		if (out.m[i].msg.type == type && out.m[i].dst == dst)
+			return &out.m[i];
+	return NULL;
+}
+
+/* Feed a message; what it emits replaces `out`. */
+static bool
+feed(const struct lcf_msg *m, const void *payload)
+{
+	na_out_reset(&out);
+	return na_rec_agents(&n, m, payload, &out);
+}
+
+static void
+report(uint16_t from, uint32_t round, const uint8_t *entries, uint16_t len,
+       uint32_t dirty)
+{
+	struct lcf_msg m = msg(NA_MSG_REC_REPORT, from, round, 0);
+
+	m.len = len;
+	m.aux = dirty;
+	feed(&m, entries);
+}
+
+static uint16_t
+entry(uint8_t *p, uint64_t tag, uint8_t kind, uint8_t a, uint8_t b,
+      uint32_t seq)
+{
+	put64(p, tag);
+	p[8] = kind;
+	p[9] = a;
+	p[10] = b;
+	p[11] = 0;
+	put32(p + 12, seq);
+	return REC_ENTRY;
+}
+
+/* Our own BEGIN, delivered back to us: the local report goes home. */
+static uint32_t
+self_round(void)
+{
+	const struct na_out_msg *b = find(NA_MSG_REC_BEGIN, 0);
+	struct lcf_msg m;
+	const struct na_out_msg *r;
+
+	cr_assert_not_null(b);
+	m = b->msg;
+	feed(&m, b->payload);
+	r = find(NA_MSG_REC_REPORT, 0);
+	cr_assert_not_null(r, "an idle node reports at once");
+	m = r->msg;
+	feed(&m, r->payload);
+	return m.seq;
+}
+
+Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
+{
+	uint64_t tag = na_home_tag(&n.home, 0);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
+	const struct na_out_msg *p;
+	uint8_t e[64];
+	uint16_t len;
+	uint32_t round;
+	struct na_hreq *rq;
+
+	n.home.blk[0].owner = NA_OWN_SWITCH;
+	n.home.blk[0].gs = LCF_GS_MODIFIED;     /* stale: the switch's */
+	/* A tag miss on a switch-owned block: a REMOVE probe, nothing else. */
+	cr_assert_not(feed(&m, NULL));
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	cr_assert_eq(p->msg.thread, t.threads_per_node - 1);
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_SWITCH);
+	/* The empty switch returns it as a tag miss: a round begins. */
+	m = p->msg;
+	cr_assert(feed(&m, NULL));
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0xf);
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_RECOVERING);
+	round = self_round();
+	cr_assert(na_rec_blocked(&n, tag), "no new event until DONE");
+
+	/* Node 1 still holds it Shared and gave Modified data to (2, 0, 7). */
+	len = entry(e, tag, ENT_HOLD, 1, 0, 0);
+	len += entry(e + len, tag, ENT_DIRTY, 2, 0, 7);
+	memset(blk, 0xab, sizeof(blk));
+	for (uint32_t i = 0; i < na_seg_count(t.block_size); i++) {
+		struct lcf_msg d = msg(NA_MSG_REC_DATA, 1, 7, tag);
+		uint32_t off;
+
+		na_seg_span(t.block_size, i, &off, &d.len);
+		d.aux = off;
+		d.copyset = 2;
+		feed(&d, blk + off);
+	}
+	report(1, round, e, len, 1);
+	/* Node 2's event 7 was cut off by the crash. */
+	len = entry(e, tag, ENT_UNSETTLED, 0, 0, 7);
+	report(2, round, e, len, 0);
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0, "node 3 has not reported");
+	report(3, round, e, 0, 0);
+	n.rec->next_tick = 0;
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0xf);
+
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[0].gs, LCF_GS_SHARED);
+	cr_assert_eq(n.home.blk[0].cs, 1u << 1);
+	cr_assert_not(n.home.blk[0].writer);
+	cr_assert_eq(memcmp(n.home.mem, blk, sizeof(blk)), 0,
+		     "the orphan data is the block's value");
+	rq = &n.home.req[2 * t.threads_per_node + 0];
+	cr_assert(rq->req.valid);
+	cr_assert_eq(rq->req.seq, 7);
+	cr_assert_eq(rq->dec.kind, NA_HDEC_NACK, "a late copy of 7 is NACKed");
+	/* DONE resumes this node's threads and is acknowledged. */
+	p = find(NA_MSG_REC_DONE, 0);
+	m = p->msg;
+	feed(&m, NULL);
+	cr_assert_not(na_rec_blocked(&n, tag));
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE_ACK), 1u);
+}
+
+Test(na_recovery, orphan_ignored_when_its_event_completed)
+{
+	uint64_t tag = na_home_tag(&n.home, 1);
+	struct lcf_msg m = msg(LCF_T_WRITE_MISS, 2, 9, tag);
+	const struct na_out_msg *p;
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[1].owner = NA_OWN_SWITCH;
+	feed(&m, NULL);
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	feed(&m, NULL);
+	round = self_round();
+	/* Node 1 gave data to (2, 0, 9), but node 2 completed it: Modified. */
+	memset(blk, 0xcd, sizeof(blk));
+	for (uint32_t i = 0; i < na_seg_count(t.block_size); i++) {
+		struct lcf_msg d = msg(NA_MSG_REC_DATA, 1, 9, tag);
+		uint32_t off;
+
+		na_seg_span(t.block_size, i, &off, &d.len);
+		d.aux = off;
+		d.copyset = 2;
+		feed(&d, blk + off);
+	}
+	report(1, round, e, entry(e, tag, ENT_DIRTY, 2, 0, 9), 1);
+	report(2, round, e, entry(e, tag, ENT_HOLD, 2, 0, 0), 0);
+	report(3, round, e, 0, 0);
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(n.home.blk[1].gs, LCF_GS_MODIFIED);
+	cr_assert_eq(n.home.blk[1].cs, 1u << 2);
+	cr_assert_neq(n.home.mem[t.block_size], 0xcd, "memory untouched");
+	cr_assert_eq(n.rec->st.orphans_written, 0);
+}
+
+Test(na_recovery, probe_answered_by_the_switch_brings_the_block_home)
+{
+	uint64_t tag = na_home_tag(&n.home, 2);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
+	const struct na_out_msg *p;
+
+	n.home.blk[2].owner = NA_OWN_SWITCH;
+	feed(&m, NULL);
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	m.type = LCF_T_MIGRATE_ACK;
+	m.flags = LCF_F_IN_SWITCH;
+	m.aux = na_aux_orig(LCF_T_REMOVE_FROM_SWITCH, 0);
+	m.gstatus = LCF_GS_SHARED;
+	m.copyset = 0x6;
+	cr_assert_not(feed(&m, NULL));
+	cr_assert_eq(n.home.blk[2].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[2].cs, 0x6);
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no round: the switch is fine");
+	cr_assert_eq(n.rec->st.detections, 0);
+}
+
+Test(na_recovery, drain_rebuilds_without_the_dead_node)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = (1u << 1) | (1u << 3);
+	n.home.blk[3].readers = 1;              /* node 3's read lock */
+	n.home.req[3 * t.threads_per_node].held[1] = (struct na_hheld){
+		.valid = true, .seq = 11, .tag = tag };
+	na_rec_drain(&n, 3, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "node 3 is not asked");
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	cr_assert(na_rec_blocked(&n, (uint64_t)3 << (48 - t.block_shift)),
+		  "memory of the dead node is refused");
+	round = self_round();
+	report(1, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	report(2, round, e, 0, 0);
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0x7);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].cs, 1u << 1);
+	cr_assert_eq(n.home.blk[3].readers, 0);
+	cr_assert_not(n.home.req[3 * t.threads_per_node].held[1].valid);
+}
