@@ -288,7 +288,10 @@ switch_lost(struct na_node *n, struct na_out *out)
 	h->detect_ns = h->probe_ns;
 	n->rec->st.detections++;
 	for (uint32_t i = 0; i < n->home.n_blocks; i++) {
-		if (n->home.blk[i].owner != NA_OWN_SWITCH)
+		uint8_t owner = n->home.blk[i].owner;
+
+		/* A block being removed is the switch's until its MIGRATE_ACK. */
+		if (owner != NA_OWN_SWITCH && owner != NA_OWN_REMOVING)
 			continue;
 		n->home.blk[i].owner = NA_OWN_RECOVERING;
 		if (h->n_readd < REC_READD)
