@@ -8,6 +8,7 @@
  * launch, and the exit report. The loop is in sw_loop.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,6 +232,41 @@ sw_port_init(uint16_t tport)
 	       sw_n_workers, sp->chain_ok ? "chained" : "flat", link_str);
 }
 
+/*
+ * Throw away what the ports received before the switch runs. net_af_packet
+ * opens its socket for every protocol on every interface and binds it to its
+ * own interface only after setting up the ring, so frames of the machine's
+ * other interfaces (the other switch ports, another cluster) can be waiting
+ * in the ring, and would enter the pipeline as if they came in on this port.
+ */
+static void
+sw_ports_flush(void)
+{
+	struct rte_mbuf *burst[SW_MAX_PKT_BURST];
+	uint16_t p, q, n;
+
+	for (p = 0; p < sw_app.n_ports; p++) {
+		struct sw_port *sp = &sw_app.ports[p];
+		struct rte_eth_dev_info info;
+
+		/* Only af_packet: a pcap or null port's frames are the input. */
+		if (rte_eth_dev_info_get(sp->port_id, &info) != 0 ||
+		    strcmp(info.driver_name, "net_af_packet") != 0)
+			continue;
+		for (q = 0; q < sp->n_rxq; q++) {
+			while ((n = rte_eth_rx_burst(sp->port_id, q, burst,
+						     SW_MAX_PKT_BURST)) > 0) {
+				rte_pktmbuf_free_bulk(burst, n);
+				sp->startup_discarded += n;
+			}
+		}
+		if (sp->startup_discarded)
+			SW_LOG(INFO, "port %u: discarded %" PRIu64 " frame(s) "
+			       "received before the port was bound", p,
+			       sp->startup_discarded);
+	}
+}
+
 /* --workers 0 means every EAL lcore; more workers than lcores is refused. */
 static void
 sw_workers_plan(void)
@@ -452,6 +488,7 @@ main(int argc, char **argv)
 		sw_port_init(p);
 	sw_workers_create();
 	sw_bench_rx_load();
+	sw_ports_flush();
 
 	/* Lets dpdk-dumpcap (a secondary process) capture our ports. */
 	ret = rte_pdump_init();

@@ -88,6 +88,8 @@ stats_ports(json_t *root)
 		stats_u64(o, "ierrors", es.ierrors);
 		stats_u64(o, "oerrors", es.oerrors);
 		stats_u64(o, "discarded", sum.dropped);
+		stats_u64(o, "startup_discarded",
+			  sw_app.ports[p].startup_discarded);
 		snprintf(key, sizeof(key), "port%u", p);
 		json_object_set_new(root, key, o);
 	}

@@ -136,6 +136,7 @@ struct sw_port {
 	uint16_t port_id;
 	bool chain_ok;            /* PMD takes multi-segment mbufs */
 	uint16_t n_rxq;           /* 1, or one per worker (multi-queue NIC) */
+	uint64_t startup_discarded; /* frames sw_ports_flush() threw away */
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
 
