@@ -11,10 +11,13 @@
 # e2e-{sharing,read,locality}.png to --out.
 #
 #   sudo scripts/bench-e2e.sh [--quick] [--smoke] [--out DIR] [--duration SEC]
-#                             [--threads T] [--shared-blocks K] [--topo FILE]
+#                             [--reps N] [--threads T] [--shared-blocks K]
+#                             [--topo FILE]
 #
-#   default   12 points x 3 modes (10 distinct points), 5 s each: ~8 min
-#   --quick   8 points x 3 modes, 3 s each: ~4 min
+#   default   sharing 0/25/50/75/100 %, read 0/50/90 %, locality 0/50/90 %
+#             (9 distinct points), 3 modes, 3 repetitions (median), 4 s
+#             each, a fresh cluster per run: ~17 min
+#   --quick   8 points x 3 modes, 1 repetition, 3 s each: ~4 min
 #   --smoke   for CI (~90 s): the counter workload in each mode (3 s) with
 #             the history checker, then one 2 s micro point per mode; checks
 #             the CSV is well formed and every history correct, never speed
@@ -33,7 +36,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=(--quick); shift ;;
 	--duration) duration=(--duration "$2"); shift 2 ;;
-	--smoke|--out|--threads|--shared-blocks|--topo)
+	--smoke|--out|--threads|--shared-blocks|--topo|--reps)
 		if [ "$1" = --smoke ]; then args+=("$1"); shift
 		else args+=("$1" "$2"); shift 2; fi ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
