@@ -12,7 +12,11 @@
 #
 #   sudo scripts/bench-e2e.sh [--quick] [--smoke] [--out DIR] [--duration SEC]
 #                             [--reps N] [--threads T] [--shared-blocks K]
-#                             [--topo FILE]
+#                             [--private-blocks P] [--topo FILE]
+#                             [--resume CSV]  (skip the points of a CSV)
+#
+#   shared set K = 256 blocks (64 per home: concordia moves them all to the
+#   switch), P = 16 private blocks per thread, 2 threads per node
 #
 #   default   sharing 0/25/50/75/100 %, read 0/50/90 %, locality 0/50/90 %
 #             (9 distinct points), 3 modes, 3 repetitions (median), 4 s
@@ -36,7 +40,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=(--quick); shift ;;
 	--duration) duration=(--duration "$2"); shift 2 ;;
-	--smoke|--out|--threads|--shared-blocks|--topo|--reps)
+	--smoke|--out|--threads|--shared-blocks|--private-blocks|--topo|--reps|--resume)
 		if [ "$1" = --smoke ]; then args+=("$1"); shift
 		else args+=("$1" "$2"); shift 2; fi ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;

@@ -185,18 +185,27 @@ def micro_point(b, sweep, sh, rd, loc, mode, base_out, rep=0):
                           (sweep, sh, rd, loc, mode, rep))
     rcs, stats = b.run(outdir, mode, "micro", b.a.duration,
                        lambda n: ["--read-ratio", str(rd), "--sharing-ratio",
-                                  str(sh), "--locality", str(loc)])
+                                  str(sh), "--locality", str(loc),
+                                  "--private-blocks",
+                                  str(b.a.private_blocks)])
     if any(s is None for s in stats.values()):
-        raise RuntimeError("%s: a node wrote no statistics (%s)" %
-                           (outdir, rcs))
+        print("run %s failed: a node wrote no statistics (exit status %s)"
+              % (outdir, rcs), flush=True)
+        return None
     return row_of(b, sweep, mode, sh, rd, loc, outdir, rcs, stats)
 
 
 def median_row(rows):
-    """The run with the median throughput (every column from that run)."""
-    rows = sorted(rows, key=lambda r: float(r["ops_per_s"]))
+    """The run with the median throughput (every column from that run);
+    failed runs (None) are left out and counted in `errors`."""
+    failed = sum(1 for r in rows if r is None)
+    rows = sorted((r for r in rows if r is not None),
+                  key=lambda r: float(r["ops_per_s"]))
+    if not rows:
+        raise RuntimeError("every run of a point failed")
     r = dict(rows[len(rows) // 2])
     r["reps"] = len(rows)
+    r["errors"] = int(r["errors"]) + failed
     r["ops_per_s_all"] = " ".join(x["ops_per_s"] for x in rows)
     return r
 
@@ -278,6 +287,30 @@ def plot(rows, out):
         plt.close(fig)
 
 
+def table(path):
+    """A markdown table of a CSV written by this script (for the docs)."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    print("| sweep | sharing | read | locality | mode | ops/s (median; all runs) "
+          "| ops/s per node | home msgs/op (rx + tx) | switch frames/op "
+          "| NACKs/op |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print("| %s | %g%% | %g%% | %g%% | %s | %s (%s) | %s | %s (%s + %s) "
+              "| %s | %s |" %
+              (r["sweep"], float(r["sharing"]) * 100,
+               float(r["read"]) * 100, float(r["locality"]) * 100,
+               r["mode"], "{:,.0f}".format(float(r["ops_per_s"])),
+               ", ".join("{:,.0f}".format(float(x))
+                         for x in r["ops_per_s_all"].split()),
+               " / ".join("{:,.0f}".format(float(x))
+                          for x in r["ops_per_s_node"].split()),
+               r["home_pkts_per_op"], r["home_rx_per_op"],
+               r["home_tx_per_op"], r["switch_rx_frames_per_op"],
+               r["nacks_per_op"]))
+    return 0
+
+
 def smoke(b, out):
     """Counter + checker per mode, then one micro point per mode."""
     problems = []
@@ -303,7 +336,11 @@ def smoke(b, out):
             print(res.stdout[-2000:])
     rows = []
     for mode in MODES:
-        rows.append(micro_point(b, "smoke", 0.5, 0.5, 0.0, mode, out))
+        r = micro_point(b, "smoke", 0.5, 0.5, 0.0, mode, out)
+        if r is None:
+            problems.append("%s: micro run failed" % mode)
+        else:
+            rows.append(r)
     path = os.path.join(out, "e2e-smoke.csv")
     write_csv(path, rows)
     check_csv(path, len(MODES), problems)
@@ -328,9 +365,25 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--shared-blocks", type=int, default=256)
     ap.add_argument("--reps", type=int, default=3)
+    # Few private blocks: their first-touch misses (to the node's own home)
+    # would otherwise be a large part of a few-second run.
+    ap.add_argument("--private-blocks", type=int, default=16)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--table", metavar="CSV",
+                    help="print CSV as a markdown table and exit")
+    ap.add_argument("--resume", metavar="CSV",
+                    help="reuse the points of an interrupted run's CSV")
+    ap.add_argument("--plot", metavar="CSV",
+                    help="draw the PNGs of CSV into --out and exit")
     a = ap.parse_args()
+    if a.table:
+        return table(a.table)
+    if a.plot:
+        os.makedirs(a.out, exist_ok=True)
+        with open(a.plot, newline="") as f:
+            plot(list(csv.DictReader(f)), a.out)
+        return 0
     a.topo = os.path.abspath(a.topo)
     os.makedirs(a.out, exist_ok=True)
     b = Bench(a)
@@ -341,11 +394,20 @@ def main():
             return smoke(b, a.out)
         rows = []
         done = {}
+        if a.resume:
+            # Points measured by an interrupted run are not measured again.
+            with open(a.resume, newline="") as f:
+                for r in csv.DictReader(f):
+                    key = (float(r["sharing"]), float(r["read"]),
+                           float(r["locality"]))
+                    done.setdefault(key, {})[r["mode"]] = r
+            done = {k: v for k, v in done.items() if len(v) == len(MODES)}
         points = QUICK if a.quick else FULL
         if a.quick:
             a.reps = 1
         t0 = time.time()
         for sweep, sh, rd, loc in points:
+            sh, rd, loc = float(sh), float(rd), float(loc)
             # Modes interleaved per repetition: they share the load of
             # the moment.
             if (sh, rd, loc) not in done:
