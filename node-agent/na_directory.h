@@ -16,7 +16,7 @@
  * block (reads of Shared blocks are served from memory, which is current
  * whenever a block is Shared). The requester's unlock (DIR_UNLOCK, off the
  * critical path) releases the directory entry, as an unblock message does
- * in blocking directory protocols. Every message is node-to-node (0x2a-0x2f,
+ * in blocking directory protocols. Every message is node-to-node (0x40-0x45,
  * docs/PROTOCOL.md section 5): the switch only forwards them at L2.
  *
  * The grant reports the block's metadata as it is once the home has acted
