@@ -39,6 +39,8 @@ struct dsm_config {
 	uint32_t mem_mb;        /* global memory held by this home (default 128,
 				   a multiple of 32) */
 	bool direct;            /* no switch on the path (two-node tests) */
+	bool directory;         /* classic directory protocol instead of LCF
+				   (benchmark baseline; all nodes alike) */
 	uint32_t seed;
 	bool migrate;           /* dynamic ownership migration (section 5.2) */
 	uint32_t migrate_k;     /* blocks moved per epoch at most (0: 1000) */

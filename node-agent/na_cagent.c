@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "na_cagent.h"
+#include "na_directory.h"
 #include "na_msg.h"
 
 int
@@ -36,7 +37,8 @@ na_cagent_fini(struct na_cagent *ca)
 static uint8_t
 orig_type(const struct lcf_msg *m)
 {
-	return m->type == NA_MSG_FWD ? na_aux_orig_type(m->aux) : m->type;
+	return m->type == NA_MSG_FWD || m->type == NA_MSG_DIR_INV ?
+	       na_aux_orig_type(m->aux) : m->type;
 }
 
 static bool
@@ -48,10 +50,14 @@ invalidating(uint8_t t)
 static void
 emit_reply(struct na_cagent *ca, const struct na_creq *rq, struct na_out *out)
 {
+	/* To the requester, or to the home (directory mode). */
+	uint8_t dtype = rq->ack.type == NA_MSG_DIR_INV_ACK ? NA_MSG_DIR_DATA
+							   : NA_MSG_DATA;
+
 	if (rq->has_data)
-		na_out_segments(out, rq->ack.node, &rq->ack, NA_MSG_DATA,
+		na_out_segments(out, rq->ack.dst_node, &rq->ack, dtype,
 				rq->data, ca->block_size);
-	na_out_push(out, rq->ack.node, &rq->ack, NULL);
+	na_out_push(out, rq->ack.dst_node, &rq->ack, NULL);
 }
 
 static void
@@ -198,6 +204,7 @@ handle(struct na_cagent *ca, const struct lcf_msg *m, struct na_out *out,
 	rq->ack.tag = m->tag;
 	rq->ack.dst_node = m->node;
 	rq->ack.aux = na_aux_orig(t, ca->self);
+	na_dir_cagent_reply(m, &rq->ack);
 	emit_reply(ca, rq, out);
 }
 

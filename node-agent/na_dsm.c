@@ -69,6 +69,7 @@ dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
 		nc.cache_entries = cfg->cache_blocks;
 	nc.mem_size = (uint64_t)(cfg->mem_mb ? cfg->mem_mb : 128) << 20;
 	nc.direct = cfg->direct;
+	nc.directory = cfg->directory;
 	nc.seed = cfg->seed;
 	nc.migrate = cfg->migrate;
 	nc.migrate_k = cfg->migrate_k;

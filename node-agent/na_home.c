@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lcf_pipeline.h"
+#include "na_directory.h"
 #include "na_home.h"
 #include "na_msg.h"
 #include "topo.h"
@@ -389,6 +390,8 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 	int64_t idx = home_block(h, m->tag);
 	struct na_hblock *b;
 
+	if (h->dir && na_dir_home_handle(h, m, payload, len, out))
+		return;
 	if (m->type == NA_MSG_ALLOC_REQ) {
 		if (rq)
 			alloc_chunk(h, m, rq, out);
@@ -477,4 +480,13 @@ na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out)
 		return -EALREADY;
 	emit_add(h, idx, out);
 	return 0;
+}
+
+struct na_hblock *
+na_home_lookup(struct na_home *h, const struct lcf_msg *m, struct na_hreq **rq)
+{
+	int64_t idx = home_block(h, m->tag);
+
+	*rq = home_req(h, m);
+	return idx < 0 || !*rq ? NULL : &h->blk[idx];
 }

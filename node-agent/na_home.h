@@ -22,6 +22,7 @@
 #include "na_proto.h"
 
 struct topo;
+struct na_dir;
 
 #define NA_CHUNK_SIZE (32ull << 20)     /* allocation unit (section 5.4) */
 #define NA_ADD_COPY_SEQS 8              /* seqs per migration (copy ids) */
@@ -127,6 +128,7 @@ struct na_home {
 	uint32_t rng;
 	uint32_t mig_seq;
 	struct na_home_stats st;
+	struct na_dir *dir;             /* directory mode (na_directory.h) */
 };
 
 /**
@@ -157,5 +159,13 @@ int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
 
 /** Re-emit the ADD of a block still migrating. @return 0 or -EALREADY. */
 int na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out);
+
+/**
+ * The block record of `m->tag` (homed here) and the requester record of
+ * m->node/m->thread, for the directory protocol (na_directory.c).
+ * @return NULL when either does not exist.
+ */
+struct na_hblock *na_home_lookup(struct na_home *h, const struct lcf_msg *m,
+				 struct na_hreq **rq);
 
 #endif /* NA_HOME_H */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dsm.h"
@@ -85,6 +86,12 @@ usage(FILE *f)
 "  --seed S             random seed (default 1)\n"
 "  --dead-file FILE     node ids declared dead, one a line, polled every\n"
 "                       100 ms: drain their locks (docs/FAULTS.md)\n"
+"  --coherence P        lcf (default: the switch's LCF pipeline, home agents\n"
+"                       for blocks it does not own) or directory (a classic\n"
+"                       home-based directory protocol, benchmark baseline;\n"
+"                       every node of a run must use the same)\n"
+"  --start-at T         start the workload at CLOCK_REALTIME T (seconds,\n"
+"                       e.g. date +%%s.%%N + 2): a common start for all nodes\n"
 "  --help               this text\n");
 }
 
@@ -93,7 +100,7 @@ enum {
 	O_DURATION, O_WORKLOAD, O_READ, O_SHARING, O_LOCALITY, O_SHARED,
 	O_PRIVATE, O_OPSIZE, O_SWITCH, O_CACHE, O_MEM, O_LINGER, O_HISTORY,
 	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_DEAD_FILE, O_MAX_RATE,
-	O_MIGRATE, O_MIGRATE_K, O_EPOCH, O_ZIPF,
+	O_MIGRATE, O_MIGRATE_K, O_EPOCH, O_ZIPF, O_COHERENCE, O_START_AT,
 };
 
 static const struct option opts[] = {
@@ -126,6 +133,8 @@ static const struct option opts[] = {
 	{ "migrate-k", required_argument, NULL, O_MIGRATE_K },
 	{ "epoch-ms", required_argument, NULL, O_EPOCH },
 	{ "zipf", required_argument, NULL, O_ZIPF },
+	{ "coherence", required_argument, NULL, O_COHERENCE },
+	{ "start-at", required_argument, NULL, O_START_AT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -134,6 +143,7 @@ struct args {
 	struct na_wl_config wl;
 	uint32_t switch_blocks;
 	double linger;
+	double start_at;
 	const char *history;
 	const char *stats;
 	const char *workload;
@@ -185,6 +195,18 @@ parse(int argc, char **argv, struct args *a)
 		case O_HISTORY: a->history = optarg; break;
 		case O_STATS: a->stats = optarg; break;
 		case O_HELP: usage(stdout); exit(0);
+		case O_COHERENCE:
+			if (strcmp(optarg, "lcf") && strcmp(optarg, "directory")) {
+				fprintf(stderr, "node-agent: --coherence: lcf or "
+					"directory, got \"%s\"\n", optarg);
+				return -1;
+			}
+			a->dc.directory = !strcmp(optarg, "directory");
+			break;
+		case O_START_AT:
+			if (num(o, optarg, 0, 1e11, &a->start_at) < 0)
+				return -1;
+			break;
 		case O_NODE: case O_THREADS: case O_SHARED: case O_PRIVATE:
 		case O_OPSIZE: case O_SWITCH: case O_CACHE: case O_MEM:
 		case O_SEED: case O_CACHE_BLOCKS: case O_MIGRATE_K: case O_EPOCH:
@@ -232,6 +254,12 @@ parse(int argc, char **argv, struct args *a)
 		usage(stderr);
 		return -1;
 	}
+	if (a->dc.directory && (a->switch_blocks || a->dc.migrate)) {
+		fprintf(stderr, "node-agent: --switch-blocks and --migrate need "
+			"--coherence lcf (the directory protocol never involves "
+			"the switch's pipeline)\n");
+		return -1;
+	}
 	if (na_workload_parse(a->workload) < 0) {
 		fprintf(stderr, "node-agent: --workload: unknown \"%s\" (none, "
 			"micro, counter)\n", a->workload);
@@ -243,6 +271,20 @@ parse(int argc, char **argv, struct args *a)
 	a->wl.threads = a->dc.threads;
 	a->wl.seed = a->dc.seed;
 	return 0;
+}
+
+/* --start-at: every node's workload window starts together. */
+static void
+wait_start(const struct args *a)
+{
+	struct timespec now;
+
+	for (;;) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (force_quit || now.tv_sec + now.tv_nsec / 1e9 >= a->start_at)
+			return;
+		usleep(1000);
+	}
 }
 
 static void
@@ -260,14 +302,15 @@ print_stats(FILE *f, struct dsm *d, const struct args *a,
 		PRIu64 ",\"incrs\":%" PRIu64 ",\"errors\":%" PRIu64
 		",\"nacks\":%" PRIu64 ",\"retransmissions\":%" PRIu64
 		",\"packets_sent_per_op\":%.2f,\"rtt_us\":%.1f,"
-		"\"switch_blocks\":%u,",
+		"\"switch_blocks\":%u,\"coherence\":\"%s\",",
 		n->self, n->tp.ops->name, a->workload, a->dc.threads,
 		r->seconds, r->ops, r->seconds > 0 ? r->ops / r->seconds : 0,
 		r->reads, r->writes, r->incrs, r->errors, n->st.req.nacks,
 		n->st.req.retransmit_request + n->st.req.retransmit_unlock +
 		n->st.req.retransmit_writeback,
 		r->ops ? (double)pk / r->ops : 0,
-		d->threads[0].rtt_ns / 1e3, migrated);
+		d->threads[0].rtt_ns / 1e3, migrated,
+		a->dc.directory ? "directory" : "lcf");
 	na_node_stats_json(n, f);
 	fprintf(f, "}\n");
 }
@@ -333,8 +376,10 @@ main(int argc, char **argv)
 	if (dead_file && pthread_create(&watcher, NULL, dead_watch, d) != 0)
 		dead_file = NULL;
 	fprintf(stderr, "node-agent: node %u up (%s, %u threads, workload %s"
-		", %u blocks moved to the switch)\n", a.dc.node,
-		d->node.tp.ops->name, a.dc.threads, a.workload, migrated);
+		", %u blocks moved to the switch%s)\n", a.dc.node,
+		d->node.tp.ops->name, a.dc.threads, a.workload, migrated,
+		a.dc.directory ? ", directory protocol" : "");
+	wait_start(&a);
 
 	rc = na_workload_run(d, &a.wl, &hist, &force_quit, &res);
 	if (rc < 0)

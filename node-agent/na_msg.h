@@ -32,7 +32,13 @@
 	X(ALLOC_REPLY,  0x28, "NA_ALLOC_REPLY")           \
 	X(HOT_REPORT,   0x29, "NA_HOT_REPORT")            \
 	X(REMOVE_REQ,   0x2a, "NA_REMOVE_REQ")            \
-	X(COLLISION,    0x2b, "NA_COLLISION")
+	X(COLLISION,    0x2b, "NA_COLLISION")             \
+	X(DIR_REQ,      0x40, "DIR_REQ")                  \
+	X(DIR_INV,      0x41, "DIR_INV")                  \
+	X(DIR_INV_ACK,  0x42, "DIR_INV_ACK")              \
+	X(DIR_DATA,     0x43, "DIR_DATA")                 \
+	X(DIR_GRANT,    0x44, "DIR_GRANT")                \
+	X(DIR_UNLOCK,   0x45, "DIR_UNLOCK")
 
 enum na_msg_type {
 #define NA_X_ENUM(name, val, str) NA_MSG_##name = val,

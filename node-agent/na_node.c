@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "na_directory.h"
 #include "na_msg.h"
 #include "na_node.h"
 #include "na_proto.h"
@@ -152,8 +153,12 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	case NA_ROUTE_DROP:
 		break;
 	case NA_ROUTE_HOME:
-		if (roles & NA_ROLE_HOME)
+		if (roles & NA_ROLE_HOME) {
 			na_home_handle(&n->home, m, payload, m->len, &out);
+			/* Figure 10's count: messages in and out of the home. */
+			NA_STAT_INC(n->st.home_rx);
+			NA_STAT_ADD(n->st.home_tx, out.n);
+		}
 		break;
 	case NA_ROUTE_CACHE:
 		if (roles & NA_ROLE_CACHE)
@@ -473,6 +478,9 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 			 (unsigned long long)cfg->mem_size);
 		goto fail;
 	}
+	if ((cfg->roles & NA_ROLE_HOME) && cfg->directory &&
+	    na_dir_attach(&n->home))
+		goto fail;
 	if (na_cagent_init(&n->cagent, n->self, n->topo->threads_per_node,
 			   &n->cache) ||
 	    na_shadow_init(&n->shadow, n->topo, n->self) ||
@@ -527,6 +535,7 @@ na_node_stop(struct na_node *n)
 	na_shadow_fini(&n->shadow);
 	na_migrate_fini(&n->migrate);
 	na_cagent_fini(&n->cagent);
+	na_dir_detach(&n->home);
 	if (n->home.mem)
 		na_home_fini(&n->home);
 	na_cache_fini(&n->cache);

@@ -59,6 +59,8 @@ struct na_node_config {
 					   period (default 10 ms) */
 	bool migrate;                   /* dynamic migration (na_migrate.h) */
 	uint32_t migrate_k;             /* top-k per epoch (default 1000) */
+	bool directory;                 /* classic directory protocol
+					   (na_directory.h), all nodes alike */
 };
 
 struct na_node {

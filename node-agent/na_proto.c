@@ -149,6 +149,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case LCF_T_MIGRATE_ACK:
 		return NA_ROUTE_MIGRATE;
 	case NA_MSG_FWD:
+	case NA_MSG_DIR_INV:
 		return NA_ROUTE_CACHE;
 	case NA_MSG_ACK:
 	case NA_MSG_DATA:
@@ -156,9 +157,14 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_UNLOCK_ACK:
 	case NA_MSG_WB_ACK:
 	case NA_MSG_ALLOC_REPLY:
+	case NA_MSG_DIR_GRANT:
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case NA_MSG_WB:
 	case NA_MSG_ALLOC_REQ:
+	case NA_MSG_DIR_REQ:
+	case NA_MSG_DIR_INV_ACK:
+	case NA_MSG_DIR_DATA:
+	case NA_MSG_DIR_UNLOCK:
 		return NA_ROUTE_HOME;
 	case NA_MSG_HOT_REPORT:
 	case NA_MSG_COLLISION:
@@ -194,6 +200,13 @@ na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
 	c->acked |= na_bit(responder);
 }
 
+void
+na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs, uint32_t cs)
+{
+	na_collect_ack(c, home, gs, cs, false);
+	c->granted = true;
+}
+
 bool
 na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len)
 {
@@ -214,6 +227,8 @@ na_collect_done(const struct na_collect *c)
 		return true;
 	if (!c->got_reply || (c->seg_have & c->seg_all) != c->seg_all)
 		return false;
+	if (c->granted)
+		return true;    /* the directory's home collected the ACKs */
 	/* "The copyset in the ACKs tells whom to wait for" (Figure 4). */
 	if (c->type == LCF_T_WRITE_MISS)
 		expect = c->cs_old;

@@ -124,6 +124,7 @@ struct na_collect {
 	uint64_t seg_have;      /* data segments received (bit i = segment i) */
 	uint64_t seg_all;
 	bool in_switch;
+	bool granted;           /* DIR_GRANT: the home answered for everyone */
 };
 
 void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
@@ -132,6 +133,10 @@ void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
 /** Account for an ACK (or the switch's returned request) from `responder`. */
 void na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
 		    uint32_t cs, bool in_switch);
+
+/** Account for a directory home's DIR_GRANT (na_directory.h). */
+void na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs,
+		      uint32_t cs);
 
 /** Account for a data segment at `offset`. @return false if malformed. */
 bool na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "na_directory.h"
 #include "na_msg.h"
 #include "na_recovery.h"
 #include "na_requester.h"
@@ -149,6 +150,10 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 		if (na_collect_data(&s->c, m->aux, m->len))
 			memcpy(s->buf + m->aux, x->payload, m->len);
 		break;
+	case NA_MSG_DIR_GRANT:
+		na_collect_grant(&s->c, na_aux_responder(m->aux), m->gstatus,
+				 m->copyset);
+		break;
 	default:
 		if (m->type == s->type)         /* returned by the switch */
 			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
@@ -233,6 +238,7 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t ta
 	t->unl.sent_ns = na_now_ns();
 	t->unl.deadline_ns = t->unl.sent_ns +
 			     timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
+	na_dir_wrap(t->n, &t->unl.m);
 	na_node_send(t->n, t->unl.m.dst_node, &t->unl.m, NULL);
 	na_rec_idle(t->n, t->id, false);
 }
@@ -321,6 +327,7 @@ quarantine(struct dsm_thread *t)
 	m.seq = s->seq;
 	m.tag = s->tag;
 	m.dst_node = home_of(t, s->tag);
+	na_dir_wrap(t->n, &m);
 	next = start + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
@@ -401,6 +408,10 @@ on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 		if (na_collect_data(c, x->aux, x->len))
 			memcpy(t->buf + x->aux, t->mail.payload, x->len);
 		return;
+	case NA_MSG_DIR_GRANT:
+		na_collect_grant(c, na_aux_responder(x->aux), x->gstatus,
+				 x->copyset);
+		return;
 	default:
 		NA_STAT_INC(t->n->st.req.stale_replies);
 		return;
@@ -455,6 +466,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	m.seq = seq;
 	m.tag = tag;
 	m.dst_node = home;
+	na_dir_wrap(t->n, &m);
 	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
 	NA_STAT_INC(t->n->st.req.events);
 	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);

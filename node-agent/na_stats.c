@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "na_directory.h"
 #include "na_msg.h"
 #include "na_node.h"
 #include "na_recovery.h"
@@ -101,7 +102,12 @@ na_node_stats_json(struct na_node *n, FILE *f)
 #define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->home.st.name);
 		NA_HOME_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
-		fprintf(f, "\"chunks_allocated\":%u}", n->home.next_chunk - 1);
+		fprintf(f, "\"chunks_allocated\":%u,\"messages_received\":%"
+			PRIu64 ",\"messages_sent\":%" PRIu64 "}",
+			n->home.next_chunk - 1, ld(&n->st.home_rx),
+			ld(&n->st.home_tx));
+		if (n->home.dir)
+			na_dir_stats_json(n->home.dir, f);
 	}
 	if (n->cfg.roles & NA_ROLE_CACHE) {
 		fprintf(f, ",\"cache_agent\":{");

@@ -52,6 +52,8 @@ struct na_stats {
 	struct na_req_stats req;
 	uint64_t shadow_adds;           /* MIGRATE_ACK mirrors recorded */
 	uint64_t shadow_reports;
+	uint64_t home_rx;               /* messages the home agent handled */
+	uint64_t home_tx;               /* messages it emitted */
 };
 
 #endif /* NA_STATS_H */

@@ -39,6 +39,10 @@ step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20
 [ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain, history check (~25 s)" scripts/test-drain.sh
 [ -x scripts/test-migration.sh ] &&
 	step "dynamic ownership migration (~20-40 s)" scripts/test-migration.sh
+# ~90 s: counter workload + history checker in the three coherence modes,
+# then one 2 s micro point each; checks correctness and CSV format, never speed.
+[ -x scripts/bench-e2e.sh ] &&
+	step "end-to-end benchmark (smoke: 3 modes, histories checked)" scripts/bench-e2e.sh --smoke --out /tmp/swswitch-bench-e2e-smoke
 
 echo
 if ((${#failed[@]})); then
