@@ -418,7 +418,11 @@ do_restart_switch() {
 	[ $start = 1 ] || return 0
 	sleep "$down"
 	echo "--- restart $(date -u +%FT%TZ)" >>"$RUN_DIR/swswitch.log"
-	eval "setsid $(cat "$RUN_DIR/swswitch.argv")" >"$RUN_DIR/swswitch.out" \
+	# The array, not `eval ... &`: $! must be swswitch itself (a backgrounded
+	# eval is a subshell, whose pid `down` would not recognise and kill).
+	local -a argv
+	eval "argv=($(cat "$RUN_DIR/swswitch.argv"))"
+	setsid "${argv[@]}" >"$RUN_DIR/swswitch.out" \
 		2>>"$RUN_DIR/swswitch.log" </dev/null &
 	echo $! >"$RUN_DIR/swswitch.pid"
 	nodes=$(topo_py nodes "$(sed -n 's/^topo=//p' "$RUN_DIR/state")")
