@@ -37,30 +37,10 @@ while [ $# -gt 0 ]; do
 	*) echo "test-drain: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || { echo "test-drain: must run as root" >&2; exit 2; }
-build_dir=${BUILD:-build}
-[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
-swswitch=$build_dir/swswitch/swswitch
-nagent=$build_dir/node-agent/node-agent
+# shellcheck source=scripts/cluster_test_lib.sh
+. "$here/cluster_test_lib.sh"
+cluster_test_setup drain
 survivors="0 1 2"
-work=$(mktemp -d /tmp/swswitch-drain.XXXXXX)
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	"$cluster" down >/dev/null 2>&1 || true
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -r "$work"/. "$keep"/ && echo "artifacts kept in $keep"
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-start_ts=$(date +%s)
 
 if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$work/cluster-up.log" 2>&1; then
 	fail "cluster up"; tail -20 "$work/cluster-up.log"; exit 1

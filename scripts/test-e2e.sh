@@ -66,34 +66,12 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option $1" ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
-build_dir=${build_dir:-${BUILD:-build}}
-[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
-swswitch=$build_dir/swswitch/swswitch
-nagent=$build_dir/node-agent/node-agent
+# shellcheck source=scripts/cluster_test_lib.sh
+. "$here/cluster_test_lib.sh"
+cluster_test_setup e2e
 topo=$(readlink -f "$topo")
-nodes=$(python3 -c 'import json,sys; print(" ".join(str(n["id"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$topo")
+nodes=$(topo_node_ids "$topo")
 n_nodes=$(echo "$nodes" | wc -w)
-
-work=$(mktemp -d /tmp/swswitch-e2e.XXXXXX)
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-
-# shellcheck disable=SC2317  # invoked by trap
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	"$cluster" down >/dev/null 2>&1 || "$cluster" down || true
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -r "$work"/. "$keep"/ && echo "artifacts kept in $keep"
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-start_ts=$(date +%s)
 
 # ---- 1. checker unit tests --------------------------------------------------
 if (cd "$repo/node-agent/checker" && python3 -m unittest -q test_check_history) >"$work/unittest.log" 2>&1; then

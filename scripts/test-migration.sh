@@ -59,32 +59,10 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option $1" ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || die "must run as root (network namespaces)"
-build_dir=${build_dir:-${BUILD:-build}}
-[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
-swswitch=$build_dir/swswitch/swswitch
-nagent=$build_dir/node-agent/node-agent
+# shellcheck source=scripts/cluster_test_lib.sh
+. "$here/cluster_test_lib.sh"
+cluster_test_setup migration
 nodes="0 1 2 3"
-
-work=$(mktemp -d /tmp/swswitch-migration.XXXXXX)
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
-
-# shellcheck disable=SC2317  # invoked by trap
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	"$cluster" down >/dev/null 2>&1 || "$cluster" down || true
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -r "$work"/. "$keep"/ && echo "artifacts kept in $keep"
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-start_ts=$(date +%s)
 
 # run NAME EXTRA_NODE_ARGS...: one cluster, 4 nodes, stats in $work/NAME
 run() {

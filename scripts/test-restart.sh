@@ -40,32 +40,12 @@ while [ $# -gt 0 ]; do
 	*) echo "test-restart: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || { echo "test-restart: must run as root" >&2; exit 2; }
-build_dir=${BUILD:-build}
-[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
-swswitch=$build_dir/swswitch/swswitch
-nagent=$build_dir/node-agent/node-agent
-nodes=$(python3 -c 'import json,sys; print(" ".join(str(n["id"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$topo")
+# shellcheck source=scripts/cluster_test_lib.sh
+. "$here/cluster_test_lib.sh"
+cluster_test_setup restart
+nodes=$(topo_node_ids "$topo")
 n_nodes=$(echo "$nodes" | wc -w)
-work=$(mktemp -d /tmp/swswitch-restart.XXXXXX)
-failures=0
-pass() { printf 'PASS  %s\n' "$*"; }
-fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
 mono() { python3 -c 'import time; print(time.monotonic_ns())'; }
-
-cleanup() {
-	local rc=$?
-	trap - EXIT INT TERM
-	"$cluster" down >/dev/null 2>&1 || true
-	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -r "$work"/. "$keep"/ && echo "artifacts kept in $keep"
-	fi
-	rm -rf "$work"
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-start_ts=$(date +%s)
 
 if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$work/cluster-up.log" 2>&1; then
 	fail "cluster up"; tail -20 "$work/cluster-up.log"; exit 1

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Set-up shared by the cluster tests (test-e2e.sh, test-restart.sh,
+# test-drain.sh, test-migration.sh). Sourced after option parsing; the
+# caller has set $repo, $cluster, $keep and optionally $build_dir.
+#
+#   cluster_test_setup NAME  root check, $swswitch and $nagent from
+#                            $build_dir (else $BUILD, else build/), a work
+#                            directory $work, PASS/FAIL counting in
+#                            $failures, and a trap that takes the cluster
+#                            down and keeps $work in $keep if asked
+#   topo_node_ids TOPO       the topology's node ids, space-separated
+
+pass() { printf 'PASS  %s\n' "$*"; }
+fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+
+topo_node_ids() {
+	python3 -c 'import json,sys; print(" ".join(str(n["id"]) for n in json.load(open(sys.argv[1]))["nodes"]))' "$1"
+}
+
+# shellcheck disable=SC2317  # invoked by trap
+cluster_test_cleanup() {
+	local rc=$?
+	trap - EXIT INT TERM
+	"$cluster" down >/dev/null 2>&1 || "$cluster" down || true
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep" && cp -r "$work"/. "$keep"/ && echo "artifacts kept in $keep"
+	fi
+	rm -rf "$work"
+	exit "$rc"
+}
+
+cluster_test_setup() {
+	[ "$(id -u)" = 0 ] || { echo "$1: must run as root (network namespaces)" >&2; exit 2; }
+	build_dir=${build_dir:-${BUILD:-build}}
+	[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
+	swswitch=$build_dir/swswitch/swswitch
+	nagent=$build_dir/node-agent/node-agent
+	work=$(mktemp -d "/tmp/swswitch-$1.XXXXXX")
+	failures=0
+	trap cluster_test_cleanup EXIT
+	trap 'exit 130' INT TERM
+	start_ts=$(date +%s)
+}
