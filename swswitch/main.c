@@ -239,6 +239,8 @@ sw_port_init(uint16_t tport)
  * other interfaces (the other switch ports, another cluster) can be waiting
  * in the ring, and would enter the pipeline as if they came in on this port.
  */
+#define SW_STARTUP_FLUSH_MAX 65536u  /* frames per rx queue */
+
 static void
 sw_ports_flush(void)
 {
@@ -253,11 +255,16 @@ sw_ports_flush(void)
 		if (rte_eth_dev_info_get(sp->port_id, &info) != 0 ||
 		    strcmp(info.driver_name, "net_af_packet") != 0)
 			continue;
+		/* Bounded: the ring's worth, not traffic that keeps coming. */
 		for (q = 0; q < sp->n_rxq; q++) {
-			while ((n = rte_eth_rx_burst(sp->port_id, q, burst,
+			uint32_t left = SW_STARTUP_FLUSH_MAX;
+
+			while (left >= SW_MAX_PKT_BURST &&
+			       (n = rte_eth_rx_burst(sp->port_id, q, burst,
 						     SW_MAX_PKT_BURST)) > 0) {
 				rte_pktmbuf_free_bulk(burst, n);
 				sp->startup_discarded += n;
+				left -= n;
 			}
 		}
 		if (sp->startup_discarded)
