@@ -6,18 +6,8 @@
 
 #include "na_home.h"
 #include "na_msg.h"
+#include "test_na_topo.h"
 #include "topo.h"
-
-static const char *topo4 =
-	"{ \"lcf_port\": 7340, \"block_size\": 4096,"
-	"  \"switch\": { \"mac\": \"02:00:00:00:00:fe\", \"ip\": \"10.0.0.254\","
-	"              \"profile\": \"tofino\" },"
-	"  \"nodes\": ["
-	"    { \"id\": 0, \"mac\": \"02:00:00:00:00:01\", \"ip\": \"10.0.0.1\", \"port\": 0 },"
-	"    { \"id\": 1, \"mac\": \"02:00:00:00:00:02\", \"ip\": \"10.0.0.2\", \"port\": 1 },"
-	"    { \"id\": 2, \"mac\": \"02:00:00:00:00:03\", \"ip\": \"10.0.0.3\", \"port\": 2 },"
-	"    { \"id\": 3, \"mac\": \"02:00:00:00:00:04\", \"ip\": \"10.0.0.4\", \"port\": 3 } ],"
-	"  \"shadow\": 3 }";
 
 static struct topo t;
 static struct na_home h;
@@ -26,9 +16,7 @@ static struct na_out out;
 static void
 setup(void)
 {
-	char err[TOPO_ERR_LEN];
-
-	cr_assert_eq(topo_load_string(topo4, &t, err), 0, "%s", err);
+	test_na_topo4(&t);
 	cr_assert_eq(na_home_init(&h, &t, 0, NA_CHUNK_SIZE * 2, 7), 0);
 }
 

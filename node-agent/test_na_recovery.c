@@ -7,18 +7,8 @@
 #include <criterion/criterion.h>
 
 #include "na_msg.h"
+#include "test_na_topo.h"
 #include "na_rec_int.h"
-
-static const char *topo4 =
-	"{ \"lcf_port\": 7340, \"block_size\": 4096,"
-	"  \"switch\": { \"mac\": \"02:00:00:00:00:fe\", \"ip\": \"10.0.0.254\","
-	"              \"profile\": \"tofino\" },"
-	"  \"nodes\": ["
-	"    { \"id\": 0, \"mac\": \"02:00:00:00:00:01\", \"ip\": \"10.0.0.1\", \"port\": 0 },"
-	"    { \"id\": 1, \"mac\": \"02:00:00:00:00:02\", \"ip\": \"10.0.0.2\", \"port\": 1 },"
-	"    { \"id\": 2, \"mac\": \"02:00:00:00:00:03\", \"ip\": \"10.0.0.3\", \"port\": 2 },"
-	"    { \"id\": 3, \"mac\": \"02:00:00:00:00:04\", \"ip\": \"10.0.0.4\", \"port\": 3 } ],"
-	"  \"shadow\": 3 }";
 
 static struct topo t;
 static struct na_node n;
@@ -28,9 +18,7 @@ static uint8_t blk[4096];
 static void
 setup(void)
 {
-	char err[TOPO_ERR_LEN];
-
-	cr_assert_eq(topo_load_string(topo4, &t, err), 0, "%s", err);
+	test_na_topo4(&t);
 	memset(&n, 0, sizeof(n));
 	n.topo = &t;
 	n.self = 0;

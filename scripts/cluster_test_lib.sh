@@ -42,3 +42,40 @@ cluster_test_setup() {
 	trap 'exit 130' INT TERM
 	start_ts=$(date +%s)
 }
+
+# wait_nodes LABEL LIMIT LOGDIR NODE=PID...: wait for node agents until LIMIT
+# seconds from now. One still running then fails and gets SIGINT (it stops
+# its workload and writes its history and stats), SIGKILL 10 s later; a
+# non-zero exit fails too (with the tail of LOGDIR/na-NODE.log). LABEL
+# prefixes the messages. Returns 0 when every node exited 0.
+nodes_alive() {
+	local np
+	for np in "$@"; do kill -0 "${np#*=}" 2>/dev/null && return 0; done
+	return 1
+}
+
+wait_nodes() {
+	local label=$1 limit=$2 logdir=$3 deadline np rc bad=0
+	shift 3
+	deadline=$(($(date +%s) + limit))
+	while nodes_alive "$@" && [ "$(date +%s)" -lt $deadline ]; do sleep 0.2; done
+	if nodes_alive "$@"; then
+		for np in "$@"; do
+			kill -0 "${np#*=}" 2>/dev/null || continue
+			fail "${label}node ${np%%=*} did not finish within ${limit}s"
+			kill -INT "${np#*=}" 2>/dev/null || true
+		done
+		for _ in $(seq 1 50); do nodes_alive "$@" || break; sleep 0.2; done
+		for np in "$@"; do kill -KILL "${np#*=}" 2>/dev/null || true; done
+		bad=1
+	fi
+	for np in "$@"; do
+		rc=0
+		wait "${np#*=}" 2>/dev/null || rc=$?
+		[ $rc = 0 ] && continue
+		fail "${label}node ${np%%=*} exited with status $rc"
+		tail -10 "$logdir/na-${np%%=*}.log"
+		bad=1
+	done
+	return $bad
+}

@@ -70,17 +70,10 @@ if [ $drain = 1 ]; then
 	echo "node $dead declared dead"
 fi
 
-deadline=$(($(date +%s) + duration + 20))
-for n in $survivors; do
-	while kill -0 "${pids[$n]}" 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do sleep 0.2; done
-	if kill -0 "${pids[$n]}" 2>/dev/null; then
-		fail "node $n did not finish"; kill -INT "${pids[$n]}" 2>/dev/null || true
-		sleep 4; kill -KILL "${pids[$n]}" 2>/dev/null || true
-	fi
-	rc=0; wait "${pids[$n]}" 2>/dev/null || rc=$?
-	[ $rc = 0 ] && pass "node $n finished, exit 0" ||
-		{ fail "node $n exited with status $rc"; tail -5 "$work/na-$n.log"; }
-done
+np=()
+for n in $survivors; do np+=("$n=${pids[$n]}"); done
+wait_nodes "" "$((duration + 20))" "$work" "${np[@]}" &&
+	pass "nodes $survivors finished, exit 0"
 "$cluster" down >/dev/null 2>&1 || true
 
 if python3 "$checker" --expect-nodes 3 --min-ops 100 "$work"/h[012].jsonl >"$work/check.log" 2>&1; then

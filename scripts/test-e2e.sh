@@ -134,6 +134,7 @@ garbage_check() {
 # run_phase NAME SWITCH_BLOCKS FAULT_PROB BASELINE_NAME GARBAGE(0|1)
 run_phase() {
 	local name=$1 sblocks=$2 prob=$3 base=$4 garbage=$5 dir=$work/$1 n rc ok=1 limit
+	local -a np=()
 	local sw=$swargs t0 t1 t2
 	local -A pids
 	[ "$prob" != 0 ] && sw="$(fault_args "$prob") $sw"
@@ -157,40 +158,12 @@ run_phase() {
 	[ "$garbage" = 1 ] && garbage_start "$dir"
 	# One deadline for all nodes: duration + start-up, linger and exit.
 	limit=$((duration + 25))
-	local deadline=$(($(date +%s) + limit)) alive
-	while :; do
-		alive=0
-		for n in $nodes; do kill -0 "${pids[$n]}" 2>/dev/null && alive=1; done
-		[ $alive = 0 ] && break
-		[ "$(date +%s)" -ge $deadline ] && break
-		sleep 0.2
-	done
-	if [ $alive = 1 ]; then
-		# Stuck: SIGINT (node-agent stops its workload, writes its
-		# history and stats), then SIGKILL.
-		for n in $nodes; do
-			if kill -0 "${pids[$n]}" 2>/dev/null; then
-				fail "$name: node $n did not finish within ${limit}s"
-				kill -INT "${pids[$n]}" 2>/dev/null || true
-				ok=0
-			fi
-		done
-		for _ in $(seq 1 50); do
-			alive=0
-			for n in $nodes; do kill -0 "${pids[$n]}" 2>/dev/null && alive=1; done
-			[ $alive = 0 ] && break
-			sleep 0.2
-		done
-		for n in $nodes; do kill -KILL "${pids[$n]}" 2>/dev/null || true; done
+	for n in $nodes; do np+=("$n=${pids[$n]}"); done
+	if wait_nodes "$name: " "$limit" "$dir" "${np[@]}"; then
+		pass "$name: all $n_nodes nodes exited 0"
+	else
+		ok=0
 	fi
-	for n in $nodes; do
-		rc=0; wait "${pids[$n]}" 2>/dev/null || rc=$?
-		if [ $rc != 0 ]; then
-			fail "$name: node $n exited with status $rc"; tail -10 "$dir/na-$n.log"
-			ok=0
-		fi
-	done
-	[ $ok = 1 ] && pass "$name: all $n_nodes nodes exited 0"
 
 	# swswitch's exit statistics (SIGINT makes it print them)
 	local swpid

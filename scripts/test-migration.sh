@@ -66,7 +66,8 @@ nodes="0 1 2 3"
 
 # run NAME EXTRA_NODE_ARGS...: one cluster, 4 nodes, stats in $work/NAME
 run() {
-	local name=$1 dir=$work/$1 n rc ok=1 alive deadline swpid
+	local name=$1 dir=$work/$1 n rc ok=1 swpid
+	local -a np=()
 	local -A pids
 	shift
 	mkdir -p "$dir"
@@ -84,32 +85,12 @@ run() {
 			>"$dir/na-$n.out" 2>"$dir/na-$n.log" &
 		pids[$n]=$!
 	done
-	deadline=$(($(date +%s) + duration + 25))
-	while :; do
-		alive=0
-		for n in $nodes; do kill -0 "${pids[$n]}" 2>/dev/null && alive=1; done
-		[ $alive = 0 ] || [ "$(date +%s)" -ge $deadline ] && break
-		sleep 0.2
-	done
-	if [ $alive = 1 ]; then
-		for n in $nodes; do
-			if kill -0 "${pids[$n]}" 2>/dev/null; then
-				fail "$name: node $n did not finish within $((duration + 25))s"
-				kill -INT "${pids[$n]}" 2>/dev/null || true
-			fi
-		done
-		sleep 5
-		for n in $nodes; do kill -KILL "${pids[$n]}" 2>/dev/null || true; done
+	for n in $nodes; do np+=("$n=${pids[$n]}"); done
+	if wait_nodes "$name: " "$((duration + 25))" "$dir" "${np[@]}"; then
+		pass "$name: all 4 nodes exited 0"
+	else
 		ok=0
 	fi
-	for n in $nodes; do
-		rc=0; wait "${pids[$n]}" 2>/dev/null || rc=$?
-		if [ $rc != 0 ]; then
-			fail "$name: node $n exited with status $rc"; tail -5 "$dir/na-$n.log"
-			ok=0
-		fi
-	done
-	[ $ok = 1 ] && pass "$name: all 4 nodes exited 0"
 	swpid=$(cat "$RUN_DIR/swswitch.pid" 2>/dev/null || true)
 	if [ -n "$swpid" ] && kill -0 "$swpid" 2>/dev/null; then
 		kill -INT "$swpid"

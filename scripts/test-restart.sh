@@ -74,16 +74,9 @@ else
 fi
 
 echo "kill_ns=$kill_ns restart_ns=$restart_ns ready_ns=$ready_ns" >"$work/instants.txt"
-deadline=$(($(date +%s) + duration + 30))
-for n in $nodes; do
-	while kill -0 "${pids[$n]}" 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do sleep 0.2; done
-	if kill -0 "${pids[$n]}" 2>/dev/null; then
-		fail "node $n did not finish"; kill -INT "${pids[$n]}" 2>/dev/null || true
-		sleep 3; kill -KILL "${pids[$n]}" 2>/dev/null || true
-	fi
-	rc=0; wait "${pids[$n]}" 2>/dev/null || rc=$?
-	[ $rc = 0 ] || { fail "node $n exited with status $rc"; tail -5 "$work/na-$n.log"; }
-done
+np=()
+for n in $nodes; do np+=("$n=${pids[$n]}"); done
+wait_nodes "" "$((duration + 30))" "$work" "${np[@]}" || true
 cp "$RUN_DIR/swswitch.log" "$work/" 2>/dev/null || true
 "$cluster" down >/dev/null 2>&1 || true
 
