@@ -11,18 +11,7 @@
 #include <infiniband/verbs.h>
 
 #include "na_transport.h"
-#include "topo.h"
-
-static const char *demo4 =
-	"{ \"lcf_port\": 7340, \"block_size\": 4096,"
-	"  \"switch\": { \"mac\": \"02:00:00:00:00:fe\", \"ip\": \"10.0.0.254\","
-	"              \"profile\": \"tofino\" },"
-	"  \"nodes\": ["
-	"    { \"id\": 0, \"mac\": \"02:00:00:00:00:01\", \"ip\": \"10.0.0.1\", \"port\": 0 },"
-	"    { \"id\": 1, \"mac\": \"02:00:00:00:00:02\", \"ip\": \"10.0.0.2\", \"port\": 1 },"
-	"    { \"id\": 2, \"mac\": \"02:00:00:00:00:03\", \"ip\": \"10.0.0.3\", \"port\": 2 },"
-	"    { \"id\": 3, \"mac\": \"02:00:00:00:00:04\", \"ip\": \"10.0.0.4\", \"port\": 3 } ],"
-	"  \"shadow\": 3 }";
+#include "test_na_topo.h"
 
 static int
 rdma_devices(void)
@@ -54,13 +43,12 @@ Test(verbs, ops_table)
 Test(verbs, refuses_without_device)
 {
 	static struct topo t;
-	char terr[TOPO_ERR_LEN] = "";
 	char err[256] = "";
 	struct na_transport tp;
 	int rc;
 
 	skip_if_device();
-	cr_assert_eq(topo_load_string(demo4, &t, terr), 0, "topology: %s", terr);
+	test_na_topo4(&t);
 	for (uint16_t node = 0; node < 4; node++) {
 		memset(&tp, 0, sizeof(tp));
 		tp.ops = &na_transport_verbs;
@@ -81,11 +69,10 @@ Test(verbs, refuses_without_device)
 Test(verbs, refuses_unknown_node)
 {
 	static struct topo t;
-	char terr[TOPO_ERR_LEN] = "";
 	char err[256] = "";
 	struct na_transport tp;
 
-	cr_assert_eq(topo_load_string(demo4, &t, terr), 0, "topology: %s", terr);
+	test_na_topo4(&t);
 	memset(&tp, 0, sizeof(tp));
 	cr_assert_eq(na_transport_verbs.open(&tp, &t, 7, err, sizeof(err)),
 		     -EINVAL);
