@@ -1008,6 +1008,43 @@ def idempotence():
             "retransmit_passed_on_score": 6, "unlock_executed": 8,
             "nack_lock_busy": 0, "nack_stale_request": 0})
 
+    n = 68
+    t = tag(n, 0)
+    w3 = Req("WRITE_MISS", 1, t, seq=3)
+    u3 = Req("WRITE_UNLOCK", 1, t, seq=3, gstatus="Modified", copyset=[1])
+    w2 = Req("WRITE_MISS", 2, t, seq=1)
+    u2 = Req("WRITE_UNLOCK", 2, t, seq=1, gstatus="Modified", copyset=[2])
+    w0 = Req("WRITE_MISS", 0, t, seq=1)
+    vector(n, "late-copies-after-add", T3,
+           "Late copies of an event the home served, arriving after the home "
+           "moved the block to the switch. Node 1's WRITE_MISS seq 3 and its "
+           "WRITE_UNLOCK seq 3 both miss and go home; the unlock records seq 3 "
+           "in LAST-UNLOCK on its way. Home 0 then ADDs the block (Modified {1}). "
+           "A delayed copy of the WRITE_MISS is NACKed as stale instead of "
+           "taking the write lock nobody would release. Node 2 takes the write "
+           "lock; a delayed copy of node 1's WRITE_UNLOCK is a duplicate (ACKed, "
+           "nothing released), so node 0 is still refused until node 2 unlocks.",
+           "PROTOCOL 4.3, Interpretation (unlocks of home-owned blocks); 4.2 "
+           "Interpretation (stale request); section 5.2.1",
+           [step(w3, [tag_miss(w3, 0)], "WRITE_MISS seq 3: tag miss, to home 0"),
+            step(u3, [tag_miss(u3, 0)],
+                 "WRITE_UNLOCK seq 3: tag miss, to home 0 (LAST-UNLOCK 3)"),
+            add(n, T3, 0, 0, "Modified", [1]),
+            step(w3, [nack_stale(w3)],
+                 "late copy of WRITE_MISS seq 3: NACK, stale (no lock taken)"),
+            step(w2, [forward(w2, 1, "Modified", [1], dp=True)],
+                 "node 2 WRITE_MISS: write lock, to the owner 1"),
+            step(u3, [unlock_ack(u3, "Modified", [1])],
+                 "late copy of node 1's WRITE_UNLOCK seq 3: duplicate, ACKed"),
+            step(w0, [nack(w0, "Modified", [1])],
+                 "node 0 WRITE_MISS: node 2 still holds the lock, NACK"),
+            step(u2, [unlock_ack(u2, "Modified", [2])], "node 2 unlocks"),
+            step(w0, [forward(w0, 2, "Modified", [2], dp=True)],
+                 "node 0 WRITE_MISS again: granted, to the owner 2")],
+           {"tag_miss_to_home": 2, "add_to_switch_ok": 1, "nack_stale_request": 1,
+            "forward_owner_modified": 2, "unlock_duplicate_ignored": 1,
+            "unlock_executed": 1, "nack_lock_busy": 1})
+
 
 # =================================================================== G: L2
 

@@ -27,7 +27,8 @@ struct lcf_phv {
 	uint16_t score;
 };
 
-/* Resubmit metadata, 8 bytes (docs/PROTOCOL.md 4.8). */
+/* Resubmit metadata, 8 bytes (docs/PROTOCOL.md 4.8). Byte 2 is the lock kind
+ * of a RELEASE and the LAST-UNLOCK answer (1: executes) of an UNLOCK. */
 static inline uint64_t
 rs_pack(enum lcf_resubmit_op op, uint32_t way, uint32_t lock_kind,
 	uint16_t score)
@@ -150,6 +151,15 @@ lcf_stage_parse(const struct lcf_pipeline *p, const struct lcf_ingress *ing,
 
 /* ---- stage 2: LAST-UNLOCK (after the read-only TAG lookup) ---------------------------------------------- */
 
+/*
+ * Every unlock's first pass, tag hit or miss: the requester's events up to
+ * this seq are over wherever they were serialised. An unlock of a block the
+ * home owns passes here on its way home, so when the home later moves the
+ * block to the switch, a late copy of one of those events' requests is
+ * NACKed as stale and a late copy of their unlocks is a duplicate
+ * (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned blocks)). The
+ * answer travels to the second pass in the resubmit metadata.
+ */
 static void
 lcf_stage_last_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 {
@@ -459,6 +469,8 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
 		return;
 	}
+	if (is_unlock(type))
+		lcf_stage_last_unlock(p, phv);
 	if (phv->hit_way < 0) {
 		phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
 		res_emit(p, res, LCF_A_TAG_MISS_HOME, node_bit(phv->home),
@@ -470,8 +482,8 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	} else if (is_unlock(type)) {
 		lcf_stage_scoreboard(p, phv, 0, false);
 		res_resubmit(p, res, rs_pack(LCF_RS_UNLOCK,
-					     (uint32_t)phv->hit_way, 0,
-					     phv->score));
+					     (uint32_t)phv->hit_way,
+					     phv->unlock_exec, phv->score));
 	} else { /* REMOVE_FROM_SWITCH */
 		lcf_stage_lock(p, phv, true);
 		if (phv->lock_taken)
@@ -539,8 +551,6 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		res_drop(p, res, LCF_DROP_BAD_RESUBMIT);
 		return;
 	}
-	if (op == LCF_RS_UNLOCK)
-		lcf_stage_last_unlock(p, phv);
 	switch (op) {
 	case LCF_RS_RELEASE:
 		lcf_stage_lock_release(p, phv, rs_lock_kind(md));
@@ -549,6 +559,7 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 			  LCF_A_NACK_CHECK_FAIL);
 		break;
 	case LCF_RS_UNLOCK:
+		phv->unlock_exec = rs_lock_kind(md);
 		phv->score = rs_score(md);
 		lcf_stage_lock_unlock(p, phv);
 		if (phv->unlock_exec)

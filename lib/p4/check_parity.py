@@ -22,7 +22,8 @@ lib/lcf/lcf_pipeline.c, lib/lcf/lcf_internal.h) or the normative document
   5. the order of the drop rules (P4 validate table vs C's checks in source
      order) and that every C drop reason and action counter has a P4 twin;
   6. one event seen twice (parity_events.py): the stale-request NACK of the
-     LAST-UNLOCK stage and the data provider hashed from (requester, seq).
+     LAST-UNLOCK stage, every unlock's LAST-UNLOCK record (hit or miss, on
+     its first pass) and the data provider hashed from (requester, seq).
 
 Helpers: parity_src.py. Standard library only. Usage: check_parity.py [--root DIR] [-q]
 """
@@ -34,7 +35,7 @@ import sys
 from parity_src import (P4, Report, c_defines, c_enum_values, c_function,
                         c_macro, c_struct, first_match, offsets, parse_int,
                         read, strip_c_comments)
-from parity_events import check_provider, check_stale
+from parity_events import check_provider, check_stale, check_unlock_record
 
 # ----------------------------------------------------------------- checks --
 
@@ -463,6 +464,7 @@ def main():
         check_tables(rep, p4, pipe_h, pipe_c, protocol, ctypes)
         check_stale(rep, p4, pipe_c, ctypes)
         check_provider(rep, p4, pipe_c)
+        check_unlock_record(rep, p4, pipe_c, ctypes)
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
     except (ValueError, KeyError, IndexError, AttributeError) as e:
         rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])

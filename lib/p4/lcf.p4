@@ -113,10 +113,11 @@ control LcfIngress(inout lcf_headers_t hdr,
         prepare.apply(hdr, md, ig_intr_md);
         /* stage 1: the verdict. The TAG lookups and LAST-UNLOCK below do
          * not wait for it: the lookups and a request's LAST-UNLOCK read are
-         * read-only (a dropped packet's answer is never used), and the
-         * writes (ADD and REMOVE second passes, an unlock's LAST-UNLOCK)
-         * belong to resubmitted packets, whose first pass was validated, and
-         * check rs_ok (stage 0). */
+         * read-only (a dropped packet's answer is never used); the TAG
+         * writes (ADD and REMOVE second passes) belong to resubmitted
+         * packets, whose first pass was validated, and check rs_ok (stage
+         * 0); an unlock's LAST-UNLOCK write checks the stage-0 verdicts
+         * (lcf_ways.p4, LcfLastUnlock). */
         validate.apply(hdr, md, ig_prsr_md, ig_dprsr_md);
 
         if (md.to_lcf == 1 && hdr.lcf.isValid()) {

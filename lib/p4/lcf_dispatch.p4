@@ -177,7 +177,8 @@ control LcfDispatch(inout lcf_headers_t hdr,
         lcf_action_ctr.count(LCF_A_RESUBMIT);
     }
     action d_resubmit_add()            { resubmit_with(LCF_RS_ADD, 0, 0, 0); }
-    action d_resubmit_unlock()         { resubmit_with(LCF_RS_UNLOCK, md.way, 0, md.score); }
+    /* the LAST-UNLOCK answer of this pass rides along (C rs_pack) */
+    action d_resubmit_unlock()         { resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.lu_exec, md.score); }
     action d_resubmit_remove()         { resubmit_with(LCF_RS_REMOVE, md.way, 0, 0); }
     action d_resubmit_release(bit<8> kind) { resubmit_with(LCF_RS_RELEASE, md.way, kind, 0); }
 

@@ -288,7 +288,7 @@ struct lcf_ig_md_t {
     bit<1>  l2;                 /* not for the pipeline: switch at L2 */
 
     /* LAST-UNLOCK */
-    bit<1>  lu_exec;            /* pass 2 unlock: seq after LAST-UNLOCK[r] */
+    bit<1>  lu_exec;            /* unlock: seq after LAST-UNLOCK[r] (pass 1) */
     bit<1>  lu_stale;           /* pass 1 request: seq not after it */
     bit<32> prov_hash;          /* crc32c(0, event), stage 1 */
     bit<5>  prov_sel;           /* data-provider permutation, per event */

@@ -23,24 +23,31 @@ struct tag_pair_t {
  * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock() and
  * lcf_stage_last_unlock_stale().
  *
- * Two uses of LAST_UNLOCK[r], by two kinds of packet on two different passes:
- *   - an unlock, on its resubmitted pass, executes only if its seq is after
- *     LAST_UNLOCK[r] (RFC 1982) and then writes it (lu_check -> lu_exec);
- *   - a request (READ_MISS .. EVICT_MODIFIED), on its first pass, only reads
- *     it: a seq that is not after it belongs to an event whose unlock has
- *     executed, so this copy is late or duplicated and is NACKed
- *     (lu_stale_read -> lu_stale; dispatch row nack_stale_request).
+ * Two uses of LAST_UNLOCK[r], by two kinds of packet, both on their first
+ * pass:
+ *   - an unlock, tag hit or miss, executes only if its seq is after
+ *     LAST_UNLOCK[r] (RFC 1982) and then writes it (lu_check -> lu_exec).
+ *     An unlock of a block the home owns records its seq on its way home,
+ *     so that late copies of a home-served event find it once the block is
+ *     in the switch (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned
+ *     blocks)). A hit is resubmitted with the answer in its metadata
+ *     (rs.lock_kind), which the second pass uses without a register access;
+ *   - a request (READ_MISS .. EVICT_MODIFIED) only reads it: a seq that is
+ *     not after it belongs to an event whose unlock has passed, so this copy
+ *     is late or duplicated and is NACKed (lu_stale_read -> lu_stale;
+ *     dispatch row nack_stale_request).
  * Tofino lets a packet access a register once per pass, through one
- * RegisterAction. The two conditions below are disjoint (pass2 == 1 vs
- * pass2 == 0), so every pass executes at most one of the two actions: the
- * rule holds. A request that will be resubmitted (RELEASE) does not read the
- * register again on its second pass; an unlock does not read it on its first.
+ * RegisterAction. The two conditions below are disjoint (sb_op is SB_OP_READ
+ * only for an unlock's first pass, SB_OP_ACQ only for a request's), so
+ * every pass executes at most one of the two actions: the rule holds.
  *
- * Difference: C runs this after the TAG lookup, and only for a tag hit; on
- * Tofino it must come before the LOCK stage of way 0 and so before TAG ways
- * 1.., see TOFINO.md ("Not expressible exactly"). lu_stale of a tag miss is
- * thus computed but unused: the dispatch row tests hit == 1 (a tag miss goes
- * home, where LAST-EXECUTED does the same check).
+ * The write happens in stage 1, beside the validate table, so it cannot
+ * wait for its verdict: it is guarded by the stage-0 checks C's
+ * lcf_stage_parse() makes (node, port, thread, home), not by the field
+ * checks (version, flags, gstatus, lengths) of the validate table, see
+ * TOFINO.md ("Not expressible exactly"). lu_stale of a tag miss is computed
+ * but unused: the dispatch row tests hit == 1 (a tag miss goes home, where
+ * LAST-EXECUTED does the same check).
  *
  * Also here, as it needs the requester index r of stage 0: the data
  * provider's hash, C pick_provider(), see below.
@@ -87,12 +94,15 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     apply {
         md.lu_exec = 0;
         md.lu_stale = 0;
-        /* sb_op is SB_OP_CLEAR only for a resubmitted unlock, SB_OP_ACQ only
-         * for a first-pass request. */
-        if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR) {
+        /* sb_op: SB_OP_READ only for an unlock's first pass, SB_OP_ACQ only
+         * for a request's, SB_OP_CLEAR only for a resubmitted unlock. */
+        if (md.pass2 == 0 && md.sb_op == SB_OP_READ && md.node_known == 1 &&
+            md.port_ok == 1 && md.req_ok == 1 && md.home_ok == 1) {
             md.lu_exec = lu_check.execute(md.req);
         } else if (md.pass2 == 0 && md.sb_op == SB_OP_ACQ) {
             md.lu_stale = lu_stale_read.execute(md.req);
+        } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR) {
+            md.lu_exec = md.rs_in.lock_kind[0:0];   /* the first pass's answer */
         }
         md.prov_hash = prov_hash.get({
             hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],

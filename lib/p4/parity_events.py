@@ -5,6 +5,10 @@
     not after LAST-UNLOCK[r] before the LOCK stage; the P4 LAST-UNLOCK
     RegisterAction, the LOCK and SCOREBOARD tables and the dispatch row must
     do the same (PROTOCOL.md 4.2, Interpretation (stale request));
+  - every unlock records its seq in LAST-UNLOCK on its first pass, tag hit
+    or miss, and a hit carries the answer to its second pass in the resubmit
+    metadata (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned
+    blocks));
   - the data provider is a function of the event: C hashes r << 32 | seq
     with CRC32C, and the P4 Hash must take the same bytes in the same order
     (PROTOCOL.md 4.2, Interpretation (data provider per event)).
@@ -94,16 +98,23 @@ def _p4_untouched(p4, ctypes):
     return "LOCK and score untouched"
 
 
+def _lu_control(p4):
+    ctl = re.search(r"control\s+LcfLastUnlock\b.*?\n\}", p4.src, re.S)
+    return ctl.group(0) if ctl else ""
+
+
 def _p4_register(p4):
     """The request's RegisterAction on last_unlock: read only, 'not after'."""
-    ctl = re.search(r"control\s+LcfLastUnlock\b.*?\n\}", p4.src, re.S)
-    ctl = ctl.group(0) if ctl else ""
-    m = re.search(r"md\.pass2\s*==\s*0[^{]*\{\s*md\.lu_stale\s*=\s*(\w+)"
-                  r"\.execute\(md\.req\)", ctl)
-    u = re.search(r"md\.pass2\s*==\s*1[^{]*\{\s*md\.lu_exec\s*=\s*(\w+)"
-                  r"\.execute\(md\.req\)", ctl)
+    ctl = _lu_control(p4)
+    m = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_ACQ"
+                  r"[^{]*\{\s*md\.lu_stale\s*=\s*(\w+)\.execute\(md\.req\)",
+                  ctl)
+    u = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_READ"
+                  r"[^{]*\{\s*md\.lu_exec\s*=\s*(\w+)\.execute\(md\.req\)",
+                  ctl)
     if not m or not u:
-        return "lu_stale/lu_exec not executed on disjoint passes (pass2 0/1)"
+        return ("lu_stale/lu_exec not executed on disjoint conditions "
+                "(sb_op SB_OP_ACQ / SB_OP_READ, pass 1)")
     ra = re.search(r"RegisterAction<[^(]*>\(last_unlock\)\s*%s\s*=\s*\{(.*?)\};"
                    % m.group(1), ctl, re.S)
     body = ra.group(1) if ra else ""
@@ -235,3 +246,91 @@ def check_provider(rep, p4, pipe_c):
     else:
         rep.ok("data provider per event: CRC-32C, seed folded in, keys "
                "pick_provider, no Random")
+
+
+UNLOCK_RECORD = {
+    "pass 1 executes LAST-UNLOCK for an unlock": True,
+    "... on a tag miss too": True,
+    "pass 2 accesses LAST-UNLOCK": False,
+    "resubmit byte carrying the answer": "lock_kind",
+    "pass 2 takes the answer from": "lock_kind",
+}
+
+
+def _c_unlock_record(pipe_c):
+    first = c_function(pipe_c, "pass_first") or ""
+    second = c_function(pipe_c, "pass_resubmitted") or ""
+    call = re.search(r"if\s*\(\s*is_unlock\(\s*type\s*\)\s*\)\s*"
+                     r"lcf_stage_last_unlock\(\s*p\s*,\s*phv\s*\)\s*;", first)
+    lookup = first.find("lcf_stage_tag_lookup(")
+    miss = re.search(r"if\s*\(\s*phv->hit_way\s*<\s*0\s*\)\s*\{[^}]*"
+                     r"LCF_A_TAG_MISS_HOME", first)
+    rs = re.search(r"rs_pack\(\s*LCF_RS_UNLOCK\s*,[^,]*,\s*([^,]+?)\s*,", first)
+    take = re.search(r"phv->unlock_exec\s*=\s*rs_(\w+)\(\s*md\s*\)", second)
+    return {
+        "pass 1 executes LAST-UNLOCK for an unlock": bool(call) and
+        0 <= lookup < call.start(),
+        "... on a tag miss too": bool(call and miss) and
+        call.start() < miss.start(),
+        "pass 2 accesses LAST-UNLOCK": "lcf_stage_last_unlock(" in second,
+        "resubmit byte carrying the answer":
+        "lock_kind" if rs and rs.group(1) == "phv->unlock_exec"
+        else (rs.group(1) if rs else "-"),
+        "pass 2 takes the answer from": take.group(1) if take else "-",
+    }
+
+
+def _p4_unlock_record(p4, ctypes):
+    ctl = _lu_control(p4)
+    first = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_READ"
+                      r"([^{]*)\{\s*md\.lu_exec\s*=\s*(\w+)\.execute", ctl)
+    ra = re.search(r"RegisterAction<[^(]*>\(last_unlock\)\s*%s\s*=\s*\{(.*?)\};"
+                   % (first.group(2) if first else "-"), ctl, re.S)
+    writes = bool(ra) and re.search(
+        r"if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq\s*-\s*v\s*\)\s*>\s*0"
+        r"\s*\)\s*\{\s*v\s*=\s*hdr\.lcf\.seq\s*;\s*rv\s*=\s*1\s*;",
+        ra.group(1)) is not None
+    # SB_OP_READ must mean "an unlock's first pass", both unlock types
+    ops = p4.entries("op_select") or []
+    read_op = p4.consts.get("SB_OP_READ")
+    sel = []
+    for pass2 in (0, 1):
+        for tv in sorted(set(ctypes.values())):
+            for kind in (0, 1):
+                a, args = first_match(ops, [pass2, tv, kind])
+                if a == "op" and len(args) > 2 and \
+                        p4.value(args[2]) == read_op and (pass2, tv) not in sel:
+                    sel.append((pass2, tv))
+    sel.sort()
+    want = sorted((0, ctypes["LCF_T_" + t]) for t in ("READ_UNLOCK",
+                                                         "WRITE_UNLOCK"))
+    second = re.search(r"md\.pass2\s*==\s*1[^{]*\{\s*md\.lu_exec\s*=\s*"
+                       r"md\.rs_in\.(\w+)\[0:0\]", ctl)
+    resub = p4.action_body("d_resubmit_unlock") or ""
+    arg = re.search(r"resubmit_with\(\s*LCF_RS_UNLOCK\s*,[^,]*,\s*([^,]+?)\s*,",
+                    resub)
+    return {
+        "pass 1 executes LAST-UNLOCK for an unlock":
+        bool(first) and writes and sel == want,
+        "... on a tag miss too": bool(first) and "hit" not in first.group(1),
+        "pass 2 accesses LAST-UNLOCK": re.search(
+            r"md\.pass2\s*==\s*1[^{]*\{\s*md\.lu_\w+\s*=\s*\w+\.execute",
+            ctl) is not None,
+        "resubmit byte carrying the answer":
+        "lock_kind" if arg and re.fullmatch(r"\(bit<8>\)\s*md\.lu_exec",
+                                            arg.group(1)) else
+        (arg.group(1) if arg else "-"),
+        "pass 2 takes the answer from": second.group(1) if second else "-",
+    }
+
+
+def check_unlock_record(rep, p4, pipe_c, ctypes):
+    rep.compare("unlock LAST-UNLOCK record (hit and miss, pass 1, answer in "
+                "the resubmit metadata): C pass_first()/pass_resubmitted() vs "
+                "P4 LcfLastUnlock/op_select/d_resubmit_unlock", "C",
+                _c_unlock_record(pipe_c), "P4", _p4_unlock_record(p4, ctypes))
+    c = _c_unlock_record(pipe_c)
+    if c != UNLOCK_RECORD:
+        rep.fail("unlock LAST-UNLOCK record in C (PROTOCOL.md 4.3)",
+                 ["%s: %s, expected %s" % (k, c.get(k), v)
+                  for k, v in UNLOCK_RECORD.items() if c.get(k) != v])

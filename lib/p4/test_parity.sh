@@ -128,6 +128,16 @@ drift "P4 LAST-UNLOCK: the request's read writes the register" lib/p4/lcf_ways.p
     's/^                rv = 0;/                v = hdr.lcf.seq;\n                rv = 0;/'
 drift "C: stale request counted as lock busy" lib/lcf/lcf_pipeline.c \
     's/LCF_A_NACK_STALE);/LCF_A_NACK_LOCK_BUSY);/'
+# every unlock records LAST-UNLOCK, hit or miss (PROTOCOL.md 4.3,
+# Interpretation (unlocks of home-owned blocks))
+drift "C: LAST-UNLOCK recorded only on a tag hit (old behaviour)" lib/lcf/lcf_pipeline.c \
+    '/^\tif (is_unlock(type))$/{N;d}'
+drift "C: second pass re-runs LAST-UNLOCK" lib/lcf/lcf_pipeline.c \
+    's/^\t\tphv->unlock_exec = rs_lock_kind(md);/\t\tlcf_stage_last_unlock(p, phv);/'
+drift "P4: unlock's LAST-UNLOCK back on the resubmitted pass" lib/p4/lcf_ways.p4 \
+    's/if (md.pass2 == 0 \&\& md.sb_op == SB_OP_READ \&\& md.node_known == 1 \&\&/if (md.pass2 == 1 \&\& md.sb_op == SB_OP_CLEAR \&\& md.node_known == 1 \&\&/'
+drift "P4: the answer is not carried to the second pass" lib/p4/lcf_dispatch.p4 \
+    's/resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.lu_exec, md.score)/resubmit_with(LCF_RS_UNLOCK, md.way, 0, md.score)/'
 # data provider per event (PROTOCOL.md 4.2, Interpretation (data provider per event))
 drift "P4 provider hash: requester bytes swapped" lib/p4/lcf_ways.p4 \
     's/md.req\[7:0\], md.req\[15:8\]/md.req[15:8], md.req[7:0]/'
