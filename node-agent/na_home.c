@@ -287,8 +287,10 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	 */
 	if (b->owner == NA_OWN_HOME)
 		ok = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
-	else
-		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE;
+	else    /* nor an event whose unlock reached us: served here, since
+		 * moved to the switch (a late copy: docs/NODE-AGENT.md) */
+		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&
+		     na_le_check(&rq->unlock, m->seq) == NA_LE_EXECUTE;
 	if (!ok) {
 		h->st.writebacks_refused++;
 		return;

@@ -16,8 +16,6 @@
 #define MIG_ADD_GIVE_UP_NS 2000000000ull
 /* A lock that does not drain in 50 ms: give up until a later epoch. */
 #define MIG_DRAIN_NS 50000000ull
-/* Lock held this long before the ADD: late unlock copies land first. */
-#define MIG_QUIET_NS 20000000ull
 
 int
 na_migrate_init(struct na_migrate *mg, bool dynamic, uint32_t k,
@@ -134,7 +132,7 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 
 	if (p->draining) {
 		/* Section 5.2.1: the write lock, once the holders are gone. */
-		if (!p->quiet_ns && (b->writer || b->readers)) {
+		if (b->writer || b->readers) {
 			if (now_ns - p->first_ns <= MIG_DRAIN_NS)
 				return false;
 			b->owner = NA_OWN_HOME;
@@ -142,22 +140,13 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 			return true;
 		}
 		/*
-		 * Then a quiet period under the lock: a retransmitted request
-		 * or unlock of a holder that is done at the home, still in
-		 * flight, would otherwise reach the switch after the ADD and
-		 * execute there (the switch's SCOREBOARD and LAST-UNLOCK have
-		 * not seen this home's events): a lock nobody releases, or a
-		 * requester's scoreboard row reset. 5 ms was not enough on a
-		 * loaded 2-vCPU machine (a run in three hung on a leaked read
-		 * lock); 20 ms was (docs/NODE-AGENT.md).
+		 * No quiet period: every event this home serialised on the
+		 * block has unlocked, and each unlock recorded its seq in the
+		 * switch's LAST-UNLOCK on its way here. Late copies of those
+		 * events that reach the switch after the ADD are NACKed as
+		 * stale or ignored as duplicate unlocks (PROTOCOL.md 4.3,
+		 * Interpretation (unlocks of home-owned blocks)).
 		 */
-		if (!p->quiet_ns) {
-			b->writer = true;
-			p->quiet_ns = now_ns;
-			return false;
-		}
-		if (now_ns - p->quiet_ns < MIG_QUIET_NS)
-			return false;
 		p->draining = false;
 		p->sent_ns = now_ns;
 		p->first_ns = now_ns;
@@ -277,8 +266,7 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 		/*
 		 * Stop granting its lock (not home-owned: requests are NACKed
 		 * and retried); the ADD goes once the holders have unlocked
-		 * (a hot block is nearly always locked) and a quiet period
-		 * has passed (pending_step).
+		 * (a hot block is nearly always locked; pending_step).
 		 */
 		b = &h->blk[c->idx];
 		b->owner = NA_OWN_MIGRATING;

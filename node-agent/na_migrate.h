@@ -7,9 +7,9 @@
  *    na_hblock.hot count: +n per request forwarded to n cache agents) and
  *    resets the counts. A chosen block stops granting its lock (requests
  *    are NACKed as not home-owned); once its holders have unlocked (at
- *    most 50 ms, else it stays home) the home takes the write lock, waits
- *    a quiet period of 20 ms (late unlock copies must not reach the switch
- *    after the ADD) and sends the ADD;
+ *    most 50 ms, else it stays home) the home takes the write lock and
+ *    sends the ADD at once (late copies of the events it served find their
+ *    seqs in the switch's LAST-UNLOCK: PROTOCOL.md 4.3);
  *  - a collision (FAIL MIGRATE_ACK) keeps the block home and is reported to
  *    the shadow node (NA_COLLISION, with the block's hotness), which may
  *    make room by removing a colder block;
@@ -45,7 +45,6 @@ struct na_mig_pending {
 	uint32_t hot;           /* its hotness when the ADD was decided */
 	uint8_t type;           /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
 	bool draining;          /* ADD waiting for the block's lock holders */
-	uint64_t quiet_ns;      /* draining: when the lock was taken */
 	uint32_t tries;
 	uint64_t sent_ns;
 	uint64_t first_ns;

@@ -208,6 +208,41 @@ Test(home, writeback_needs_the_event_lock)
 	cr_assert_eq(h.blk[7].gs, LCF_GS_UNSHARED);
 }
 
+/*
+ * A write-back copy of an event served here, delayed until the block is in
+ * the switch: its event's unlock reached us, so it is refused; the same
+ * requester's write-backs of later (switch-served) events are accepted.
+ */
+Test(home, late_writeback_after_migration_refused)
+{
+	uint8_t seg[1400], old[1400];
+	struct lcf_msg m;
+
+	memset(old, 0x11, sizeof(old));
+	memset(seg, 0x22, sizeof(seg));
+	h.blk[7].gs = LCF_GS_MODIFIED;
+	h.blk[7].cs = 0x2;
+	feed(req(LCF_T_EVICT_MODIFIED, 1, 3, 7));
+	m = req(NA_MSG_WB, 1, 3, 7);
+	m.len = 1400;
+	na_out_reset(&out);
+	na_home_handle(&h, &m, old, 1400, &out);
+	cr_assert_eq(out.n, 1, "the event's own write-back");
+	unlock(LCF_T_WRITE_UNLOCK, 1, 3, 7, LCF_GS_UNSHARED, 0);
+	h.blk[7].owner = NA_OWN_SWITCH;         /* migrated */
+	memset(h.mem + 7 * 4096, 0x33, 1400);   /* a later event's data */
+	na_out_reset(&out);
+	na_home_handle(&h, &m, old, 1400, &out);  /* the late copy */
+	cr_assert_eq(out.n, 0);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x33, "not overwritten");
+	cr_assert_eq(h.st.writebacks_refused, 1);
+	m.seq = 4;                              /* a switch-served event */
+	na_out_reset(&out);
+	na_home_handle(&h, &m, seg, 1400, &out);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x22);
+}
+
 Test(home, migration_holds_the_write_lock_until_migrate_ack)
 {
 	struct lcf_msg ack;
