@@ -174,7 +174,9 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 			return true;
 		}
 	} else if (b->owner != NA_OWN_REMOVING) {
-		mg->st.remove_ok++;
+		/* (RECOVERING: the ACK was lost, the recovery settles it) */
+		if (b->owner != NA_OWN_RECOVERING)
+			mg->st.remove_ok++;
 		return true;
 	}
 	if (now_ns - p->sent_ns < MIG_RTO_NS << shift)
@@ -324,7 +326,7 @@ remove_request(struct na_migrate *mg, struct na_home *h,
 	emit_remove(mg, h, (uint32_t)idx, io);
 }
 
-void
+bool
 na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		  const struct lcf_msg *m, uint64_t now_ns,
 		  struct na_mig_io *io)
@@ -334,23 +336,25 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 	switch (m->type) {
 	case NA_MSG_REMOVE_REQ:
 		remove_request(mg, h, m, now_ns, io);
-		return;
+		return false;
 	case LCF_T_NACK:
 		mg->st.remove_nacks++;  /* lock busy: the timer retries */
-		return;
+		return false;
 	case LCF_T_REMOVE_FROM_SWITCH:
 		/*
-		 * Tag miss: the switch does not hold the block. In order
-		 * delivery puts our own REMOVE's MIGRATE_ACK before this, so
-		 * a block still REMOVING lost that ACK (docs/NODE-AGENT.md,
-		 * known limitations); count it, the retries go on.
+		 * Tag miss: the switch does not hold the block. A block still
+		 * REMOVING was removed by an earlier copy whose MIGRATE_ACK
+		 * was lost (or is late: it no longer counts), or the switch
+		 * restarted. Either way the switch's metadata is gone; the
+		 * caches still know their copies: the caller recovers it.
 		 */
 		idx = block_of(h, m->tag);
-		if (idx >= 0 && h->blk[idx].owner == NA_OWN_REMOVING)
-			mg->st.remove_missed++;
-		return;
+		if (idx < 0 || h->blk[idx].owner != NA_OWN_REMOVING)
+			return false;
+		mg->st.remove_missed++;
+		return true;
 	default:
-		return;
+		return false;
 	}
 }
 

@@ -14,7 +14,9 @@
  *    the shadow node (NA_COLLISION, with the block's hotness), which may
  *    make room by removing a colder block;
  *  - on the shadow's NA_REMOVE_REQ it sends REMOVE_FROM_SWITCH and takes the
- *    block back with the metadata of the switch's MIGRATE_ACK;
+ *    block back with the metadata of the switch's MIGRATE_ACK; when that
+ *    ACK is lost (a retransmitted REMOVE misses), a recovery round rebuilds
+ *    the metadata from the caches' copies (na_recovery.h);
  *  - it retransmits ADDs and REMOVEs until their MIGRATE_ACK arrives.
  *
  * Pure state transitions on the home agent's state (same mutex); the node
@@ -111,8 +113,12 @@ void na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
  * A message for the migration module: NA_REMOVE_REQ from the shadow, a
  * REMOVE_FROM_SWITCH the switch returned on a tag miss, or the switch's
  * NACK of a REMOVE (lock busy: the timer retries).
+ *
+ * @return true when `m` is a tag miss of a REMOVE whose block is still
+ *         REMOVING: the MIGRATE_ACK with its metadata was lost, and the
+ *         caller must recover the block (na_rec_block_lost).
  */
-void na_migrate_handle(struct na_migrate *mg, struct na_home *h,
+bool na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		       const struct lcf_msg *m, uint64_t now_ns,
 		       struct na_mig_io *io);
 

@@ -135,7 +135,8 @@ migrate_handle(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 {
 	struct na_mig_io io = { .out = out, .flush = mig_flush, .ctx = n };
 
-	na_migrate_handle(&n->migrate, &n->home, m, na_now_ns(), &io);
+	if (na_migrate_handle(&n->migrate, &n->home, m, na_now_ns(), &io))
+		na_rec_block_lost(n, m->tag, out);
 }
 
 /* Run one message through the agents; agent_mu held. */

@@ -37,6 +37,8 @@ send_begin(struct na_node *n, uint32_t to, struct na_out *out)
 			continue;
 		hdr(&m, NA_MSG_REC_BEGIN, n->self, d, h->round);
 		m.len = (uint16_t)(h->n * 8);
+		/* SHADOW-TAG is void only after a switch restart */
+		m.aux = h->detect_ns ? NA_REC_BEGIN_SWITCH_LOST : 0;
 		na_out_push(out, d, &m, h->begin);
 	}
 	h->last_ns = na_now_ns();
@@ -298,6 +300,22 @@ switch_lost(struct na_node *n, struct na_out *out)
 			h->readd[h->n_readd++] = i;
 	}
 	start_round(n, out);
+}
+
+void
+na_rec_block_lost(struct na_node *n, uint64_t tag, struct na_out *out)
+{
+	struct na_rec *r = n->rec;
+	int64_t idx = own_block(n, tag);
+
+	if (idx < 0 || n->home.blk[idx].owner != NA_OWN_REMOVING)
+		return;
+	n->home.blk[idx].owner = NA_OWN_RECOVERING;
+	r->st.remove_ack_lost++;
+	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
+		start_round(n, out);
+	else
+		r->h.pending = true;    /* after the probe or current round */
 }
 
 static void

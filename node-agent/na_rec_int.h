@@ -112,7 +112,8 @@ struct rec_home {
 	X(dead_nodes)                          \
 	X(drained_blocks)                      \
 	X(dead_dirty_lost)                     \
-	X(dead_home_refused)
+	X(dead_home_refused)                   \
+	X(remove_ack_lost)
 
 struct na_rec {
 	pthread_mutex_t mu;

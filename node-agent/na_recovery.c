@@ -348,7 +348,8 @@ on_begin(struct na_node *n, const struct lcf_msg *m, const uint8_t *payload,
 	for (uint32_t i = 0; i < p->n_tags; i++)
 		p->tags[i] = get64(payload + 8 * i);
 	pthread_mutex_unlock(&r->mu);
-	if (n->cfg.roles & NA_ROLE_SHADOW)
+	if ((n->cfg.roles & NA_ROLE_SHADOW) &&
+	    (m->aux & NA_REC_BEGIN_SWITCH_LOST))
 		shadow_clear(n);
 	try_report(n, home, out);
 }

@@ -48,6 +48,8 @@ struct dsm_thread;
 #define NA_MSG_REC_DONE_ACK 0x34  /* node -> home */
 
 #define NA_REC_TAGS 32            /* blocks per round */
+/* NA_MSG_REC_BEGIN aux: the round follows a switch restart */
+#define NA_REC_BEGIN_SWITCH_LOST 1u
 
 /** Is `type` one of the recovery messages? */
 static inline bool
@@ -68,6 +70,14 @@ void na_rec_fini(struct na_node *n);
  */
 bool na_rec_agents(struct na_node *n, const struct lcf_msg *m,
 		   const void *payload, struct na_out *out);
+
+/**
+ * Home side (agent_mu held): the switch lost block `tag`'s metadata while
+ * the home was taking it back (the MIGRATE_ACK of its REMOVE was lost).
+ * The block is recovered by a round, as after a switch restart, but only
+ * it, and SHADOW-TAG is kept (the switch still holds the others).
+ */
+void na_rec_block_lost(struct na_node *n, uint64_t tag, struct na_out *out);
 
 /** Timers (agent_mu held): retransmissions, reports once quiescent. */
 void na_rec_tick(struct na_node *n, struct na_out *out);

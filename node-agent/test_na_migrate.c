@@ -177,6 +177,27 @@ Test(migrate_home, remove_on_the_shadows_request)
 	cr_assert_eq(h.blk[5].cs, 3);
 }
 
+/* A retransmitted REMOVE that misses: its first copy's ACK was lost. */
+Test(migrate_home, remove_miss_while_removing_asks_for_recovery)
+{
+	struct lcf_msg add = migrate_hottest(), r, miss;
+
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
+	r = (struct lcf_msg){ .version = 1, .type = NA_MSG_REMOVE_REQ,
+			      .node = 1, .tag = na_home_tag(&h, 5) };
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &r, 70 * MS, &io));
+	miss = out.m[0].msg;                    /* back as a tag miss */
+	cr_assert(na_migrate_handle(&mg, &h, &miss, 71 * MS, &io));
+	cr_assert_eq(mg.st.remove_missed, 1);
+	h.blk[5].owner = NA_OWN_RECOVERING;     /* what the caller does */
+	cr_assert_not(na_migrate_handle(&mg, &h, &miss, 72 * MS, &io),
+		      "once");
+	tick(73 * MS);
+	cr_assert_eq(mg.n_pend, 1, "block 7's ADD; the REMOVE is settled");
+	cr_assert_eq(mg.st.remove_ok, 0);
+}
+
 /* ---- shadow ------------------------------------------------------------- */
 
 static struct na_shadow s;

@@ -192,6 +192,47 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE_ACK), 1u);
 }
 
+/*
+ * The MIGRATE_ACK of a REMOVE was lost (its retransmission missed): only
+ * that block goes through a round, and SHADOW-TAG, which mirrors a switch
+ * that still holds its other blocks, is kept.
+ */
+Test(na_recovery, lost_remove_ack_recovers_the_block_from_the_caches)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	uint8_t e[16];
+	uint32_t round;
+
+	n.cfg.roles |= NA_ROLE_SHADOW;
+	n.home.blk[3].owner = NA_OWN_REMOVING;
+	n.home.blk[3].gs = LCF_GS_MODIFIED;     /* stale: as it was added */
+	n.home.blk[3].cs = 1u << 3;
+	na_out_reset(&out);
+	na_rec_block_lost(&n, tag, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	cr_assert_eq(n.rec->st.remove_ack_lost, 1);
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0xf);
+	cr_assert_eq(find(NA_MSG_REC_BEGIN, 1)->msg.len, 8, "only this block");
+	cr_assert_eq(find(NA_MSG_REC_BEGIN, 1)->msg.aux, 0, "switch intact");
+	round = self_round();
+	cr_assert_eq(n.rec->st.shadow_cleared, 0, "SHADOW-TAG kept");
+	/* since the ADD, nodes 1 and 2 have read it: Shared {1, 2} */
+	report(1, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	report(2, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	report(3, round, e, 0, 0);
+	n.rec->next_tick = 0;
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0xf);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].gs, LCF_GS_SHARED);
+	cr_assert_eq(n.home.blk[3].cs, (1u << 1) | (1u << 2));
+	/* a block not being removed is left alone */
+	n.home.blk[4].owner = NA_OWN_SWITCH;
+	na_rec_block_lost(&n, na_home_tag(&n.home, 4), &out);
+	cr_assert_eq(n.home.blk[4].owner, NA_OWN_SWITCH);
+}
+
 Test(na_recovery, orphan_ignored_when_its_event_completed)
 {
 	uint64_t tag = na_home_tag(&n.home, 1);
