@@ -104,6 +104,7 @@ struct na_hreq {
 	X(allocs)                              \
 	X(migrate_ok)                          \
 	X(migrate_fail)                        \
+	X(migrate_late_ok)                     \
 	X(remove_ok)                           \
 	X(bad)
 

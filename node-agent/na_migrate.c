@@ -12,8 +12,8 @@
 /* Retransmission: 5 ms, doubling, at most 80 ms between copies. */
 #define MIG_RTO_NS 5000000ull
 #define MIG_RTO_MAX_SHIFT 4
-/* An ADD nobody answers for 2 s: no switch on the path, keep it home. */
-#define MIG_ADD_GIVE_UP_NS 2000000000ull
+/* An ADD unanswered this long is counted (add_slow); it is never dropped. */
+#define MIG_ADD_SLOW_NS 2000000000ull
 /* A lock that does not drain in 50 ms: give up until a later epoch. */
 #define MIG_DRAIN_NS 50000000ull
 
@@ -167,11 +167,15 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 				report_collision(mg, h, p, io);
 			return true;
 		}
-		if (now_ns - p->first_ns > MIG_ADD_GIVE_UP_NS) {
-			b->owner = NA_OWN_HOME;
-			b->writer = false;
-			mg->st.add_given_up++;
-			return true;
+		/*
+		 * Never given up: an unanswered copy may still be delivered,
+		 * and a block the home took back would then have two owners.
+		 * The copies are idempotent (a duplicate is ACKed as such), so
+		 * they go on until one is answered (docs/NODE-AGENT.md).
+		 */
+		if (now_ns - p->first_ns > MIG_ADD_SLOW_NS && !p->slow) {
+			p->slow = true;
+			mg->st.add_slow++;
 		}
 	} else if (b->owner != NA_OWN_REMOVING) {
 		/* (RECOVERING: the ACK was lost, the recovery settles it) */

@@ -17,7 +17,8 @@
  *    block back with the metadata of the switch's MIGRATE_ACK; when that
  *    ACK is lost (a retransmitted REMOVE misses), a recovery round rebuilds
  *    the metadata from the caches' copies (na_recovery.h);
- *  - it retransmits ADDs and REMOVEs until their MIGRATE_ACK arrives.
+ *  - it retransmits ADDs and REMOVEs until their MIGRATE_ACK arrives, never
+ *    giving one up (a late copy would make two owners).
  *
  * Pure state transitions on the home agent's state (same mutex); the node
  * runtime calls na_migrate_tick() from its dispatch thread, never from
@@ -47,6 +48,7 @@ struct na_mig_pending {
 	uint32_t hot;           /* its hotness when the ADD was decided */
 	uint8_t type;           /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
 	bool draining;          /* ADD waiting for the block's lock holders */
+	bool slow;              /* ADD counted in add_slow */
 	uint32_t tries;
 	uint64_t sent_ns;
 	uint64_t first_ns;
@@ -60,7 +62,7 @@ struct na_mig_pending {
 	X(add_ok)                              \
 	X(add_collisions)                      \
 	X(add_retransmits)                     \
-	X(add_given_up)                        \
+	X(add_slow)                            \
 	X(busy_skipped)                        \
 	X(drains)                              \
 	X(pending_full)                        \

@@ -156,6 +156,27 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 	cr_assert_eq(out_for(5)->msg.type, NA_MSG_COLLISION);
 	cr_assert_eq(out_for(5)->dst, 1);
 	cr_assert_eq(out_for(5)->msg.aux, 9, "with the block's hotness");
+	/* a network duplicate of copy 0 found a free slot after all */
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
+	cr_assert_eq(h.st.migrate_late_ok, 1, "counted, not hidden");
+}
+
+/* An unanswered ADD is re-sent for as long as it takes, never dropped. */
+Test(migrate_home, unanswered_add_is_never_given_up)
+{
+	struct lcf_msg add = migrate_hottest();
+
+	for (uint64_t ms = 100; ms <= 5000; ms += 100)
+		tick(ms * MS);
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
+	cr_assert(h.blk[5].writer, "still locked at home");
+	cr_assert_eq(mg.st.add_slow, 2, "blocks 5 and 7, once each");
+	cr_assert_gt(mg.st.add_retransmits, 80, "one per tick and block");
+	feed(ack(5, add.seq + NA_ADD_COPY_SEQS - 1, LCF_T_ADD_TO_SWITCH,
+		 false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH, "a late copy's ACK");
+	cr_assert_eq(h.st.migrate_late_ok, 0);
 }
 
 Test(migrate_home, remove_on_the_shadows_request)
