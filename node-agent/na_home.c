@@ -361,10 +361,9 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 	 * Only this migration's copies count (earlier ones may be late), each
 	 * once: on the shadow node the switch's ACK and its mirror both come.
 	 */
-	if (m->node == h->self && b->owner == NA_OWN_HOME &&
+	if (m->node == h->self && b->owner == NA_OWN_HOME && b->add_collided &&
 	    na_aux_orig_type(m->aux) == LCF_T_ADD_TO_SWITCH &&
-	    copy < b->add_copies && !(m->flags & LCF_F_FAIL) &&
-	    __builtin_popcount(b->add_failed) == b->add_copies)
+	    copy < b->add_copies && !(m->flags & LCF_F_FAIL))
 		/* A copy of an ADD whose every copy had failed, installed
 		 * after all: the residual of docs/NODE-AGENT.md (maximum
 		 * packet lifetime); on the shadow node, counted twice. */
@@ -375,13 +374,17 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 		return;                 /* a duplicate, or not ours */
 	if (m->flags & LCF_F_FAIL) {
 		/*
-		 * Collision: keep it home; a later epoch may retry. Only once
-		 * every copy sent has failed: a retransmitted copy may still
-		 * find a slot that was freed meanwhile and install the block.
+		 * Collision: keep it home; a later epoch may retry. Only when
+		 * the last copy sent failed: a copy in flight may still find
+		 * a slot freed meanwhile. The home's copies reach the switch
+		 * in the order sent (one path; the fault injector's delay is
+		 * shorter than the first retransmission gap: NODE-AGENT.md),
+		 * so every earlier copy has failed too or was lost, whether
+		 * or not its own FAIL came back.
 		 */
-		b->add_failed |= (uint8_t)(1u << copy);
-		if (__builtin_popcount(b->add_failed) < b->add_copies)
+		if (copy + 1 < b->add_copies)
 			return;
+		b->add_collided = true;
 		b->writer = false;
 		b->owner = NA_OWN_HOME;
 		h->st.migrate_fail++;
@@ -444,18 +447,23 @@ static void
 emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 {
 	struct na_hblock *b = &h->blk[idx];
-	/* Copy i carries seq add_seq + i; the last id is reused when out. */
-	uint32_t copy = b->add_copies < NA_ADD_COPY_SEQS ? b->add_copies
-							 : NA_ADD_COPY_SEQS - 1;
 	struct lcf_msg r;
 
-	if (b->add_copies < NA_ADD_COPY_SEQS)
-		b->add_copies++;
+	/*
+	 * Copy i carries seq add_seq + i. Out of ids: a new set, so that the
+	 * last copy sent is always known by its seq; the old copies' answers
+	 * no longer count (one that installed the block gets the next copy
+	 * ACKed as a duplicate, a success).
+	 */
+	if (b->add_copies == NA_ADD_COPY_SEQS) {
+		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+		b->add_copies = 0;
+	}
 	memset(&r, 0, sizeof(r));
 	r.type = LCF_T_ADD_TO_SWITCH;
 	r.node = h->self;
 	r.thread = 0;
-	r.seq = b->add_seq + copy;
+	r.seq = b->add_seq + b->add_copies++;
 	r.gstatus = b->gs;
 	r.copyset = b->cs;
 	r.tag = na_home_tag(h, idx);
@@ -477,7 +485,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->writer = true;
 	b->owner = NA_OWN_MIGRATING;
 	b->add_copies = 0;
-	b->add_failed = 0;
+	b->add_collided = false;
 	b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 	emit_add(h, idx, out);
 	return 0;

@@ -42,11 +42,12 @@ struct na_hblock {
 	uint8_t gs;
 	uint8_t owner;          /* enum na_owner */
 	uint8_t add_copies;     /* MIGRATING: ADD_TO_SWITCH copies sent (<= 8) */
-	uint8_t add_failed;     /* MIGRATING: copies answered FAIL (bit i) */
+	bool add_collided;      /* the last migration ended in a collision */
 	uint32_t cs;
 	uint32_t hot;           /* forwarded copies this epoch (section 5.2.2) */
 	uint32_t add_seq;       /* copy i of this migration's ADD has seq
-				   add_seq + i (NA_ADD_COPY_SEQS of them) */
+				   add_seq + i (NA_ADD_COPY_SEQS of them, then
+				   a new set) */
 };
 
 /* What the home agent did with a request; re-sent for duplicates. */

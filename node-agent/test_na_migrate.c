@@ -166,6 +166,7 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 Test(migrate_home, unanswered_add_is_never_given_up)
 {
 	struct lcf_msg add = migrate_hottest();
+	uint32_t last;
 
 	for (uint64_t ms = 100; ms <= 5000; ms += 100)
 		tick(ms * MS);
@@ -173,8 +174,13 @@ Test(migrate_home, unanswered_add_is_never_given_up)
 	cr_assert(h.blk[5].writer, "still locked at home");
 	cr_assert_eq(mg.st.add_slow, 2, "blocks 5 and 7, once each");
 	cr_assert_gt(mg.st.add_retransmits, 80, "one per tick and block");
-	feed(ack(5, add.seq + NA_ADD_COPY_SEQS - 1, LCF_T_ADD_TO_SWITCH,
-		 false));
+	tick(5100 * MS);
+	last = out_for(5)->msg.seq;
+	cr_assert_geq(last - add.seq, NA_ADD_COPY_SEQS, "a new set of ids");
+	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING,
+		     "a copy of an exhausted set: ignored");
+	feed(ack(5, last, LCF_T_ADD_TO_SWITCH, false));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH, "a late copy's ACK");
 	cr_assert_eq(h.st.migrate_late_ok, 0);
 }

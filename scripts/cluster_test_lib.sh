@@ -47,7 +47,8 @@ cluster_test_setup() {
 # seconds from now. One still running then fails and gets SIGINT (it stops
 # its workload and writes its history and stats), SIGKILL 10 s later; a
 # non-zero exit fails too (with the tail of LOGDIR/na-NODE.log). LABEL
-# prefixes the messages. Returns 0 when every node exited 0.
+# prefixes the messages. A function on_hang, if the caller defines one, is
+# called with LOGDIR NODE=PID... before a late node is stopped. Returns 0 when every node exited 0.
 nodes_alive() {
 	local np
 	for np in "$@"; do kill -0 "${np#*=}" 2>/dev/null && return 0; done
@@ -60,6 +61,8 @@ wait_nodes() {
 	deadline=$(($(date +%s) + limit))
 	while nodes_alive "$@" && [ "$(date +%s)" -lt $deadline ]; do sleep 0.2; done
 	if nodes_alive "$@"; then
+		# the caller's diagnostics (state dumps) before the nodes stop
+		if declare -F on_hang >/dev/null; then on_hang "$logdir" "$@" || true; fi
 		for np in "$@"; do
 			kill -0 "${np#*=}" 2>/dev/null || continue
 			fail "${label}node ${np%%=*} did not finish within ${limit}s"

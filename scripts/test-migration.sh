@@ -17,12 +17,18 @@
 #      capacity (peak_tags), the switch holds at most its capacity at the
 #      end, and exactly the blocks the home agents think it holds;
 #      collisions and REMOVE_FROM_SWITCH both happened.
+#   5. one owner per block: after the nodes exit, every block a home agent
+#      thinks the switch holds is in the switch (telemetry /swswitch/block)
+#      and unlocked, and the switch holds no other (/swswitch/occupancy).
 # Bounded: about 35 s (cluster up ~10 s, run DURATION + linger, down ~3 s).
 #
 #   sudo SWCL_ID=x scripts/test-migration.sh [--duration SEC] [--keep DIR]
-#        [--build-dir DIR] [--share-min F] [--baseline]
+#        [--build-dir DIR] [--share-min F] [--baseline] [--faults P]
 # --baseline first runs the same workload without --migrate (for the
 # comparison in docs; its share must be 0).
+# --faults P: swswitch drops and duplicates each LCF frame, every type
+# (migration, replies and node messages included), with probability P in
+# each direction (--fault drop:all:both:P --fault dup:all:both:P).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,7 +38,7 @@ checker=$repo/node-agent/checker/check_history.py
 RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
 export SWCL_RUN_DIR=$RUN_DIR
 
-duration=10 keep="" build_dir="" baseline=0
+duration=10 keep="" build_dir="" baseline=0 faults=0
 # Why 0.35: without migration the share is 0 (--baseline). Zipf(0.99) over
 # 1024 blocks puts 62% of the accesses on the 64 hottest blocks and 58% on
 # the 48 hottest (H(k,0.99)/H(1024,0.99)); a 2-way table of 64 slots holds
@@ -55,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--build-dir) build_dir=$2; shift 2 ;;
 	--share-min) share_min=$2; shift 2 ;;
 	--baseline) baseline=1; shift ;;
+	--faults) faults=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -64,6 +71,30 @@ done
 cluster_test_setup migration
 nodes="0 1 2 3"
 
+# descendants PID: the processes below PID (a node agent below its wrapper)
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do echo "$c"; descendants "$c"; done
+}
+
+# on_hang DIR NODE=PID... (wait_nodes): before the late nodes are stopped,
+# the switch's blocks and requesters (telemetry) and every node agent
+# thread's stack (gdb) go to DIR/hang-*.
+on_hang() {
+	local dir=$1 np p
+	shift
+	python3 "$here/migration_owners.py" --scan "/var/run/dpdk/swcl${SWCL_ID:-}" \
+		>"$dir/hang-switch.json" 2>&1 || true
+	for np in "$@"; do
+		for p in "${np#*=}" $(descendants "${np#*=}"); do
+			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = node-agent ] || continue
+			timeout 30 gdb -batch -p "$p" -ex "thread apply all bt" \
+				>"$dir/hang-gdb-${np%%=*}.txt" 2>&1 || true
+		done
+	done
+	echo "hang: state in $dir/hang-switch.json, $dir/hang-gdb-*.txt"
+}
+
 # run NAME EXTRA_NODE_ARGS...: one cluster, 4 nodes, stats in $work/NAME
 run() {
 	local name=$1 dir=$work/$1 n rc ok=1 swpid
@@ -72,7 +103,9 @@ run() {
 	shift
 	mkdir -p "$dir"
 	echo "---- $name: 4 nodes x 2 threads, micro, Zipf 0.99 over 1024 shared blocks, ${duration}s $*"
-	if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$dir/cluster-up.log" 2>&1; then
+	local -a up=("$topo" --swswitch "$swswitch" --force)
+	[ "$faults" != 0 ] && up+=(--sw-args "--fault drop:all:both:$faults --fault dup:all:both:$faults --fault-seed 11")
+	if ! "$cluster" up "${up[@]}" >"$dir/cluster-up.log" 2>&1; then
 		fail "$name: cluster up"; tail -20 "$dir/cluster-up.log"
 		return 1
 	fi
@@ -91,6 +124,8 @@ run() {
 	else
 		ok=0
 	fi
+	python3 "$here/migration_owners.py" "/var/run/dpdk/swcl${SWCL_ID:-}" \
+		"$dir"/na-*.json >"$dir/owners.json" 2>"$dir/owners.log" || true
 	swpid=$(cat "$RUN_DIR/swswitch.pid" 2>/dev/null || true)
 	if [ -n "$swpid" ] && kill -0 "$swpid" 2>/dev/null; then
 		kill -INT "$swpid"
@@ -187,6 +222,28 @@ print("      switch actions: add_ok %s, collision %s, remove_ok %s, tag_miss_to_
                                     "remove_from_switch_ok", "tag_miss_to_home")))
 check(mig["add_collisions"] > 0 and mig["remove_ok"] > 0,
       "collisions (%d) and REMOVE_FROM_SWITCH (%d) happened" % (mig["add_collisions"], mig["remove_ok"]))
+
+# 5. one owner per block, no lock left behind
+try:
+    own = json.load(open(os.path.join(d, "owners.json")))
+except (OSError, ValueError):
+    own = None
+if own is None:
+    check(False, "switch read-out after the run (owners.json; see owners.log)")
+else:
+    print("      switch read-out: %d blocks, homes claim %d, missing %s, locked %s"
+          % (own["switch_blocks"], len(own["claimed"]), own["missing"], own["locked"]))
+    check(not own["missing"] and own["switch_blocks"] == len(own["claimed"]),
+          "one owner per block: the %d blocks the homes gave the switch are exactly "
+          "the switch's %d" % (len(own["claimed"]), own["switch_blocks"]))
+    check(not own["locked"], "no switch-owned block is left locked")
+late = sum(j["home_agent"].get("migrate_late_ok", 0) for j in na.values())
+rec = {k: sum(j.get("recovery", {}).get(k, 0) for j in na.values())
+       for k in ("remove_ack_lost", "rounds", "shadow_cleared")}
+print("      late ADD installs %d, slow ADDs %d, lost REMOVE ACKs %d (recovery rounds %d, "
+      "SHADOW-TAG cleared %d)" % (late, sum(j["migration"]["add_slow"] for j in na.values()),
+                                 rec["remove_ack_lost"], rec["rounds"], rec["shadow_cleared"]))
+check(rec["shadow_cleared"] == 0, "SHADOW-TAG never cleared (the switch never restarted)")
 sys.exit(fails)
 EOF
 }
@@ -199,8 +256,10 @@ fi
 # on this machine a node does ~500, so a hot block sees a handful of copies
 # per 10 ms and its smoothed hotness keeps decaying to 0 (cold) between
 # them. 100 ms epochs give the counts some meaning here.
-run migrate --migrate --epoch-ms 100 || true
-analyse "$work/migrate" migrate || failures=$((failures + $?))
+name=migrate
+[ "$faults" != 0 ] && name=migrate-faults
+run $name --migrate --epoch-ms 100 || true
+analyse "$work/$name" migrate || failures=$((failures + $?))
 
 echo "---- $(($(date +%s) - start_ts))s, $failures failure(s)"
 [ $failures = 0 ] && echo "MIGRATION PASS" || echo "MIGRATION FAIL"
