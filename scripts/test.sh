@@ -39,6 +39,9 @@ step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20
 [ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain, history check (~25 s)" scripts/test-drain.sh
 [ -x scripts/test-migration.sh ] &&
 	step "dynamic ownership migration (~20-40 s)" scripts/test-migration.sh
+# ~25 s: the same under 1% drop + 1% duplication of every frame type
+[ -x scripts/test-migration.sh ] &&
+	step "migration under loss and duplication (~25 s)" scripts/test-migration.sh --faults 0.01
 # ~90 s: counter workload + history checker in the three coherence modes,
 # then one 2 s micro point each; checks correctness and CSV format, never speed.
 [ -x scripts/bench-e2e.sh ] &&
