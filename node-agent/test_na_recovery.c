@@ -122,6 +122,16 @@ self_round(void)
 	return m.seq;
 }
 
+/* Every report is in: the next tick rebuilds and sends DONE to all. */
+static void
+tick_done(void)
+{
+	n.rec->next_tick = 0;
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0xf);
+}
+
 Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 {
 	uint64_t tag = na_home_tag(&n.home, 0);
@@ -169,10 +179,7 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 	na_rec_tick(&n, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0, "node 3 has not reported");
 	report(3, round, e, 0, 0);
-	n.rec->next_tick = 0;
-	na_out_reset(&out);
-	na_rec_tick(&n, &out);
-	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0xf);
+	tick_done();
 
 	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[0].gs, LCF_GS_SHARED);
@@ -220,10 +227,7 @@ Test(na_recovery, lost_remove_ack_recovers_the_block_from_the_caches)
 	report(1, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
 	report(2, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
 	report(3, round, e, 0, 0);
-	n.rec->next_tick = 0;
-	na_out_reset(&out);
-	na_rec_tick(&n, &out);
-	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0xf);
+	tick_done();
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[3].gs, LCF_GS_SHARED);
 	cr_assert_eq(n.home.blk[3].cs, (1u << 1) | (1u << 2));
