@@ -358,16 +358,18 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 	uint32_t copy = m->seq - b->add_seq;
 
 	/*
-	 * Only this migration's copies count (earlier ones may be late), each
-	 * once: on the shadow node the switch's ACK and its mirror both come.
+	 * A copy of a migration that ended in a collision installed the block
+	 * after all: the maximum packet lifetime assumption failed
+	 * (docs/NODE-AGENT.md). Counted (twice on the shadow node), not hidden.
 	 */
 	if (m->node == h->self && b->owner == NA_OWN_HOME && b->add_collided &&
 	    na_aux_orig_type(m->aux) == LCF_T_ADD_TO_SWITCH &&
 	    copy < b->add_copies && !(m->flags & LCF_F_FAIL))
-		/* A copy of an ADD whose every copy had failed, installed
-		 * after all: the residual of docs/NODE-AGENT.md (maximum
-		 * packet lifetime); on the shadow node, counted twice. */
 		h->st.migrate_late_ok++;
+	/*
+	 * Only this migration's copies count (earlier ones may be late), each
+	 * once: on the shadow node the switch's ACK and its mirror both come.
+	 */
 	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
 	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH ||
 	    copy >= b->add_copies)
