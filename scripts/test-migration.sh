@@ -24,11 +24,14 @@
 #
 #   sudo SWCL_ID=x scripts/test-migration.sh [--duration SEC] [--keep DIR]
 #        [--build-dir DIR] [--share-min F] [--baseline] [--faults P]
+#        [--delay P]
 # --baseline first runs the same workload without --migrate (for the
 # comparison in docs; its share must be 0).
 # --faults P: swswitch drops and duplicates each LCF frame, every type
 # (migration, replies and node messages included), with probability P in
 # each direction (--fault drop:all:both:P --fault dup:all:both:P).
+# --delay P: and holds each frame 2 ms with probability P, so that later
+# frames overtake it (--fault delay:all:both:P --fault-delay-us 2000).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,7 +41,7 @@ checker=$repo/node-agent/checker/check_history.py
 RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
 export SWCL_RUN_DIR=$RUN_DIR
 
-duration=10 keep="" build_dir="" baseline=0 faults=0
+duration=10 keep="" build_dir="" baseline=0 faults=0 delay=0
 # Why 0.35: without migration the share is 0 (--baseline). Zipf(0.99) over
 # 1024 blocks puts 62% of the accesses on the 64 hottest blocks and 58% on
 # the 48 hottest (H(k,0.99)/H(1024,0.99)); a 2-way table of 64 slots holds
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--share-min) share_min=$2; shift 2 ;;
 	--baseline) baseline=1; shift ;;
 	--faults) faults=$2; shift 2 ;;
+	--delay) delay=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -104,7 +108,10 @@ run() {
 	mkdir -p "$dir"
 	echo "---- $name: 4 nodes x 2 threads, micro, Zipf 0.99 over 1024 shared blocks, ${duration}s $*"
 	local -a up=("$topo" --swswitch "$swswitch" --force)
-	[ "$faults" != 0 ] && up+=(--sw-args "--fault drop:all:both:$faults --fault dup:all:both:$faults --fault-seed 11")
+	local sw=""
+	[ "$faults" != 0 ] && sw="--fault drop:all:both:$faults --fault dup:all:both:$faults"
+	[ "$delay" != 0 ] && sw="$sw --fault delay:all:both:$delay --fault-delay-us 2000"
+	[ -n "$sw" ] && up+=(--sw-args "$sw --fault-seed 11")
 	if ! "$cluster" up "${up[@]}" >"$dir/cluster-up.log" 2>&1; then
 		fail "$name: cluster up"; tail -20 "$dir/cluster-up.log"
 		return 1
@@ -257,7 +264,7 @@ fi
 # per 10 ms and its smoothed hotness keeps decaying to 0 (cold) between
 # them. 100 ms epochs give the counts some meaning here.
 name=migrate
-[ "$faults" != 0 ] && name=migrate-faults
+[ "$faults$delay" != 00 ] && name=migrate-faults
 run $name --migrate --epoch-ms 100 || true
 analyse "$work/$name" migrate || failures=$((failures + $?))
 
