@@ -82,8 +82,8 @@ descendants() {
 }
 
 # on_hang DIR NODE=PID... (wait_nodes): before the late nodes are stopped,
-# the switch's blocks and requesters (telemetry) and every node agent
-# thread's stack (gdb) go to DIR/hang-*.
+# the switch's blocks and requesters (telemetry), every node agent
+# thread's stack and its counters (gdb) go to DIR/hang-*.
 on_hang() {
 	local dir=$1 np p
 	shift
@@ -93,6 +93,8 @@ on_hang() {
 		for p in "${np#*=}" $(descendants "${np#*=}"); do
 			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = node-agent ] || continue
 			timeout 30 gdb -batch -p "$p" -ex "thread apply all bt" \
+				-ex "p the_dsm->node.st.req" -ex "p the_dsm->node.home.st" \
+				-ex "p the_dsm->node.migrate.st" -ex "p *the_dsm->node.rec" \
 				>"$dir/hang-gdb-${np%%=*}.txt" 2>&1 || true
 		done
 	done
