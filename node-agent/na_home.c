@@ -376,15 +376,14 @@ migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
 		return;                 /* a duplicate, or not ours */
 	if (m->flags & LCF_F_FAIL) {
 		/*
-		 * Collision: keep it home; a later epoch may retry. Only when
-		 * the last copy sent failed: a copy in flight may still find
-		 * a slot freed meanwhile. The home's copies reach the switch
-		 * in the order sent (one path; the fault injector's delay is
-		 * shorter than the first retransmission gap: NODE-AGENT.md),
-		 * so every earlier copy has failed too or was lost, whether
-		 * or not its own FAIL came back.
+		 * Collision: keep it home; a later epoch may retry. Only once
+		 * every copy of the current set has failed: a copy in flight,
+		 * even one overtaken by a later copy, may still find a slot
+		 * freed meanwhile and install the block. A set whose FAILs do
+		 * not all come back is replaced by a new one (emit_add).
 		 */
-		if (copy + 1 < b->add_copies)
+		b->add_failed |= (uint8_t)(1u << copy);
+		if (__builtin_popcount(b->add_failed) < b->add_copies)
 			return;
 		b->add_collided = true;
 		b->writer = false;
@@ -452,14 +451,19 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 	struct lcf_msg r;
 
 	/*
-	 * Copy i carries seq add_seq + i. Out of ids: a new set, so that the
-	 * last copy sent is always known by its seq; the old copies' answers
-	 * no longer count (one that installed the block gets the next copy
-	 * ACKed as a duplicate, a success).
+	 * Copy i carries seq add_seq + i. Out of ids (8 copies, about 300 ms
+	 * at the retransmission intervals): a new set. The old copies'
+	 * answers no longer count: one that installed the block gets the next
+	 * copy ACKed as a duplicate, a success; one that failed and whose
+	 * FAIL was lost would otherwise hold the collision forever. A copy
+	 * of the old set delivered after the whole new set failed would
+	 * install the block behind the home's back: the maximum packet
+	 * lifetime this assumes is that set's duration (docs/NODE-AGENT.md).
 	 */
 	if (b->add_copies == NA_ADD_COPY_SEQS) {
 		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 		b->add_copies = 0;
+		b->add_failed = 0;
 	}
 	memset(&r, 0, sizeof(r));
 	r.type = LCF_T_ADD_TO_SWITCH;
@@ -487,6 +491,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->writer = true;
 	b->owner = NA_OWN_MIGRATING;
 	b->add_copies = 0;
+	b->add_failed = 0;
 	b->add_collided = false;
 	b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 	emit_add(h, idx, out);

@@ -42,6 +42,7 @@ struct na_hblock {
 	uint8_t gs;
 	uint8_t owner;          /* enum na_owner */
 	uint8_t add_copies;     /* MIGRATING: ADD_TO_SWITCH copies sent (<= 8) */
+	uint8_t add_failed;     /* MIGRATING: copies answered FAIL (bit i) */
 	bool add_collided;      /* the last migration ended in a collision */
 	uint32_t cs;
 	uint32_t hot;           /* forwarded copies this epoch (section 5.2.2) */

@@ -152,6 +152,7 @@ pending_step(struct na_migrate *mg, struct na_home *h,
 		p->first_ns = now_ns;
 		b->writer = true;
 		b->add_copies = 0;
+		b->add_failed = 0;
 		b->add_collided = false;
 		na_home_migrate_resend(h, p->idx, io->out);
 		if (io->out->n >= NA_OUT_MAX - 1)

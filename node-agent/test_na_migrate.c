@@ -162,6 +162,29 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 	cr_assert_eq(h.st.migrate_late_ok, 1, "counted, not hidden");
 }
 
+/*
+ * Copy 0's FAIL is lost: the other copies' FAILs do not conclude (copy 0
+ * may be late, not failed); the next set of copies does.
+ */
+Test(migrate_home, lost_fail_is_settled_by_the_next_set)
+{
+	struct lcf_msg add = migrate_hottest();
+	uint32_t next;
+
+	for (uint64_t ms = 100; ms <= 700; ms += 100)
+		tick(ms * MS);                  /* copies 1..7 */
+	for (uint32_t i = 1; i < NA_ADD_COPY_SEQS; i++)
+		feed(ack(5, add.seq + i, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "copy 0 unanswered");
+	tick(800 * MS);                         /* a new set */
+	next = out_for(5)->msg.seq;
+	cr_assert_geq(next - add.seq, NA_ADD_COPY_SEQS);
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "old set: ignored");
+	feed(ack(5, next, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME, "the new set failed");
+}
+
 /* An unanswered ADD is re-sent for as long as it takes, never dropped. */
 Test(migrate_home, unanswered_add_is_never_given_up)
 {
