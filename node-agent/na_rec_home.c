@@ -364,6 +364,12 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 		    m->thread != n->topo->threads_per_node - 1 ||
 		    h->phase != PH_PROBE || (uint32_t)idx != h->probe_idx)
 			return false;   /* not our probe: the home's business */
+		/* A migration REMOVE took the block meanwhile: no proof. */
+		if (n->home.blk[idx].owner != NA_OWN_SWITCH) {
+			h->phase = PH_IDLE;
+			n->rec->st.probe_raced_remove++;
+			return true;
+		}
 		switch_lost(n, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:

@@ -113,7 +113,8 @@ struct rec_home {
 	X(drained_blocks)                      \
 	X(dead_dirty_lost)                     \
 	X(dead_home_refused)                   \
-	X(remove_ack_lost)
+	X(remove_ack_lost)                     \
+	X(probe_raced_remove)
 
 struct na_rec {
 	pthread_mutex_t mu;

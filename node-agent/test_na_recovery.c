@@ -237,6 +237,29 @@ Test(na_recovery, lost_remove_ack_recovers_the_block_from_the_caches)
 	cr_assert_eq(n.home.blk[4].owner, NA_OWN_SWITCH);
 }
 
+/*
+ * The probe and a migration REMOVE of the same block cross: the REMOVE
+ * clears the slot, the probe misses. That proves nothing about a restart.
+ */
+Test(na_recovery, probe_missing_after_a_migration_remove_is_no_restart)
+{
+	uint64_t tag = na_home_tag(&n.home, 0);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
+	const struct na_out_msg *p;
+
+	n.home.blk[0].owner = NA_OWN_SWITCH;
+	cr_assert_not(feed(&m, NULL));
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	n.home.blk[0].owner = NA_OWN_REMOVING;  /* the shadow asked for it */
+	cr_assert(feed(&m, NULL), "our probe: consumed");
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no recovery");
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_REMOVING);
+	cr_assert_eq(n.rec->st.detections, 0);
+	cr_assert_eq(n.rec->st.probe_raced_remove, 1);
+}
+
 Test(na_recovery, orphan_ignored_when_its_event_completed)
 {
 	uint64_t tag = na_home_tag(&n.home, 1);
