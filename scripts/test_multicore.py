@@ -5,8 +5,10 @@ Per-block serialisation with several workers (called by scripts/test-multicore.s
 
   test_multicore.py --swswitch BIN --dir TMPDIR
 
-1. The shard function: a Python copy of swswitch/shard.h must give the golden
-   values swswitch/test_shard.c pins (so this test and the switch agree).
+1. The shard function: the Python copy of swswitch/shard.h in
+   swswitch/bench/gen_traffic.py must give the golden values
+   swswitch/test_shard.c pins (so this test, the benchmark's traffic and the
+   switch agree).
 2. Traffic: node 0 (port 0) and node 1 (port 1) each run lock scripts on 150
    switch-owned blocks of which they are home, plus plain misses on 20 blocks
    the switch does not own. A block's frames come from one port, 150+ frames
@@ -43,19 +45,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "swswitch", "bench"))
 import gen_traffic as g  # noqa: E402
 
-MULT = 0x9e3779b97f4a7c15
-GOLDEN = [(0x0, 0, 0, 0), (0x1, 1, 1, 2), (0x3, 1, 2, 3), (0x10, 1, 2, 3),
-          (0x1234, 0, 0, 0), (0x1000000000, 1, 2, 3), (0x1000000005, 0, 0, 0),
-          (0x100000000, 0, 1, 1), (0xffffffffffffffff, 0, 1, 1),
-          (0x8000000000000123, 0, 1, 1)]
+# (tag, steering key, owner of 2, 3, 4, 7 workers): swswitch/test_shard.c
+GOLDEN = [(0x0, 0, 0, 0, 0, 0), (0x1, 39, 1, 1, 2, 4), (0x3, 54, 1, 2, 3, 5),
+          (0x10, 56, 1, 2, 3, 6), (0x1234, 2, 0, 0, 0, 0),
+          (0x1000000000, 61, 1, 2, 3, 6), (0x1000000005, 2, 0, 0, 0, 0),
+          (0x100000000, 31, 0, 1, 1, 3), (0xffffffffffffffff, 24, 0, 1, 1, 2),
+          (0x8000000000000123, 22, 0, 1, 1, 2)]
 OWNED, MISSES, CYCLES = 150, 20, 4
 SHIFT = 12
 T = g.T
 
 
-def shard(tag, n):
-    h = ((tag * MULT) & 0xffffffffffffffff) >> 32
-    return (h * n) >> 32
+shard = g.shard
 
 
 def topo(path):
@@ -218,8 +219,9 @@ def main():
     ap.add_argument("--dir", required=True)
     args = ap.parse_args()
     fails = []
-    for tag, w2, w3, w4 in GOLDEN:
-        if (shard(tag, 1), shard(tag, 2), shard(tag, 3), shard(tag, 4)) != (0, w2, w3, w4):
+    for tag, key, w2, w3, w4, w7 in GOLDEN:
+        if (g.steer_key(tag), shard(tag, 1), shard(tag, 2), shard(tag, 3),
+                shard(tag, 4), shard(tag, 7)) != (key, 0, w2, w3, w4, w7):
             fails.append("shard(%#x) differs from swswitch/test_shard.c" % tag)
     t = topo(os.path.join(args.dir, "topo.json"))
     frames, expect = build(t)
