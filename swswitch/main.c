@@ -33,6 +33,7 @@
 #include "l2.h"
 #include "options.h"
 #include "stats.h"
+#include "steer.h"
 #include "swswitch.h"
 
 /* Worker lcores, resolved from --workers before the ports are configured
@@ -494,6 +495,8 @@ main(int argc, char **argv)
 	for (p = 0; p < sw_app.n_ports; p++)
 		sw_port_init(p);
 	sw_workers_create();
+	for (p = 0; p < sw_app.n_ports; p++)
+		steer_install(p);
 	sw_bench_rx_load();
 	sw_ports_flush();
 
@@ -526,6 +529,7 @@ main(int argc, char **argv)
 	for (p = 0; p < sw_app.n_ports; p++) {
 		const uint16_t pid = sw_app.ports[p].port_id;
 
+		steer_remove(p);
 		ret = rte_eth_dev_stop(pid);
 		if (ret != 0)
 			SW_LOG(WARNING, "port %u: stop: %s", pid, strerror(-ret));

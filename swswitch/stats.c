@@ -90,6 +90,7 @@ stats_ports(json_t *root)
 		stats_u64(o, "discarded", sum.dropped);
 		stats_u64(o, "startup_discarded",
 			  sw_app.ports[p].startup_discarded);
+		stats_u64(o, "steer_rules", sw_app.ports[p].steer_rules);
 		snprintf(key, sizeof(key), "port%u", p);
 		json_object_set_new(root, key, o);
 	}

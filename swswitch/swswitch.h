@@ -137,6 +137,7 @@ struct sw_port {
 	bool chain_ok;            /* PMD takes multi-segment mbufs */
 	uint16_t n_rxq;           /* 1, or one per worker (multi-queue NIC) */
 	uint64_t startup_discarded; /* frames sw_ports_flush() threw away */
+	unsigned int steer_rules; /* NIC rules steering tags to owners (steer.c) */
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
 
