@@ -326,8 +326,9 @@ sw_worker_create(unsigned int index, unsigned int lcore)
 		char name[RTE_RING_NAMESIZE];
 
 		snprintf(name, sizeof(name), "sw_ring%u", index);
-		lc->ring = rte_ring_create(name, SW_RING_SIZE, socket,
-					   RING_F_SC_DEQ);
+		lc->ring = rte_ring_create_elem(name, sizeof(struct sw_handoff),
+						SW_RING_SIZE, socket,
+						RING_F_SC_DEQ);
 		if (lc->ring == NULL)
 			rte_exit(EXIT_FAILURE, "cannot create ring %s: %s\n",
 				 name, rte_strerror(rte_errno));
@@ -417,13 +418,13 @@ sw_workers_free(void)
 
 	for (w = 0; w < sw_app.n_workers; w++) {
 		struct sw_lcore *lc = sw_app.workers[w];
-		struct rte_mbuf *m = NULL;
+		struct sw_handoff h;
 		uint16_t i;
 
 		/* Frames handed over as the workers stopped. */
 		while (lc->ring != NULL &&
-		       rte_ring_sc_dequeue(lc->ring, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
+		       rte_ring_sc_dequeue_elem(lc->ring, &h, sizeof(h)) == 0)
+			rte_pktmbuf_free(h.m);
 		rte_ring_free(lc->ring);
 		for (i = 0; i < lc->n_rxq; i++)
 			bench_rx_free(lc->rxq[i].bench);

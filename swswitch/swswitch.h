@@ -37,11 +37,18 @@ extern int sw_logtype;
 #define SW_MAX_PORTS LCF_MAX_NODES    /* a topology has at most 32 ports */
 #define SW_MEMPOOL_CACHE 256
 /* Each worker's inbound ring (frames of its tags received by another
- * worker). A power of two. On dedicated cores it rarely holds more than a
- * few bursts; the depth absorbs an owner that the OS deschedules for a time
- * slice (~4 ms at a few Mpps) before backpressure stalls the other workers
- * (docs/PERFORMANCE.md). */
+ * worker, with their parse: struct sw_handoff). A power of two. */
 #define SW_RING_SIZE 16384
+/* Entries in use above which the other workers stop polling their rx
+ * queues (backpressure). Far below SW_RING_SIZE on purpose: an owner that
+ * keeps up never has more than a few bursts queued, and a frame that waits
+ * behind thousands of others is cold in every cache when its owner takes
+ * it (docs/PERFORMANCE.md "Multi-lcore"); frames then wait in the NIC's
+ * queue instead. The rest of the ring is the margin that keeps a handoff
+ * from ever finding it full. */
+#ifndef SW_RING_HIGH
+#define SW_RING_HIGH 1024
+#endif
 /* Receive queues one worker polls: at most one per port (docs/SWSWITCH.md). */
 #define SW_MAX_RXQ SW_MAX_PORTS
 /* Longest header span the LCF parser reads: IPv4 with 40 bytes of options. */
@@ -80,6 +87,19 @@ struct sw_resubmit {
 	uint16_t port;
 	struct lcf_frame_view view;
 	struct lcf_msg msg;
+};
+
+/*
+ * A coherence frame handed to the worker that owns its tag, as one element
+ * of that worker's ring: the receiver's parse travels with the frame, so
+ * the owner neither parses it again nor has to read the frame before it can
+ * start the loads of its registers.
+ */
+struct sw_handoff {
+	struct rte_mbuf *m;
+	struct lcf_msg msg;
+	struct lcf_frame_view view;
+	uint16_t port;               /* topology port it arrived on */
 };
 
 /* One receive queue a worker polls. */
