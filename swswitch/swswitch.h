@@ -40,14 +40,15 @@ extern int sw_logtype;
  * worker, with their parse: struct sw_handoff). A power of two. */
 #define SW_RING_SIZE 16384
 /* Entries in use above which the other workers stop polling their rx
- * queues (backpressure). Far below SW_RING_SIZE on purpose: an owner that
- * keeps up never has more than a few bursts queued, and a frame that waits
- * behind thousands of others is cold in every cache when its owner takes
- * it (docs/PERFORMANCE.md "Multi-lcore"); frames then wait in the NIC's
- * queue instead. The rest of the ring is the margin that keeps a handoff
- * from ever finding it full. */
+ * queues (backpressure); the rest of the ring is the margin that keeps a
+ * handoff from ever finding it full. A trade-off (docs/PERFORMANCE.md
+ * "Multi-lcore"): a frame that waits behind thousands of others is cold
+ * when its owner takes it, which argues for a low mark on dedicated cores;
+ * on a shared machine a descheduled owner then stops its peers sooner, and
+ * there 1024 measured no better than 8192. Override with
+ * -Dc_args=-DSW_RING_HIGH=N to compare. */
 #ifndef SW_RING_HIGH
-#define SW_RING_HIGH 1024
+#define SW_RING_HIGH 8192
 #endif
 /* Receive queues one worker polls: at most one per port (docs/SWSWITCH.md). */
 #define SW_MAX_RXQ SW_MAX_PORTS

@@ -377,10 +377,12 @@ def main():
                       "crossed_pct": m["crossed_pct"],
                       "cpu_share": m["cpu_share"], "mpps_per_cpu_s": m["mpps_per_cpu_s"],
                       "cpu_cycles_per_frame": m["cpu_cycles_per_frame"],
-                      "cpu_ratio_vs_null": (m["mpps_per_cpu_s"] / m["lcores"] /
-                                            cpu_null if cpu_null else 0),
-                      "cpu_ratio_vs_pcap": (m["mpps_per_cpu_s"] / m["lcores"] /
-                                            cpu_pcap if cpu_pcap else 0),
+                      # Frames per CPU-second are per CPU already, however
+                      # many lcores shared the work.
+                      "cpu_ratio_vs_null": (m["mpps_per_cpu_s"] / cpu_null
+                                            if cpu_null else 0),
+                      "cpu_ratio_vs_pcap": (m["mpps_per_cpu_s"] / cpu_pcap
+                                            if cpu_pcap else 0),
                       "nack_pct": m["nack_pct"], "resubmit_pct": m["resubmit_pct"]})
     with open(os.path.join(args.out, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=scols)
