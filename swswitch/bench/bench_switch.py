@@ -401,18 +401,22 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
         names = [r["config"] for r in srows]
-        ax.bar(names, [r["mpps_per_lcore"] for r in srows],
-               color=["C2" if n.startswith("tp") else "C1" if n.startswith("sw2")
-                      else "C0" for n in names])
-        for i, r in enumerate(srows):
-            ax.text(i, r["mpps_per_lcore"], "%.2f" % r["mpps_per_lcore"], ha="center",
-                    va="bottom")
-        ax.set_ylabel("Mpps per lcore (median of %d)" % args.reps)
-        ax.set_title("swswitch (1, 2 workers: rss / tag steering; bench / pcap "
-                     "source)\nvs testpmd macswap (1 lcore)", fontsize=10)
-        ax.tick_params(axis="x", labelsize=8)
+        colors = ["C2" if n.startswith("tp") else "C1" if n.startswith("sw2")
+                  else "C0" for n in names]
+        for ax, key, label in ((axes[0], "mpps_per_lcore",
+                                "Mpps per lcore (wall clock)"),
+                               (axes[1], "mpps_per_cpu_s",
+                                "Mpps per CPU-second used")):
+            ax.bar(names, [r[key] for r in srows], color=colors)
+            for i, r in enumerate(srows):
+                ax.text(i, r[key], "%.2f" % r[key], ha="center", va="bottom",
+                        fontsize=8)
+            ax.set_ylabel("%s, median of %d" % (label, args.reps))
+            ax.tick_params(axis="x", labelsize=8, rotation=30)
+        fig.suptitle("swswitch (1, 2 workers: rss / tag steering; bench / pcap "
+                     "source) vs testpmd macswap (1 lcore)", fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "bench-switch.png"), dpi=100)
     except ImportError:
