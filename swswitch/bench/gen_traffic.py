@@ -239,11 +239,14 @@ def main():
         files.setdefault((port, q), []).append(fr)
         counts[kind] = counts.get(kind, 0) + 1
 
+    lport = t.get("lcf_port", LCF_PORT)
+
     def steer(thread, tag):
-        """(queue, UDP source port) of a frame of `thread` on `tag`."""
+        """(queue, frame() port arguments) of a frame of `thread` on `tag`."""
         if a.steer == "tag":
-            return shard(tag, a.queues), steer_sport(tag, t.get("lcf_port", LCF_PORT))
-        return thread % a.queues, t.get("lcf_port", LCF_PORT)
+            return shard(tag, a.queues), {"lcf_port": lport,
+                                          "sport": steer_sport(tag, lport)}
+        return thread % a.queues, {"lcf_port": lport}
 
     for b in range(a.blocks):
         if owned[b]:
@@ -251,8 +254,7 @@ def main():
             q, sp = steer(0, tags[b])
             put(nodes[home]["port"], q,
                 frame(nodes[home], sw, T["ADD_TO_SWITCH"], home, 0, 1, tags[b],
-                      payload=a.payload, lcf_port=t.get("lcf_port", LCF_PORT), sport=sp),
-                "ADD_TO_SWITCH")
+                      payload=a.payload, **sp), "ADD_TO_SWITCH")
     # Emit in the model's order, so the switch sees the state the model saw
     # (up to the interleaving of files, which the replay decides).
     seqs = {}
@@ -267,12 +269,11 @@ def main():
         home = nodes[tags[b] >> (48 - shift)]
         q, sp = steer(thread, tags[b])
         put(src["port"], q, frame(src, home, T[kind], node, thread,
-                                  seqs[r][i], tags[b], payload=a.payload,
-                                  lcf_port=t.get("lcf_port", LCF_PORT), sport=sp), kind)
+                                  seqs[r][i], tags[b], payload=a.payload, **sp),
+            kind)
         put(src["port"], q, frame(src, sw, T[unl], node, thread, seqs[r][i],
                                   tags[b], gstatus=ngs, copyset=ucs,
-                                  payload=a.payload, lcf_port=t.get("lcf_port", LCF_PORT),
-                                  sport=sp), unl)
+                                  payload=a.payload, **sp), unl)
 
     os.makedirs(a.out, exist_ok=True)
     ports = sorted({n["port"] for n in nodes.values()})
@@ -289,7 +290,8 @@ def main():
                                            for k, v in sorted(files.items())},
             "types": counts, "blocks": a.blocks,
             "owned": sum(owned), "zipf": a.zipf, "read_pct": a.read,
-            "evict_pct": a.evict, "queues": a.queues, "steer": a.steer, "requesters": len(events),
+            "evict_pct": a.evict, "queues": a.queues, "steer": a.steer,
+            "requesters": len(events),
             "frame_bytes": 74 + a.payload,
             "add_fraction": round(counts.get("ADD_TO_SWITCH", 0) / total, 4)}
     with open(os.path.join(a.out, "meta.json"), "w") as f:
