@@ -415,6 +415,7 @@ sw_lcore_main(__rte_unused void *arg)
 	struct sw_outbox *ob;
 	struct sw_lcore *lc = NULL;
 	uint64_t prev_tsc = 0;
+	uint64_t bp_since = 0;   /* TSC our rx stopped for a peer's ring, or 0 */
 	unsigned int i, work;
 
 	for (i = 0; i < sw_app.n_workers; i++)
@@ -470,9 +471,15 @@ sw_lcore_main(__rte_unused void *arg)
 			} while (n == SW_MAX_PKT_BURST && ++k < SW_MAX_RXQ);
 			if (unlikely(sw_peers_congested(lc))) {
 				lc->dispatch.backpressure++;
+				if (bp_since == 0)
+					bp_since = cur_tsc;
 				if (work != 0)
 					lc->last_active_tsc = cur_tsc;
 				continue;
+			}
+			if (unlikely(bp_since != 0)) {
+				lc->dispatch.backpressure_tsc += cur_tsc - bp_since;
+				bp_since = 0;
 			}
 		}
 		for (i = 0; i < lc->n_rxq; i++) {

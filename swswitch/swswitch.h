@@ -118,6 +118,7 @@ struct sw_dispatch_stats {
 	uint64_t loops;      /* loop iterations, busy or idle */
 	uint64_t idle_loops; /* iterations that found no frame anywhere */
 	uint64_t backpressure; /* iterations that skipped rx: a peer's ring full */
+	uint64_t backpressure_tsc; /* TSC cycles our rx stayed stopped for that */
 };
 
 /*

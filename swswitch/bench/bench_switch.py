@@ -169,6 +169,9 @@ def run_swswitch(args, workers, gen_dir, meta, tag, source, binary):
            "resubmit_pct": 100.0 * st["pipeline"]["resubmits"] / max(passes, 1),
            "ring_full": st["dispatch"]["ring_full"],
            "crossed_pct": 100.0 * st["dispatch"]["sent"] / max(rx, 1),
+           # Share of the workers' wall time with rx stopped for a peer.
+           "rx_stopped_pct": 100.0 * sum(st.get("worker%d" % w, {}).get(
+               "backpressure_tsc", 0) for w in range(workers)) / (hz * up * workers),
            "tx_dropped": sum(st["port%d" % i]["tx_dropped"] for i in range(args.ports))}
     if perf:
         with open(os.path.join(args.out, "%s.perfstat" % tag), "w") as f:
@@ -229,7 +232,7 @@ def run_testpmd(args, kind, gen_dir, meta, tag):
             "cpu_share": 0, "mpps_per_cpu_s": cpu_rate,
             "cpu_cycles_per_frame": args.tsc_hz / (cpu_rate * 1e6) if cpu_rate else 0,
             "nack_pct": 0, "resubmit_pct": 0, "ring_full": 0, "crossed_pct": 0,
-            "tx_dropped": 0}
+            "rx_stopped_pct": 0, "tx_dropped": 0}
 
 
 def bench_pipeline(args, profile):
@@ -325,7 +328,8 @@ def main():
 
     cols = ["config", "rep", "lcores", "seconds", "rx_mpps", "tx_mpps", "passes_mpps",
             "cycles_per_frame", "cpu_share", "mpps_per_cpu_s", "cpu_cycles_per_frame",
-            "nack_pct", "resubmit_pct", "ring_full", "crossed_pct", "tx_dropped"]
+            "nack_pct", "resubmit_pct", "ring_full", "crossed_pct", "rx_stopped_pct",
+            "tx_dropped"]
     with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
@@ -338,7 +342,7 @@ def main():
         med[c] = {k: statistics.median(r[k] for r in rs)
                   for k in ("rx_mpps", "passes_mpps", "cycles_per_frame", "nack_pct",
                             "resubmit_pct", "mpps_per_cpu_s", "cpu_cycles_per_frame",
-                            "cpu_share", "crossed_pct")}
+                            "cpu_share", "crossed_pct", "rx_stopped_pct")}
         med[c]["lcores"] = rs[0]["lcores"]
     none = {"rx_mpps": 0, "mpps_per_cpu_s": 0}
     base_null = med.get("tp_null", none)["rx_mpps"]
@@ -356,7 +360,7 @@ def main():
              "cycles_per_frame", "ratio_vs_macswap_null", "ratio_vs_macswap_pcap",
              "scaling_vs_1", "cpu_share", "mpps_per_cpu_s", "cpu_cycles_per_frame",
              "cpu_ratio_vs_null", "cpu_ratio_vs_pcap", "cpu_scaling_vs_1",
-             "crossed_pct", "nack_pct", "resubmit_pct"]
+             "crossed_pct", "rx_stopped_pct", "nack_pct", "resubmit_pct"]
     srows = []
     for c, m in med.items():
         per = m["rx_mpps"] / m["lcores"]
@@ -375,6 +379,7 @@ def main():
                                            one["mpps_per_cpu_s"]
                                            if one and one["mpps_per_cpu_s"] else 0),
                       "crossed_pct": m["crossed_pct"],
+                      "rx_stopped_pct": m["rx_stopped_pct"],
                       "cpu_share": m["cpu_share"], "mpps_per_cpu_s": m["mpps_per_cpu_s"],
                       "cpu_cycles_per_frame": m["cpu_cycles_per_frame"],
                       # Frames per CPU-second are per CPU already, however
@@ -437,15 +442,16 @@ def main():
     print("per CPU-second actually used (the VM is shared; cpu_share = CPU used / "
           "lcores x wall time):")
     print("(cpu_scale = lcores x Mpps/CPU-s relative to 1 worker: the scaling with "
-          "a whole CPU per lcore; crossed% = frames that took a re-steering ring)")
-    print("%-11s %9s %12s %14s %9s %9s %9s %8s" % (
+          "a whole CPU per lcore; crossed% = frames that took a re-steering ring; "
+          "rx_stop% = wall time the workers' rx stayed stopped for a peer's ring)")
+    print("%-11s %9s %12s %14s %9s %9s %9s %8s %8s" % (
         "config", "cpu_share", "Mpps/CPU-s", "cycles/frame", "x_null", "x_pcap",
-        "cpu_scale", "crossed%"))
+        "cpu_scale", "crossed%", "rx_stop%"))
     for r in srows:
-        print("%-11s %9.2f %12.2f %14.0f %9.2f %9.2f %9.2f %8.1f" % (
+        print("%-11s %9.2f %12.2f %14.0f %9.2f %9.2f %9.2f %8.1f %8.1f" % (
             r["config"], r["cpu_share"], r["mpps_per_cpu_s"], r["cpu_cycles_per_frame"],
             r["cpu_ratio_vs_null"], r["cpu_ratio_vs_pcap"], r["cpu_scaling_vs_1"],
-            r["crossed_pct"]))
+            r["crossed_pct"], r["rx_stopped_pct"]))
     for r in pl:
         print("pipeline only (bench_pipeline, %s): %.2f MiB registers, %.2f Mpps, "
               "%.0f cycles/pass, p50 %d p99 %d cycles/pass per burst" % (
