@@ -53,7 +53,7 @@ usage(FILE *f)
 "  --node N             this node's id\n"
 "  --role LIST          home,cache,shadow (default: home,cache, plus shadow\n"
 "                       on the topology's shadow node)\n"
-"  --transport T        udp (default) or verbs\n"
+"  --transport T        udp (default), udp-nosteer or verbs\n"
 "  --direct             no switch on the path (two-node tests): requests\n"
 "                       for blocks homed here are delivered locally\n"
 "  --threads T          application threads (default 1)\n"

@@ -456,12 +456,12 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	}
 	ops = na_transport_find(cfg->transport ? cfg->transport : "udp");
 	if (!ops) {
-		snprintf(err, err_len, "unknown transport \"%s\" (udp, verbs)",
+		snprintf(err, err_len, "unknown transport \"%s\" (udp, udp-nosteer, verbs)",
 			 cfg->transport);
 		return -EINVAL;
 	}
 	n->tp.ops = ops;
-	n->serialize_tp = strcmp(ops->name, "udp") != 0;
+	n->serialize_tp = strncmp(ops->name, "udp", 3) != 0;
 	rc = ops->open(&n->tp, n->topo, n->self, err, err_len);
 	if (rc < 0)
 		return rc;

@@ -12,6 +12,7 @@ na_transport_find(const char *name)
 {
 	static const struct na_transport_ops *const all[] = {
 		&na_transport_udp,
+		&na_transport_udp_nosteer,
 		&na_transport_verbs,
 	};
 

@@ -6,7 +6,8 @@
  *
  *  - udp:   kernel UDP sockets bound to the node's IP and the LCF port. The
  *           kernel builds Ethernet/IPv4/UDP; the switch intercepts LCF frames
- *           whatever their destination.
+ *           whatever their destination. Pipeline types leave from the tag's
+ *           steering port (docs/PROTOCOL.md 1.1); "udp-nosteer" does not.
  *  - verbs: rdma-core. A raw-packet QP with a flow-steering rule for the LCF
  *           UDP port carries coherence frames (we build Eth/IPv4/UDP with
  *           lcf_frame_build()); an RC QP per peer carries block data with
@@ -62,6 +63,7 @@ struct na_transport {
 };
 
 extern const struct na_transport_ops na_transport_udp;
+extern const struct na_transport_ops na_transport_udp_nosteer;
 extern const struct na_transport_ops na_transport_verbs;
 
 /** The transport called `name` ("udp", "verbs"), or NULL. */

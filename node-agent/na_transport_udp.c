@@ -19,6 +19,14 @@
  *    ARP round trip delays the first packets, we pin permanent neighbour
  *    entries for the switch and every node from the topology (SIOCSARP;
  *    best effort: without CAP_NET_ADMIN ordinary ARP is used).
+ *
+ * Steering (docs/PROTOCOL.md 1.1): pipeline-type messages leave from UDP
+ * source port lcf_port + 1 + the tag's steering key (lib/wire/lcf_steer.h),
+ * one send-only socket per key, so a multi-lcore switch's NIC can deliver
+ * each frame to the worker that owns its tag. The port of a tag never
+ * changes while the transport is open: all sockets or none (then every
+ * message leaves from lcf_port, which the switch handles too, through its
+ * software ring). "udp-nosteer" is the same transport without them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -38,9 +46,12 @@
 #include "na_msg.h"
 #include "na_transport.h"
 #include "na_transport_udp.h"
+#include "lcf_steer.h"
 
 struct udp_priv {
 	int fd;
+	bool steer;                     /* steer_fd[] are open */
+	int steer_fd[LCF_STEER_KEYS];   /* send-only, one per steering key */
 	uint8_t buf[LCF_HDR_LEN + 65536];
 };
 
@@ -100,9 +111,56 @@ accept_local(const char *dev)
 	}
 }
 
+static void
+steer_close(struct udp_priv *p, unsigned int n)
+{
+	while (n > 0)
+		close(p->steer_fd[--n]);
+	p->steer = false;
+}
+
+/*
+ * The steering sockets, bound to `ip` and lcf_port + 1 + key. Nothing is
+ * addressed to them (replies go to lcf_port), so their receive buffers are
+ * as small as the kernel allows. All or none, with a warning.
+ */
+static void
+steer_open(struct udp_priv *p, uint32_t ip, uint16_t lcf_port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = ip };
+	int small = 1, sz = 8 << 20;
+	unsigned int k;
+
+	if (!lcf_steer_usable(lcf_port)) {
+		fprintf(stderr, "udp: warning: lcf_port %u leaves no room for "
+			"the steering source ports; sending from %u\n",
+			lcf_port, lcf_port);
+		return;
+	}
+	for (k = 0; k < LCF_STEER_KEYS; k++) {
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		sa.sin_port = htons(lcf_steer_sport(lcf_port, k));
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+			fprintf(stderr, "udp: warning: steering source port %u: "
+				"%s; every message leaves from %u\n",
+				lcf_steer_sport(lcf_port, k), strerror(errno),
+				lcf_port);
+			if (fd >= 0)
+				close(fd);
+			steer_close(p, k);
+			return;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+		p->steer_fd[k] = fd;
+	}
+	p->steer = true;
+}
+
 static int
-udp_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
-	 char *err, size_t err_len)
+udp_open_common(struct na_transport *tp, const struct topo *topo,
+		uint16_t self, bool steer, char *err, size_t err_len)
 {
 	const struct topo_node *me = topo_node_by_id(topo, self);
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -152,8 +210,24 @@ udp_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 			if (topo->nodes[i].id != self)
 				pin_neighbour(p->fd, dev, &topo->nodes[i].addr);
 	}
+	if (steer)
+		steer_open(p, me->addr.ip, topo->lcf_port);
 	tp->priv = p;
 	return 0;
+}
+
+static int
+udp_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
+	 char *err, size_t err_len)
+{
+	return udp_open_common(tp, topo, self, true, err, err_len);
+}
+
+static int
+udp_open_nosteer(struct na_transport *tp, const struct topo *topo,
+		 uint16_t self, char *err, size_t err_len)
+{
+	return udp_open_common(tp, topo, self, false, err, err_len);
 }
 
 static int
@@ -163,6 +237,7 @@ udp_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	struct udp_priv *p = tp->priv;
 	const struct topo_node *to = topo_node_by_id(tp->topo, dst);
 	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd;
 	uint8_t hdr[LCF_HDR_LEN];
 	struct iovec iov[2] = {
 		{ .iov_base = hdr, .iov_len = LCF_HDR_LEN },
@@ -186,8 +261,11 @@ udp_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	sa.sin_addr.s_addr = to->addr.ip;
 	if (dst == tp->self && lcf_type_is_pipeline(msg->type))
 		sa.sin_addr.s_addr = tp->topo->sw.addr.ip;  /* see top */
+	fd = p->fd;
+	if (p->steer && lcf_type_is_pipeline(msg->type))
+		fd = p->steer_fd[lcf_steer_key(msg->tag)];
 	lcf_hdr_encode(msg, hdr);
-	if (sendmsg(p->fd, &mh, 0) < 0)
+	if (sendmsg(fd, &mh, 0) < 0)
 		return errno == EWOULDBLOCK || errno == ENOBUFS ? -EAGAIN
 								 : -errno;
 	return 0;
@@ -266,6 +344,8 @@ udp_close(struct na_transport *tp)
 
 	if (!p)
 		return;
+	if (p->steer)
+		steer_close(p, LCF_STEER_KEYS);
 	close(p->fd);
 	free(p);
 	tp->priv = NULL;
@@ -274,6 +354,14 @@ udp_close(struct na_transport *tp)
 const struct na_transport_ops na_transport_udp = {
 	.name = "udp",
 	.open = udp_open,
+	.send = udp_send,
+	.recv = udp_recv,
+	.close = udp_close,
+};
+
+const struct na_transport_ops na_transport_udp_nosteer = {
+	.name = "udp-nosteer",
+	.open = udp_open_nosteer,
 	.send = udp_send,
 	.recv = udp_recv,
 	.close = udp_close,

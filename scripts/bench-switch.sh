@@ -3,7 +3,9 @@
 #
 # Switch benchmark (docs/PERFORMANCE.md): swswitch with 1 and 2 workers on
 # looped coherence traffic from its --bench-rx source (net_null,copy=1's
-# per-frame rx work) with tx on net_null,copy=1, and with 1 worker on
+# per-frame rx work) with tx on net_null,copy=1, 2 workers in both steering
+# modes (frames on the queue of their requester, as 5-tuple RSS; on the
+# queue of their tag's owner, as swswitch's NIC rules), and with 1 worker on
 # net_pcap infinite_rx vdevs; against dpdk-testpmd macswap on
 # net_null,copy=1 and on the same net_pcap vdevs, in the same run; plus the
 # pipeline-only bench for latency and register memory. Medians of --reps.
@@ -14,7 +16,8 @@
 # --reps N (3), --blocks N (16384), --owned PCT (50), --zipf S (0.99, 0 =
 # uniform), --read PCT (50), --evict PCT (30), --events N (40000),
 # --payload B (0: 74-byte frames; up to 54), --perf (perf stat the 1-worker
-# runs), --no-huge.
+# runs), --no-huge, --only CONFIGS (subset of sw1,sw2_rss,sw2_tag,sw1_pcap,
+# tp_null,tp_pcap), --compare BIN (A/B: every swswitch config also with BIN).
 # Without --no-huge it reserves 512 hugepages (1 GB) if fewer are there and
 # gives the count back at exit. --smoke: about 30 s in all, --no-huge, and
 # checks only that the CSV files are well formed (for CI, never speed).
@@ -69,9 +72,10 @@ if [ $smoke = 1 ]; then
 	"$PY" - "$out" <<'PY'
 import csv, math, os, sys
 d = sys.argv[1]
-want = {"summary.csv": (5, ["config", "rx_mpps", "mpps_per_lcore", "cycles_per_frame",
-                            "ratio_vs_macswap_null", "ratio_vs_macswap_pcap"]),
-        "runs.csv": (5, ["config", "rx_mpps", "cycles_per_frame"]),
+want = {"summary.csv": (6, ["config", "rx_mpps", "mpps_per_lcore", "cycles_per_frame",
+                            "ratio_vs_macswap_null", "ratio_vs_macswap_pcap",
+                            "cpu_scaling_vs_1", "crossed_pct"]),
+        "runs.csv": (6, ["config", "rx_mpps", "cycles_per_frame", "crossed_pct"]),
         "pipeline.csv": (2, ["profile", "footprint_mib", "p50_cycles", "p99_cycles"])}
 for name, (n, cols) in want.items():
     rows = list(csv.DictReader(open(os.path.join(d, name))))
@@ -80,6 +84,8 @@ for name, (n, cols) in want.items():
         for c in cols[1:]:
             v = float(r[c])
             assert math.isfinite(v) and v >= 0, (name, c, r[c])
+cfgs = {r["config"] for r in csv.DictReader(open(os.path.join(d, "summary.csv")))}
+assert {"sw1", "sw2_rss", "sw2_tag"} <= cfgs, cfgs
 assert os.path.getsize(os.path.join(d, "bench-switch.png")) > 1000
 print("bench-switch smoke: output well formed")
 PY

@@ -11,7 +11,9 @@
 #   cluster.sh up TOPO [--swswitch PATH] [--pmd af_packet|af_xdp] [--force]
 #                      [--lcores L] [--eal "EAL ARGS"] [--sw-args "ARGS"]
 #                      [--no-static-arp] [--no-wait]
-#                      ($SWCL_LCORES: default for --lcores, 0)
+#                      ($SWCL_LCORES: default for --lcores, 0;
+#                       $SWCL_QPAIRS: af_packet queue pairs per port, 1;
+#                       give --sw-args "--workers N" SWCL_QPAIRS=N)
 #   cluster.sh restart-switch [--down SEC] [--kill-only | --start-only]
 #                      (SIGKILL swswitch, wait SEC (default 0), start it
 #                       again, empty, with the same command line)
@@ -312,7 +314,7 @@ do_up() {
 		if [ "$pmd" = af_xdp ]; then
 			vdevs+=(--vdev "net_af_xdp$p,iface=$dev,start_queue=0,queue_count=1")
 		else
-			vdevs+=(--vdev "net_af_packet$p,iface=$dev")
+			vdevs+=(--vdev "net_af_packet$p,iface=$dev,qpairs=${SWCL_QPAIRS:-1}")
 		fi
 	done
 

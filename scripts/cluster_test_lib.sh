@@ -44,8 +44,10 @@ cluster_test_setup() {
 }
 
 # wait_nodes LABEL LIMIT LOGDIR NODE=PID...: wait for node agents until LIMIT
-# seconds from now. One still running then fails and gets SIGINT (it stops
-# its workload and writes its history and stats), SIGKILL 10 s later; a
+# seconds from now. One still running then fails, has its threads' stacks
+# written to LOGDIR/na-NODE.stacks (so a hang seen once in CI can be
+# diagnosed from its log) and gets SIGINT (it stops its workload and writes
+# its history and stats), SIGKILL 10 s later; a
 # non-zero exit fails too (with the tail of LOGDIR/na-NODE.log). LABEL
 # prefixes the messages. A function on_hang, if the caller defines one, is
 # called with LOGDIR NODE=PID... before a late node is stopped. Returns 0 when every node exited 0.
@@ -53,6 +55,12 @@ nodes_alive() {
 	local np
 	for np in "$@"; do kill -0 "${np#*=}" 2>/dev/null && return 0; done
 	return 1
+}
+
+dump_stacks() {
+	command -v gdb >/dev/null || return 0
+	timeout 20 gdb -batch -p "$1" -ex 'thread apply all bt' >"$2" 2>&1 || true
+	grep -E '^(Thread|#[0-9]+ )' "$2" | head -40
 }
 
 wait_nodes() {
@@ -66,6 +74,7 @@ wait_nodes() {
 		for np in "$@"; do
 			kill -0 "${np#*=}" 2>/dev/null || continue
 			fail "${label}node ${np%%=*} did not finish within ${limit}s"
+			dump_stacks "${np#*=}" "$logdir/na-${np%%=*}.stacks"
 			kill -INT "${np#*=}" 2>/dev/null || true
 		done
 		for _ in $(seq 1 50); do nodes_alive "$@" || break; sleep 0.2; done

@@ -4,7 +4,8 @@
 # Multi-lcore swswitch: per-block serialisation with 2 workers (every frame
 # of a block processed by the owner shard's pipeline, in arrival order), the
 # shard function pinned against swswitch/test_shard.c's golden values, and
-# the same traffic with 1 worker as a reference. Details in
+# the same traffic steered by tag over 2 rx queues per port (no frame may
+# cross a ring) and with 1 worker as a reference. Details in
 # scripts/test_multicore.py. Uses net_pcap and --no-huge; needs 2 lcores
 # (any 2-core machine). Bounded: exits non-zero after 60 s.
 #

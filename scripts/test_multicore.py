@@ -5,8 +5,10 @@ Per-block serialisation with several workers (called by scripts/test-multicore.s
 
   test_multicore.py --swswitch BIN --dir TMPDIR
 
-1. The shard function: a Python copy of swswitch/shard.h must give the golden
-   values swswitch/test_shard.c pins (so this test and the switch agree).
+1. The shard function: the Python copy of swswitch/shard.h in
+   swswitch/bench/gen_traffic.py must give the golden values
+   swswitch/test_shard.c pins (so this test, the benchmark's traffic and the
+   switch agree).
 2. Traffic: node 0 (port 0) and node 1 (port 1) each run lock scripts on 150
    switch-owned blocks of which they are home, plus plain misses on 20 blocks
    the switch does not own. A block's frames come from one port, 150+ frames
@@ -23,9 +25,12 @@ Per-block serialisation with several workers (called by scripts/test-multicore.s
    NACKed; in a pipeline that never saw the ADD, every frame would be a tag
    miss forwarded to the home with IN_SWITCH clear.
 3. Runs swswitch with --workers 2 (-l 0-1; port 0 is polled by worker 0,
-   port 1 by worker 1, so both workers hand frames to the other's ring) and
-   with --workers 1, each port writing one tx pcap per worker (tx queue =
-   worker), and checks:
+   port 1 by worker 1, so both workers hand frames to the other's ring),
+   with --workers 2 and each port's frames split over 2 rx queues by the
+   owner of their tag (what swswitch's NIC steering rules do; nothing may
+   cross a ring, which also checks that the Python shard function and the
+   switch's agree), and with --workers 1, each port writing one tx pcap per
+   worker (tx queue = worker), and checks:
    - every block's output sequence (type, seq, flags) on its port equals the
      model, in both runs;
    - with 2 workers every output of a block left by the tx queue of the worker
@@ -43,19 +48,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "swswitch", "bench"))
 import gen_traffic as g  # noqa: E402
 
-MULT = 0x9e3779b97f4a7c15
-GOLDEN = [(0x0, 0, 0, 0), (0x1, 1, 1, 2), (0x3, 1, 2, 3), (0x10, 1, 2, 3),
-          (0x1234, 0, 0, 0), (0x1000000000, 1, 2, 3), (0x1000000005, 0, 0, 0),
-          (0x100000000, 0, 1, 1), (0xffffffffffffffff, 0, 1, 1),
-          (0x8000000000000123, 0, 1, 1)]
+# (tag, steering key, owner of 2, 3, 4, 7 workers): swswitch/test_shard.c
+GOLDEN = [(0x0, 0, 0, 0, 0, 0), (0x1, 39, 1, 1, 2, 4), (0x3, 54, 1, 2, 3, 5),
+          (0x10, 56, 1, 2, 3, 6), (0x1234, 2, 0, 0, 0, 0),
+          (0x1000000000, 61, 1, 2, 3, 6), (0x1000000005, 2, 0, 0, 0, 0),
+          (0x100000000, 31, 0, 1, 1, 3), (0xffffffffffffffff, 24, 0, 1, 1, 2),
+          (0x8000000000000123, 22, 0, 1, 1, 2)]
 OWNED, MISSES, CYCLES = 150, 20, 4
 SHIFT = 12
 T = g.T
 
 
-def shard(tag, n):
-    h = ((tag * MULT) & 0xffffffffffffffff) >> 32
-    return (h * n) >> 32
+shard = g.shard
 
 
 def topo(path):
@@ -133,16 +137,24 @@ def build(t):
     return frames, expect
 
 
-def run(args, t, frames, workers, tag):
+def run(args, t, frames, workers, tag, steered=False):
+    """steered: each port's frames on rx queue shard(tag) (one rx_pcap per
+    worker), as the NIC rules deliver them; else all on one queue."""
     d = os.path.join(args.dir, tag)
     os.makedirs(d, exist_ok=True)
     vdevs = []
     for p in range(3):
         parts = ["net_pcap%d" % p]
         if p in frames:
-            path = os.path.join(d, "in%d.pcap" % p)
-            g.write_pcap(path, frames[p])
-            parts.append("rx_pcap=" + path)
+            queues = [frames[p]]
+            if steered:
+                queues = [[fr for fr in frames[p]
+                           if shard(g.decode(fr)["tag"], workers) == q]
+                          for q in range(workers)]
+            for q, fr in enumerate(queues):
+                path = os.path.join(d, "in%d_q%d.pcap" % (p, q))
+                g.write_pcap(path, fr)
+                parts.append("rx_pcap=" + path)
         for w in range(workers):
             parts.append("tx_pcap=" + os.path.join(d, "out%d_w%d.pcap" % (p, w)))
         vdevs += ["--vdev", ",".join(parts)]
@@ -151,7 +163,7 @@ def run(args, t, frames, workers, tag):
         json.dump(t, f)
     cmd = [args.swswitch, "--no-huge", "-m", "512", "--no-pci",
            "-l", "0-%d" % (workers - 1) if workers > 1 else "0",
-           "--file-prefix", "swmc%d_%d" % (os.getpid(), workers),
+           "--file-prefix", "swmc%d_%s" % (os.getpid(), tag),
            "--log-level", "swswitch,notice"] + vdevs + [
            "--", "--topo", tp, "--idle-exit", "1500", "--workers", str(workers)]
     with open(os.path.join(d, "stderr"), "w") as err:
@@ -171,7 +183,7 @@ def run(args, t, frames, workers, tag):
     return stats, outs
 
 
-def check(name, stats, outs, expect, workers, fails):
+def check(name, stats, outs, expect, workers, fails, steered=False):
     def fail(msg):
         fails.append("%s: %s" % (name, msg))
     names = {v: k for k, v in T.items()}
@@ -203,7 +215,14 @@ def check(name, stats, outs, expect, workers, fails):
     d = stats.get("dispatch", {})
     if d.get("ring_full", 0) != 0:
         fail("dispatch.ring_full = %d" % d["ring_full"])
-    if workers > 1:
+    if workers > 1 and steered:
+        # Every frame arrived at its owner: nothing may cross.
+        if d.get("sent", -1) != 0:
+            fail("steered: dispatch.sent = %s, expected 0" % d.get("sent"))
+        for w in range(workers):
+            if stats.get("worker%d" % w, {}).get("passes", 0) == 0:
+                fail("steered: worker%d ran no pipeline pass" % w)
+    elif workers > 1:
         for w in range(workers):
             r = stats.get("worker%d" % w, {}).get("from_ring", 0)
             if r == 0:
@@ -218,20 +237,22 @@ def main():
     ap.add_argument("--dir", required=True)
     args = ap.parse_args()
     fails = []
-    for tag, w2, w3, w4 in GOLDEN:
-        if (shard(tag, 1), shard(tag, 2), shard(tag, 3), shard(tag, 4)) != (0, w2, w3, w4):
+    for tag, key, w2, w3, w4, w7 in GOLDEN:
+        if (g.steer_key(tag), shard(tag, 1), shard(tag, 2), shard(tag, 3),
+                shard(tag, 4), shard(tag, 7)) != (key, 0, w2, w3, w4, w7):
             fails.append("shard(%#x) differs from swswitch/test_shard.c" % tag)
     t = topo(os.path.join(args.dir, "topo.json"))
     frames, expect = build(t)
     split = sum(shard(tag, 2) for tag in expect)
     print("%d frames on port 0, %d on port 1; %d of %d blocks owned by worker 1" %
           (len(frames[0]), len(frames[1]), split, len(expect)))
-    for workers in (2, 1):
-        stats, outs = run(args, t, frames, workers, "w%d" % workers)
+    for workers, steered in ((2, False), (2, True), (1, False)):
+        name = "w%d%s" % (workers, "_steered" if steered else "")
+        stats, outs = run(args, t, frames, workers, name, steered)
         if stats is None:
-            fails.append("w%d: swswitch failed" % workers)
+            fails.append("%s: swswitch failed" % name)
             continue
-        check("workers=%d" % workers, stats, outs, expect, workers, fails)
+        check(name, stats, outs, expect, workers, fails, steered)
     for f in fails[:20]:
         print("FAIL " + f)
     print("test-multicore: %s" % ("FAILED (%d)" % len(fails) if fails else "PASS"))

@@ -33,6 +33,7 @@
 #include "l2.h"
 #include "options.h"
 #include "stats.h"
+#include "steer.h"
 #include "swswitch.h"
 
 /* Worker lcores, resolved from --workers before the ports are configured
@@ -325,8 +326,9 @@ sw_worker_create(unsigned int index, unsigned int lcore)
 		char name[RTE_RING_NAMESIZE];
 
 		snprintf(name, sizeof(name), "sw_ring%u", index);
-		lc->ring = rte_ring_create(name, SW_RING_SIZE, socket,
-					   RING_F_SC_DEQ);
+		lc->ring = rte_ring_create_elem(name, sizeof(struct sw_handoff),
+						SW_RING_SIZE, socket,
+						RING_F_SC_DEQ);
 		if (lc->ring == NULL)
 			rte_exit(EXIT_FAILURE, "cannot create ring %s: %s\n",
 				 name, rte_strerror(rte_errno));
@@ -416,13 +418,13 @@ sw_workers_free(void)
 
 	for (w = 0; w < sw_app.n_workers; w++) {
 		struct sw_lcore *lc = sw_app.workers[w];
-		struct rte_mbuf *m = NULL;
+		struct sw_handoff h;
 		uint16_t i;
 
 		/* Frames handed over as the workers stopped. */
 		while (lc->ring != NULL &&
-		       rte_ring_sc_dequeue(lc->ring, (void **)&m) == 0)
-			rte_pktmbuf_free(m);
+		       rte_ring_sc_dequeue_elem(lc->ring, &h, sizeof(h)) == 0)
+			rte_pktmbuf_free(h.m);
 		rte_ring_free(lc->ring);
 		for (i = 0; i < lc->n_rxq; i++)
 			bench_rx_free(lc->rxq[i].bench);
@@ -494,6 +496,8 @@ main(int argc, char **argv)
 	for (p = 0; p < sw_app.n_ports; p++)
 		sw_port_init(p);
 	sw_workers_create();
+	for (p = 0; p < sw_app.n_ports; p++)
+		steer_install(p);
 	sw_bench_rx_load();
 	sw_ports_flush();
 
@@ -526,6 +530,7 @@ main(int argc, char **argv)
 	for (p = 0; p < sw_app.n_ports; p++) {
 		const uint16_t pid = sw_app.ports[p].port_id;
 
+		steer_remove(p);
 		ret = rte_eth_dev_stop(pid);
 		if (ret != 0)
 			SW_LOG(WARNING, "port %u: stop: %s", pid, strerror(-ret));

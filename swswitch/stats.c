@@ -90,6 +90,7 @@ stats_ports(json_t *root)
 		stats_u64(o, "discarded", sum.dropped);
 		stats_u64(o, "startup_discarded",
 			  sw_app.ports[p].startup_discarded);
+		stats_u64(o, "steer_rules", sw_app.ports[p].steer_rules);
 		snprintf(key, sizeof(key), "port%u", p);
 		json_object_set_new(root, key, o);
 	}
@@ -242,6 +243,7 @@ stats_workers(json_t *root)
 		stats_u64(o, "loops", lc->dispatch.loops);
 		stats_u64(o, "idle_loops", lc->dispatch.idle_loops);
 		stats_u64(o, "backpressure", lc->dispatch.backpressure);
+		stats_u64(o, "backpressure_tsc", lc->dispatch.backpressure_tsc);
 		snprintf(key, sizeof(key), "worker%u", w);
 		json_object_set_new(root, key, o);
 	}

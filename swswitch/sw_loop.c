@@ -9,10 +9,13 @@
  *
  * Per-block serialisation (docs/ARCHITECTURE.md "Multi-lcore"): a tag has
  * one owner (shard.h); every frame of it reaches the owner's pipeline either
- * directly (the owner received it) or through the owner's FIFO ring, and a
+ * directly (the owner received it: with NIC steering by tag, steer.c, every
+ * frame of a conforming sender) or through the owner's FIFO ring, and a
  * given rx queue is polled by one worker only, so frames of one tag from one
  * source keep their arrival order.
  */
+#include <assert.h>
+
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -28,13 +31,27 @@
 #include "shard.h"
 #include "swswitch.h"
 
-/* Frames of other workers' tags found in one burst, per owner; handed over
- * in receive order at the end of the burst. A burst is at most
- * SW_MAX_PKT_BURST frames, each with at most one fault duplicate. */
+/* Frames of other workers' tags found in one burst, per owner (one row per
+ * worker); handed over in receive order at the end of the burst. A burst is
+ * at most SW_MAX_PKT_BURST frames, each with at most one fault duplicate. */
 struct sw_outbox {
 	uint16_t n[RTE_MAX_LCORE];
-	struct rte_mbuf *m[RTE_MAX_LCORE][2 * SW_MAX_PKT_BURST];
+	struct sw_handoff h[][2 * SW_MAX_PKT_BURST];
 };
+
+/* Queue a coherence frame and its parse for `owner`. */
+static inline void
+sw_outbox_put(struct sw_outbox *ob, unsigned int owner, struct rte_mbuf *m,
+	      uint16_t port, const struct lcf_frame_view *view,
+	      const struct lcf_msg *msg)
+{
+	struct sw_handoff *h = &ob->h[owner][ob->n[owner]++];
+
+	h->m = m;
+	h->msg = *msg;
+	h->view = *view;
+	h->port = port;
+}
 
 /* The parser reads only the contiguous first segment. A chained frame (a
  * jumbo block payload) whose first segment holds every header the parser
@@ -130,23 +147,9 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	}
 }
 
-/* A frame of our tags that another worker received. */
-static inline void
-sw_ingress(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
-	   uint64_t now)
-{
-	struct lcf_frame_view view;
-	struct lcf_msg msg;
-
-	if (sw_classify(lc, m, port, now, &view, &msg) == LCF_FRAME_PIPELINE)
-		sw_pipeline(lc, m, port, false, 0, &view, &msg);
-}
-
 /*
  * A frame received on one of our rx queues (first pass). Coherence frames of
- * another worker's tag go to that owner's outbox; the owner classifies them
- * again (a header parse is cheaper than carrying the decoded header across
- * cores).
+ * another worker's tag go to that owner's outbox with their parse.
  */
 static inline void
 sw_rx_one(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
@@ -162,7 +165,7 @@ sw_rx_one(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	if (likely(owner == lc->index))
 		sw_pipeline(lc, m, port, false, 0, &view, &msg);
 	else
-		ob->m[owner][ob->n[owner]++] = m;
+		sw_outbox_put(ob, owner, m, port, &view, &msg);
 }
 
 /*
@@ -181,12 +184,14 @@ sw_outbox_flush(struct sw_lcore *lc, struct sw_outbox *ob)
 		if (n == 0)
 			continue;
 		ob->n[w] = 0;
-		sent = rte_ring_mp_enqueue_burst(sw_app.workers[w]->ring,
-						 (void **)ob->m[w], n, NULL);
+		sent = rte_ring_mp_enqueue_burst_elem(sw_app.workers[w]->ring,
+						      ob->h[w], sizeof(ob->h[w][0]),
+						      n, NULL);
 		lc->dispatch.sent += sent;
 		if (unlikely(sent < n)) {
 			lc->dispatch.ring_full += n - sent;
-			rte_pktmbuf_free_bulk(&ob->m[w][sent], n - sent);
+			for (; sent < n; sent++)
+				rte_pktmbuf_free(ob->h[w][sent].m);
 		}
 	}
 }
@@ -279,7 +284,8 @@ sw_burst_prefetched(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 			sw_pipeline(lc, pkts[i], port, false, 0, &f[i].view,
 				    &f[i].msg);
 		else
-			ob->m[f[i].owner][ob->n[f[i].owner]++] = pkts[i];
+			sw_outbox_put(ob, f[i].owner, pkts[i], port,
+				      &f[i].view, &f[i].msg);
 	}
 }
 
@@ -298,29 +304,36 @@ sw_burst(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 }
 
 /*
- * Frames of our tags that other workers received. Each producer enqueued
- * them in its receive order and the ring is FIFO, so per source queue the
- * order is the arrival order. m->port is the DPDK port id the frame arrived
- * on (the PMD sets it).
+ * Frames of our tags that other workers received, with their parse. Each
+ * producer enqueued them in its receive order and the ring is FIFO, so per
+ * source queue the order is the arrival order. As for a received burst, the
+ * register loads of the whole burst start first (the tags are in the ring
+ * elements), and the mbuf and frame lines are prefetched a few frames ahead
+ * of the pipeline, which reads the frame only at egress.
  */
 static inline unsigned int
-sw_ring_drain(struct sw_lcore *lc, uint64_t now)
+sw_ring_drain(struct sw_lcore *lc)
 {
-	struct rte_mbuf *pkts[SW_MAX_PKT_BURST];
+	struct sw_handoff h[SW_MAX_PKT_BURST];
 	unsigned int i, nb;
 
-	nb = rte_ring_sc_dequeue_burst(lc->ring, (void **)pkts,
-				       SW_MAX_PKT_BURST, NULL);
+	nb = rte_ring_sc_dequeue_burst_elem(lc->ring, h, sizeof(h[0]),
+					    SW_MAX_PKT_BURST, NULL);
 	if (nb == 0)
 		return 0;
 	lc->dispatch.received += nb;
+	for (i = 0; i < nb; i++) {
+		rte_prefetch0(h[i].m);
+		lcf_pipeline_prefetch(lc->pipe, h[i].msg.tag);
+	}
 	for (i = 0; i < SW_PREFETCH_OFFSET && i < nb; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		rte_prefetch0(rte_pktmbuf_mtod(h[i].m, void *));
 	for (i = 0; i < nb; i++) {
 		if (i + SW_PREFETCH_OFFSET < nb)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
+			rte_prefetch0(rte_pktmbuf_mtod(h[i + SW_PREFETCH_OFFSET].m,
 						       void *));
-		sw_ingress(lc, pkts[i], sw_app.tport_of[pkts[i]->port], now);
+		sw_pipeline(lc, h[i].m, h[i].port, false, 0, &h[i].view,
+			    &h[i].msg);
 	}
 	if (lc->n_resubmit != 0)
 		sw_resubmit_run(lc);
@@ -328,21 +341,28 @@ sw_ring_drain(struct sw_lcore *lc, uint64_t now)
 }
 
 /*
- * Backpressure: whether some other worker's ring could not take what one
- * more round of our rx bursts may send it. Then we skip our rx for this
- * iteration, so an overloaded owner makes frames wait in the NIC's rx queue
- * (and, past that, drop there, counted as imissed) instead of being received
- * and dropped at a full ring after the work of receiving them.
+ * Backpressure: whether some other worker's ring holds more than
+ * SW_RING_HIGH frames (swswitch.h). Then we skip our rx for this iteration,
+ * so an overloaded owner makes frames wait in the NIC's rx queue (and, past
+ * that, drop there, counted as imissed) instead of being received and
+ * dropped at a full ring after the work of receiving them, and the frames
+ * in a ring stay few enough to be warm when their owner takes them. The
+ * ring has room for far more than the round of bursts we may add after
+ * this check.
  */
+/* After the check, each producer may still add one round of bursts (every
+ * rx queue, each frame with a fault duplicate): room for four at once. */
+static_assert(SW_RING_HIGH + 4 * SW_MAX_RXQ * 2 * SW_MAX_PKT_BURST <=
+	      SW_RING_SIZE, "SW_RING_HIGH leaves too little room in the ring");
+
 static inline bool
 sw_peers_congested(const struct sw_lcore *lc)
 {
-	const unsigned int room = SW_MAX_PKT_BURST * lc->n_rxq;
 	unsigned int w;
 
 	for (w = 0; w < sw_app.n_workers; w++)
 		if (w != lc->index &&
-		    rte_ring_free_count(sw_app.workers[w]->ring) < room)
+		    rte_ring_count(sw_app.workers[w]->ring) > SW_RING_HIGH)
 			return true;
 	return false;
 }
@@ -395,6 +415,7 @@ sw_lcore_main(__rte_unused void *arg)
 	struct sw_outbox *ob;
 	struct sw_lcore *lc = NULL;
 	uint64_t prev_tsc = 0;
+	uint64_t bp_since = 0;   /* TSC our rx stopped for a peer's ring, or 0 */
 	unsigned int i, work;
 
 	for (i = 0; i < sw_app.n_workers; i++)
@@ -404,7 +425,8 @@ sw_lcore_main(__rte_unused void *arg)
 		return 0;    /* an lcore with no work yet */
 
 	/* Allocated once, before the loop: the hot path never allocates. */
-	ob = rte_zmalloc_socket("sw_outbox", sizeof(*ob), RTE_CACHE_LINE_SIZE,
+	ob = rte_zmalloc_socket("sw_outbox", sizeof(*ob) + sw_app.n_workers *
+				sizeof(ob->h[0]), RTE_CACHE_LINE_SIZE,
 				(int)rte_socket_id());
 	if (ob == NULL) {
 		SW_LOG(ERR, "lcore %u: cannot allocate the outbox", lc->lcore_id);
@@ -444,14 +466,20 @@ sw_lcore_main(__rte_unused void *arg)
 			unsigned int n, k = 0;
 
 			do {
-				n = sw_ring_drain(lc, cur_tsc);
+				n = sw_ring_drain(lc);
 				work += n;
 			} while (n == SW_MAX_PKT_BURST && ++k < SW_MAX_RXQ);
 			if (unlikely(sw_peers_congested(lc))) {
 				lc->dispatch.backpressure++;
+				if (bp_since == 0)
+					bp_since = cur_tsc;
 				if (work != 0)
 					lc->last_active_tsc = cur_tsc;
 				continue;
+			}
+			if (unlikely(bp_since != 0)) {
+				lc->dispatch.backpressure_tsc += cur_tsc - bp_since;
+				bp_since = 0;
 			}
 		}
 		for (i = 0; i < lc->n_rxq; i++) {

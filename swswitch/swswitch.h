@@ -37,11 +37,19 @@ extern int sw_logtype;
 #define SW_MAX_PORTS LCF_MAX_NODES    /* a topology has at most 32 ports */
 #define SW_MEMPOOL_CACHE 256
 /* Each worker's inbound ring (frames of its tags received by another
- * worker). A power of two. On dedicated cores it rarely holds more than a
- * few bursts; the depth absorbs an owner that the OS deschedules for a time
- * slice (~4 ms at a few Mpps) before backpressure stalls the other workers
- * (docs/PERFORMANCE.md). */
+ * worker, with their parse: struct sw_handoff). A power of two. */
 #define SW_RING_SIZE 16384
+/* Entries in use above which the other workers stop polling their rx
+ * queues (backpressure); the rest of the ring is the margin that keeps a
+ * handoff from ever finding it full. A trade-off (docs/PERFORMANCE.md
+ * "Multi-lcore"): a frame that waits behind thousands of others is cold
+ * when its owner takes it, which argues for a low mark on dedicated cores;
+ * on a shared machine a descheduled owner then stops its peers sooner, and
+ * there 1024 measured no better than 8192. Override with
+ * -Dc_args=-DSW_RING_HIGH=N to compare. */
+#ifndef SW_RING_HIGH
+#define SW_RING_HIGH 8192
+#endif
 /* Receive queues one worker polls: at most one per port (docs/SWSWITCH.md). */
 #define SW_MAX_RXQ SW_MAX_PORTS
 /* Longest header span the LCF parser reads: IPv4 with 40 bytes of options. */
@@ -82,6 +90,19 @@ struct sw_resubmit {
 	struct lcf_msg msg;
 };
 
+/*
+ * A coherence frame handed to the worker that owns its tag, as one element
+ * of that worker's ring: the receiver's parse travels with the frame, so
+ * the owner neither parses it again nor has to read the frame before it can
+ * start the loads of its registers.
+ */
+struct sw_handoff {
+	struct rte_mbuf *m;
+	struct lcf_msg msg;
+	struct lcf_frame_view view;
+	uint16_t port;               /* topology port it arrived on */
+};
+
 /* One receive queue a worker polls. */
 struct sw_rxq {
 	uint16_t tport;      /* topology port */
@@ -97,6 +118,7 @@ struct sw_dispatch_stats {
 	uint64_t loops;      /* loop iterations, busy or idle */
 	uint64_t idle_loops; /* iterations that found no frame anywhere */
 	uint64_t backpressure; /* iterations that skipped rx: a peer's ring full */
+	uint64_t backpressure_tsc; /* TSC cycles our rx stayed stopped for that */
 };
 
 /*
@@ -137,6 +159,7 @@ struct sw_port {
 	bool chain_ok;            /* PMD takes multi-segment mbufs */
 	uint16_t n_rxq;           /* 1, or one per worker (multi-queue NIC) */
 	uint64_t startup_discarded; /* frames sw_ports_flush() threw away */
+	unsigned int steer_rules; /* NIC rules steering tags to owners (steer.c) */
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
 

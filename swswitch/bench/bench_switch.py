@@ -9,8 +9,14 @@ Per repetition, each for --duration seconds, one after the other:
             (gen_traffic.py's coherence frames copied into freshly
             allocated mbufs, net_null,copy=1's per-frame rx work), tx goes
             to net_null,copy=1 (copy 64 bytes and free, as for testpmd)
-  sw2       the same with --workers 2 (-l 0-1), the traffic split per
-            requester thread over 2 rx queues per port (as RSS would)
+  sw2_rss   the same with --workers 2 (-l 0-1), the traffic split per
+            requester thread over 2 rx queues per port, as 5-tuple RSS
+            would: about half of each worker's coherence frames belong to
+            the other worker's tags and cross its ring
+  sw2_tag   --workers 2 (-l 0-1), each frame on the rx queue of the worker
+            that owns its tag, as swswitch's NIC rules deliver the frames of
+            senders that put the tag's steering key in the UDP source port
+            (docs/ARCHITECTURE.md "Mapping to NIC RSS"): nothing crosses
   sw1_pcap  swswitch --workers 1 on lcore 1, 4 net_pcap ports replaying the
             same traffic (infinite_rx=1); tx to net_pcap's tx_drop queues
   tp_null   dpdk-testpmd --forward-mode=macswap, 1 forwarding lcore (lcore
@@ -24,6 +30,9 @@ Rates: swswitch = received frames (sum of portN.rx) / uptime from its exit
 JSON, and pipeline passes / uptime; testpmd = the sum over ports of the
 "Rx-pps" lines of --stats-period 1, median of the readings after the first.
 Cycles per frame = TSC Hz x lcores busy-polling / frames per second.
+--only CONFIGS runs a subset; --compare BIN runs every swswitch config a
+second time with BIN (config name + "_B"), interleaved in each repetition,
+for A/B measurements of a change under the same machine load.
 Pipeline latency p50/p99 and register memory come from lib/bench/bench_pipeline
 (tofino and large profiles). Writes OUT/runs.csv, OUT/summary.csv,
 OUT/bench-switch.png and prints the summary.
@@ -49,6 +58,7 @@ def log(*a):
 
 
 TICK = os.sysconf("SC_CLK_TCK")
+CONFIGS = ("sw1", "sw2_rss", "sw2_tag", "sw1_pcap", "tp_null", "tp_pcap")
 
 
 def cpu_s(pid):
@@ -84,10 +94,14 @@ def pcap_vdevs(gen_dir, queues, ports):
     return v
 
 
-def run_swswitch(args, workers, gen_dir, meta, tag, source):
+def run_swswitch(args, workers, gen_dir, meta, tag, source, binary):
     # One worker runs on lcore 1, where testpmd's forwarding lcore runs:
     # the comparison is per CPU, and CPU 0 is where other processes on a
-    # shared machine usually land.
+    # shared machine usually land. Two workers take both CPUs of the VM:
+    # worker 0 runs on the main lcore (0), and EAL puts its control threads
+    # (telemetry, interrupts, pdump) on the main lcore's CPU when no CPU is
+    # left outside -l; they sleep in the kernel, so they share CPU 0 with
+    # worker 0 without taking cycles from it while nobody queries them.
     lcores = "1" if workers == 1 else "0-%d" % (workers - 1)
     if source == "pcap":
         mbufs = meta["frames"] + 65536
@@ -98,7 +112,7 @@ def run_swswitch(args, workers, gen_dir, meta, tag, source):
         ports = sum((["--vdev", "net_null%d,copy=1" % p]
                      for p in range(args.ports)), [])
         src = ["--bench-rx", gen_dir]
-    cmd = [args.swswitch, "-l", lcores, "--no-pci", "--file-prefix",
+    cmd = [binary, "-l", lcores, "--no-pci", "--file-prefix",
            "swb%d_%s" % (os.getpid(), tag), "--log-level", "swswitch,info",
            "--log-level", "pmd.net.pcap,warning",
            "--log-level", "pmd.net.null,warning"] + eal_mem(args) + ports + \
@@ -154,6 +168,10 @@ def run_swswitch(args, workers, gen_dir, meta, tag, source):
            "nack_pct": 100.0 * (act["nack_lock_busy"] + act["nack_check_failed"]) / max(passes, 1),
            "resubmit_pct": 100.0 * st["pipeline"]["resubmits"] / max(passes, 1),
            "ring_full": st["dispatch"]["ring_full"],
+           "crossed_pct": 100.0 * st["dispatch"]["sent"] / max(rx, 1),
+           # Share of the workers' wall time with rx stopped for a peer.
+           "rx_stopped_pct": 100.0 * sum(st.get("worker%d" % w, {}).get(
+               "backpressure_tsc", 0) for w in range(workers)) / (hz * up * workers),
            "tx_dropped": sum(st["port%d" % i]["tx_dropped"] for i in range(args.ports))}
     if perf:
         with open(os.path.join(args.out, "%s.perfstat" % tag), "w") as f:
@@ -213,7 +231,8 @@ def run_testpmd(args, kind, gen_dir, meta, tag):
             "cycles_per_frame": args.tsc_hz / (mpps * 1e6) if mpps else 0,
             "cpu_share": 0, "mpps_per_cpu_s": cpu_rate,
             "cpu_cycles_per_frame": args.tsc_hz / (cpu_rate * 1e6) if cpu_rate else 0,
-            "nack_pct": 0, "resubmit_pct": 0, "ring_full": 0, "tx_dropped": 0}
+            "nack_pct": 0, "resubmit_pct": 0, "ring_full": 0, "crossed_pct": 0,
+            "rx_stopped_pct": 0, "tx_dropped": 0}
 
 
 def bench_pipeline(args, profile):
@@ -250,45 +269,67 @@ def main():
     ap.add_argument("--mem-mb", type=int, default=1024)
     ap.add_argument("--perf", action="store_true", help="perf stat the sw1 runs")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--only", default=",".join(CONFIGS),
+                    help="comma-separated subset of " + ",".join(CONFIGS))
+    ap.add_argument("--compare", metavar="BIN",
+                    help="also run the swswitch configs with BIN (suffix _B)")
     args = ap.parse_args()
+    only = args.only.split(",")
+    if not set(only) <= set(CONFIGS):
+        ap.error("--only: unknown config in %s" % args.only)
     os.makedirs(args.out, exist_ok=True)
     with open(args.topo) as f:
         args.ports = 1 + max(n["port"] for n in json.load(f)["nodes"])
 
     gens = {}
-    for q in (1, 2):
-        d = os.path.join(args.out, "traffic_q%d" % q)
+    for q, steer in ((1, "flow"), (2, "flow"), (2, "tag")):
+        d = os.path.join(args.out, "traffic_q%d_%s" % (q, steer))
         subprocess.run([sys.executable, os.path.join(HERE, "gen_traffic.py"),
                         "--topo", args.topo, "--out", d, "--queues", str(q),
+                        "--steer", steer,
                         "--blocks", str(args.blocks), "--owned", str(args.owned),
                         "--zipf", str(args.zipf), "--read", str(args.read),
                         "--evict", str(args.evict), "--events", str(args.events),
                         "--payload", str(args.payload)],
                        check=True, stdout=subprocess.DEVNULL)
         with open(os.path.join(d, "meta.json")) as f:
-            gens[q] = (d, json.load(f))
+            gens[q, steer] = (d, json.load(f))
+    g1 = gens[1, "flow"]
 
     pl = [bench_pipeline(args, p) for p in ("tofino", "large")]
     args.tsc_hz = None
+    # config -> (swswitch workers, traffic, source) or (None, testpmd kind)
+    spec = {"sw1": (1, gens[1, "flow"], "bench"),
+            "sw2_rss": (2, gens[2, "flow"], "bench"),
+            "sw2_tag": (2, gens[2, "tag"], "bench"),
+            "sw1_pcap": (1, gens[1, "flow"], "pcap"),
+            "tp_null": (None, "null"), "tp_pcap": (None, "pcap")}
+    plan = []    # (config name, function of the run's tag)
+    for c in only:
+        sp = spec[c]
+        if sp[0] is None:
+            plan.append((c, lambda t, k=sp[1]: run_testpmd(args, k, *g1, t)))
+            continue
+        for suffix, binary in (("", args.swswitch), ("_B", args.compare)):
+            if binary:
+                plan.append((c + suffix, lambda t, sp=sp, b=binary:
+                             run_swswitch(args, sp[0], *sp[1], t, sp[2], b)))
     rows = []
     for rep in range(args.reps):
-        for tag, fn in (("sw1", lambda t: run_swswitch(args, 1, *gens[1], t, "bench")),
-                        ("sw2", lambda t: run_swswitch(args, 2, *gens[2], t, "bench")),
-                        ("sw1_pcap", lambda t: run_swswitch(args, 1, *gens[1], t, "pcap")),
-                        ("tp_null", lambda t: run_testpmd(args, "null", *gens[1], t)),
-                        ("tp_pcap", lambda t: run_testpmd(args, "pcap", *gens[1], t))):
+        for tag, fn in plan:
             t = "%s_r%d" % (tag, rep)
             log("bench-switch: %s (%.0f s)" % (t, args.duration))
             if tag.startswith("tp") and args.tsc_hz is None:
                 args.tsc_hz = next((r["cycles_per_frame"] * r["rx_mpps"] * 1e6 / r["lcores"]
-                                    for r in rows if r["config"] == "sw1"), 0)
+                                    for r in rows if r["config"].startswith("sw")), 0)
             r = fn(t)
             r["rep"] = rep
             rows.append(r)
 
     cols = ["config", "rep", "lcores", "seconds", "rx_mpps", "tx_mpps", "passes_mpps",
             "cycles_per_frame", "cpu_share", "mpps_per_cpu_s", "cpu_cycles_per_frame",
-            "nack_pct", "resubmit_pct", "ring_full", "tx_dropped"]
+            "nack_pct", "resubmit_pct", "ring_full", "crossed_pct", "rx_stopped_pct",
+            "tx_dropped"]
     with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
@@ -296,38 +337,57 @@ def main():
             w.writerow({k: (round(r[k], 3) if isinstance(r[k], float) else r[k]) for k in cols})
 
     med = {}
-    for c in ("sw1", "sw2", "sw1_pcap", "tp_null", "tp_pcap"):
+    for c, _ in plan:
         rs = [r for r in rows if r["config"] == c]
         med[c] = {k: statistics.median(r[k] for r in rs)
                   for k in ("rx_mpps", "passes_mpps", "cycles_per_frame", "nack_pct",
                             "resubmit_pct", "mpps_per_cpu_s", "cpu_cycles_per_frame",
-                            "cpu_share")}
+                            "cpu_share", "crossed_pct", "rx_stopped_pct")}
         med[c]["lcores"] = rs[0]["lcores"]
-    base_null = med["tp_null"]["rx_mpps"]
-    base_pcap = med["tp_pcap"]["rx_mpps"]
+    none = {"rx_mpps": 0, "mpps_per_cpu_s": 0}
+    base_null = med.get("tp_null", none)["rx_mpps"]
+    base_pcap = med.get("tp_pcap", none)["rx_mpps"]
+    cpu_null = med.get("tp_null", none)["mpps_per_cpu_s"]
+    cpu_pcap = med.get("tp_pcap", none)["mpps_per_cpu_s"]
+
+    def one_worker(c):
+        """The 1-worker run a multi-worker config scales from (same binary)."""
+        if not c.startswith("sw2"):
+            return None
+        return med.get("sw1" + ("_B" if c.endswith("_B") else ""))
+
     scols = ["config", "lcores", "rx_mpps", "mpps_per_lcore", "passes_mpps",
              "cycles_per_frame", "ratio_vs_macswap_null", "ratio_vs_macswap_pcap",
              "scaling_vs_1", "cpu_share", "mpps_per_cpu_s", "cpu_cycles_per_frame",
-             "cpu_ratio_vs_null", "cpu_ratio_vs_pcap", "nack_pct", "resubmit_pct"]
+             "cpu_ratio_vs_null", "cpu_ratio_vs_pcap", "cpu_scaling_vs_1",
+             "crossed_pct", "rx_stopped_pct", "nack_pct", "resubmit_pct"]
     srows = []
     for c, m in med.items():
         per = m["rx_mpps"] / m["lcores"]
+        one = one_worker(c) or (m if c.startswith("sw1") else None)
         srows.append({"config": c, "lcores": m["lcores"], "rx_mpps": m["rx_mpps"],
                       "mpps_per_lcore": per, "passes_mpps": m["passes_mpps"],
                       "cycles_per_frame": m["cycles_per_frame"],
                       "ratio_vs_macswap_null": per / base_null if base_null else 0,
                       "ratio_vs_macswap_pcap": per / base_pcap if base_pcap else 0,
-                      "scaling_vs_1": (m["rx_mpps"] / med["sw1"]["rx_mpps"]
-                                       if c in ("sw1", "sw2") and med["sw1"]["rx_mpps"]
-                                       else 0),
+                      "scaling_vs_1": (m["rx_mpps"] / one["rx_mpps"]
+                                       if one and one["rx_mpps"] else 0),
+                      # What N workers would deliver with a whole CPU each,
+                      # relative to one worker: N x the ratio of frames per
+                      # CPU-second (1.0 per lcore = linear scaling).
+                      "cpu_scaling_vs_1": (m["lcores"] * m["mpps_per_cpu_s"] /
+                                           one["mpps_per_cpu_s"]
+                                           if one and one["mpps_per_cpu_s"] else 0),
+                      "crossed_pct": m["crossed_pct"],
+                      "rx_stopped_pct": m["rx_stopped_pct"],
                       "cpu_share": m["cpu_share"], "mpps_per_cpu_s": m["mpps_per_cpu_s"],
                       "cpu_cycles_per_frame": m["cpu_cycles_per_frame"],
-                      "cpu_ratio_vs_null": (m["mpps_per_cpu_s"] / m["lcores"] /
-                                            med["tp_null"]["mpps_per_cpu_s"]
-                                            if med["tp_null"]["mpps_per_cpu_s"] else 0),
-                      "cpu_ratio_vs_pcap": (m["mpps_per_cpu_s"] / m["lcores"] /
-                                            med["tp_pcap"]["mpps_per_cpu_s"]
-                                            if med["tp_pcap"]["mpps_per_cpu_s"] else 0),
+                      # Frames per CPU-second are per CPU already, however
+                      # many lcores shared the work.
+                      "cpu_ratio_vs_null": (m["mpps_per_cpu_s"] / cpu_null
+                                            if cpu_null else 0),
+                      "cpu_ratio_vs_pcap": (m["mpps_per_cpu_s"] / cpu_pcap
+                                            if cpu_pcap else 0),
                       "nack_pct": m["nack_pct"], "resubmit_pct": m["resubmit_pct"]})
     with open(os.path.join(args.out, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=scols)
@@ -346,41 +406,52 @@ def main():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
         names = [r["config"] for r in srows]
-        ax.bar(names, [r["mpps_per_lcore"] for r in srows],
-               color=["C0", "C0", "C0", "C2", "C2"])
-        for i, r in enumerate(srows):
-            ax.text(i, r["mpps_per_lcore"], "%.2f" % r["mpps_per_lcore"], ha="center",
-                    va="bottom")
-        ax.set_ylabel("Mpps per lcore (median of %d)" % args.reps)
-        ax.set_title("swswitch (1, 2 workers; bench / pcap source) vs "
-                     "testpmd macswap (1 lcore)")
+        colors = ["C2" if n.startswith("tp") else "C1" if n.startswith("sw2")
+                  else "C0" for n in names]
+        for ax, key, label in ((axes[0], "mpps_per_lcore",
+                                "Mpps per lcore (wall clock)"),
+                               (axes[1], "mpps_per_cpu_s",
+                                "Mpps per CPU-second used")):
+            ax.bar(names, [r[key] for r in srows], color=colors)
+            for i, r in enumerate(srows):
+                ax.text(i, r[key], "%.2f" % r[key], ha="center", va="bottom",
+                        fontsize=8)
+            ax.set_ylabel("%s, median of %d" % (label, args.reps))
+            ax.tick_params(axis="x", labelsize=8, rotation=30)
+        fig.suptitle("swswitch (1, 2 workers: rss / tag steering; bench / pcap "
+                     "source) vs testpmd macswap (1 lcore)", fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(args.out, "bench-switch.png"), dpi=100)
     except ImportError:
         log("bench-switch: matplotlib missing, no plot")
 
     print("traffic: %d frames (%d B), %d blocks (%d owned), zipf %.2f, read %d%%, "
-          "ADD share %.1f%%" % (gens[1][1]["frames"], gens[1][1]["frame_bytes"],
-                                args.blocks, gens[1][1]["owned"], args.zipf, args.read,
-                                100 * gens[1][1]["add_fraction"]))
-    print("%-9s %6s %8s %10s %9s %11s %9s %9s %7s %6s" % (
+          "ADD share %.1f%%" % (g1[1]["frames"], g1[1]["frame_bytes"],
+                                args.blocks, g1[1]["owned"], args.zipf, args.read,
+                                100 * g1[1]["add_fraction"]))
+    print("%-11s %6s %8s %10s %9s %11s %9s %9s %7s %6s" % (
         "config", "lcores", "rx_Mpps", "Mpps/lcore", "passes", "cyc/frame",
         "x_null", "x_pcap", "scale", "nack%"))
     for r in srows:
-        print("%-9s %6d %8.2f %10.2f %9.2f %11.0f %9.2f %9.2f %7.2f %6.1f" % (
+        print("%-11s %6d %8.2f %10.2f %9.2f %11.0f %9.2f %9.2f %7.2f %6.1f" % (
             r["config"], r["lcores"], r["rx_mpps"], r["mpps_per_lcore"], r["passes_mpps"],
             r["cycles_per_frame"], r["ratio_vs_macswap_null"], r["ratio_vs_macswap_pcap"],
             r["scaling_vs_1"], r["nack_pct"]))
     print("per CPU-second actually used (the VM is shared; cpu_share = CPU used / "
           "lcores x wall time):")
-    print("%-9s %9s %12s %14s %9s %9s" % ("config", "cpu_share", "Mpps/CPU-s",
-                                          "cycles/frame", "x_null", "x_pcap"))
+    print("(cpu_scale = lcores x Mpps/CPU-s relative to 1 worker: the scaling with "
+          "a whole CPU per lcore; crossed% = frames that took a re-steering ring; "
+          "rx_stop% = wall time the workers' rx stayed stopped for a peer's ring)")
+    print("%-11s %9s %12s %14s %9s %9s %9s %8s %8s" % (
+        "config", "cpu_share", "Mpps/CPU-s", "cycles/frame", "x_null", "x_pcap",
+        "cpu_scale", "crossed%", "rx_stop%"))
     for r in srows:
-        print("%-9s %9.2f %12.2f %14.0f %9.2f %9.2f" % (
+        print("%-11s %9.2f %12.2f %14.0f %9.2f %9.2f %9.2f %8.1f %8.1f" % (
             r["config"], r["cpu_share"], r["mpps_per_cpu_s"], r["cpu_cycles_per_frame"],
-            r["cpu_ratio_vs_null"], r["cpu_ratio_vs_pcap"]))
+            r["cpu_ratio_vs_null"], r["cpu_ratio_vs_pcap"], r["cpu_scaling_vs_1"],
+            r["crossed_pct"], r["rx_stopped_pct"]))
     for r in pl:
         print("pipeline only (bench_pipeline, %s): %.2f MiB registers, %.2f Mpps, "
               "%.0f cycles/pass, p50 %d p99 %d cycles/pass per burst" % (

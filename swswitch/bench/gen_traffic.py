@@ -26,8 +26,12 @@ What the traffic is, and why:
   then sees every seq, including the jump back when the file loops, as newer
   than the last one, so unlocks keep executing forever; d odd keeps the
   odd/even scoreboard alternating.
-- Queues: requester thread t's frames go to queue t % --queues of its node's
-  port, as RSS would keep one flow on one queue; ADDs go to queue 0.
+- Queues (--steer): "flow" (5-tuple RSS): requester thread t's frames go
+  to queue t % --queues of its node's port, as RSS would keep one flow on
+  one queue, and ADDs to queue 0; the UDP source port is lcf_port. "tag"
+  (what swswitch's NIC rules do with senders that follow docs/PROTOCOL.md
+  1.1): every frame carries its tag's steering key in the UDP source port
+  and goes to the queue of the worker that owns the tag, shard(tag, queues).
 On every loop the ADDs come again and the switch answers them as duplicates
 (MIGRATE_ACK); meta.json says what fraction of frames they are.
 
@@ -49,6 +53,22 @@ T = {"READ_MISS": 1, "WRITE_MISS": 2, "WRITE_SHARED": 3, "EVICT_SHARED": 4,
      "NACK": 0x10, "UNLOCK_ACK": 0x11, "MIGRATE_ACK": 0x12}
 U, S, M = 0, 1, 2
 LCF_HDR = struct.Struct(">BBBBHHIIQHHI")
+STEER_MULT, STEER_KEYS = 0x9e3779b97f4a7c15, 64
+
+
+def steer_key(tag):
+    """lcf_steer_key() of lib/wire/lcf_steer.h."""
+    return ((tag * STEER_MULT) & 0xffffffffffffffff) >> 58
+
+
+def shard(tag, n):
+    """sw_shard_of() of swswitch/shard.h: the worker owning tag of n."""
+    return steer_key(tag) * n // STEER_KEYS
+
+
+def steer_sport(tag, lcf_port=LCF_PORT):
+    """The UDP source port that carries tag's steering key."""
+    return lcf_port + 1 + steer_key(tag)
 
 
 def mac_b(s):
@@ -67,11 +87,13 @@ def cksum(b):
 
 
 def frame(src, dst, mtype, node, thread, seq, tag, gstatus=0, copyset=0,
-          flags=0, payload=0, lcf_port=LCF_PORT):
-    """An LCF frame from address dict `src` ({"mac","ip"}) to `dst`."""
+          flags=0, payload=0, lcf_port=LCF_PORT, sport=None):
+    """An LCF frame from address dict `src` ({"mac","ip"}) to `dst`, from
+    UDP port `sport` (default lcf_port)."""
     lcf = LCF_HDR.pack(1, mtype, flags, gstatus, node, thread, seq & 0xffffffff,
                        copyset, tag, 0xffff, payload, 0) + bytes(payload)
-    udp = struct.pack("!HHHH", lcf_port, lcf_port, 8 + len(lcf), 0) + lcf
+    udp = struct.pack("!HHHH", lcf_port if sport is None else sport, lcf_port,
+                      8 + len(lcf), 0) + lcf
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0,
                      ip_b(src["ip"]), ip_b(dst["ip"]))
     ip = ip[:10] + struct.pack("!H", cksum(ip)) + ip[12:]
@@ -141,6 +163,8 @@ def main():
     ap.add_argument("--topo", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--queues", type=int, default=1)
+    ap.add_argument("--steer", choices=("flow", "tag"), default="flow",
+                    help="which queue a frame goes to (see above)")
     ap.add_argument("--blocks", type=int, default=16384)
     ap.add_argument("--owned", type=int, default=50, help="percent")
     ap.add_argument("--zipf", type=float, default=0.99, help="0 = uniform")
@@ -215,12 +239,22 @@ def main():
         files.setdefault((port, q), []).append(fr)
         counts[kind] = counts.get(kind, 0) + 1
 
+    lport = t.get("lcf_port", LCF_PORT)
+
+    def steer(thread, tag):
+        """(queue, frame() port arguments) of a frame of `thread` on `tag`."""
+        if a.steer == "tag":
+            return shard(tag, a.queues), {"lcf_port": lport,
+                                          "sport": steer_sport(tag, lport)}
+        return thread % a.queues, {"lcf_port": lport}
+
     for b in range(a.blocks):
         if owned[b]:
             home = tags[b] >> (48 - shift)
-            put(nodes[home]["port"], 0,
+            q, sp = steer(0, tags[b])
+            put(nodes[home]["port"], q,
                 frame(nodes[home], sw, T["ADD_TO_SWITCH"], home, 0, 1, tags[b],
-                      payload=a.payload), "ADD_TO_SWITCH")
+                      payload=a.payload, **sp), "ADD_TO_SWITCH")
     # Emit in the model's order, so the switch sees the state the model saw
     # (up to the interleaving of files, which the replay decides).
     seqs = {}
@@ -233,12 +267,13 @@ def main():
         b, kind, unl, ngs, ucs = events[r][i]
         src = nodes[node]
         home = nodes[tags[b] >> (48 - shift)]
-        q = thread % a.queues
+        q, sp = steer(thread, tags[b])
         put(src["port"], q, frame(src, home, T[kind], node, thread,
-                                  seqs[r][i], tags[b], payload=a.payload), kind)
+                                  seqs[r][i], tags[b], payload=a.payload, **sp),
+            kind)
         put(src["port"], q, frame(src, sw, T[unl], node, thread, seqs[r][i],
                                   tags[b], gstatus=ngs, copyset=ucs,
-                                  payload=a.payload), unl)
+                                  payload=a.payload, **sp), unl)
 
     os.makedirs(a.out, exist_ok=True)
     ports = sorted({n["port"] for n in nodes.values()})
@@ -255,7 +290,8 @@ def main():
                                            for k, v in sorted(files.items())},
             "types": counts, "blocks": a.blocks,
             "owned": sum(owned), "zipf": a.zipf, "read_pct": a.read,
-            "evict_pct": a.evict, "queues": a.queues, "requesters": len(events),
+            "evict_pct": a.evict, "queues": a.queues, "steer": a.steer,
+            "requesters": len(events),
             "frame_bytes": 74 + a.payload,
             "add_fraction": round(counts.get("ADD_TO_SWITCH", 0) / total, 4)}
     with open(os.path.join(a.out, "meta.json"), "w") as f:
