@@ -48,7 +48,7 @@ duration=10 keep="" build_dir="" baseline=0 faults=0 delay=0
 # about 48 blocks at a time (hash collisions), so ~58% is the ceiling for
 # accesses. Coherence events are fewer per access on hot blocks (their
 # copies stay cached between invalidations) and the warm-up and the
-# blocks in transit (draining, quiet period, REMOVE) count at home, so the
+# blocks in transit (draining, ADD, REMOVE) count at home, so the
 # expected share is lower: measured 44-47% on a loaded 2-vCPU machine
 # (docs/NODE-AGENT.md). 35% is well above what the 8 hottest blocks alone
 # would give (33% of the accesses), i.e. the switch must be serving a good
