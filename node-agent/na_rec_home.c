@@ -279,24 +279,30 @@ rebuild(struct na_node *n)
 	}
 }
 
-/* Switch state lost: every switch-owned block is recovered, then re-added. */
+/*
+ * The switch lost the probed block: recover it, then re-add it. Only that
+ * block: the switch's control plane evicts single entries when a memory
+ * node fails (docs/FAULTS.md section 2), so one lost tag says nothing of the
+ * others, and taking a block the switch still holds would make two owners.
+ * After a switch restart every other lost block is found the same way, by
+ * its own next tag miss.
+ */
 static void
 switch_lost(struct na_node *n, struct na_out *out)
 {
 	struct rec_home *h = &n->rec->h;
+	uint32_t idx = h->probe_idx;
+	uint8_t owner = n->home.blk[idx].owner;
 
+	if (owner != NA_OWN_SWITCH && owner != NA_OWN_REMOVING) {
+		h->phase = PH_IDLE;     /* came home meanwhile (its REMOVE) */
+		return;
+	}
 	h->detect_ns = h->probe_ns;
 	n->rec->st.detections++;
-	for (uint32_t i = 0; i < n->home.n_blocks; i++) {
-		uint8_t owner = n->home.blk[i].owner;
-
-		/* A block being removed is the switch's until its MIGRATE_ACK. */
-		if (owner != NA_OWN_SWITCH && owner != NA_OWN_REMOVING)
-			continue;
-		n->home.blk[i].owner = NA_OWN_RECOVERING;
-		if (h->n_readd < REC_READD)
-			h->readd[h->n_readd++] = i;
-	}
+	n->home.blk[idx].owner = NA_OWN_RECOVERING;
+	if (h->n_readd < REC_READD)
+		h->readd[h->n_readd++] = idx;
 	start_round(n, out);
 }
 
@@ -335,9 +341,11 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 	case LCF_T_WRITE_SHARED:
 	case LCF_T_EVICT_SHARED:
 	case LCF_T_EVICT_MODIFIED:
-		/* A tag miss on a block the switch should own. */
+		/* A tag miss on a block the switch should own (a block being
+		 * removed is the switch's until its MIGRATE_ACK). */
 		if (!(m->flags & LCF_F_IN_SWITCH) && h->phase == PH_IDLE &&
-		    n->home.blk[idx].owner == NA_OWN_SWITCH)
+		    (n->home.blk[idx].owner == NA_OWN_SWITCH ||
+		     n->home.blk[idx].owner == NA_OWN_REMOVING))
 			send_probe(n, (uint32_t)idx, out);
 		return false;
 	case LCF_T_REMOVE_FROM_SWITCH:
@@ -349,11 +357,16 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 		switch_lost(n, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:
-		/* The switch had it: the probe moved it home, metadata intact. */
-		if (m->node == n->self && h->phase == PH_PROBE &&
-		    (uint32_t)idx == h->probe_idx && !(m->flags & LCF_F_FAIL) &&
-		    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
-		    n->home.blk[idx].owner == NA_OWN_SWITCH) {
+		if (m->node != n->self || h->phase != PH_PROBE ||
+		    (uint32_t)idx != h->probe_idx || (m->flags & LCF_F_FAIL) ||
+		    m->thread != n->topo->threads_per_node - 1 ||
+		    na_aux_orig_type(m->aux) != LCF_T_REMOVE_FROM_SWITCH)
+			return false;
+		/* The switch had it: the probe moved it home, metadata intact
+		 * (a block being removed: the home takes this as its REMOVE's
+		 * ACK). */
+		h->phase = PH_IDLE;
+		if (n->home.blk[idx].owner == NA_OWN_SWITCH) {
 			struct na_hblock *b = &n->home.blk[idx];
 
 			b->owner = NA_OWN_HOME;
@@ -361,7 +374,6 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 			b->cs = m->copyset;
 			b->writer = false;
 			b->readers = 0;
-			h->phase = PH_IDLE;
 			n->rec->st.probe_switch_had_it++;
 		}
 		return false;
@@ -483,8 +495,10 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
  * rounds over them without it: the survivors abort their events on them
  * (one may wait for the dead node's ACK forever), report their copies, and
  * the rebuilt metadata has no lock and no dead node in any copyset.
- * Switch-owned blocks are not drained (docs/FAULTS.md: the switch's lock
- * of a dead requester can only be cleared by its control plane).
+ * Switch-owned blocks are the switch control plane's part
+ * (/swswitch/node_failed evicts those the node blocks); each evicted one is
+ * then found by its next tag miss and recovered without the dead node, as
+ * after a switch restart.
  */
 void
 na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out)
