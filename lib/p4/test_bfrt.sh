@@ -202,6 +202,58 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
 check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET of 3 ways, "
       "LAST-UNLOCK and SCOREBOARD")
 
+# the node-failed script: fence the port, evict the locked and listing slots
+# of every way (and only those), clear the dead node's requester rows
+class Regs(Rec):
+    """Rec whose register dump() answers with slots of `regs`
+    ({register path: {slot: value}}), one value per pipe (two pipes)."""
+    def __init__(self, log, regs, path=""):
+        Rec.__init__(self, log, path)
+        self._regs = regs
+    def __getattr__(self, name):
+        return Regs(self._log, self._regs,
+                    self._path + "." + name if self._path else name)
+    def __call__(self, *args, **kw):
+        Rec.__call__(self, *args, **kw)
+        reg, _, meth = self._path.rpartition(".")
+        if meth != "dump":
+            return self
+        class Ent:
+            def __init__(self, i, v):
+                self.key = {b"$REGISTER_INDEX": i}
+                self.data = {b"LcfIngress.%s.f1" % reg.split(".", 3)[3].encode(): [0, v]}
+        return [Ent(i, v) for i, v in self._regs.get(reg, {}).items()]
+dead = ids[-1]
+ig = "lcf.pipe.LcfIngress."
+regs = {ig + "lcs0.lock": {5: 0x8000, 6: 0},
+        ig + "lcs0.copyset": {5: 1, 9: 1 << ids[0], 11: 1 << dead},
+        ig + "lcs1.copyset": {7: (1 << dead) | 1}}
+p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", str(dead),
+                    "--ways", "2", "--port-map", "%d:200" % nodes[-1]["port"]],
+                   capture_output=True, text=True)
+log = []
+if p.returncode == 0:
+    exec(compile(p.stdout, "node-failed", "exec"),
+         {"bfrt": Regs(log, regs), "print": lambda *a: None})
+mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log if m == "mod")
+want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
+              [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
+               for r in ("lock", "gstatus", "copyset")] +
+              [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)] +
+              [(ig + "scoreboard.scoreboard", k) for r in range(dead * threads, (dead + 1) * threads)
+               for k in (2 * r, 2 * r + 1)])
+first = next(((t, m, kw) for t, m, a, kw in log if m in ("mod", "dump")), None)
+check(first == ("port.port", "mod", {"DEV_PORT": 200, "PORT_ENABLE": False}),
+      "--node-failed %d: disables its port (dev_port 200) before reading a register" % dead)
+check([(t, i) for t, i in mods if t != "port.port"] == want,
+      "--node-failed: evicts the locked slot and the slots listing node %d in each way "
+      "(TAG, LOCK, G-STATUS, COPYSET), not the others; clears its %d requester rows"
+      % (dead, threads))
+p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
+                   capture_output=True, text=True)
+check(p.returncode != 0 and "not a node" in p.stderr,
+      "--node-failed refuses a node outside the topology")
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PYEOF
