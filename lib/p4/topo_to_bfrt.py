@@ -376,8 +376,10 @@ def generate_node_failed(topo, port_map, program, ways, node):
         out.append("        (%d, ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset),"
                    % (w, w, w, w, w))
     out += ["        ):",
-            "    locked = nonzero(lock, b'LcfIngress.lcs%d.lock.f1' % w)",
+            "    # COPYSET before LOCK: a grant that drops the node from COPYSET",
+            "    # (a write waiting for its ACK) has taken LOCK by the second read.",
             "    listing = nonzero(copyset, b'LcfIngress.lcs%d.copyset.f1' % w)",
+            "    locked = nonzero(lock, b'LcfIngress.lcs%d.lock.f1' % w)",
             "    # A held LOCK (holders unknown: maybe the dead node) or a COPYSET",
             "    # naming it: the block is forgotten, as a restarted switch would.",
             "    slots = {i for i, v in locked.items() if any(v)}",
