@@ -26,6 +26,16 @@ own_block(const struct na_node *n, uint64_t tag)
 	return (int64_t)(tag & mask);
 }
 
+/* Freeze a home-owned block for a round without the `dead` nodes. */
+static void
+drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
+{
+	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
+		r->st.dead_dirty_lost++;   /* its only copy died */
+	b->owner = NA_OWN_RECOVERING;
+	r->st.drained_blocks++;
+}
+
 static void
 send_begin(struct na_node *n, uint32_t to, struct na_out *out)
 {
@@ -375,6 +385,12 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 			b->writer = false;
 			b->readers = 0;
 			n->rec->st.probe_switch_had_it++;
+			/* Home after the drain, listing a dead node: drain it. */
+			if (b->cs & __atomic_load_n(&n->rec->dead,
+						    __ATOMIC_ACQUIRE)) {
+				drain_block(n->rec, b, n->rec->dead);
+				h->pending = true;
+			}
 		}
 		return false;
 	default:
@@ -524,10 +540,7 @@ na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out)
 		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
 		    !held_by(home, dead, na_home_tag(home, i))))
 			continue;
-		if (b->gs == LCF_GS_MODIFIED && na_cs_has(b->cs, dead))
-			r->st.dead_dirty_lost++;   /* its only copy died */
-		b->owner = NA_OWN_RECOVERING;
-		r->st.drained_blocks++;
+		drain_block(r, b, na_bit(dead));
 	}
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
 		start_round(n, out);

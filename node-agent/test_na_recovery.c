@@ -328,3 +328,28 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 	cr_assert_eq(n.home.blk[1].owner, NA_OWN_SWITCH);
 	cr_assert_eq(n.rec->st.blocks_recovered, 1);
 }
+
+/* A block the probe brings home after the declaration, listing the dead node. */
+Test(na_recovery, probed_home_block_listing_a_dead_node_is_drained)
+{
+	uint64_t tag = na_home_tag(&n.home, 2);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
+	const struct na_out_msg *p;
+
+	n.home.blk[2].owner = NA_OWN_SWITCH;
+	na_rec_drain(&n, 3, &out);
+	feed(&m, NULL);
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	m.type = LCF_T_MIGRATE_ACK;
+	m.flags = LCF_F_IN_SWITCH;
+	m.aux = na_aux_orig(LCF_T_REMOVE_FROM_SWITCH, 0);
+	m.gstatus = LCF_GS_SHARED;
+	m.copyset = (1u << 1) | (1u << 3);
+	feed(&m, NULL);
+	cr_assert_eq(n.home.blk[2].owner, NA_OWN_RECOVERING);
+	na_out_reset(&out);
+	na_rec_tick(&n, &out);
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "a round without node 3");
+}
