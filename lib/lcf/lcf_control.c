@@ -54,14 +54,23 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 			memset(m, 0, sizeof(*m));
 			lcf_summary_del(p, tag);
 		}
-	/* The node's requester rows as a restarted switch has them. */
-	for (uint16_t t = 0; t < p->cfg.threads_per_node; t++) {
-		uint32_t r = (uint32_t)node * p->cfg.threads_per_node + t;
+	/*
+	 * SCOREBOARD counts, per requester and seq parity, the lock grants of
+	 * its current event. Every held lock was just evicted, so every
+	 * non-zero score counts a lock that no longer exists; left there it
+	 * would let the requester's next request of that parity pass a busy
+	 * lock "as a retransmission", or make its read unlock release other
+	 * readers' locks. All rows go to zero, as after a restart. LAST-UNLOCK
+	 * stays (it only ever protects) except the dead node's.
+	 */
+	for (uint32_t r = 0; r < p->n_requesters; r++) {
+		bool dead = r / p->cfg.threads_per_node == node;
 
 		rep->requesters += p->scoreboard[r][0] || p->scoreboard[r][1] ||
-				   p->last_unlock[r];
+				   (dead && p->last_unlock[r]);
 		p->scoreboard[r][0] = p->scoreboard[r][1] = 0;
-		p->last_unlock[r] = 0;
+		if (dead)
+			p->last_unlock[r] = 0;
 	}
 	return 0;
 }

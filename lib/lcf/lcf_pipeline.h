@@ -323,14 +323,16 @@ struct lcf_node_failed_report {
 	uint32_t locked;        /* entries evicted because their lock was held */
 	uint32_t copyset;       /* unlocked entries evicted: node in COPYSET */
 	uint32_t modified;      /* of all evicted: Modified at the node */
-	uint32_t requesters;    /* the node's rows that were not yet zero */
+	uint32_t requesters;    /* requester rows changed (SCOREBOARD of any
+				 * node, LAST-UNLOCK of the dead one) */
 };
 
 /**
  * The control-plane action for a memory node declared dead (docs/FAULTS.md
  * section 2): evict from the TAG ways every block whose LOCK is held (its
  * holders are not recorded, so the dead node may be one) or whose COPYSET
- * lists `node`, and zero the node's SCOREBOARD and LAST-UNLOCK rows. An
+ * lists `node`, zero every requester's SCOREBOARD row (no lock is held
+ * any more, so no score may remain) and the node's LAST-UNLOCK rows. An
  * evicted block looks exactly like one lost in a switch restart; its home
  * agent recovers it. Idempotent. Run it between two passes, on the thread
  * that drives the pipeline.

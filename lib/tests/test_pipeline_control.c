@@ -39,6 +39,19 @@ grant(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag)
 	cr_assert_neq(tu_block(tag).lock, 0, "the request holds the lock");
 }
 
+static void
+unlock(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag, uint8_t gs,
+       uint32_t cs)
+{
+	struct lcf_msg m = tu_msg(type, node, 0, seq, tag);
+	struct lcf_result r;
+
+	m.gstatus = gs;
+	m.copyset = cs;
+	tu_send(&m, &r, NULL);
+	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
+}
+
 Test(node_failed, evicts_locked_and_listing_entries_only)
 {
 	uint64_t shared0 = tu_tag(1, 3);    /* Shared, copyset {0} */
@@ -55,6 +68,10 @@ Test(node_failed, evicts_locked_and_listing_entries_only)
 	tu_add(mod0, LCF_GS_MODIFIED, BIT(0));
 	tu_add(locked1, LCF_GS_UNSHARED, 0);
 	tu_add(locked0, LCF_GS_UNSHARED, 0);
+	/* Node 2 reads `other` and unlocks: its LAST-UNLOCK becomes 1. */
+	grant(LCF_T_READ_MISS, 2, 1, other);
+	unlock(LCF_T_READ_UNLOCK, 2, 1, other, LCF_GS_SHARED, BIT(1) | BIT(2));
+	cr_assert_eq(tu_requester(2, 0).last_unlock, 1);
 	grant(LCF_T_READ_MISS, 1, 1, locked1);
 	grant(LCF_T_WRITE_MISS, 0, 1, locked0);
 	rv = tu_requester(0, 0);
@@ -64,18 +81,40 @@ Test(node_failed, evicts_locked_and_listing_entries_only)
 	cr_assert_eq(rep.locked, 2, "both locked entries: holders unknown");
 	cr_assert_eq(rep.copyset, 2);
 	cr_assert_eq(rep.modified, 1);
-	cr_assert_eq(rep.requesters, 1);
+	cr_assert_eq(rep.requesters, 2, "node 0's and node 1's scored rows");
 	for (int i = 0; i < 4; i++)
 		cr_assert(listed(tags, 4, (uint64_t[]){ shared0, mod0, locked1,
 						       locked0 }[i]));
 	cr_assert(!present(shared0) && !present(mod0) && !present(locked1) &&
 		  !present(locked0));
 	cr_assert(present(other), "a block not involving node 0 stays");
-	cr_assert_eq(tu_block(other).copyset, BIT(1));
+	cr_assert_eq(tu_block(other).copyset, BIT(1) | BIT(2));
 	rv = tu_requester(0, 0);
 	cr_assert_eq(rv.score_even | rv.score_odd | rv.last_unlock, 0);
 	rv = tu_requester(1, 0);
-	cr_assert(rv.score_even || rv.score_odd, "node 1's rows are kept");
+	cr_assert_eq(rv.score_even | rv.score_odd, 0,
+		     "node 1's score counted a lock that was evicted");
+	cr_assert_eq(tu_requester(2, 0).last_unlock, 1, "a survivor's is kept");
+}
+
+/*
+ * A survivor's score left behind by an evicted lock would let its next
+ * request of that parity pass another node's lock as a "retransmission".
+ */
+Test(node_failed, survivor_cannot_pass_a_busy_lock_on_a_stale_score)
+{
+	uint64_t gone = tu_tag(1, 3), busy = tu_tag(1, 4);
+	struct lcf_node_failed_report rep;
+	struct lcf_msg m = tu_msg(LCF_T_WRITE_MISS, 1, 0, 3, busy);
+	struct lcf_result r;
+
+	tu_add(gone, LCF_GS_SHARED, BIT(0) | BIT(1));
+	tu_add(busy, LCF_GS_UNSHARED, 0);
+	grant(LCF_T_WRITE_SHARED, 1, 1, gone);  /* waits for node 0's ACK */
+	cr_assert_eq(lcf_pipeline_node_failed(tu_p, 0, &rep, NULL, 0), 0);
+	grant(LCF_T_WRITE_MISS, 2, 1, busy);
+	tu_send(&m, &r, NULL);                  /* node 1, seq 3: odd again */
+	cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY);
 }
 
 Test(node_failed, evicted_block_misses_and_can_be_added_again)
