@@ -202,8 +202,9 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
 check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET of 3 ways, "
       "LAST-UNLOCK and SCOREBOARD")
 
-# the node-failed script: fence the port, evict the locked and listing slots
-# of every way (and only those), clear the dead node's requester rows
+# the node-failed script: stop the world (every port down), evict the locked
+# and listing slots of every way (and only those), clear SCOREBOARD and the
+# dead node's LAST-UNLOCK rows, bring the survivors' ports back
 class Regs(Rec):
     """Rec whose register dump() answers with slots of `regs`
     ({register path: {slot: value}}), one value per pipe (two pipes)."""
@@ -235,20 +236,26 @@ log = []
 if p.returncode == 0:
     exec(compile(p.stdout, "node-failed", "exec"),
          {"bfrt": Regs(log, regs), "print": lambda *a: None})
-mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log if m == "mod")
+ports = [(kw["DEV_PORT"], kw["PORT_ENABLE"]) for t, m, a, kw in log if t == "port.port"]
+devs = sorted(200 if i == dead else n["port"] for i, n in zip(ids, nodes))
+work = [i for i, (t, m, a, kw) in enumerate(log) if m in ("mod", "dump", "clear") and t != "port.port"]
+down = [i for i, (t, m, a, kw) in enumerate(log) if t == "port.port" and not kw["PORT_ENABLE"]]
+up = [i for i, (t, m, a, kw) in enumerate(log) if t == "port.port" and kw["PORT_ENABLE"]]
+check(sorted(d for d, e in ports if not e) == devs and
+      sorted(d for d, e in ports if e) == [d for d in devs if d != 200] and
+      work and max(down) < min(work) and max(work) < min(up),
+      "--node-failed %d: every port down before the first register access, "
+      "the survivors' up again after the last" % dead)
+mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log
+              if m == "mod" and t != "port.port")
 want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
               [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
                for r in ("lock", "gstatus", "copyset")] +
-              [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)] +
-              [(ig + "scoreboard.scoreboard", k) for r in range(dead * threads, (dead + 1) * threads)
-               for k in (2 * r, 2 * r + 1)])
-first = next(((t, m, kw) for t, m, a, kw in log if m in ("mod", "dump")), None)
-check(first == ("port.port", "mod", {"DEV_PORT": 200, "PORT_ENABLE": False}),
-      "--node-failed %d: disables its port (dev_port 200) before reading a register" % dead)
-check([(t, i) for t, i in mods if t != "port.port"] == want,
+              [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
+check(mods == want and [t for t, m, a, kw in log if m == "clear"] == [ig + "scoreboard.scoreboard"],
       "--node-failed: evicts the locked slot and the slots listing node %d in each way "
-      "(TAG, LOCK, G-STATUS, COPYSET), not the others; clears its %d requester rows"
-      % (dead, threads))
+      "(TAG, LOCK, G-STATUS, COPYSET), not the others; clears SCOREBOARD and its "
+      "%d LAST-UNLOCK rows" % (dead, threads))
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "not a node" in p.stderr,
