@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Summary and assertions of one scripts/test-drain.sh scenario.
 
-  drain_report.py home|switch WORKDIR TOPO T_KILL_NS T_DECL_NS NODE...
+  drain_report.py home|switch WORKDIR TOPO NODE...
 
-Reads the survivors' stats (na-N.json, "recovery") and histories (hN.jsonl)
-and, for "switch", the reply of the switch command (ctl.json). Prints the
-survivors' recovery counters, their operation count and, for "switch", the
-evicted blocks and the time from the declaration until an operation has
-completed on every evicted block (-1: some never saw one). Exit 1 when a survivor did not apply the
+Reads the survivors' stats (na-N.json, "recovery") and histories (hN.jsonl),
+the CLOCK_MONOTONIC instants of the kill, the declaration and the switch
+command's reply (WORKDIR/times: "T_KILL T_DECL [T_CTL]", ns) and, for
+"switch", the reply of the switch command (ctl.json). Prints the survivors'
+recovery counters, their operation count and, for "switch", the evicted
+blocks and the time from the declaration until an increment (which needs
+the block's write lock: a cache hit does not count) has completed on every
+evicted block (-1: some never saw one). Exit 1 when a survivor did not apply the
 declaration, or ("switch") when nothing was evicted or recovered.
 """
 import json
@@ -18,8 +21,9 @@ import sys
 def main():
     sc, work = sys.argv[1], sys.argv[2]
     shift = json.load(open(sys.argv[3]))["block_size"].bit_length() - 1
-    t_kill, t_decl = int(sys.argv[4]), int(sys.argv[5])
-    nodes = sys.argv[6:]
+    times = [int(x) for x in open("%s/times" % work).read().split()]
+    t_kill, t_decl = times[0], times[1]
+    nodes = sys.argv[4:]
     tot, ops, ok = {}, 0, True
     for n in nodes:
         try:
@@ -53,16 +57,19 @@ def main():
         first = {int(t, 16): None for t in ctl.get("tags", [])}
         for o in hist:
             b = int(o["addr"], 16) >> shift
-            if b in first and o["start_ns"] > t_decl:
+            if b in first and o["op"] == "incr" and o["start_ns"] > t_decl:
                 first[b] = min(first[b] or o["end_ns"], o["end_ns"])
         # Resumed: every evicted block saw an operation after the declaration.
         resume = ((max(first.values()) - t_decl) / 1e6
                   if first and None not in first.values() else -1)
         print("switch command: %s" % json.dumps(ctl))
         line += (" | evicted %d (locked %d) | kill->declaration %.0f ms, "
-                 "declaration->an op done on every evicted block %.0f ms"
+                 "declaration->command done %.0f ms, declaration->an incr "
+                 "done on every evicted block %.0f ms"
                  % (ctl.get("evicted", 0), ctl.get("evicted_locked", 0),
-                    (t_decl - t_kill) / 1e6, resume))
+                    (t_decl - t_kill) / 1e6,
+                    (times[2] - t_decl) / 1e6 if len(times) > 2 else -1,
+                    resume))
         ok &= ctl.get("evicted", 0) >= 1 and tot.get("detections", 0) >= 1
     print(line)
     return 0 if ok else 1

@@ -13,8 +13,8 @@
 #          without it, drop its locks).
 #  switch: the same, but the 3 blocks are switch-owned (--switch-blocks 1).
 #          Node 3 is SIGSTOPped until the switch shows a block whose LOCK
-#          is held (read through /swswitch/block: node 3's read lock, or a
-#          survivor's write lock waiting for node 3's invalidation ACK),
+#          stays held (read through /swswitch/block: node 3's read lock, or
+#          a survivor's write lock waiting for node 3's invalidation ACK),
 #          then SIGKILLed, declared dead, and the operator's switch command
 #          (scripts/swswitch-ctl node-failed 3) evicts what it blocks; the
 #          homes find the evicted blocks by their tag misses and recover
@@ -64,18 +64,31 @@ mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
 # Tag of block 0 of node N (the switch-owned block of each home).
 block_tag() { python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print(hex(int(sys.argv[2]) << (48 - (t["block_size"].bit_length() - 1))))' "$topo" "$1"; }
 
-# The dead node holds a switch LOCK: stop it until a block shows one.
+# LOCK of the switch-owned block of node N (0: none, or not in the switch).
+block_lock() {
+	"${ctl_cmd[@]}" block "$(block_tag "$1")" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    print(json.load(sys.stdin).get("lock", 0))
+except ValueError:
+    print(0)'
+	return 0
+}
+
+# The dead node holds up a switch LOCK: stop it until a block shows one
+# that stays held for 0.5 s more (a survivor's own event is over by then;
+# one waiting for the stopped node, or the node's own read, is not).
 stop_holding_lock() {
 	local pid=$1 try n lock
 	for try in $(seq 1 20); do
-		kill -STOP "$pid"
+		kill -STOP "$pid" 2>/dev/null || return 1        # it exited
 		sleep 0.3
 		for n in $survivors; do
-			# (A block whose ADD collided is not in the switch: error.)
-			lock=$("${ctl_cmd[@]}" block "$(block_tag "$n")" 2>/dev/null |
-				python3 -c 'import json,sys; print(json.load(sys.stdin).get("lock", 0))') || lock=0
+			[ "$(block_lock "$n")" != 0 ] || continue
+			sleep 0.5
+			lock=$(block_lock "$n")
 			if [ "$lock" != 0 ]; then
-				echo "block of node $n: LOCK $lock with node $dead stopped (try $try)"
+				echo "block of node $n: LOCK $lock held 0.8 s after node $dead stopped (try $try)"
 				return 0
 			fi
 		done
@@ -114,7 +127,7 @@ run_scenario() {
 	sleep "$kill_at"
 	if [ "$sc" = switch ]; then
 		stop_holding_lock "$dead_pid" && pass "switch: node $dead holds up a switch LOCK" ||
-			fail "switch: no switch LOCK held with node $dead stopped (20 tries)"
+			fail "switch: no switch LOCK held with node $dead stopped (20 tries, or it exited: $(tail -1 "$w/na-$dead.log"))"
 	fi
 	t_kill=$(mono_ns)
 	kill -KILL "$dead_pid" 2>/dev/null && pass "$sc: node $dead SIGKILLed mid-run (pid $dead_pid)" ||
@@ -125,12 +138,14 @@ run_scenario() {
 		echo "$dead" >"$w/dead"
 		echo "node $dead declared dead"
 	fi
+	echo "$t_kill $t_decl" >"$w/times"
 	if [ "$sc" = switch ] && [ $ctl = 1 ]; then
 		if "${ctl_cmd[@]}" node-failed "$dead" >"$w/ctl.json"; then
 			echo "switch: $(cat "$w/ctl.json")"
 		else
 			fail "switch: node-failed command: $(cat "$w/ctl.json")"
 		fi
+		echo "$t_kill $t_decl $(mono_ns)" >"$w/times"
 	fi
 
 	local np=()
@@ -144,7 +159,7 @@ run_scenario() {
 	else
 		fail "$sc: history check:"; head -20 "$w/check.log"; tail -1 "$w/check.log"
 	fi
-	if python3 "$here/drain_report.py" "$sc" "$w" "$topo" "$t_kill" "$t_decl" $survivors \
+	if python3 "$here/drain_report.py" "$sc" "$w" "$topo" $survivors \
 		>"$w/drain.log" 2>&1; then
 		pass "$sc: $(tail -1 "$w/drain.log")"
 	else
