@@ -229,13 +229,18 @@ Test(na_recovery, orphan_ignored_when_its_event_completed)
 	cr_assert_eq(n.rec->st.orphans_written, 0);
 }
 
-Test(na_recovery, probe_answered_by_the_switch_brings_the_block_home)
+/*
+ * A tag miss on switch-owned block `idx`; the switch answers the probe
+ * with MIGRATE_ACK (it had the block) and metadata gs/cs.
+ * @return whether the agents consumed the ACK.
+ */
+static bool
+probe_answered(uint32_t idx, uint8_t gs, uint32_t cs)
 {
-	uint64_t tag = na_home_tag(&n.home, 2);
-	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, na_home_tag(&n.home, idx));
 	const struct na_out_msg *p;
 
-	n.home.blk[2].owner = NA_OWN_SWITCH;
+	n.home.blk[idx].owner = NA_OWN_SWITCH;
 	feed(&m, NULL);
 	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
 	cr_assert_not_null(p);
@@ -243,9 +248,14 @@ Test(na_recovery, probe_answered_by_the_switch_brings_the_block_home)
 	m.type = LCF_T_MIGRATE_ACK;
 	m.flags = LCF_F_IN_SWITCH;
 	m.aux = na_aux_orig(LCF_T_REMOVE_FROM_SWITCH, 0);
-	m.gstatus = LCF_GS_SHARED;
-	m.copyset = 0x6;
-	cr_assert_not(feed(&m, NULL));
+	m.gstatus = gs;
+	m.copyset = cs;
+	return feed(&m, NULL);
+}
+
+Test(na_recovery, probe_answered_by_the_switch_brings_the_block_home)
+{
+	cr_assert_not(probe_answered(2, LCF_GS_SHARED, 0x6));
 	cr_assert_eq(n.home.blk[2].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[2].cs, 0x6);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no round: the switch is fine");
@@ -332,22 +342,8 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 /* A block the probe brings home after the declaration, listing the dead node. */
 Test(na_recovery, probed_home_block_listing_a_dead_node_is_drained)
 {
-	uint64_t tag = na_home_tag(&n.home, 2);
-	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
-	const struct na_out_msg *p;
-
-	n.home.blk[2].owner = NA_OWN_SWITCH;
 	na_rec_drain(&n, 3, &out);
-	feed(&m, NULL);
-	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
-	cr_assert_not_null(p);
-	m = p->msg;
-	m.type = LCF_T_MIGRATE_ACK;
-	m.flags = LCF_F_IN_SWITCH;
-	m.aux = na_aux_orig(LCF_T_REMOVE_FROM_SWITCH, 0);
-	m.gstatus = LCF_GS_SHARED;
-	m.copyset = (1u << 1) | (1u << 3);
-	feed(&m, NULL);
+	probe_answered(2, LCF_GS_SHARED, (1u << 1) | (1u << 3));
 	cr_assert_eq(n.home.blk[2].owner, NA_OWN_RECOVERING);
 	na_out_reset(&out);
 	na_rec_tick(&n, &out);
