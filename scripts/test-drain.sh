@@ -41,7 +41,7 @@ export SWCL_ID=${SWCL_ID:-}
 RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$SWCL_ID}
 export SWCL_RUN_DIR=$RUN_DIR
 
-duration=8 kill_at=3 max_rate=5000 drain=1 ctl=1 keep="" threads=2 dead=3 scenarios="home switch"
+duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 keep="" threads=2 dead=3 scenarios="home switch"
 topo=$repo/topo/demo4.json
 while [ $# -gt 0 ]; do
 	case $1 in
