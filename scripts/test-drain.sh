@@ -26,7 +26,7 @@
 # an entry and that a home recovered a block. --no-drain skips the
 # declaration and --no-ctl the switch command (negative controls: the
 # survivors then wait for node 3 forever and the test fails). Bounded:
-# about 25 s per scenario.
+# about 20-30 s per scenario (11 s workload).
 #
 #   sudo scripts/test-drain.sh [--scenario home|switch|both] [--duration SEC]
 #                              [--kill-at SEC] [--no-drain] [--no-ctl]
