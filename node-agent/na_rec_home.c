@@ -26,6 +26,16 @@ own_block(const struct na_node *n, uint64_t tag)
 	return (int64_t)(tag & mask);
 }
 
+/* Freeze a home-owned block for a round without the `dead` nodes. */
+static void
+drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
+{
+	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
+		r->st.dead_dirty_lost++;   /* its only copy died */
+	b->owner = NA_OWN_RECOVERING;
+	r->st.drained_blocks++;
+}
+
 static void
 send_begin(struct na_node *n, uint32_t to, struct na_out *out)
 {
@@ -37,8 +47,6 @@ send_begin(struct na_node *n, uint32_t to, struct na_out *out)
 			continue;
 		hdr(&m, NA_MSG_REC_BEGIN, n->self, d, h->round);
 		m.len = (uint16_t)(h->n * 8);
-		/* SHADOW-TAG is void only after a switch restart */
-		m.aux = h->detect_ns ? NA_REC_BEGIN_SWITCH_LOST : 0;
 		na_out_push(out, d, &m, h->begin);
 	}
 	h->last_ns = na_now_ns();
@@ -281,24 +289,25 @@ rebuild(struct na_node *n)
 	}
 }
 
-/* Switch state lost: every switch-owned block is recovered, then re-added. */
+/*
+ * The switch lost the probed block: recover it, then re-add it. Only that
+ * block: the switch's control plane evicts single entries when a memory
+ * node fails (docs/FAULTS.md section 2), so one lost tag says nothing of the
+ * others, and taking a block the switch still holds would make two owners.
+ * After a switch restart every other lost block is found the same way, by
+ * its own next tag miss.
+ */
 static void
 switch_lost(struct na_node *n, struct na_out *out)
 {
 	struct rec_home *h = &n->rec->h;
+	uint32_t idx = h->probe_idx;
 
 	h->detect_ns = h->probe_ns;
 	n->rec->st.detections++;
-	for (uint32_t i = 0; i < n->home.n_blocks; i++) {
-		uint8_t owner = n->home.blk[i].owner;
-
-		/* A block being removed is the switch's until its MIGRATE_ACK. */
-		if (owner != NA_OWN_SWITCH && owner != NA_OWN_REMOVING)
-			continue;
-		n->home.blk[i].owner = NA_OWN_RECOVERING;
-		if (h->n_readd < REC_READD)
-			h->readd[h->n_readd++] = i;
-	}
+	n->home.blk[idx].owner = NA_OWN_RECOVERING;
+	if (h->n_readd < REC_READD)
+		h->readd[h->n_readd++] = idx;
 	start_round(n, out);
 }
 
@@ -353,7 +362,9 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 	case LCF_T_WRITE_SHARED:
 	case LCF_T_EVICT_SHARED:
 	case LCF_T_EVICT_MODIFIED:
-		/* A tag miss on a block the switch should own. */
+		/* A tag miss on a block the switch should own. A block being
+		 * removed needs no probe: its REMOVE's own tag miss recovers
+		 * it (na_rec_block_lost). */
 		if (!(m->flags & LCF_F_IN_SWITCH) && h->phase == PH_IDLE &&
 		    n->home.blk[idx].owner == NA_OWN_SWITCH)
 			send_probe(n, (uint32_t)idx, out);
@@ -373,11 +384,16 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 		switch_lost(n, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:
-		/* The switch had it: the probe moved it home, metadata intact. */
-		if (m->node == n->self && h->phase == PH_PROBE &&
-		    (uint32_t)idx == h->probe_idx && !(m->flags & LCF_F_FAIL) &&
-		    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
-		    n->home.blk[idx].owner == NA_OWN_SWITCH) {
+		if (m->node != n->self || h->phase != PH_PROBE ||
+		    (uint32_t)idx != h->probe_idx || (m->flags & LCF_F_FAIL) ||
+		    m->thread != n->topo->threads_per_node - 1 ||
+		    na_aux_orig_type(m->aux) != LCF_T_REMOVE_FROM_SWITCH)
+			return false;
+		/* The switch had it: the probe moved it home, metadata intact
+		 * (a block being removed: the home takes this as its REMOVE's
+		 * ACK). */
+		h->phase = PH_IDLE;
+		if (n->home.blk[idx].owner == NA_OWN_SWITCH) {
 			struct na_hblock *b = &n->home.blk[idx];
 
 			b->owner = NA_OWN_HOME;
@@ -385,8 +401,13 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 			b->cs = m->copyset;
 			b->writer = false;
 			b->readers = 0;
-			h->phase = PH_IDLE;
 			n->rec->st.probe_switch_had_it++;
+			/* Home after the drain, listing a dead node: drain it. */
+			if (b->cs & __atomic_load_n(&n->rec->dead,
+						    __ATOMIC_ACQUIRE)) {
+				drain_block(n->rec, b, n->rec->dead);
+				h->pending = true;
+			}
 		}
 		return false;
 	default:
@@ -507,8 +528,10 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
  * rounds over them without it: the survivors abort their events on them
  * (one may wait for the dead node's ACK forever), report their copies, and
  * the rebuilt metadata has no lock and no dead node in any copyset.
- * Switch-owned blocks are not drained (docs/FAULTS.md: the switch's lock
- * of a dead requester can only be cleared by its control plane).
+ * Switch-owned blocks are the switch control plane's part
+ * (/swswitch/node_failed evicts those the node blocks); each evicted one is
+ * then found by its next tag miss and recovered without the dead node, as
+ * after a switch restart.
  */
 void
 na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out)
@@ -534,10 +557,7 @@ na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out)
 		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
 		    !held_by(home, dead, na_home_tag(home, i))))
 			continue;
-		if (b->gs == LCF_GS_MODIFIED && na_cs_has(b->cs, dead))
-			r->st.dead_dirty_lost++;   /* its only copy died */
-		b->owner = NA_OWN_RECOVERING;
-		r->st.drained_blocks++;
+		drain_block(r, b, na_bit(dead));
 	}
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
 		start_round(n, out);

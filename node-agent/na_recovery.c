@@ -149,11 +149,16 @@ na_rec_idle(struct na_node *n, uint16_t thread, bool aborted)
 
 /* ---- node side: quiesce and report ------------------------------------------ */
 
+/*
+ * The round's blocks are not in the switch (lost in a restart, or evicted
+ * for a dead node; a drained block never was): nor in SHADOW-TAG. Only
+ * those: the switch may still hold others.
+ */
 static void
-shadow_clear(struct na_node *n)
+shadow_forget(struct na_node *n, const struct rec_pend *p)
 {
-	/* The restarted switch owns nothing: neither does SHADOW-TAG. */
-	na_shadow_clear(&n->shadow);
+	for (uint32_t i = 0; i < p->n_tags; i++)
+		na_shadow_forget(&n->shadow, p->tags[i]);
 	n->rec->st.shadow_cleared++;
 }
 
@@ -348,9 +353,8 @@ on_begin(struct na_node *n, const struct lcf_msg *m, const uint8_t *payload,
 	for (uint32_t i = 0; i < p->n_tags; i++)
 		p->tags[i] = get64(payload + 8 * i);
 	pthread_mutex_unlock(&r->mu);
-	if ((n->cfg.roles & NA_ROLE_SHADOW) &&
-	    (m->aux & NA_REC_BEGIN_SWITCH_LOST))
-		shadow_clear(n);
+	if (n->cfg.roles & NA_ROLE_SHADOW)
+		shadow_forget(n, p);
 	try_report(n, home, out);
 }
 

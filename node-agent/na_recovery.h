@@ -48,8 +48,6 @@ struct dsm_thread;
 #define NA_MSG_REC_DONE_ACK 0x34  /* node -> home */
 
 #define NA_REC_TAGS 32            /* blocks per round */
-/* NA_MSG_REC_BEGIN aux: the round follows a switch restart */
-#define NA_REC_BEGIN_SWITCH_LOST 1u
 
 /** Is `type` one of the recovery messages? */
 static inline bool

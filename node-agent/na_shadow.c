@@ -37,14 +37,6 @@ na_shadow_fini(struct na_shadow *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void
-na_shadow_clear(struct na_shadow *s)
-{
-	if (s->t)
-		memset(s->t, 0, sizeof(*s->t) * s->capacity);
-	s->n_tags = 0;
-}
-
 static struct na_shadow_ent *
 at(struct na_shadow *s, uint32_t way, uint64_t tag)
 {
@@ -63,6 +55,18 @@ find(struct na_shadow *s, uint64_t tag)
 			return e;
 	}
 	return NULL;
+}
+
+void
+na_shadow_forget(struct na_shadow *s, uint64_t tag)
+{
+	struct na_shadow_ent *e = find(s, tag);
+
+	if (!e)
+		return;
+	memset(e, 0, sizeof(*e));
+	s->n_tags--;
+	s->st.forgotten++;
 }
 
 void

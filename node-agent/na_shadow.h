@@ -70,7 +70,8 @@ struct na_shadow_ent {
 	X(collision_kept)                      \
 	X(pressure_evictions)                  \
 	X(remove_requests)                     \
-	X(mirror_conflicts)
+	X(mirror_conflicts)                     \
+	X(forgotten)
 
 struct na_shadow_stats {
 #define NA_X_FIELD(name) uint64_t name;
@@ -99,8 +100,11 @@ struct na_shadow {
 int na_shadow_init(struct na_shadow *s, const struct topo *t, uint16_t self);
 void na_shadow_fini(struct na_shadow *s);
 
-/** Empty SHADOW-TAG (the switch restarted empty). */
-void na_shadow_clear(struct na_shadow *s);
+/**
+ * The switch lost `tag` (restart, or a dead node's entries evicted by its
+ * control plane): its home is recovering it. No-op when it is not mirrored.
+ */
+void na_shadow_forget(struct na_shadow *s, uint64_t tag);
 
 /** A MIGRATE_ACK (mirror) from the switch. */
 void na_shadow_migrate_ack(struct na_shadow *s, const struct lcf_msg *m);

@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# Memory-node failure test (docs/FAULTS.md, paper section 5.4): nodes 0-2
-# run the counter workload on 3 home-owned shared blocks (homed at nodes
-# 0-2); node 3 reads the same blocks (micro workload, read ratio 1), so it
-# holds Shared copies and read locks, and its own memory is used by nobody.
-# Mid-run node 3 is SIGKILLed and declared dead (--dead-file); the survivors'
-# homes drain it (abort events on its blocks, rebuild the metadata without
-# it, drop its locks) and must finish: exit 0, history check on nodes 0-2
-# passes (counters exact), every survivor applied the declaration (drained
-# blocks are printed). --no-drain skips the
-# declaration (the negative control: the survivors then wait for the dead
-# node's ACKs and the test fails). Bounded: about 30 s.
+# Memory-node failure test (docs/FAULTS.md section 2, paper section 5.4),
+# two scenarios on a 4-node cluster; node 3 is the one that dies.
 #
-#   sudo scripts/test-drain.sh [--duration SEC] [--kill-at SEC] [--no-drain]
+#  home:   nodes 0-2 run the counter workload on 3 home-owned shared blocks
+#          (homed at nodes 0-2); node 3 reads the same blocks (micro
+#          workload, read ratio 1), so it holds Shared copies and read
+#          locks, and its own memory is used by nobody. Mid-run node 3 is
+#          SIGKILLed and declared dead (--dead-file); the survivors' homes
+#          drain it (abort events on its blocks, rebuild the metadata
+#          without it, drop its locks).
+#  switch: the same, but the 3 blocks are switch-owned (--switch-blocks 1).
+#          Node 3 is SIGSTOPped until the switch shows a block whose LOCK
+#          stays held (read through /swswitch/block: node 3's read lock, or
+#          a survivor's write lock waiting for node 3's invalidation ACK),
+#          then SIGKILLed, declared dead, and the operator's switch command
+#          (scripts/swswitch-ctl node-failed 3) evicts what it blocks; the
+#          homes find the evicted blocks by their tag misses and recover
+#          them without node 3.
+#
+# Asserted in both: nodes 0-2 finish with exit 0, the history check on nodes
+# 0-2 passes (counters exact), every survivor applied the declaration; in
+# "switch" also that a lock was held at the kill, that the command evicted
+# an entry and that a home recovered a block. --no-drain skips the
+# declaration and --no-ctl the switch command (negative controls: the
+# survivors then wait for node 3 forever and the test fails). Bounded:
+# about 20-30 s per scenario (11 s workload).
+#
+#   sudo scripts/test-drain.sh [--scenario home|switch|both] [--duration SEC]
+#                              [--kill-at SEC] [--no-drain] [--no-ctl]
 #                              [--keep DIR]
 set -euo pipefail
 
@@ -25,13 +41,15 @@ export SWCL_ID=${SWCL_ID:-}
 RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$SWCL_ID}
 export SWCL_RUN_DIR=$RUN_DIR
 
-duration=8 kill_at=3 drain=1 keep="" threads=2 dead=3
+duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 keep="" threads=2 dead=3 scenarios="home switch"
 topo=$repo/topo/demo4.json
 while [ $# -gt 0 ]; do
 	case $1 in
+	--scenario) scenarios=${2/both/home switch}; shift 2 ;;
 	--duration) duration=$2; shift 2 ;;
 	--kill-at) kill_at=$2; shift 2 ;;
 	--no-drain) drain=0; shift ;;
+	--no-ctl) ctl=0; shift ;;
 	--keep) keep=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "test-drain: unknown option $1" >&2; exit 2 ;;
@@ -41,71 +59,115 @@ done
 . "$here/cluster_test_lib.sh"
 cluster_test_setup drain
 survivors="0 1 2"
+ctl_cmd=("$here/swswitch-ctl" -f "swcl$SWCL_ID")
+mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+# Tag of block 0 of node N (the switch-owned block of each home).
+block_tag() { python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); print(hex(int(sys.argv[2]) << (48 - (t["block_size"].bit_length() - 1))))' "$topo" "$1"; }
 
-if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$work/cluster-up.log" 2>&1; then
-	fail "cluster up"; tail -20 "$work/cluster-up.log"; exit 1
-fi
-: >"$work/dead"
-declare -A pids
-common=(--topo "$topo" --threads "$threads" --shared-blocks 3 --switch-blocks 0
-	--dead-file "$work/dead")
-for n in $survivors; do
-	"$cluster" exec "$n" "$nagent" "${common[@]}" --node "$n" --workload counter \
-		--duration "$duration" --seed "$((n + 1))" \
-		--history "$work/h$n.jsonl" --stats "$work/na-$n.json" \
-		>"$work/na-$n.out" 2>"$work/na-$n.log" &
-	pids[$n]=$!
-done
-"$cluster" exec "$dead" "$nagent" "${common[@]}" --node "$dead" --workload micro \
-	--read-ratio 1 --sharing-ratio 1 --locality 0 --duration "$duration" \
-	>"$work/na-$dead.out" 2>"$work/na-$dead.log" &
-dead_pid=$!
-
-sleep "$kill_at"
-kill -KILL "$dead_pid" 2>/dev/null && pass "node $dead SIGKILLed mid-run (pid $dead_pid)" ||
-	fail "node $dead was not running at ${kill_at}s"
-wait "$dead_pid" 2>/dev/null || true
-if [ $drain = 1 ]; then
-	echo "$dead" >"$work/dead"
-	echo "node $dead declared dead"
-fi
-
-np=()
-for n in $survivors; do np+=("$n=${pids[$n]}"); done
-wait_nodes "" "$((duration + 20))" "$work" "${np[@]}" &&
-	pass "nodes $survivors finished, exit 0"
-"$cluster" down >/dev/null 2>&1 || true
-
-if python3 "$checker" --expect-nodes 3 --min-ops 100 "$work"/h[012].jsonl >"$work/check.log" 2>&1; then
-	pass "history check (nodes 0-2): $(tail -1 "$work/check.log")"
-else
-	fail "history check:"; head -20 "$work/check.log"; tail -1 "$work/check.log"
-fi
-if python3 - "$work" $survivors >"$work/drain.log" 2>&1 <<'PY'
+# LOCK of the switch-owned block of node N (0: none, or not in the switch).
+block_lock() {
+	"${ctl_cmd[@]}" block "$(block_tag "$1")" 2>/dev/null | python3 -c '
 import json, sys
-work, nodes = sys.argv[1], sys.argv[2:]
-tot = {}
-for n in nodes:
-    try:
-        r = json.load(open("%s/na-%s.json" % (work, n)))["recovery"]
-    except (OSError, ValueError, KeyError) as e:
-        print("node %s: no stats (%s)" % (n, e)); continue
-    print("node %s: %s" % (n, json.dumps(r)))
-    for k, v in r.items():
-        tot[k] = tot.get(k, 0) + v
-print("total: dead_nodes %d drained_blocks %d blocks_recovered %d rounds %d dead_dirty_lost %d"
-      % tuple(tot.get(k, 0) for k in ("dead_nodes", "drained_blocks",
-              "blocks_recovered", "rounds", "dead_dirty_lost")))
-# Every survivor applied the declaration. How many blocks each drained
-# depends on what node 3 held at the kill (printed); that the drain is what
-# lets the survivors finish is the --no-drain control.
-sys.exit(0 if tot.get("dead_nodes") == len(nodes) else 1)
-PY
-then
-	pass "drain: $(tail -1 "$work/drain.log")"
-else
-	fail "drain: $(tail -1 "$work/drain.log")"
-fi
-sed 's/^/      /' "$work/drain.log"
+try:
+    print(json.load(sys.stdin).get("lock", 0))
+except ValueError:
+    print(0)'
+	return 0
+}
+
+# The dead node holds up a switch LOCK: stop it until a block shows one
+# that stays held for 0.5 s more (a survivor's own event is over by then;
+# one waiting for the stopped node, or the node's own read, is not).
+stop_holding_lock() {
+	local pid=$1 try n lock
+	for try in $(seq 1 20); do
+		kill -STOP "$pid" 2>/dev/null || return 1        # it exited
+		sleep 0.3
+		for n in $survivors; do
+			[ "$(block_lock "$n")" != 0 ] || continue
+			sleep 0.5
+			lock=$(block_lock "$n")
+			if [ "$lock" != 0 ]; then
+				echo "block of node $n: LOCK $lock held 0.8 s after node $dead stopped (try $try)"
+				return 0
+			fi
+		done
+		kill -CONT "$pid"
+		sleep 0.2
+	done
+	return 1
+}
+
+run_scenario() {
+	local sc=$1 w=$work/$1 swb=0 n t_decl t_kill
+	local -A pids
+	mkdir -p "$w"
+	[ "$sc" = switch ] && swb=1
+	echo "== scenario $sc"
+	if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$w/cluster-up.log" 2>&1; then
+		fail "$sc: cluster up"; tail -20 "$w/cluster-up.log"; return
+	fi
+	: >"$w/dead"
+	local common=(--topo "$topo" --threads "$threads" --shared-blocks 3
+		--dead-file "$w/dead")
+	for n in $survivors; do
+		"$cluster" exec "$n" "$nagent" "${common[@]}" --node "$n" \
+			--switch-blocks "$swb" --workload counter --max-rate "$max_rate" \
+			--duration "$duration" --seed "$((n + 1))" \
+			--history "$w/h$n.jsonl" --stats "$w/na-$n.json" \
+			>"$w/na-$n.out" 2>"$w/na-$n.log" &
+		pids[$n]=$!
+	done
+	"$cluster" exec "$dead" "$nagent" "${common[@]}" --node "$dead" \
+		--switch-blocks 0 --workload micro --read-ratio 1 \
+		--sharing-ratio 1 --locality 0 --duration "$duration" \
+		>"$w/na-$dead.out" 2>"$w/na-$dead.log" &
+	local dead_pid=$!
+
+	sleep "$kill_at"
+	if [ "$sc" = switch ]; then
+		stop_holding_lock "$dead_pid" && pass "switch: node $dead holds up a switch LOCK" ||
+			fail "switch: no switch LOCK held with node $dead stopped (20 tries, or it exited: $(tail -1 "$w/na-$dead.log"))"
+	fi
+	t_kill=$(mono_ns)
+	kill -KILL "$dead_pid" 2>/dev/null && pass "$sc: node $dead SIGKILLed mid-run (pid $dead_pid)" ||
+		fail "$sc: node $dead was not running at ${kill_at}s"
+	wait "$dead_pid" 2>/dev/null || true
+	t_decl=$(mono_ns)
+	if [ $drain = 1 ]; then
+		echo "$dead" >"$w/dead"
+		echo "node $dead declared dead"
+	fi
+	echo "$t_kill $t_decl" >"$w/times"
+	if [ "$sc" = switch ] && [ $ctl = 1 ]; then
+		if "${ctl_cmd[@]}" node-failed "$dead" >"$w/ctl.json"; then
+			echo "switch: $(cat "$w/ctl.json")"
+		else
+			fail "switch: node-failed command: $(cat "$w/ctl.json")"
+		fi
+		echo "$t_kill $t_decl $(mono_ns)" >"$w/times"
+	fi
+
+	local np=()
+	for n in $survivors; do np+=("$n=${pids[$n]}"); done
+	wait_nodes "$sc: " "$((duration + 20))" "$w" "${np[@]}" &&
+		pass "$sc: nodes $survivors finished, exit 0"
+	"$cluster" down >/dev/null 2>&1 || true
+
+	if python3 "$checker" --expect-nodes 3 --min-ops 100 "$w"/h[012].jsonl >"$w/check.log" 2>&1; then
+		pass "$sc: history check (nodes 0-2): $(tail -1 "$w/check.log")"
+	else
+		fail "$sc: history check:"; head -20 "$w/check.log"; tail -1 "$w/check.log"
+	fi
+	if python3 "$here/drain_report.py" "$sc" "$w" "$topo" $survivors \
+		>"$w/drain.log" 2>&1; then
+		pass "$sc: $(tail -1 "$w/drain.log")"
+	else
+		fail "$sc: $(tail -1 "$w/drain.log")"
+	fi
+	sed 's/^/      /' "$w/drain.log"
+}
+
+for sc in $scenarios; do run_scenario "$sc"; done
 echo "---- $(($(date +%s) - start_ts))s, $failures failure(s)"
 [ $failures = 0 ]

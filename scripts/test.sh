@@ -36,7 +36,7 @@ step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20
 	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
 [ -x scripts/test-restart.sh ] && step "switch restart: SIGKILL mid-run, recovery, history check (~40 s)" scripts/test-restart.sh
-[ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain, history check (~25 s)" scripts/test-drain.sh
+[ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain (homes, then the switch command), history check (~50 s)" scripts/test-drain.sh
 [ -x scripts/test-migration.sh ] &&
 	step "dynamic ownership migration (~20-40 s)" scripts/test-migration.sh
 # ~25 s: the same under 1% drop + 1% duplication of every frame type

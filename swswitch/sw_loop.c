@@ -456,6 +456,11 @@ sw_lcore_main(__rte_unused void *arg)
 			}
 		}
 
+		/* A control command (ctl.h), between two bursts. */
+		if (unlikely(__atomic_load_n(&lc->ctl.req, __ATOMIC_ACQUIRE) !=
+			     lc->ctl.done))
+			sw_ctl_apply(lc);
+
 		lc->dispatch.loops++;
 		work = 0;
 		/* Our ring first: those frames were received before this

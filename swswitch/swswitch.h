@@ -20,6 +20,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "ctl.h"
 #include "lcf_pipeline.h"
 #include "lcf_wire.h"
 #include "options.h"
@@ -152,6 +153,8 @@ struct sw_lcore {
 	/* TSC of this worker's last frame; read by the others for --idle-exit
 	 * (the process is idle only when every worker is). */
 	volatile uint64_t last_active_tsc;
+	/* Control commands (ctl.h); the worker polls `ctl.req`. */
+	struct sw_ctl ctl __rte_cache_aligned;
 } __rte_cache_aligned;
 
 struct sw_port {

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The /swswitch/... DPDK telemetry commands: the statistics document and the
- * register read-outs (the BF Runtime equivalent).
+ * The /swswitch/... DPDK telemetry commands: the statistics document, the
+ * register read-outs (the BF Runtime equivalent) and the control command
+ * for a dead memory node (ctl.c).
  *
- * Callbacks run on DPDK's telemetry thread while the workers forward. They
- * only read: per-lcore counters are naturally aligned 64-bit words (a read is
- * never torn on the 64-bit targets we build for), and the register read-outs
- * see the arrays between two packets or in the middle of one, as BF Runtime
- * reading a live Tofino's registers does. The one lock here is between
- * telemetry and teardown, never on the forwarding path.
+ * Callbacks run on DPDK's telemetry thread while the workers forward. The
+ * read-outs only read: per-lcore counters are naturally aligned 64-bit
+ * words (a read is never torn on the 64-bit targets we build for), and the
+ * registers are seen between two packets or in the middle of one, as BF
+ * Runtime reading a live Tofino's registers does. node_failed writes
+ * nothing itself: it posts to the workers, which apply it between bursts.
+ * The one lock here is between telemetry and teardown (it also serializes
+ * the commands of several clients), never on the forwarding path.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -229,6 +232,25 @@ usage:
 	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD[,TAG]");
 }
 
+/* The control command a memory node's failure needs (ctl.h). */
+static int
+stats_tel_node_failed(const char *cmd __rte_unused, const char *params,
+		      struct rte_tel_data *d)
+{
+	uint64_t node;
+	int ret = -ESRCH;
+
+	if (stats_parse_u64(params, &node) != 0 || node >= LCF_MAX_NODES)
+		return stats_tel_error(d, "usage: /swswitch/node_failed,NODE");
+	rte_spinlock_lock(&stats_tel_lock);
+	if (stats_tel_live)
+		ret = sw_ctl_node_failed((uint16_t)node, d);
+	rte_spinlock_unlock(&stats_tel_lock);
+	if (ret == -ESRCH)
+		return stats_tel_error(d, "swswitch is not running");
+	return ret;
+}
+
 static int
 stats_tel_occupancy(const char *cmd __rte_unused,
 		    const char *params __rte_unused, struct rte_tel_data *d)
@@ -277,6 +299,9 @@ stats_telemetry_register(void)
 	ret |= rte_telemetry_register_cmd("/swswitch/occupancy",
 		stats_tel_occupancy,
 		"Occupied slots per TAG way. No parameters");
+	ret |= rte_telemetry_register_cmd("/swswitch/node_failed",
+		stats_tel_node_failed,
+		"Memory node NODE failed: evict its locked and listing blocks, reset its requester rows. Parameter: node");
 	return ret < 0 ? -EINVAL : 0;
 }
 

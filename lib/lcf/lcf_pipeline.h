@@ -318,6 +318,34 @@ const struct lcf_pipeline_config *lcf_pipeline_config(const struct lcf_pipeline 
 uint32_t lcf_pipeline_slot(const struct lcf_pipeline_config *cfg, uint32_t way,
 			   uint64_t tag);
 
+/* What lcf_pipeline_node_failed() changed. */
+struct lcf_node_failed_report {
+	uint32_t locked;        /* entries evicted because their lock was held */
+	uint32_t copyset;       /* unlocked entries evicted: node in COPYSET */
+	uint32_t modified;      /* of all evicted: Modified at the node */
+	uint32_t requesters;    /* requester rows changed (SCOREBOARD of any
+				 * node, LAST-UNLOCK of the dead one) */
+};
+
+/**
+ * The control-plane action for a memory node declared dead (docs/FAULTS.md
+ * section 2): evict from the TAG ways every block whose LOCK is held (its
+ * holders are not recorded, so the dead node may be one) or whose COPYSET
+ * lists `node`, zero every requester's SCOREBOARD row (no lock is held
+ * any more, so no score may remain) and the node's LAST-UNLOCK rows. An
+ * evicted block looks exactly like one lost in a switch restart; its home
+ * agent recovers it. Idempotent. Run it between two passes, on the thread
+ * that drives the pipeline.
+ *
+ * @param tags  receives the evicted tags, at most `max_tags` of them (the
+ *              report counts all); may be NULL when `max_tags` is 0.
+ * @return 0, or -EINVAL when `node` is not a node of the topology (nothing
+ *         is changed).
+ */
+int lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
+			     struct lcf_node_failed_report *rep,
+			     uint64_t *tags, uint32_t max_tags);
+
 /** Name of an action ("unknown" when out of range). */
 const char *lcf_action_name(enum lcf_action a);
 

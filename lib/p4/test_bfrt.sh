@@ -202,6 +202,65 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
 check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET of 3 ways, "
       "LAST-UNLOCK and SCOREBOARD")
 
+# the node-failed script: stop the world (every port down), evict the locked
+# and listing slots of every way (and only those), clear SCOREBOARD and the
+# dead node's LAST-UNLOCK rows, bring the survivors' ports back
+class Regs(Rec):
+    """Rec whose register dump() answers with slots of `regs`
+    ({register path: {slot: value}}), one value per pipe (two pipes)."""
+    def __init__(self, log, regs, path=""):
+        Rec.__init__(self, log, path)
+        self._regs = regs
+    def __getattr__(self, name):
+        return Regs(self._log, self._regs,
+                    self._path + "." + name if self._path else name)
+    def __call__(self, *args, **kw):
+        Rec.__call__(self, *args, **kw)
+        reg, _, meth = self._path.rpartition(".")
+        if meth != "dump":
+            return self
+        class Ent:
+            def __init__(self, i, v):
+                self.key = {b"$REGISTER_INDEX": i}
+                self.data = {b"LcfIngress.%s.f1" % reg.split(".", 3)[3].encode(): [0, v]}
+        return [Ent(i, v) for i, v in self._regs.get(reg, {}).items()]
+dead = ids[-1]
+ig = "lcf.pipe.LcfIngress."
+regs = {ig + "lcs0.lock": {5: 0x8000, 6: 0},
+        ig + "lcs0.copyset": {5: 1, 9: 1 << ids[0], 11: 1 << dead},
+        ig + "lcs1.copyset": {7: (1 << dead) | 1}}
+p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", str(dead),
+                    "--ways", "2", "--port-map", "%d:200" % nodes[-1]["port"]],
+                   capture_output=True, text=True)
+log = []
+if p.returncode == 0:
+    exec(compile(p.stdout, "node-failed", "exec"),
+         {"bfrt": Regs(log, regs), "print": lambda *a: None})
+ports = [(kw["DEV_PORT"], kw["PORT_ENABLE"]) for t, m, a, kw in log if t == "port.port"]
+devs = sorted(200 if i == dead else n["port"] for i, n in zip(ids, nodes))
+work = [i for i, (t, m, a, kw) in enumerate(log) if m in ("mod", "dump", "clear") and t != "port.port"]
+down = [i for i, (t, m, a, kw) in enumerate(log) if t == "port.port" and not kw["PORT_ENABLE"]]
+up = [i for i, (t, m, a, kw) in enumerate(log) if t == "port.port" and kw["PORT_ENABLE"]]
+check(sorted(d for d, e in ports if not e) == devs and
+      sorted(d for d, e in ports if e) == [d for d in devs if d != 200] and
+      work and max(down) < min(work) and max(work) < min(up),
+      "--node-failed %d: every port down before the first register access, "
+      "the survivors' up again after the last" % dead)
+mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log
+              if m == "mod" and t != "port.port")
+want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
+              [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
+               for r in ("lock", "gstatus", "copyset")] +
+              [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
+check(mods == want and [t for t, m, a, kw in log if m == "clear"] == [ig + "scoreboard.scoreboard"],
+      "--node-failed: evicts the locked slot and the slots listing node %d in each way "
+      "(TAG, LOCK, G-STATUS, COPYSET), not the others; clears SCOREBOARD and its "
+      "%d LAST-UNLOCK rows" % (dead, threads))
+p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
+                   capture_output=True, text=True)
+check(p.returncode != 0 and "not a node" in p.stderr,
+      "--node-failed refuses a node outside the topology")
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
 PYEOF
