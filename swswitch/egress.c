@@ -19,14 +19,30 @@
 #include "swswitch.h"
 
 void
+egress_txq_flush(struct sw_lcore *lc, uint16_t tport)
+{
+	struct egress_txq *q = &lc->txq[tport];
+	uint16_t sent;
+
+	if (q->n == 0)
+		return;
+	/* Tx queue = worker index: each worker has its own on every port. */
+	sent = rte_eth_tx_burst(q->port_id, (uint16_t)lc->index, q->pkts, q->n);
+	lc->port[tport].tx += sent;
+	if (unlikely(sent < q->n)) {
+		lc->port[tport].tx_dropped += q->n - sent;
+		rte_pktmbuf_free_bulk(&q->pkts[sent], q->n - sent);
+	}
+	q->n = 0;
+}
+
+void
 egress_flush(struct sw_lcore *lc)
 {
 	uint16_t p;
 
 	for (p = 0; p < sw_app.n_ports; p++)
-		lc->port[p].tx += rte_eth_tx_buffer_flush(sw_app.ports[p].port_id,
-							  (uint16_t)lc->index,
-							  lc->tx_buf[p]);
+		egress_txq_flush(lc, p);
 }
 
 /*
@@ -160,21 +176,13 @@ egress_lcore_init(struct sw_lcore *lc, int socket)
 {
 	uint16_t p;
 
-	for (p = 0; p < sw_app.n_ports; p++) {
-		struct rte_eth_dev_tx_buffer *buf;
-
-		buf = rte_zmalloc_socket("tx_buffer",
-					 RTE_ETH_TX_BUFFER_SIZE(SW_MAX_PKT_BURST),
-					 0, socket);
-		if (buf == NULL)
-			return -ENOMEM;
-		rte_eth_tx_buffer_init(buf, SW_MAX_PKT_BURST);
-		/* Unsent packets are freed and counted as the port's tx drops. */
-		rte_eth_tx_buffer_set_err_callback(buf,
-			rte_eth_tx_buffer_count_callback,
-			&lc->port[p].tx_dropped);
-		lc->tx_buf[p] = buf;
-	}
+	lc->txq = rte_zmalloc_socket("egress_txq",
+				     sw_app.n_ports * sizeof(*lc->txq),
+				     RTE_CACHE_LINE_SIZE, socket);
+	if (lc->txq == NULL)
+		return -ENOMEM;
+	for (p = 0; p < sw_app.n_ports; p++)
+		lc->txq[p].port_id = sw_app.ports[p].port_id;
 	return 0;
 }
 
@@ -183,8 +191,10 @@ egress_lcore_free(struct sw_lcore *lc)
 {
 	uint16_t p;
 
-	for (p = 0; p < SW_MAX_PORTS; p++) {
-		rte_free(lc->tx_buf[p]);
-		lc->tx_buf[p] = NULL;
-	}
+	if (lc->txq == NULL)
+		return;
+	for (p = 0; p < sw_app.n_ports; p++)
+		rte_pktmbuf_free_bulk(lc->txq[p].pkts, lc->txq[p].n);
+	rte_free(lc->txq);
+	lc->txq = NULL;
 }

@@ -16,14 +16,30 @@
 #include "lcf_wire.h"
 #include "swswitch.h"
 
+/*
+ * Frames one worker has for one port, sent as one tx burst when
+ * SW_MAX_PKT_BURST are there or at the drain timer. What
+ * rte_eth_tx_buffer() does, without its per-frame call and with the port
+ * id beside the array instead of in sw_app.
+ */
+struct egress_txq {
+	uint16_t port_id;
+	uint16_t n;
+	struct rte_mbuf *pkts[SW_MAX_PKT_BURST];
+};
+
+/** Hand the frames `lc` holds for topology port `tport` to the PMD. */
+void egress_txq_flush(struct sw_lcore *lc, uint16_t tport);
+
 /* Queue `m` for topology port `tport`, past fault injection. */
 static inline void
 egress_tx(struct sw_lcore *lc, uint16_t tport, struct rte_mbuf *m)
 {
-	/* Tx queue = worker index: each worker has its own on every port. */
-	lc->port[tport].tx += rte_eth_tx_buffer(sw_app.ports[tport].port_id,
-						(uint16_t)lc->index,
-						lc->tx_buf[tport], m);
+	struct egress_txq *q = &lc->txq[tport];
+
+	q->pkts[q->n++] = m;
+	if (unlikely(q->n == SW_MAX_PKT_BURST))
+		egress_txq_flush(lc, tport);
 }
 
 /* Queue `m` for topology port `tport`; the buffer sends when it is full. */
@@ -32,11 +48,14 @@ egress_send(struct sw_lcore *lc, uint16_t tport, struct rte_mbuf *m)
 {
 	struct rte_mbuf *dup;
 
-	if (unlikely(lc->fault != NULL) &&
-	    fault_apply(lc->fault, FAULT_OUT, tport, m, &dup))
+	if (likely(lc->fault == NULL)) {
+		egress_tx(lc, tport, m);
+		return;
+	}
+	if (fault_apply(lc->fault, FAULT_OUT, tport, m, &dup))
 		return;
 	egress_tx(lc, tport, m);
-	if (unlikely(lc->fault != NULL) && dup != NULL)
+	if (dup != NULL)
 		egress_tx(lc, tport, dup);
 }
 
@@ -54,13 +73,13 @@ void egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 		 const struct lcf_frame_view *view, struct lcf_result *res);
 
 /**
- * Allocate and attach a tx buffer for every port of `lc`.
+ * Allocate the tx queues of `lc`, one per port.
  *
  * @return 0 or -ENOMEM.
  */
 int egress_lcore_init(struct sw_lcore *lc, int socket);
 
-/** Free the tx buffers of `lc` (flush first). */
+/** Free the tx queues of `lc` and the frames they still hold (flush first). */
 void egress_lcore_free(struct sw_lcore *lc);
 
 #endif /* SW_EGRESS_H */

@@ -59,12 +59,13 @@ extern int sw_logtype;
 struct l2_table;
 struct fault_lcore;
 struct bench_rx;
+struct egress_txq;
 
 /* Per topology port, per lcore. Written by the owning lcore only. */
 struct sw_port_stats {
 	uint64_t rx;
 	uint64_t tx;
-	uint64_t tx_dropped;  /* tx buffer could not hand them to the PMD */
+	uint64_t tx_dropped;  /* the PMD's tx queue did not take them */
 	uint64_t dropped;     /* ingress frames the switch dropped */
 };
 
@@ -138,7 +139,7 @@ struct sw_lcore {
 
 	uint16_t n_rxq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
-	struct rte_eth_dev_tx_buffer *tx_buf[SW_MAX_PORTS];
+	struct egress_txq *txq;      /* [n_ports]: frames waiting for tx */
 
 	/* At most one burst of resubmits: every packet resubmits at most once. */
 	uint16_t n_resubmit;
