@@ -4,11 +4,12 @@
  *
  * One copy: the received mbuf is rewritten in place and sent. Several copies
  * (invalidation multicast, the shadow mirror): like DPDK's ipv4_multicast,
- * each copy is a small header mbuf holding its own rewritten Ethernet/IPv4/
- * UDP/LCF headers, chained to an indirect clone of the original whose data
- * starts after the headers, so the payload (a 4 KB block, say) is shared and
- * never copied. Ports whose PMD does not take multi-segment mbufs get a flat
- * copy instead.
+ * each copy but the last is a small header mbuf holding its own rewritten
+ * Ethernet/IPv4/UDP/LCF headers, chained to an indirect clone of the
+ * original whose data starts after the headers, so the payload (a 4 KB
+ * block, say) is shared and never copied; the last copy is the received
+ * mbuf, rewritten in place. Ports whose PMD does not take multi-segment
+ * mbufs get a flat copy instead of a chain.
  */
 #include <rte_atomic.h>
 #include <rte_branch_prediction.h>
@@ -53,21 +54,25 @@ egress_flush(struct sw_lcore *lc)
 #define EGRESS_MIRROR_SHIFT 32
 
 /*
- * Address the result's header to copy `bit`'s node: set in place, field by
- * field (a copy of the whole header just after the pipeline's narrow
- * stores to it would stall on store forwarding). `flags` are the result's
- * own.
+ * Address copy `bit` of a frame whose LCF header (at `lcf`) already holds
+ * the result's header: its node, its flags (the data provider's copy gets
+ * LCF_F_DATA_PROVIDER) and its Ethernet/IPv4 destination. Returns the
+ * topology port to send it on.
  */
 static inline uint16_t
-egress_copy_msg(struct lcf_result *res, unsigned int bit, uint8_t flags)
+egress_address(uint8_t *frame, const struct lcf_frame_view *view,
+	       const struct lcf_result *res, unsigned int bit,
+	       const struct lcf_addr *src)
 {
-	uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
+	const uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
+	const struct topo_node *node = topo_node_by_id(&sw_app.topo, n);
+	uint8_t flags = res->out.flags;
 
-	res->out.dst_node = n;
-	res->out.flags = flags;
 	if (n == res->provider && bit < EGRESS_MIRROR_SHIFT)
-		res->out.flags |= LCF_F_DATA_PROVIDER;
-	return n;
+		flags |= LCF_F_DATA_PROVIDER;
+	lcf_hdr_address(frame + view->lcf_off, n, flags);
+	lcf_frame_readdress(frame, view, &node->addr, src);
+	return node->port;
 }
 
 static struct rte_mbuf *
@@ -101,9 +106,40 @@ egress_chain(struct rte_mbuf *m, uint16_t hdr_len)
 	return hdr;
 }
 
+/*
+ * A flat copy for a port that takes no chains. A one-segment frame is
+ * copied here, which for a coherence frame of a few dozen bytes is a small
+ * fraction of what the general rte_pktmbuf_copy() costs; the rest goes to
+ * it.
+ */
+static struct rte_mbuf *
+egress_flat_copy(struct rte_mbuf *m)
+{
+	const uint16_t len = rte_pktmbuf_data_len(m);
+	struct rte_mbuf *c;
+
+	if (m->nb_segs != 1)
+		return rte_pktmbuf_copy(m, sw_app.pkt_pool, 0, UINT32_MAX);
+	c = rte_pktmbuf_alloc(sw_app.pkt_pool);
+	if (unlikely(c == NULL))
+		return NULL;
+	if (unlikely(rte_pktmbuf_tailroom(c) < len)) {
+		rte_pktmbuf_free(c);
+		return rte_pktmbuf_copy(m, sw_app.pkt_pool, 0, UINT32_MAX);
+	}
+	/* What rte_pktmbuf_copy() keeps of the original's metadata. */
+	__rte_pktmbuf_copy_hdr(c, m);
+	c->ol_flags = m->ol_flags & ~(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL);
+	rte_memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, void *),
+		   len);
+	c->data_len = len;
+	c->pkt_len = len;
+	return c;
+}
+
 void
 egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
-	    const struct lcf_frame_view *view, struct lcf_result *res)
+	    const struct lcf_frame_view *view, const struct lcf_result *res)
 {
 	const struct topo *t = &sw_app.topo;
 	const struct lcf_addr *src = res->from_switch ? &t->sw.addr : NULL;
@@ -112,8 +148,7 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	const uint64_t nodes = t->node_mask |
 			       (uint64_t)t->node_mask << EGRESS_MIRROR_SHIFT;
 	const uint16_t hdr_len = view->lcf_off + LCF_HDR_LEN;
-	const uint8_t flags = res->out.flags;
-	const struct topo_node *node;
+	uint16_t tport;
 
 	/* Two 4-byte loads, kept apart: compilers otherwise make one 8-byte
 	 * load of the two fields the pipeline has just stored separately,
@@ -133,42 +168,45 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 		return;
 	}
 
+	/* The header every copy shares, once; each copy then gets its own
+	 * node, flags and addresses. */
+	lcf_hdr_encode(&res->out, rte_pktmbuf_mtod(m, uint8_t *) + view->lcf_off);
 	if ((dests & (dests - 1)) == 0) {
-		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), flags);
-
-		node = topo_node_by_id(t, n);
-		lcf_frame_rewrite(rte_pktmbuf_mtod(m, uint8_t *), view, &res->out,
-				  &node->addr, src);
+		tport = egress_address(rte_pktmbuf_mtod(m, uint8_t *), view, res,
+				       rte_bsf64(dests), src);
 		lc->egress.copies++;
-		egress_send(lc, node->port, m);
+		egress_send(lc, tport, m);
 		return;
 	}
 
 	lc->egress.multicast++;
 	while (dests != 0) {
-		uint16_t n = egress_copy_msg(res, rte_bsf64(dests), flags);
+		const unsigned int bit = rte_bsf64(dests);
+		const uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
 		struct rte_mbuf *c;
 
 		dests &= dests - 1;
-		node = topo_node_by_id(t, n);
-		if (likely(sw_app.ports[node->port].chain_ok)) {
+		if (dests == 0) {
+			/* The last copy is the received frame itself: the
+			 * others were made from it and hold their own
+			 * references to its payload. */
+			c = m;
+		} else if (likely(sw_app.ports[topo_node_by_id(t, n)->port].chain_ok)) {
 			c = egress_chain(m, hdr_len);
 			lc->egress.chained += c != NULL;
 		} else {
-			c = rte_pktmbuf_copy(m, sw_app.pkt_pool, 0, UINT32_MAX);
+			c = egress_flat_copy(m);
 			lc->egress.flat_copies += c != NULL;
 		}
 		if (unlikely(c == NULL)) {
 			lc->egress.nombuf++;
 			continue;
 		}
-		lcf_frame_rewrite(rte_pktmbuf_mtod(c, uint8_t *), view, &res->out,
-				  &node->addr, src);
+		tport = egress_address(rte_pktmbuf_mtod(c, uint8_t *), view, res,
+				       bit, src);
 		lc->egress.copies++;
-		egress_send(lc, node->port, c);
+		egress_send(lc, tport, c);
 	}
-	/* The copies hold their own references to the payload. */
-	rte_pktmbuf_free(m);
 }
 
 int

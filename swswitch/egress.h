@@ -64,13 +64,13 @@ void egress_flush(struct sw_lcore *lc);
 
 /**
  * Emit the copies an LCF_V_EMIT result asks for. `m` holds the frame that
- * `view` describes; it is consumed (rewritten and sent, or its payload
- * shared by the copies and the original reference freed). The header in
- * `res->out` is addressed to each copy in turn: its dst_node and flags are
- * the last copy's on return.
+ * `view` describes; it is consumed: rewritten and sent as the only or the
+ * last copy, the other copies being made from it before (header mbufs
+ * sharing its payload, or flat copies for ports that take no chains).
  */
 void egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
-		 const struct lcf_frame_view *view, struct lcf_result *res);
+		 const struct lcf_frame_view *view,
+		 const struct lcf_result *res);
 
 /**
  * Allocate the tx queues of `lc`, one per port.

@@ -8,6 +8,10 @@
 #include <string.h>
 
 #include <arpa/inet.h>
+#if defined(__SSSE3__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#include <tmmintrin.h>
+#define LCF_WIRE_SHUFFLE 1
+#endif
 
 #include "lcf_wire.h"
 
@@ -25,6 +29,14 @@ _Static_assert(offsetof(struct lcf_hdr, tag) == 16, "tag at 16");
 _Static_assert(offsetof(struct lcf_hdr, dst_node) == 24, "dst_node at 24");
 _Static_assert(offsetof(struct lcf_hdr, len) == 26, "len at 26");
 _Static_assert(offsetof(struct lcf_hdr, aux) == 28, "aux at 28");
+/* The host-order header has the same layout, which lets hdr_swap() convert
+ * the whole header with two byte shuffles. */
+_Static_assert(sizeof(struct lcf_msg) == LCF_HDR_LEN, "lcf_msg is 32 bytes");
+_Static_assert(offsetof(struct lcf_msg, node) == 4 &&
+	       offsetof(struct lcf_msg, seq) == 8 &&
+	       offsetof(struct lcf_msg, tag) == 16 &&
+	       offsetof(struct lcf_msg, dst_node) == 24 &&
+	       offsetof(struct lcf_msg, aux) == 28, "lcf_msg has the wire layout");
 
 #define ETHERTYPE_IPV4 0x0800
 #define IPPROTO_UDP_ 17
@@ -108,7 +120,41 @@ be16_store(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-/* Inline for lcf_frame_classify(), which runs on every frame. */
+#ifdef LCF_WIRE_SHUFFLE
+/*
+ * Wire header <-> host-order struct lcf_msg, either way: every field is in
+ * the same place in both (asserted above), so converting is reversing the
+ * bytes of each multi-byte field, one shuffle per 16 bytes instead of a
+ * load, swap and store per field.
+ */
+static inline void
+hdr_swap(const void *src, void *dst)
+{
+	const __m128i lo = _mm_setr_epi8(0, 1, 2, 3, 5, 4, 7, 6,
+					 11, 10, 9, 8, 15, 14, 13, 12);
+	const __m128i hi = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0,
+					 9, 8, 11, 10, 15, 14, 13, 12);
+	const uint8_t *s = src;
+	uint8_t *d = dst;
+	__m128i a = _mm_loadu_si128((const __m128i *)s);
+	__m128i b = _mm_loadu_si128((const __m128i *)(s + 16));
+
+	_mm_storeu_si128((__m128i *)d, _mm_shuffle_epi8(a, lo));
+	_mm_storeu_si128((__m128i *)(d + 16), _mm_shuffle_epi8(b, hi));
+}
+
+static inline void
+hdr_decode(const void *buf, struct lcf_msg *m)
+{
+	hdr_swap(buf, m);
+}
+
+static inline void
+hdr_encode(const struct lcf_msg *m, void *buf)
+{
+	hdr_swap(m, buf);
+}
+#else
 static inline void
 hdr_decode(const void *buf, struct lcf_msg *m)
 {
@@ -128,14 +174,8 @@ hdr_decode(const void *buf, struct lcf_msg *m)
 	m->aux = be32_load(p + 28);
 }
 
-void
-lcf_hdr_decode(const void *buf, struct lcf_msg *m)
-{
-	hdr_decode(buf, m);
-}
-
-void
-lcf_hdr_encode(const struct lcf_msg *m, void *buf)
+static inline void
+hdr_encode(const struct lcf_msg *m, void *buf)
 {
 	uint8_t *p = buf;
 
@@ -151,6 +191,19 @@ lcf_hdr_encode(const struct lcf_msg *m, void *buf)
 	be16_store(p + 24, m->dst_node);
 	be16_store(p + 26, m->len);
 	be32_store(p + 28, m->aux);
+}
+#endif
+
+void
+lcf_hdr_decode(const void *buf, struct lcf_msg *m)
+{
+	hdr_decode(buf, m);
+}
+
+void
+lcf_hdr_encode(const struct lcf_msg *m, void *buf)
+{
+	hdr_encode(m, buf);
 }
 
 enum lcf_drop
@@ -310,13 +363,13 @@ sum16(const uint8_t *p, uint32_t len)
 }
 
 void
-lcf_frame_rewrite(uint8_t *f, const struct lcf_frame_view *v,
-		  const struct lcf_msg *msg, const struct lcf_addr *dst,
-		  const struct lcf_addr *src)
+lcf_frame_readdress(uint8_t *f, const struct lcf_frame_view *v,
+		    const struct lcf_addr *dst, const struct lcf_addr *src)
 {
 	uint8_t *ip = f + v->l3_off;
 	const uint32_t ihl = (uint32_t)(v->l4_off - v->l3_off);
-	uint32_t sip, sum;
+	uint32_t sip, w2;
+	uint64_t sum, w8;
 	uint16_t ck;
 
 	if (src)
@@ -332,14 +385,29 @@ lcf_frame_rewrite(uint8_t *f, const struct lcf_frame_view *v,
 	/* A fresh header checksum, summed from the addresses as values
 	 * rather than read back after storing them (and the checksum field
 	 * skipped rather than zeroed): fewer instructions, and no load that
-	 * waits on the stores just made. */
-	sum = sum16(ip, 10) + sum16(ip + LCF_IPV4_LEN, ihl - LCF_IPV4_LEN) +
-	      (sip & 0xffff) + (sip >> 16) +
-	      (dst->ip & 0xffff) + (dst->ip >> 16);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
+	 * waits on the stores just made. The first 10 bytes and the
+	 * addresses are added as 32-bit words into 64 bits: folded, that is
+	 * the same ones' complement sum as 16-bit words (2^16 = 1 mod
+	 * 2^16 - 1). */
+	memcpy(&w8, ip, 8);
+	memcpy(&w2, ip + 8, 2);
+	w2 &= 0xffff;
+	sum = (w8 & 0xffffffff) + (w8 >> 32) + w2 + sip + dst->ip +
+	      sum16(ip + LCF_IPV4_LEN, ihl - LCF_IPV4_LEN);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
 	ck = (uint16_t)~sum;
 	memcpy(ip + 10, &ck, 2);
 	be16_store(f + v->l4_off + 6, 0);
-	lcf_hdr_encode(msg, f + v->lcf_off);
+}
+
+void
+lcf_frame_rewrite(uint8_t *f, const struct lcf_frame_view *v,
+		  const struct lcf_msg *msg, const struct lcf_addr *dst,
+		  const struct lcf_addr *src)
+{
+	lcf_frame_readdress(f, v, dst, src);
+	hdr_encode(msg, f + v->lcf_off);
 }

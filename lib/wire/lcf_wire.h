@@ -222,6 +222,27 @@ void lcf_frame_rewrite(uint8_t *frame, const struct lcf_frame_view *view,
 		       const struct lcf_msg *msg, const struct lcf_addr *dst,
 		       const struct lcf_addr *src);
 
+/**
+ * The addressing part of lcf_frame_rewrite() alone: dst MAC/IP, src MAC/IP
+ * when `src` is not NULL, a fresh IPv4 checksum, UDP checksum 0. The LCF
+ * header is left as it is.
+ */
+void lcf_frame_readdress(uint8_t *frame, const struct lcf_frame_view *view,
+			 const struct lcf_addr *dst,
+			 const struct lcf_addr *src);
+
+/**
+ * Set the two per-copy fields of an encoded LCF header at `hdr`: the
+ * destination node and the flags.
+ */
+static inline void
+lcf_hdr_address(uint8_t *hdr, uint16_t dst_node, uint8_t flags)
+{
+	hdr[offsetof(struct lcf_hdr, flags)] = flags;
+	hdr[offsetof(struct lcf_hdr, dst_node)] = (uint8_t)(dst_node >> 8);
+	hdr[offsetof(struct lcf_hdr, dst_node) + 1] = (uint8_t)dst_node;
+}
+
 /** RFC 1071 checksum of an IPv4 header of `len` bytes (checksum field as is). */
 uint16_t lcf_ipv4_cksum(const void *iphdr, uint32_t len);
 
