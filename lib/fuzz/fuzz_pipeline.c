@@ -8,7 +8,9 @@
  *  - a dropped packet changed no register (digest);
  *  - no lock has the writer bit and readers at once;
  *  - every emitted copy goes to existing nodes, the provider is one of them;
- *  - a packet is resubmitted at most once.
+ *  - a packet is resubmitted at most once;
+ * and for every frame, that lcf_frame_classify_fast() (swswitch's parser)
+ * finds what lcf_frame_classify() finds.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,27 @@ run_pass(const struct lcf_msg *m, uint16_t port, bool resub, uint64_t md,
 	check_locks();
 }
 
+/* The shortcut must agree with the ordered checks on every input: class,
+ * drop reason, and for a pipeline frame its view and message. */
+static void
+check_classify_fast(const uint8_t *frame, uint32_t len,
+		    enum lcf_frame_class cls, const struct lcf_frame_view *v,
+		    const struct lcf_msg *m, enum lcf_drop why)
+{
+	struct lcf_frame_view v2;
+	struct lcf_msg m2;
+	enum lcf_drop why2;
+
+	CHECK(lcf_frame_classify_fast(frame, len, 7340, &v2, &m2, &why2) == cls);
+	if (cls == LCF_FRAME_DROP)
+		CHECK(why2 == why);
+	if (cls == LCF_FRAME_PIPELINE) {
+		CHECK(why2 == LCF_DROP_NONE);
+		CHECK(memcmp(&v2, v, sizeof(v2)) == 0);
+		CHECK(memcmp(&m2, m, sizeof(m2)) == 0);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -108,13 +131,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct lcf_result res;
 		struct lcf_msg m;
 		enum lcf_drop why;
+		enum lcf_frame_class cls;
 
 		memcpy(frame, data + 2, len);
 		data += 2 + len;
 		size -= 2 + len;
 		in_burst++;
-		switch (lcf_frame_classify(frame, (uint32_t)len, 7340, &v, &m,
-					   &why)) {
+		cls = lcf_frame_classify(frame, (uint32_t)len, 7340, &v, &m,
+					 &why);
+		check_classify_fast(frame, (uint32_t)len, cls, &v, &m, why);
+		switch (cls) {
 		case LCF_FRAME_DROP:
 			lcf_pipeline_count_drop(pipe_, why);
 			break;

@@ -198,6 +198,76 @@ Test(wire, rewrite_sets_addresses_checksums_and_header)
 	cr_assert_eq(f[LCF_OFF + 25], 7, "dst_node");
 }
 
+/* swswitch's parser: the same answer as lcf_frame_classify() for `f`. */
+static void
+expect_fast_agrees(const uint8_t *f, uint32_t len, uint16_t port)
+{
+	struct lcf_frame_view v, v2;
+	struct lcf_msg m, m2;
+	enum lcf_drop why = LCF_DROP_NONE, why2 = LCF_DROP_NONE;
+	enum lcf_frame_class c, c2;
+
+	c = lcf_frame_classify(f, len, port, &v, &m, &why);
+	c2 = lcf_frame_classify_fast(f, len, port, &v2, &m2, &why2);
+	cr_assert_eq(c2, c, "class, len %u", len);
+	if (c == LCF_FRAME_DROP)
+		cr_assert_eq(why2, why, "reason, len %u", len);
+	if (c == LCF_FRAME_PIPELINE) {
+		cr_assert_eq(memcmp(&v2, &v, sizeof(v)), 0);
+		cr_assert_eq(memcmp(&m2, &m, sizeof(m)), 0);
+	}
+}
+
+Test(wire, fast_classify_agrees_on_every_byte_and_length)
+{
+	static const uint8_t values[] = { 0x00, 0x01, 0x02, 0x03, 0x08,
+					  0x09, 0x0a, 0x11, 0x1c, 0x20,
+					  0x3f, 0x40, 0x45, 0x46, 0x7f,
+					  0x80, 0xf8, 0xff };
+	struct lcf_msg m = sample();
+	uint8_t f[256], g[256];
+	int n;
+
+	m.node = 3;
+	n = build(f, &m, "12345678");
+	for (int i = 0; i <= n; i++)
+		expect_fast_agrees(f, (uint32_t)i, LCF_DEFAULT_PORT);
+	expect_fast_agrees(f, (uint32_t)n, LCF_DEFAULT_PORT + 1);
+	for (int i = 0; i < n; i++)
+		for (size_t k = 0; k < sizeof(values); k++) {
+			memcpy(g, f, (size_t)n);
+			g[i] = values[k];
+			expect_fast_agrees(g, (uint32_t)n, LCF_DEFAULT_PORT);
+			g[i] = (uint8_t)(f[i] + values[k]);
+			expect_fast_agrees(g, (uint32_t)n, LCF_DEFAULT_PORT);
+		}
+}
+
+Test(wire, rewrite_checksum_with_ip_options)
+{
+	struct lcf_msg m = sample(), got;
+	struct lcf_frame_view v;
+	enum lcf_drop why;
+	uint8_t f[256], g[256];
+	int n;
+
+	m.node = 1;
+	n = build(f, &m, NULL);
+	/* Move the UDP datagram back by 8 bytes of IPv4 options (NOPs). */
+	memcpy(g, f, LCF_ETH_LEN + LCF_IPV4_LEN);
+	memset(g + LCF_ETH_LEN + LCF_IPV4_LEN, 1, 8);
+	memcpy(g + LCF_ETH_LEN + LCF_IPV4_LEN + 8, f + LCF_ETH_LEN + LCF_IPV4_LEN,
+	       (size_t)n - LCF_ETH_LEN - LCF_IPV4_LEN);
+	g[LCF_ETH_LEN] = 0x47;
+	g[LCF_ETH_LEN + 3] += 8;     /* total length, low byte */
+	cr_assert_eq(lcf_frame_classify_fast(g, (uint32_t)n + 8, 7340, &v, &got,
+					     &why), LCF_FRAME_PIPELINE);
+	cr_assert_eq(v.lcf_off, LCF_ETH_LEN + 28 + LCF_UDP_LEN);
+	lcf_frame_readdress(g, &v, &dst, &src);
+	cr_assert_eq(lcf_ipv4_cksum(g + LCF_ETH_LEN, 28), 0);
+	cr_assert_arr_eq(g + LCF_ETH_LEN + 16, &dst.ip, 4);
+}
+
 Test(wire, names_come_from_the_x_macros)
 {
 	cr_assert_str_eq(lcf_type_name(LCF_T_READ_MISS), "READ_MISS");

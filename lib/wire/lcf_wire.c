@@ -76,48 +76,30 @@ lcf_gstatus_name(uint8_t gs)
 	return gs < 3 ? names[gs] : "?";
 }
 
-static inline uint32_t
-be32_load(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline void
-be32_store(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* In halves: compilers turn each half into one load (store) and a byte
- * swap, but leave an 8-iteration byte loop a loop. */
-static inline uint64_t
-be64_load(const uint8_t *p)
-{
-	return (uint64_t)be32_load(p) << 32 | be32_load(p + 4);
-}
-
-static inline void
-be64_store(uint8_t *p, uint64_t v)
-{
-	be32_store(p, (uint32_t)(v >> 32));
-	be32_store(p + 4, (uint32_t)v);
-}
+/* Big-endian loads and stores as one access and a byte swap (the byte
+ * loops they replace were not always merged by the compiler). */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define BE16(x) __builtin_bswap16(x)
+#define BE32(x) __builtin_bswap32(x)
+#else
+#define BE16(x) (x)
+#define BE32(x) (x)
+#endif
 
 static inline uint16_t
 be16_load(const uint8_t *p)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return BE16(v);
 }
 
 static inline void
 be16_store(uint8_t *p, uint16_t v)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
+	v = BE16(v);
+	memcpy(p, &v, 2);
 }
 
 #ifdef LCF_WIRE_SHUFFLE
@@ -155,6 +137,35 @@ hdr_encode(const struct lcf_msg *m, void *buf)
 	hdr_swap(m, buf);
 }
 #else
+static inline uint32_t
+be32_load(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return BE32(v);
+}
+
+static inline void
+be32_store(uint8_t *p, uint32_t v)
+{
+	v = BE32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline uint64_t
+be64_load(const uint8_t *p)
+{
+	return (uint64_t)be32_load(p) << 32 | be32_load(p + 4);
+}
+
+static inline void
+be64_store(uint8_t *p, uint64_t v)
+{
+	be32_store(p, (uint32_t)(v >> 32));
+	be32_store(p + 4, (uint32_t)v);
+}
+
 static inline void
 hdr_decode(const void *buf, struct lcf_msg *m)
 {
@@ -251,6 +262,76 @@ lcf_ipv4_cksum(const void *iphdr, uint32_t len)
 	return (uint16_t)~ntohs((uint16_t)sum);
 }
 
+/*
+ * The fixed-value fields of the common frame (at least LCF_FRAME_HDRS
+ * bytes): EtherType IPv4, IPv4 with a 20-byte header, not a fragment, UDP,
+ * destination port `lcf_port`, LCF version 1, no reserved flag, node below
+ * LCF_MAX_NODES.
+ */
+#ifdef LCF_WIRE_SHUFFLE
+/* As two masked 16-byte compares, frame bytes 12-27 and 32-47. */
+static inline bool
+fixed_fields_ok(const uint8_t *f, uint16_t lcf_port)
+{
+	const __m128i mask_a = _mm_setr_epi8(-1, -1, -1, 0, 0, 0, 0, 0,
+					     0x3f, -1, 0, -1, 0, 0, 0, 0);
+	const __m128i want_a = _mm_setr_epi8(0x08, 0x00, 0x45, 0, 0, 0, 0, 0,
+					     0, 0, 0, IPPROTO_UDP_, 0, 0, 0, 0);
+	const __m128i mask_b = _mm_setr_epi8(0, 0, 0, 0, -1, -1, 0, 0,
+					     0, 0, -1, 0, (char)0xf8, 0, -1,
+					     (char)0xe0);
+	const __m128i want_b = _mm_insert_epi16(
+		_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0,
+			      0, 0, LCF_VERSION, 0, 0, 0, 0, 0),
+		BE16(lcf_port), 2);
+	__m128i a = _mm_loadu_si128((const __m128i *)(f + 12));
+	__m128i b = _mm_loadu_si128((const __m128i *)(f + 32));
+	__m128i eq = _mm_and_si128(
+		_mm_cmpeq_epi8(_mm_and_si128(a, mask_a), want_a),
+		_mm_cmpeq_epi8(_mm_and_si128(b, mask_b), want_b));
+
+	return _mm_movemask_epi8(eq) == 0xffff;
+}
+#else
+static inline bool
+fixed_fields_ok(const uint8_t *f, uint16_t lcf_port)
+{
+	const uint8_t *ip = f + LCF_ETH_LEN, *udp = ip + LCF_IPV4_LEN;
+	const uint8_t *lcf = udp + LCF_UDP_LEN;
+
+	return be16_load(f + 12) == ETHERTYPE_IPV4 && ip[0] == 0x45 &&
+	       (be16_load(ip + 6) & IP_FRAG_MASK) == 0 &&
+	       ip[9] == IPPROTO_UDP_ && be16_load(udp + 2) == lcf_port &&
+	       lcf[0] == LCF_VERSION && (lcf[2] & ~LCF_F_MASK) == 0 &&
+	       be16_load(lcf + 4) < LCF_MAX_NODES;
+}
+#endif
+
+/*
+ * Whether `f` is the common pipeline frame: a 20-byte IPv4 header, every
+ * check of lcf_frame_classify() and lcf_msg_validate() passed, a pipeline
+ * type. On true, `msg` holds the decoded header.
+ */
+static inline bool
+classify_fast(const uint8_t *f, uint32_t len, uint16_t lcf_port,
+	      struct lcf_msg *msg)
+{
+	const uint8_t *ip = f + LCF_ETH_LEN, *udp = ip + LCF_IPV4_LEN;
+	uint32_t ip_len, udp_len;
+
+	if (len < LCF_FRAME_HDRS || !fixed_fields_ok(f, lcf_port))
+		return false;
+	hdr_decode(udp + LCF_UDP_LEN, msg);
+	ip_len = be16_load(ip + 2);
+	udp_len = be16_load(udp + 4);
+	return LCF_ETH_LEN + ip_len <= len &&
+	       udp_len >= LCF_UDP_LEN + LCF_HDR_LEN &&
+	       udp_len + LCF_IPV4_LEN <= ip_len &&
+	       msg->len == udp_len - LCF_UDP_LEN - LCF_HDR_LEN &&
+	       lcf_type_is_pipeline(msg->type) &&
+	       msg->gstatus <= LCF_GS_MODIFIED;
+}
+
 enum lcf_frame_class
 lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
 		   struct lcf_frame_view *view, struct lcf_msg *msg,
@@ -258,6 +339,7 @@ lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
 {
 	const uint8_t *ip, *udp;
 	uint32_t ihl, ip_len, udp_len;
+
 
 	/* Only IPv4/UDP to the LCF port is ours; anything else is L2 traffic. */
 	if (len < LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN ||
@@ -295,6 +377,21 @@ lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
 	view->l3_off = LCF_ETH_LEN;
 	view->l4_off = (uint16_t)(LCF_ETH_LEN + ihl);
 	view->lcf_off = (uint16_t)(view->l4_off + LCF_UDP_LEN);
+	view->payload_len = msg->len;
+	return LCF_FRAME_PIPELINE;
+}
+
+enum lcf_frame_class
+lcf_frame_classify_fast(const uint8_t *f, uint32_t len, uint16_t lcf_port,
+			struct lcf_frame_view *view, struct lcf_msg *msg,
+			enum lcf_drop *reason)
+{
+	if (!classify_fast(f, len, lcf_port, msg))
+		return lcf_frame_classify(f, len, lcf_port, view, msg, reason);
+	*reason = LCF_DROP_NONE;
+	view->l3_off = LCF_ETH_LEN;
+	view->l4_off = LCF_ETH_LEN + LCF_IPV4_LEN;
+	view->lcf_off = LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN;
 	view->payload_len = msg->len;
 	return LCF_FRAME_PIPELINE;
 }

@@ -194,6 +194,20 @@ enum lcf_frame_class lcf_frame_classify(const uint8_t *frame, uint32_t len,
 					struct lcf_msg *msg,
 					enum lcf_drop *reason);
 
+/**
+ * lcf_frame_classify() with a shortcut for the common frame (20-byte IPv4
+ * header, valid pipeline message), checked without a branch per field;
+ * every other frame takes lcf_frame_classify() itself. Same class, view,
+ * message and drop reason for every input (the fuzzer compares the two).
+ *
+ * @return the class; never fails.
+ */
+enum lcf_frame_class lcf_frame_classify_fast(const uint8_t *frame,
+					     uint32_t len, uint16_t lcf_port,
+					     struct lcf_frame_view *view,
+					     struct lcf_msg *msg,
+					     enum lcf_drop *reason);
+
 /** Addresses of one end of a frame. `ip` is in network byte order. */
 struct lcf_addr {
 	uint8_t mac[6];
