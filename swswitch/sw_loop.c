@@ -66,8 +66,9 @@ sw_parse(const struct rte_mbuf *m, struct lcf_frame_view *view,
 	*reason = LCF_DROP_NONE;
 	if (unlikely(m->nb_segs > 1) && len >= SW_MAX_HDRS)
 		len = rte_pktmbuf_pkt_len(m);
-	return lcf_frame_classify(rte_pktmbuf_mtod(m, const uint8_t *), len,
-				  sw_app.topo.lcf_port, view, msg, reason);
+	return lcf_frame_classify_fast(rte_pktmbuf_mtod(m, const uint8_t *),
+				       len, sw_app.topo.lcf_port, view, msg,
+				       reason);
 }
 
 /* A frame that is not for the pipeline: L2 switched, or counted and dropped
@@ -103,8 +104,10 @@ sw_classify(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	return cls;
 }
 
-/* One pipeline pass. Consumes `m` or parks it on the resubmit queue. */
-static inline void
+/* One pipeline pass. Consumes `m` or parks it on the resubmit queue.
+ * Always inline: a call per pass cost more in register saves than the
+ * code it calls once per site. */
+static __rte_always_inline void
 sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	    bool resubmitted, uint64_t meta, const struct lcf_frame_view *view,
 	    const struct lcf_msg *msg)
