@@ -137,6 +137,50 @@ egress_flat_copy(struct rte_mbuf *m)
 	return c;
 }
 
+/*
+ * Several copies of `m`, whose LCF header holds the result's: every copy
+ * but the last is made from `m`, the last is `m` itself. Out of line, so
+ * that the unicast path of egress_emit() saves no registers for it.
+ */
+static __rte_noinline void
+egress_multicast(struct sw_lcore *lc, struct rte_mbuf *m,
+		 const struct lcf_frame_view *view,
+		 const struct lcf_result *res, uint64_t dests,
+		 const struct lcf_addr *src)
+{
+	const uint16_t hdr_len = view->lcf_off + LCF_HDR_LEN;
+
+	lc->egress.multicast++;
+	while (dests != 0) {
+		const unsigned int bit = rte_bsf64(dests);
+		const uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
+		const uint16_t tport = topo_node_by_id(&sw_app.topo, n)->port;
+		struct rte_mbuf *c;
+
+		dests &= dests - 1;
+		if (dests == 0) {
+			/* The last copy is the received frame itself: the
+			 * others were made from it and hold their own
+			 * references to its payload. */
+			c = m;
+		} else if (likely(sw_app.ports[tport].chain_ok)) {
+			c = egress_chain(m, hdr_len);
+			lc->egress.chained += c != NULL;
+		} else {
+			c = egress_flat_copy(m);
+			lc->egress.flat_copies += c != NULL;
+		}
+		if (unlikely(c == NULL)) {
+			lc->egress.nombuf++;
+			continue;
+		}
+		egress_address(rte_pktmbuf_mtod(c, uint8_t *), view, res, bit,
+			       src);
+		lc->egress.copies++;
+		egress_send(lc, tport, c);
+	}
+}
+
 void
 egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	    const struct lcf_frame_view *view, const struct lcf_result *res)
@@ -147,7 +191,6 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	uint32_t mirror;
 	const uint64_t nodes = t->node_mask |
 			       (uint64_t)t->node_mask << EGRESS_MIRROR_SHIFT;
-	const uint16_t hdr_len = view->lcf_off + LCF_HDR_LEN;
 	uint16_t tport;
 
 	/* Two 4-byte loads, kept apart: compilers otherwise make one 8-byte
@@ -171,42 +214,14 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	/* The header every copy shares, once; each copy then gets its own
 	 * node, flags and addresses. */
 	lcf_hdr_encode(&res->out, rte_pktmbuf_mtod(m, uint8_t *) + view->lcf_off);
-	if ((dests & (dests - 1)) == 0) {
-		tport = egress_address(rte_pktmbuf_mtod(m, uint8_t *), view, res,
-				       rte_bsf64(dests), src);
-		lc->egress.copies++;
-		egress_send(lc, tport, m);
+	if (unlikely(dests & (dests - 1))) {
+		egress_multicast(lc, m, view, res, dests, src);
 		return;
 	}
-
-	lc->egress.multicast++;
-	while (dests != 0) {
-		const unsigned int bit = rte_bsf64(dests);
-		const uint16_t n = (uint16_t)(bit % EGRESS_MIRROR_SHIFT);
-		struct rte_mbuf *c;
-
-		dests &= dests - 1;
-		if (dests == 0) {
-			/* The last copy is the received frame itself: the
-			 * others were made from it and hold their own
-			 * references to its payload. */
-			c = m;
-		} else if (likely(sw_app.ports[topo_node_by_id(t, n)->port].chain_ok)) {
-			c = egress_chain(m, hdr_len);
-			lc->egress.chained += c != NULL;
-		} else {
-			c = egress_flat_copy(m);
-			lc->egress.flat_copies += c != NULL;
-		}
-		if (unlikely(c == NULL)) {
-			lc->egress.nombuf++;
-			continue;
-		}
-		tport = egress_address(rte_pktmbuf_mtod(c, uint8_t *), view, res,
-				       bit, src);
-		lc->egress.copies++;
-		egress_send(lc, tport, c);
-	}
+	tport = egress_address(rte_pktmbuf_mtod(m, uint8_t *), view, res,
+			       rte_bsf64(dests), src);
+	lc->egress.copies++;
+	egress_send(lc, tport, m);
 }
 
 int

@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 
+#include "lcf_pipeline.h"
 #include "lcf_wire.h"
 
 static const struct lcf_addr src = {
@@ -266,6 +267,45 @@ Test(wire, rewrite_checksum_with_ip_options)
 	lcf_frame_readdress(g, &v, &dst, &src);
 	cr_assert_eq(lcf_ipv4_cksum(g + LCF_ETH_LEN, 28), 0);
 	cr_assert_arr_eq(g + LCF_ETH_LEN + 16, &dst.ip, 4);
+}
+
+/* The readdressed header's checksum is exactly RFC 1071's over the new
+ * header (checksum field zeroed), for many headers, with and without a
+ * new source, also where the sum is a multiple of 0xffff. */
+Test(wire, readdress_checksum_matches_rfc1071)
+{
+	struct lcf_frame_view v = { .l3_off = LCF_ETH_LEN,
+				    .l4_off = LCF_ETH_LEN + LCF_IPV4_LEN,
+				    .lcf_off = LCF_ETH_LEN + LCF_IPV4_LEN +
+					       LCF_UDP_LEN };
+	uint32_t x = 2463534242u, multiples = 0;
+	uint8_t f[LCF_FRAME_HDRS], *ip = f + LCF_ETH_LEN;
+
+	for (int i = 0; i < 400000; i++) {
+		struct lcf_addr a = dst, b = src;
+		uint16_t want, got;
+
+		for (size_t k = 0; k < sizeof(f); k++)
+			f[k] = (uint8_t)lcf_xorshift32(&x);
+		a.ip = lcf_xorshift32(&x);
+		b.ip = lcf_xorshift32(&x);
+		if (i % 3 == 0) {   /* all ones: sum a multiple of 0xffff */
+			memset(ip, 0xff, LCF_IPV4_LEN);
+			a.ip = b.ip = 0xffffffff;
+		}
+		if (i == 2) {       /* 32-bit halves that carry when added */
+			memset(ip, 0xff, 10);
+			memset(ip + 12, 0, 4);
+			a.ip = 0xffff0002;
+		}
+		lcf_frame_readdress(f, &v, &a, i & 1 ? &b : NULL);
+		memcpy(&got, ip + 10, 2);
+		memset(ip + 10, 0, 2);
+		want = htons(lcf_ipv4_cksum(ip, LCF_IPV4_LEN));
+		cr_assert_eq(got, want, "header %d", i);
+		multiples += want == 0;   /* the fold was 0xffff */
+	}
+	cr_assert_gt(multiples, 0);
 }
 
 Test(wire, names_come_from_the_x_macros)

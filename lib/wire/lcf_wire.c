@@ -465,7 +465,7 @@ lcf_frame_readdress(uint8_t *f, const struct lcf_frame_view *v,
 {
 	uint8_t *ip = f + v->l3_off;
 	const uint32_t ihl = (uint32_t)(v->l4_off - v->l3_off);
-	uint32_t sip, w2;
+	uint32_t sip, w2, s32;
 	uint64_t sum, w8;
 	uint16_t ck;
 
@@ -491,11 +491,11 @@ lcf_frame_readdress(uint8_t *f, const struct lcf_frame_view *v,
 	w2 &= 0xffff;
 	sum = (w8 & 0xffffffff) + (w8 >> 32) + w2 + sip + dst->ip +
 	      sum16(ip + LCF_IPV4_LEN, ihl - LCF_IPV4_LEN);
-	sum = (sum & 0xffffffff) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	ck = (uint16_t)~sum;
+	/* Fold with end-around carries: 64 -> 32 bits, then 32 -> 16 as the
+	 * upper half of s + (s rotated by 16) (Linux's csum_fold). */
+	s32 = (uint32_t)sum + (uint32_t)(sum >> 32);
+	s32 += s32 < (uint32_t)(sum >> 32);
+	ck = (uint16_t)((~s32 - (s32 << 16 | s32 >> 16)) >> 16);
 	memcpy(ip + 10, &ck, 2);
 	be16_store(f + v->l4_off + 6, 0);
 }
