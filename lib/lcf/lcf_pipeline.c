@@ -186,7 +186,9 @@ lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
 
 /* ---- stage 1: TAG ways ------------------------------------------------- */
 
-static void
+/* Always inline: two call sites per pass kind, and a call cost more than
+ * the probe on the (most common) summary miss. */
+static inline __attribute__((always_inline)) void
 lcf_stage_tag_lookup(const struct lcf_pipeline *p, struct lcf_phv *phv)
 {
 	uint64_t key = phv->m->tag | LCF_TAG_VALID;
