@@ -56,8 +56,8 @@ sw_outbox_put(struct sw_outbox *ob, unsigned int owner, struct rte_mbuf *m,
 /* The parser reads only the contiguous first segment. A chained frame (a
  * jumbo block payload) whose first segment holds every header the parser
  * can read is classified whole: the parser checks lengths against the frame
- * but never reads the payload. */
-static inline enum lcf_frame_class
+ * but never reads the payload. Always inline, as sw_pipeline(). */
+static __rte_always_inline enum lcf_frame_class
 sw_parse(const struct rte_mbuf *m, struct lcf_frame_view *view,
 	 struct lcf_msg *msg, enum lcf_drop *reason)
 {
