@@ -445,61 +445,6 @@ lcf_frame_build(uint8_t *buf, uint32_t cap, const struct lcf_addr *src,
 	return (int)total;
 }
 
-/* Native 16-bit words of `len` (even) bytes, summed (see lcf_ipv4_cksum). */
-static inline uint32_t
-sum16(const uint8_t *p, uint32_t len)
-{
-	uint32_t sum = 0;
-	uint16_t h;
-
-	for (uint32_t i = 0; i < len; i += 2) {
-		memcpy(&h, p + i, 2);
-		sum += h;
-	}
-	return sum;
-}
-
-void
-lcf_frame_readdress(uint8_t *f, const struct lcf_frame_view *v,
-		    const struct lcf_addr *dst, const struct lcf_addr *src)
-{
-	uint8_t *ip = f + v->l3_off;
-	const uint32_t ihl = (uint32_t)(v->l4_off - v->l3_off);
-	uint32_t sip, w2, s32;
-	uint64_t sum, w8;
-	uint16_t ck;
-
-	if (src)
-		sip = src->ip;
-	else
-		memcpy(&sip, ip + 12, 4);
-	memcpy(f, dst->mac, 6);
-	memcpy(ip + 16, &dst->ip, 4);
-	if (src) {
-		memcpy(f + 6, src->mac, 6);
-		memcpy(ip + 12, &sip, 4);
-	}
-	/* A fresh header checksum, summed from the addresses as values
-	 * rather than read back after storing them (and the checksum field
-	 * skipped rather than zeroed): fewer instructions, and no load that
-	 * waits on the stores just made. The first 10 bytes and the
-	 * addresses are added as 32-bit words into 64 bits: folded, that is
-	 * the same ones' complement sum as 16-bit words (2^16 = 1 mod
-	 * 2^16 - 1). */
-	memcpy(&w8, ip, 8);
-	memcpy(&w2, ip + 8, 2);
-	w2 &= 0xffff;
-	sum = (w8 & 0xffffffff) + (w8 >> 32) + w2 + sip + dst->ip +
-	      sum16(ip + LCF_IPV4_LEN, ihl - LCF_IPV4_LEN);
-	/* Fold with end-around carries: 64 -> 32 bits, then 32 -> 16 as the
-	 * upper half of s + (s rotated by 16) (Linux's csum_fold). */
-	s32 = (uint32_t)sum + (uint32_t)(sum >> 32);
-	s32 += s32 < (uint32_t)(sum >> 32);
-	ck = (uint16_t)((~s32 - (s32 << 16 | s32 >> 16)) >> 16);
-	memcpy(ip + 10, &ck, 2);
-	be16_store(f + v->l4_off + 6, 0);
-}
-
 void
 lcf_frame_rewrite(uint8_t *f, const struct lcf_frame_view *v,
 		  const struct lcf_msg *msg, const struct lcf_addr *dst,
