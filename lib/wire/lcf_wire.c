@@ -86,21 +86,24 @@ lcf_gstatus_name(uint8_t gs)
 #define BE32(x) (x)
 #endif
 
-static inline uint16_t
-be16_load(const uint8_t *p)
-{
-	uint16_t v;
+/* be<bits>_load() and be<bits>_store(). */
+#define BE_ACCESSORS(bits)                                             \
+	static inline uint##bits##_t                                   \
+	be##bits##_load(const uint8_t *p)                              \
+	{                                                              \
+		uint##bits##_t v;                                      \
+									       \
+		memcpy(&v, p, sizeof(v));                              \
+		return BE##bits(v);                                    \
+	}                                                              \
+	static inline void                                             \
+	be##bits##_store(uint8_t *p, uint##bits##_t v)                 \
+	{                                                              \
+		v = BE##bits(v);                                       \
+		memcpy(p, &v, sizeof(v));                              \
+	}
 
-	memcpy(&v, p, 2);
-	return BE16(v);
-}
-
-static inline void
-be16_store(uint8_t *p, uint16_t v)
-{
-	v = BE16(v);
-	memcpy(p, &v, 2);
-}
+BE_ACCESSORS(16)
 
 #ifdef LCF_WIRE_SHUFFLE
 /*
@@ -137,21 +140,8 @@ hdr_encode(const struct lcf_msg *m, void *buf)
 	hdr_swap(m, buf);
 }
 #else
-static inline uint32_t
-be32_load(const uint8_t *p)
-{
-	uint32_t v;
+BE_ACCESSORS(32)
 
-	memcpy(&v, p, 4);
-	return BE32(v);
-}
-
-static inline void
-be32_store(uint8_t *p, uint32_t v)
-{
-	v = BE32(v);
-	memcpy(p, &v, 4);
-}
 
 static inline uint64_t
 be64_load(const uint8_t *p)
