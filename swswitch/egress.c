@@ -54,7 +54,7 @@ egress_flush(struct sw_lcore *lc)
 #define EGRESS_MIRROR_SHIFT 32
 
 /*
- * Address copy `bit` of a frame whose LCF header (at `lcf`) already holds
+ * Address copy `bit` of a frame whose LCF header already holds
  * the result's header: its node, its flags (the data provider's copy gets
  * LCF_F_DATA_PROVIDER) and its Ethernet/IPv4 destination. Returns the
  * topology port to send it on.
