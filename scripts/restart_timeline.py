@@ -90,7 +90,6 @@ def main():
         "switch_start_to_forwarding_ms": ms(a.ready_ns, a.restart_ns),
         "kill_to_first_op_ms": ms(f_any, a.kill_ns),
         "restart_to_first_op_on_switch_block_ms": ms(f_sw, a.restart_ns),
-        "ready_to_first_op_on_switch_block_ms": ms(f_sw, a.ready_ns),
         "restart_to_80pct_throughput_ms": ms(back, a.restart_ns),
         "ops_on_switch_blocks_after_restart":
             sum(1 for r in ops if r["end_ns"] > a.restart_ns and on_sw(r)),
