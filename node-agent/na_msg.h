@@ -33,6 +33,7 @@
 	X(HOT_REPORT,   0x29, "NA_HOT_REPORT")            \
 	X(REMOVE_REQ,   0x2a, "NA_REMOVE_REQ")            \
 	X(COLLISION,    0x2b, "NA_COLLISION")             \
+	X(ABORT_ACK,    0x2c, "NA_ABORT_ACK")             \
 	X(DIR_REQ,      0x40, "DIR_REQ")                  \
 	X(DIR_INV,      0x41, "DIR_INV")                  \
 	X(DIR_INV_ACK,  0x42, "DIR_INV_ACK")              \
