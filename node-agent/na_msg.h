@@ -4,7 +4,7 @@
  * in docs/PROTOCOL.md section 5.
  *
  * Why a separate range at all: the switch runs its pipeline on every frame
- * of types 0x01-0x09 whoever sends it, and drops 0x10-0x12 coming from a
+ * of types 0x01-0x0a whoever sends it, and drops 0x10-0x13 coming from a
  * node (spoofs). So whatever an agent sends to another node (a home agent's
  * forward of a request, any ACK, block data, a write-back) must use one of
  * these types; the switch forwards them as ordinary L2 traffic.
