@@ -366,7 +366,7 @@ quarantine(struct dsm_thread *t)
 		if (na_rec_blocked(t->n, s->tag))
 			break;
 		if (now >= next && (granted || !dir)) {
-			/* Granted: re-ask for lost replies; else (re)send the ABORT. */
+			/* Granted: re-ask for lost replies; else the ABORT. */
 			na_node_send(t->n, req.dst_node, granted ? &req : &ab,
 				     NULL);
 			if (granted)

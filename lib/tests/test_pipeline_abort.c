@@ -26,7 +26,7 @@ busy_block(void)
 	struct lcf_result r;
 
 	tu_add(tag, LCF_GS_MODIFIED, BIT(1));
-	r = tu_send_meta(LCF_T_WRITE_MISS, 2, 3, tag, 0, 0);
+	r = tu_send_meta(LCF_T_WRITE_MISS, 2, 3, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_FWD_OWNER);
 	return tag;
 }
@@ -35,8 +35,9 @@ busy_block(void)
 static void
 nacked_read(uint64_t tag)
 {
-	struct lcf_result r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0);
+	struct lcf_result r;
 
+	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY);
 }
 
@@ -44,7 +45,7 @@ static void
 release(uint64_t tag)
 {
 	struct lcf_result r = tu_send_meta(LCF_T_WRITE_UNLOCK, 2, 3, tag,
-				    LCF_GS_MODIFIED, BIT(2));
+					   LCF_GS_MODIFIED, BIT(2), NULL);
 
 	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
 }
@@ -55,7 +56,7 @@ Test(abort, duplicate_request_after_abort_takes_no_lock)
 	struct lcf_result r;
 
 	nacked_read(tag);
-	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
 	cr_assert_eq(r.out.type, LCF_T_ABORT_ACK);
 	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH, "no FAIL: aborted");
@@ -64,17 +65,17 @@ Test(abort, duplicate_request_after_abort_takes_no_lock)
 	cr_assert_eq(tu_requester(0, 0).aborted, 7);
 	release(tag);
 	/* the network's duplicate of seq 7 arrives now: the lock is free */
-	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.out.type, LCF_T_NACK);
 	cr_assert_eq(tu_block(tag).lock, 0, "no lock left held");
 	cr_assert_eq(tu_requester(0, 0).score_odd, 0);
 	/* a write copy takes the lock on its pass: the second pass frees it */
-	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.out.type, LCF_T_NACK);
 	cr_assert_eq(tu_block(tag).lock, 0);
 	cr_assert_eq(tu_requester(0, 0).score_odd, 0);
 	/* the requester's next events (new seqs) are not affected */
-	r = tu_send_meta(LCF_T_READ_MISS, 0, 8, tag, 0, 0);
+	r = tu_send_meta(LCF_T_READ_MISS, 0, 8, tag, 0, 0, NULL);
 	cr_assert_neq(r.out.type, LCF_T_NACK);
 	cr_assert_eq(tu_block(tag).lock, 1);
 }
@@ -87,20 +88,21 @@ Test(abort, copy_that_passed_is_reported_and_its_unlock_executes)
 	nacked_read(tag);
 	release(tag);
 	/* a duplicate of seq 7 arrives before the ABORT and takes the lock */
-	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_FWD_OWNER);
-	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_PASSED);
 	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH | LCF_F_FAIL);
 	cr_assert_eq(tu_requester(0, 0).aborted, 0, "nothing recorded");
 	/* the requester collects the replies (a retransmission still passes) */
-	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_FWD_OWNER);
 	/* an ABORT copy retransmitted meanwhile says the same */
-	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_PASSED);
 	/* and releases the lock with seq 7 */
-	r = tu_send_meta(LCF_T_READ_UNLOCK, 0, 7, tag, LCF_GS_SHARED, BIT(0) | BIT(2));
+	r = tu_send_meta(LCF_T_READ_UNLOCK, 0, 7, tag, LCF_GS_SHARED,
+			 BIT(0) | BIT(2), NULL);
 	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
 	cr_assert_eq(tu_block(tag).lock, 0);
 	cr_assert_eq(tu_requester(0, 0).aborted, 7, "unlocks record it too");
@@ -112,13 +114,13 @@ Test(abort, retransmitted_abort_after_done_stays_done)
 	struct lcf_result r;
 
 	nacked_read(tag);
-	cr_assert_eq(tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0).action,
+	cr_assert_eq(tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL).action,
 		     LCF_A_ABORT_DONE);
 	release(tag);
-	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
 	/* an older event's late ABORT never moves ABORTED back */
-	r = tu_send_meta(LCF_T_ABORT, 0, 5, tag, 0, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 5, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
 	cr_assert_eq(tu_requester(0, 0).aborted, 7);
 }
@@ -128,20 +130,20 @@ Test(abort, on_tag_miss_goes_home_records_and_marks_late_copies)
 	uint64_t tag = tu_tag(2, 4);
 	struct lcf_result r;
 
-	r = tu_send_meta(LCF_T_ABORT, 0, 9, tag, 0, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 9, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME, "the home answers");
 	cr_assert_eq(r.to_nodes, BIT(2));
 	cr_assert_eq(r.out.type, LCF_T_ABORT);
 	cr_assert_eq(tu_requester(0, 0).aborted, 9);
 	/* a late copy going home carries FAIL: the home must not execute it */
-	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 9, tag, 0, 0);
+	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 9, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME);
 	cr_assert_eq(r.out.flags & LCF_F_FAIL, LCF_F_FAIL);
-	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 10, tag, 0, 0);
+	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 10, tag, 0, 0, NULL);
 	cr_assert_eq(r.out.flags & LCF_F_FAIL, 0, "a new event is not marked");
 	/* the block moves to the switch: a late copy there takes no lock */
 	tu_add(tag, LCF_GS_UNSHARED, 0);
-	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 9, tag, 0, 0);
+	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 9, tag, 0, 0, NULL);
 	cr_assert_eq(r.out.type, LCF_T_NACK);
 	cr_assert_eq(tu_block(tag).lock, 0);
 }
