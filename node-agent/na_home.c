@@ -178,6 +178,12 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m,
 	case NA_LE_EXECUTE:
 		break;
 	}
+	/* The switch has seen this event aborted (PROTOCOL.md 4.9). */
+	if (m->flags & LCF_F_FAIL) {
+		h->st.aborted_refused++;
+		emit_decision(h, m, &nack, out);
+		return;
+	}
 	/*
 	 * The switch owns it (a request forwarded on a tag miss just before
 	 * the ADD, or a migration in progress): NACK, the retry goes through
@@ -225,6 +231,43 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m,
 			h->st.pipeline_reply_ack++;
 	}
 	emit_decision(h, m, d, out);
+}
+
+/*
+ * ABORT of an event on a block the switch does not hold (PROTOCOL.md 4.9):
+ * "a copy passed" when one of its copies executed here (it holds our lock;
+ * the requester releases it with its unlock), otherwise record the seq with
+ * a NACK decision, so that every later copy is answered as a duplicate with
+ * a NACK, and answer "aborted".
+ */
+static void
+abort_event(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
+	    struct na_out *out)
+{
+	const struct na_hheld *hl = &rq->held[m->seq & 1];
+	struct lcf_msg r;
+	bool passed;
+
+	switch (na_le_check(&rq->req, m->seq)) {
+	case NA_LE_EXECUTE:
+		na_le_commit(&rq->req, m->seq);
+		rq->dec = (struct na_hdec){ .kind = NA_HDEC_NACK,
+					    .type = m->type, .tag = m->tag };
+		h->st.aborts++;
+		passed = false;
+		break;
+	case NA_LE_DUPLICATE:
+		/* Only an ABORT records a NACK decision. */
+		passed = rq->dec.kind != NA_HDEC_NACK;
+		break;
+	default:
+		passed = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
+		break;
+	}
+	reply_hdr(m, &r, NA_MSG_ABORT_ACK);
+	r.flags = passed ? LCF_F_FAIL : 0;
+	r.aux = na_aux_orig(m->type, h->self);
+	na_out_push(out, m->node, &r, NULL);
 }
 
 static void
@@ -431,6 +474,9 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 	case LCF_T_READ_UNLOCK:
 	case LCF_T_WRITE_UNLOCK:
 		unlock(h, m, rq, b, out);
+		return;
+	case LCF_T_ABORT:
+		abort_event(h, m, rq, out);
 		return;
 	case LCF_T_MIGRATE_ACK:
 		migrate_ack(h, m, b);

@@ -101,6 +101,8 @@ struct na_hreq {
 	X(stale)                               \
 	X(unlocks)                             \
 	X(unlock_duplicates)                   \
+	X(aborts)                              \
+	X(aborted_refused)                     \
 	X(writebacks)                          \
 	X(writebacks_refused)                  \
 	X(allocs)                              \

@@ -4,7 +4,7 @@
  * in docs/PROTOCOL.md section 5.
  *
  * Why a separate range at all: the switch runs its pipeline on every frame
- * of types 0x01-0x09 whoever sends it, and drops 0x10-0x12 coming from a
+ * of types 0x01-0x0a whoever sends it, and drops 0x10-0x13 coming from a
  * node (spoofs). So whatever an agent sends to another node (a home agent's
  * forward of a request, any ACK, block data, a write-back) must use one of
  * these types; the switch forwards them as ordinary L2 traffic.
@@ -33,6 +33,7 @@
 	X(HOT_REPORT,   0x29, "NA_HOT_REPORT")            \
 	X(REMOVE_REQ,   0x2a, "NA_REMOVE_REQ")            \
 	X(COLLISION,    0x2b, "NA_COLLISION")             \
+	X(ABORT_ACK,    0x2c, "NA_ABORT_ACK")             \
 	X(DIR_REQ,      0x40, "DIR_REQ")                  \
 	X(DIR_INV,      0x41, "DIR_INV")                  \
 	X(DIR_INV_ACK,  0x42, "DIR_INV_ACK")              \

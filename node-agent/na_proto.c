@@ -132,6 +132,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return NA_ROUTE_CACHE;
 	case LCF_T_READ_UNLOCK:
 	case LCF_T_WRITE_UNLOCK:
+	case LCF_T_ABORT:
 		return NA_ROUTE_HOME;   /* tag miss: a home-owned block */
 	case LCF_T_REMOVE_FROM_SWITCH:
 	case NA_MSG_REMOVE_REQ:
@@ -145,6 +146,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 					       : NA_ROUTE_DROP;
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_UNLOCK_ACK:
+	case LCF_T_ABORT_ACK:
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_MIGRATE_ACK:
 		return NA_ROUTE_MIGRATE;
@@ -155,6 +157,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_DATA:
 	case NA_MSG_NACK:
 	case NA_MSG_UNLOCK_ACK:
+	case NA_MSG_ABORT_ACK:
 	case NA_MSG_WB_ACK:
 	case NA_MSG_ALLOC_REPLY:
 	case NA_MSG_DIR_GRANT:

@@ -154,6 +154,12 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 		na_collect_grant(&s->c, na_aux_responder(m->aux), m->gstatus,
 				 m->copyset);
 		break;
+	case LCF_T_ABORT_ACK:
+	case NA_MSG_ABORT_ACK:
+		if (s->answer == NA_AB_NONE)
+			s->answer = m->flags & LCF_F_FAIL ? NA_AB_PASSED
+							  : NA_AB_ABORTED;
+		break;
 	default:
 		if (m->type == s->type)         /* returned by the switch */
 			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
@@ -305,50 +311,79 @@ settle_stale(struct dsm_thread *t)
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
 }
 
+/* A copy of the abandoned request, or (`type` ABORT) its ABORT. */
+static void
+stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
+{
+	const struct na_stale *s = &t->stale;
+
+	memset(m, 0, sizeof(*m));
+	m->version = LCF_VERSION;
+	m->type = type;
+	m->node = t->n->self;
+	m->thread = t->id;
+	m->seq = s->seq;
+	m->tag = s->tag;
+	m->dst_node = home_of(t, s->tag);
+	na_dir_wrap(t->n, m);
+}
+
 /*
- * Before a new seq: give an abandoned request's copies time to reach the
- * switch. If one took the lock, its replies come: collect them all
- * (re-sending the request, which passes on the scoreboard) and release the
- * lock with its own seq, before any later unlock makes that impossible and
- * before a new request could pass on that scoreboard row by mistake.
+ * Before a new seq: end the abandoned event. An ABORT (PROTOCOL.md 4.9)
+ * asks whoever grants the block's lock (the switch, or the home on a tag
+ * miss) whether a copy of the event holds it: if none does, none ever will
+ * (no count of NACKs can tell: the network duplicates requests and NACKs).
+ * If one does ("a copy passed"), its replies come: collect them all
+ * (re-sending the request, which passes on the scoreboard or is answered
+ * from LAST-EXECUTED) and release the lock with its own seq. The directory
+ * baseline has no ABORT: there the requester waits for one NACK per copy
+ * sent, or 500 ms.
  */
 static void
 quarantine(struct dsm_thread *t)
 {
 	struct na_stale *s = &t->stale;
-	uint64_t start = na_now_ns(), next;
-	struct lcf_msg m;
+	bool dir = t->n->cfg.directory;
+	uint64_t start = na_now_ns(), next = start;
+	struct lcf_msg req, ab;
+	uint32_t tries = 0;
 
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.type = s->type;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = s->seq;
-	m.tag = s->tag;
-	m.dst_node = home_of(t, s->tag);
-	na_dir_wrap(t->n, &m);
-	next = start + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	stale_msg(t, s->type, &req);
+	stale_msg(t, LCF_T_ABORT, &ab);
+	s->answer = NA_AB_NONE;
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
+		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
 
-		/* Every copy answered with a NACK: none can take the lock. */
-		if (!s->c.got_reply && s->nacks >= s->copies)
+		if (s->answer == NA_AB_ABORTED && !s->c.got_reply)
 			break;
-		/* A copy lost for good (real loss): give up waiting. */
-		if (!s->c.got_reply && now - start > NA_QUARANTINE_NS)
+		if (dir && !granted && (s->nacks >= s->copies ||
+					now - start > NA_QUARANTINE_NS))
 			break;
 		if (now - start > NA_GIVE_UP_NS && stopping(t))
 			break;
-		if (s->c.got_reply && now >= next) {
-			/* Granted: re-ask for lost replies (passes on score). */
-			na_node_send(t->n, m.dst_node, &m, NULL);
-			NA_STAT_INC(t->n->st.req.retransmit_request);
-			next = now + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
+		if (na_rec_blocked(t->n, s->tag))
+			break;
+		if (now >= next && (granted || !dir)) {
+			/* Granted: re-ask for lost replies; else the ABORT. */
+			na_node_send(t->n, req.dst_node, granted ? &req : &ab,
+				     NULL);
+			if (granted)
+				NA_STAT_INC(t->n->st.req.retransmit_request);
+			else
+				NA_STAT_INC(t->n->st.req.aborts_sent);
+			next = now + timeout(t, granted ? NA_REQ_TIMEOUT_RTTS
+						       : NA_UNLOCK_TIMEOUT_RTTS,
+					     tries++);
 		}
-		if (wait_mail(t, now + 200000) == 0)
+		if (wait_mail(t, dir && !granted ? now + 200000 : next) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 	}
+	if (s->answer == NA_AB_ABORTED)
+		NA_STAT_INC(t->n->st.req.aborts_done);
+	else if (s->answer == NA_AB_PASSED)
+		NA_STAT_INC(t->n->st.req.aborts_passed);
 	settle_stale(t);
 	s->valid = false;
 }
@@ -510,8 +545,12 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	if (c->nacked) {
 		na_rec_idle(t->n, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);
-		if (rt->nacks < rt->copies) {
-			/* Another copy is unaccounted for: it may take the lock. */
+		if (rt->nacks < rt->copies || !t->n->cfg.directory) {
+			/*
+			 * A copy may take the lock later: a network duplicate
+			 * is a copy we never counted, so outside the directory
+			 * baseline only an ABORT can tell (quarantine()).
+			 */
 			t->stale.valid = true;
 			t->stale.type = type;
 			t->stale.seq = seq;

@@ -25,7 +25,7 @@
 #define NA_REQ_TIMEOUT_RTTS 6           /* section 5.3.1 */
 #define NA_UNLOCK_TIMEOUT_RTTS 3
 #define NA_GIVE_UP_NS 2000000000ull     /* after dsm_stop(): 2 s */
-#define NA_QUARANTINE_NS 500000000ull   /* a request copy lost for good */
+#define NA_QUARANTINE_NS 500000000ull   /* directory: a copy lost for good */
 
 /* Access modes of one block. */
 enum na_mode {
@@ -45,14 +45,18 @@ struct na_unlock_pending {
 };
 
 /*
- * The last NACKed request. Until it is retried (same seq) or every copy of
- * it is accounted for, a copy may still reach the switch (or home) later,
- * find the lock free and take it for a seq we would otherwise abandon. Its replies then arrive
- * with that seq; we collect them as for a real event and release the lock
- * with an unlock that leaves the metadata true (see settle_stale()).
+ * The last NACKed request. Until it is retried (same seq) or ended by an
+ * ABORT (PROTOCOL.md 4.9), a copy may still reach the switch (or home)
+ * later, find the lock free and take it for a seq we would otherwise
+ * abandon. If one did, its replies arrive with that seq; we collect them as
+ * for a real event and release the lock with an unlock that leaves the
+ * metadata true (see settle_stale()).
  */
+enum na_abort_answer { NA_AB_NONE, NA_AB_ABORTED, NA_AB_PASSED };
+
 struct na_stale {
 	bool valid;
+	uint8_t answer;         /* enum na_abort_answer */
 	uint8_t type;
 	uint32_t seq;
 	uint64_t tag;

@@ -32,6 +32,9 @@
 	X(aborted)                             \
 	X(stale_grants_released)               \
 	X(stale_grants_unreleasable)           \
+	X(aborts_sent)                         \
+	X(aborts_done)                         \
+	X(aborts_passed)                       \
 	X(allocs)                              \
 	X(events_in_switch)                    \
 	X(events_at_home)

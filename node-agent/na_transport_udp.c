@@ -273,7 +273,7 @@ udp_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 
 /*
  * The node's own validation: lcf_msg_validate() is the switch's, which
- * rightly calls the types the switch emits (0x10-0x12) spoofs when they
+ * rightly calls the types the switch emits (0x10-0x13) spoofs when they
  * arrive at a switch; a node must accept them.
  */
 static bool
@@ -281,7 +281,7 @@ udp_valid(const struct lcf_msg *m, uint32_t avail)
 {
 	struct lcf_msg c = *m;
 
-	if (c.type >= LCF_T_NACK && c.type <= LCF_T_MIGRATE_ACK)
+	if (lcf_type_from_switch(c.type))
 		c.type = LCF_T_NODE_FIRST;
 	return lcf_msg_validate(&c, avail) == LCF_DROP_NONE;
 }

@@ -138,16 +138,16 @@ vb_send_frame(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 
 /*
  * lcf_msg_validate() is the switch-side check: it refuses the types only the
- * switch may emit (NACK, UNLOCK_ACK, MIGRATE_ACK) because arriving at a switch
- * they are spoofs. A node receives exactly those, so it validates them with
- * the same rules as any other accepted type.
+ * switch may emit (NACK, UNLOCK_ACK, MIGRATE_ACK, ABORT_ACK) because
+ * arriving at a switch they are spoofs. A node receives exactly those, so it
+ * validates them with the same rules as any other accepted type.
  */
 enum lcf_drop
 vb_msg_validate(const struct lcf_msg *m, uint32_t payload_avail)
 {
 	struct lcf_msg c = *m;
 
-	if (c.type >= LCF_T_NACK && c.type <= LCF_T_MIGRATE_ACK)
+	if (lcf_type_from_switch(c.type))
 		c.type = LCF_T_NODE_FIRST;
 	return lcf_msg_validate(&c, payload_avail);
 }

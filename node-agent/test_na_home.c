@@ -295,3 +295,67 @@ Test(home, chunk_allocation_is_idempotent)
 	feed(m);                                        /* only 2 chunks */
 	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
 }
+
+/* ---- ABORT of an abandoned event (PROTOCOL.md 4.9) ---------------------- */
+
+static void
+expect_abort_ack(uint16_t node, uint32_t seq, uint32_t blk, bool passed)
+{
+	feed(req(LCF_T_ABORT, node, seq, blk));
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
+	cr_assert_eq(out.m[0].dst, node);
+	cr_assert_eq(out.m[0].msg.seq, seq);
+	cr_assert_eq(!!(out.m[0].msg.flags & LCF_F_FAIL), passed);
+}
+
+/*
+ * Node 2's WRITE_MISS (seq 9) is NACKed while node 1 holds the block, and
+ * node 2 gives up on it. A copy duplicated by the network arrives after
+ * node 1's unlock: without the ABORT it would take the lock for an event
+ * nobody will unlock.
+ */
+Test(home, late_copy_of_an_aborted_event_takes_no_lock)
+{
+	feed(req(LCF_T_WRITE_MISS, 1, 5, 3));
+	cr_assert(h.blk[3].writer);
+	feed(req(LCF_T_WRITE_MISS, 2, 9, 3));
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	expect_abort_ack(2, 9, 3, false);
+	unlock(LCF_T_WRITE_UNLOCK, 1, 5, 3, LCF_GS_MODIFIED, 0x2);
+	cr_assert_not(h.blk[3].writer);
+
+	feed(req(LCF_T_WRITE_MISS, 2, 9, 3));
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	cr_assert_not(h.blk[3].writer, "no lock left held");
+	expect_abort_ack(2, 9, 3, false);               /* retransmitted */
+	/* the requester's next event is served */
+	feed(req(LCF_T_WRITE_MISS, 2, 10, 3));
+	cr_assert_neq(out.m[out.n - 1].msg.type, NA_MSG_NACK);
+	cr_assert(h.blk[3].writer);
+}
+
+/* A copy executed before the ABORT: "a copy passed"; its unlock releases. */
+Test(home, abort_after_a_copy_executed_reports_it)
+{
+	feed(req(LCF_T_READ_MISS, 2, 9, 4));
+	cr_assert_eq(h.blk[4].readers, 1);
+	expect_abort_ack(2, 9, 4, true);
+	expect_abort_ack(2, 9, 4, true);
+	unlock(LCF_T_READ_UNLOCK, 2, 9, 4, LCF_GS_SHARED, 0x4);
+	cr_assert_eq(h.blk[4].readers, 0);
+}
+
+/* The switch saw the event aborted (FAIL on a tag miss): never executed. */
+Test(home, request_marked_aborted_by_the_switch_is_not_executed)
+{
+	struct lcf_msg m = req(LCF_T_READ_MISS, 2, 9, 4);
+
+	m.flags = LCF_F_FAIL;
+	feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	cr_assert_eq(h.blk[4].readers, 0);
+	cr_assert_eq(h.st.aborted_refused, 1);
+}

@@ -60,6 +60,8 @@ Test(udp_parse, well_formed_accepted)
 	cr_assert_eq(parse(buf, dgram(buf, &in, 0)), 0);
 	in = good(LCF_T_UNLOCK_ACK, 0);
 	cr_assert_eq(parse(buf, dgram(buf, &in, 0)), 0);
+	in = good(LCF_T_ABORT_ACK, 0);
+	cr_assert_eq(parse(buf, dgram(buf, &in, 0)), 0);
 }
 
 Test(udp_parse, short_and_truncated_rejected)
@@ -82,7 +84,7 @@ Test(udp_parse, invalid_headers_rejected)
 {
 	uint8_t buf[LCF_HDR_LEN + 16];
 	struct lcf_msg m;
-	static const uint8_t bad_types[] = { 0, 0x0a, 0x0f, 0x13, 0x1f, 0x80,
+	static const uint8_t bad_types[] = { 0, 0x0b, 0x0f, 0x14, 0x1f, 0x80,
 					     0xff };
 
 	m = good(LCF_T_READ_MISS, 0);

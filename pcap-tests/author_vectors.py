@@ -36,7 +36,7 @@ def hx(v):
 
 TYPECODE = {"READ_MISS": 1, "WRITE_MISS": 2, "WRITE_SHARED": 3, "EVICT_SHARED": 4,
             "EVICT_MODIFIED": 5, "READ_UNLOCK": 6, "WRITE_UNLOCK": 7,
-            "ADD_TO_SWITCH": 8, "REMOVE_FROM_SWITCH": 9}
+            "ADD_TO_SWITCH": 8, "REMOVE_FROM_SWITCH": 9, "ABORT": 10}
 
 
 class Req:
@@ -165,6 +165,19 @@ def unlock_ack(req, gstatus, copyset):
     e = to_node(req.node, "switch")
     l = {"type": "UNLOCK_ACK", "gstatus": gstatus, "copyset": copyset,
          "dst_node": req.node, "len": 0, "aux": hx(TYPECODE[req.type] << 24)}
+    l.update(req.same())
+    e["lcf"] = l
+    return e
+
+
+def abort_ack(req, passed):
+    """PROTOCOL 4.9: ABORT_ACK from the switch, IN_SWITCH (| FAIL when a copy
+    of the event holds the lock), the packet's own gstatus/copyset,
+    aux = 0x0a << 24."""
+    e = to_node(req.node, "switch")
+    l = {"type": "ABORT_ACK", "flags": ["IN_SWITCH"] + (["FAIL"] if passed else []),
+         "gstatus": "Unshared", "copyset": [], "dst_node": req.node, "len": 0,
+         "aux": hx(TYPECODE["ABORT"] << 24)}
     l.update(req.same())
     e["lcf"] = l
     return e
@@ -1045,6 +1058,50 @@ def idempotence():
             "forward_owner_modified": 2, "unlock_duplicate_ignored": 1,
             "unlock_executed": 1, "nack_lock_busy": 1})
 
+    n = 69
+    t = tag(n, 0)
+    w5 = Req("WRITE_MISS", 2, t, seq=5)
+    u5 = Req("WRITE_UNLOCK", 2, t, seq=5, gstatus="Modified", copyset=[2])
+    r7 = Req("READ_MISS", 1, t, seq=7)
+    a7 = Req("ABORT", 1, t, seq=7)
+    w0 = Req("WRITE_MISS", 0, t, seq=1)
+    u0 = Req("WRITE_UNLOCK", 0, t, seq=1, gstatus="Modified", copyset=[0])
+    r8 = Req("READ_MISS", 1, t, seq=8)
+    a8 = Req("ABORT", 1, t, seq=8)
+    u8 = Req("READ_UNLOCK", 1, t, seq=8, gstatus="Shared", copyset=[0, 1])
+    vector(n, "abort-abandoned-event", T3,
+           "A requester that gives up on a NACKed event ends it with an ABORT. "
+           "Node 1's READ_MISS seq 7 is NACKed (node 2 holds the write lock); "
+           "its ABORT finds score 0, records seq 7 in ABORTED and answers "
+           "ABORT_ACK without FAIL. After node 2's unlock, a duplicate of the "
+           "READ_MISS seq 7 takes the free read lock on its pass but is refused "
+           "after the scoreboard: the second pass releases it and NACKs, so node "
+           "0's WRITE_MISS is granted. Then node 1's READ_MISS seq 8 is NACKed, "
+           "a duplicate of it arrives after node 0's unlock and takes the read "
+           "lock before node 1's ABORT: the ABORT answers FAIL (a copy passed, "
+           "nothing recorded) and node 1's READ_UNLOCK seq 8 executes.",
+           "PROTOCOL 4.9; docs/NODE-AGENT.md, Abandoned requests: ABORT",
+           [add(n, T3, 0, 0, "Modified", [1]),
+            step(w5, [forward(w5, 1, "Modified", [1], dp=True)],
+                 "node 2 WRITE_MISS seq 5: write lock, to the owner 1"),
+            step(r7, [nack(r7, "Modified", [1])], "node 1 READ_MISS seq 7: NACK, busy"),
+            step(a7, [abort_ack(a7, False)], "node 1 ABORT seq 7: score 0, aborted"),
+            step(u5, [unlock_ack(u5, "Modified", [2])], "node 2 unlocks"),
+            step(r7, [nack(r7, "Modified", [2])],
+                 "late duplicate of READ_MISS seq 7: refused, its read lock released"),
+            step(w0, [forward(w0, 2, "Modified", [2], dp=True)],
+                 "node 0 WRITE_MISS seq 1: the lock is free, to the owner 2"),
+            step(r8, [nack(r8, "Modified", [2])], "node 1 READ_MISS seq 8: NACK, busy"),
+            step(u0, [unlock_ack(u0, "Modified", [0])], "node 0 unlocks"),
+            step(r8, [forward(r8, 0, "Modified", [0], dp=True)],
+                 "a duplicate of READ_MISS seq 8 takes the read lock"),
+            step(a8, [abort_ack(a8, True)], "node 1 ABORT seq 8: a copy passed (FAIL)"),
+            step(u8, [unlock_ack(u8, "Shared", [0, 1])],
+                 "node 1 releases it with seq 8: executes")],
+           {"abort_done": 1, "abort_copy_passed": 1, "nack_check_failed": 1,
+            "nack_lock_busy": 2, "unlock_executed": 3, "forward_owner_modified": 3,
+            "nack_stale_request": 0})
+
 
 # =================================================================== G: L2
 
@@ -1243,12 +1300,12 @@ def malformed():
 
     n = 107
     cases = []
-    for ty in (0x00, 0x0a, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x1f, 0x80, 0xff):
-        cases.append(("type 0x%02x%s" % (ty, " (a switch reply: spoof)" if 0x10 <= ty <= 0x12 else ""),
+    for ty in (0x00, 0x0b, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x1f, 0x80, 0xff):
+        cases.append(("type 0x%02x%s" % (ty, " (a switch reply: spoof)" if 0x10 <= ty <= 0x13 else ""),
                       Req(ty, 0, base_tag(n)).input()))
     drops(n, "drop-unknown-type", "unknown_type", cases,
-          "Types outside 0x01-0x09 and 0x20-0x7f, including the switch's own reply "
-          "types 0x10-0x12 arriving at the switch (spoofs).")
+          "Types outside 0x01-0x0a and 0x20-0x7f, including the switch's own reply "
+          "types 0x10-0x13 arriving at the switch (spoofs).")
 
     n = 108
     drops(n, "drop-bad-payload-length", "bad_payload_length",

@@ -227,6 +227,7 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "score_even", v.score_even);
 	rte_tel_data_add_dict_u64(d, "score_odd", v.score_odd);
 	rte_tel_data_add_dict_u64(d, "last_unlock", v.last_unlock);
+	rte_tel_data_add_dict_u64(d, "aborted", v.aborted);
 	return 0;
 usage:
 	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD[,TAG]");

@@ -61,7 +61,7 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 	 * would let the requester's next request of that parity pass a busy
 	 * lock "as a retransmission", or make its read unlock release other
 	 * readers' locks. All rows go to zero, as after a restart. LAST-UNLOCK
-	 * stays (it only ever protects) except the dead node's.
+	 * and ABORTED stay (they only ever protect) except the dead node's.
 	 */
 	for (uint32_t r = 0; r < p->n_requesters; r++) {
 		bool dead = r / p->cfg.threads_per_node == node;
@@ -70,7 +70,7 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 				   (dead && p->last_unlock[r]);
 		p->scoreboard[r][0] = p->scoreboard[r][1] = 0;
 		if (dead)
-			p->last_unlock[r] = 0;
+			p->last_unlock[r] = p->aborted[r] = 0;
 	}
 	return 0;
 }

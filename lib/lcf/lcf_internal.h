@@ -38,6 +38,7 @@ struct lcf_pipeline {
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
 	uint16_t (*scoreboard)[2];          /* [requester][seq parity] */
 	uint32_t *last_unlock;              /* [requester] */
+	uint32_t *aborted;                  /* [requester]: ABORTED */
 
 	struct lcf_counters ctr;
 };

@@ -58,6 +58,12 @@ is_unlock(uint8_t type)
 	return type == LCF_T_READ_UNLOCK || type == LCF_T_WRITE_UNLOCK;
 }
 
+static inline bool
+is_abort(uint8_t type)
+{
+	return type == LCF_T_ABORT;
+}
+
 static inline uint32_t
 node_bit(uint32_t node)
 {
@@ -318,6 +324,32 @@ lcf_stage_scoreboard(struct lcf_pipeline *p, struct lcf_phv *phv, int delta,
 	phv->score = *sc;
 }
 
+/* ---- stage W+3: ABORTED ------------------------------------------------ */
+
+/*
+ * ABORTED[r]: the requester's latest seq known to be over, written after
+ * the scoreboard (PROTOCOL.md 4.9). An ABORT writes it only when its score
+ * is 0, i.e. no copy of the event holds a lock; every unlock writes it too
+ * (hit or miss, like LAST-UNLOCK), so it never lags LAST-UNLOCK and ages
+ * with it. Monotonic in RFC 1982 order.
+ */
+static void
+lcf_stage_aborted_record(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	uint32_t *a = &p->aborted[phv->req];
+
+	if (lcf_seq_after(phv->m->seq, *a))
+		*a = phv->m->seq;
+}
+
+/* Is the packet's event over (its seq not after ABORTED[r])? */
+static bool
+lcf_stage_aborted_covers(const struct lcf_pipeline *p,
+			 const struct lcf_phv *phv)
+{
+	return !lcf_seq_after(phv->m->seq, p->aborted[phv->req]);
+}
+
 /* ---- stage 5: check table (Table 2) ------------------------------------ */
 
 enum { CS_IN, CS_NOT_IN };
@@ -423,7 +455,7 @@ static void
 pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	     struct lcf_result *res)
 {
-	bool write = phv->m->type != LCF_T_READ_MISS;
+	bool write = phv->m->type != LCF_T_READ_MISS, over;
 
 	if (lcf_stage_last_unlock_stale(p, phv)) {
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
@@ -437,7 +469,11 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 			  LCF_A_NACK_LOCK_BUSY);
 		return;
 	}
-	if (!lcf_table_check(phv)) {
+	/* A copy of an event its requester has aborted is refused like a
+	 * check failure: a lock this pass took is released by the second pass
+	 * (which counts it as nack_check_failed). */
+	over = lcf_stage_aborted_covers(p, phv);
+	if (over || !lcf_table_check(phv)) {
 		if (phv->lock_taken)
 			res_resubmit(p, res, rs_pack(LCF_RS_RELEASE,
 						     (uint32_t)phv->hit_way,
@@ -445,12 +481,52 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 		else
 			res_reply(p, res, phv, LCF_T_NACK,
 				  LCF_F_IN_SWITCH | LCF_F_FAIL,
-				  LCF_A_NACK_CHECK_FAIL);
+				  over ? LCF_A_NACK_ABORTED
+				       : LCF_A_NACK_CHECK_FAIL);
 		return;
 	}
 	if (!phv->lock_taken)
 		p->ctr.action[LCF_A_RETRANSMIT_PASS]++;
 	lcf_table_forward(p, phv, res);
+}
+
+/*
+ * Tag miss: home. An ABORT records its seq here (the home answers it; if the
+ * block moves to the switch, a late copy of the event is refused here), and
+ * a request whose event the switch knows aborted goes home with FAIL set:
+ * the home must not execute it (the block may have left the switch since).
+ */
+static void
+pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
+{
+	uint8_t type = phv->m->type;
+
+	phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+	if (is_abort(type))
+		lcf_stage_aborted_record(p, phv);
+	else if (is_request(type) && lcf_stage_aborted_covers(p, phv))
+		phv->m->flags |= LCF_F_FAIL;
+	res_emit(p, res, LCF_A_TAG_MISS_HOME, node_bit(phv->home), false);
+}
+
+/*
+ * ABORT, tag hit (PROTOCOL.md 4.9): one pass, so it is atomic against every
+ * copy of the event: a copy that passed the scoreboard before it is in the
+ * score (answer FAIL: "a copy passed", nothing recorded, the requester
+ * releases that lock with its unlock); a copy after it finds ABORTED[r].
+ */
+static void
+pass_abort(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
+{
+	bool passed;
+
+	lcf_stage_scoreboard(p, phv, 0, false);
+	if (phv->score == 0)
+		lcf_stage_aborted_record(p, phv);
+	passed = !lcf_stage_aborted_covers(p, phv);
+	res_reply(p, res, phv, LCF_T_ABORT_ACK,
+		  LCF_F_IN_SWITCH | (passed ? LCF_F_FAIL : 0),
+		  passed ? LCF_A_ABORT_PASSED : LCF_A_ABORT_DONE);
 }
 
 static void
@@ -471,12 +547,12 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
 		return;
 	}
-	if (is_unlock(type))
+	if (is_unlock(type)) {
 		lcf_stage_last_unlock(p, phv);
+		lcf_stage_aborted_record(p, phv);
+	}
 	if (phv->hit_way < 0) {
-		phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-		res_emit(p, res, LCF_A_TAG_MISS_HOME, node_bit(phv->home),
-			 false);
+		pass_miss(p, phv, res);
 		return;
 	}
 	if (is_request(type)) {
@@ -486,6 +562,8 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		res_resubmit(p, res, rs_pack(LCF_RS_UNLOCK,
 					     (uint32_t)phv->hit_way,
 					     phv->unlock_exec, phv->score));
+	} else if (is_abort(type)) {
+		pass_abort(p, phv, res);
 	} else { /* REMOVE_FROM_SWITCH */
 		lcf_stage_lock(p, phv, true);
 		if (phv->lock_taken)
@@ -507,6 +585,8 @@ expected_rs_op(uint8_t type)
 		return LCF_RS_RELEASE;
 	if (is_unlock(type))
 		return LCF_RS_UNLOCK;
+	if (is_abort(type))
+		return 0xff;            /* one pass: no metadata is valid */
 	return type == LCF_T_ADD_TO_SWITCH ? LCF_RS_ADD : LCF_RS_REMOVE;
 }
 

@@ -75,7 +75,10 @@ struct lcf_pipeline_config {
 	X(ADD_COLLISION,     "add_to_switch_collision")           \
 	X(REMOVE_OK,         "remove_from_switch_ok")             \
 	X(MIRROR_SHADOW,     "mirror_to_shadow")                  \
-	X(DROP,              "drop")
+	X(DROP,              "drop")                              \
+	X(ABORT_DONE,        "abort_done")                        \
+	X(ABORT_PASSED,      "abort_copy_passed")                 \
+	X(NACK_ABORTED,      "nack_aborted_request")
 
 enum lcf_action {
 #define LCF_X_ENUM(name, str) LCF_A_##name,
@@ -189,6 +192,7 @@ struct lcf_requester_view {
 	uint16_t score_even;
 	uint16_t score_odd;
 	uint32_t last_unlock;
+	uint32_t aborted;
 };
 
 /* Bytes of each register array (the on-chip footprint). */
@@ -199,6 +203,7 @@ struct lcf_footprint {
 	uint64_t copyset;
 	uint64_t scoreboard;
 	uint64_t last_unlock;
+	uint64_t aborted;
 	uint64_t total;
 };
 

@@ -55,8 +55,9 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->copyset = slots * 4;
 	fp->scoreboard = reqs * 2 * 2;
 	fp->last_unlock = reqs * 4;
+	fp->aborted = reqs * 4;
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
-		    fp->scoreboard + fp->last_unlock;
+		    fp->scoreboard + fp->last_unlock + fp->aborted;
 }
 
 /* 16 MiB: the large profile's 16.8M slots at half that load. */
@@ -124,7 +125,9 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 		goto nomem;
 	p->scoreboard = calloc(p->n_requesters, sizeof(*p->scoreboard));
 	p->last_unlock = calloc(p->n_requesters, sizeof(*p->last_unlock));
-	if (p->scoreboard == NULL || p->last_unlock == NULL)
+	p->aborted = calloc(p->n_requesters, sizeof(*p->aborted));
+	if (p->scoreboard == NULL || p->last_unlock == NULL ||
+	    p->aborted == NULL)
 		goto nomem;
 	return p;
 nomem:
@@ -142,6 +145,7 @@ lcf_pipeline_free(struct lcf_pipeline *p)
 		munmap(p->regs, p->regs_bytes);
 	free(p->scoreboard);
 	free(p->last_unlock);
+	free(p->aborted);
 	free(p);
 }
 
@@ -156,6 +160,7 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 	memset(p->summary, 0, (size_t)p->summary_mask + 1);
 	memset(p->scoreboard, 0, p->n_requesters * sizeof(*p->scoreboard));
 	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
+	memset(p->aborted, 0, p->n_requesters * sizeof(*p->aborted));
 	memset(&p->ctr, 0, sizeof(p->ctr));
 }
 
@@ -215,6 +220,7 @@ lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
 	v->score_even = p->scoreboard[r][0];
 	v->score_odd = p->scoreboard[r][1];
 	v->last_unlock = p->last_unlock[r];
+	v->aborted = p->aborted[r];
 	return 0;
 }
 
@@ -256,6 +262,8 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 			 p->n_requesters * sizeof(*p->scoreboard));
 	h = digest_words(h, p->last_unlock,
 			 p->n_requesters * sizeof(*p->last_unlock));
+	h = digest_words(h, p->aborted,
+			 p->n_requesters * sizeof(*p->aborted));
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

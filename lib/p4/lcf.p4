@@ -103,6 +103,7 @@ control LcfIngress(inout lcf_headers_t hdr,
 #endif
     LcfScoreboard() scoreboard;
     LcfPick() pick;
+    LcfAborted() aborted;
     LcfCheck() check;
     LcfForward() forward;
     LcfDispatch() dispatch;
@@ -166,6 +167,7 @@ control LcfIngress(inout lcf_headers_t hdr,
             scoreboard.apply(hdr, md);
             pick.apply(hdr, md);
             /* stage W+3 */
+            aborted.apply(hdr, md);
             check.apply(hdr, md);
             forward.apply(hdr, md);
             /* stage W+4 */

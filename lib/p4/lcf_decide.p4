@@ -75,6 +75,7 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             (SB_OP_READ, _, _, _, 0)      : score_read();          /* unlock, pass 1 */
             (SB_OP_DEC, _, _, _, 0)       : score_dec();           /* RELEASE */
             (SB_OP_CLEAR, _, _, 1, 0)     : score_clear();         /* executed unlock */
+            (SB_OP_PEEK, _, _, _, _)      : score_read();          /* ABORT */
         }
         size = 16;
     }
@@ -83,6 +84,69 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.took = 0;
         if (md.drop == 0 && md.l2 == 0 && md.hit == 1 && md.bad_way == 0) {
             sb.apply();
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * ABORTED, stage W+3 (after the scoreboard; PROTOCOL.md 4.9). C:
+ * lcf_stage_aborted_record() / _covers(). ABORTED[r] is the requester's
+ * latest seq known to be over. ab_over = seq not after it (after the write,
+ * if any). An ABORT that hits records only when its score is 0 (no copy of
+ * the event holds a lock); one that misses, and every unlock's first pass,
+ * always (monotonic). Requests only read it: one that took the lock and is
+ * covered is released by the RELEASE second pass (dispatch).
+ * ------------------------------------------------------------------------- */
+control LcfAborted(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
+{
+    Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS, 0) aborted;
+
+    /* One condition: (int32)(seq - v) > 0 -> v = seq; then covered. */
+    RegisterAction<bit<32>, bit<16>, bit<1>>(aborted) ab_record = {
+        void apply(inout bit<32> v, out bit<1> rv) {
+            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+                v = hdr.lcf.seq;
+            }
+            rv = 1;
+        }
+    };
+    RegisterAction<bit<32>, bit<16>, bit<1>>(aborted) ab_read = {
+        void apply(inout bit<32> v, out bit<1> rv) {
+            rv = 1;
+            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+                rv = 0;
+            }
+        }
+    };
+
+    action record() { md.ab_over = ab_record.execute(md.req); }
+    action read()   { md.ab_over = ab_read.execute(md.req); }
+    action none()   { md.ab_over = 0; }
+
+    table ab {
+        key = {
+            hdr.lcf.type : range;
+            md.hit : exact;
+            md.score : ternary;
+        }
+        actions = { record; read; none; }
+        const default_action = none();
+        const entries = {
+            (LCF_T_ABORT .. LCF_T_ABORT, 1, 0)                 : record();
+            (LCF_T_ABORT .. LCF_T_ABORT, 1, _)                 : read();
+            (LCF_T_ABORT .. LCF_T_ABORT, 0, _)                 : record();
+            (LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 0, _)    : record();
+            (LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _)    : record();
+            (LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _)    : read();
+            (LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _)    : read();
+        }
+        size = 8;
+    }
+
+    apply {
+        md.ab_over = 0;
+        if (md.drop == 0 && md.l2 == 0 && md.pass2 == 0) {
+            ab.apply();
         }
     }
 }

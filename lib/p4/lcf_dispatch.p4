@@ -56,6 +56,18 @@ control LcfDispatch(inout lcf_headers_t hdr,
         hdr.lcf.flags = hdr.lcf.flags & ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
         lcf_action_ctr.count(LCF_A_TAG_MISS_HOME);
     }
+    action d_tag_miss_aborted() {
+        d_tag_miss();
+        hdr.lcf.flags = hdr.lcf.flags | LCF_F_FAIL;
+    }
+    /* C pass_abort(): the packet's own gstatus/copyset (no lock stage) */
+    action d_abort_ack(bit<8> fail, bit<8> ctr) {
+        from_switch_to_requester();
+        hdr.lcf.type = LCF_T_ABORT_ACK;
+        hdr.lcf.flags = LCF_F_IN_SWITCH | fail;
+        hdr.lcf.aux = md.aux_type;
+        lcf_action_ctr.count(ctr);
+    }
     /* C lcf_table_forward(), LCF_FWD_HOME */
     action d_fwd_home() {
         lcf_copy(md.home);
@@ -202,6 +214,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
             md.lu_exec   : ternary @name("lu_exec");
             md.placed    : ternary @name("placed");
             md.lu_stale  : ternary @name("lu_stale");
+            md.ab_over   : ternary @name("ab_over");
         }
         actions = {
             d_tag_miss; d_fwd_home; d_fwd_owner; d_fwd_provider;
@@ -209,39 +222,49 @@ control LcfDispatch(inout lcf_headers_t hdr,
             d_fwd_return; d_nack; d_nack_stale; d_unlock_ack; d_migrate_ack;
             d_add_collision; d_resubmit_add; d_resubmit_unlock;
             d_resubmit_remove; d_resubmit_release; d_bad_resubmit;
+            d_tag_miss_aborted; d_abort_ack;
         }
         const default_action = d_bad_resubmit();
         /* (pass2, rs_op, type, hit, bad_way, took, score, check_ok,
-         *  fwd_kind, lu_exec, placed, lu_stale) */
+         *  fwd_kind, lu_exec, placed, lu_stale, ab_over) */
         const entries = {
             /* ---- first pass: C pass_first() ---- */
-            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 0, _, _, _, _, _, _, _, _) : d_resubmit_add();
-            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 1, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_ADD_DUP);
-            (0, _, LCF_T_READ_MISS .. LCF_T_REMOVE_FROM_SWITCH, 0, _, _, _, _, _, _, _, _) : d_tag_miss();
-            (0, _, LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _, _, _, _, _, _, _, _) : d_resubmit_unlock();
-            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 1, _, _, _, _, _, _) : d_resubmit_remove();
-            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 0, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
+            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 0, _, _, _, _, _, _, _, _, _) : d_resubmit_add();
+            (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 1, _, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_ADD_DUP);
+            /* C pass_miss(): a request of an aborted event goes home with FAIL */
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _, _, _, _, _, _, _, _, 1) : d_tag_miss_aborted();
+            (0, _, LCF_T_READ_MISS .. LCF_T_ABORT, 0, _, _, _, _, _, _, _, _, _) : d_tag_miss();
+            /* C pass_abort() */
+            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, _, _, _, _, _, _, 1) : d_abort_ack(0, LCF_A_ABORT_DONE);
+            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, _, _, _, _, _, _, 0) : d_abort_ack(LCF_F_FAIL, LCF_A_ABORT_PASSED);
+            (0, _, LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _, _, _, _, _, _, _, _, _) : d_resubmit_unlock();
+            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 1, _, _, _, _, _, _, _) : d_resubmit_remove();
+            (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 0, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
             /* C pass_request(): LAST-UNLOCK, score gate, check, forward */
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, _, _, _, _, 1) : d_nack_stale();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, 0, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
-            (0, _, LCF_T_READ_MISS .. LCF_T_READ_MISS, 1, _, 1, _, 0, _, _, _, _) : d_resubmit_release(0);
-            (0, _, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 1, _, 0, _, _, _, _) : d_resubmit_release(1);
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, _, 0, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_HOME, _, _, _) : d_fwd_home();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_OWNER, _, _, _) : d_fwd_owner();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_PROVIDER, _, _, _) : d_fwd_provider();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_PROV, _, _, _) : d_fwd_mcast_prov();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_OTHERS, _, _, _) : d_fwd_mcast_others();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_SOLE_HOLDER, _, _, _) : d_fwd_sole_holder();
-            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, _, _, _, _) : d_fwd_return();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, _, _, _, _, 1, _) : d_nack_stale();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, 0, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
+            /* an aborted event (ABORTED, W+3): as a check failure */
+            (0, _, LCF_T_READ_MISS .. LCF_T_READ_MISS, 1, _, 1, _, _, _, _, _, _, 1) : d_resubmit_release(0);
+            (0, _, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 1, _, _, _, _, _, _, 1) : d_resubmit_release(1);
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, _, _, _, _, _, _, 1) : d_nack(LCF_A_NACK_ABORTED);
+            (0, _, LCF_T_READ_MISS .. LCF_T_READ_MISS, 1, _, 1, _, 0, _, _, _, _, _) : d_resubmit_release(0);
+            (0, _, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 1, _, 0, _, _, _, _, _) : d_resubmit_release(1);
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, _, 0, _, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_HOME, _, _, _, _) : d_fwd_home();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_OWNER, _, _, _, _) : d_fwd_owner();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_PROVIDER, _, _, _, _) : d_fwd_provider();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_PROV, _, _, _, _) : d_fwd_mcast_prov();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_MCAST_OTHERS, _, _, _, _) : d_fwd_mcast_others();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, FWD_KIND_SOLE_HOLDER, _, _, _, _) : d_fwd_sole_holder();
+            (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, 1, _, _, _, _, _) : d_fwd_return();
             /* ---- second pass: C pass_resubmitted() ---- */
-            (1, _, _, _, 1, _, _, _, _, _, _, _) : d_bad_resubmit();
-            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 1, _) : d_migrate_ack(LCF_A_ADD_OK);
-            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 0, _) : d_add_collision();
-            (1, LCF_RS_RELEASE, _, 1, _, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
-            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 1, _, _) : d_unlock_ack(LCF_A_UNLOCK_EXEC);
-            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 0, _, _) : d_unlock_ack(LCF_A_UNLOCK_DUP);
-            (1, LCF_RS_REMOVE, _, 1, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_REMOVE_OK);
+            (1, _, _, _, 1, _, _, _, _, _, _, _, _) : d_bad_resubmit();
+            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 1, _, _) : d_migrate_ack(LCF_A_ADD_OK);
+            (1, LCF_RS_ADD, _, _, _, _, _, _, _, _, 0, _, _) : d_add_collision();
+            (1, LCF_RS_RELEASE, _, 1, _, _, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_CHECK_FAIL);
+            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 1, _, _, _) : d_unlock_ack(LCF_A_UNLOCK_EXEC);
+            (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 0, _, _, _) : d_unlock_ack(LCF_A_UNLOCK_DUP);
+            (1, LCF_RS_REMOVE, _, 1, _, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_REMOVE_OK);
         }
         size = 32;
     }
@@ -269,7 +292,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
     apply {
         if (md.drop == 0 && md.l2 == 0) {
             dispatch.apply();
-            if (md.hit == 1 && md.lu_stale == 0) {
+            if (md.hit == 1 && md.lu_stale == 0 && md.ab_over == 0) {
                 retransmit.apply();
             }
         }

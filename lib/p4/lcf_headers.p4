@@ -31,12 +31,14 @@ const bit<8> LCF_T_READ_UNLOCK        = 0x06;
 const bit<8> LCF_T_WRITE_UNLOCK       = 0x07;
 const bit<8> LCF_T_ADD_TO_SWITCH      = 0x08;
 const bit<8> LCF_T_REMOVE_FROM_SWITCH = 0x09;
+const bit<8> LCF_T_ABORT              = 0x0a;
 const bit<8> LCF_T_NACK               = 0x10;
 const bit<8> LCF_T_UNLOCK_ACK         = 0x11;
 const bit<8> LCF_T_MIGRATE_ACK        = 0x12;
+const bit<8> LCF_T_ABORT_ACK          = 0x13;
 
 const bit<8> LCF_T_PIPELINE_FIRST = 0x01;
-const bit<8> LCF_T_PIPELINE_LAST  = 0x09;
+const bit<8> LCF_T_PIPELINE_LAST  = 0x0a;
 const bit<8> LCF_T_NODE_FIRST     = 0x20;
 const bit<8> LCF_T_NODE_LAST      = 0x7f;
 
@@ -100,7 +102,10 @@ const bit<8> LCF_A_ADD_COLLISION    = 16; // add_to_switch_collision
 const bit<8> LCF_A_REMOVE_OK        = 17; // remove_from_switch_ok
 const bit<8> LCF_A_MIRROR_SHADOW    = 18; // mirror_to_shadow
 const bit<8> LCF_A_DROP             = 19; // drop
-const bit<8> LCF_A_MAX              = 20;
+const bit<8> LCF_A_ABORT_DONE       = 20; // abort_done
+const bit<8> LCF_A_ABORT_PASSED     = 21; // abort_copy_passed
+const bit<8> LCF_A_NACK_ABORTED     = 22; // nack_aborted_request
+const bit<8> LCF_A_MAX              = 23;
 
 /* Resubmit ops: C enum lcf_resubmit_op (docs/PROTOCOL.md 4.8 byte 0). */
 const bit<8> LCF_RS_RELEASE = 1;
@@ -290,6 +295,7 @@ struct lcf_ig_md_t {
     /* LAST-UNLOCK */
     bit<1>  lu_exec;            /* unlock: seq after LAST-UNLOCK[r] (pass 1) */
     bit<1>  lu_stale;           /* pass 1 request: seq not after it */
+    bit<1>  ab_over;            /* pass 1: seq not after ABORTED[r] (W+3) */
     bit<32> prov_hash;          /* crc32c(0, event), stage 1 */
     bit<5>  prov_sel;           /* data-provider permutation, per event */
     bit<5>  prov_k;             /* crc32c(seed, 8 zero bytes)[4:0] */

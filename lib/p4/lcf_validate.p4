@@ -31,6 +31,7 @@ const bit<8> SB_OP_TOOK  = 2;     /* REMOVE: only learn whether it was taken */
 const bit<8> SB_OP_READ  = 3;
 const bit<8> SB_OP_DEC   = 4;
 const bit<8> SB_OP_CLEAR = 5;
+const bit<8> SB_OP_PEEK  = 6;     /* ABORT: read, LAST-UNLOCK untouched */
 
 /* ---------------------------------------------------------------------------
  * Stage 0. C: lcf_stage_parse() (node, port, thread, home), the requester
@@ -183,6 +184,7 @@ control LcfPrepare(inout lcf_headers_t hdr,
             (0, LCF_T_WRITE_UNLOCK, _)   : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_READ, 0, 0);
             (0, LCF_T_ADD_TO_SWITCH, _)  : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
             (0, LCF_T_REMOVE_FROM_SWITCH, _) : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_TOOK, 1, 0x8000);
+            (0, LCF_T_ABORT, _)          : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_PEEK, 0, 0);
             /* second pass: C lcf_stage_lock_release(), _unlock(), insert,
              * lcf_stage_lock_clear() */
             (1, LCF_T_READ_MISS, 0)      : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 1, 0);
@@ -317,7 +319,7 @@ control LcfValidate(inout lcf_headers_t hdr,
             (_, _, _, _, _, _, _, 0 .. 0, _, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_VERSION);
             (_, _, _, _, _, _, _, 2 .. 255, _, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_VERSION);
             (_, _, _, _, _, _, _, _, 0x00 .. 0x00, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
-            (_, _, _, _, _, _, _, _, 0x0a .. 0x1f, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
+            (_, _, _, _, _, _, _, _, 0x0b .. 0x1f, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
             (_, _, _, _, _, _, _, _, 0x80 .. 0xff, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
             /* len != udp.length - 40, i.e. y != 40 */
             (_, _, _, _, _, _, _, _, _, 0 .. 39, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_LEN);

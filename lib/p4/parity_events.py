@@ -48,7 +48,8 @@ def _c_stale(pipe_c):
 
 def _c_tag_miss_first(pipe_c):
     body = c_function(pipe_c, "pass_first") or ""
-    miss = re.search(r"hit_way\s*<\s*0\)\s*\{[^}]*LCF_A_TAG_MISS_HOME", body)
+    miss = re.search(r"hit_way\s*<\s*0\)\s*\{[^}]*(LCF_A_TAG_MISS_HOME|pass_miss\()",
+                     body)
     req = body.find("pass_request(")
     return miss is not None and 0 <= miss.start() < req
 
@@ -156,7 +157,7 @@ def check_stale(rep, p4, pipe_c, ctypes):
                             for fk in fwd_kinds:
                                 a, args = first_match(disp, [
                                     0, 0, tv, hit, 0, took, score, chk, fk, 0,
-                                    0, stale])
+                                    0, stale, 0])
                                 seen.add(_p4_outcome(p4, a, args))
                 out = " / ".join(sorted(seen))
                 if hit and stale and "NACK_STALE" in out and len(seen) == 1:
@@ -260,11 +261,11 @@ UNLOCK_RECORD = {
 def _c_unlock_record(pipe_c):
     first = c_function(pipe_c, "pass_first") or ""
     second = c_function(pipe_c, "pass_resubmitted") or ""
-    call = re.search(r"if\s*\(\s*is_unlock\(\s*type\s*\)\s*\)\s*"
+    call = re.search(r"if\s*\(\s*is_unlock\(\s*type\s*\)\s*\)\s*\{?\s*"
                      r"lcf_stage_last_unlock\(\s*p\s*,\s*phv\s*\)\s*;", first)
     lookup = first.find("lcf_stage_tag_lookup(")
     miss = re.search(r"if\s*\(\s*phv->hit_way\s*<\s*0\s*\)\s*\{[^}]*"
-                     r"LCF_A_TAG_MISS_HOME", first)
+                     r"(LCF_A_TAG_MISS_HOME|pass_miss\()", first)
     rs = re.search(r"rs_pack\(\s*LCF_RS_UNLOCK\s*,[^,]*,\s*([^,]+?)\s*,", first)
     take = re.search(r"phv->unlock_exec\s*=\s*rs_(\w+)\(\s*md\s*\)", second)
     return {

@@ -119,7 +119,7 @@ drift "P4 drop rule order: gstatus before flags" lib/p4/lcf_validate.p4 \
 drift "P4 dispatch: stale request NACKed as lock busy" lib/p4/lcf_dispatch.p4 \
     's/: d_nack_stale();/: d_nack(LCF_A_NACK_LOCK_BUSY);/'
 drift "P4 dispatch: stale-request row removed" lib/p4/lcf_dispatch.p4 \
-    '/, 1) : d_nack_stale();/d'
+    '/, 1, _) : d_nack_stale();/d'
 drift "P4 constant: NACK_STALE 9 -> 10" lib/p4/lcf_headers.p4 \
     's/LCF_A_NACK_STALE       = 9;/LCF_A_NACK_STALE       = 10;/'
 drift "P4 LOCK: a stale request takes the lock" lib/p4/lcf_ways.p4 \
@@ -130,8 +130,8 @@ drift "C: stale request counted as lock busy" lib/lcf/lcf_pipeline.c \
     's/LCF_A_NACK_STALE);/LCF_A_NACK_LOCK_BUSY);/'
 # every unlock records LAST-UNLOCK, hit or miss (PROTOCOL.md 4.3,
 # Interpretation (unlocks of home-owned blocks))
-drift "C: LAST-UNLOCK recorded only on a tag hit (old behaviour)" lib/lcf/lcf_pipeline.c \
-    '/^\tif (is_unlock(type))$/{N;d}'
+drift "C: LAST-UNLOCK not recorded on the first pass" lib/lcf/lcf_pipeline.c \
+    '/^\t\tlcf_stage_last_unlock(p, phv);$/d'
 drift "C: second pass re-runs LAST-UNLOCK" lib/lcf/lcf_pipeline.c \
     's/^\t\tphv->unlock_exec = rs_lock_kind(md);/\t\tlcf_stage_last_unlock(p, phv);/'
 drift "P4: unlock's LAST-UNLOCK back on the resubmitted pass" lib/p4/lcf_ways.p4 \

@@ -73,6 +73,19 @@ tu_send(const struct lcf_msg *m, struct lcf_result *res, int *passes)
 	cr_assert_neq(res->verdict, LCF_V_RESUBMIT, "resubmitted twice");
 }
 
+struct lcf_result
+tu_send_meta(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag,
+	     uint8_t gstatus, uint32_t copyset, int *passes)
+{
+	struct lcf_msg m = tu_msg(type, node, 0, seq, tag);
+	struct lcf_result r;
+
+	m.gstatus = gstatus;
+	m.copyset = copyset;
+	tu_send(&m, &r, passes);
+	return r;
+}
+
 void
 tu_add(uint64_t tag, uint8_t gstatus, uint32_t copyset)
 {

@@ -145,5 +145,6 @@ Test(bad_input, footprint_of_tofino_profile)
 	cr_assert_eq(fp.lock + fp.gstatus + fp.copyset, 375000ull * 7);
 	cr_assert_eq(fp.scoreboard, 512ull * 4);
 	cr_assert_eq(fp.last_unlock, 512ull * 4);
-	cr_assert_eq(fp.total, 375000ull * 15 + 512ull * 8);
+	cr_assert_eq(fp.aborted, 512ull * 4);
+	cr_assert_eq(fp.total, 375000ull * 15 + 512ull * 12);
 }

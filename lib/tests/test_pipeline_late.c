@@ -16,19 +16,6 @@ static void setup(void) { tu_setup("pcap3.json"); }
 
 TestSuite(late_after_add, .init = setup, .fini = tu_teardown);
 
-static struct lcf_result
-send1(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag, uint8_t gs,
-      uint32_t cs, int *passes)
-{
-	struct lcf_msg m = tu_msg(type, node, 0, seq, tag);
-	struct lcf_result r;
-
-	m.gstatus = gs;
-	m.copyset = cs;
-	tu_send(&m, &r, passes);
-	return r;
-}
-
 /* An event the home serialises: request and unlock both miss. */
 static void
 home_event(uint16_t node, uint32_t seq, uint64_t tag, uint8_t unlock)
@@ -36,9 +23,10 @@ home_event(uint16_t node, uint32_t seq, uint64_t tag, uint8_t unlock)
 	struct lcf_result r;
 	int passes;
 
-	r = send1(LCF_T_WRITE_MISS, node, seq, tag, 0, 0, &passes);
+	r = tu_send_meta(LCF_T_WRITE_MISS, node, seq, tag, 0, 0, &passes);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME);
-	r = send1(unlock, node, seq, tag, LCF_GS_MODIFIED, BIT(node), &passes);
+	r = tu_send_meta(unlock, node, seq, tag, LCF_GS_MODIFIED, BIT(node),
+			 &passes);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME, "the unlock goes home");
 	cr_assert_eq(passes, 1, "a tag miss is not resubmitted");
 	cr_assert_eq(r.to_nodes, BIT(2));
@@ -65,7 +53,7 @@ Test(late_after_add, older_unlock_on_tag_miss_goes_home_and_changes_nothing)
 	home_event(0, 9, tag, LCF_T_WRITE_UNLOCK);
 	/* a late copy of an older event's unlock: the home's LAST-EXECUTED
 	 * answers it; LAST-UNLOCK does not go back */
-	r = send1(LCF_T_WRITE_UNLOCK, 0, 7, tag, LCF_GS_MODIFIED, BIT(0),
+	r = tu_send_meta(LCF_T_WRITE_UNLOCK, 0, 7, tag, LCF_GS_MODIFIED, BIT(0),
 		  &passes);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME);
 	cr_assert_eq(tu_requester(0, 0).last_unlock, 9);
@@ -92,7 +80,7 @@ Test(late_after_add, late_request_copy_after_add_is_nacked)
 		struct lcf_result r;
 		int passes;
 
-		r = send1(requests[i], 0, 5, tag, LCF_GS_SHARED, BIT(0),
+		r = tu_send_meta(requests[i], 0, 5, tag, LCF_GS_SHARED, BIT(0),
 			  &passes);
 		cr_assert_eq(r.action, LCF_A_NACK_STALE, "type %#x",
 			     requests[i]);
@@ -100,8 +88,8 @@ Test(late_after_add, late_request_copy_after_add_is_nacked)
 	}
 	cr_assert_eq(tu_block(tag).lock, 0, "nobody holds the lock");
 	/* the block works: the next reader is sent to the owner */
-	cr_assert_eq(send1(LCF_T_READ_MISS, 1, 1, tag, 0, 0, NULL).action,
-		     LCF_A_FWD_OWNER);
+	cr_assert_eq(tu_send_meta(LCF_T_READ_MISS, 1, 1, tag, 0, 0,
+				  NULL).action, LCF_A_FWD_OWNER);
 }
 
 /*
@@ -119,11 +107,12 @@ Test(late_after_add, late_unlock_copy_after_add_releases_nothing)
 
 	home_event(0, 5, tag, LCF_T_WRITE_UNLOCK);
 	tu_add(tag, LCF_GS_MODIFIED, BIT(0));
-	r = send1(LCF_T_WRITE_MISS, 1, 1, tag, 0, 0, NULL);
+	r = tu_send_meta(LCF_T_WRITE_MISS, 1, 1, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_FWD_OWNER, "node 1 takes the write lock");
 	before = tu_block(tag);
 	cr_assert_eq(before.lock, LCF_LOCK_WRITER);
-	r = send1(LCF_T_WRITE_UNLOCK, 0, 5, tag, LCF_GS_SHARED, BIT(0) | BIT(2),
+	r = tu_send_meta(LCF_T_WRITE_UNLOCK, 0, 5, tag, LCF_GS_SHARED,
+			 BIT(0) | BIT(2),
 		  &passes);
 	cr_assert_eq(passes, 2);
 	cr_assert_eq(r.action, LCF_A_UNLOCK_DUP);
@@ -132,7 +121,8 @@ Test(late_after_add, late_unlock_copy_after_add_releases_nothing)
 	cr_assert_eq(tu_block(tag).gstatus, before.gstatus);
 	cr_assert_eq(tu_block(tag).copyset, before.copyset);
 	/* node 1's own unlock still executes */
-	r = send1(LCF_T_WRITE_UNLOCK, 1, 1, tag, LCF_GS_MODIFIED, BIT(1), NULL);
+	r = tu_send_meta(LCF_T_WRITE_UNLOCK, 1, 1, tag, LCF_GS_MODIFIED, BIT(1),
+			 NULL);
 	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
 	cr_assert_eq(tu_block(tag).lock, 0);
 }
@@ -149,8 +139,8 @@ Test(late_after_add, interleaved_unlock_copies_execute_once)
 	struct lcf_result a, b, a2, b2;
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
-	cr_assert_eq(send1(LCF_T_WRITE_MISS, 0, 3, tag, 0, 0, NULL).action,
-		     LCF_A_FWD_HOME);
+	cr_assert_eq(tu_send_meta(LCF_T_WRITE_MISS, 0, 3, tag, 0, 0,
+				  NULL).action, LCF_A_FWD_HOME);
 	u.gstatus = LCF_GS_MODIFIED;
 	u.copyset = BIT(0);
 	tu_pass(&u, false, 0, &a);

@@ -27,8 +27,8 @@
 #define LCF_FRAME_HDRS (LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN + LCF_HDR_LEN)
 
 /*
- * Message types. X(name, value, string). Pipeline types are 0x01-0x09, types
- * the switch emits are 0x10-0x12, 0x20-0x7f are node-to-node (node-agent
+ * Message types. X(name, value, string). Pipeline types are 0x01-0x0a, types
+ * the switch emits are 0x10-0x13, 0x20-0x7f are node-to-node (node-agent
  * defines them in lcf_node_msg.h; the switch forwards them as L2 traffic).
  */
 #define LCF_TYPE_LIST(X)                                   \
@@ -41,9 +41,11 @@
 	X(WRITE_UNLOCK,       0x07, "WRITE_UNLOCK")        \
 	X(ADD_TO_SWITCH,      0x08, "ADD_TO_SWITCH")       \
 	X(REMOVE_FROM_SWITCH, 0x09, "REMOVE_FROM_SWITCH")  \
+	X(ABORT,              0x0a, "ABORT")               \
 	X(NACK,               0x10, "NACK")                \
 	X(UNLOCK_ACK,         0x11, "UNLOCK_ACK")          \
-	X(MIGRATE_ACK,        0x12, "MIGRATE_ACK")
+	X(MIGRATE_ACK,        0x12, "MIGRATE_ACK")         \
+	X(ABORT_ACK,          0x13, "ABORT_ACK")
 
 enum lcf_type {
 #define LCF_X_ENUM(name, val, str) LCF_T_##name = val,
@@ -52,7 +54,7 @@ enum lcf_type {
 };
 
 #define LCF_T_PIPELINE_FIRST LCF_T_READ_MISS
-#define LCF_T_PIPELINE_LAST LCF_T_REMOVE_FROM_SWITCH
+#define LCF_T_PIPELINE_LAST LCF_T_ABORT
 #define LCF_T_NODE_FIRST 0x20
 #define LCF_T_NODE_LAST 0x7f
 
@@ -157,11 +159,19 @@ const char *lcf_drop_name(enum lcf_drop reason);
 /** Name of a global status ("?" when out of range). */
 const char *lcf_gstatus_name(uint8_t gs);
 
-/** True for the types the switch pipeline processes (0x01-0x09). */
+/** True for the types the switch pipeline processes (0x01-0x0a). */
 static inline bool
 lcf_type_is_pipeline(uint8_t type)
 {
 	return type >= LCF_T_PIPELINE_FIRST && type <= LCF_T_PIPELINE_LAST;
+}
+
+/** True for the types only the switch emits (0x10-0x13): spoofs when they
+ * arrive at a switch, ordinary messages at a node. */
+static inline bool
+lcf_type_from_switch(uint8_t type)
+{
+	return type >= LCF_T_NACK && type <= LCF_T_ABORT_ACK;
 }
 
 /** Decode a wire header at `buf` (at least LCF_HDR_LEN bytes). */
