@@ -24,7 +24,8 @@
 # Env: BUILD (default build), SWSWITCH, BENCH_PIPELINE, TESTPMD.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/${BUILD:-build}
+build=${BUILD:-build}
+case $build in /*) ;; *) build=$root/$build ;; esac
 SW=${SWSWITCH:-$build/swswitch/swswitch}
 BP=${BENCH_PIPELINE:-$build/lib/bench/bench_pipeline}
 TP=${TESTPMD:-dpdk-testpmd}
