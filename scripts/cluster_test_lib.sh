@@ -2,7 +2,9 @@
 #
 # Set-up shared by the cluster tests (test-e2e.sh, test-restart.sh,
 # test-drain.sh, test-migration.sh). Sourced after option parsing; the
-# caller has set $repo, $cluster, $keep and optionally $build_dir.
+# caller has set $here, $repo, $keep and optionally $build_dir. Sourcing
+# sets $cluster, $checker and the cluster's run directory $RUN_DIR
+# (SWCL_ID and SWCL_RUN_DIR exported for cluster.sh).
 #
 #   cluster_test_setup NAME  root check, $swswitch and $nagent from
 #                            $build_dir (else $BUILD, else build/), a work
@@ -10,6 +12,12 @@
 #                            $failures, and a trap that takes the cluster
 #                            down and keeps $work in $keep if asked
 #   topo_node_ids TOPO       the topology's node ids, space-separated
+
+cluster=$here/cluster.sh
+checker=$repo/node-agent/checker/check_history.py
+export SWCL_ID=${SWCL_ID:-}
+RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$SWCL_ID}
+export SWCL_RUN_DIR=$RUN_DIR
 
 pass() { printf 'PASS  %s\n' "$*"; }
 fail() { printf 'FAIL  %s\n' "$*"; failures=$((failures + 1)); }

@@ -35,11 +35,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-cluster=$here/cluster.sh
-checker=$repo/node-agent/checker/check_history.py
-export SWCL_ID=${SWCL_ID:-}
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$SWCL_ID}
-export SWCL_RUN_DIR=$RUN_DIR
 
 duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 keep="" threads=2 dead=3 scenarios="home switch"
 topo=$repo/topo/demo4.json

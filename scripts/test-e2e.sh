@@ -39,10 +39,6 @@ shopt -s nullglob
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-cluster=$here/cluster.sh
-checker=$repo/node-agent/checker/check_history.py
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
-export SWCL_RUN_DIR=$RUN_DIR
 
 duration=5 threads=2 shared_blocks=4 switch_blocks=2 max_rate=4000
 build_dir="" topo=$repo/topo/demo4.json pmd=af_packet only="home,switch,loss1,loss5" keep="" swargs=""

@@ -36,10 +36,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-cluster=$here/cluster.sh
-checker=$repo/node-agent/checker/check_history.py
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster${SWCL_ID:-}}
-export SWCL_RUN_DIR=$RUN_DIR
 
 duration=10 keep="" build_dir="" baseline=0 faults=0 delay=0
 # Why 0.35: without migration the share is 0 (--baseline). Zipf(0.99) over

@@ -18,11 +18,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-cluster=$here/cluster.sh
-checker=$repo/node-agent/checker/check_history.py
-export SWCL_ID=${SWCL_ID:-}
-RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$SWCL_ID}
-export SWCL_RUN_DIR=$RUN_DIR
 
 duration=10 kill_at=4 down=1 threads=2 shared_blocks=4 switch_blocks=1
 png="" keep=""
