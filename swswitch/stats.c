@@ -181,7 +181,6 @@ stats_registers(json_t *root)
 		fsum.copyset += fp.copyset;
 		fsum.scoreboard += fp.scoreboard;
 		fsum.last_unlock += fp.last_unlock;
-		fsum.aborted += fp.aborted;
 		fsum.total += fp.total;
 	}
 	for (i = 0; i < ways; i++) {
@@ -196,7 +195,6 @@ stats_registers(json_t *root)
 	stats_u64(o, "copyset", fsum.copyset);
 	stats_u64(o, "scoreboard", fsum.scoreboard);
 	stats_u64(o, "last_unlock", fsum.last_unlock);
-	stats_u64(o, "aborted", fsum.aborted);
 	stats_u64(o, "total", fsum.total);
 	json_object_set_new(root, "footprint_bytes", o);
 

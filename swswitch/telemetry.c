@@ -178,6 +178,19 @@ stats_tel_block(const char *cmd __rte_unused, const char *params,
 	return 0;
 }
 
+static const char *
+stats_sb_state_name(enum lcf_sb_state s)
+{
+	switch (s) {
+	case LCF_SB_STATE_COUNT:
+		return "count";
+	case LCF_SB_STATE_CLAIMED:
+		return "claimed";
+	default:
+		return "aborted";
+	}
+}
+
 static int
 stats_tel_requester(const char *cmd __rte_unused, const char *params,
 		    struct rte_tel_data *d)
@@ -226,8 +239,13 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "worker", shard);
 	rte_tel_data_add_dict_u64(d, "score_even", v.score_even);
 	rte_tel_data_add_dict_u64(d, "score_odd", v.score_odd);
+	rte_tel_data_add_dict_u64(d, "sb_seq_even", v.sb_seq[0]);
+	rte_tel_data_add_dict_u64(d, "sb_seq_odd", v.sb_seq[1]);
+	rte_tel_data_add_dict_string(d, "sb_state_even",
+				     stats_sb_state_name(v.sb_state[0]));
+	rte_tel_data_add_dict_string(d, "sb_state_odd",
+				     stats_sb_state_name(v.sb_state[1]));
 	rte_tel_data_add_dict_u64(d, "last_unlock", v.last_unlock);
-	rte_tel_data_add_dict_u64(d, "aborted", v.aborted);
 	return 0;
 usage:
 	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD[,TAG]");

@@ -55,22 +55,32 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 			lcf_summary_del(p, tag);
 		}
 	/*
-	 * SCOREBOARD counts, per requester and seq parity, the lock grants of
-	 * its current event. Every held lock was just evicted, so every
-	 * non-zero score counts a lock that no longer exists; left there it
-	 * would let the requester's next request of that parity pass a busy
-	 * lock "as a retransmission", or make its read unlock release other
-	 * readers' locks. All rows go to zero, as after a restart. LAST-UNLOCK
-	 * and ABORTED stay (they only ever protect) except the dead node's.
+	 * A SCOREBOARD count (or a claimed one) counts locks of its event.
+	 * Every held lock was just evicted, so every count is of locks that no
+	 * longer exist; left there, a copy of that event would pass the
+	 * block's lock on it once the block is back in the switch, and its
+	 * read unlock would release other readers' locks. Counts go to 0; the
+	 * entry's seq and ABORTED marks stay, since they only ever protect
+	 * (a later copy of an old event stays over). The dead node's rows go
+	 * back to power-on values.
 	 */
 	for (uint32_t r = 0; r < p->n_requesters; r++) {
-		bool dead = r / p->cfg.threads_per_node == node;
+		bool dead = r / p->cfg.threads_per_node == node, changed = false;
 
-		rep->requesters += p->scoreboard[r][0] || p->scoreboard[r][1] ||
-				   (dead && p->last_unlock[r]);
-		p->scoreboard[r][0] = p->scoreboard[r][1] = 0;
+		for (int par = 0; par < 2; par++) {
+			struct lcf_sb *e = &p->sb[r][par];
+			uint32_t c = dead ? 0 :
+				     (e->c == LCF_SB_ABORTED ? e->c : 0);
+
+			changed |= e->c != c || (dead && e->seq != 0);
+			e->c = c;
+			if (dead)
+				e->seq = 0;
+		}
+		changed |= dead && p->last_unlock[r] != 0;
 		if (dead)
-			p->last_unlock[r] = p->aborted[r] = 0;
+			p->last_unlock[r] = 0;
+		rep->requesters += changed;
 	}
 	return 0;
 }

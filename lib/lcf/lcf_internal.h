@@ -25,6 +25,28 @@ struct lcf_meta {
 	uint8_t pad;    /* always 0, so the digest sees only register values */
 };
 
+/*
+ * SCOREBOARD entry: a paired register (two 32-bit halves, one
+ * read-modify-write per pass). `seq` names the event the entry belongs to;
+ * `c` is LCF_SB_COUNT_MAX or less (COUNT: locks held by forwarded copies of
+ * that event), LCF_SB_CLAIMED | n (the event's unlock had its first pass,
+ * carrying n) or LCF_SB_ABORTED (docs/PROTOCOL.md 4.2, 4.3, 4.9).
+ */
+struct lcf_sb {
+	uint32_t seq;
+	uint32_t c;
+};
+
+#define LCF_SB_COUNT_MAX 0x7fffu
+#define LCF_SB_CLAIMED 0x80000000u
+#define LCF_SB_ABORTED 0x40000000u
+
+static inline bool
+lcf_sb_is_count(uint32_t c)
+{
+	return c <= LCF_SB_COUNT_MAX;
+}
+
 struct lcf_pipeline {
 	struct lcf_pipeline_config cfg;
 	uint32_t n_requesters;
@@ -36,9 +58,8 @@ struct lcf_pipeline {
 	uint32_t summary_mask;
 	uint64_t *tag[LCF_MAX_WAYS];        /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
-	uint16_t (*scoreboard)[2];          /* [requester][seq parity] */
+	struct lcf_sb (*sb)[2];             /* SCOREBOARD [requester][parity] */
 	uint32_t *last_unlock;              /* [requester] */
-	uint32_t *aborted;                  /* [requester]: ABORTED */
 
 	struct lcf_counters ctr;
 };

@@ -24,11 +24,14 @@ struct lcf_phv {
 	int hit_way;                /* -1 on a tag miss */
 	bool lock_taken;
 	bool unlock_exec;
+	bool sb_held;               /* the event holds a counted lock */
+	bool sb_over;               /* the event is over (SB says so) */
 	uint16_t score;
 };
 
 /* Resubmit metadata, 8 bytes (docs/PROTOCOL.md 4.8). Byte 2 is the lock kind
- * of a RELEASE and the LAST-UNLOCK answer (1: executes) of an UNLOCK. */
+ * of a RELEASE and, for an UNLOCK, 1 when the first pass found it not a
+ * duplicate (LAST-UNLOCK) and claimed its score. */
 static inline uint64_t
 rs_pack(enum lcf_resubmit_op op, uint32_t way, uint32_t lock_kind,
 	uint16_t score)
@@ -155,32 +158,15 @@ lcf_stage_parse(const struct lcf_pipeline *p, const struct lcf_ingress *ing,
 	return LCF_DROP_NONE;
 }
 
-/* ---- stage 2: LAST-UNLOCK (after the read-only TAG lookup) ---------------------------------------------- */
+/* ---- stage 2: LAST-UNLOCK ---------------------------------------------- */
 
 /*
- * Every unlock's first pass, tag hit or miss: the requester's events up to
- * this seq are over wherever they were serialised. An unlock of a block the
- * home owns passes here on its way home, so when the home later moves the
- * block to the switch, a late copy of one of those events' requests is
- * NACKed as stale and a late copy of their unlocks is a duplicate
- * (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned blocks)). The
- * answer travels to the second pass in the resubmit metadata.
- */
-static void
-lcf_stage_last_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
-{
-	uint32_t *lu = &p->last_unlock[phv->req];
-
-	phv->unlock_exec = lcf_seq_after(phv->m->seq, *lu);
-	if (phv->unlock_exec)
-		*lu = phv->m->seq;
-}
-
-/*
- * A request's event is over once an unlock with its seq (or a later one)
- * has executed: a copy of it that arrives now (delayed past the requester's
- * retransmission, or duplicated) must not take the lock again, since no
- * unlock would ever release it. The home agent's LAST-EXECUTED does the
+ * Is the packet's seq not after LAST-UNLOCK[r], i.e. has an unlock of this
+ * event (or a later one) executed? Read only: a request's and a hit
+ * unlock's first pass. A request copy that arrives after its event's unlock
+ * (delayed past the retransmission timeout, or duplicated) must not take
+ * the lock again, since no unlock would release it; a duplicate unlock must
+ * not release someone else's lock. The home agent's LAST-EXECUTED does the
  * same for the blocks it owns.
  */
 static bool
@@ -188,6 +174,24 @@ lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
 			    const struct lcf_phv *phv)
 {
 	return !lcf_seq_after(phv->m->seq, p->last_unlock[phv->req]);
+}
+
+/*
+ * The unlock executes: LAST-UNLOCK[r] = seq when after. Written by the pass
+ * that releases the lock (an unlock's second pass on a tag hit), so a lost
+ * second pass leaves the unlock executable by its retransmission; and by a
+ * tag miss's only pass, so that the blocks a home owns are covered too
+ * (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned blocks)).
+ */
+static bool
+lcf_stage_last_unlock_record(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	uint32_t *lu = &p->last_unlock[phv->req];
+
+	if (!lcf_seq_after(phv->m->seq, *lu))
+		return false;
+	*lu = phv->m->seq;
+	return true;
 }
 
 /* ---- stage 1: TAG ways ------------------------------------------------- */
@@ -309,45 +313,148 @@ lcf_stage_lock_clear(struct lcf_pipeline *p, struct lcf_phv *phv)
 	memset(md, 0, sizeof(*md));
 }
 
-/* ---- stage 4: SCOREBOARD ------------------------------------------------ */
-
-static void
-lcf_stage_scoreboard(struct lcf_pipeline *p, struct lcf_phv *phv, int delta,
-		     bool reset)
-{
-	uint16_t *sc = &p->scoreboard[phv->req][phv->m->seq & 1];
-
-	if (reset)
-		*sc = 0;
-	else
-		*sc = (uint16_t)(*sc + delta);
-	phv->score = *sc;
-}
-
-/* ---- stage W+3: ABORTED ------------------------------------------------ */
+/* ---- stage W+3: SCOREBOARD ---------------------------------------------- */
 
 /*
- * ABORTED[r]: the requester's latest seq known to be over, written after
- * the scoreboard (PROTOCOL.md 4.9). An ABORT writes it only when its score
- * is 0, i.e. no copy of the event holds a lock; every unlock writes it too
- * (hit or miss, like LAST-UNLOCK), so it never lags LAST-UNLOCK and ages
- * with it. Monotonic in RFC 1982 order.
+ * SCOREBOARD[r][seq & 1] is bound to one event, its `seq` (PROTOCOL.md 4.2):
+ * a request passes a busy lock on its score only when copies of the same
+ * event hold counted locks, and a copy of an earlier event (a late
+ * duplicate, an aborted event's copy) can never let a later one through.
+ * Each function is the one read-modify-write of its pass kind.
  */
-static void
-lcf_stage_aborted_record(struct lcf_pipeline *p, const struct lcf_phv *phv)
+static inline struct lcf_sb *
+sb_entry(struct lcf_pipeline *p, const struct lcf_phv *phv)
 {
-	uint32_t *a = &p->aborted[phv->req];
-
-	if (lcf_seq_after(phv->m->seq, *a))
-		*a = phv->m->seq;
+	return &p->sb[phv->req][phv->m->seq & 1];
 }
 
-/* Is the packet's event over (its seq not after ABORTED[r])? */
-static bool
-lcf_stage_aborted_covers(const struct lcf_pipeline *p,
-			 const struct lcf_phv *phv)
+/* Is the event of seq over, by an entry `e` (read only)? */
+static inline bool
+sb_over(const struct lcf_sb *e, uint32_t seq)
 {
-	return !lcf_seq_after(phv->m->seq, p->aborted[phv->req]);
+	if (e->seq == seq)
+		return !lcf_sb_is_count(e->c);
+	return lcf_seq_after(e->seq, seq);
+}
+
+/*
+ * Request, tag hit. `count`: this copy took the lock and passed the check,
+ * so only the event's unlock will release its lock. A copy that will be
+ * released by a RELEASE pass is never counted, so an unlock never
+ * subtracts a lock that a RELEASE also releases.
+ */
+static void
+lcf_stage_sb_request(struct lcf_pipeline *p, struct lcf_phv *phv, bool count)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+	uint32_t seq = phv->m->seq;
+
+	phv->sb_over = sb_over(e, seq);
+	if (phv->sb_over) {
+		phv->sb_held = false;
+		return;
+	}
+	if (e->seq == seq) {
+		/* At most LCF_LOCK_READERS locks exist: no overflow. */
+		e->c += count;
+	} else if (count) {
+		/* A later event: the entry's old event has ended (its unlock
+		 * was acknowledged, or it was aborted) or holds only locks a
+		 * pending RELEASE frees. */
+		e->seq = seq;
+		e->c = 1;
+	}
+	phv->sb_held = e->seq == seq && e->c > 0;
+}
+
+/* Request or tag-miss read: is the event over? */
+static bool
+lcf_stage_sb_read_over(const struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	return sb_over(&p->sb[phv->req][phv->m->seq & 1], phv->m->seq);
+}
+
+/*
+ * Unlock, first pass on a tag hit, not a duplicate: claim the event's count.
+ * Copies of the event that arrive before the second pass find it CLAIMED
+ * (over) and release what they take; a retransmission of the unlock (its
+ * second pass lost) claims the same count again.
+ */
+static uint16_t
+lcf_stage_sb_claim(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+	uint32_t seq = phv->m->seq;
+
+	if (e->seq == seq) {
+		if (lcf_sb_is_count(e->c)) {
+			e->c |= LCF_SB_CLAIMED;
+			return (uint16_t)(e->c & LCF_SB_COUNT_MAX);
+		}
+		if (e->c & LCF_SB_CLAIMED)
+			return (uint16_t)(e->c & LCF_SB_COUNT_MAX);
+		return 0;       /* ABORTED: no copy holds a lock */
+	}
+	if (lcf_seq_after(seq, e->seq)) {
+		/* No counted copy (the event went home, or its block moved
+		 * since): nothing to claim, but later copies are over. */
+		e->seq = seq;
+		e->c = LCF_SB_CLAIMED;
+	}
+	return 0;
+}
+
+/*
+ * Unlock, tag miss: the event (served by the home) is over. The entry is
+ * moved on to it so that it ages with the requester's seqs even when its
+ * events never hit: RFC 1982 order needs the entry within 2^31 of every seq
+ * it is compared with. No copy of the entry's old event holds a counted
+ * lock: its unlock was acknowledged before this event began.
+ */
+static void
+lcf_stage_sb_unlock_miss(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+
+	if (lcf_seq_after(phv->m->seq, e->seq)) {
+		e->seq = phv->m->seq;
+		e->c = 0;
+	}
+}
+
+/* Unlock, second pass, executed: the event holds nothing any more. */
+static void
+lcf_stage_sb_unlocked(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+
+	if (e->seq == phv->m->seq)
+		e->c = 0;
+}
+
+/*
+ * ABORT, hit or miss (PROTOCOL.md 4.9): one pass, so it is atomic against
+ * every copy of the event. Returns true when a copy holds a counted lock
+ * (or the unlock is under way): nothing is recorded, the requester finishes
+ * the event and unlocks it. Otherwise the event is marked ABORTED and every
+ * later copy of it is over.
+ */
+static bool
+lcf_stage_sb_abort(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+	uint32_t seq = phv->m->seq;
+
+	if (e->seq == seq) {
+		if ((lcf_sb_is_count(e->c) && e->c > 0) ||
+		    (e->c & LCF_SB_CLAIMED))
+			return true;
+		e->c = LCF_SB_ABORTED;
+	} else if (lcf_seq_after(seq, e->seq)) {
+		e->seq = seq;
+		e->c = LCF_SB_ABORTED;
+	}
+	return false;
 }
 
 /* ---- stage 5: check table (Table 2) ------------------------------------ */
@@ -455,7 +562,7 @@ static void
 pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	     struct lcf_result *res)
 {
-	bool write = phv->m->type != LCF_T_READ_MISS, over;
+	bool write = phv->m->type != LCF_T_READ_MISS, chk;
 
 	if (lcf_stage_last_unlock_stale(p, phv)) {
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
@@ -463,17 +570,17 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 		return;
 	}
 	lcf_stage_lock(p, phv, write);
-	lcf_stage_scoreboard(p, phv, phv->lock_taken ? 1 : 0, false);
-	if (phv->score == 0) {
+	chk = lcf_table_check(phv);
+	lcf_stage_sb_request(p, phv, phv->lock_taken && chk);
+	if (!phv->lock_taken && !phv->sb_held) {
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
 			  LCF_A_NACK_LOCK_BUSY);
 		return;
 	}
-	/* A copy of an event its requester has aborted is refused like a
-	 * check failure: a lock this pass took is released by the second pass
-	 * (which counts it as nack_check_failed). */
-	over = lcf_stage_aborted_covers(p, phv);
-	if (over || !lcf_table_check(phv)) {
+	/* A copy of an event that is over (aborted, unlocked or unlocking,
+	 * or superseded) or that fails Table 2 is refused; a lock this pass
+	 * took is released by the second pass (counted as nack_check_failed). */
+	if (phv->sb_over || !chk) {
 		if (phv->lock_taken)
 			res_resubmit(p, res, rs_pack(LCF_RS_RELEASE,
 						     (uint32_t)phv->hit_way,
@@ -481,8 +588,8 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 		else
 			res_reply(p, res, phv, LCF_T_NACK,
 				  LCF_F_IN_SWITCH | LCF_F_FAIL,
-				  over ? LCF_A_NACK_ABORTED
-				       : LCF_A_NACK_CHECK_FAIL);
+				  phv->sb_over ? LCF_A_NACK_ABORTED
+					       : LCF_A_NACK_CHECK_FAIL);
 		return;
 	}
 	if (!phv->lock_taken)
@@ -491,10 +598,12 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 }
 
 /*
- * Tag miss: home. An ABORT records its seq here (the home answers it; if the
- * block moves to the switch, a late copy of the event is refused here), and
- * a request whose event the switch knows aborted goes home with FAIL set:
- * the home must not execute it (the block may have left the switch since).
+ * Tag miss: home. An unlock records LAST-UNLOCK; an ABORT marks its event
+ * in SCOREBOARD (the home answers it; if the block moves to the switch, a
+ * late copy of the event is refused there: no copy can hold a switch lock
+ * for a block the switch does not hold, so the mark is always right); a
+ * request whose event the switch knows is over goes home with FAIL set: the
+ * home must not execute it (the block may have left the switch since).
  */
 static void
 pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
@@ -502,28 +611,26 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	uint8_t type = phv->m->type;
 
 	phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-	if (is_abort(type))
-		lcf_stage_aborted_record(p, phv);
-	else if (is_request(type) && lcf_stage_aborted_covers(p, phv))
+	if (is_unlock(type)) {
+		(void)lcf_stage_last_unlock_record(p, phv);
+		lcf_stage_sb_unlock_miss(p, phv);
+	} else if (is_abort(type))
+		(void)lcf_stage_sb_abort(p, phv);
+	else if (is_request(type) && lcf_stage_sb_read_over(p, phv))
 		phv->m->flags |= LCF_F_FAIL;
 	res_emit(p, res, LCF_A_TAG_MISS_HOME, node_bit(phv->home), false);
 }
 
 /*
- * ABORT, tag hit (PROTOCOL.md 4.9): one pass, so it is atomic against every
- * copy of the event: a copy that passed the scoreboard before it is in the
- * score (answer FAIL: "a copy passed", nothing recorded, the requester
- * releases that lock with its unlock); a copy after it finds ABORTED[r].
+ * ABORT, tag hit (PROTOCOL.md 4.9): a copy that was counted before it makes
+ * the answer FAIL ("a copy passed": the requester releases that lock with
+ * its unlock); a copy after it finds the event ABORTED.
  */
 static void
 pass_abort(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
-	bool passed;
+	bool passed = lcf_stage_sb_abort(p, phv);
 
-	lcf_stage_scoreboard(p, phv, 0, false);
-	if (phv->score == 0)
-		lcf_stage_aborted_record(p, phv);
-	passed = !lcf_stage_aborted_covers(p, phv);
 	res_reply(p, res, phv, LCF_T_ABORT_ACK,
 		  LCF_F_IN_SWITCH | (passed ? LCF_F_FAIL : 0),
 		  passed ? LCF_A_ABORT_PASSED : LCF_A_ABORT_DONE);
@@ -547,10 +654,6 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
 		return;
 	}
-	if (is_unlock(type)) {
-		lcf_stage_last_unlock(p, phv);
-		lcf_stage_aborted_record(p, phv);
-	}
 	if (phv->hit_way < 0) {
 		pass_miss(p, phv, res);
 		return;
@@ -558,7 +661,11 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	if (is_request(type)) {
 		pass_request(p, phv, res);
 	} else if (is_unlock(type)) {
-		lcf_stage_scoreboard(p, phv, 0, false);
+		/* Executes in the second pass (LAST-UNLOCK there); here a
+		 * duplicate is told apart and a new one claims its score. */
+		phv->unlock_exec = !lcf_stage_last_unlock_stale(p, phv);
+		if (phv->unlock_exec)
+			phv->score = lcf_stage_sb_claim(p, phv);
 		res_resubmit(p, res, rs_pack(LCF_RS_UNLOCK,
 					     (uint32_t)phv->hit_way,
 					     phv->unlock_exec, phv->score));
@@ -635,17 +742,18 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 	}
 	switch (op) {
 	case LCF_RS_RELEASE:
+		/* The copy was never counted: SCOREBOARD is not touched. */
 		lcf_stage_lock_release(p, phv, rs_lock_kind(md));
-		lcf_stage_scoreboard(p, phv, -1, false);
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
 			  LCF_A_NACK_CHECK_FAIL);
 		break;
 	case LCF_RS_UNLOCK:
-		phv->unlock_exec = rs_lock_kind(md);
+		phv->unlock_exec = rs_lock_kind(md) &&
+				   lcf_stage_last_unlock_record(p, phv);
 		phv->score = rs_score(md);
 		lcf_stage_lock_unlock(p, phv);
 		if (phv->unlock_exec)
-			lcf_stage_scoreboard(p, phv, 0, true);
+			lcf_stage_sb_unlocked(p, phv);
 		res_reply(p, res, phv, LCF_T_UNLOCK_ACK, LCF_F_IN_SWITCH,
 			  phv->unlock_exec ? LCF_A_UNLOCK_EXEC
 					   : LCF_A_UNLOCK_DUP);
@@ -696,6 +804,8 @@ lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
 	phv.m = &res->out;
 	phv.lock_taken = false;
 	phv.unlock_exec = false;
+	phv.sb_held = false;
+	phv.sb_over = false;
 	phv.score = 0;
 
 	why = lcf_stage_parse(p, ing, &phv);

@@ -17,10 +17,10 @@
  * Stage order, as in the P4 program (lib/p4/) and docs/ARCHITECTURE.md:
  *   0  parser + validation (node/port/thread/home checks)
  *   1  TAG way 0..W-1         (set-associative lookup; insert/clear)
- *   2  LAST-UNLOCK            (resubmitted unlocks whose tag still hits)
+ *   2  LAST-UNLOCK            (stale requests and duplicate unlocks)
  *   3  LOCK+G-STATUS+COPYSET way 0..W-1 (hit way only, one atomic update)
- *   4  SCOREBOARD             (lock score per requester and seq parity)
- *   5  check table            (Table 2)
+ *   4  check table            (Table 2)
+ *   5  SCOREBOARD             (per requester and seq parity: {seq, count})
  *   6  forward table          (Table 3) + data-provider selection
  */
 #ifndef LCF_PIPELINE_H
@@ -187,12 +187,21 @@ struct lcf_block_view {
 	uint32_t copyset;
 };
 
-/* Register contents of one requester. */
+/* What a SCOREBOARD entry says of its event (docs/PROTOCOL.md 4.2). */
+enum lcf_sb_state {
+	LCF_SB_STATE_COUNT = 0, /* copies of the event hold `count` locks */
+	LCF_SB_STATE_CLAIMED,   /* its unlock is between its two passes */
+	LCF_SB_STATE_ABORTED,   /* aborted while no copy held a lock */
+};
+
+/* Register contents of one requester. Index [seq & 1]. */
 struct lcf_requester_view {
-	uint16_t score_even;
-	uint16_t score_odd;
+	uint32_t sb_seq[2];                 /* the event each entry is bound to */
+	enum lcf_sb_state sb_state[2];
+	uint16_t sb_count[2];               /* locks counted (0 when ABORTED) */
+	uint16_t score_even;                /* sb_count[0] */
+	uint16_t score_odd;                 /* sb_count[1] */
 	uint32_t last_unlock;
-	uint32_t aborted;
 };
 
 /* Bytes of each register array (the on-chip footprint). */
@@ -203,7 +212,6 @@ struct lcf_footprint {
 	uint64_t copyset;
 	uint64_t scoreboard;
 	uint64_t last_unlock;
-	uint64_t aborted;
 	uint64_t total;
 };
 
@@ -246,7 +254,8 @@ void lcf_pipeline_config_from_topo(const struct topo *t,
 /**
  * Register-array footprint of a configuration, in bytes, counting each array
  * at its hardware width (TAG 64, LOCK 16, G-STATUS 8, COPYSET 32 bits per
- * slot; SCOREBOARD 2 x 16 bits and LAST-UNLOCK 32 bits per requester).
+ * slot; SCOREBOARD 2 x 64 bits (paired 32-bit seq and count) and
+ * LAST-UNLOCK 32 bits per requester).
  */
 void lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 			    struct lcf_footprint *fp);
@@ -336,8 +345,9 @@ struct lcf_node_failed_report {
  * The control-plane action for a memory node declared dead (docs/FAULTS.md
  * section 2): evict from the TAG ways every block whose LOCK is held (its
  * holders are not recorded, so the dead node may be one) or whose COPYSET
- * lists `node`, zero every requester's SCOREBOARD row (no lock is held
- * any more, so no score may remain) and the node's LAST-UNLOCK rows. An
+ * lists `node`, zero every SCOREBOARD count (no lock is held any more, so
+ * no score may remain; the entries' seqs and ABORTED marks stay) and reset
+ * the node's own SCOREBOARD and LAST-UNLOCK rows. An
  * evicted block looks exactly like one lost in a switch restart; its home
  * agent recovers it. Idempotent. Run it between two passes, on the thread
  * that drives the pipeline.

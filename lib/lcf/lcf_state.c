@@ -53,11 +53,10 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->lock = slots * 2;
 	fp->gstatus = slots * 1;
 	fp->copyset = slots * 4;
-	fp->scoreboard = reqs * 2 * 2;
+	fp->scoreboard = reqs * 2 * sizeof(struct lcf_sb);
 	fp->last_unlock = reqs * 4;
-	fp->aborted = reqs * 4;
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
-		    fp->scoreboard + fp->last_unlock + fp->aborted;
+		    fp->scoreboard + fp->last_unlock;
 }
 
 /* 16 MiB: the large profile's 16.8M slots at half that load. */
@@ -123,11 +122,9 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 		p->way_seed[w] = lcf_way_seed(cfg, w);
 	if (lcf_regs_alloc(p) != 0)
 		goto nomem;
-	p->scoreboard = calloc(p->n_requesters, sizeof(*p->scoreboard));
+	p->sb = calloc(p->n_requesters, sizeof(*p->sb));
 	p->last_unlock = calloc(p->n_requesters, sizeof(*p->last_unlock));
-	p->aborted = calloc(p->n_requesters, sizeof(*p->aborted));
-	if (p->scoreboard == NULL || p->last_unlock == NULL ||
-	    p->aborted == NULL)
+	if (p->sb == NULL || p->last_unlock == NULL)
 		goto nomem;
 	return p;
 nomem:
@@ -143,9 +140,8 @@ lcf_pipeline_free(struct lcf_pipeline *p)
 		return;
 	if (p->regs != NULL)
 		munmap(p->regs, p->regs_bytes);
-	free(p->scoreboard);
+	free(p->sb);
 	free(p->last_unlock);
-	free(p->aborted);
 	free(p);
 }
 
@@ -158,9 +154,8 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 		       p->cfg.slots_per_way * sizeof(struct lcf_meta));
 	}
 	memset(p->summary, 0, (size_t)p->summary_mask + 1);
-	memset(p->scoreboard, 0, p->n_requesters * sizeof(*p->scoreboard));
+	memset(p->sb, 0, p->n_requesters * sizeof(*p->sb));
 	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
-	memset(p->aborted, 0, p->n_requesters * sizeof(*p->aborted));
 	memset(&p->ctr, 0, sizeof(p->ctr));
 }
 
@@ -217,10 +212,19 @@ lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
 	if (node >= LCF_MAX_NODES || thread >= p->cfg.threads_per_node)
 		return -EINVAL;
 	r = (uint32_t)node * p->cfg.threads_per_node + thread;
-	v->score_even = p->scoreboard[r][0];
-	v->score_odd = p->scoreboard[r][1];
+	for (int par = 0; par < 2; par++) {
+		uint32_t c = p->sb[r][par].c;
+
+		v->sb_seq[par] = p->sb[r][par].seq;
+		v->sb_state[par] = lcf_sb_is_count(c) ? LCF_SB_STATE_COUNT :
+				   (c & LCF_SB_CLAIMED) ? LCF_SB_STATE_CLAIMED :
+							  LCF_SB_STATE_ABORTED;
+		v->sb_count[par] = v->sb_state[par] == LCF_SB_STATE_ABORTED ?
+					   0 : (uint16_t)(c & LCF_SB_COUNT_MAX);
+	}
+	v->score_even = v->sb_count[0];
+	v->score_odd = v->sb_count[1];
 	v->last_unlock = p->last_unlock[r];
-	v->aborted = p->aborted[r];
 	return 0;
 }
 
@@ -258,12 +262,9 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 		h = digest_words(h, p->meta[w],
 				 p->cfg.slots_per_way * sizeof(struct lcf_meta));
 	}
-	h = digest_words(h, p->scoreboard,
-			 p->n_requesters * sizeof(*p->scoreboard));
+	h = digest_words(h, p->sb, p->n_requesters * sizeof(*p->sb));
 	h = digest_words(h, p->last_unlock,
 			 p->n_requesters * sizeof(*p->last_unlock));
-	h = digest_words(h, p->aborted,
-			 p->n_requesters * sizeof(*p->aborted));
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

@@ -2,7 +2,8 @@
  *
  * ABORT (docs/PROTOCOL.md 4.9): a requester that gives up on a NACKed event
  * asks the switch to end it. Either no copy of the event holds a lock (the
- * ABORT records the seq in ABORTED, and every later copy is refused, even
+ * ABORT marks the event ABORTED in its SCOREBOARD entry, and every later
+ * copy is refused, even
  * one that takes the lock on its pass), or a copy passed and holds it (the
  * ABORT says so and records nothing: the requester's unlock with that seq
  * must still execute). The regression: a network duplicate of the request
@@ -17,6 +18,16 @@
 static void setup(void) { tu_setup("pcap3.json"); }
 
 TestSuite(abort, .init = setup, .fini = tu_teardown);
+
+/* Node 0's SCOREBOARD entry of seq's parity says `seq` is aborted. */
+static bool
+sb_aborted(uint32_t seq)
+{
+	struct lcf_requester_view v = tu_requester(0, 0);
+
+	return v.sb_seq[seq & 1] == seq &&
+	       v.sb_state[seq & 1] == LCF_SB_STATE_ABORTED;
+}
 
 /* Node 2 holds the write lock of `tag` with seq 3 (Modified at node 1). */
 static uint64_t
@@ -62,7 +73,7 @@ Test(abort, duplicate_request_after_abort_takes_no_lock)
 	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH, "no FAIL: aborted");
 	cr_assert_eq(r.to_nodes, BIT(0));
 	cr_assert_eq(r.out.seq, 7);
-	cr_assert_eq(tu_requester(0, 0).aborted, 7);
+	cr_assert(sb_aborted(7));
 	release(tag);
 	/* the network's duplicate of seq 7 arrives now: the lock is free */
 	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0, NULL);
@@ -93,7 +104,9 @@ Test(abort, copy_that_passed_is_reported_and_its_unlock_executes)
 	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_PASSED);
 	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH | LCF_F_FAIL);
-	cr_assert_eq(tu_requester(0, 0).aborted, 0, "nothing recorded");
+	cr_assert_eq(tu_requester(0, 0).sb_state[1], LCF_SB_STATE_COUNT,
+		     "nothing recorded");
+	cr_assert_eq(tu_requester(0, 0).score_odd, 1);
 	/* the requester collects the replies (a retransmission still passes) */
 	r = tu_send_meta(LCF_T_READ_MISS, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_FWD_OWNER);
@@ -105,7 +118,8 @@ Test(abort, copy_that_passed_is_reported_and_its_unlock_executes)
 			 BIT(0) | BIT(2), NULL);
 	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
 	cr_assert_eq(tu_block(tag).lock, 0);
-	cr_assert_eq(tu_requester(0, 0).aborted, 7, "unlocks record it too");
+	cr_assert_eq(tu_requester(0, 0).last_unlock, 7);
+	cr_assert_eq(tu_requester(0, 0).score_odd, 0);
 }
 
 Test(abort, retransmitted_abort_after_done_stays_done)
@@ -119,10 +133,10 @@ Test(abort, retransmitted_abort_after_done_stays_done)
 	release(tag);
 	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
-	/* an older event's late ABORT never moves ABORTED back */
+	/* an older event's late ABORT never moves the entry back */
 	r = tu_send_meta(LCF_T_ABORT, 0, 5, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
-	cr_assert_eq(tu_requester(0, 0).aborted, 7);
+	cr_assert(sb_aborted(7));
 }
 
 Test(abort, on_tag_miss_goes_home_records_and_marks_late_copies)
@@ -134,7 +148,7 @@ Test(abort, on_tag_miss_goes_home_records_and_marks_late_copies)
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME, "the home answers");
 	cr_assert_eq(r.to_nodes, BIT(2));
 	cr_assert_eq(r.out.type, LCF_T_ABORT);
-	cr_assert_eq(tu_requester(0, 0).aborted, 9);
+	cr_assert(sb_aborted(9));
 	/* a late copy going home carries FAIL: the home must not execute it */
 	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 9, tag, 0, 0, NULL);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME);

@@ -149,8 +149,12 @@ Test(stale_request, serial_arithmetic_wraps)
 	uint64_t tag = tu_tag(2, 1);
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
-	/* LAST-UNLOCK 0 -> 0x7fffffff -> 0xfffffffe: each step is "after" */
+	/* LAST-UNLOCK 0 -> ... -> 0xfffffffe: each step is "after", also per
+	 * seq parity (the SCOREBOARD entries) */
+	event(0, 0x40000000u, tag);
 	event(0, 0x7fffffffu, tag);
+	event(0, 0xbfffffffu, tag);
+	event(0, 0xc0000000u, tag);
 	event(0, 0xfffffffeu, tag);
 	assert_stale(0, 0xfffffffeu, tag);
 	assert_stale(0, 0xfffffff0u, tag);

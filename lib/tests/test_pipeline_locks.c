@@ -203,9 +203,11 @@ write_event(uint64_t tag, uint32_t seq)
 
 Test(locks, unlock_seq_wraps_around)
 {
-	/* LAST-UNLOCK starts at 0; walk it to the top in < 2^31 steps. */
-	static const uint32_t seqs[] = { 0x7fffffffu, 0xfffffffeu, 0xffffffffu,
-					 0, 1 };
+	/* LAST-UNLOCK and both SCOREBOARD entries start at 0; walk them to
+	 * the top in steps < 2^31 (per seq parity for SCOREBOARD). */
+	static const uint32_t seqs[] = {
+		0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u,
+		0xbfffffffu, 0xc0000000u, 0xfffffffeu, 0xffffffffu, 0, 1 };
 	uint64_t tag = tu_tag(2, 1);
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
