@@ -1072,7 +1072,7 @@ def idempotence():
     vector(n, "abort-abandoned-event", T3,
            "A requester that gives up on a NACKed event ends it with an ABORT. "
            "Node 1's READ_MISS seq 7 is NACKed (node 2 holds the write lock); "
-           "its ABORT finds score 0, records seq 7 in ABORTED and answers "
+           "its ABORT finds no counted copy, marks seq 7 ABORTED and answers "
            "ABORT_ACK without FAIL. After node 2's unlock, a duplicate of the "
            "READ_MISS seq 7 takes the free read lock on its pass but is refused "
            "after the scoreboard: the second pass releases it and NACKs, so node "
@@ -1101,6 +1101,95 @@ def idempotence():
            {"abort_done": 1, "abort_copy_passed": 1, "nack_check_failed": 1,
             "nack_lock_busy": 2, "unlock_executed": 3, "forward_owner_modified": 3,
             "nack_stale_request": 0})
+
+
+def burst(st):
+    """Mark a step as read in the same rx burst as the step before it."""
+    st["same_burst"] = True
+    return st
+
+
+def scoreboard():
+    """The seq-bound SCOREBOARD (PROTOCOL 4.2, 4.3): the model's
+    counterexamples on the parity-keyed scoreboard, as packet sequences. The
+    critical frames share one rx burst (the runner holds them until the
+    switch reads them together), so a resubmitted pass runs after the rest
+    of the burst."""
+    T3 = "pcap3.json"
+    n = 70
+    x, y = tag(n, 1, 0), tag(n, 1, 1)
+    w1 = Req("WRITE_MISS", 1, x, seq=1)
+    u1 = Req("WRITE_UNLOCK", 1, x, seq=1, gstatus="Unshared", copyset=[])
+    r10 = Req("READ_MISS", 0, x, seq=10)
+    a10 = Req("ABORT", 0, x, seq=10)
+    w2 = Req("WRITE_MISS", 2, y, seq=1)
+    u2 = Req("WRITE_UNLOCK", 2, y, seq=1, gstatus="Unshared", copyset=[])
+    w12 = Req("WRITE_MISS", 0, y, seq=12)
+    vector(n, "two-writers-late-copy-of-aborted-event", T3,
+           "Node 0 aborts its NACKed READ_MISS seq 10 on X. A late copy of it "
+           "takes X's read lock and is refused (its event is ABORTED in its "
+           "SCOREBOARD entry); its RELEASE runs after the burst. In the same "
+           "burst node 0's next even event, WRITE_MISS seq 12 on Y, finds Y "
+           "write-locked by node 2: it must be NACKed. A scoreboard keyed by "
+           "(requester, parity) only let it pass on the late copy's score, and "
+           "two writers held Y.",
+           "PROTOCOL 4.2 (SCOREBOARD bound to its event), 4.9; docs/MODEL.md",
+           [add(n, T3, 1, 0, "Unshared", [], way=[0, 1]),
+            add(n, T3, 1, 1, "Unshared", [], way=[0, 1], seq=2),
+            step(w1, [forward(w1, 1, "Unshared", [])], "node 1 write-locks X"),
+            step(r10, [nack(r10, "Unshared", [])], "node 0 READ_MISS seq 10: busy"),
+            step(a10, [abort_ack(a10, False)], "node 0 aborts seq 10"),
+            step(u1, [unlock_ack(u1, "Unshared", [])], "node 1 unlocks X"),
+            step(w2, [forward(w2, 1, "Unshared", [])], "node 2 write-locks Y"),
+            step(r10, [nack(r10, "Unshared", [])],
+                 "late copy of seq 10: takes X's read lock, refused, released "
+                 "after the burst"),
+            burst(step(w12, [nack(w12, "Unshared", [])],
+                       "same burst: node 0 WRITE_MISS seq 12 on Y: busy, no pass")),
+            step(u2, [unlock_ack(u2, "Unshared", [])], "node 2 unlocks Y"),
+            step(w12, [forward(w12, 1, "Unshared", [])], "node 0 retries seq 12: granted")],
+           {"nack_lock_busy": 2, "nack_check_failed": 1, "abort_done": 1,
+            "forward_home_unshared": 3, "unlock_executed": 2,
+            "retransmit_passed_on_score": 0})
+
+    n = 71
+    t = tag(n, 2)
+    r1 = Req("READ_MISS", 1, t, seq=1)
+    u1 = Req("READ_UNLOCK", 1, t, seq=1, gstatus="Shared", copyset=[0, 1, 2])
+    r5 = Req("READ_MISS", 0, t, seq=5)
+    u5 = Req("READ_UNLOCK", 0, t, seq=5, gstatus="Shared", copyset=[0, 2])
+    q1 = Req("READ_MISS", 0, t, seq=1, thread=1)
+    v1 = Req("READ_UNLOCK", 0, t, seq=1, thread=1, gstatus="Shared", copyset=[0, 2])
+    ws = Req("WRITE_SHARED", 2, t, seq=1)
+    ws2 = Req("WRITE_SHARED", 2, t, seq=2)
+    vector(n, "read-lock-released-once", T3,
+           "Node 1 and node 0's event 5 hold X's read lock (readers 2). Node 0's "
+           "other thread reads X and unlocks, so node 0 is in the copyset. A "
+           "second copy of event 5 takes a read lock and fails Table 2 (node 0 "
+           "is a holder): its RELEASE runs after the burst, and in the same burst "
+           "event 5's READ_UNLOCK claims its score. That copy was never counted, "
+           "so the unlock releases one reader and the RELEASE another: node 1 "
+           "still holds its lock and node 2's WRITE_SHARED is NACKed until node "
+           "1 unlocks. The parity-keyed scoreboard counted the copy, the unlock "
+           "subtracted 2 and the RELEASE 1 more: node 1's lock was gone and node "
+           "2 wrote while node 1 read.",
+           "PROTOCOL 4.2 (a copy headed for RELEASE is never counted), 4.3",
+           [add(n, T3, 2, 0, "Shared", [2]),
+            step(r1, [forward(r1, 2, "Shared", [2], dp=True)], "node 1 reads X"),
+            step(r5, [forward(r5, 2, "Shared", [2], dp=True)], "node 0 event 5 reads X"),
+            step(q1, [forward(q1, 2, "Shared", [2], dp=True)], "node 0 thread 1 reads X"),
+            step(v1, [unlock_ack(v1, "Shared", [0, 2])], "... and unlocks: node 0 in copyset"),
+            step(r5, [nack(r5, "Shared", [0, 2])],
+                 "a second copy of event 5: read lock, check fails, RELEASE after the burst"),
+            burst(step(u5, [unlock_ack(u5, "Shared", [0, 2])],
+                       "same burst: event 5's READ_UNLOCK (score 1)")),
+            step(ws, [nack(ws, "Shared", [0, 2])],
+                 "node 2 WRITE_SHARED: node 1 still reads, busy"),
+            step(u1, [unlock_ack(u1, "Shared", [0, 1, 2])], "node 1 unlocks"),
+            step(ws2, [forward(ws2, 0, "Shared", [0, 1, 2]), forward(ws2, 1, "Shared", [0, 1, 2])],
+                 "node 2 WRITE_SHARED seq 2: granted, invalidates 0 and 1")],
+           {"nack_lock_busy": 1, "nack_check_failed": 1, "unlock_executed": 3,
+            "forward_data_provider_shared": 3, "multicast_invalidate": 1})
 
 
 # =================================================================== G: L2
@@ -1522,6 +1611,7 @@ def main():
     table2()
     locks()
     idempotence()
+    scoreboard()
     l2()
     malformed()
     framing()

@@ -458,13 +458,21 @@ def run_vector(v, args, ports_all, veths, log_dir):
     try:
         drain(ports)
         earlier = []
+        burst = {}
         for i, st in enumerate(v["steps"]):
             port, frame = lcfvec.build_input(st["in"], topo)
             exps = st.get("expect", [])
             n_exp = 0 if exps == "nothing" else len(exps)
-            ports[port].inject(frame)
-            got = collect(ports, n_exp, args.settle_ms / 1000.0, args.max_wait_ms / 1000.0,
-                          args.nothing_ms / 1000.0)
+            if i not in burst:
+                group = same_burst_group(v["steps"], i)
+                if len(group) == 1:
+                    ports[port].inject(frame)
+                    got = collect(ports, n_exp, args.settle_ms / 1000.0,
+                                  args.max_wait_ms / 1000.0, args.nothing_ms / 1000.0)
+                else:
+                    burst = inject_burst(group, v["steps"], ports, topo, sw, args)
+            if i in burst:
+                got = burst[i]
             good, report = lcfvec.match_step(st, got, topo, frame, earlier)
             earlier.append(got)
             if args.verbose or not good:
@@ -506,6 +514,60 @@ KNOWN_ACTIONS = {
     "unlock_duplicate_ignored", "add_to_switch_ok", "add_to_switch_duplicate",
     "add_to_switch_collision", "remove_from_switch_ok", "mirror_to_shadow", "drop",
 }
+
+
+def same_burst_group(steps, i):
+    """Step i and the steps after it marked "same_burst": one rx burst."""
+    g = [i]
+    while g[-1] + 1 < len(steps) and steps[g[-1] + 1].get("same_burst"):
+        g.append(g[-1] + 1)
+    return g
+
+
+def event_key(frame, lcf_port):
+    """(node, thread, seq, tag, message type): a reply the switch originates
+    (types 0x10 and up) names the type it answers in aux's top byte."""
+    l = lcfvec.decode(frame, lcf_port).get("lcf")
+    if l is None:
+        return None
+    ty = l["type"] if l["type"] < 0x10 else l["aux"] >> 24
+    return (l["node"], l["thread"], l["seq"], l["tag"], ty)
+
+
+def inject_burst(group, steps, ports, topo, sw, args):
+    """Inject the frames of `group` so that swswitch reads them in one rx
+    burst: it is stopped (SIGSTOP) while they are queued on its port and
+    continued after, so its next rx_burst returns them all, and every
+    resubmitted pass runs after the whole burst, as in a busy switch. The
+    frames must enter one port (bursts are per port) and be of distinct
+    messages (node, thread, seq, tag, type): what leaves the switch is given
+    to the step of the message it carries or answers. Returns {step index: [(port, frame)]}."""
+    frames, keys, n_exp = [], [], 0
+    for i in group:
+        port, frame = lcfvec.build_input(steps[i]["in"], topo)
+        frames.append((port, frame))
+        keys.append(event_key(frame, topo.lcf_port))
+        exps = steps[i].get("expect", [])
+        n_exp += 0 if exps == "nothing" else len(exps)
+    if len({p for p, _ in frames}) != 1 or len(set(keys)) != len(keys):
+        raise lcfvec.VectorError("same_burst steps %s: one port, distinct events" % group)
+    if sw is not None:
+        os.kill(sw.proc.pid, signal.SIGSTOP)
+    try:
+        for port, frame in frames:
+            ports[port].inject(frame)
+        time.sleep(0.05)    # the veth delivers to the stopped switch's ring
+    finally:
+        if sw is not None:
+            os.kill(sw.proc.pid, signal.SIGCONT)
+    got = collect(ports, n_exp, args.settle_ms / 1000.0, args.max_wait_ms / 1000.0,
+                  args.nothing_ms / 1000.0)
+    out = {i: [] for i in group}
+    for p, fr in got:
+        k = event_key(fr, topo.lcf_port)
+        i = group[keys.index(k)] if k in keys else group[-1]
+        out[i].append((p, fr))
+    return out
 
 
 def find_swswitch(arg):
