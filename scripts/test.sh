@@ -30,6 +30,9 @@ step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/sw
 [ -x scripts/bench-switch.sh ] &&
 	step "switch benchmark (smoke: output well formed, not speed)" scripts/bench-switch.sh --smoke
 step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+# ~30 s: 10^6 passes through lib/lcf and the Python reference of PROTOCOL.md 4
+step "differential check: lib/lcf vs the reference (10^6 passes)" \
+	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
 [ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 [ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
 [ -f node-agent/checker/test_check_history.py ] &&

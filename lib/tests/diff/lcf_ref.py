@@ -1,0 +1,457 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""
+An executable reference of the LCF switch pipeline, written from
+docs/PROTOCOL.md section 4 (not from lib/lcf): one pass in, one result out,
+the register arrays as plain Python lists. lcf_diff.py plays the same passes
+through lib/lcf and through this, and compares every result and register.
+"""
+
+import json
+
+# wire (PROTOCOL.md 2)
+READ_MISS, WRITE_MISS, WRITE_SHARED, EVICT_SHARED, EVICT_MODIFIED = 1, 2, 3, 4, 5
+READ_UNLOCK, WRITE_UNLOCK, ADD, REMOVE, ABORT = 6, 7, 8, 9, 10
+NACK, UNLOCK_ACK, MIGRATE_ACK, ABORT_ACK = 0x10, 0x11, 0x12, 0x13
+IN_SWITCH, DATA_PROVIDER, FAIL = 1, 2, 4
+UNSHARED, SHARED, MODIFIED = 0, 1, 2
+NODE_NONE = 0xffff
+WRITER, READERS = 0x8000, 0x7fff
+VALID = 1 << 63
+M32 = 0xffffffff
+
+# verdicts, and the action / drop numbering of lcf_pipeline.h / lcf_wire.h
+V_DROP, V_EMIT, V_RESUBMIT = 0, 1, 2
+ACTIONS = ["TAG_MISS_HOME", "FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
+           "MCAST_INVALIDATE", "ACK_SOLE_HOLDER", "RETURN_EVICT",
+           "NACK_LOCK_BUSY", "NACK_CHECK_FAIL", "NACK_STALE", "RETRANSMIT_PASS",
+           "RESUBMIT", "UNLOCK_EXEC", "UNLOCK_DUP", "ADD_OK", "ADD_DUP",
+           "ADD_COLLISION", "REMOVE_OK", "MIRROR_SHADOW", "DROP", "ABORT_DONE",
+           "ABORT_PASSED", "NACK_ABORTED"]
+A = {n: i for i, n in enumerate(ACTIONS)}
+DROPS = ["NONE", "SHORT", "BAD_IP", "BAD_UDP", "BAD_VERSION", "UNKNOWN_TYPE",
+         "BAD_LEN", "BAD_FLAGS", "BAD_GSTATUS", "NODE_RANGE", "NODE_UNKNOWN",
+         "NODE_PORT_MISMATCH", "THREAD_RANGE", "TAG_RANGE", "BAD_RESUBMIT"]
+D = {n: i for i, n in enumerate(DROPS)}
+
+# SCOREBOARD c (PROTOCOL.md 4): COUNT 0..0x7fff, CLAIMED | n, ABORTED
+CLAIMED, ABORTED, COUNT_MAX = 0x80000000, 0x40000000, 0x7fff
+RS_RELEASE, RS_UNLOCK, RS_ADD, RS_REMOVE = 1, 2, 3, 4
+
+# Table 2: type -> (requester in copyset?, gstatus or None)
+CHECK = {READ_MISS: (False, None), WRITE_MISS: (False, None),
+         WRITE_SHARED: (True, SHARED), EVICT_SHARED: (True, SHARED),
+         EVICT_MODIFIED: (True, MODIFIED)}
+# Table 3: (type, gstatus) -> forward
+FWD = {(READ_MISS, UNSHARED): "HOME", (WRITE_MISS, UNSHARED): "HOME",
+       (READ_MISS, MODIFIED): "OWNER", (WRITE_MISS, MODIFIED): "OWNER",
+       (READ_MISS, SHARED): "PROVIDER", (WRITE_MISS, SHARED): "MCAST_PROV",
+       (WRITE_SHARED, SHARED): "MCAST_OTHERS", (EVICT_SHARED, SHARED): "RETURN",
+       (EVICT_MODIFIED, MODIFIED): "RETURN"}
+
+
+def _crc_table():
+    t = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
+        t.append(c)
+    return t
+
+
+CRC_T = _crc_table()
+
+
+def crc32c_u64(init, v):
+    """CRC32C (Castagnoli, reflected) of v's 8 bytes little-endian, from
+    `init`, no final inversion (PROTOCOL.md 4: slot and provider hashes)."""
+    c = init & M32
+    for i in range(8):
+        c = CRC_T[(c ^ (v >> (8 * i))) & 0xff] ^ (c >> 8)
+    return c
+
+
+def after(a, b):
+    """RFC 1982: a is after b."""
+    d = (a - b) & M32
+    return d != 0 and d < 0x80000000
+
+
+def popcount(x):
+    return bin(x).count("1")
+
+
+def kth_node(cs, r):
+    k = r % popcount(cs)
+    for n in range(32):
+        if cs >> n & 1:
+            if k == 0:
+                return n
+            k -= 1
+    raise AssertionError
+
+
+class Topo:
+    def __init__(self, path):
+        j = json.load(open(path))
+        sw = j["switch"]
+        self.ways = sw["ways"]
+        self.slots = sw["slots_per_way"]
+        self.tpn = j.get("threads_per_node", 16)
+        bs = j.get("block_size", 4096)
+        self.shift = bs.bit_length() - 1
+        self.nodes = [n["id"] for n in j["nodes"]]
+        self.mask = sum(1 << n for n in self.nodes)
+        self.port_node = {n["port"]: n["id"] for n in j["nodes"]}
+        self.n_ports = max(self.port_node) + 1
+        self.shadow = j.get("shadow", -1)
+        self.seed = 1
+        self.salt = 0
+
+
+class Msg:
+    __slots__ = ("version", "type", "flags", "gstatus", "node", "thread", "seq",
+                 "copyset", "tag", "dst_node", "len", "aux")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k, 0))
+
+    def copy(self):
+        m = Msg()
+        for k in self.__slots__:
+            setattr(m, k, getattr(self, k))
+        return m
+
+    def tuple(self):
+        return tuple(getattr(self, k) for k in self.__slots__)
+
+
+class Result:
+    __slots__ = ("verdict", "action", "drop", "from_switch", "provider", "to",
+                 "mirror", "rmeta", "out")
+
+
+class Ref:
+    def __init__(self, topo):
+        self.t = topo
+        self.reset()
+
+    def reset(self):
+        t = self.t
+        self.tag = [[0] * t.slots for _ in range(t.ways)]
+        # [copyset, lock, gstatus] per slot
+        self.meta = [[[0, 0, 0] for _ in range(t.slots)] for _ in range(t.ways)]
+        n_req = 32 * t.tpn
+        self.sb = [[[0, 0], [0, 0]] for _ in range(n_req)]
+        self.lu = [0] * n_req
+
+    # ---- hashing ------------------------------------------------------
+    def slot(self, w, tag):
+        seed = (0x9e3779b9 * (w + 1) + self.t.salt) & M32
+        return (crc32c_u64(seed, tag) * self.t.slots) >> 32
+
+    def lookup(self, tag):
+        for w in range(self.t.ways):
+            if self.tag[w][self.slot(w, tag)] == tag | VALID:
+                return w
+        return -1
+
+    # ---- results ------------------------------------------------------
+    def _res(self, m):
+        r = Result()
+        r.verdict, r.action, r.drop, r.from_switch = V_EMIT, 0, 0, False
+        r.provider, r.to, r.mirror, r.rmeta = NODE_NONE, 0, 0, 0
+        r.out = m.copy()
+        return r
+
+    def drop(self, r, why):
+        r.verdict, r.action, r.drop = V_DROP, A["DROP"], D[why]
+
+    def emit(self, r, action, to, from_switch):
+        r.verdict, r.action, r.to, r.from_switch = V_EMIT, A[action], to, from_switch
+
+    def resubmit(self, r, op, way, kind=0, score=0):
+        r.verdict, r.action = V_RESUBMIT, A["RESUBMIT"]
+        r.rmeta = op | (way & 0xff) << 8 | (kind & 0xff) << 16 | (score & 0xffff) << 32
+
+    def reply(self, r, typ, flags, action):
+        orig = r.out.type
+        r.out.type, r.out.flags, r.out.aux = typ, flags, orig << 24
+        self.emit(r, action, 1 << r.out.node, True)
+
+    def migrate_ack(self, r, way, fail, action):
+        orig = r.out.type
+        r.out.type = MIGRATE_ACK
+        r.out.flags = IN_SWITCH | (FAIL if fail else 0)
+        r.out.aux = orig << 24 | (way & 0xff) << 16
+        self.emit(r, action, 1 << r.out.node, True)
+        if self.t.shadow >= 0:
+            r.mirror = 1 << self.t.shadow
+
+    # ---- SCOREBOARD (PROTOCOL.md 4.2, 4.3, 4.9) ---------------------------
+    def over(self, e, seq):
+        if e[0] == seq:
+            return e[1] > COUNT_MAX
+        return after(e[0], seq)
+
+    def sb_abort(self, e, seq):
+        """Returns True when a copy passed (nothing recorded)."""
+        s, c = e
+        if s == seq:
+            if (c <= COUNT_MAX and c > 0) or (c & CLAIMED):
+                return True
+            e[1] = ABORTED
+        elif after(seq, s):
+            e[0], e[1] = seq, ABORTED
+        return False
+
+    # ---- one pass -------------------------------------------------------
+    def process(self, m, port, resubmitted=False, rmeta=0):
+        t = self.t
+        r = self._res(m)
+        if not (t.mask >> m.node & 1) if m.node < 32 else True:
+            return self.drop(r, "NODE_UNKNOWN") or r
+        if port >= t.n_ports or port >= 32 or t.port_node.get(port, -1) != m.node:
+            return self.drop(r, "NODE_PORT_MISMATCH") or r
+        if m.thread >= t.tpn:
+            return self.drop(r, "THREAD_RANGE") or r
+        home = m.tag >> (48 - t.shift)
+        if home >= 32 or not (t.mask >> home & 1):
+            return self.drop(r, "TAG_RANGE") or r
+        if not 1 <= m.type <= 10:
+            return self.drop(r, "UNKNOWN_TYPE") or r
+        req = m.node * t.tpn + m.thread
+        if resubmitted:
+            self.second(r, req, home, rmeta)
+        else:
+            self.first(r, req, home)
+        return r
+
+    def first(self, r, req, home):
+        m, t = r.out, self.t
+        hit = self.lookup(m.tag)
+        if m.type == ADD:
+            if hit < 0:
+                self.resubmit(r, RS_ADD, 0)
+            else:
+                md = self.meta[hit][self.slot(hit, m.tag)]
+                m.gstatus, m.copyset = md[2], md[0]
+                self.migrate_ack(r, hit, False, "ADD_DUP")
+            return
+        e = self.sb[req][m.seq & 1]
+        if hit < 0:                                     # 4.1
+            m.flags &= ~(IN_SWITCH | DATA_PROVIDER) & 0xff
+            if m.type in (READ_UNLOCK, WRITE_UNLOCK):
+                if after(m.seq, self.lu[req]):
+                    self.lu[req] = m.seq
+                if after(m.seq, e[0]):
+                    e[0], e[1] = m.seq, 0
+            elif m.type == ABORT:
+                self.sb_abort(e, m.seq)
+            elif m.type <= EVICT_MODIFIED and self.over(e, m.seq):
+                m.flags |= FAIL
+            self.emit(r, "TAG_MISS_HOME", 1 << home, False)
+            return
+        md = self.meta[hit][self.slot(hit, m.tag)]
+        if m.type <= EVICT_MODIFIED:
+            self.request(r, req, hit, md, e)
+        elif m.type in (READ_UNLOCK, WRITE_UNLOCK):    # 4.3 first pass
+            dup = not after(m.seq, self.lu[req])
+            score = 0
+            if not dup:
+                if e[0] == m.seq:
+                    if e[1] <= COUNT_MAX:
+                        score = e[1]
+                        e[1] |= CLAIMED
+                    elif e[1] & CLAIMED:
+                        score = e[1] & COUNT_MAX
+                elif after(m.seq, e[0]):
+                    e[0], e[1] = m.seq, CLAIMED
+            self.resubmit(r, RS_UNLOCK, hit, 0 if dup else 1, score)
+        elif m.type == ABORT:                           # 4.9
+            passed = self.sb_abort(e, m.seq)
+            self.reply(r, ABORT_ACK, IN_SWITCH | (FAIL if passed else 0),
+                       "ABORT_PASSED" if passed else "ABORT_DONE")
+        else:                                           # 4.5 REMOVE
+            if md[1] == 0:
+                md[1] = WRITER
+                m.gstatus, m.copyset = md[2], md[0]
+                self.resubmit(r, RS_REMOVE, hit)
+            else:
+                m.gstatus, m.copyset = md[2], md[0]
+                self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_LOCK_BUSY")
+
+    def request(self, r, req, hit, md, e):
+        m = r.out
+        if not after(m.seq, self.lu[req]):              # stale
+            self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_STALE")
+            return
+        write = m.type != READ_MISS
+        if write:
+            taken = md[1] == 0
+            if taken:
+                md[1] = WRITER
+        else:
+            taken = not (md[1] & WRITER) and (md[1] & READERS) != READERS
+            if taken:
+                md[1] += 1
+        m.gstatus, m.copyset = md[2], md[0]
+        in_cs, gs = CHECK[m.type]
+        chk = bool(m.copyset >> m.node & 1) == in_cs and (gs is None or gs == m.gstatus)
+        over = self.over(e, m.seq)
+        count = taken and chk
+        if not over:
+            if e[0] == m.seq:
+                e[1] += 1 if count else 0
+            elif count:
+                e[0], e[1] = m.seq, 1
+        held = not over and e[0] == m.seq and e[1] > 0
+        if not taken and not held:
+            self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_LOCK_BUSY")
+            return
+        if over or not chk:
+            if taken:
+                self.resubmit(r, RS_RELEASE, hit, 1 if write else 0)
+            else:
+                self.reply(r, NACK, IN_SWITCH | FAIL,
+                           "NACK_ABORTED" if over else "NACK_CHECK_FAIL")
+            return
+        self.forward(r, req)
+
+    def forward(self, r, req):
+        m, t = r.out, self.t
+        cs, me = m.copyset, 1 << m.node
+        fwd = FWD.get((m.type, m.gstatus))
+        m.flags = IN_SWITCH
+        if cs == 0 and fwd not in ("HOME", "RETURN"):
+            fwd = "HOME"
+        home = m.tag >> (48 - t.shift)
+        prov = lambda: kth_node(cs, crc32c_u64(t.seed, (req << 32 | m.seq)))
+        if fwd == "HOME":
+            self.emit(r, "FWD_HOME", 1 << home, False)
+        elif fwd == "OWNER":
+            r.provider = (cs & -cs).bit_length() - 1
+            self.emit(r, "FWD_OWNER", 1 << r.provider, False)
+        elif fwd == "PROVIDER":
+            r.provider = prov()
+            self.emit(r, "FWD_PROVIDER", 1 << r.provider, False)
+        elif fwd == "MCAST_PROV":
+            r.provider = prov()
+            self.emit(r, "MCAST_INVALIDATE", cs, False)
+        elif fwd == "MCAST_OTHERS":
+            if cs & ~me == 0:
+                self.emit(r, "ACK_SOLE_HOLDER", me, True)
+            else:
+                self.emit(r, "MCAST_INVALIDATE", cs & ~me, False)
+        else:
+            self.emit(r, "RETURN_EVICT", me, True)
+
+    def second(self, r, req, home, md_word):
+        m, t = r.out, self.t
+        op, way = md_word & 0xff, md_word >> 8 & 0xff
+        kind, score = md_word >> 16 & 0xff, md_word >> 32 & 0xffff
+        if m.type <= EVICT_MODIFIED:
+            want = RS_RELEASE
+        elif m.type in (READ_UNLOCK, WRITE_UNLOCK):
+            want = RS_UNLOCK
+        elif m.type == ABORT:
+            want = -1
+        else:
+            want = RS_ADD if m.type == ADD else RS_REMOVE
+        reserved = md_word & 0xffff0000ff000000
+        if op != want or reserved or way >= t.ways or kind > 1:
+            return self.drop(r, "BAD_RESUBMIT")
+        hit = self.lookup(m.tag)
+        if op == RS_ADD:
+            for w in range(t.ways):
+                s = self.slot(w, m.tag)
+                if self.tag[w][s] == m.tag | VALID:
+                    return self.migrate_ack(r, w, False, "ADD_DUP")
+                if self.tag[w][s] == 0:
+                    self.tag[w][s] = m.tag | VALID
+                    m.copyset &= t.mask
+                    self.meta[w][s] = [m.copyset, 0, m.gstatus]
+                    return self.migrate_ack(r, w, False, "ADD_OK")
+            return self.migrate_ack(r, 0xff, True, "ADD_COLLISION")
+        if hit != way:
+            return self.drop(r, "BAD_RESUBMIT")
+        s = self.slot(way, m.tag)
+        md = self.meta[way][s]
+        e = self.sb[req][m.seq & 1]
+        if op == RS_RELEASE:
+            if kind:
+                md[1] &= ~WRITER
+            elif md[1] & READERS:
+                md[1] -= 1
+            m.gstatus, m.copyset = md[2], md[0]
+            self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_CHECK_FAIL")
+        elif op == RS_UNLOCK:
+            ex = kind == 1 and after(m.seq, self.lu[req])
+            if ex:
+                self.lu[req] = m.seq
+                if m.type == READ_UNLOCK:
+                    readers = md[1] & READERS
+                    md[1] = (md[1] & WRITER) | (readers - min(score, readers))
+                    md[0] |= m.copyset & t.mask
+                else:
+                    md[1] &= ~WRITER
+                    md[0] = m.copyset & t.mask
+                md[2] = m.gstatus
+                if e[0] == m.seq:
+                    e[1] = 0
+            m.gstatus, m.copyset = md[2], md[0]
+            self.reply(r, UNLOCK_ACK, IN_SWITCH, "UNLOCK_EXEC" if ex else "UNLOCK_DUP")
+        else:                                           # RS_REMOVE
+            self.tag[way][s] = 0
+            m.gstatus, m.copyset = md[2], md[0]
+            self.meta[way][s] = [0, 0, 0]
+            self.migrate_ack(r, way, False, "REMOVE_OK")
+
+    # ---- control (PROTOCOL.md 4, docs/FAULTS.md 2) ------------------------
+    def node_failed(self, node):
+        t = self.t
+        if node >= 32 or not (t.mask >> node & 1):
+            return -22
+        for w in range(t.ways):
+            for s in range(t.slots):
+                md = self.meta[w][s]
+                if self.tag[w][s] and (md[1] != 0 or md[0] >> node & 1):
+                    self.tag[w][s] = 0
+                    self.meta[w][s] = [0, 0, 0]
+        for q in range(32 * t.tpn):
+            dead = q // t.tpn == node
+            for e in self.sb[q]:
+                if dead:
+                    e[0], e[1] = 0, 0
+                elif e[1] != ABORTED:
+                    e[1] = 0
+            if dead:
+                self.lu[q] = 0
+        return 0
+
+    # ---- read-out, as lcf_pipeline_read_block / _read_requester ------------
+    def block_view(self, tag):
+        if tag & VALID:
+            return None
+        w = self.lookup(tag)
+        if w < 0:
+            return None
+        s = self.slot(w, tag)
+        md = self.meta[w][s]
+        return (w, s, md[1], md[2], md[0])
+
+    def requester_view(self, node, thread):
+        if node >= 32 or thread >= self.t.tpn:
+            return None
+        q = self.sb[node * self.t.tpn + thread]
+        st, cnt = [], []
+        for s, c in q:
+            if c <= COUNT_MAX:
+                st.append(0); cnt.append(c)
+            elif c & CLAIMED:
+                st.append(1); cnt.append(c & COUNT_MAX)
+            else:
+                st.append(2); cnt.append(0)
+        return (q[0][0], q[1][0], st[0], st[1], cnt[0], cnt[1],
+                self.lu[node * self.t.tpn + thread])
