@@ -187,7 +187,7 @@ stats_sb_state_name(enum lcf_sb_state s)
 	case LCF_SB_STATE_CLAIMED:
 		return "claimed";
 	default:
-		return "aborted";
+		return "ended";
 	}
 }
 

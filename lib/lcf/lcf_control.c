@@ -70,16 +70,17 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 		for (int par = 0; par < 2; par++) {
 			struct lcf_sb *e = &p->sb[r][par];
 			uint32_t c = dead ? 0 :
-				     (e->c == LCF_SB_ABORTED ? e->c : 0);
+				     (e->c == LCF_SB_ENDED ? e->c : 0);
 
 			changed |= e->c != c || (dead && e->seq != 0);
 			e->c = c;
 			if (dead)
 				e->seq = 0;
 		}
-		changed |= dead && p->last_unlock[r] != 0;
+		changed |= dead && (p->last_unlock[r].seq != 0 ||
+				    p->last_unlock[r].open != 0);
 		if (dead)
-			p->last_unlock[r] = 0;
+			p->last_unlock[r] = (struct lcf_lu){ 0, 0 };
 		rep->requesters += changed;
 	}
 	return 0;

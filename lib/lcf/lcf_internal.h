@@ -30,7 +30,8 @@ struct lcf_meta {
  * read-modify-write per pass). `seq` names the event the entry belongs to;
  * `c` is LCF_SB_COUNT_MAX or less (COUNT: locks held by forwarded copies of
  * that event), LCF_SB_CLAIMED | n (the event's unlock had its first pass,
- * carrying n) or LCF_SB_ABORTED (docs/PROTOCOL.md 4.2, 4.3, 4.9).
+ * carrying n) or LCF_SB_ENDED (the event ended holding no switch lock:
+ * aborted, or its unlock went home) (docs/PROTOCOL.md 4.2, 4.3, 4.9).
  */
 struct lcf_sb {
 	uint32_t seq;
@@ -39,7 +40,17 @@ struct lcf_sb {
 
 #define LCF_SB_COUNT_MAX 0x7fffu
 #define LCF_SB_CLAIMED 0x80000000u
-#define LCF_SB_ABORTED 0x40000000u
+#define LCF_SB_ENDED 0x40000000u
+
+/*
+ * LAST-UNLOCK entry, paired: the requester's latest unlock to reach the
+ * switch (`seq`) and whether it still has to execute (`open`: its first
+ * pass ran, its releasing second pass has not).
+ */
+struct lcf_lu {
+	uint32_t seq;
+	uint32_t open;
+};
 
 static inline bool
 lcf_sb_is_count(uint32_t c)
@@ -59,7 +70,7 @@ struct lcf_pipeline {
 	uint64_t *tag[LCF_MAX_WAYS];        /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
 	struct lcf_sb (*sb)[2];             /* SCOREBOARD [requester][parity] */
-	uint32_t *last_unlock;              /* [requester] */
+	struct lcf_lu *last_unlock;         /* [requester] */
 
 	struct lcf_counters ctr;
 };

@@ -162,35 +162,56 @@ lcf_stage_parse(const struct lcf_pipeline *p, const struct lcf_ingress *ing,
 
 /*
  * Is the packet's seq not after LAST-UNLOCK[r], i.e. has an unlock of this
- * event (or a later one) executed? Read only: a request's and a hit
- * unlock's first pass. A request copy that arrives after its event's unlock
- * (delayed past the retransmission timeout, or duplicated) must not take
- * the lock again, since no unlock would release it; a duplicate unlock must
- * not release someone else's lock. The home agent's LAST-EXECUTED does the
+ * event (or a later one) reached the switch? Read only, a request's first
+ * pass. A request copy that arrives after its event's unlock (delayed past
+ * the retransmission timeout, or duplicated) must not take the lock again,
+ * since no unlock would release it. The home agent's LAST-EXECUTED does the
  * same for the blocks it owns.
  */
 static bool
 lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
 			    const struct lcf_phv *phv)
 {
-	return !lcf_seq_after(phv->m->seq, p->last_unlock[phv->req]);
+	return !lcf_seq_after(phv->m->seq, p->last_unlock[phv->req].seq);
+}
+
+enum lu_answer { LU_DUP, LU_NEW, LU_OPEN };
+
+/*
+ * An unlock's first pass, tag hit or miss: a seq after LAST-UNLOCK opens
+ * it (LU_NEW); the same seq still open is a retransmission whose releasing
+ * pass has not run (lost, or still queued: LU_OPEN); anything else is a
+ * duplicate. Recording on the first pass covers the unlocks of blocks the
+ * home owns too, which cross the switch once (PROTOCOL.md 4.3,
+ * Interpretation (unlocks of home-owned blocks)); this stage comes before
+ * the TAG lookup on a Tofino, so it cannot depend on hit or miss.
+ */
+static enum lu_answer
+lcf_stage_last_unlock_open(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_lu *lu = &p->last_unlock[phv->req];
+
+	if (lcf_seq_after(phv->m->seq, lu->seq)) {
+		*lu = (struct lcf_lu){ phv->m->seq, 1 };
+		return LU_NEW;
+	}
+	return lu->seq == phv->m->seq && lu->open ? LU_OPEN : LU_DUP;
 }
 
 /*
- * The unlock executes: LAST-UNLOCK[r] = seq when after. Written by the pass
- * that releases the lock (an unlock's second pass on a tag hit), so a lost
- * second pass leaves the unlock executable by its retransmission; and by a
- * tag miss's only pass, so that the blocks a home owns are covered too
- * (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned blocks)).
+ * An unlock's second pass: it executes when its seq is still open, and
+ * closes it, so of two copies whose first passes both ran exactly one
+ * releases the lock, and a lost second pass leaves the unlock to its
+ * retransmission.
  */
 static bool
-lcf_stage_last_unlock_record(struct lcf_pipeline *p, const struct lcf_phv *phv)
+lcf_stage_last_unlock_close(struct lcf_pipeline *p, const struct lcf_phv *phv)
 {
-	uint32_t *lu = &p->last_unlock[phv->req];
+	struct lcf_lu *lu = &p->last_unlock[phv->req];
 
-	if (!lcf_seq_after(phv->m->seq, *lu))
+	if (lu->seq != phv->m->seq || !lu->open)
 		return false;
-	*lu = phv->m->seq;
+	lu->open = 0;
 	return true;
 }
 
@@ -376,49 +397,54 @@ lcf_stage_sb_read_over(const struct lcf_pipeline *p, const struct lcf_phv *phv)
 
 /*
  * Unlock, first pass on a tag hit, not a duplicate: claim the event's count.
- * Copies of the event that arrive before the second pass find it CLAIMED
- * (over) and release what they take; a retransmission of the unlock (its
- * second pass lost) claims the same count again.
+ * Returns whether the unlock may execute: only an event that holds counted
+ * locks here has anything to release. An unlock whose event went home (its
+ * block moved to the switch since) finds the entry ENDED and executes
+ * nothing: it must not release whoever holds the block now, nor install
+ * its metadata. A retransmission whose second pass was lost finds its own
+ * claim and carries the same count.
  */
-static uint16_t
-lcf_stage_sb_claim(struct lcf_pipeline *p, const struct lcf_phv *phv)
+static bool
+lcf_stage_sb_claim(struct lcf_pipeline *p, const struct lcf_phv *phv,
+		   uint16_t *score)
 {
 	struct lcf_sb *e = sb_entry(p, phv);
 	uint32_t seq = phv->m->seq;
 
+	*score = 0;
 	if (e->seq == seq) {
-		if (lcf_sb_is_count(e->c)) {
+		if (lcf_sb_is_count(e->c) && e->c > 0)
 			e->c |= LCF_SB_CLAIMED;
-			return (uint16_t)(e->c & LCF_SB_COUNT_MAX);
-		}
-		if (e->c & LCF_SB_CLAIMED)
-			return (uint16_t)(e->c & LCF_SB_COUNT_MAX);
-		return 0;       /* ABORTED: no copy holds a lock */
+		if (!(e->c & LCF_SB_CLAIMED))
+			return false;   /* COUNT 0, ENDED: nothing held */
+		*score = (uint16_t)(e->c & LCF_SB_COUNT_MAX);
+		return true;
 	}
 	if (lcf_seq_after(seq, e->seq)) {
-		/* No counted copy (the event went home, or its block moved
-		 * since): nothing to claim, but later copies are over. */
+		/* No copy was counted: the event is over, hold nothing. */
 		e->seq = seq;
-		e->c = LCF_SB_CLAIMED;
+		e->c = LCF_SB_ENDED;
 	}
-	return 0;
+	return false;
 }
 
 /*
- * Unlock, tag miss: the event (served by the home) is over. The entry is
- * moved on to it so that it ages with the requester's seqs even when its
- * events never hit: RFC 1982 order needs the entry within 2^31 of every seq
- * it is compared with. No copy of the entry's old event holds a counted
- * lock: its unlock was acknowledged before this event began.
+ * Unlock, tag miss: the event (served by the home) ended holding no switch
+ * lock (a copy holding one would pin its block in the switch). The entry
+ * moves on to it, ENDED: a late copy of the event is over if its block
+ * moves to the switch, and the entry ages with the requester's seqs even
+ * when its events never hit (RFC 1982 order needs it within 2^31 of every
+ * seq it is compared with). The entry's older event holds no counted lock:
+ * its unlock was acknowledged before this event began.
  */
 static void
 lcf_stage_sb_unlock_miss(struct lcf_pipeline *p, const struct lcf_phv *phv)
 {
 	struct lcf_sb *e = sb_entry(p, phv);
 
-	if (lcf_seq_after(phv->m->seq, e->seq)) {
+	if (e->seq == phv->m->seq || lcf_seq_after(phv->m->seq, e->seq)) {
 		e->seq = phv->m->seq;
-		e->c = 0;
+		e->c = LCF_SB_ENDED;
 	}
 }
 
@@ -449,10 +475,10 @@ lcf_stage_sb_abort(struct lcf_pipeline *p, const struct lcf_phv *phv)
 		if ((lcf_sb_is_count(e->c) && e->c > 0) ||
 		    (e->c & LCF_SB_CLAIMED))
 			return true;
-		e->c = LCF_SB_ABORTED;
+		e->c = LCF_SB_ENDED;
 	} else if (lcf_seq_after(seq, e->seq)) {
 		e->seq = seq;
-		e->c = LCF_SB_ABORTED;
+		e->c = LCF_SB_ENDED;
 	}
 	return false;
 }
@@ -611,10 +637,9 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	uint8_t type = phv->m->type;
 
 	phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-	if (is_unlock(type)) {
-		(void)lcf_stage_last_unlock_record(p, phv);
+	if (is_unlock(type))
 		lcf_stage_sb_unlock_miss(p, phv);
-	} else if (is_abort(type))
+	else if (is_abort(type))
 		(void)lcf_stage_sb_abort(p, phv);
 	else if (is_request(type) && lcf_stage_sb_read_over(p, phv))
 		phv->m->flags |= LCF_F_FAIL;
@@ -640,6 +665,7 @@ static void
 pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
 	uint8_t type = phv->m->type;
+	enum lu_answer lu = LU_DUP;
 	struct lcf_meta *md;
 
 	lcf_stage_tag_lookup(p, phv);
@@ -654,6 +680,8 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
 		return;
 	}
+	if (is_unlock(type))
+		lu = lcf_stage_last_unlock_open(p, phv);
 	if (phv->hit_way < 0) {
 		pass_miss(p, phv, res);
 		return;
@@ -661,11 +689,10 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	if (is_request(type)) {
 		pass_request(p, phv, res);
 	} else if (is_unlock(type)) {
-		/* Executes in the second pass (LAST-UNLOCK there); here a
-		 * duplicate is told apart and a new one claims its score. */
-		phv->unlock_exec = !lcf_stage_last_unlock_stale(p, phv);
-		if (phv->unlock_exec)
-			phv->score = lcf_stage_sb_claim(p, phv);
+		/* Executes in the second pass, which closes LAST-UNLOCK; here
+		 * an unlock that is not a duplicate claims its score. */
+		phv->unlock_exec = lu != LU_DUP &&
+				   lcf_stage_sb_claim(p, phv, &phv->score);
 		res_resubmit(p, res, rs_pack(LCF_RS_UNLOCK,
 					     (uint32_t)phv->hit_way,
 					     phv->unlock_exec, phv->score));
@@ -749,7 +776,7 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		break;
 	case LCF_RS_UNLOCK:
 		phv->unlock_exec = rs_lock_kind(md) &&
-				   lcf_stage_last_unlock_record(p, phv);
+				   lcf_stage_last_unlock_close(p, phv);
 		phv->score = rs_score(md);
 		lcf_stage_lock_unlock(p, phv);
 		if (phv->unlock_exec)

@@ -191,7 +191,8 @@ struct lcf_block_view {
 enum lcf_sb_state {
 	LCF_SB_STATE_COUNT = 0, /* copies of the event hold `count` locks */
 	LCF_SB_STATE_CLAIMED,   /* its unlock is between its two passes */
-	LCF_SB_STATE_ABORTED,   /* aborted while no copy held a lock */
+	LCF_SB_STATE_ENDED,     /* ended holding no lock: aborted, or its
+				 * unlock went home */
 };
 
 /* Register contents of one requester. Index [seq & 1]. */
@@ -201,7 +202,8 @@ struct lcf_requester_view {
 	uint16_t sb_count[2];               /* locks counted (0 when ABORTED) */
 	uint16_t score_even;                /* sb_count[0] */
 	uint16_t score_odd;                 /* sb_count[1] */
-	uint32_t last_unlock;
+	uint32_t last_unlock;               /* LAST-UNLOCK seq */
+	bool lu_open;                       /* that unlock has yet to execute */
 };
 
 /* Bytes of each register array (the on-chip footprint). */
@@ -255,7 +257,7 @@ void lcf_pipeline_config_from_topo(const struct topo *t,
  * Register-array footprint of a configuration, in bytes, counting each array
  * at its hardware width (TAG 64, LOCK 16, G-STATUS 8, COPYSET 32 bits per
  * slot; SCOREBOARD 2 x 64 bits (paired 32-bit seq and count) and
- * LAST-UNLOCK 32 bits per requester).
+ * LAST-UNLOCK 64 bits (paired 32-bit seq and open flag) per requester).
  */
 void lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 			    struct lcf_footprint *fp);

@@ -54,7 +54,7 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->gstatus = slots * 1;
 	fp->copyset = slots * 4;
 	fp->scoreboard = reqs * 2 * sizeof(struct lcf_sb);
-	fp->last_unlock = reqs * 4;
+	fp->last_unlock = reqs * sizeof(struct lcf_lu);
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
 		    fp->scoreboard + fp->last_unlock;
 }
@@ -218,13 +218,14 @@ lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
 		v->sb_seq[par] = p->sb[r][par].seq;
 		v->sb_state[par] = lcf_sb_is_count(c) ? LCF_SB_STATE_COUNT :
 				   (c & LCF_SB_CLAIMED) ? LCF_SB_STATE_CLAIMED :
-							  LCF_SB_STATE_ABORTED;
-		v->sb_count[par] = v->sb_state[par] == LCF_SB_STATE_ABORTED ?
+							  LCF_SB_STATE_ENDED;
+		v->sb_count[par] = v->sb_state[par] == LCF_SB_STATE_ENDED ?
 					   0 : (uint16_t)(c & LCF_SB_COUNT_MAX);
 	}
 	v->score_even = v->sb_count[0];
 	v->score_odd = v->sb_count[1];
-	v->last_unlock = p->last_unlock[r];
+	v->last_unlock = p->last_unlock[r].seq;
+	v->lu_open = p->last_unlock[r].open != 0;
 	return 0;
 }
 

@@ -26,7 +26,7 @@ sb_aborted(uint32_t seq)
 	struct lcf_requester_view v = tu_requester(0, 0);
 
 	return v.sb_seq[seq & 1] == seq &&
-	       v.sb_state[seq & 1] == LCF_SB_STATE_ABORTED;
+	       v.sb_state[seq & 1] == LCF_SB_STATE_ENDED;
 }
 
 /* Node 2 holds the write lock of `tag` with seq 3 (Modified at node 1). */

@@ -107,10 +107,10 @@ Test(scoreboard, score_of_an_old_event_is_never_a_new_events)
 
 /*
  * An unlock whose second pass is lost (a dropped resubmit, or metadata
- * rejected) is executed by its retransmission: LAST-UNLOCK is written by
- * the pass that releases the lock. On the old rules the first pass moved
- * LAST-UNLOCK, the retransmission was a duplicate and the lock leaked, and
- * the home's REMOVE was refused as busy for ever.
+ * rejected) is executed by its retransmission: the first pass only opens
+ * LAST-UNLOCK, the pass that releases the lock closes it. On the old rules
+ * the first pass moved LAST-UNLOCK, the retransmission was a duplicate and
+ * the lock leaked, and the home's REMOVE was refused as busy for ever.
  */
 Test(scoreboard, lost_unlock_second_pass_does_not_leak_the_lock)
 {
@@ -131,17 +131,18 @@ Test(scoreboard, lost_unlock_second_pass_does_not_leak_the_lock)
 		tu_pass(&m, true, r.resubmit_meta ^ 0x100, &bad);
 		cr_assert_eq(bad.drop_reason, LCF_DROP_BAD_RESUBMIT);
 	}
-	cr_assert_eq(tu_requester(0, 0).last_unlock, 0);
-	/* a copy of the request arriving now is over (the unlock claimed) */
+	cr_assert_eq(tu_requester(0, 0).last_unlock, 3);
+	cr_assert(tu_requester(0, 0).lu_open, "still to execute");
+	/* a copy of the request arriving now is stale */
 	r = first(LCF_T_WRITE_MISS, 0, 0, 3, x);
-	cr_assert_eq(r.out.type, LCF_T_NACK);
+	cr_assert_eq(r.action, LCF_A_NACK_STALE);
 	/* the retransmitted unlock executes */
 	r = tu_send_meta(LCF_T_WRITE_UNLOCK, 0, 3, x, LCF_GS_MODIFIED, BIT(0),
 			 &passes);
 	cr_assert_eq(passes, 2);
 	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
 	cr_assert_eq(tu_block(x).lock, 0);
-	cr_assert_eq(tu_requester(0, 0).last_unlock, 3);
+	cr_assert(!tu_requester(0, 0).lu_open);
 	/* and the home can take the block back */
 	r = tu_send_meta(LCF_T_REMOVE_FROM_SWITCH, 2, 1, x, 0, 0, &passes);
 	cr_assert_eq(r.action, LCF_A_REMOVE_OK);

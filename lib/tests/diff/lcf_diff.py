@@ -35,7 +35,7 @@ sys.path.insert(0, HERE)
 import lcf_ref as R  # noqa: E402
 
 CMD = struct.Struct("<BBHIQ" + "BBBBHHIIQHHI")     # 48 bytes
-ANS = struct.Struct("<BBBBHHIIQ" + "BBBBHHIIQHHI" + "iIIHBBI" + "iIIBBHHxxI")
+ANS = struct.Struct("<BBBBHHIIQ" + "BBBBHHIIQHHI" + "iIIHBBI" + "iIIBBHHBxI")
 assert CMD.size == 48 and ANS.size == 100
 OP_PASS, OP_NODE_FAILED, OP_RESET, OP_READ = 0, 1, 2, 3
 
@@ -49,7 +49,8 @@ def pack(op, m, port=0, resub=False, meta=0):
 def regs_of(a):
     """(block view or None, requester view or None) from an answer tuple."""
     b = None if a[21] != 0 else (a[22], a[23], a[24], a[25], a[27])
-    q = None if a[28] != 0 else (a[29], a[30], a[31], a[32], a[33], a[34], a[35])
+    q = None if a[28] != 0 else (a[29], a[30], a[31], a[32], a[33], a[34], a[36],
+                                 a[35])
     return b, q
 
 
@@ -86,6 +87,19 @@ class Traffic:
         self.seq = {}                       # (node, thread) -> current seq
         self.sent = []                      # recent packets, for late copies
         self.mig = {n: 1 for n in self.nodes}
+        self.granted = []                   # forwarded requests: unlock them
+
+    GRANTS = {R.A[a] for a in ("FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
+                               "MCAST_INVALIDATE", "ACK_SOLE_HOLDER",
+                               "RETURN_EVICT", "TAG_MISS_HOME")}
+
+    def result(self, m, r):
+        """Remember the requests that were granted, as a requester would."""
+        if m.type <= R.EVICT_MODIFIED and r.verdict == R.V_EMIT and \
+                r.action in self.GRANTS:
+            self.granted.append(m)
+            if len(self.granted) > 64:
+                del self.granted[:32]
 
     def msg(self, typ, node, thread, seq, tag, gs=0, cs=0):
         m = R.Msg(version=1, type=typ, node=node, thread=thread, seq=seq & R.M32,
@@ -113,6 +127,11 @@ class Traffic:
         elif x < 0.62:                        # the same request again
             m = self.msg(rng.randint(R.READ_MISS, R.EVICT_MODIFIED), node, thread,
                          cur, tag, gs, cs)
+        elif x < 0.80 and self.granted and rng.random() < 0.7:
+            g = self.granted.pop(rng.randrange(len(self.granted)))
+            m = self.msg(R.READ_UNLOCK if g.type == R.READ_MISS else R.WRITE_UNLOCK,
+                         g.node, g.thread, g.seq, g.tag, gs, cs)
+            node = g.node
         elif x < 0.80:                        # an unlock, usually of cur
             s = cur if rng.random() < 0.8 else (cur - rng.randrange(3)) & R.M32
             m = self.msg(rng.choice([R.READ_UNLOCK, R.WRITE_UNLOCK]), node, thread,
@@ -230,6 +249,7 @@ def main():
             n += 1
             c = res_of(ans)
             r = ref.process(m, port)
+            traffic.result(m, r)
             stats[R.ACTIONS[r.action]] = stats.get(R.ACTIONS[r.action], 0) + 1
             if not same(c, r):
                 return fail("first pass", n, m, port, fmt_res(c), fmt_res(r))
@@ -265,7 +285,7 @@ def main():
         bursts += 1
         # control commands, now and then, between two bursts
         x = rng.random()
-        if x < 0.002:
+        if x < 0.01:
             node = rng.choice(traffic.nodes + [5])
             ans = drv.run([pack(OP_NODE_FAILED, traffic.msg(0, node, 0, 0, 0))])[0]
             rc = ref.node_failed(node)
@@ -274,7 +294,7 @@ def main():
                             ans[:4], rc)
             if full_compare(n):
                 return 1
-        elif x < 0.0025:
+        elif x < 0.0105:
             drv.run([pack(OP_RESET, traffic.msg(0, 0, 0, 0, 0)),
                      pack(OP_READ, traffic.msg(0, 0, 0, 0, 0))])
             ref.reset()

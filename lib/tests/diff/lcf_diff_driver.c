@@ -87,6 +87,7 @@ regs_put(uint8_t *a, const struct lcf_pipeline *p, const struct lcf_msg *m)
 		a[89] = (uint8_t)rv.sb_state[1];
 		PUT(a, 90, rv.sb_count[0]);
 		PUT(a, 92, rv.sb_count[1]);
+		a[94] = rv.lu_open;
 		PUT(a, 96, rv.last_unlock);
 	}
 }

@@ -33,8 +33,8 @@ DROPS = ["NONE", "SHORT", "BAD_IP", "BAD_UDP", "BAD_VERSION", "UNKNOWN_TYPE",
          "NODE_PORT_MISMATCH", "THREAD_RANGE", "TAG_RANGE", "BAD_RESUBMIT"]
 D = {n: i for i, n in enumerate(DROPS)}
 
-# SCOREBOARD c (PROTOCOL.md 4): COUNT 0..0x7fff, CLAIMED | n, ABORTED
-CLAIMED, ABORTED, COUNT_MAX = 0x80000000, 0x40000000, 0x7fff
+# SCOREBOARD c (PROTOCOL.md 4): COUNT 0..0x7fff, CLAIMED | n, ENDED
+CLAIMED, ENDED, COUNT_MAX = 0x80000000, 0x40000000, 0x7fff
 RS_RELEASE, RS_UNLOCK, RS_ADD, RS_REMOVE = 1, 2, 3, 4
 
 # Table 2: type -> (requester in copyset?, gstatus or None)
@@ -144,7 +144,7 @@ class Ref:
         self.meta = [[[0, 0, 0] for _ in range(t.slots)] for _ in range(t.ways)]
         n_req = 32 * t.tpn
         self.sb = [[[0, 0], [0, 0]] for _ in range(n_req)]
-        self.lu = [0] * n_req
+        self.lu = [[0, 0] for _ in range(n_req)]      # [seq, open]
 
     # ---- hashing ------------------------------------------------------
     def slot(self, w, tag):
@@ -201,9 +201,9 @@ class Ref:
         if s == seq:
             if (c <= COUNT_MAX and c > 0) or (c & CLAIMED):
                 return True
-            e[1] = ABORTED
+            e[1] = ENDED
         elif after(seq, s):
-            e[0], e[1] = seq, ABORTED
+            e[0], e[1] = seq, ENDED
         return False
 
     # ---- one pass -------------------------------------------------------
@@ -240,13 +240,19 @@ class Ref:
                 self.migrate_ack(r, hit, False, "ADD_DUP")
             return
         e = self.sb[req][m.seq & 1]
+        lu = self.lu[req]
+        if m.type in (READ_UNLOCK, WRITE_UNLOCK):       # 4.3: open, hit or miss
+            if after(m.seq, lu[0]):
+                lu[0], lu[1], lu_ans = m.seq, 1, "new"
+            elif lu[0] == m.seq and lu[1]:
+                lu_ans = "open"
+            else:
+                lu_ans = "dup"
         if hit < 0:                                     # 4.1
             m.flags &= ~(IN_SWITCH | DATA_PROVIDER) & 0xff
             if m.type in (READ_UNLOCK, WRITE_UNLOCK):
-                if after(m.seq, self.lu[req]):
-                    self.lu[req] = m.seq
-                if after(m.seq, e[0]):
-                    e[0], e[1] = m.seq, 0
+                if e[0] == m.seq or after(m.seq, e[0]):
+                    e[0], e[1] = m.seq, ENDED
             elif m.type == ABORT:
                 self.sb_abort(e, m.seq)
             elif m.type <= EVICT_MODIFIED and self.over(e, m.seq):
@@ -256,19 +262,17 @@ class Ref:
         md = self.meta[hit][self.slot(hit, m.tag)]
         if m.type <= EVICT_MODIFIED:
             self.request(r, req, hit, md, e)
-        elif m.type in (READ_UNLOCK, WRITE_UNLOCK):    # 4.3 first pass
-            dup = not after(m.seq, self.lu[req])
-            score = 0
-            if not dup:
+        elif m.type in (READ_UNLOCK, WRITE_UNLOCK):    # 4.3 first pass: claim
+            cand, score = False, 0
+            if lu_ans != "dup":
                 if e[0] == m.seq:
-                    if e[1] <= COUNT_MAX:
-                        score = e[1]
+                    if 0 < e[1] <= COUNT_MAX:
                         e[1] |= CLAIMED
-                    elif e[1] & CLAIMED:
-                        score = e[1] & COUNT_MAX
+                    if e[1] & CLAIMED:
+                        cand, score = True, e[1] & COUNT_MAX
                 elif after(m.seq, e[0]):
-                    e[0], e[1] = m.seq, CLAIMED
-            self.resubmit(r, RS_UNLOCK, hit, 0 if dup else 1, score)
+                    e[0], e[1] = m.seq, ENDED
+            self.resubmit(r, RS_UNLOCK, hit, 1 if cand else 0, score)
         elif m.type == ABORT:                           # 4.9
             passed = self.sb_abort(e, m.seq)
             self.reply(r, ABORT_ACK, IN_SWITCH | (FAIL if passed else 0),
@@ -284,7 +288,7 @@ class Ref:
 
     def request(self, r, req, hit, md, e):
         m = r.out
-        if not after(m.seq, self.lu[req]):              # stale
+        if not after(m.seq, self.lu[req][0]):           # stale
             self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_STALE")
             return
         write = m.type != READ_MISS
@@ -387,9 +391,10 @@ class Ref:
             m.gstatus, m.copyset = md[2], md[0]
             self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_CHECK_FAIL")
         elif op == RS_UNLOCK:
-            ex = kind == 1 and after(m.seq, self.lu[req])
+            lu = self.lu[req]
+            ex = kind == 1 and lu[0] == m.seq and lu[1] == 1
             if ex:
-                self.lu[req] = m.seq
+                lu[1] = 0
                 if m.type == READ_UNLOCK:
                     readers = md[1] & READERS
                     md[1] = (md[1] & WRITER) | (readers - min(score, readers))
@@ -424,10 +429,10 @@ class Ref:
             for e in self.sb[q]:
                 if dead:
                     e[0], e[1] = 0, 0
-                elif e[1] != ABORTED:
+                elif e[1] != ENDED:
                     e[1] = 0
             if dead:
-                self.lu[q] = 0
+                self.lu[q] = [0, 0]
         return 0
 
     # ---- read-out, as lcf_pipeline_read_block / _read_requester ------------
@@ -454,4 +459,5 @@ class Ref:
             else:
                 st.append(2); cnt.append(0)
         return (q[0][0], q[1][0], st[0], st[1], cnt[0], cnt[1],
-                self.lu[node * self.t.tpn + thread])
+                self.lu[node * self.t.tpn + thread][0],
+                self.lu[node * self.t.tpn + thread][1])
