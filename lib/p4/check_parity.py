@@ -35,7 +35,8 @@ import sys
 from parity_src import (P4, Report, c_defines, c_enum_values, c_function,
                         c_macro, c_struct, first_match, offsets, parse_int,
                         read, strip_c_comments)
-from parity_events import check_provider, check_stale, check_unlock_record
+from parity_events import (check_provider, check_scoreboard, check_stale,
+                           check_unlock_record)
 
 # ----------------------------------------------------------------- checks --
 
@@ -245,7 +246,7 @@ def check_tables(rep, p4, pipe_h, pipe_c, protocol, ctypes):
     if not ent:
         rep.fail("check table", ["P4 table check has no const entries"])
         return
-    sec = protocol.split("3. **Check table", 1)[-1].split("4. **Forward", 1)[0]
+    sec = protocol.split("**Check table (Table 2)**", 1)[-1].split("4. **Forward", 1)[0]
     drows = {}
     for m in re.finditer(r"^\s*\|\s*([A-Z_, ]+?)\s*\|\s*(node [^|]+?)\s*\|", sec, re.M):
         need_in = "∈" in m.group(2)
@@ -465,6 +466,7 @@ def main():
         check_stale(rep, p4, pipe_c, ctypes)
         check_provider(rep, p4, pipe_c)
         check_unlock_record(rep, p4, pipe_c, ctypes)
+        check_scoreboard(rep, p4, pipe_c, read(path("lib", "lcf", "lcf_internal.h")))
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
     except (ValueError, KeyError, IndexError, AttributeError) as e:
         rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])

@@ -101,10 +101,9 @@ control LcfIngress(inout lcf_headers_t hdr,
     LcfTagWay(6, LCF_WAY_SEED_6) tag6;
     LcfLcsWay(6) lcs6;
 #endif
-    LcfScoreboard() scoreboard;
     LcfPick() pick;
-    LcfAborted() aborted;
     LcfCheck() check;
+    LcfScoreboard() scoreboard;
     LcfForward() forward;
     LcfDispatch() dispatch;
     LcfL2() l2;
@@ -163,14 +162,14 @@ control LcfIngress(inout lcf_headers_t hdr,
 #if LCF_WAYS > 6
             LCF_LCS(6);
 #endif
-            /* stage W+2 */
-            scoreboard.apply(hdr, md);
+            /* stage W+2: provider, owner, copyset membership */
             pick.apply(hdr, md);
-            /* stage W+3 */
-            aborted.apply(hdr, md);
+            /* stage W+3: Table 2 (a copy is counted only if it passes) */
             check.apply(hdr, md);
-            forward.apply(hdr, md);
             /* stage W+4 */
+            scoreboard.apply(hdr, md);
+            forward.apply(hdr, md);
+            /* stage W+5 */
             dispatch.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
         }
 

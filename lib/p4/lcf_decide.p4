@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Ingress stages after the ways: SCOREBOARD and data-provider selection
- * (stage LCF_WAYS + 2), the check table (Table 2) and the forward table
- * (Table 3) (stage LCF_WAYS + 3), and the dispatch table that turns the
- * outcome into a unicast, a multicast, a reply, a resubmit or a drop
- * (stage LCF_WAYS + 4).
+ * Ingress stages after the ways: data-provider selection (stage
+ * LCF_WAYS + 2), the check table (Table 2, stage LCF_WAYS + 3), SCOREBOARD
+ * and the forward table (Table 3) (stage LCF_WAYS + 4), and the dispatch
+ * table that turns the outcome into a unicast, a multicast, a reply, a
+ * resubmit or a drop (stage LCF_WAYS + 5).
  */
 #ifndef _LCF_DECIDE_P4_
 #define _LCF_DECIDE_P4_
@@ -20,139 +20,180 @@ const bit<8> FWD_KIND_RETURN       = 6;
 const bit<8> FWD_KIND_SOLE_HOLDER  = 7;   /* MCAST_OTHERS, copyset == {node} */
 
 /* ---------------------------------------------------------------------------
- * SCOREBOARD. C: lcf_stage_scoreboard(). SCOREBOARD[r][seq & 1] is one
- * array of 2R 16-bit words, index sb_idx = 2r + (seq & 1) from stage 0.
- * Whether the lock stage took the lock is read off the old LOCK value.
+ * SCOREBOARD, stage W+4, after the check table. C: lcf_stage_sb_request(),
+ * _read_over(), _claim(), _unlock_miss(), _unlocked(), _abort().
+ *
+ * SCOREBOARD[r][seq & 1] is a paired register {seq, c} (PROTOCOL.md 4),
+ * index sb_idx = 2r + (seq & 1) from stage 0. c is a COUNT (0 .. 0x7fff:
+ * locks held by forwarded copies of event seq), CLAIMED | n (0x80000000 | n:
+ * its unlock had its first pass) or ENDED (0x40000000: it ended holding no
+ * switch lock). c >= 0x40000000 is "over" for a copy of event seq. Each pass
+ * runs at most one RegisterAction, and each answers one 32-bit word that
+ * the apply block decodes:
+ *   sb_request  request, hit: COUNT += sb_count (took and check_ok, so a
+ *               copy headed for a RELEASE pass is never counted); answers
+ *               the new COUNT, or SB_RV_OVER for a copy of a CLAIMED, ENDED
+ *               or older event (a later event of the parity exists)
+ *   sb_read     request, tag miss: SB_RV_OVER or 0 (FAIL on the way home)
+ *   sb_claim    unlock, pass 1, hit, not a duplicate: COUNT n > 0 becomes
+ *               CLAIMED | n; answers SB_RV_MAY | n when CLAIMED (it may
+ *               execute), else 0; an entry of an older event becomes
+ *               {seq, ENDED}
+ *   sb_end      unlock, pass 1, tag miss: {seq, ENDED}
+ *   sb_unlocked unlock, pass 2, executed: COUNT 0
+ *   sb_abort    ABORT: 1 when a copy passed (COUNT > 0 or CLAIMED), else
+ *               {seq, ENDED} and 0
  * ------------------------------------------------------------------------- */
-control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
-{
-    Register<bit<16>, bit<16>>(LCF_MAX_REQUESTERS * 2, 0) scoreboard;
-
-    RegisterAction<bit<16>, bit<16>, bit<16>>(scoreboard) sb_inc = {
-        void apply(inout bit<16> v, out bit<16> r) { v = v + 1; r = v; }
-    };
-    RegisterAction<bit<16>, bit<16>, bit<16>>(scoreboard) sb_read = {
-        void apply(inout bit<16> v, out bit<16> r) { r = v; }
-    };
-    RegisterAction<bit<16>, bit<16>, bit<16>>(scoreboard) sb_dec = {
-        void apply(inout bit<16> v, out bit<16> r) { v = v - 1; r = v; }
-    };
-    RegisterAction<bit<16>, bit<16>, bit<16>>(scoreboard) sb_clear = {
-        void apply(inout bit<16> v, out bit<16> r) { r = v; v = 0; }
-    };
-
-    action took_inc()   { md.took = 1; md.score = sb_inc.execute(md.sb_idx); }
-    action busy_read()  { md.took = 0; md.score = sb_read.execute(md.sb_idx); }
-    action took_only()  { md.took = 1; }
-    action busy_only()  { md.took = 0; }
-    action score_read() { md.score = sb_read.execute(md.sb_idx); }
-    action score_dec()  { md.score = sb_dec.execute(md.sb_idx); }
-    action score_clear() { sb_clear.execute(md.sb_idx); }
-    action sb_nop()     { }
-
-    table sb {
-        key = {
-            md.sb_op : exact;
-            hdr.lcf.type : range;
-            md.lk_old : range;
-            md.lu_exec : ternary;
-            md.lu_stale : ternary;
-        }
-        actions = { took_inc; busy_read; took_only; busy_only; score_read;
-                    score_dec; score_clear; sb_nop; }
-        const default_action = sb_nop();
-        const entries = {
-            /* stale request (LAST-UNLOCK): no score, NACKed by dispatch */
-            (SB_OP_ACQ, _, _, _, 1) : sb_nop();
-            /* read lock taken <=> old LOCK < 0x7fff */
-            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x7ffe, _, 0) : took_inc();
-            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, _, _, 0)           : busy_read();
-            /* write lock taken <=> old LOCK == 0 */
-            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0 .. 0, _, 0) : took_inc();
-            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, _, _, 0)      : busy_read();
-            (SB_OP_TOOK, _, 0 .. 0, _, 0) : took_only();           /* REMOVE */
-            (SB_OP_TOOK, _, _, _, 0)      : busy_only();
-            (SB_OP_READ, _, _, _, 0)      : score_read();          /* unlock, pass 1 */
-            (SB_OP_DEC, _, _, _, 0)       : score_dec();           /* RELEASE */
-            (SB_OP_CLEAR, _, _, 1, 0)     : score_clear();         /* executed unlock */
-            (SB_OP_PEEK, _, _, _, _)      : score_read();          /* ABORT */
-        }
-        size = 16;
-    }
-
-    apply {
-        md.took = 0;
-        if (md.drop == 0 && md.l2 == 0 && md.hit == 1 && md.bad_way == 0) {
-            sb.apply();
-        }
-    }
+struct sb_pair_t {
+    bit<32> seq;
+    bit<32> c;
 }
 
-/* ---------------------------------------------------------------------------
- * ABORTED, stage W+3 (after the scoreboard; PROTOCOL.md 4.9). C:
- * lcf_stage_aborted_record() / _covers(). ABORTED[r] is the requester's
- * latest seq known to be over. ab_over = seq not after it (after the write,
- * if any). An ABORT that hits records only when its score is 0 (no copy of
- * the event holds a lock); one that misses, and every unlock's first pass,
- * always (monotonic). Requests only read it: one that took the lock and is
- * covered is released by the RELEASE second pass (dispatch).
- * ------------------------------------------------------------------------- */
-control LcfAborted(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
-{
-    Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS, 0) aborted;
+const bit<32> SB_ENDED    = 0x40000000;
+const bit<32> SB_CLAIMED  = 0x80000000;
+const bit<32> SB_RV_OVER  = 0xffffffff;
+const bit<32> SB_RV_MAY   = 0x00010000;
 
-    /* One condition: (int32)(seq - v) > 0 -> v = seq; then covered. */
-    RegisterAction<bit<32>, bit<16>, bit<1>>(aborted) ab_record = {
-        void apply(inout bit<32> v, out bit<1> rv) {
-            if ((int<32>)(hdr.lcf.seq - v) > 0) {
-                v = hdr.lcf.seq;
+control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
+{
+    Register<sb_pair_t, bit<16>>(LCF_MAX_REQUESTERS * 2, {0, 0}) scoreboard;
+
+    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_request = {
+        void apply(inout sb_pair_t v, out bit<32> rv) {
+            if (v.seq == hdr.lcf.seq && v.c < SB_ENDED) {
+                v.c = v.c + md.sb_count;
+                rv = v.c;
+            } else if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                if (md.sb_count == 1) {
+                    v.seq = hdr.lcf.seq;
+                    v.c = 1;
+                }
+                rv = md.sb_count;
+            } else {
+                rv = SB_RV_OVER;
             }
-            rv = 1;
         }
     };
-    RegisterAction<bit<32>, bit<16>, bit<1>>(aborted) ab_read = {
-        void apply(inout bit<32> v, out bit<1> rv) {
-            rv = 1;
-            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_read = {
+        void apply(inout sb_pair_t v, out bit<32> rv) {
+            if (v.seq == hdr.lcf.seq && v.c < SB_ENDED) {
+                rv = 0;
+            } else if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                rv = 0;
+            } else {
+                rv = SB_RV_OVER;
+            }
+        }
+    };
+    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_claim = {
+        void apply(inout sb_pair_t v, out bit<32> rv) {
+            if (v.seq == hdr.lcf.seq && v.c >= SB_CLAIMED) {
+                rv = SB_RV_MAY | (v.c & 0x7fff);
+            } else if (v.seq == hdr.lcf.seq && v.c > 0 && v.c < SB_ENDED) {
+                v.c = v.c | SB_CLAIMED;
+                rv = SB_RV_MAY | (v.c & 0x7fff);
+            } else if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                v.seq = hdr.lcf.seq;
+                v.c = SB_ENDED;
+                rv = 0;
+            } else {
+                rv = 0;
+            }
+        }
+    };
+    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_end = {
+        void apply(inout sb_pair_t v, out bit<32> rv) {
+            if (v.seq == hdr.lcf.seq || (int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                v.seq = hdr.lcf.seq;
+                v.c = SB_ENDED;
+            }
+            rv = 0;
+        }
+    };
+    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_unlocked = {
+        void apply(inout sb_pair_t v, out bit<32> rv) {
+            if (v.seq == hdr.lcf.seq) {
+                v.c = 0;
+            }
+            rv = 0;
+        }
+    };
+    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_abort = {
+        void apply(inout sb_pair_t v, out bit<32> rv) {
+            if (v.seq == hdr.lcf.seq &&
+                ((v.c > 0 && v.c < SB_ENDED) || v.c >= SB_CLAIMED)) {
+                rv = 1;
+            } else if (v.seq == hdr.lcf.seq ||
+                       (int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                v.seq = hdr.lcf.seq;
+                v.c = SB_ENDED;
+                rv = 0;
+            } else {
                 rv = 0;
             }
         }
     };
 
-    action record() { md.ab_over = ab_record.execute(md.req); }
-    action read()   { md.ab_over = ab_read.execute(md.req); }
-    action none()   { md.ab_over = 0; }
+    action a_request()  { md.sb_rv = sb_request.execute(md.sb_idx); }
+    action a_read()     { md.sb_rv = sb_read.execute(md.sb_idx); }
+    action a_claim()    { md.sb_rv = sb_claim.execute(md.sb_idx); }
+    action a_end()      { md.sb_rv = sb_end.execute(md.sb_idx); }
+    action a_unlocked() { md.sb_rv = sb_unlocked.execute(md.sb_idx); }
+    action a_abort()    { md.sb_rv = sb_abort.execute(md.sb_idx); }
+    action a_none()     { md.sb_rv = 0; }
 
-    table ab {
+    table sb {
         key = {
-            hdr.lcf.type : range;
+            md.sb_op : exact;
             md.hit : exact;
-            md.score : ternary;
+            md.lu_stale : exact;
+            md.lu_exec : exact;
         }
-        actions = { record; read; none; }
-        const default_action = none();
+        actions = { a_request; a_read; a_claim; a_end; a_unlocked; a_abort;
+                    a_none; }
+        const default_action = a_none();
         const entries = {
-            (LCF_T_ABORT .. LCF_T_ABORT, 1, 0)                 : record();
-            (LCF_T_ABORT .. LCF_T_ABORT, 1, _)                 : read();
-            (LCF_T_ABORT .. LCF_T_ABORT, 0, _)                 : record();
-            (LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 0, _)    : record();
-            (LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _)    : record();
-            (LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _)    : read();
-            (LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _)    : read();
+            /* a stale request (LAST-UNLOCK) leaves the score alone */
+            (SB_OP_ACQ, 1, 0, 0)   : a_request();
+            (SB_OP_ACQ, 0, 0, 0)   : a_read();
+            (SB_OP_ACQ, 0, 1, 0)   : a_read();
+            /* unlock, pass 1: a duplicate claims nothing; a miss ends */
+            (SB_OP_CLAIM, 1, 0, 1) : a_claim();
+            (SB_OP_CLAIM, 0, 0, 1) : a_end();
+            (SB_OP_CLAIM, 0, 0, 0) : a_end();
+            /* unlock, pass 2: lu_exec is 1 when it executed */
+            (SB_OP_CLEAR, 1, 0, 1) : a_unlocked();
+            (SB_OP_ABORT, 1, 0, 0) : a_abort();
+            (SB_OP_ABORT, 0, 0, 0) : a_abort();
         }
-        size = 8;
+        size = 16;
     }
 
     apply {
-        md.ab_over = 0;
-        if (md.drop == 0 && md.l2 == 0 && md.pass2 == 0) {
-            ab.apply();
+        md.sb_held = 0;
+        md.sb_over = 0;
+        md.may_exec = 0;
+        md.score = 0;
+        if (md.drop == 0 && md.l2 == 0 && md.bad_way == 0) {
+            sb.apply();
+            if (md.sb_op == SB_OP_ACQ) {
+                if (md.sb_rv == SB_RV_OVER) {
+                    md.sb_over = 1;
+                } else if (md.sb_rv != 0) {
+                    md.sb_held = 1;
+                }
+            } else if (md.sb_op == SB_OP_CLAIM) {
+                md.may_exec = md.sb_rv[16:16];
+                md.score = md.sb_rv[15:0];
+            } else if (md.sb_op == SB_OP_ABORT) {
+                md.sb_held = md.sb_rv[0:0];
+            }
         }
     }
 }
 
 /* ---------------------------------------------------------------------------
- * Data provider and owner, same stage as the scoreboard. C: pick_provider()
+ * Data provider and owner, stage W+2. C: pick_provider()
  * (k-th set bit of the copyset, k = crc32c(seed, r << 32 | seq) mod
  * popcount) and __builtin_ctz(copyset) for the owner.
  *
@@ -245,10 +286,40 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         size = 16;
     }
 
+    /* Did the lock stage take the lock? Read off the old LOCK value: a
+     * read lock is taken while it is below 0x7fff, a write lock while it
+     * is 0 (C lcf_stage_lock()). A stale request ran no lock stage. */
+    action took_yes() { md.took = 1; }
+    action took_no()  { md.took = 0; }
+    table took_tbl {
+        key = {
+            md.sb_op : exact;
+            hdr.lcf.type : range;
+            md.lk_old : range;
+            md.lu_stale : exact;
+        }
+        actions = { took_yes; took_no; }
+        const default_action = took_no();
+        const entries = {
+            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x7ffe, 0) : took_yes();
+            (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0 .. 0, 0) : took_yes();
+            (SB_OP_TOOK, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 0 .. 0, 0) : took_yes();
+        }
+        size = 8;
+    }
+
     apply {
         md.check_ok = 0;
+        md.took = 0;
+        md.sb_count = 0;
         if (md.drop == 0 && md.l2 == 0 && md.hit == 1 && md.pass2 == 0) {
+            took_tbl.apply();
             check.apply();
+            /* C pass_request(): only a copy that took the lock and passes
+             * Table 2 is counted in SCOREBOARD */
+            if (md.took == 1 && md.check_ok == 1) {
+                md.sb_count = 1;
+            }
         }
     }
 }

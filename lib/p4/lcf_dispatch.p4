@@ -190,7 +190,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
     }
     action d_resubmit_add()            { resubmit_with(LCF_RS_ADD, 0, 0, 0); }
     /* the LAST-UNLOCK answer of this pass rides along (C rs_pack) */
-    action d_resubmit_unlock()         { resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.lu_exec, md.score); }
+    action d_resubmit_unlock()         { resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.may_exec, md.score); }
     action d_resubmit_remove()         { resubmit_with(LCF_RS_REMOVE, md.way, 0, 0); }
     action d_resubmit_release(bit<8> kind) { resubmit_with(LCF_RS_RELEASE, md.way, kind, 0); }
 
@@ -208,13 +208,13 @@ control LcfDispatch(inout lcf_headers_t hdr,
             md.hit       : ternary @name("hit");
             md.bad_way   : ternary @name("bad_way");
             md.took      : ternary @name("took");
-            md.score     : ternary @name("score");
+            md.sb_held   : ternary @name("held");
             md.check_ok  : ternary @name("check_ok");
             md.fwd_kind  : ternary @name("fwd_kind");
             md.lu_exec   : ternary @name("lu_exec");
             md.placed    : ternary @name("placed");
             md.lu_stale  : ternary @name("lu_stale");
-            md.ab_over   : ternary @name("ab_over");
+            md.sb_over   : ternary @name("over");
         }
         actions = {
             d_tag_miss; d_fwd_home; d_fwd_owner; d_fwd_provider;
@@ -225,25 +225,25 @@ control LcfDispatch(inout lcf_headers_t hdr,
             d_tag_miss_aborted; d_abort_ack;
         }
         const default_action = d_bad_resubmit();
-        /* (pass2, rs_op, type, hit, bad_way, took, score, check_ok,
-         *  fwd_kind, lu_exec, placed, lu_stale, ab_over) */
+        /* (pass2, rs_op, type, hit, bad_way, took, held, check_ok,
+         *  fwd_kind, lu_exec, placed, lu_stale, over) */
         const entries = {
             /* ---- first pass: C pass_first() ---- */
             (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 0, _, _, _, _, _, _, _, _, _) : d_resubmit_add();
             (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 1, _, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_ADD_DUP);
-            /* C pass_miss(): a request of an aborted event goes home with FAIL */
+            /* C pass_miss(): a request of an event that is over goes home with FAIL */
             (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _, _, _, _, _, _, _, _, 1) : d_tag_miss_aborted();
             (0, _, LCF_T_READ_MISS .. LCF_T_ABORT, 0, _, _, _, _, _, _, _, _, _) : d_tag_miss();
-            /* C pass_abort() */
-            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, _, _, _, _, _, _, 1) : d_abort_ack(0, LCF_A_ABORT_DONE);
-            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, _, _, _, _, _, _, 0) : d_abort_ack(LCF_F_FAIL, LCF_A_ABORT_PASSED);
+            /* C pass_abort(): held = a copy passed */
+            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, 0, _, _, _, _, _, _) : d_abort_ack(0, LCF_A_ABORT_DONE);
+            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, 1, _, _, _, _, _, _) : d_abort_ack(LCF_F_FAIL, LCF_A_ABORT_PASSED);
             (0, _, LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _, _, _, _, _, _, _, _, _) : d_resubmit_unlock();
             (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 1, _, _, _, _, _, _, _) : d_resubmit_remove();
             (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 0, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
-            /* C pass_request(): LAST-UNLOCK, score gate, check, forward */
+            /* C pass_request(): LAST-UNLOCK, lock or held, over, check, forward */
             (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _, _, _, _, _, 1, _) : d_nack_stale();
             (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, 0, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);
-            /* an aborted event (ABORTED, W+3): as a check failure */
+            /* an event that is over (SCOREBOARD): as a check failure */
             (0, _, LCF_T_READ_MISS .. LCF_T_READ_MISS, 1, _, 1, _, _, _, _, _, _, 1) : d_resubmit_release(0);
             (0, _, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 1, _, _, _, _, _, _, 1) : d_resubmit_release(1);
             (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, 0, _, _, _, _, _, _, 1) : d_nack(LCF_A_NACK_ABORTED);
@@ -277,7 +277,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
             md.pass2 : exact;
             hdr.lcf.type : range;
             md.took : exact;
-            md.score : ternary;
+            md.sb_held : ternary;
             md.check_ok : exact;
         }
         actions = { count_retransmit; NoAction; }
@@ -292,7 +292,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
     apply {
         if (md.drop == 0 && md.l2 == 0) {
             dispatch.apply();
-            if (md.hit == 1 && md.lu_stale == 0 && md.ab_over == 0) {
+            if (md.hit == 1 && md.lu_stale == 0 && md.sb_over == 0) {
                 retransmit.apply();
             }
         }

@@ -293,9 +293,9 @@ struct lcf_ig_md_t {
     bit<1>  l2;                 /* not for the pipeline: switch at L2 */
 
     /* LAST-UNLOCK */
-    bit<1>  lu_exec;            /* unlock: seq after LAST-UNLOCK[r] (pass 1) */
+    bit<1>  lu_exec;            /* unlock: pass 1 not a duplicate (new or
+                                 * still open); pass 2 executes (closed it) */
     bit<1>  lu_stale;           /* pass 1 request: seq not after it */
-    bit<1>  ab_over;            /* pass 1: seq not after ABORTED[r] (W+3) */
     bit<32> prov_hash;          /* crc32c(0, event), stage 1 */
     bit<5>  prov_sel;           /* data-provider permutation, per event */
     bit<5>  prov_k;             /* crc32c(seed, 8 zero bytes)[4:0] */
@@ -328,9 +328,15 @@ struct lcf_ig_md_t {
     bit<8>  blk_gs;
     bit<32> blk_cs;
 
-    /* SCOREBOARD, check, forward */
-    bit<1>  took;
-    bit<16> score;
+    /* check, SCOREBOARD, forward */
+    bit<1>  took;               /* the lock stage took the lock */
+    bit<32> sb_count;           /* 1 when took and check_ok: count this copy */
+    bit<32> sb_rv;              /* the SCOREBOARD RegisterAction's answer */
+    bit<1>  sb_held;            /* request: the event holds a counted lock;
+                                 * ABORT: a copy passed */
+    bit<1>  sb_over;            /* the event is over (CLAIMED, ENDED, older) */
+    bit<1>  may_exec;           /* unlock pass 1: its event holds locks here */
+    bit<16> score;              /* unlock pass 1: the claimed count */
     bit<32> member;             /* blk_cs & node_bit */
     bit<32> others;             /* blk_cs & ~node_bit */
     bit<8>  prov_node;

@@ -26,12 +26,11 @@ const bit<8> LCS_OP_INSTALL  = 6;
 const bit<8> LCS_OP_CLEAR    = 7;
 
 const bit<8> SB_OP_NONE  = 0;
-const bit<8> SB_OP_ACQ   = 1;     /* += 1 when the lock was taken, else read */
+const bit<8> SB_OP_ACQ   = 1;     /* request: count / read the event's entry */
 const bit<8> SB_OP_TOOK  = 2;     /* REMOVE: only learn whether it was taken */
-const bit<8> SB_OP_READ  = 3;
-const bit<8> SB_OP_DEC   = 4;
-const bit<8> SB_OP_CLEAR = 5;
-const bit<8> SB_OP_PEEK  = 6;     /* ABORT: read, LAST-UNLOCK untouched */
+const bit<8> SB_OP_CLAIM = 3;     /* unlock, pass 1: claim (hit) or end (miss) */
+const bit<8> SB_OP_CLEAR = 5;     /* unlock, pass 2: count 0 when executed */
+const bit<8> SB_OP_ABORT = 6;     /* ABORT: mark ENDED unless a copy passed */
 
 /* ---------------------------------------------------------------------------
  * Stage 0. C: lcf_stage_parse() (node, port, thread, home), the requester
@@ -180,23 +179,24 @@ control LcfPrepare(inout lcf_headers_t hdr,
             (0, LCF_T_WRITE_SHARED, _)   : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
             (0, LCF_T_EVICT_SHARED, _)   : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
             (0, LCF_T_EVICT_MODIFIED, _) : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
-            (0, LCF_T_READ_UNLOCK, _)    : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_READ, 0, 0);
-            (0, LCF_T_WRITE_UNLOCK, _)   : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_READ, 0, 0);
+            (0, LCF_T_READ_UNLOCK, _)    : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_CLAIM, 0, 0);
+            (0, LCF_T_WRITE_UNLOCK, _)   : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_CLAIM, 0, 0);
             (0, LCF_T_ADD_TO_SWITCH, _)  : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
             (0, LCF_T_REMOVE_FROM_SWITCH, _) : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_TOOK, 1, 0x8000);
-            (0, LCF_T_ABORT, _)          : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_PEEK, 0, 0);
-            /* second pass: C lcf_stage_lock_release(), _unlock(), insert,
+            (0, LCF_T_ABORT, _)          : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_ABORT, 0, 0);
+            /* second pass: C lcf_stage_lock_release() (SCOREBOARD untouched:
+             * the copy was never counted), _unlock(), insert,
              * lcf_stage_lock_clear() */
-            (1, LCF_T_READ_MISS, 0)      : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 1, 0);
-            (1, LCF_T_READ_MISS, 1)      : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 0x8000, 1);
-            (1, LCF_T_WRITE_MISS, 0)     : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 1, 0);
-            (1, LCF_T_WRITE_MISS, 1)     : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 0x8000, 1);
-            (1, LCF_T_WRITE_SHARED, 0)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 1, 0);
-            (1, LCF_T_WRITE_SHARED, 1)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 0x8000, 1);
-            (1, LCF_T_EVICT_SHARED, 0)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 1, 0);
-            (1, LCF_T_EVICT_SHARED, 1)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 0x8000, 1);
-            (1, LCF_T_EVICT_MODIFIED, 0) : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 1, 0);
-            (1, LCF_T_EVICT_MODIFIED, 1) : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_DEC, 0x8000, 1);
+            (1, LCF_T_READ_MISS, 0)      : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 1, 0);
+            (1, LCF_T_READ_MISS, 1)      : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 0x8000, 1);
+            (1, LCF_T_WRITE_MISS, 0)     : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 1, 0);
+            (1, LCF_T_WRITE_MISS, 1)     : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 0x8000, 1);
+            (1, LCF_T_WRITE_SHARED, 0)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 1, 0);
+            (1, LCF_T_WRITE_SHARED, 1)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 0x8000, 1);
+            (1, LCF_T_EVICT_SHARED, 0)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 1, 0);
+            (1, LCF_T_EVICT_SHARED, 1)   : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 0x8000, 1);
+            (1, LCF_T_EVICT_MODIFIED, 0) : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 1, 0);
+            (1, LCF_T_EVICT_MODIFIED, 1) : op(TAG_OP_LOOKUP, LCS_OP_RELEASE, SB_OP_NONE, 0x8000, 1);
             (1, LCF_T_READ_UNLOCK, _)    : op_unlock_read();
             (1, LCF_T_WRITE_UNLOCK, _)   : op(TAG_OP_LOOKUP, LCS_OP_UNLOCK_W, SB_OP_CLEAR, 0x8000, 1);
             (1, LCF_T_ADD_TO_SWITCH, _)  : op(TAG_OP_INSERT, LCS_OP_INSTALL, SB_OP_NONE, 0, 0);

@@ -20,29 +20,29 @@ struct tag_pair_t {
 }
 
 /* ---------------------------------------------------------------------------
- * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock() and
- * lcf_stage_last_unlock_stale().
+ * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock_stale(), _open(), _close().
  *
- * Two uses of LAST_UNLOCK[r], by two kinds of packet, both on their first
- * pass:
- *   - an unlock, tag hit or miss, executes only if its seq is after
- *     LAST_UNLOCK[r] (RFC 1982) and then writes it (lu_check -> lu_exec).
- *     An unlock of a block the home owns records its seq on its way home,
- *     so that late copies of a home-served event find it once the block is
- *     in the switch (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned
- *     blocks)). A hit is resubmitted with the answer in its metadata
- *     (rs.lock_kind), which the second pass uses without a register access;
- *   - a request (READ_MISS .. EVICT_MODIFIED) only reads it: a seq that is
- *     not after it belongs to an event whose unlock has passed, so this copy
+ * LAST_UNLOCK[r] is a paired register {seq, open} (PROTOCOL.md 4.3), used by
+ * three kinds of pass, one RegisterAction each:
+ *   - a request's first pass only reads it: a seq that is not after it
+ *     belongs to an event whose unlock has reached the switch, so this copy
  *     is late or duplicated and is NACKed (lu_stale_read -> lu_stale;
- *     dispatch row nack_stale_request).
- * Tofino lets a packet access a register once per pass, through one
- * RegisterAction. The two conditions below are disjoint (sb_op is SB_OP_READ
- * only for an unlock's first pass, SB_OP_ACQ only for a request's), so
- * every pass executes at most one of the two actions: the rule holds.
+ *     dispatch row nack_stale_request);
+ *   - an unlock's first pass, tag hit or miss (this stage precedes the TAG
+ *     lookup, so it cannot tell them apart, and need not): a seq after it
+ *     opens it ({seq, 1}); the same seq still open is a retransmission whose
+ *     second pass has not run; both answer lu_exec = 1 ("not a duplicate").
+ *     An unlock of a block the home owns thus records its seq on its way
+ *     home (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned blocks));
+ *   - an unlock's second pass that may execute (the first pass's claim,
+ *     rs.lock_kind) closes it if it is still {seq, 1}: lu_exec = 1 means it
+ *     executes. Of two copies exactly one closes it, and a lost second pass
+ *     leaves it open for the retransmission.
+ * The three conditions are disjoint (sb_op and pass2), so every pass
+ * executes at most one of the actions.
  *
- * The write happens in stage 1, beside the validate table, so it cannot
- * wait for its verdict: it is guarded by the stage-0 checks C's
+ * The writes happen in stage 1, beside the validate table, so they cannot
+ * wait for its verdict: they are guarded by the stage-0 checks C's
  * lcf_stage_parse() makes (node, port, thread, home), not by the field
  * checks (version, flags, gstatus, lengths) of the validate table, see
  * TOFINO.md ("Not expressible exactly"). lu_stale of a tag miss is computed
@@ -52,26 +52,48 @@ struct tag_pair_t {
  * Also here, as it needs the requester index r of stage 0: the data
  * provider's hash, C pick_provider(), see below.
  * ------------------------------------------------------------------------- */
+struct lu_pair_t {
+    bit<32> seq;
+    bit<32> open;
+}
+
 control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
-    Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS, 0) last_unlock;
+    Register<lu_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 0}) last_unlock;
 
-    /* One condition: (int32)(seq - LAST_UNLOCK[r]) > 0. */
-    RegisterAction<bit<32>, bit<16>, bit<1>>(last_unlock) lu_check = {
-        void apply(inout bit<32> v, out bit<1> rv) {
-            rv = 0;
-            if ((int<32>)(hdr.lcf.seq - v) > 0) {
-                v = hdr.lcf.seq;
+    /* Unlock, pass 1: (int32)(seq - v.seq) > 0 opens; seq == v.seq while
+     * open answers 1 too; else 0. */
+    RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_open = {
+        void apply(inout lu_pair_t v, out bit<1> rv) {
+            if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                v.seq = hdr.lcf.seq;
+                v.open = 1;
                 rv = 1;
+            } else if (v.seq == hdr.lcf.seq && v.open == 1) {
+                rv = 1;
+            } else {
+                rv = 0;
             }
         }
     };
-    /* Read only: 1 <=> !((int32)(seq - LAST_UNLOCK[r]) > 0). */
-    RegisterAction<bit<32>, bit<16>, bit<1>>(last_unlock) lu_stale_read = {
-        void apply(inout bit<32> v, out bit<1> rv) {
-            rv = 1;
-            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+    /* Unlock, pass 2: closes {seq, 1}. */
+    RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_close = {
+        void apply(inout lu_pair_t v, out bit<1> rv) {
+            if (v.seq == hdr.lcf.seq && v.open == 1) {
+                v.open = 0;
+                rv = 1;
+            } else {
                 rv = 0;
+            }
+        }
+    };
+    /* Request, pass 1, read only: 1 <=> !((int32)(seq - v.seq) > 0). */
+    RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_stale_read = {
+        void apply(inout lu_pair_t v, out bit<1> rv) {
+            if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                rv = 0;
+            } else {
+                rv = 1;
             }
         }
     };
@@ -94,15 +116,16 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     apply {
         md.lu_exec = 0;
         md.lu_stale = 0;
-        /* sb_op: SB_OP_READ only for an unlock's first pass, SB_OP_ACQ only
-         * for a request's, SB_OP_CLEAR only for a resubmitted unlock. */
-        if (md.pass2 == 0 && md.sb_op == SB_OP_READ && md.node_known == 1 &&
+        /* sb_op: SB_OP_CLAIM only for an unlock's first pass, SB_OP_ACQ
+         * only for a request's, SB_OP_CLEAR only for a resubmitted unlock. */
+        if (md.pass2 == 0 && md.sb_op == SB_OP_CLAIM && md.node_known == 1 &&
             md.port_ok == 1 && md.req_ok == 1 && md.home_ok == 1) {
-            md.lu_exec = lu_check.execute(md.req);
+            md.lu_exec = lu_open.execute(md.req);
         } else if (md.pass2 == 0 && md.sb_op == SB_OP_ACQ) {
             md.lu_stale = lu_stale_read.execute(md.req);
-        } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR) {
-            md.lu_exec = md.rs_in.lock_kind[0:0];   /* the first pass's answer */
+        } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR &&
+                   md.rs_in.lock_kind == 1) {
+            md.lu_exec = lu_close.execute(md.req);  /* it may: does it? */
         }
         md.prov_hash = prov_hash.get({
             hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],

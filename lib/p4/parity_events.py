@@ -5,10 +5,14 @@
     not after LAST-UNLOCK[r] before the LOCK stage; the P4 LAST-UNLOCK
     RegisterAction, the LOCK and SCOREBOARD tables and the dispatch row must
     do the same (PROTOCOL.md 4.2, Interpretation (stale request));
-  - every unlock records its seq in LAST-UNLOCK on its first pass, tag hit
-    or miss, and a hit carries the answer to its second pass in the resubmit
-    metadata (PROTOCOL.md 4.3, Interpretation (unlocks of home-owned
-    blocks));
+  - every unlock opens LAST-UNLOCK {seq, open} on its first pass, tag hit
+    or miss; a hit claims its SCOREBOARD count and carries "may execute" to
+    its second pass, which executes only by closing LAST-UNLOCK (PROTOCOL.md
+    4.3, Interpretation (opened on the first pass, closed on the second));
+  - the SCOREBOARD is bound to its event: a paired {seq, c} entry, counted
+    only by a copy that took the lock and passed Table 2 (the check comes
+    before it), never touched by a RELEASE pass (PROTOCOL.md 4.2,
+    Interpretation (a score bound to its event));
   - the data provider is a function of the event: C hashes r << 32 | seq
     with CRC32C, and the P4 Hash must take the same bytes in the same order
     (PROTOCOL.md 4.2, Interpretation (data provider per event)).
@@ -34,12 +38,12 @@ def _c_stale(pipe_c):
                   r"\s*res_reply\([^;]*?(LCF_T_\w+)\s*,\s*([^,;]+),\s*"
                   r"(LCF_A_\w+)\s*\)\s*;\s*return\s*;\s*\}", body)
     lock = body.find("lcf_stage_lock(")
-    score = body.find("lcf_stage_scoreboard(")
+    score = body.find("lcf_stage_sb_request(")
     if not m or lock < 0 or m.start() > lock or m.start() > score:
         return None
     cond = c_function(pipe_c, "lcf_stage_last_unlock_stale") or ""
     if not re.search(r"return\s*!\s*lcf_seq_after\(\s*phv->m(?:\.|->)seq\s*,\s*"
-                     r"p->last_unlock\[phv->req\]\s*\)", cond):
+                     r"p->last_unlock\[phv->req\]\.seq\s*\)", cond):
         return None
     # before lcf_stage_lock(): the header keeps the packet's gstatus/copyset
     return "%s %s %s, packet gstatus/copyset, LOCK and score untouched" % (
@@ -85,13 +89,17 @@ def _p4_outcome(p4, action, args):
 def _p4_untouched(p4, ctypes):
     """Do the LOCK and SCOREBOARD tables leave a stale request's state alone?"""
     sb = p4.entries("sb") or []
+    took = p4.entries("took_tbl") or []
     lcs = p4.entries("lcs") or []
     acq_sb, acq_lcs = p4.consts.get("SB_OP_ACQ"), p4.consts.get("LCS_OP_ACQUIRE")
+    a, _ = first_match(sb, [acq_sb, 1, 1, 0])
+    if a not in (None, "a_none"):
+        return "SCOREBOARD: %s for a stale request" % a
     for t in REQUESTS:
         for lk in (0, 1, 0x7ffe, 0x7fff, 0x8000):
-            a, _ = first_match(sb, [acq_sb, ctypes["LCF_T_" + t], lk, 0, 1])
-            if a != "sb_nop":
-                return "SCOREBOARD: %s for %s, LOCK 0x%x" % (a, t, lk)
+            a, _ = first_match(took, [acq_sb, ctypes["LCF_T_" + t], lk, 1])
+            if a not in (None, "took_no"):
+                return "took: %s for %s, LOCK 0x%x" % (a, t, lk)
     a, _ = first_match(lcs, [acq_lcs, 0, 1])
     body = p4.action_body(a or "") or ""
     if a is None or "lock_" in body:
@@ -110,21 +118,21 @@ def _p4_register(p4):
     m = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_ACQ"
                   r"[^{]*\{\s*md\.lu_stale\s*=\s*(\w+)\.execute\(md\.req\)",
                   ctl)
-    u = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_READ"
+    u = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_CLAIM"
                   r"[^{]*\{\s*md\.lu_exec\s*=\s*(\w+)\.execute\(md\.req\)",
                   ctl)
     if not m or not u:
         return ("lu_stale/lu_exec not executed on disjoint conditions "
-                "(sb_op SB_OP_ACQ / SB_OP_READ, pass 1)")
+                "(sb_op SB_OP_ACQ / SB_OP_CLAIM, pass 1)")
     ra = re.search(r"RegisterAction<[^(]*>\(last_unlock\)\s*%s\s*=\s*\{(.*?)\};"
                    % m.group(1), ctl, re.S)
     body = ra.group(1) if ra else ""
-    if re.search(r"\bv\s*=[^=]", body):
+    if re.search(r"\bv(?:\.\w+)?\s*=[^=]", body):
         return "%s writes LAST_UNLOCK (a request must only read it)" % m.group(1)
-    if not re.search(r"rv\s*=\s*1\s*;\s*if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq"
-                     r"\s*-\s*v\s*\)\s*>\s*0\s*\)\s*\{\s*rv\s*=\s*0\s*;\s*\}",
-                     body):
-        return "%s is not rv = !((int32)(seq - v) > 0)" % m.group(1)
+    if not re.search(r"if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq\s*-\s*v\.seq\s*\)"
+                     r"\s*>\s*0\s*\)\s*\{\s*rv\s*=\s*0\s*;\s*\}\s*else\s*\{\s*"
+                     r"rv\s*=\s*1\s*;\s*\}", body):
+        return "%s is not rv = !((int32)(seq - v.seq) > 0)" % m.group(1)
     return "stale <=> !seq_after(seq, LAST_UNLOCK[r]), read only, pass 1"
 
 
@@ -250,88 +258,169 @@ def check_provider(rep, p4, pipe_c):
 
 
 UNLOCK_RECORD = {
-    "pass 1 executes LAST-UNLOCK for an unlock": True,
-    "... on a tag miss too": True,
-    "pass 2 accesses LAST-UNLOCK": False,
-    "resubmit byte carrying the answer": "lock_kind",
-    "pass 2 takes the answer from": "lock_kind",
+    "pass 1 opens LAST-UNLOCK for every unlock, hit or miss": True,
+    "open: a later seq opens, the same seq still open answers again": True,
+    "pass 2 executes only by closing {seq, open}": True,
+    "resubmit byte carrying may-execute (the claim)": "lock_kind",
 }
 
 
 def _c_unlock_record(pipe_c):
     first = c_function(pipe_c, "pass_first") or ""
     second = c_function(pipe_c, "pass_resubmitted") or ""
-    call = re.search(r"if\s*\(\s*is_unlock\(\s*type\s*\)\s*\)\s*\{?\s*"
-                     r"lcf_stage_last_unlock\(\s*p\s*,\s*phv\s*\)\s*;", first)
-    lookup = first.find("lcf_stage_tag_lookup(")
+    opn = c_function(pipe_c, "lcf_stage_last_unlock_open") or ""
+    cls = c_function(pipe_c, "lcf_stage_last_unlock_close") or ""
+    call = re.search(r"if\s*\(\s*is_unlock\(\s*type\s*\)\s*\)\s*\n?\s*lu\s*=\s*"
+                     r"lcf_stage_last_unlock_open\(\s*p\s*,\s*phv\s*\)\s*;", first)
     miss = re.search(r"if\s*\(\s*phv->hit_way\s*<\s*0\s*\)\s*\{[^}]*"
                      r"(LCF_A_TAG_MISS_HOME|pass_miss\()", first)
     rs = re.search(r"rs_pack\(\s*LCF_RS_UNLOCK\s*,[^,]*,\s*([^,]+?)\s*,", first)
-    take = re.search(r"phv->unlock_exec\s*=\s*rs_(\w+)\(\s*md\s*\)", second)
+    claim = re.search(r"phv->unlock_exec\s*=\s*lu\s*!=\s*LU_DUP\s*&&\s*"
+                      r"lcf_stage_sb_claim\(", first)
     return {
-        "pass 1 executes LAST-UNLOCK for an unlock": bool(call) and
-        0 <= lookup < call.start(),
-        "... on a tag miss too": bool(call and miss) and
-        call.start() < miss.start(),
-        "pass 2 accesses LAST-UNLOCK": "lcf_stage_last_unlock(" in second,
-        "resubmit byte carrying the answer":
-        "lock_kind" if rs and rs.group(1) == "phv->unlock_exec"
+        "pass 1 opens LAST-UNLOCK for every unlock, hit or miss":
+        bool(call and miss) and call.start() < miss.start(),
+        "open: a later seq opens, the same seq still open answers again":
+        re.search(r"if\s*\(\s*lcf_seq_after\(\s*phv->m->seq\s*,\s*lu->seq\s*\)\s*\)"
+                  r"\s*\{\s*\*lu\s*=\s*\(struct lcf_lu\)\{\s*phv->m->seq\s*,\s*1\s*\}",
+                  opn) is not None and
+        re.search(r"lu->seq\s*==\s*phv->m->seq\s*&&\s*lu->open\s*\?\s*LU_OPEN",
+                  opn) is not None,
+        "pass 2 executes only by closing {seq, open}":
+        re.search(r"phv->unlock_exec\s*=\s*rs_lock_kind\(md\)\s*&&\s*"
+                  r"lcf_stage_last_unlock_close\(", second) is not None and
+        re.search(r"lu->seq\s*!=\s*phv->m->seq\s*\|\|\s*!lu->open\)\s*\n?\s*"
+                  r"return\s+false\s*;\s*lu->open\s*=\s*0\s*;", cls) is not None,
+        "resubmit byte carrying may-execute (the claim)":
+        "lock_kind" if rs and rs.group(1) == "phv->unlock_exec" and claim
         else (rs.group(1) if rs else "-"),
-        "pass 2 takes the answer from": take.group(1) if take else "-",
     }
+
+
+def _ra_body(ctl, reg, name):
+    ra = re.search(r"RegisterAction<[^(]*>\(%s\)\s*%s\s*=\s*\{(.*?)\};"
+                   % (reg, name), ctl, re.S)
+    return ra.group(1) if ra else ""
 
 
 def _p4_unlock_record(p4, ctypes):
     ctl = _lu_control(p4)
-    first = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_READ"
+    first = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_CLAIM"
                       r"([^{]*)\{\s*md\.lu_exec\s*=\s*(\w+)\.execute", ctl)
-    ra = re.search(r"RegisterAction<[^(]*>\(last_unlock\)\s*%s\s*=\s*\{(.*?)\};"
-                   % (first.group(2) if first else "-"), ctl, re.S)
-    writes = bool(ra) and re.search(
-        r"if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq\s*-\s*v\s*\)\s*>\s*0"
-        r"\s*\)\s*\{\s*v\s*=\s*hdr\.lcf\.seq\s*;\s*rv\s*=\s*1\s*;",
-        ra.group(1)) is not None
-    # SB_OP_READ must mean "an unlock's first pass", both unlock types
+    second = re.search(r"md\.pass2\s*==\s*1[^{]*md\.rs_in\.lock_kind\s*==\s*1\s*\)"
+                       r"\s*\{\s*md\.lu_exec\s*=\s*(\w+)\.execute", ctl)
+    ob = _ra_body(ctl, "last_unlock", first.group(2) if first else "-")
+    cb = _ra_body(ctl, "last_unlock", second.group(1) if second else "-")
+    # SB_OP_CLAIM must mean "an unlock's first pass", both unlock types
     ops = p4.entries("op_select") or []
-    read_op = p4.consts.get("SB_OP_READ")
+    claim_op = p4.consts.get("SB_OP_CLAIM")
     sel = []
     for pass2 in (0, 1):
         for tv in sorted(set(ctypes.values())):
             for kind in (0, 1):
                 a, args = first_match(ops, [pass2, tv, kind])
                 if a == "op" and len(args) > 2 and \
-                        p4.value(args[2]) == read_op and (pass2, tv) not in sel:
+                        p4.value(args[2]) == claim_op and (pass2, tv) not in sel:
                     sel.append((pass2, tv))
     sel.sort()
     want = sorted((0, ctypes["LCF_T_" + t]) for t in ("READ_UNLOCK",
                                                          "WRITE_UNLOCK"))
-    second = re.search(r"md\.pass2\s*==\s*1[^{]*\{\s*md\.lu_exec\s*=\s*"
-                       r"md\.rs_in\.(\w+)\[0:0\]", ctl)
     resub = p4.action_body("d_resubmit_unlock") or ""
     arg = re.search(r"resubmit_with\(\s*LCF_RS_UNLOCK\s*,[^,]*,\s*([^,]+?)\s*,",
                     resub)
     return {
-        "pass 1 executes LAST-UNLOCK for an unlock":
-        bool(first) and writes and sel == want,
-        "... on a tag miss too": bool(first) and "hit" not in first.group(1),
-        "pass 2 accesses LAST-UNLOCK": re.search(
-            r"md\.pass2\s*==\s*1[^{]*\{\s*md\.lu_\w+\s*=\s*\w+\.execute",
-            ctl) is not None,
-        "resubmit byte carrying the answer":
-        "lock_kind" if arg and re.fullmatch(r"\(bit<8>\)\s*md\.lu_exec",
+        "pass 1 opens LAST-UNLOCK for every unlock, hit or miss":
+        bool(first) and sel == want and "hit" not in first.group(1),
+        "open: a later seq opens, the same seq still open answers again":
+        re.search(r"if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq\s*-\s*v\.seq\s*\)\s*>"
+                  r"\s*0\s*\)\s*\{\s*v\.seq\s*=\s*hdr\.lcf\.seq\s*;\s*v\.open\s*=\s*1\s*;"
+                  r"\s*rv\s*=\s*1\s*;\s*\}\s*else\s+if\s*\(\s*v\.seq\s*==\s*hdr\.lcf\.seq"
+                  r"\s*&&\s*v\.open\s*==\s*1\s*\)\s*\{\s*rv\s*=\s*1\s*;", ob) is not None,
+        "pass 2 executes only by closing {seq, open}":
+        re.search(r"if\s*\(\s*v\.seq\s*==\s*hdr\.lcf\.seq\s*&&\s*v\.open\s*==\s*1\s*\)"
+                  r"\s*\{\s*v\.open\s*=\s*0\s*;\s*rv\s*=\s*1\s*;", cb) is not None,
+        "resubmit byte carrying may-execute (the claim)":
+        "lock_kind" if arg and re.fullmatch(r"\(bit<8>\)\s*md\.may_exec",
                                             arg.group(1)) else
         (arg.group(1) if arg else "-"),
-        "pass 2 takes the answer from": second.group(1) if second else "-",
     }
 
 
 def check_unlock_record(rep, p4, pipe_c, ctypes):
-    rep.compare("unlock LAST-UNLOCK record (hit and miss, pass 1, answer in "
-                "the resubmit metadata): C pass_first()/pass_resubmitted() vs "
-                "P4 LcfLastUnlock/op_select/d_resubmit_unlock", "C",
-                _c_unlock_record(pipe_c), "P4", _p4_unlock_record(p4, ctypes))
+    rep.compare("unlock LAST-UNLOCK {seq, open} (opened by pass 1 hit or miss, "
+                "closed by the executing pass 2, may-execute in the resubmit "
+                "metadata): C vs P4 LcfLastUnlock/op_select/d_resubmit_unlock",
+                "C", _c_unlock_record(pipe_c), "P4", _p4_unlock_record(p4, ctypes))
     c = _c_unlock_record(pipe_c)
     if c != UNLOCK_RECORD:
         rep.fail("unlock LAST-UNLOCK record in C (PROTOCOL.md 4.3)",
                  ["%s: %s, expected %s" % (k, c.get(k), v)
                   for k, v in UNLOCK_RECORD.items() if c.get(k) != v])
+
+
+SCOREBOARD = {
+    "entry is a paired {seq, c} register": True,
+    "Table 2 before SCOREBOARD; counted iff lock taken and check passed": True,
+    "RELEASE second pass leaves SCOREBOARD alone": True,
+    "no ABORTED register (ABORT marks the entry)": True,
+}
+
+
+def _c_scoreboard(pipe_c, internal_h):
+    req = c_function(pipe_c, "pass_request") or ""
+    second = c_function(pipe_c, "pass_resubmitted") or ""
+    rel = second.split("case LCF_RS_RELEASE:", 1)[-1].split("break;", 1)[0]
+    chk = req.find("lcf_table_check(")
+    sbr = re.search(r"lcf_stage_sb_request\(\s*p\s*,\s*phv\s*,\s*"
+                    r"phv->lock_taken\s*&&\s*chk\s*\)", req)
+    return {
+        "entry is a paired {seq, c} register": re.search(
+            r"struct\s+lcf_sb\s*\{\s*uint32_t\s+seq\s*;\s*uint32_t\s+c\s*;\s*\}",
+            internal_h) is not None,
+        "Table 2 before SCOREBOARD; counted iff lock taken and check passed":
+        bool(sbr) and 0 <= chk < sbr.start(),
+        "RELEASE second pass leaves SCOREBOARD alone":
+        "lcf_stage_lock_release(" in rel and "lcf_stage_sb" not in rel,
+        "no ABORTED register (ABORT marks the entry)":
+        re.search(r"\*\s*aborted\s*;", internal_h) is None and
+        "lcf_stage_sb_abort(" in pipe_c,
+    }
+
+
+def _p4_scoreboard(p4):
+    ctl = re.search(r"control\s+LcfScoreboard\b.*?\n\}", p4.src, re.S)
+    ctl = ctl.group(0) if ctl else ""
+    order = re.search(r"check\.apply\(hdr,\s*md\);.*?scoreboard\.apply\(hdr,\s*md\);",
+                      p4.src, re.S)
+    count = re.search(r"if\s*\(\s*md\.took\s*==\s*1\s*&&\s*md\.check_ok\s*==\s*1\s*\)"
+                      r"\s*\{\s*md\.sb_count\s*=\s*1\s*;", p4.src)
+    req = _ra_body(ctl, "scoreboard", "sb_request")
+    ops = p4.entries("op_select") or []
+    none_op = p4.consts.get("SB_OP_NONE")
+    rel_ok = bool(ops)
+    for pats, a, args in ops:
+        if pats and pats[0] == ("eq", 1) and a == "op" and len(args) > 2 and \
+                args[1] == "LCS_OP_RELEASE" and p4.value(args[2]) != none_op:
+            rel_ok = False
+    return {
+        "entry is a paired {seq, c} register": re.search(
+            r"Register<sb_pair_t,", ctl) is not None and re.search(
+            r"struct\s+sb_pair_t\s*\{\s*bit<32>\s+seq\s*;\s*bit<32>\s+c\s*;\s*\}",
+            p4.src) is not None,
+        "Table 2 before SCOREBOARD; counted iff lock taken and check passed":
+        bool(order and count) and "v.c = v.c + md.sb_count;" in req,
+        "RELEASE second pass leaves SCOREBOARD alone": rel_ok,
+        "no ABORTED register (ABORT marks the entry)":
+        re.search(r"\bRegister<.*?\)\s*aborted\s*;", p4.src) is None and
+        "sb_abort" in ctl,
+    }
+
+
+def check_scoreboard(rep, p4, pipe_c, internal_h):
+    c = _c_scoreboard(pipe_c, internal_h)
+    rep.compare("SCOREBOARD bound to its event: C lcf_pipeline.c vs P4 "
+                "LcfScoreboard/LcfCheck/op_select", "C", c, "P4", _p4_scoreboard(p4))
+    if c != SCOREBOARD:
+        rep.fail("SCOREBOARD rules in C (PROTOCOL.md 4.2)",
+                 ["%s: %s, expected %s" % (k, c.get(k), v)
+                  for k, v in SCOREBOARD.items() if c.get(k) != v])

@@ -222,13 +222,25 @@ class Regs(Rec):
         class Ent:
             def __init__(self, i, v):
                 self.key = {b"$REGISTER_INDEX": i}
-                self.data = {b"LcfIngress.%s.f1" % reg.split(".", 3)[3].encode(): [0, v]}
+                name = reg.split(".", 3)[3]
+                if isinstance(v, dict):     # a paired register: its fields
+                    self.data = {b"LcfIngress.%s.%s" % (name.split(".")[0].encode(),
+                                                        f.encode()): [0, x]
+                                 for f, x in v.items()}
+                else:
+                    self.data = {b"LcfIngress.%s.f1" % name.encode(): [0, v]}
         return [Ent(i, v) for i, v in self._regs.get(reg, {}).items()]
 dead = ids[-1]
 ig = "lcf.pipe.LcfIngress."
 regs = {ig + "lcs0.lock": {5: 0x8000, 6: 0},
         ig + "lcs0.copyset": {5: 1, 9: 1 << ids[0], 11: 1 << dead},
-        ig + "lcs1.copyset": {7: (1 << dead) | 1}}
+        ig + "lcs1.copyset": {7: (1 << dead) | 1},
+        # SCOREBOARD {seq, c}: a count, a claimed count, an ENDED mark, a
+        # count of the dead node's first requester (row dead*threads*2)
+        ig + "scoreboard.scoreboard": {0: {"seq": 7, "c": 2},
+                                       1: {"seq": 8, "c": 0x80000001},
+                                       2: {"seq": 9, "c": 0x40000000},
+                                       dead * threads * 2: {"seq": 4, "c": 0x40000000}}}
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", str(dead),
                     "--ways", "2", "--port-map", "%d:200" % nodes[-1]["port"]],
                    capture_output=True, text=True)
@@ -247,15 +259,21 @@ check(sorted(d for d, e in ports if not e) == devs and
       "--node-failed %d: every port down before the first register access, "
       "the survivors' up again after the last" % dead)
 mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log
-              if m == "mod" and t != "port.port")
+              if m == "mod" and t != "port.port" and not t.endswith("scoreboard"))
 want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
               [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
                for r in ("lock", "gstatus", "copyset")] +
               [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
-check(mods == want and [t for t, m, a, kw in log if m == "clear"] == [ig + "scoreboard.scoreboard"],
+sb_mods = sorted((kw.get("REGISTER_INDEX"), kw.get("seq"), kw.get("c"), kw.get("pipe"))
+                 for t, m, a, kw in log if m == "mod" and t.endswith("scoreboard"))
+lu_ok = all(kw.get("seq") == 0 and kw.get("open") == 0 for t, m, a, kw in log
+            if m == "mod" and t.endswith("last_unlock"))
+check(mods == want and lu_ok and not [t for t, m, a, kw in log if m == "clear"] and
+      sb_mods == [(0, 7, 0, 1), (1, 8, 0, 1), (dead * threads * 2, 0, 0, 1)],
       "--node-failed: evicts the locked slot and the slots listing node %d in each way "
-      "(TAG, LOCK, G-STATUS, COPYSET), not the others; clears SCOREBOARD and its "
-      "%d LAST-UNLOCK rows" % (dead, threads))
+      "(TAG, LOCK, G-STATUS, COPYSET), not the others; zeroes every SCOREBOARD count "
+      "(seq and ENDED kept) and resets the dead node's %d LAST-UNLOCK {seq, open} and "
+      "SCOREBOARD rows" % (dead, threads))
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "not a node" in p.stderr,

@@ -128,16 +128,26 @@ drift "P4 LAST-UNLOCK: the request's read writes the register" lib/p4/lcf_ways.p
     's/^                rv = 0;/                v = hdr.lcf.seq;\n                rv = 0;/'
 drift "C: stale request counted as lock busy" lib/lcf/lcf_pipeline.c \
     's/LCF_A_NACK_STALE);/LCF_A_NACK_LOCK_BUSY);/'
-# every unlock records LAST-UNLOCK, hit or miss (PROTOCOL.md 4.3,
-# Interpretation (unlocks of home-owned blocks))
-drift "C: LAST-UNLOCK not recorded on the first pass" lib/lcf/lcf_pipeline.c \
-    '/^\t\tlcf_stage_last_unlock(p, phv);$/d'
-drift "C: second pass re-runs LAST-UNLOCK" lib/lcf/lcf_pipeline.c \
-    's/^\t\tphv->unlock_exec = rs_lock_kind(md);/\t\tlcf_stage_last_unlock(p, phv);/'
-drift "P4: unlock's LAST-UNLOCK back on the resubmitted pass" lib/p4/lcf_ways.p4 \
-    's/if (md.pass2 == 0 \&\& md.sb_op == SB_OP_READ \&\& md.node_known == 1 \&\&/if (md.pass2 == 1 \&\& md.sb_op == SB_OP_CLEAR \&\& md.node_known == 1 \&\&/'
-drift "P4: the answer is not carried to the second pass" lib/p4/lcf_dispatch.p4 \
-    's/resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.lu_exec, md.score)/resubmit_with(LCF_RS_UNLOCK, md.way, 0, md.score)/'
+# LAST-UNLOCK {seq, open}: opened by every unlock's first pass, hit or miss;
+# an unlock executes only by closing it (PROTOCOL.md 4.3)
+drift "C: LAST-UNLOCK not opened by the first pass" lib/lcf/lcf_pipeline.c \
+    '/^\t\tlu = lcf_stage_last_unlock_open(p, phv);$/d'
+drift "C: second pass executes without closing LAST-UNLOCK" lib/lcf/lcf_pipeline.c \
+    's/^\t\t\t\t   lcf_stage_last_unlock_close(p, phv);/\t\t\t\t   true;/'
+drift "P4: unlock opens LAST-UNLOCK only on the resubmitted pass" lib/p4/lcf_ways.p4 \
+    's/if (md.pass2 == 0 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/if (md.pass2 == 1 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/'
+drift "P4: may-execute not carried to the second pass" lib/p4/lcf_dispatch.p4 \
+    's/resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.may_exec, md.score)/resubmit_with(LCF_RS_UNLOCK, md.way, 0, md.score)/'
+# SCOREBOARD bound to its event (PROTOCOL.md 4.2)
+drift "C: a copy headed for RELEASE is counted" lib/lcf/lcf_pipeline.c \
+    's/lcf_stage_sb_request(p, phv, phv->lock_taken \&\& chk);/lcf_stage_sb_request(p, phv, phv->lock_taken);/'
+drift "P4: RELEASE touches SCOREBOARD again" lib/p4/lcf_validate.p4 \
+    's/LCS_OP_RELEASE, SB_OP_NONE, 1, 0)/LCS_OP_RELEASE, SB_OP_ACQ, 1, 0)/'
+drift "P4: Table 2 after the scoreboard" lib/p4/lcf.p4 \
+    's/check.apply(hdr, md);/XX_CHECK;/; s/scoreboard.apply(hdr, md);/check.apply(hdr, md);/; s/XX_CHECK;/scoreboard.apply(hdr, md);/'
+drift "P4: an ABORTED register again" lib/p4/lcf_decide.p4 \
+    's/^control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)$/control LcfAborted(inout lcf_headers_t hdr, inout lcf_ig_md_t md) { Register<bit<32>, bit<16>>(1, 0) aborted; apply { } }\ncontrol LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)/'
+
 # data provider per event (PROTOCOL.md 4.2, Interpretation (data provider per event))
 drift "P4 provider hash: requester bytes swapped" lib/p4/lcf_ways.p4 \
     's/md.req\[7:0\], md.req\[15:8\]/md.req[15:8], md.req[7:0]/'
