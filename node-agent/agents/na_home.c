@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "lcf_pipeline.h"
-#include "na_directory.h"
 #include "na_home.h"
 #include "na_msg.h"
 #include "topo.h"
@@ -447,7 +446,7 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 	int64_t idx = home_block(h, m->tag);
 	struct na_hblock *b;
 
-	if (h->dir && na_dir_home_handle(h, m, payload, len, out))
+	if (h->ext && h->ext(h, m, payload, len, out))
 		return;
 	if (m->type == NA_MSG_ALLOC_REQ) {
 		if (rq)

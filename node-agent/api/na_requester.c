@@ -246,7 +246,7 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t ta
 			     timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
 	na_dir_wrap(t->n, &t->unl.m);
 	na_node_send(t->n, t->unl.m.dst_node, &t->unl.m, NULL);
-	na_rec_idle(t->n, t->id, false);
+	na_rec_idle(t->n->rec, t->id, false);
 }
 
 
@@ -270,7 +270,7 @@ settle_stale(struct dsm_thread *t)
 	if (!s->valid || !na_collect_done(&s->c))
 		return;
 	s->valid = false;
-	na_rec_granted(t->n, t->id, s->tag);
+	na_rec_granted(t->n->rec, t->id, s->tag);
 	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
 		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
 		return;
@@ -363,7 +363,7 @@ quarantine(struct dsm_thread *t)
 		if (now - start > NA_GIVE_UP_NS && stopping(t))
 			break;
 		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
-		if (na_rec_blocked(t->n, s->tag))
+		if (na_rec_blocked(t->n->rec, s->tag))
 			break;
 		if (now >= next && (granted || !dir)) {
 			/* Granted: re-ask for lost replies; else the ABORT. */
@@ -409,6 +409,32 @@ na_req_backoff(struct dsm_thread *t, unsigned attempt)
 }
 
 /* ---- one coherence event --------------------------------------------------- */
+
+/*
+ * Recovery (na_recovery.h) before an event on `tag`: wait while a recovery
+ * round holds the tag. @return 1 when the retry seq must not be reused (a
+ * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
+ * node was declared dead (dsm_node_failed).
+ */
+static int
+rec_before_event(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_rec *r = t->n->rec;
+	uint64_t start = na_now_ns();
+	bool fresh, settled;
+
+	if (na_rec_home_dead(r, tag))
+		return -EHOSTDOWN;
+	while (na_rec_blocked(r, tag)) {
+		if (stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
+			break;
+		na_req_backoff(t, 4);
+	}
+	fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag, &settled);
+	if (settled)
+		t->stale.valid = false;
+	return fresh ? 1 : 0;
+}
 
 static void
 on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
@@ -463,7 +489,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 
-	switch (na_rec_before_event(t, tag)) {
+	switch (rec_before_event(t, tag)) {
 	case 0:
 		break;
 	case 1:
@@ -507,7 +533,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
 	sent = na_now_ns();
 	deadline = sent + timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-	na_rec_sent(t->n, t->id, tag, seq);
+	na_rec_sent(t->n->rec, t->id, tag, seq);
 	na_node_send(t->n, home, &m, NULL);
 	rt->copies++;
 	for (;;) {
@@ -519,10 +545,10 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 			if (na_collect_done(c))
 				break;
 		}
-		if (na_rec_blocked(t->n, tag)) {
+		if (na_rec_blocked(t->n->rec, tag)) {
 			/* The switch that may hold our lock is gone: abort. */
 			rt->seq = 0;
-			na_rec_idle(t->n, t->id, true);
+			na_rec_idle(t->n->rec, t->id, true);
 			return NA_EV_NACK;
 		}
 		now = na_now_ns();
@@ -530,7 +556,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 			continue;
 		if (stopping(t) && now - sent > NA_GIVE_UP_NS) {
 			NA_STAT_INC(t->n->st.req.aborted);
-			na_rec_idle(t->n, t->id, false);
+			na_rec_idle(t->n->rec, t->id, false);
 			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
@@ -543,7 +569,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	if (!tries)
 		rtt_sample(t, na_now_ns() - sent);      /* Karn: clean samples */
 	if (c->nacked) {
-		na_rec_idle(t->n, t->id, false);
+		na_rec_idle(t->n->rec, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);
 		if (rt->nacks < rt->copies || !t->n->cfg.directory) {
 			/*
@@ -562,7 +588,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 		}
 		return NA_EV_NACK;
 	}
-	na_rec_granted(t->n, t->id, tag);
+	na_rec_granted(t->n->rec, t->id, tag);
 	/* Who serialised it: the switch or the home agent (migration's aim). */
 	if (c->in_switch)
 		NA_STAT_INC(t->n->st.req.events_in_switch);

@@ -20,15 +20,6 @@
 /* Set while this thread runs the agents (holds agent_mu). */
 static __thread bool tls_in_agents;
 
-uint64_t
-na_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- mailboxes ---------------------------------------------------------- */
 
 static int
@@ -136,7 +127,7 @@ migrate_handle(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 	struct na_mig_io io = { .out = out, .flush = mig_flush, .ctx = n };
 
 	if (na_migrate_handle(&n->migrate, &n->home, m, na_now_ns(), &io))
-		na_rec_block_lost(n, m->tag, out);
+		na_rec_block_lost(n->rec, m->tag, out);
 }
 
 /* Run one message through the agents; agent_mu held. */
@@ -148,7 +139,7 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	unsigned roles = n->cfg.roles;
 
 	na_out_reset(&out);
-	if (na_rec_agents(n, m, payload, &out))
+	if (na_rec_agents(n->rec, m, payload, &out))
 		r = NA_ROUTE_DROP;      /* consumed by the recovery */
 	switch (r) {
 	case NA_ROUTE_DROP:
@@ -371,7 +362,7 @@ rec_tick(struct na_node *n)
 	pthread_mutex_lock(&n->agent_mu);
 	tls_in_agents = true;
 	na_out_reset(&out);
-	na_rec_tick(n, &out);
+	na_rec_tick(n->rec, &out);
 	flush_out(n, &out);
 	agents_drain(n);
 	tls_in_agents = false;
@@ -418,6 +409,25 @@ dispatch_main(void *arg)
 }
 
 /* ---- start / stop --------------------------------------------------------- */
+
+/* The recovery works on this node's agents (na_recovery.h). */
+static int
+rec_init(struct na_node *n)
+{
+	struct na_rec_env env = {
+		.topo = n->topo,
+		.self = n->self,
+		.threads = n->cfg.threads,
+		.role_home = n->cfg.roles & NA_ROLE_HOME,
+		.role_shadow = n->cfg.roles & NA_ROLE_SHADOW,
+		.cache = &n->cache,
+		.home = &n->home,
+		.cagent = &n->cagent,
+		.shadow = &n->shadow,
+	};
+
+	return na_rec_init(&n->rec, &env);
+}
 
 int
 na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
@@ -488,7 +498,7 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
 			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
 		goto fail;
-	if (na_rec_init(n))
+	if (rec_init(n))
 		goto fail;
 	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
 	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
@@ -532,7 +542,8 @@ na_node_stop(struct na_node *n)
 	}
 	free(n->fifo);
 	n->fifo = NULL;
-	na_rec_fini(n);
+	na_rec_fini(n->rec);
+	n->rec = NULL;
 	na_shadow_fini(&n->shadow);
 	na_migrate_fini(&n->migrate);
 	na_cagent_fini(&n->cagent);

@@ -18,7 +18,9 @@
 #include <stdint.h>
 
 #include "na_cache.h"
+#include "na_clock.h"
 #include "na_cagent.h"
+#include "na_directory.h"
 #include "na_home.h"
 #include "na_migrate.h"
 #include "na_shadow.h"
@@ -131,7 +133,12 @@ uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
  */
 void na_node_stats_json(struct na_node *n, FILE *f);
 
-/** CLOCK_MONOTONIC in ns. */
-uint64_t na_now_ns(void);
+/** In directory mode, send request/unlock `m` as DIR_* (na_directory.h). */
+static inline void
+na_dir_wrap(const struct na_node *n, struct lcf_msg *m)
+{
+	if (n->cfg.directory)
+		na_dir_wrap_msg(m);
+}
 
 #endif /* NA_NODE_H */
