@@ -14,14 +14,14 @@ Two kinds of dependency are collected:
            maps each object to its source file): a file that uses a symbol
            depends on the file that defines it.
 
-Three graphs are checked, each must be acyclic:
+Two graphs are checked, each must be acyclic:
 
-  module     a.c and a.h are one node ("a"), with include and call edges:
-             a.c calling b.c while b.c includes a.h is a cycle;
-  directory  every module collapsed into its directory (node-agent/api,
+  file       every .c and .h file a node, with both kinds of edge (a.c
+             calling b.c while b.c calls a.c is a cycle, so is a.h
+             including b.h including a.h);
+  directory  every file collapsed into its directory (node-agent/api,
              node-agent/agents, ...): edges between directories point one
-             way only;
-  (the include graph alone is a subgraph of the module graph.)
+             way only.
 
 For each cycle the script prints one closed path and, for every step,
 the edge that witnesses it (the include line or the symbol). Exit status 0
@@ -54,10 +54,6 @@ def list_sources(root, roots):
                     files.append(os.path.relpath(os.path.join(dirpath, f),
                                                  root))
     return files
-
-
-def module_of(path):
-    return os.path.splitext(path)[0]
 
 
 def include_edges(root, files):
@@ -244,8 +240,6 @@ def main():
     ap.add_argument('--build', default=os.environ.get('BUILD', 'build'))
     ap.add_argument('--edges', action='store_true',
                     help='print the directory graph')
-    ap.add_argument('--modules', action='store_true',
-                    help='also check modules (a.c and a.h as one node)')
     ap.add_argument('roots', nargs='*',
                     default=['lib', 'swswitch', 'node-agent'])
     args = ap.parse_args()
@@ -256,9 +250,6 @@ def main():
     calls = call_edges(root, build, files)
     both = inc + calls
     _, nmod = check('file', both, lambda f: f)
-    if args.modules:
-        _, nm2 = check('module', both, module_of)
-        nmod += nm2
     dadj, ndir = check('directory', both,
                        lambda f: os.path.dirname(f))
     if args.edges:

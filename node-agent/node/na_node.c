@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Node runtime: transport, dispatch thread, mailboxes, local delivery to the
- * agents. See na_node.h.
+ * Node runtime: sending (to the transport or, for this node, locally),
+ * routing received messages to a requester's mailbox or to the agents, the
+ * agents' section, their timers and the dispatch thread. Start and stop
+ * are in na_node_start.c. See na_node.h.
  */
 #include <errno.h>
 #include <sched.h>
@@ -13,99 +15,34 @@
 
 #include "na_directory.h"
 #include "na_msg.h"
-#include "na_node.h"
+#include "na_node_int.h"
 #include "na_proto.h"
 #include "na_recovery.h"
 
 /* Set while this thread runs the agents (holds agent_mu). */
 static __thread bool tls_in_agents;
 
-/* ---- mailboxes ---------------------------------------------------------- */
-
-static int
-mbox_init(struct na_mailbox *mb)
-{
-	pthread_condattr_t ca;
-
-	pthread_mutex_init(&mb->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&mb->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	mb->head = mb->tail = 0;
-	mb->q = malloc(sizeof(*mb->q) * NA_MBOX_CAP);
-	return mb->q ? 0 : -ENOMEM;
-}
-
-static void
-mbox_fini(struct na_mailbox *mb)
-{
-	pthread_mutex_destroy(&mb->mu);
-	pthread_cond_destroy(&mb->cv);
-	free(mb->q);
-}
-
-static void
-mbox_push(struct na_node *n, uint16_t thread, const struct lcf_msg *m,
-	  const void *payload)
-{
-	struct na_mailbox *mb;
-
-	if (thread >= n->cfg.threads) {
-		NA_STAT_INC(n->st.dropped);
-		return;
-	}
-	mb = &n->mbox[thread];
-	pthread_mutex_lock(&mb->mu);
-	if (mb->tail - mb->head >= NA_MBOX_CAP) {
-		/* A lost message: the requester's timers recover from it. */
-		NA_STAT_INC(n->st.mbox_overflow);
-	} else {
-		struct na_mail *x = &mb->q[mb->tail++ % NA_MBOX_CAP];
-
-		x->m = *m;
-		if (m->len)
-			memcpy(x->payload, payload, m->len);
-		pthread_cond_signal(&mb->cv);
-	}
-	pthread_mutex_unlock(&mb->mu);
-}
-
-int
-na_node_mbox_wait(struct na_node *n, uint16_t thread, struct na_mail *out,
-		  uint64_t deadline_ns)
-{
-	struct na_mailbox *mb = &n->mbox[thread];
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
-	};
-	int rc = 0;
-
-	pthread_mutex_lock(&mb->mu);
-	while (mb->head == mb->tail && rc == 0)
-		rc = pthread_cond_timedwait(&mb->cv, &mb->mu, &ts);
-	if (mb->head != mb->tail) {
-		struct na_mail *x = &mb->q[mb->head++ % NA_MBOX_CAP];
-
-		out->m = x->m;
-		if (x->m.len)
-			memcpy(out->payload, x->payload, x->m.len);
-		rc = 0;
-	} else {
-		rc = -ETIMEDOUT;
-	}
-	pthread_mutex_unlock(&mb->mu);
-	return rc;
-}
-
 /* ---- agents --------------------------------------------------------------- */
 
 static void route(struct na_node *n, const struct lcf_msg *m,
 		  const void *payload);
 
+/* To requester thread `thread`'s mailbox. */
 static void
-flush_out(struct na_node *n, struct na_out *out)
+mbox_push(struct na_node *n, uint16_t thread, const struct lcf_msg *m,
+	  const void *payload)
+{
+	if (thread >= n->cfg.threads) {
+		NA_STAT_INC(n->st.dropped);
+		return;
+	}
+	/* A lost message: the requester's timers recover from it. */
+	if (!na_mbox_push(&n->mbox[thread], m, payload))
+		NA_STAT_INC(n->st.mbox_overflow);
+}
+
+void
+na_node_flush(struct na_node *n, struct na_out *out)
 {
 	for (uint32_t i = 0; i < out->n; i++)
 		na_node_send(n, out->m[i].dst, &out->m[i].msg,
@@ -118,7 +55,7 @@ flush_out(struct na_node *n, struct na_out *out)
 static void
 mig_flush(void *ctx, struct na_out *out)
 {
-	flush_out(ctx, out);
+	na_node_flush(ctx, out);
 }
 
 static void
@@ -182,9 +119,10 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 		NA_STAT_INC(n->st.dropped);
 		break;
 	}
-	flush_out(n, &out);
+	na_node_flush(n, &out);
 }
 
+/* Run what the agents sent to their own node meanwhile. */
 static void
 agents_drain(struct na_node *n)
 {
@@ -193,6 +131,21 @@ agents_drain(struct na_node *n)
 
 		agents_process(n, &x.m, x.payload);
 	}
+}
+
+void
+na_node_agents_enter(struct na_node *n)
+{
+	pthread_mutex_lock(&n->agent_mu);
+	tls_in_agents = true;
+}
+
+void
+na_node_agents_leave(struct na_node *n)
+{
+	agents_drain(n);
+	tls_in_agents = false;
+	pthread_mutex_unlock(&n->agent_mu);
 }
 
 /* Deliver to this node's agents, from any thread. */
@@ -212,12 +165,9 @@ agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
 			memcpy(x->payload, payload, m->len);
 		return;
 	}
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
+	na_node_agents_enter(n);
 	agents_process(n, m, payload);
-	agents_drain(n);
-	tls_in_agents = false;
-	pthread_mutex_unlock(&n->agent_mu);
+	na_node_agents_leave(n);
 }
 
 static void
@@ -245,16 +195,13 @@ na_node_run_deferred(struct na_node *n)
 {
 	static __thread struct na_out out;
 
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
+	na_node_agents_enter(n);
 	do {
 		na_out_reset(&out);
 		na_cagent_run_deferred(&n->cagent, &out);
-		flush_out(n, &out);
+		na_node_flush(n, &out);
 	} while (out.overflow);
-	agents_drain(n);
-	tls_in_agents = false;
-	pthread_mutex_unlock(&n->agent_mu);
+	na_node_agents_leave(n);
 }
 
 /* ---- sending -------------------------------------------------------------- */
@@ -318,18 +265,15 @@ epoch_tick(struct na_node *n)
 	if (!(n->cfg.roles & (NA_ROLE_CACHE | NA_ROLE_SHADOW)) ||
 	    n->topo->shadow < 0)
 		return;
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
+	na_node_agents_enter(n);
 	na_out_reset(&out);
 	if (n->cfg.roles & NA_ROLE_CACHE)
 		na_cagent_epoch(&n->cagent, (uint16_t)n->topo->shadow, &out);
-	flush_out(n, &out);
+	na_node_flush(n, &out);
 	if (n->cfg.roles & NA_ROLE_SHADOW)
 		na_shadow_epoch(&n->shadow, &out);
-	flush_out(n, &out);
-	agents_drain(n);
-	tls_in_agents = false;
-	pthread_mutex_unlock(&n->agent_mu);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
 }
 
 /* Dispatch thread: the home's migration timers, at most once a ms. */
@@ -344,14 +288,11 @@ migrate_tick(struct na_node *n)
 	    now < n->next_mig_tick_ns)
 		return;
 	n->next_mig_tick_ns = now + 1000000ull;
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
+	na_node_agents_enter(n);
 	na_out_reset(&out);
 	na_migrate_tick(&n->migrate, &n->home, now, &io);
-	flush_out(n, &out);
-	agents_drain(n);
-	tls_in_agents = false;
-	pthread_mutex_unlock(&n->agent_mu);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
 }
 
 static void
@@ -359,18 +300,15 @@ rec_tick(struct na_node *n)
 {
 	static __thread struct na_out out;
 
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
+	na_node_agents_enter(n);
 	na_out_reset(&out);
 	na_rec_tick(n->rec, &out);
-	flush_out(n, &out);
-	agents_drain(n);
-	tls_in_agents = false;
-	pthread_mutex_unlock(&n->agent_mu);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
 }
 
-static void *
-dispatch_main(void *arg)
+void *
+na_node_dispatch(void *arg)
 {
 	struct na_node *n = arg;
 	static __thread struct na_mail x;
@@ -406,210 +344,4 @@ dispatch_main(void *arg)
 		migrate_tick(n);
 	}
 	return NULL;
-}
-
-/* ---- start / stop --------------------------------------------------------- */
-
-/* The recovery works on this node's agents (na_recovery.h). */
-static int
-rec_init(struct na_node *n)
-{
-	struct na_rec_env env = {
-		.topo = n->topo,
-		.self = n->self,
-		.threads = n->cfg.threads,
-		.role_home = n->cfg.roles & NA_ROLE_HOME,
-		.role_shadow = n->cfg.roles & NA_ROLE_SHADOW,
-		.cache = &n->cache,
-		.home = &n->home,
-		.cagent = &n->cagent,
-		.shadow = &n->shadow,
-	};
-
-	return na_rec_init(&n->rec, &env);
-}
-
-int
-na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
-	      size_t err_len)
-{
-	const struct na_transport_ops *ops;
-	int rc;
-
-	memset(n, 0, sizeof(*n));
-	n->cfg = *cfg;
-	if (!n->cfg.epoch_ms)
-		n->cfg.epoch_ms = NA_MIGRATE_DEFAULT_EPOCH_MS;
-	if (!n->cfg.migrate_k)
-		n->cfg.migrate_k = NA_MIGRATE_DEFAULT_K;
-	n->topo = cfg->topo;
-	n->self = cfg->self;
-	pthread_mutex_init(&n->tp_mu, NULL);
-	pthread_mutex_init(&n->agent_mu, NULL);
-	if (!topo_node_by_id(n->topo, n->self)) {
-		snprintf(err, err_len, "node %u is not in the topology", n->self);
-		return -EINVAL;
-	}
-	if (cfg->threads == 0 || cfg->threads > n->topo->threads_per_node ||
-	    cfg->threads > 64) {
-		snprintf(err, err_len,
-			 "--threads %u: must be 1..%u (the topology's "
-			 "threads_per_node, at most 64)", cfg->threads,
-			 n->topo->threads_per_node < 64 ?
-			 n->topo->threads_per_node : 64);
-		return -EINVAL;
-	}
-	if (n->topo->block_size > NA_MAX_BLOCK) {
-		snprintf(err, err_len, "block_size %u: node-agent supports "
-			 "at most %u", n->topo->block_size, NA_MAX_BLOCK);
-		return -EINVAL;
-	}
-	ops = na_transport_find(cfg->transport ? cfg->transport : "udp");
-	if (!ops) {
-		snprintf(err, err_len, "unknown transport \"%s\" (udp, udp-nosteer, verbs)",
-			 cfg->transport);
-		return -EINVAL;
-	}
-	n->tp.ops = ops;
-	n->serialize_tp = strncmp(ops->name, "udp", 3) != 0;
-	rc = ops->open(&n->tp, n->topo, n->self, err, err_len);
-	if (rc < 0)
-		return rc;
-	n->tp_open = true;
-
-	rc = -ENOMEM;
-	snprintf(err, err_len, "out of memory");
-	if (na_cache_init(&n->cache, cfg->cache_entries, n->topo->block_size))
-		goto fail;
-	if ((cfg->roles & NA_ROLE_HOME) &&
-	    na_home_init(&n->home, n->topo, n->self, cfg->mem_size,
-			 cfg->seed * 2654435761u + n->self + 1)) {
-		snprintf(err, err_len, "home agent: cannot allocate %llu bytes "
-			 "of global memory (a multiple of 32 MB)",
-			 (unsigned long long)cfg->mem_size);
-		goto fail;
-	}
-	if ((cfg->roles & NA_ROLE_HOME) && cfg->directory &&
-	    na_dir_attach(&n->home))
-		goto fail;
-	if (na_cagent_init(&n->cagent, n->self, n->topo->threads_per_node,
-			   &n->cache) ||
-	    na_shadow_init(&n->shadow, n->topo, n->self) ||
-	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
-			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
-		goto fail;
-	if (rec_init(n))
-		goto fail;
-	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
-	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
-	if (!n->fifo || !n->mbox)
-		goto fail;
-	for (uint16_t i = 0; i < cfg->threads; i++)
-		if (mbox_init(&n->mbox[i]))
-			goto fail;
-	rc = pthread_create(&n->disp, NULL, dispatch_main, n);
-	if (rc) {
-		snprintf(err, err_len, "pthread_create: %s", strerror(rc));
-		rc = -rc;
-		goto fail;
-	}
-	n->disp_running = true;
-	err[0] = '\0';
-	return 0;
-fail:
-	na_node_stop(n);
-	return rc;
-}
-
-void
-na_node_stop(struct na_node *n)
-{
-	if (n->disp_running) {
-		__atomic_store_n(&n->stop, 1, __ATOMIC_RELAXED);
-		pthread_join(n->disp, NULL);
-		n->disp_running = false;
-	}
-	if (n->tp_open) {
-		n->tp.ops->close(&n->tp);
-		n->tp_open = false;
-	}
-	if (n->mbox) {
-		for (uint16_t i = 0; i < n->cfg.threads; i++)
-			if (n->mbox[i].q)
-				mbox_fini(&n->mbox[i]);
-		free(n->mbox);
-		n->mbox = NULL;
-	}
-	free(n->fifo);
-	n->fifo = NULL;
-	na_rec_fini(n->rec);
-	n->rec = NULL;
-	na_shadow_fini(&n->shadow);
-	na_migrate_fini(&n->migrate);
-	na_cagent_fini(&n->cagent);
-	na_dir_detach(&n->home);
-	if (n->home.mem)
-		na_home_fini(&n->home);
-	na_cache_fini(&n->cache);
-}
-
-/* ---- static migration ----------------------------------------------------- */
-
-uint32_t
-na_node_migrate_static(struct na_node *n, uint32_t count)
-{
-	static struct na_out out;
-	uint32_t ok = 0, pending;
-
-	if (!(n->cfg.roles & NA_ROLE_HOME) || !count)
-		return 0;
-	if (count > n->home.n_blocks)
-		count = n->home.n_blocks;
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
-	na_out_reset(&out);
-	for (uint32_t i = 0; i < count; i++) {
-		na_home_migrate_start(&n->home, i, &out);
-		if (out.n >= NA_OUT_MAX - 1)
-			flush_out(n, &out);
-	}
-	flush_out(n, &out);
-	agents_drain(n);
-	tls_in_agents = false;
-	pthread_mutex_unlock(&n->agent_mu);
-
-	/* ADDs are idempotent at the switch: re-send until every ACK is in. */
-	for (int round = 0; round < 100; round++) {
-		usleep(round < 10 ? 2000 : 20000);
-		pending = 0;
-		pthread_mutex_lock(&n->agent_mu);
-		tls_in_agents = true;
-		na_out_reset(&out);
-		for (uint32_t i = 0; i < count; i++) {
-			if (na_home_migrate_resend(&n->home, i, &out) == 0)
-				pending++;
-			if (out.n >= NA_OUT_MAX - 1)
-				flush_out(n, &out);
-		}
-		flush_out(n, &out);
-		agents_drain(n);
-		tls_in_agents = false;
-		pthread_mutex_unlock(&n->agent_mu);
-		if (!pending)
-			break;
-	}
-	pthread_mutex_lock(&n->agent_mu);
-	for (uint32_t i = 0; i < count; i++) {
-		struct na_hblock *b = &n->home.blk[i];
-
-		if (b->owner == NA_OWN_SWITCH) {
-			ok++;
-		} else if (b->owner == NA_OWN_MIGRATING) {
-			/* No answer: no switch on the path. Keep it home. */
-			b->owner = NA_OWN_HOME;
-			b->writer = false;
-		}
-	}
-	pthread_mutex_unlock(&n->agent_mu);
-	return ok;
 }

@@ -3,7 +3,7 @@
  * Recovery, home side (na_recovery.h, docs/FAULTS.md): switch restart
  * detection by a REMOVE_FROM_SWITCH probe, recovery rounds over this home's
  * blocks, the rebuild from the nodes' reports, re-adding the blocks to the
- * switch, and the dead-node drain.
+ * switch. The dead-node drain is na_rec_drain.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,16 +23,6 @@ own_block(const struct na_rec *r, uint64_t tag)
 	    topo_tag_home(r->env.topo, tag) != r->env.self || (tag & mask) >= r->env.home->n_blocks)
 		return -1;
 	return (int64_t)(tag & mask);
-}
-
-/* Freeze a home-owned block for a round without the `dead` nodes. */
-static void
-drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
-{
-	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
-		r->st.dead_dirty_lost++;   /* its only copy died */
-	b->owner = NA_OWN_RECOVERING;
-	r->st.drained_blocks++;
 }
 
 static void
@@ -67,8 +57,8 @@ send_done(struct na_rec *r, uint32_t to, struct na_out *out)
 }
 
 /* A round over the next NA_REC_TAGS switch-owned blocks (none: finished). */
-static void
-start_round(struct na_rec *r, struct na_out *out)
+void
+na_rec_start_round(struct na_rec *r, struct na_out *out)
 {
 	struct rec_home *h = &r->h;
 
@@ -305,7 +295,7 @@ switch_lost(struct na_rec *r, struct na_out *out)
 	r->env.home->blk[idx].owner = NA_OWN_RECOVERING;
 	if (h->n_readd < REC_READD)
 		h->readd[h->n_readd++] = idx;
-	start_round(r, out);
+	na_rec_start_round(r, out);
 }
 
 void
@@ -318,7 +308,7 @@ na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out)
 	r->env.home->blk[idx].owner = NA_OWN_RECOVERING;
 	r->st.remove_ack_lost++;
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
-		start_round(r, out);
+		na_rec_start_round(r, out);
 	else
 		r->h.pending = true;    /* after the probe or current round */
 }
@@ -474,7 +464,7 @@ na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out)
 	case PH_IDLE:
 		if (h->pending) {
 			h->pending = false;
-			start_round(r, out);
+			na_rec_start_round(r, out);
 		}
 		return;
 	case PH_COLLECT:
@@ -492,80 +482,11 @@ na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out)
 		return;
 	case PH_DONE:
 		if ((h->acked & h->expect) == h->expect)
-			start_round(r, out);    /* the next blocks, or finished */
+			na_rec_start_round(r, out);    /* the next blocks, or finished */
 		else if (now - h->last_ns > REC_RETX_NS)
 			send_done(r, h->expect & ~h->acked, out);
 		return;
 	default:
 		return;
 	}
-}
-
-/* ---- memory-node failure: the stop-the-world drain ----------------------- */
-
-/* Does a requester of `node` hold the home-side lock of block `tag`? */
-static bool
-held_by(const struct na_home *home, uint16_t node, uint64_t tag)
-{
-	for (uint16_t t = 0; t < home->tpn; t++)
-		for (int k = 0; k < 2; k++) {
-			const struct na_hheld *hl =
-				&home->req[(size_t)node * home->tpn + t].held[k];
-
-			if (hl->valid && hl->tag == tag)
-				return true;
-		}
-	return false;
-}
-
-/*
- * Node `dead` is gone. Its pending rounds are void; as a home we freeze
- * every home-owned block it holds a lock on or a copy of, and run recovery
- * rounds over them without it: the survivors abort their events on them
- * (one may wait for the dead node's ACK forever), report their copies, and
- * the rebuilt metadata has no lock and no dead node in any copyset.
- * Switch-owned blocks are the switch control plane's part
- * (/swswitch/node_failed evicts those the node blocks); each evicted one is
- * then found by its next tag miss and recovered without the dead node, as
- * after a switch restart.
- */
-void
-na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
-{
-	struct rec_pend *p = &r->pend[dead];
-	struct na_home *home = r->env.home;
-
-	pthread_mutex_lock(&r->mu);
-	if (p->active) {
-		p->active = false;
-		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&r->mu);
-	__atomic_or_fetch(&r->dead, na_bit(dead), __ATOMIC_RELEASE);
-	r->st.dead_nodes++;
-	r->h.expect &= ~na_bit(dead);
-	if (!r->env.role_home)
-		return;
-	for (uint32_t i = 0; i < home->n_blocks; i++) {
-		struct na_hblock *b = &home->blk[i];
-
-		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
-		    !held_by(home, dead, na_home_tag(home, i))))
-			continue;
-		drain_block(r, b, na_bit(dead));
-	}
-	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
-		start_round(r, out);
-	else
-		r->h.pending = true;    /* after the probe or current round */
-}
-
-int
-na_rec_node_failed(struct na_rec *r, uint16_t node)
-{
-	if (node >= LCF_MAX_NODES || node == r->env.self ||
-	    !topo_node_by_id(r->env.topo, node))
-		return -EINVAL;
-	__atomic_or_fetch(&r->dead_req, na_bit(node), __ATOMIC_RELEASE);
-	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Internal to na_recovery.c (node side: quiesce, report, resume; requester
- * hooks) and na_rec_home.c (home side: detection, rounds, rebuild, drain).
+ * Internal to na_rec_node.c (node side: quiesce, report, resume; requester
+ * hooks), na_rec_home.c (home side: detection, rounds, rebuild) and
+ * na_rec_drain.c (the dead-node drain).
  * Requester threads only touch the per-thread records, under rec->mu; the
  * agents take rec->mu inside agent_mu.
  */
@@ -202,7 +203,18 @@ all_nodes(const struct na_rec *r)
 	return m & ~__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE);
 }
 
-/* na_rec_home.c, called by na_recovery.c with agent_mu held. */
+/* Freeze a home-owned block for a round without the `dead` nodes. */
+static inline void
+drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
+{
+	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
+		r->st.dead_dirty_lost++;   /* its only copy died */
+	b->owner = NA_OWN_RECOVERING;
+	r->st.drained_blocks++;
+}
+
+/* na_rec_home.c, called by na_rec_node.c and na_rec_drain.c, agent_mu held. */
+void na_rec_start_round(struct na_rec *r, struct na_out *out);
 bool na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m,
 		       struct na_out *out);
 void na_rec_home_report(struct na_rec *r, const struct lcf_msg *m,
@@ -211,6 +223,8 @@ void na_rec_home_data(struct na_rec *r, const struct lcf_msg *m,
 		      const uint8_t *p);
 void na_rec_home_done_ack(struct na_rec *r, const struct lcf_msg *m);
 void na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out);
+
+/* na_rec_drain.c, called by na_rec_node.c (the tick) with agent_mu held. */
 void na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out);
 
 #endif /* NA_REC_INT_H */
