@@ -180,6 +180,13 @@ int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
 int na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out);
 
 /**
+ * Internal to the home agent (na_home.c, na_home_migrate.c): a MIGRATE_ACK
+ * for block `b` (of an ADD, or of a REMOVE this home sent).
+ */
+void na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
+			 struct na_hblock *b);
+
+/**
  * The block record of `m->tag` (homed here) and the requester record of
  * m->node/m->thread, for the directory protocol (na_directory.c).
  * @return NULL when either does not exist.
