@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "na_transport.h"
+#include "na_msg.h"
 
 /* 64 segments of 1400 bytes: blocks up to 64 KB (a bitmap in a uint64_t). */
 #define NA_MAX_BLOCK 65536u

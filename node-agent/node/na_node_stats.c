@@ -117,7 +117,7 @@ na_node_stats_json(struct na_node *n, FILE *f)
 		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
 	}
 	fprintf(f, ",");
-	na_rec_stats_json(n, f);
+	na_rec_stats_json(n->rec, f);
 	if (n->cfg.roles & NA_ROLE_HOME)
 		migration_json(n, f);
 	if (n->cfg.roles & NA_ROLE_SHADOW) {

@@ -116,7 +116,63 @@ uint32_t na_req_next_seq(struct dsm_thread *t);
 int na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
 		uint8_t reply_type, struct na_mail *reply);
 
-/* ---- internal to libdsm: na_requester.c, used by na_access.c ---- */
+/* ---- internal to libdsm: na_requester.c, na_req_mail.c, na_req_stale.c,
+ * used by na_access.c ---- */
+
+static inline uint32_t
+na_req_rnd(struct dsm_thread *t)
+{
+	uint32_t x = t->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return t->rng = x;
+}
+
+static inline uint64_t
+na_req_rtt(const struct dsm_thread *t)
+{
+	return t->rtt_ns > NA_RTT_FLOOR_NS ? t->rtt_ns : NA_RTT_FLOOR_NS;
+}
+
+static inline void
+na_req_rtt_sample(struct dsm_thread *t, uint64_t ns)
+{
+	t->rtt_ns = t->rtt_ns - t->rtt_ns / 8 + ns / 8;
+}
+
+/* `rtts` round trips, doubled per retry so a slow peer is not flooded. */
+static inline uint64_t
+na_req_timeout(const struct dsm_thread *t, unsigned rtts, uint32_t tries)
+{
+	uint64_t to = na_req_rtt(t) * rtts << (tries < 6 ? tries : 6);
+
+	return to < 200000000ull ? to : 200000000ull;
+}
+
+static inline bool
+na_req_stopping(const struct dsm_thread *t)
+{
+	return __atomic_load_n(&t->d->stopping, __ATOMIC_RELAXED);
+}
+
+static inline uint16_t
+na_req_home_of(const struct dsm_thread *t, uint64_t tag)
+{
+	return (uint16_t)topo_tag_home(&t->d->topo, tag);
+}
+
+
+/**
+ * Wait for a message until `deadline`, consuming unlock ACKs and the
+ * abandoned request's replies, and running the unlock timer on the way.
+ * @return 0 with t->mail set, or -ETIMEDOUT.
+ */
+int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
+
+/** End the abandoned request (t->stale) before a new seq: ABORT it. */
+void na_req_quarantine(struct dsm_thread *t);
 
 enum { NA_EV_OK = 0, NA_EV_NACK = 1, NA_EV_ABORT = -1 };
 

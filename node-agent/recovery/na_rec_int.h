@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Internal to na_recovery.c (node side: quiesce, report, resume; requester
- * hooks) and na_rec_home.c (home side: detection, rounds, rebuild, drain).
+ * Internal to na_rec_node.c (node side: quiesce, report, resume; requester
+ * hooks), na_rec_home.c (home side: detection, rounds, rebuild) and
+ * na_rec_drain.c (the dead-node drain).
  * Requester threads only touch the per-thread records, under rec->mu; the
  * agents take rec->mu inside agent_mu.
  */
@@ -12,8 +13,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "na_node.h"
+#include <pthread.h>
+
+#include "na_cache.h"
+#include "na_cagent.h"
+#include "na_clock.h"
+#include "na_home.h"
+#include "na_proto.h"
 #include "na_recovery.h"
+#include "na_shadow.h"
+#include "topo.h"
 
 #define REC_UNSETTLED 8         /* unsettled requests remembered per thread */
 #define REC_DIRTY 8             /* orphan-data records per report / round */
@@ -117,6 +126,7 @@ struct rec_home {
 	X(probe_raced_remove)
 
 struct na_rec {
+	struct na_rec_env env;
 	pthread_mutex_t mu;
 	int n_active;                   /* active pends (fast path) */
 	uint32_t dead;                  /* nodes declared dead (drained) */
@@ -184,24 +194,37 @@ tag_in(const uint64_t *tags, uint32_t n, uint64_t tag)
 }
 
 static inline uint32_t
-all_nodes(const struct na_node *n)
+all_nodes(const struct na_rec *r)
 {
 	uint32_t m = 0;
 
-	for (uint32_t i = 0; i < n->topo->n_nodes; i++)
-		m |= na_bit(n->topo->nodes[i].id);
-	return m & ~__atomic_load_n(&n->rec->dead, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < r->env.topo->n_nodes; i++)
+		m |= na_bit(r->env.topo->nodes[i].id);
+	return m & ~__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE);
 }
 
-/* na_rec_home.c, called by na_recovery.c with agent_mu held. */
-bool na_rec_home_watch(struct na_node *n, const struct lcf_msg *m,
+/* Freeze a home-owned block for a round without the `dead` nodes. */
+static inline void
+drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
+{
+	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
+		r->st.dead_dirty_lost++;   /* its only copy died */
+	b->owner = NA_OWN_RECOVERING;
+	r->st.drained_blocks++;
+}
+
+/* na_rec_home.c, called by na_rec_node.c and na_rec_drain.c, agent_mu held. */
+void na_rec_start_round(struct na_rec *r, struct na_out *out);
+bool na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m,
 		       struct na_out *out);
-void na_rec_home_report(struct na_node *n, const struct lcf_msg *m,
+void na_rec_home_report(struct na_rec *r, const struct lcf_msg *m,
 			const uint8_t *p);
-void na_rec_home_data(struct na_node *n, const struct lcf_msg *m,
+void na_rec_home_data(struct na_rec *r, const struct lcf_msg *m,
 		      const uint8_t *p);
-void na_rec_home_done_ack(struct na_node *n, const struct lcf_msg *m);
-void na_rec_home_tick(struct na_node *n, uint64_t now, struct na_out *out);
-void na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out);
+void na_rec_home_done_ack(struct na_rec *r, const struct lcf_msg *m);
+void na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out);
+
+/* na_rec_drain.c, called by na_rec_node.c (the tick) with agent_mu held. */
+void na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out);
 
 #endif /* NA_REC_INT_H */

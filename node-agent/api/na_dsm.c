@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dsm.h"
+#include "na_recovery.h"
 #include "na_requester.h"
 
 int na_alloc_init(struct dsm *d);
@@ -36,6 +37,12 @@ parse_roles(const char *s, unsigned *roles, char *err, size_t err_len)
 		}
 	}
 	return 0;
+}
+
+int
+dsm_node_failed(struct dsm *d, uint16_t node)
+{
+	return na_rec_node_failed(d->node.rec, node);
 }
 
 int

@@ -112,14 +112,6 @@ vb_rc_connect(struct vb_state *s, uint16_t peer, const struct vb_conn_wire *r)
 	return 0;
 }
 
-void
-vb_rc_fail(struct vb_state *s, uint16_t peer)
-{
-	s->rc_errors++;
-	s->peers[peer].state = VB_RC_DOWN;
-	s->peers[peer].remote.epoch = 0;
-}
-
 /* A VERBS_CONNECT_REQ/REP arrived from `peer`. */
 void
 vb_handle_conn(struct na_transport *tp, const struct lcf_msg *m,

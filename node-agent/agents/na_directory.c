@@ -10,7 +10,6 @@
 #include "lcf_pipeline.h"
 #include "na_directory.h"
 #include "na_msg.h"
-#include "na_node.h"
 
 int
 na_dir_attach(struct na_home *h)
@@ -25,6 +24,7 @@ na_dir_attach(struct na_home *h)
 		return -ENOMEM;
 	}
 	h->dir = d;
+	h->ext = na_dir_home_handle;
 	return 0;
 }
 
@@ -36,6 +36,7 @@ na_dir_detach(struct na_home *h)
 	free(h->dir->tx);
 	free(h->dir);
 	h->dir = NULL;
+	h->ext = NULL;
 }
 
 static uint8_t *
@@ -345,9 +346,9 @@ na_dir_cagent_reply(const struct lcf_msg *m, struct lcf_msg *ack)
 }
 
 void
-na_dir_wrap(const struct na_node *n, struct lcf_msg *m)
+na_dir_wrap_msg(struct lcf_msg *m)
 {
-	if (!n->cfg.directory || m->type < LCF_T_READ_MISS ||
+	if (m->type < LCF_T_READ_MISS ||
 	    m->type > LCF_T_WRITE_UNLOCK)
 		return;
 	m->aux = na_aux_orig(m->type, 0);

@@ -37,8 +37,6 @@
 #include "na_home.h"
 #include "na_out.h"
 
-struct na_node;
-
 /* A requester's transaction at this home (one event at a time each). */
 struct na_dtxn {
 	bool pending;           /* waiting for invalidation ACKs / data */
@@ -106,8 +104,12 @@ bool na_dir_home_handle(struct na_home *h, const struct lcf_msg *m,
  */
 void na_dir_cagent_reply(const struct lcf_msg *m, struct lcf_msg *ack);
 
-/** Requester side: in directory mode, send request/unlock `m` as DIR_*. */
-void na_dir_wrap(const struct na_node *n, struct lcf_msg *m);
+/**
+ * Requester side: turn request/unlock `m` into its DIR_* message (other
+ * types are left alone). The requester calls it in directory mode only
+ * (na_dir_wrap() in na_node.h).
+ */
+void na_dir_wrap_msg(struct lcf_msg *m);
 
 /** The directory's counters as a JSON member `"directory":{...}`. */
 void na_dir_stats_json(const struct na_dir *d, FILE *f);

@@ -47,6 +47,12 @@ enum na_msg_type {
 #undef NA_X_ENUM
 };
 
+/*
+ * Largest payload of one message: what every transport carries in one
+ * frame. Larger data (a block) is segmented by the sender (na_seg.h).
+ */
+#define NA_MAX_FRAME_PAYLOAD 1400
+
 /* Reserved by the verbs transport for its RC connection exchange. */
 #define NA_MSG_VERBS_CONNECT_REQ 0x7e
 #define NA_MSG_VERBS_CONNECT_REP 0x7f

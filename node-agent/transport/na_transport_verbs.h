@@ -160,6 +160,20 @@ vb_of(struct na_transport *tp)
 	return (struct vb_state *)tp->priv;
 }
 
+/*
+ * An RC connection failed (a send completion with an error, a broken
+ * exchange): reconnect later. Inline, as the raw QP's completion reaper
+ * (na_transport_verbs_raw.c) notes failures too: the RC file builds on the
+ * raw one, not the other way round.
+ */
+static inline void
+vb_rc_fail(struct vb_state *s, uint16_t peer)
+{
+	s->rc_errors++;
+	s->peers[peer].state = VB_RC_DOWN;
+	s->peers[peer].remote.epoch = 0;
+}
+
 /* na_transport_verbs_raw.c: memory, buffers, the raw-packet QP */
 int
 vb_get_tx(struct vb_state *s, uint32_t *idx);
@@ -186,8 +200,6 @@ vb_handle_conn(struct na_transport *tp, const struct lcf_msg *m,
 	       const uint8_t *payload);
 void
 vb_maybe_connect(struct na_transport *tp, uint16_t peer);
-void
-vb_rc_fail(struct vb_state *s, uint16_t peer);
 int
 vb_rc_write(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	    const void *payload, uint16_t payload_len);

@@ -118,6 +118,19 @@ struct na_home_stats {
 #undef NA_X_FIELD
 };
 
+struct na_home;
+
+/*
+ * An extension of the home agent, offered every message before the home
+ * agent's own handler; true when it consumed the message. The directory
+ * baseline (na_directory.h) registers itself here and calls back into
+ * na_home_handle() for what it leaves to the home agent, so the home agent
+ * does not depend on it.
+ */
+typedef bool (*na_home_ext_fn)(struct na_home *h, const struct lcf_msg *m,
+			       const void *payload, uint16_t len,
+			       struct na_out *out);
+
 struct na_home {
 	uint16_t self;
 	uint8_t block_shift;
@@ -134,6 +147,7 @@ struct na_home {
 	uint32_t mig_seq;
 	struct na_home_stats st;
 	struct na_dir *dir;             /* directory mode (na_directory.h) */
+	na_home_ext_fn ext;             /* its handler, or NULL */
 };
 
 /**
@@ -164,6 +178,13 @@ int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
 
 /** Re-emit the ADD of a block still migrating. @return 0 or -EALREADY. */
 int na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out);
+
+/**
+ * Internal to the home agent (na_home.c, na_home_migrate.c): a MIGRATE_ACK
+ * for block `b` (of an ADD, or of a REMOVE this home sent).
+ */
+void na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
+			 struct na_hblock *b);
 
 /**
  * The block record of `m->tag` (homed here) and the requester record of

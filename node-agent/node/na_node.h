@@ -18,8 +18,11 @@
 #include <stdint.h>
 
 #include "na_cache.h"
+#include "na_clock.h"
 #include "na_cagent.h"
+#include "na_directory.h"
 #include "na_home.h"
+#include "na_mailbox.h"
 #include "na_migrate.h"
 #include "na_shadow.h"
 #include "na_stats.h"
@@ -30,20 +33,7 @@
 #define NA_ROLE_CACHE 2u
 #define NA_ROLE_SHADOW 4u
 
-#define NA_MBOX_CAP 512
 #define NA_FIFO_CAP 1024
-
-struct na_mail {
-	struct lcf_msg m;
-	uint8_t payload[NA_MAX_FRAME_PAYLOAD];
-};
-
-struct na_mailbox {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint32_t head, tail;
-	struct na_mail *q;              /* NA_MBOX_CAP */
-};
 
 struct na_node_config {
 	const struct topo *topo;
@@ -116,8 +106,12 @@ int na_node_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
  * Wait for the next message of requester thread `thread` until the
  * CLOCK_MONOTONIC time `deadline_ns`. @return 0 or -ETIMEDOUT.
  */
-int na_node_mbox_wait(struct na_node *n, uint16_t thread, struct na_mail *out,
-		      uint64_t deadline_ns);
+static inline int
+na_node_mbox_wait(struct na_node *n, uint16_t thread, struct na_mail *out,
+		  uint64_t deadline_ns)
+{
+	return na_mbox_wait(&n->mbox[thread], out, deadline_ns);
+}
 
 /** Run the cache agent's deferred requests (a pin was released). */
 void na_node_run_deferred(struct na_node *n);
@@ -131,7 +125,12 @@ uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
  */
 void na_node_stats_json(struct na_node *n, FILE *f);
 
-/** CLOCK_MONOTONIC in ns. */
-uint64_t na_now_ns(void);
+/** In directory mode, send request/unlock `m` as DIR_* (na_directory.h). */
+static inline void
+na_dir_wrap(const struct na_node *n, struct lcf_msg *m)
+{
+	if (n->cfg.directory)
+		na_dir_wrap_msg(m);
+}
 
 #endif /* NA_NODE_H */

@@ -37,8 +37,12 @@
 #include "lcf_wire.h"
 #include "na_out.h"
 
-struct na_node;
-struct dsm_thread;
+struct topo;
+struct na_cache;
+struct na_cagent;
+struct na_home;
+struct na_shadow;
+struct na_rec;
 
 /* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5). */
 #define NA_MSG_REC_BEGIN    0x30  /* home -> node: tags (8 bytes each) */
@@ -56,9 +60,29 @@ na_rec_is_msg(uint8_t type)
 	return type >= NA_MSG_REC_BEGIN && type <= NA_MSG_REC_DONE_ACK;
 }
 
-/** Allocate the recovery state of node `n`. @return 0 or -ENOMEM. */
-int na_rec_init(struct na_node *n);
-void na_rec_fini(struct na_node *n);
+/*
+ * What the recovery works on: this node's agents (the node runtime owns
+ * them and holds their mutex whenever it calls in with an `out` list) and
+ * its roles. The recovery reads and rebuilds the agents' state; it never
+ * calls the node runtime or the requester: what it sends comes back in
+ * `out`, and requester threads ask it (na_rec_blocked, na_rec_resume ...)
+ * rather than being called.
+ */
+struct na_rec_env {
+	const struct topo *topo;
+	uint16_t self;
+	uint16_t threads;               /* requester threads of this node */
+	bool role_home;                 /* detection, rounds, drain */
+	bool role_shadow;               /* SHADOW-TAG forgets recovered tags */
+	struct na_cache *cache;
+	struct na_home *home;
+	struct na_cagent *cagent;
+	struct na_shadow *shadow;
+};
+
+/** Allocate the recovery state over `env`. @return 0 or -ENOMEM. */
+int na_rec_init(struct na_rec **r, const struct na_rec_env *env);
+void na_rec_fini(struct na_rec *r);
 
 /**
  * Agents' hook (agent_mu held), before the home agent sees `m`: consumes
@@ -66,7 +90,7 @@ void na_rec_fini(struct na_node *n);
  * tag-miss requests and MIGRATE_ACKs of probes (returns false: the normal
  * handlers run too).
  */
-bool na_rec_agents(struct na_node *n, const struct lcf_msg *m,
+bool na_rec_agents(struct na_rec *r, const struct lcf_msg *m,
 		   const void *payload, struct na_out *out);
 
 /**
@@ -75,33 +99,51 @@ bool na_rec_agents(struct na_node *n, const struct lcf_msg *m,
  * The block is recovered by a round, as after a switch restart, but only
  * it, and SHADOW-TAG is kept (the switch still holds the others).
  */
-void na_rec_block_lost(struct na_node *n, uint64_t tag, struct na_out *out);
+void na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out);
 
 /** Timers (agent_mu held): retransmissions, reports once quiescent. */
-void na_rec_tick(struct na_node *n, struct na_out *out);
+void na_rec_tick(struct na_rec *r, struct na_out *out);
 
 /**
- * Requester hook at the start of an event on `tag`: waits while a recovery
- * holds the tag. @return 1 when the caller must not reuse its retry seq (a
- * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
- * node was declared dead (dsm_node_failed).
+ * Memory node `node` failed (dsm_node_failed): the next tick drains it.
+ * @return 0, -EINVAL (unknown node or this node).
  */
-int na_rec_before_event(struct dsm_thread *t, uint64_t tag);
+int na_rec_node_failed(struct na_rec *r, uint16_t node);
 
-/**
- * Requester hooks: request `seq` sent (the thread is inside an event on
- * `tag`); the event completed (its requests are settled); the thread left
- * the event (after its unlock was sent, or `aborted` by a recovery).
+/*
+ * Requester side. Before an event on `tag` a requester thread asks, in
+ * this order: na_rec_home_dead (fail the access with -EHOSTDOWN), then
+ * na_rec_blocked until it is false (backing off meanwhile), then
+ * na_rec_resume. During the event it reports na_rec_sent, na_rec_granted
+ * and na_rec_idle.
  */
-void na_rec_sent(struct na_node *n, uint16_t thread, uint64_t tag,
-		 uint32_t seq);
-void na_rec_granted(struct na_node *n, uint16_t thread, uint64_t tag);
-void na_rec_idle(struct na_node *n, uint16_t thread, bool aborted);
+
+/** Was `tag`'s home node declared dead? (Counted when it was.) */
+bool na_rec_home_dead(struct na_rec *r, uint64_t tag);
 
 /** Must the event on `tag` be aborted (a recovery holds it)? */
-bool na_rec_blocked(struct na_node *n, uint64_t tag);
+bool na_rec_blocked(struct na_rec *r, uint64_t tag);
+
+/**
+ * A recovery reported this thread's unsettled requests: @return true when
+ * the thread must not reuse its retry seq. `*stale_settled` is set when the
+ * thread's abandoned request (`stale`, on `stale_tag`) was among them: its
+ * copies are accounted for at home and it needs no ABORT.
+ */
+bool na_rec_resume(struct na_rec *r, uint16_t thread, bool stale,
+		   uint64_t stale_tag, bool *stale_settled);
+
+/**
+ * Request `seq` sent (the thread is inside an event on `tag`); the event
+ * completed (its requests are settled); the thread left the event (after
+ * its unlock was sent, or `aborted` by a recovery).
+ */
+void na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag,
+		 uint32_t seq);
+void na_rec_granted(struct na_rec *r, uint16_t thread, uint64_t tag);
+void na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted);
 
 /** Counters as a JSON member `"recovery":{...}` (no leading comma). */
-void na_rec_stats_json(struct na_node *n, FILE *f);
+void na_rec_stats_json(struct na_rec *r, FILE *f);
 
 #endif /* NA_RECOVERY_H */

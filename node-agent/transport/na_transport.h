@@ -19,10 +19,8 @@
 #include <stdint.h>
 
 #include "lcf_wire.h"
+#include "na_msg.h"
 #include "topo.h"
-
-/* Largest payload of one frame; larger data is segmented by the caller. */
-#define NA_MAX_FRAME_PAYLOAD 1400
 
 struct na_transport;
 

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Home agent; see na_home.h and docs/PROTOCOL.md section 5.
+ * Home agent: requests, unlocks, ABORTs, write-backs, chunk allocation;
+ * see na_home.h and docs/PROTOCOL.md section 5. Its side of migration
+ * (ADD_TO_SWITCH and the MIGRATE_ACKs) is na_home_migrate.c.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lcf_pipeline.h"
-#include "na_directory.h"
 #include "na_home.h"
 #include "na_msg.h"
 #include "topo.h"
@@ -385,60 +386,6 @@ alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	na_out_push(out, m->node, &r, p);
 }
 
-static void
-migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
-{
-	if (m->node == h->self && b->owner == NA_OWN_REMOVING &&
-	    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
-	    !(m->flags & LCF_F_FAIL)) {
-		/* Section 5.2.1: ownership back, with the switch's metadata. */
-		b->owner = NA_OWN_HOME;
-		b->gs = m->gstatus;
-		b->cs = m->copyset;
-		h->st.remove_ok++;
-		return;
-	}
-	uint32_t copy = m->seq - b->add_seq;
-
-	/*
-	 * A copy of a migration that ended in a collision installed the block
-	 * after all: the maximum packet lifetime assumption failed
-	 * (docs/NODE-AGENT.md). Counted (twice on the shadow node), not hidden.
-	 */
-	if (m->node == h->self && b->owner == NA_OWN_HOME && b->add_collided &&
-	    na_aux_orig_type(m->aux) == LCF_T_ADD_TO_SWITCH &&
-	    copy < b->add_copies && !(m->flags & LCF_F_FAIL))
-		h->st.migrate_late_ok++;
-	/*
-	 * Only this migration's copies count (earlier ones may be late), each
-	 * once: on the shadow node the switch's ACK and its mirror both come.
-	 */
-	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
-	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH ||
-	    copy >= b->add_copies)
-		return;                 /* a duplicate, or not ours */
-	if (m->flags & LCF_F_FAIL) {
-		/*
-		 * Collision: keep it home; a later epoch may retry. Only once
-		 * every copy of the current set has failed: a copy in flight,
-		 * even one overtaken by a later copy, may still find a slot
-		 * freed meanwhile and install the block. A set whose FAILs do
-		 * not all come back is replaced by a new one (emit_add).
-		 */
-		b->add_failed |= (uint8_t)(1u << copy);
-		if (__builtin_popcount(b->add_failed) < b->add_copies)
-			return;
-		b->add_collided = true;
-		b->writer = false;
-		b->owner = NA_OWN_HOME;
-		h->st.migrate_fail++;
-		return;
-	}
-	b->writer = false;
-	b->owner = NA_OWN_SWITCH;
-	h->st.migrate_ok++;
-}
-
 void
 na_home_handle(struct na_home *h, const struct lcf_msg *m,
 	       const void *payload, uint16_t len, struct na_out *out)
@@ -447,7 +394,7 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 	int64_t idx = home_block(h, m->tag);
 	struct na_hblock *b;
 
-	if (h->dir && na_dir_home_handle(h, m, payload, len, out))
+	if (h->ext && h->ext(h, m, payload, len, out))
 		return;
 	if (m->type == NA_MSG_ALLOC_REQ) {
 		if (rq)
@@ -479,7 +426,7 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 		abort_event(h, m, rq, out);
 		return;
 	case LCF_T_MIGRATE_ACK:
-		migrate_ack(h, m, b);
+		na_home_migrate_ack(h, m, b);
 		return;
 	case NA_MSG_WB:
 		writeback(h, m, payload, len, rq, b, idx, out);
@@ -488,69 +435,6 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 		h->st.bad++;            /* e.g. a REMOVE that missed: not used yet */
 		return;
 	}
-}
-
-static void
-emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
-{
-	struct na_hblock *b = &h->blk[idx];
-	struct lcf_msg r;
-
-	/*
-	 * Copy i carries seq add_seq + i. Out of ids (8 copies, about 300 ms
-	 * at the retransmission intervals): a new set. The old copies'
-	 * answers no longer count: one that installed the block gets the next
-	 * copy ACKed as a duplicate, a success; one that failed and whose
-	 * FAIL was lost would otherwise hold the collision forever. A copy
-	 * of the old set delivered after the whole new set failed would
-	 * install the block behind the home's back: the maximum packet
-	 * lifetime this assumes is that set's duration (docs/NODE-AGENT.md).
-	 */
-	if (b->add_copies == NA_ADD_COPY_SEQS) {
-		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
-		b->add_copies = 0;
-		b->add_failed = 0;
-	}
-	memset(&r, 0, sizeof(r));
-	r.type = LCF_T_ADD_TO_SWITCH;
-	r.node = h->self;
-	r.thread = 0;
-	r.seq = b->add_seq + b->add_copies++;
-	r.gstatus = b->gs;
-	r.copyset = b->cs;
-	r.tag = na_home_tag(h, idx);
-	r.dst_node = h->self;
-	na_out_push(out, h->self, &r, NULL);
-}
-
-int
-na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
-{
-	struct na_hblock *b;
-
-	if (idx >= h->n_blocks)
-		return -EINVAL;
-	b = &h->blk[idx];
-	if (b->owner != NA_OWN_HOME || b->writer || b->readers)
-		return -EBUSY;
-	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
-	b->writer = true;
-	b->owner = NA_OWN_MIGRATING;
-	b->add_copies = 0;
-	b->add_failed = 0;
-	b->add_collided = false;
-	b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
-	emit_add(h, idx, out);
-	return 0;
-}
-
-int
-na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out)
-{
-	if (idx >= h->n_blocks || h->blk[idx].owner != NA_OWN_MIGRATING)
-		return -EALREADY;
-	emit_add(h, idx, out);
-	return 0;
 }
 
 struct na_hblock *

@@ -3,7 +3,7 @@
  * Recovery, home side (na_recovery.h, docs/FAULTS.md): switch restart
  * detection by a REMOVE_FROM_SWITCH probe, recovery rounds over this home's
  * blocks, the rebuild from the nodes' reports, re-adding the blocks to the
- * switch, and the dead-node drain.
+ * switch. The dead-node drain is na_rec_drain.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,41 +11,30 @@
 
 #include "na_msg.h"
 #include "na_rec_int.h"
-#include "na_requester.h"
 
 /* ---- home side: detection, rounds, rebuild ------------------------------------ */
 
 static int64_t
-own_block(const struct na_node *n, uint64_t tag)
+own_block(const struct na_rec *r, uint64_t tag)
 {
-	uint64_t mask = (1ull << (48 - n->home.block_shift)) - 1;
+	uint64_t mask = (1ull << (48 - r->env.home->block_shift)) - 1;
 
-	if (!(n->cfg.roles & NA_ROLE_HOME) ||
-	    topo_tag_home(n->topo, tag) != n->self || (tag & mask) >= n->home.n_blocks)
+	if (!r->env.role_home ||
+	    topo_tag_home(r->env.topo, tag) != r->env.self || (tag & mask) >= r->env.home->n_blocks)
 		return -1;
 	return (int64_t)(tag & mask);
 }
 
-/* Freeze a home-owned block for a round without the `dead` nodes. */
 static void
-drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
+send_begin(struct na_rec *r, uint32_t to, struct na_out *out)
 {
-	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
-		r->st.dead_dirty_lost++;   /* its only copy died */
-	b->owner = NA_OWN_RECOVERING;
-	r->st.drained_blocks++;
-}
-
-static void
-send_begin(struct na_node *n, uint32_t to, struct na_out *out)
-{
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	struct lcf_msg m;
 
 	for (uint16_t d = 0; d < LCF_MAX_NODES; d++) {
 		if (!na_cs_has(to, d))
 			continue;
-		hdr(&m, NA_MSG_REC_BEGIN, n->self, d, h->round);
+		hdr(&m, NA_MSG_REC_BEGIN, r->env.self, d, h->round);
 		m.len = (uint16_t)(h->n * 8);
 		na_out_push(out, d, &m, h->begin);
 	}
@@ -53,31 +42,30 @@ send_begin(struct na_node *n, uint32_t to, struct na_out *out)
 }
 
 static void
-send_done(struct na_node *n, uint32_t to, struct na_out *out)
+send_done(struct na_rec *r, uint32_t to, struct na_out *out)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	struct lcf_msg m;
 
 	for (uint16_t d = 0; d < LCF_MAX_NODES; d++) {
 		if (!na_cs_has(to, d))
 			continue;
-		hdr(&m, NA_MSG_REC_DONE, n->self, d, h->round);
+		hdr(&m, NA_MSG_REC_DONE, r->env.self, d, h->round);
 		na_out_push(out, d, &m, NULL);
 	}
 	h->last_ns = na_now_ns();
 }
 
 /* A round over the next NA_REC_TAGS switch-owned blocks (none: finished). */
-static void
-start_round(struct na_node *n, struct na_out *out)
+void
+na_rec_start_round(struct na_rec *r, struct na_out *out)
 {
-	struct na_rec *r = n->rec;
 	struct rec_home *h = &r->h;
 
 	h->n = 0;
-	for (uint32_t i = 0; i < n->home.n_blocks && h->n < NA_REC_TAGS; i++)
-		if (n->home.blk[i].owner == NA_OWN_RECOVERING) {
-			put64(h->begin + 8 * h->n, na_home_tag(&n->home, i));
+	for (uint32_t i = 0; i < r->env.home->n_blocks && h->n < NA_REC_TAGS; i++)
+		if (r->env.home->blk[i].owner == NA_OWN_RECOVERING) {
+			put64(h->begin + 8 * h->n, na_home_tag(r->env.home, i));
 			h->idx[h->n++] = i;
 		}
 	if (!h->n) {
@@ -90,7 +78,7 @@ start_round(struct na_node *n, struct na_out *out)
 	}
 	h->round++;
 	h->phase = PH_COLLECT;
-	h->expect = all_nodes(n);
+	h->expect = all_nodes(r);
 	h->reported = h->acked = 0;
 	h->n_unset = 0;
 	memset(h->cs, 0, sizeof(h->cs));
@@ -98,13 +86,13 @@ start_round(struct na_node *n, struct na_out *out)
 	for (int i = 0; i < REC_DIRTY; i++)
 		h->cand[i].used = false;
 	r->st.rounds++;
-	send_begin(n, h->expect, out);
+	send_begin(r, h->expect, out);
 }
 
 static int
-slot_of(const struct rec_home *h, uint64_t tag, const struct na_node *n)
+slot_of(const struct rec_home *h, uint64_t tag, const struct na_rec *r)
 {
-	int64_t idx = own_block(n, tag);
+	int64_t idx = own_block(r, tag);
 
 	for (uint32_t i = 0; idx >= 0 && i < h->n; i++)
 		if (h->idx[i] == (uint32_t)idx)
@@ -113,10 +101,10 @@ slot_of(const struct rec_home *h, uint64_t tag, const struct na_node *n)
 }
 
 static struct rec_cand *
-cand_get(struct na_node *n, uint32_t slot, uint16_t src, uint16_t rnode,
+cand_get(struct na_rec *r, uint32_t slot, uint16_t src, uint16_t rnode,
 	 uint16_t rthread, uint32_t seq)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	struct rec_cand *free_c = NULL;
 
 	for (int i = 0; i < REC_DIRTY; i++) {
@@ -130,7 +118,7 @@ cand_get(struct na_node *n, uint32_t slot, uint16_t src, uint16_t rnode,
 	}
 	if (!free_c)
 		return NULL;
-	if (!free_c->data && !(free_c->data = malloc(n->topo->block_size)))
+	if (!free_c->data && !(free_c->data = malloc(r->env.topo->block_size)))
 		return NULL;
 	*free_c = (struct rec_cand){ .used = true, .slot = slot, .src = src,
 		.rnode = rnode, .rthread = rthread, .seq = seq,
@@ -139,9 +127,9 @@ cand_get(struct na_node *n, uint32_t slot, uint16_t src, uint16_t rnode,
 }
 
 void
-na_rec_home_report(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
+na_rec_home_report(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	uint16_t src = m->node;
 
 	if (h->phase != PH_COLLECT || m->seq != h->round ||
@@ -149,7 +137,7 @@ na_rec_home_report(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
 		return;
 	for (uint16_t off = 0; off + REC_ENTRY <= m->len; off += REC_ENTRY) {
 		const uint8_t *e = p + off;
-		int s = slot_of(h, get64(e), n);
+		int s = slot_of(h, get64(e), r);
 
 		if (s < 0)
 			continue;
@@ -166,7 +154,7 @@ na_rec_home_report(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
 					.thread = e[9], .seq = get32(e + 12) };
 			break;
 		case ENT_DIRTY:
-			cand_get(n, (uint32_t)s, src, e[9], e[10], get32(e + 12));
+			cand_get(r, (uint32_t)s, src, e[9], e[10], get32(e + 12));
 			break;
 		default:
 			break;
@@ -176,16 +164,16 @@ na_rec_home_report(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
 }
 
 void
-na_rec_home_data(struct na_node *n, const struct lcf_msg *m, const uint8_t *p)
+na_rec_home_data(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	struct rec_cand *c;
-	int s = slot_of(h, m->tag, n);
-	int seg = na_seg_index(n->topo->block_size, m->aux, m->len);
+	int s = slot_of(h, m->tag, r);
+	int seg = na_seg_index(r->env.topo->block_size, m->aux, m->len);
 
 	if (h->phase != PH_COLLECT || s < 0 || seg < 0)
 		return;
-	c = cand_get(n, (uint32_t)s, m->node, (uint16_t)m->copyset, m->thread,
+	c = cand_get(r, (uint32_t)s, m->node, (uint16_t)m->copyset, m->thread,
 		     m->seq);
 	if (!c)
 		return;
@@ -213,10 +201,10 @@ orphan(struct rec_home *h, uint32_t s)
 
 /* Every report in, every needed orphan complete? Else ask again. */
 static bool
-collected(struct na_node *n, uint32_t *missing)
+collected(struct na_rec *r, uint32_t *missing)
 {
-	struct rec_home *h = &n->rec->h;
-	uint64_t all = na_seg_all(n->topo->block_size);
+	struct rec_home *h = &r->h;
+	uint64_t all = na_seg_all(r->env.topo->block_size);
 
 	*missing = h->expect & ~h->reported;
 	for (uint32_t s = 0; s < h->n; s++) {
@@ -244,11 +232,10 @@ forget_holders(struct na_home *home, uint64_t tag)
 }
 
 static void
-rebuild(struct na_node *n)
+rebuild(struct na_rec *r)
 {
-	struct na_rec *r = n->rec;
 	struct rec_home *h = &r->h;
-	struct na_home *home = &n->home;
+	struct na_home *home = r->env.home;
 
 	for (uint32_t s = 0; s < h->n; s++) {
 		struct na_hblock *b = &home->blk[h->idx[s]];
@@ -298,61 +285,60 @@ rebuild(struct na_node *n)
  * its own next tag miss.
  */
 static void
-switch_lost(struct na_node *n, struct na_out *out)
+switch_lost(struct na_rec *r, struct na_out *out)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	uint32_t idx = h->probe_idx;
 
 	h->detect_ns = h->probe_ns;
-	n->rec->st.detections++;
-	n->home.blk[idx].owner = NA_OWN_RECOVERING;
+	r->st.detections++;
+	r->env.home->blk[idx].owner = NA_OWN_RECOVERING;
 	if (h->n_readd < REC_READD)
 		h->readd[h->n_readd++] = idx;
-	start_round(n, out);
+	na_rec_start_round(r, out);
 }
 
 void
-na_rec_block_lost(struct na_node *n, uint64_t tag, struct na_out *out)
+na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out)
 {
-	struct na_rec *r = n->rec;
-	int64_t idx = own_block(n, tag);
+	int64_t idx = own_block(r, tag);
 
-	if (idx < 0 || n->home.blk[idx].owner != NA_OWN_REMOVING)
+	if (idx < 0 || r->env.home->blk[idx].owner != NA_OWN_REMOVING)
 		return;
-	n->home.blk[idx].owner = NA_OWN_RECOVERING;
+	r->env.home->blk[idx].owner = NA_OWN_RECOVERING;
 	r->st.remove_ack_lost++;
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
-		start_round(n, out);
+		na_rec_start_round(r, out);
 	else
 		r->h.pending = true;    /* after the probe or current round */
 }
 
 static void
-send_probe(struct na_node *n, uint32_t idx, struct na_out *out)
+send_probe(struct na_rec *r, uint32_t idx, struct na_out *out)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	struct lcf_msg m;
 
 	/*
 	 * REMOVE_FROM_SWITCH from the last scoreboard row (no requester
 	 * thread uses it unless --threads equals threads_per_node).
 	 */
-	hdr(&m, LCF_T_REMOVE_FROM_SWITCH, n->self, n->self, ++h->probe_seq);
-	m.thread = (uint16_t)(n->topo->threads_per_node - 1);
-	m.tag = na_home_tag(&n->home, idx);
-	na_out_push(out, n->self, &m, NULL);
+	hdr(&m, LCF_T_REMOVE_FROM_SWITCH, r->env.self, r->env.self, ++h->probe_seq);
+	m.thread = (uint16_t)(r->env.topo->threads_per_node - 1);
+	m.tag = na_home_tag(r->env.home, idx);
+	na_out_push(out, r->env.self, &m, NULL);
 	h->phase = PH_PROBE;
 	h->probe_idx = idx;
 	h->probe_ns = na_now_ns();
-	n->rec->st.probes++;
+	r->st.probes++;
 }
 
 /* Requests, probes and MIGRATE_ACKs seen by the home. @return consumed. */
 bool
-na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
+na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 {
-	struct rec_home *h = &n->rec->h;
-	int64_t idx = own_block(n, m->tag);
+	struct rec_home *h = &r->h;
+	int64_t idx = own_block(r, m->tag);
 
 	if (idx < 0)
 		return false;
@@ -366,46 +352,46 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 		 * removed needs no probe: its REMOVE's own tag miss recovers
 		 * it (na_rec_block_lost). */
 		if (!(m->flags & LCF_F_IN_SWITCH) && h->phase == PH_IDLE &&
-		    n->home.blk[idx].owner == NA_OWN_SWITCH)
-			send_probe(n, (uint32_t)idx, out);
+		    r->env.home->blk[idx].owner == NA_OWN_SWITCH)
+			send_probe(r, (uint32_t)idx, out);
 		return false;
 	case LCF_T_REMOVE_FROM_SWITCH:
 		/* Our probe came back as a tag miss: the switch lost it. */
-		if (m->node != n->self || (m->flags & LCF_F_IN_SWITCH) ||
-		    m->thread != n->topo->threads_per_node - 1 ||
+		if (m->node != r->env.self || (m->flags & LCF_F_IN_SWITCH) ||
+		    m->thread != r->env.topo->threads_per_node - 1 ||
 		    h->phase != PH_PROBE || (uint32_t)idx != h->probe_idx)
 			return false;   /* not our probe: the home's business */
 		/* A migration REMOVE took the block meanwhile: no proof. */
-		if (n->home.blk[idx].owner != NA_OWN_SWITCH) {
+		if (r->env.home->blk[idx].owner != NA_OWN_SWITCH) {
 			h->phase = PH_IDLE;
-			n->rec->st.probe_raced_remove++;
+			r->st.probe_raced_remove++;
 			return true;
 		}
-		switch_lost(n, out);
+		switch_lost(r, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:
-		if (m->node != n->self || h->phase != PH_PROBE ||
+		if (m->node != r->env.self || h->phase != PH_PROBE ||
 		    (uint32_t)idx != h->probe_idx || (m->flags & LCF_F_FAIL) ||
-		    m->thread != n->topo->threads_per_node - 1 ||
+		    m->thread != r->env.topo->threads_per_node - 1 ||
 		    na_aux_orig_type(m->aux) != LCF_T_REMOVE_FROM_SWITCH)
 			return false;
 		/* The switch had it: the probe moved it home, metadata intact
 		 * (a block being removed: the home takes this as its REMOVE's
 		 * ACK). */
 		h->phase = PH_IDLE;
-		if (n->home.blk[idx].owner == NA_OWN_SWITCH) {
-			struct na_hblock *b = &n->home.blk[idx];
+		if (r->env.home->blk[idx].owner == NA_OWN_SWITCH) {
+			struct na_hblock *b = &r->env.home->blk[idx];
 
 			b->owner = NA_OWN_HOME;
 			b->gs = m->gstatus;
 			b->cs = m->copyset;
 			b->writer = false;
 			b->readers = 0;
-			n->rec->st.probe_switch_had_it++;
+			r->st.probe_switch_had_it++;
 			/* Home after the drain, listing a dead node: drain it. */
-			if (b->cs & __atomic_load_n(&n->rec->dead,
+			if (b->cs & __atomic_load_n(&r->dead,
 						    __ATOMIC_ACQUIRE)) {
-				drain_block(n->rec, b, n->rec->dead);
+				drain_block(r, b, r->dead);
 				h->pending = true;
 			}
 		}
@@ -416,9 +402,9 @@ na_rec_home_watch(struct na_node *n, const struct lcf_msg *m, struct na_out *out
 }
 
 void
-na_rec_home_done_ack(struct na_node *n, const struct lcf_msg *m)
+na_rec_home_done_ack(struct na_rec *r, const struct lcf_msg *m)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 
 	if (h->phase == PH_DONE && m->seq == h->round)
 		h->acked |= na_bit(m->node);
@@ -429,18 +415,18 @@ na_rec_home_done_ack(struct na_node *n, const struct lcf_msg *m)
  * tick; an ADD is idempotent at the switch, so unanswered ones are re-sent).
  */
 static void
-readd(struct na_node *n, struct na_out *out)
+readd(struct na_rec *r, struct na_out *out)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	uint32_t left = 0;
 
 	for (uint32_t i = 0; i < h->n_readd; i++) {
 		uint32_t idx = h->readd[i] & ~READD_STARTED;
 		bool started = h->readd[i] & READD_STARTED;
-		uint8_t owner = n->home.blk[idx].owner;
+		uint8_t owner = r->env.home->blk[idx].owner;
 
 		if (owner == NA_OWN_SWITCH) {
-			n->rec->st.readded++;
+			r->st.readded++;
 			continue;
 		}
 		if (out->n + 2 >= NA_OUT_MAX) {
@@ -448,11 +434,11 @@ readd(struct na_node *n, struct na_out *out)
 			continue;
 		}
 		if (owner == NA_OWN_MIGRATING) {
-			na_home_migrate_resend(&n->home, idx, out);
+			na_home_migrate_resend(r->env.home, idx, out);
 			h->readd[left++] = h->readd[i];
 		} else if (!started) {
 			/* Home again after an ADD: a collision; it stays home. */
-			if (na_home_migrate_start(&n->home, idx, out) == 0)
+			if (na_home_migrate_start(r->env.home, idx, out) == 0)
 				h->readd[left++] = idx | READD_STARTED;
 			else
 				h->readd[left++] = idx;         /* locked: later */
@@ -465,9 +451,9 @@ readd(struct na_node *n, struct na_out *out)
 }
 
 void
-na_rec_home_tick(struct na_node *n, uint64_t now, struct na_out *out)
+na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out)
 {
-	struct rec_home *h = &n->rec->h;
+	struct rec_home *h = &r->h;
 	uint32_t missing;
 
 	switch (h->phase) {
@@ -478,101 +464,29 @@ na_rec_home_tick(struct na_node *n, uint64_t now, struct na_out *out)
 	case PH_IDLE:
 		if (h->pending) {
 			h->pending = false;
-			start_round(n, out);
+			na_rec_start_round(r, out);
 		}
 		return;
 	case PH_COLLECT:
-		if (collected(n, &missing)) {
-			rebuild(n);
+		if (collected(r, &missing)) {
+			rebuild(r);
 			h->phase = PH_DONE;
-			send_done(n, h->expect, out);
+			send_done(r, h->expect, out);
 		} else if (now - h->last_ns > REC_RETX_NS) {
-			send_begin(n, missing, out);
+			send_begin(r, missing, out);
 		}
 		return;
 	case PH_READD:
 		if (now - h->last_ns > REC_RETX_NS)
-			readd(n, out);
+			readd(r, out);
 		return;
 	case PH_DONE:
 		if ((h->acked & h->expect) == h->expect)
-			start_round(n, out);    /* the next blocks, or finished */
+			na_rec_start_round(r, out);    /* the next blocks, or finished */
 		else if (now - h->last_ns > REC_RETX_NS)
-			send_done(n, h->expect & ~h->acked, out);
+			send_done(r, h->expect & ~h->acked, out);
 		return;
 	default:
 		return;
 	}
-}
-
-/* ---- memory-node failure: the stop-the-world drain ----------------------- */
-
-/* Does a requester of `node` hold the home-side lock of block `tag`? */
-static bool
-held_by(const struct na_home *home, uint16_t node, uint64_t tag)
-{
-	for (uint16_t t = 0; t < home->tpn; t++)
-		for (int k = 0; k < 2; k++) {
-			const struct na_hheld *hl =
-				&home->req[(size_t)node * home->tpn + t].held[k];
-
-			if (hl->valid && hl->tag == tag)
-				return true;
-		}
-	return false;
-}
-
-/*
- * Node `dead` is gone. Its pending rounds are void; as a home we freeze
- * every home-owned block it holds a lock on or a copy of, and run recovery
- * rounds over them without it: the survivors abort their events on them
- * (one may wait for the dead node's ACK forever), report their copies, and
- * the rebuilt metadata has no lock and no dead node in any copyset.
- * Switch-owned blocks are the switch control plane's part
- * (/swswitch/node_failed evicts those the node blocks); each evicted one is
- * then found by its next tag miss and recovered without the dead node, as
- * after a switch restart.
- */
-void
-na_rec_drain(struct na_node *n, uint16_t dead, struct na_out *out)
-{
-	struct na_rec *r = n->rec;
-	struct rec_pend *p = &r->pend[dead];
-	struct na_home *home = &n->home;
-
-	pthread_mutex_lock(&r->mu);
-	if (p->active) {
-		p->active = false;
-		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&r->mu);
-	__atomic_or_fetch(&r->dead, na_bit(dead), __ATOMIC_RELEASE);
-	r->st.dead_nodes++;
-	r->h.expect &= ~na_bit(dead);
-	if (!(n->cfg.roles & NA_ROLE_HOME))
-		return;
-	for (uint32_t i = 0; i < home->n_blocks; i++) {
-		struct na_hblock *b = &home->blk[i];
-
-		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
-		    !held_by(home, dead, na_home_tag(home, i))))
-			continue;
-		drain_block(r, b, na_bit(dead));
-	}
-	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
-		start_round(n, out);
-	else
-		r->h.pending = true;    /* after the probe or current round */
-}
-
-int
-dsm_node_failed(struct dsm *d, uint16_t node)
-{
-	struct na_node *n = &d->node;
-
-	if (node >= LCF_MAX_NODES || node == n->self ||
-	    !topo_node_by_id(n->topo, node))
-		return -EINVAL;
-	__atomic_or_fetch(&n->rec->dead_req, na_bit(node), __ATOMIC_RELEASE);
-	return 0;
 }

@@ -12,31 +12,30 @@
 
 #include "na_msg.h"
 #include "na_rec_int.h"
-#include "na_requester.h"
 
 int
-na_rec_init(struct na_node *n)
+na_rec_init(struct na_rec **out, const struct na_rec_env *env)
 {
 	struct na_rec *r = calloc(1, sizeof(*r));
 
+	*out = NULL;
 	if (!r)
 		return -ENOMEM;
 	pthread_mutex_init(&r->mu, NULL);
-	r->th = calloc(n->cfg.threads ? n->cfg.threads : 1, sizeof(*r->th));
+	r->env = *env;
+	r->th = calloc(env->threads ? env->threads : 1, sizeof(*r->th));
 	r->pend = calloc(LCF_MAX_NODES, sizeof(*r->pend));
-	n->rec = r;
 	if (!r->th || !r->pend) {
-		na_rec_fini(n);
+		na_rec_fini(r);
 		return -ENOMEM;
 	}
+	*out = r;
 	return 0;
 }
 
 void
-na_rec_fini(struct na_node *n)
+na_rec_fini(struct na_rec *r)
 {
-	struct na_rec *r = n->rec;
-
 	if (!r)
 		return;
 	if (r->pend)
@@ -48,70 +47,66 @@ na_rec_fini(struct na_node *n)
 	free(r->th);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
-	n->rec = NULL;
 }
 
 /* ---- requester hooks -------------------------------------------------------- */
 
 bool
-na_rec_blocked(struct na_node *n, uint64_t tag)
+na_rec_blocked(struct na_rec *r, uint64_t tag)
 {
-	struct na_rec *r = n->rec;
 	const struct rec_pend *p;
 	bool b;
 
 	if (na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
-		      (uint16_t)topo_tag_home(n->topo, tag)))
+		      (uint16_t)topo_tag_home(r->env.topo, tag)))
 		return true;
 	if (!__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		return false;
 	pthread_mutex_lock(&r->mu);
-	p = &r->pend[topo_tag_home(n->topo, tag) % LCF_MAX_NODES];
+	p = &r->pend[topo_tag_home(r->env.topo, tag) % LCF_MAX_NODES];
 	b = p->active && tag_in(p->tags, p->n_tags, tag);
 	pthread_mutex_unlock(&r->mu);
 	return b;
 }
 
-int
-na_rec_before_event(struct dsm_thread *t, uint64_t tag)
+bool
+na_rec_home_dead(struct na_rec *r, uint64_t tag)
 {
-	struct na_rec *r = t->n->rec;
-	struct rec_thread *th = &r->th[t->id];
-	uint64_t start = na_now_ns();
+	if (!na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
+		       (uint16_t)topo_tag_home(r->env.topo, tag)))
+		return false;
+	/* Its memory died with it: fail, do not wait. */
+	__atomic_add_fetch(&r->st.dead_home_refused, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+bool
+na_rec_resume(struct na_rec *r, uint16_t thread, bool stale, uint64_t stale_tag,
+	      bool *stale_settled)
+{
+	struct rec_thread *th = &r->th[thread];
 	bool fresh;
 
-	if (na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
-		      (uint16_t)topo_tag_home(t->n->topo, tag))) {
-		/* Its memory died with it: fail, do not wait. */
-		__atomic_add_fetch(&r->st.dead_home_refused, 1, __ATOMIC_RELAXED);
-		return -EHOSTDOWN;
-	}
-	for (unsigned i = 0; na_rec_blocked(t->n, tag); i++) {
-		if (__atomic_load_n(&t->d->stopping, __ATOMIC_RELAXED) &&
-		    na_now_ns() - start > NA_GIVE_UP_NS)
-			break;
-		na_req_backoff(t, 4);
-	}
+	*stale_settled = false;
 	pthread_mutex_lock(&r->mu);
 	fresh = th->fresh;
 	if (fresh) {
 		/* The abandoned request's copies are accounted for at home. */
-		if (t->stale.valid &&
-		    tag_in(th->fresh_tag, th->n_fresh, t->stale.tag))
-			t->stale.valid = false;
+		if (stale && tag_in(th->fresh_tag, th->n_fresh, stale_tag))
+			*stale_settled = true;
 		th->fresh = false;
 		th->n_fresh = 0;
 	}
 	pthread_mutex_unlock(&r->mu);
-	return fresh ? 1 : 0;
+	return fresh;
 }
 
 void
-na_rec_sent(struct na_node *n, uint16_t thread, uint64_t tag, uint32_t seq)
+na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 {
-	struct rec_thread *th = &n->rec->th[thread];
+	struct rec_thread *th = &r->th[thread];
 
-	pthread_mutex_lock(&n->rec->mu);
+	pthread_mutex_lock(&r->mu);
 	th->busy = true;
 	th->busy_tag = tag;
 	for (int i = 0; i < REC_UNSETTLED; i++)
@@ -122,29 +117,29 @@ na_rec_sent(struct na_node *n, uint16_t thread, uint64_t tag, uint32_t seq)
 	th->u[th->u_next].seq = seq;
 	th->u_next = (th->u_next + 1) % REC_UNSETTLED;
 out:
-	pthread_mutex_unlock(&n->rec->mu);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void
-na_rec_granted(struct na_node *n, uint16_t thread, uint64_t tag)
+na_rec_granted(struct na_rec *r, uint16_t thread, uint64_t tag)
 {
-	struct rec_thread *th = &n->rec->th[thread];
+	struct rec_thread *th = &r->th[thread];
 
-	pthread_mutex_lock(&n->rec->mu);
+	pthread_mutex_lock(&r->mu);
 	for (int i = 0; i < REC_UNSETTLED; i++)
 		if (th->u[i].tag == tag)
 			th->u[i].valid = false;
-	pthread_mutex_unlock(&n->rec->mu);
+	pthread_mutex_unlock(&r->mu);
 }
 
 void
-na_rec_idle(struct na_node *n, uint16_t thread, bool aborted)
+na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted)
 {
-	pthread_mutex_lock(&n->rec->mu);
-	n->rec->th[thread].busy = false;
+	pthread_mutex_lock(&r->mu);
+	r->th[thread].busy = false;
 	if (aborted)
-		n->rec->st.aborted_events++;
-	pthread_mutex_unlock(&n->rec->mu);
+		r->st.aborted_events++;
+	pthread_mutex_unlock(&r->mu);
 }
 
 /* ---- node side: quiesce and report ------------------------------------------ */
@@ -155,18 +150,18 @@ na_rec_idle(struct na_node *n, uint16_t thread, bool aborted)
  * those: the switch may still hold others.
  */
 static void
-shadow_forget(struct na_node *n, const struct rec_pend *p)
+shadow_forget(struct na_rec *r, const struct rec_pend *p)
 {
 	for (uint32_t i = 0; i < p->n_tags; i++)
-		na_shadow_forget(&n->shadow, p->tags[i]);
-	n->rec->st.shadow_cleared++;
+		na_shadow_forget(r->env.shadow, p->tags[i]);
+	r->st.shadow_cleared++;
 }
 
 static bool
-quiescent(struct na_node *n, const struct rec_pend *p)
+quiescent(struct na_rec *r, const struct rec_pend *p)
 {
-	for (uint16_t i = 0; i < n->cfg.threads; i++) {
-		const struct rec_thread *th = &n->rec->th[i];
+	for (uint16_t i = 0; i < r->env.threads; i++) {
+		const struct rec_thread *th = &r->th[i];
 
 		if (th->busy && tag_in(p->tags, p->n_tags, th->busy_tag))
 			return false;
@@ -197,10 +192,10 @@ add_entry(struct na_rec *r, struct rec_pend *p, uint64_t tag, uint8_t kind,
 
 /* Our copies of the tags. */
 static void
-report_copies(struct na_node *n, struct rec_pend *p)
+report_copies(struct na_rec *r, struct rec_pend *p)
 {
 	for (uint32_t i = 0; i < p->n_tags; i++) {
-		struct na_cbucket *b = na_cache_bucket(&n->cache, p->tags[i]);
+		struct na_cbucket *b = na_cache_bucket(r->env.cache, p->tags[i]);
 		struct na_centry *e;
 		uint8_t st = 0;
 
@@ -212,22 +207,22 @@ report_copies(struct na_node *n, struct rec_pend *p)
 			st = 2;
 		pthread_mutex_unlock(&b->mu);
 		if (st)
-			add_entry(n->rec, p, p->tags[i], ENT_HOLD, st, 0, 0);
+			add_entry(r, p, p->tags[i], ENT_HOLD, st, 0, 0);
 	}
 }
 
 /* Our threads' requests on the tags that may have been granted. */
 static void
-report_unsettled(struct na_node *n, struct rec_pend *p)
+report_unsettled(struct na_rec *r, struct rec_pend *p)
 {
-	for (uint16_t i = 0; i < n->cfg.threads; i++) {
-		struct rec_thread *th = &n->rec->th[i];
+	for (uint16_t i = 0; i < r->env.threads; i++) {
+		struct rec_thread *th = &r->th[i];
 
 		for (int k = 0; k < REC_UNSETTLED; k++) {
 			if (!th->u[k].valid ||
 			    !tag_in(p->tags, p->n_tags, th->u[k].tag))
 				continue;
-			if (!add_entry(n->rec, p, th->u[k].tag, ENT_UNSETTLED,
+			if (!add_entry(r, p, th->u[k].tag, ENT_UNSETTLED,
 				       (uint8_t)i, 0, th->u[k].seq))
 				continue;
 			th->u[k].valid = false;
@@ -244,10 +239,10 @@ report_unsettled(struct na_node *n, struct rec_pend *p)
  * Also drops deferred requests on the tags: their events are over.
  */
 static void
-report_cagent(struct na_node *n, struct rec_pend *p)
+report_cagent(struct na_rec *r, struct rec_pend *p)
 {
-	struct na_cagent *ca = &n->cagent;
-	uint32_t bs = n->topo->block_size;
+	struct na_cagent *ca = r->env.cagent;
+	uint32_t bs = r->env.topo->block_size;
 
 	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++) {
 		const struct na_creq *rq = &ca->req[i];
@@ -257,10 +252,10 @@ report_cagent(struct na_node *n, struct rec_pend *p)
 		    !tag_in(p->tags, p->n_tags, rq->ack.tag))
 			continue;
 		if (p->n_dirty >= REC_DIRTY ||
-		    !add_entry(n->rec, p, rq->ack.tag, ENT_DIRTY,
+		    !add_entry(r, p, rq->ack.tag, ENT_DIRTY,
 			       (uint8_t)rq->ack.node, (uint8_t)rq->ack.thread,
 			       rq->le.seq)) {
-			n->rec->st.report_overflow++;
+			r->st.report_overflow++;
 			continue;
 		}
 		p->dirty[p->n_dirty] = (struct rec_dirty){
@@ -275,60 +270,58 @@ report_cagent(struct na_node *n, struct rec_pend *p)
 		if (d->used && tag_in(p->tags, p->n_tags, d->m.tag)) {
 			d->used = false;
 			ca->n_def--;
-			n->rec->st.deferred_purged++;
+			r->st.deferred_purged++;
 		}
 	}
 }
 
 static void
-send_report(struct na_node *n, uint16_t home, const struct rec_pend *p,
+send_report(struct na_rec *r, uint16_t home, const struct rec_pend *p,
 	    struct na_out *out)
 {
-	uint32_t bs = n->topo->block_size;
+	uint32_t bs = r->env.topo->block_size;
 	struct lcf_msg m;
 
 	for (uint32_t i = 0; i < p->n_dirty; i++) {
-		hdr(&m, NA_MSG_REC_DATA, n->self, home, p->dirty[i].seq);
+		hdr(&m, NA_MSG_REC_DATA, r->env.self, home, p->dirty[i].seq);
 		m.thread = p->dirty[i].rthread;
 		m.copyset = p->dirty[i].rnode;
 		m.tag = p->dirty[i].tag;
 		na_out_segments(out, home, &m, NA_MSG_REC_DATA,
 				p->data + (size_t)i * bs, bs);
 	}
-	hdr(&m, NA_MSG_REC_REPORT, n->self, home, p->round);
+	hdr(&m, NA_MSG_REC_REPORT, r->env.self, home, p->round);
 	m.aux = p->n_dirty;
 	m.len = p->rlen;
 	na_out_push(out, home, &m, p->report);
-	n->rec->st.reports_sent++;
+	r->st.reports_sent++;
 }
 
 /* Report to `home` once none of our threads is inside an event on its tags. */
 static void
-try_report(struct na_node *n, uint16_t home, struct na_out *out)
+try_report(struct na_rec *r, uint16_t home, struct na_out *out)
 {
-	struct na_rec *r = n->rec;
 	struct rec_pend *p = &r->pend[home];
 
 	pthread_mutex_lock(&r->mu);
-	if (!p->active || p->reported || !quiescent(n, p)) {
+	if (!p->active || p->reported || !quiescent(r, p)) {
 		pthread_mutex_unlock(&r->mu);
 		return;
 	}
 	p->rlen = 0;
 	p->n_dirty = 0;
-	report_copies(n, p);
-	report_unsettled(n, p);
+	report_copies(r, p);
+	report_unsettled(r, p);
 	pthread_mutex_unlock(&r->mu);
-	report_cagent(n, p);
+	report_cagent(r, p);
 	p->reported = true;
-	send_report(n, home, p, out);
+	send_report(r, home, p, out);
 }
 
 static void
-on_begin(struct na_node *n, const struct lcf_msg *m, const uint8_t *payload,
+on_begin(struct na_rec *r, const struct lcf_msg *m, const uint8_t *payload,
 	 struct na_out *out)
 {
-	struct na_rec *r = n->rec;
 	uint16_t home = m->node;
 	struct rec_pend *p;
 
@@ -336,11 +329,11 @@ on_begin(struct na_node *n, const struct lcf_msg *m, const uint8_t *payload,
 		return;
 	p = &r->pend[home];
 	if (!p->data && !(p->data = malloc((size_t)REC_DIRTY *
-					   n->topo->block_size)))
+					   r->env.topo->block_size)))
 		return;                 /* the home re-sends BEGIN */
 	if (p->active && p->round == m->seq) {
 		if (p->reported)
-			send_report(n, home, p, out);
+			send_report(r, home, p, out);
 		return;
 	}
 	pthread_mutex_lock(&r->mu);
@@ -353,15 +346,14 @@ on_begin(struct na_node *n, const struct lcf_msg *m, const uint8_t *payload,
 	for (uint32_t i = 0; i < p->n_tags; i++)
 		p->tags[i] = get64(payload + 8 * i);
 	pthread_mutex_unlock(&r->mu);
-	if (n->cfg.roles & NA_ROLE_SHADOW)
-		shadow_forget(n, p);
-	try_report(n, home, out);
+	if (r->env.role_shadow)
+		shadow_forget(r, p);
+	try_report(r, home, out);
 }
 
 static void
-on_done(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
+on_done(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 {
-	struct na_rec *r = n->rec;
 	struct rec_pend *p;
 	struct lcf_msg a;
 
@@ -374,39 +366,38 @@ on_done(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&r->mu);
-	hdr(&a, NA_MSG_REC_DONE_ACK, n->self, m->node, m->seq);
+	hdr(&a, NA_MSG_REC_DONE_ACK, r->env.self, m->node, m->seq);
 	na_out_push(out, m->node, &a, NULL);
 }
 
 bool
-na_rec_agents(struct na_node *n, const struct lcf_msg *m, const void *payload,
+na_rec_agents(struct na_rec *r, const struct lcf_msg *m, const void *payload,
 	      struct na_out *out)
 {
 	switch (m->type) {
 	case NA_MSG_REC_BEGIN:
-		on_begin(n, m, payload, out);
+		on_begin(r, m, payload, out);
 		return true;
 	case NA_MSG_REC_REPORT:
-		na_rec_home_report(n, m, payload);
+		na_rec_home_report(r, m, payload);
 		return true;
 	case NA_MSG_REC_DATA:
-		na_rec_home_data(n, m, payload);
+		na_rec_home_data(r, m, payload);
 		return true;
 	case NA_MSG_REC_DONE:
-		on_done(n, m, out);
+		on_done(r, m, out);
 		return true;
 	case NA_MSG_REC_DONE_ACK:
-		na_rec_home_done_ack(n, m);
+		na_rec_home_done_ack(r, m);
 		return true;
 	default:
-		return (n->cfg.roles & NA_ROLE_HOME) && na_rec_home_watch(n, m, out);
+		return r->env.role_home && na_rec_home_watch(r, m, out);
 	}
 }
 
 void
-na_rec_tick(struct na_node *n, struct na_out *out)
+na_rec_tick(struct na_rec *r, struct na_out *out)
 {
-	struct na_rec *r = n->rec;
 	uint64_t now = na_now_ns();
 	uint32_t news;
 
@@ -417,23 +408,22 @@ na_rec_tick(struct na_node *n, struct na_out *out)
 	       ~__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE);
 	for (uint16_t d = 0; news && d < LCF_MAX_NODES; d++)
 		if (na_cs_has(news, d))
-			na_rec_drain(n, d, out);
+			na_rec_drain(r, d, out);
 	if (__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */
-			if (out->n + REC_DIRTY * na_seg_count(n->topo->block_size)
+			if (out->n + REC_DIRTY * na_seg_count(r->env.topo->block_size)
 			    + 1 >= NA_OUT_MAX)
 				break;
-			try_report(n, home, out);
+			try_report(r, home, out);
 		}
-	if (n->cfg.roles & NA_ROLE_HOME)
-		na_rec_home_tick(n, now, out);
+	if (r->env.role_home)
+		na_rec_home_tick(r, now, out);
 }
 
 void
-na_rec_stats_json(struct na_node *n, FILE *f)
+na_rec_stats_json(struct na_rec *r, FILE *f)
 {
-	struct na_rec *r = n->rec;
 	const char *sep = "";
 
 	fprintf(f, "\"recovery\":{");

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "na_msg.h"
+#include "na_node.h"
 #include "test_na_topo.h"
 #include "na_rec_int.h"
 
@@ -28,14 +29,17 @@ setup(void)
 	cr_assert_eq(na_home_init(&n.home, &t, 0, NA_CHUNK_SIZE, 7), 0);
 	cr_assert_eq(na_cagent_init(&n.cagent, 0, t.threads_per_node, &n.cache), 0);
 	cr_assert_eq(na_shadow_init(&n.shadow, &t, 0), 0);
-	cr_assert_eq(na_rec_init(&n), 0);
+	cr_assert_eq(na_rec_init(&n.rec, &(struct na_rec_env){
+		.topo = &t, .self = 0, .threads = 1, .role_home = true,
+		.cache = &n.cache, .home = &n.home, .cagent = &n.cagent,
+		.shadow = &n.shadow }), 0);
 	na_out_reset(&out);
 }
 
 static void
 teardown(void)
 {
-	na_rec_fini(&n);
+	na_rec_fini(n.rec);
 	na_shadow_fini(&n.shadow);
 	na_cagent_fini(&n.cagent);
 	na_home_fini(&n.home);
@@ -77,7 +81,7 @@ static bool
 feed(const struct lcf_msg *m, const void *payload)
 {
 	na_out_reset(&out);
-	return na_rec_agents(&n, m, payload, &out);
+	return na_rec_agents(n.rec, m, payload, &out);
 }
 
 static void
@@ -128,7 +132,7 @@ tick_done(void)
 {
 	n.rec->next_tick = 0;
 	na_out_reset(&out);
-	na_rec_tick(&n, &out);
+	na_rec_tick(n.rec, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0xf);
 }
 
@@ -156,7 +160,7 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0xf);
 	cr_assert_eq(n.home.blk[0].owner, NA_OWN_RECOVERING);
 	round = self_round();
-	cr_assert(na_rec_blocked(&n, tag), "no new event until DONE");
+	cr_assert(na_rec_blocked(n.rec, tag), "no new event until DONE");
 
 	/* Node 1 still holds it Shared and gave Modified data to (2, 0, 7). */
 	len = entry(e, tag, ENT_HOLD, 1, 0, 0);
@@ -176,7 +180,7 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 	len = entry(e, tag, ENT_UNSETTLED, 0, 0, 7);
 	report(2, round, e, len, 0);
 	na_out_reset(&out);
-	na_rec_tick(&n, &out);
+	na_rec_tick(n.rec, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0, "node 3 has not reported");
 	report(3, round, e, 0, 0);
 	tick_done();
@@ -195,7 +199,7 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 	p = find(NA_MSG_REC_DONE, 0);
 	m = p->msg;
 	feed(&m, NULL);
-	cr_assert_not(na_rec_blocked(&n, tag));
+	cr_assert_not(na_rec_blocked(n.rec, tag));
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE_ACK), 1u);
 }
 
@@ -210,12 +214,12 @@ Test(na_recovery, lost_remove_ack_recovers_the_block_from_the_caches)
 	uint8_t e[16];
 	uint32_t round;
 
-	n.cfg.roles |= NA_ROLE_SHADOW;
+	n.rec->env.role_shadow = true;
 	n.home.blk[3].owner = NA_OWN_REMOVING;
 	n.home.blk[3].gs = LCF_GS_MODIFIED;     /* stale: as it was added */
 	n.home.blk[3].cs = 1u << 3;
 	na_out_reset(&out);
-	na_rec_block_lost(&n, tag, &out);
+	na_rec_block_lost(n.rec, tag, &out);
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
 	cr_assert_eq(n.rec->st.remove_ack_lost, 1);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0xf);
@@ -231,7 +235,7 @@ Test(na_recovery, lost_remove_ack_recovers_the_block_from_the_caches)
 	cr_assert_eq(n.home.blk[3].cs, (1u << 1) | (1u << 2));
 	/* a block not being removed is left alone */
 	n.home.blk[4].owner = NA_OWN_SWITCH;
-	na_rec_block_lost(&n, na_home_tag(&n.home, 4), &out);
+	na_rec_block_lost(n.rec, na_home_tag(&n.home, 4), &out);
 	cr_assert_eq(n.home.blk[4].owner, NA_OWN_SWITCH);
 }
 
@@ -288,7 +292,7 @@ Test(na_recovery, orphan_ignored_when_its_event_completed)
 	report(2, round, e, entry(e, tag, ENT_HOLD, 2, 0, 0), 0);
 	report(3, round, e, 0, 0);
 	na_out_reset(&out);
-	na_rec_tick(&n, &out);
+	na_rec_tick(n.rec, &out);
 	cr_assert_eq(n.home.blk[1].gs, LCF_GS_MODIFIED);
 	cr_assert_eq(n.home.blk[1].cs, 1u << 2);
 	cr_assert_neq(n.home.mem[t.block_size], 0xcd, "memory untouched");
@@ -339,16 +343,16 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
 	n.home.blk[3].readers = 1;              /* node 3's read lock */
 	n.home.req[3 * t.threads_per_node].held[1] = (struct na_hheld){
 		.valid = true, .seq = 11, .tag = tag };
-	na_rec_drain(&n, 3, &out);
+	na_rec_drain(n.rec, 3, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "node 3 is not asked");
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
-	cr_assert(na_rec_blocked(&n, (uint64_t)3 << (48 - t.block_shift)),
+	cr_assert(na_rec_blocked(n.rec, (uint64_t)3 << (48 - t.block_shift)),
 		  "memory of the dead node is refused");
 	round = self_round();
 	report(1, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
 	report(2, round, e, 0, 0);
 	na_out_reset(&out);
-	na_rec_tick(&n, &out);
+	na_rec_tick(n.rec, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0x7);
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[3].cs, 1u << 1);
@@ -369,7 +373,7 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 	uint8_t e[64];
 	uint32_t round;
 
-	n.cfg.roles |= NA_ROLE_SHADOW;
+	n.rec->env.role_shadow = true;
 	for (int i = 0; i < 2; i++) {
 		struct lcf_msg a = msg(LCF_T_MIGRATE_ACK, 0, 1, i ? tag1 : tag0);
 
@@ -379,7 +383,7 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 		n.home.blk[i].owner = NA_OWN_SWITCH;
 	}
 	cr_assert_eq(n.shadow.n_tags, 2);
-	na_rec_drain(&n, 3, &out);
+	na_rec_drain(n.rec, 3, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no home-owned block to drain");
 	feed(&m, NULL);
 	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
@@ -396,7 +400,7 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 	report(1, round, e, entry(e, tag0, ENT_HOLD, 1, 0, 0), 0);
 	report(2, round, e, 0, 0);
 	na_out_reset(&out);
-	na_rec_tick(&n, &out);
+	na_rec_tick(n.rec, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0x7);
 	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[0].cs, 1u << 1);
@@ -408,10 +412,10 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 /* A block the probe brings home after the declaration, listing the dead node. */
 Test(na_recovery, probed_home_block_listing_a_dead_node_is_drained)
 {
-	na_rec_drain(&n, 3, &out);
+	na_rec_drain(n.rec, 3, &out);
 	probe_answered(2, LCF_GS_SHARED, (1u << 1) | (1u << 3));
 	cr_assert_eq(n.home.blk[2].owner, NA_OWN_RECOVERING);
 	na_out_reset(&out);
-	na_rec_tick(&n, &out);
+	na_rec_tick(n.rec, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "a round without node 3");
 }

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The abandoned request (struct na_stale in na_requester.h): ending a
+ * NACKed event with an ABORT before the thread takes a new seq, and
+ * releasing a lock one of its copies took late. See docs/NODE-AGENT.md
+ * "Abandoned requests: ABORT".
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_msg.h"
+#include "na_recovery.h"
+#include "na_requester.h"
+#include "na_seg.h"
+
+/*
+ * Release a lock an abandoned request took late (struct na_stale), with
+ * metadata that is true after what its delivery did: a READ_MISS changed
+ * nothing but a Modified owner's copy (now clean: we write its data home);
+ * a WRITE_MISS invalidated every copy (the data goes home if it was dirty);
+ * a WRITE_SHARED invalidated every copy but ours; an eviction changed
+ * nothing. Impossible once we sent an unlock with a later seq (the switch's
+ * LAST-UNLOCK would ignore this one): counted, the block stays locked.
+ */
+static void
+settle_stale(struct dsm_thread *t)
+{
+	struct na_stale *s = &t->stale;
+	uint8_t type = s->type, unl = LCF_T_WRITE_UNLOCK, gs;
+	uint32_t seq = s->seq, cs;
+	bool wb = false;
+
+	if (!s->valid || !na_collect_done(&s->c))
+		return;
+	s->valid = false;
+	na_rec_granted(t->n->rec, t->id, s->tag);
+	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
+		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
+		return;
+	}
+	gs = s->c.gs_old;
+	cs = s->c.cs_old;
+	switch (type) {
+	case LCF_T_READ_MISS:
+		unl = LCF_T_READ_UNLOCK;
+		wb = gs == LCF_GS_MODIFIED;
+		/* Shared even if cs is empty (other readers may be joining);
+		 * the switch and home treat an empty Shared like Unshared. */
+		gs = LCF_GS_SHARED;
+		break;
+	case LCF_T_WRITE_MISS:
+		wb = gs == LCF_GS_MODIFIED;
+		gs = LCF_GS_UNSHARED;
+		cs = 0;
+		break;
+	case LCF_T_WRITE_SHARED: {
+		/* Every other copy is gone; is ours still there? */
+		struct na_cbucket *b = na_cache_bucket(&t->n->cache, s->tag);
+		struct na_centry *e;
+
+		pthread_mutex_lock(&b->mu);
+		e = na_cache_find(b, s->tag);
+		cs = e && e->state != NA_L_INVALID ? na_bit(t->n->self) : 0;
+		pthread_mutex_unlock(&b->mu);
+		gs = cs ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+		break;
+	}
+	default:
+		break;
+	}
+	if (wb && na_req_writeback(t, seq, s->tag, s->buf) < 0)
+		return;
+	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
+	NA_STAT_INC(t->n->st.req.stale_grants_released);
+}
+
+/* A copy of the abandoned request, or (`type` ABORT) its ABORT. */
+static void
+stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
+{
+	const struct na_stale *s = &t->stale;
+
+	memset(m, 0, sizeof(*m));
+	m->version = LCF_VERSION;
+	m->type = type;
+	m->node = t->n->self;
+	m->thread = t->id;
+	m->seq = s->seq;
+	m->tag = s->tag;
+	m->dst_node = na_req_home_of(t, s->tag);
+	na_dir_wrap(t->n, m);
+}
+
+/*
+ * Before a new seq: end the abandoned event. An ABORT (PROTOCOL.md 4.9)
+ * asks whoever grants the block's lock (the switch, or the home on a tag
+ * miss) whether a copy of the event holds it: if none does, none ever will
+ * (no count of NACKs can tell: the network duplicates requests and NACKs).
+ * If one does ("a copy passed"), its replies come: collect them all
+ * (re-sending the request, which passes on the scoreboard or is answered
+ * from LAST-EXECUTED) and release the lock with its own seq. The directory
+ * baseline has no ABORT: there the requester waits for one NACK per copy
+ * sent, or 500 ms.
+ */
+void
+na_req_quarantine(struct dsm_thread *t)
+{
+	struct na_stale *s = &t->stale;
+	bool dir = t->n->cfg.directory;
+	uint64_t start = na_now_ns(), next = start;
+	struct lcf_msg req, ab;
+	uint32_t tries = 0;
+
+	stale_msg(t, s->type, &req);
+	stale_msg(t, LCF_T_ABORT, &ab);
+	s->answer = NA_AB_NONE;
+	while (s->valid && !na_collect_done(&s->c)) {
+		uint64_t now = na_now_ns();
+		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
+
+		if (s->answer == NA_AB_ABORTED && !s->c.got_reply)
+			break;
+		if (dir && !granted && (s->nacks >= s->copies ||
+					now - start > NA_QUARANTINE_NS))
+			break;
+		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
+			break;
+		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
+		if (na_rec_blocked(t->n->rec, s->tag))
+			break;
+		if (now >= next && (granted || !dir)) {
+			/* Granted: re-ask for lost replies; else the ABORT. */
+			na_node_send(t->n, req.dst_node, granted ? &req : &ab,
+				     NULL);
+			if (granted)
+				NA_STAT_INC(t->n->st.req.retransmit_request);
+			else
+				NA_STAT_INC(t->n->st.req.aborts_sent);
+			next = now + na_req_timeout(t, granted ? NA_REQ_TIMEOUT_RTTS
+						       : NA_UNLOCK_TIMEOUT_RTTS,
+					     tries++);
+		}
+		if (na_req_wait_mail(t, dir && !granted ? now + 200000 : next) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+	}
+	if (s->answer == NA_AB_ABORTED)
+		NA_STAT_INC(t->n->st.req.aborts_done);
+	else if (s->answer == NA_AB_PASSED)
+		NA_STAT_INC(t->n->st.req.aborts_passed);
+	settle_stale(t);
+	s->valid = false;
+}

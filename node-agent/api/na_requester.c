@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The requester: one coherence event (na_req_event). See na_requester.h
+ * and docs/NODE-AGENT.md "Requester".
+ *
+ * One event: send the request to the block's home node (the switch, if it
+ * owns the block, intercepts it), collect the replies until na_collect_done
+ * (all ACKs the copyset asks for, the data for a miss); the caller
+ * (na_access.c) installs, computes the new metadata (Figure 6), writes back
+ * if the data must reach home, and sends the unlock (na_req_mail.c). A
+ * NACKed request whose copies may still take the lock is remembered
+ * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
+ * the thread uses a new seq.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_msg.h"
+#include "na_recovery.h"
+#include "na_requester.h"
+#include "na_seg.h"
+
+int
+na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
+{
+	memset(t, 0, sizeof(*t));
+	t->d = d;
+	t->n = &d->node;
+	t->id = id;
+	t->rtt_ns = NA_RTT_INIT_NS;
+	t->rng = (uint32_t)(d->node.self * 7919u + id * 104729u + 1u) ^
+		 d->node.cfg.seed;
+	if (!t->rng)
+		t->rng = 1;
+	t->buf = malloc(d->topo.block_size);
+	t->stale.buf = malloc(d->topo.block_size);
+	return t->buf && t->stale.buf ? 0 : -ENOMEM;
+}
+
+void
+na_req_fini(struct dsm_thread *t)
+{
+	free(t->buf);
+	free(t->stale.buf);
+	t->buf = NULL;
+	t->stale.buf = NULL;
+}
+
+uint32_t
+na_req_next_seq(struct dsm_thread *t)
+{
+	if (++t->seq == 0)
+		t->seq = 1;
+	return t->seq;
+}
+
+/* ---- one coherence event --------------------------------------------------- */
+
+/*
+ * Recovery (na_recovery.h) before an event on `tag`: wait while a recovery
+ * round holds the tag. @return 1 when the retry seq must not be reused (a
+ * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
+ * node was declared dead (dsm_node_failed).
+ */
+static int
+rec_before_event(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_rec *r = t->n->rec;
+	uint64_t start = na_now_ns();
+	bool fresh, settled;
+
+	if (na_rec_home_dead(r, tag))
+		return -EHOSTDOWN;
+	while (na_rec_blocked(r, tag)) {
+		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
+			break;
+		na_req_backoff(t, 4);
+	}
+	fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag, &settled);
+	if (settled)
+		t->stale.valid = false;
+	return fresh ? 1 : 0;
+}
+
+static void
+on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
+	      struct na_collect *c)
+{
+	const struct lcf_msg *x = &t->mail.m;
+
+	if (x->seq != seq || x->tag != tag) {
+		NA_STAT_INC(t->n->st.req.stale_replies);
+		return;
+	}
+	switch (x->type) {
+	case LCF_T_NACK:
+	case NA_MSG_NACK:
+		/* Another copy of this request holds the lock already? */
+		if (!c->got_reply)
+			c->nacked = true;
+		return;
+	case NA_MSG_ACK:
+		na_collect_ack(c, na_aux_responder(x->aux), x->gstatus,
+			       x->copyset, x->flags & LCF_F_IN_SWITCH);
+		return;
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		/* Our own request, returned by the switch: the ACK. */
+		if (x->type == type)
+			na_collect_ack(c, LCF_NODE_NONE, x->gstatus,
+				       x->copyset, true);
+		return;
+	case NA_MSG_DATA:
+		if (na_collect_data(c, x->aux, x->len))
+			memcpy(t->buf + x->aux, t->mail.payload, x->len);
+		return;
+	case NA_MSG_DIR_GRANT:
+		na_collect_grant(c, na_aux_responder(x->aux), x->gstatus,
+				 x->copyset);
+		return;
+	default:
+		NA_STAT_INC(t->n->st.req.stale_replies);
+		return;
+	}
+}
+
+
+int
+na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
+      struct na_retry *rt)
+{
+	uint16_t home = na_req_home_of(t, tag);
+	uint64_t sent, deadline, now;
+	uint32_t tries = 0, seq;
+	struct lcf_msg m;
+
+	switch (rec_before_event(t, tag)) {
+	case 0:
+		break;
+	case 1:
+		rt->seq = 0;            /* a recovery recorded that seq */
+		break;
+	default:
+		NA_STAT_INC(t->n->st.req.aborted);
+		return NA_EV_ABORT;     /* its home node is dead */
+	}
+	/* Reuse only while it is our latest seq: seqs never go backwards. */
+	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag) {
+		seq = rt->seq;
+		if (t->stale.valid && t->stale.seq == seq) {
+			rt->nacks = t->stale.nacks;     /* not abandoned */
+			t->stale.valid = false;
+		}
+	} else {
+		if (t->stale.valid)
+			na_req_quarantine(t);
+		seq = na_req_next_seq(t);
+		rt->copies = 0;
+		rt->nacks = 0;
+	}
+	rt->seq = seq;
+	rt->type = type;
+	rt->tag = tag;
+	/* Both scoreboard rows in use? Then the older unlock must land. */
+	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
+		na_req_flush(t);
+	memset(&m, 0, sizeof(m));
+	m.version = LCF_VERSION;
+	m.type = type;
+	m.node = t->n->self;
+	m.thread = t->id;
+	m.seq = seq;
+	m.tag = tag;
+	m.dst_node = home;
+	na_dir_wrap(t->n, &m);
+	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
+	NA_STAT_INC(t->n->st.req.events);
+	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
+	sent = na_now_ns();
+	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	na_rec_sent(t->n->rec, t->id, tag, seq);
+	na_node_send(t->n, home, &m, NULL);
+	rt->copies++;
+	for (;;) {
+		if (na_req_wait_mail(t, deadline) == 0) {
+			if (t->mail.m.seq == seq && (t->mail.m.type == LCF_T_NACK ||
+			    t->mail.m.type == NA_MSG_NACK))
+				rt->nacks++;
+			on_event_mail(t, type, seq, tag, c);
+			if (na_collect_done(c))
+				break;
+		}
+		if (na_rec_blocked(t->n->rec, tag)) {
+			/* The switch that may hold our lock is gone: abort. */
+			rt->seq = 0;
+			na_rec_idle(t->n->rec, t->id, true);
+			return NA_EV_NACK;
+		}
+		now = na_now_ns();
+		if (now < deadline)
+			continue;
+		if (na_req_stopping(t) && now - sent > NA_GIVE_UP_NS) {
+			NA_STAT_INC(t->n->st.req.aborted);
+			na_rec_idle(t->n->rec, t->id, false);
+			return NA_EV_ABORT;
+		}
+		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
+		na_node_send(t->n, home, &m, NULL);
+		rt->copies++;
+		NA_STAT_INC(t->n->st.req.retransmit_request);
+		tries++;
+		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+	}
+	if (!tries)
+		na_req_rtt_sample(t, na_now_ns() - sent);      /* Karn: clean samples */
+	if (c->nacked) {
+		na_rec_idle(t->n->rec, t->id, false);
+		NA_STAT_INC(t->n->st.req.nacks);
+		if (rt->nacks < rt->copies || !t->n->cfg.directory) {
+			/*
+			 * A copy may take the lock later: a network duplicate
+			 * is a copy we never counted, so outside the directory
+			 * baseline only an ABORT can tell (na_req_quarantine()).
+			 */
+			t->stale.valid = true;
+			t->stale.type = type;
+			t->stale.seq = seq;
+			t->stale.tag = tag;
+			t->stale.copies = rt->copies;
+			t->stale.nacks = rt->nacks;
+			na_collect_init(&t->stale.c, type, t->n->self,
+					t->d->topo.block_size);
+		}
+		return NA_EV_NACK;
+	}
+	na_rec_granted(t->n->rec, t->id, tag);
+	/* Who serialised it: the switch or the home agent (migration's aim). */
+	if (c->in_switch)
+		NA_STAT_INC(t->n->st.req.events_in_switch);
+	else
+		NA_STAT_INC(t->n->st.req.events_at_home);
+	return NA_EV_OK;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Requester mailboxes; see na_mailbox.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "na_mailbox.h"
+
+int
+na_mbox_init(struct na_mailbox *mb)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&mb->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&mb->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	mb->head = mb->tail = 0;
+	mb->q = malloc(sizeof(*mb->q) * NA_MBOX_CAP);
+	return mb->q ? 0 : -ENOMEM;
+}
+
+void
+na_mbox_fini(struct na_mailbox *mb)
+{
+	pthread_mutex_destroy(&mb->mu);
+	pthread_cond_destroy(&mb->cv);
+	free(mb->q);
+}
+
+bool
+na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
+	     const void *payload)
+{
+	bool ok = true;
+
+	pthread_mutex_lock(&mb->mu);
+	if (mb->tail - mb->head >= NA_MBOX_CAP) {
+		ok = false;
+	} else {
+		struct na_mail *x = &mb->q[mb->tail++ % NA_MBOX_CAP];
+
+		x->m = *m;
+		if (m->len)
+			memcpy(x->payload, payload, m->len);
+		pthread_cond_signal(&mb->cv);
+	}
+	pthread_mutex_unlock(&mb->mu);
+	return ok;
+}
+
+int
+na_mbox_wait(struct na_mailbox *mb, struct na_mail *out, uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+		.tv_nsec = (long)(deadline_ns % 1000000000ull),
+	};
+	int rc = 0;
+
+	pthread_mutex_lock(&mb->mu);
+	while (mb->head == mb->tail && rc == 0)
+		rc = pthread_cond_timedwait(&mb->cv, &mb->mu, &ts);
+	if (mb->head != mb->tail) {
+		struct na_mail *x = &mb->q[mb->head++ % NA_MBOX_CAP];
+
+		out->m = x->m;
+		if (x->m.len)
+			memcpy(out->payload, x->payload, x->m.len);
+		rc = 0;
+	} else {
+		rc = -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&mb->mu);
+	return rc;
+}

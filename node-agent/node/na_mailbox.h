@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A requester thread's mailbox: a bounded FIFO of received messages with a
+ * mutex and a condition variable on CLOCK_MONOTONIC. The dispatch thread
+ * pushes (na_node.c routes by the message's thread field), the requester
+ * thread waits. A full mailbox drops: the requester's timers recover.
+ */
+#ifndef NA_MAILBOX_H
+#define NA_MAILBOX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lcf_wire.h"
+#include "na_msg.h"
+
+#define NA_MBOX_CAP 512
+
+struct na_mail {
+	struct lcf_msg m;
+	uint8_t payload[NA_MAX_FRAME_PAYLOAD];
+};
+
+struct na_mailbox {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint32_t head, tail;
+	struct na_mail *q;              /* NA_MBOX_CAP */
+};
+
+/** @return 0 or -ENOMEM. */
+int na_mbox_init(struct na_mailbox *mb);
+void na_mbox_fini(struct na_mailbox *mb);
+
+/** Queue a copy of `m` and its payload. @return false when full. */
+bool na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
+		  const void *payload);
+
+/**
+ * Wait for the next message until the CLOCK_MONOTONIC time `deadline_ns`.
+ * @return 0 with `out` set, or -ETIMEDOUT.
+ */
+int na_mbox_wait(struct na_mailbox *mb, struct na_mail *out,
+		 uint64_t deadline_ns);
+
+#endif /* NA_MAILBOX_H */

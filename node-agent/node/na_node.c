@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Node runtime: sending (to the transport or, for this node, locally),
+ * routing received messages to a requester's mailbox or to the agents, the
+ * agents' section, their timers and the dispatch thread. Start and stop
+ * are in na_node_start.c. See na_node.h.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "na_directory.h"
+#include "na_msg.h"
+#include "na_node_int.h"
+#include "na_proto.h"
+#include "na_recovery.h"
+
+/* Set while this thread runs the agents (holds agent_mu). */
+static __thread bool tls_in_agents;
+
+/* ---- agents --------------------------------------------------------------- */
+
+static void route(struct na_node *n, const struct lcf_msg *m,
+		  const void *payload);
+
+/* To requester thread `thread`'s mailbox. */
+static void
+mbox_push(struct na_node *n, uint16_t thread, const struct lcf_msg *m,
+	  const void *payload)
+{
+	if (thread >= n->cfg.threads) {
+		NA_STAT_INC(n->st.dropped);
+		return;
+	}
+	/* A lost message: the requester's timers recover from it. */
+	if (!na_mbox_push(&n->mbox[thread], m, payload))
+		NA_STAT_INC(n->st.mbox_overflow);
+}
+
+void
+na_node_flush(struct na_node *n, struct na_out *out)
+{
+	for (uint32_t i = 0; i < out->n; i++)
+		na_node_send(n, out->m[i].dst, &out->m[i].msg,
+			     out->m[i].payload);
+	out->n = 0;
+}
+
+/* ---- dynamic migration hooks (na_migrate.h) ------------------------------ */
+
+static void
+mig_flush(void *ctx, struct na_out *out)
+{
+	na_node_flush(ctx, out);
+}
+
+static void
+migrate_handle(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
+{
+	struct na_mig_io io = { .out = out, .flush = mig_flush, .ctx = n };
+
+	if (na_migrate_handle(&n->migrate, &n->home, m, na_now_ns(), &io))
+		na_rec_block_lost(n->rec, m->tag, out);
+}
+
+/* Run one message through the agents; agent_mu held. */
+static void
+agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
+{
+	static __thread struct na_out out;
+	enum na_route r = na_classify(m, n->self);
+	unsigned roles = n->cfg.roles;
+
+	na_out_reset(&out);
+	if (na_rec_agents(n->rec, m, payload, &out))
+		r = NA_ROUTE_DROP;      /* consumed by the recovery */
+	switch (r) {
+	case NA_ROUTE_DROP:
+		break;
+	case NA_ROUTE_HOME:
+		if (roles & NA_ROLE_HOME) {
+			na_home_handle(&n->home, m, payload, m->len, &out);
+			/* Figure 10's count: messages in and out of the home. */
+			NA_STAT_INC(n->st.home_rx);
+			NA_STAT_ADD(n->st.home_tx, out.n);
+		}
+		break;
+	case NA_ROUTE_CACHE:
+		if (roles & NA_ROLE_CACHE)
+			na_cagent_handle(&n->cagent, m, &out);
+		break;
+	case NA_ROUTE_MIGRATE:
+		if ((roles & NA_ROLE_HOME) && m->node == n->self)
+			na_home_handle(&n->home, m, payload, m->len, &out);
+		if (roles & NA_ROLE_SHADOW) {
+			na_shadow_migrate_ack(&n->shadow, m);
+			NA_STAT_INC(n->st.shadow_adds);
+		}
+		break;
+	case NA_ROUTE_HOME_MIGRATE:
+		if (roles & NA_ROLE_HOME)
+			migrate_handle(n, m, &out);
+		break;
+	case NA_ROUTE_SHADOW:
+		if (!(roles & NA_ROLE_SHADOW))
+			break;
+		if (m->type == NA_MSG_COLLISION) {
+			na_shadow_collision(&n->shadow, m, &out);
+		} else {
+			na_shadow_report(&n->shadow, m, payload, m->len);
+			NA_STAT_INC(n->st.shadow_reports);
+		}
+		break;
+	default:
+		NA_STAT_INC(n->st.dropped);
+		break;
+	}
+	na_node_flush(n, &out);
+}
+
+/* Run what the agents sent to their own node meanwhile. */
+static void
+agents_drain(struct na_node *n)
+{
+	while (n->fifo_head != n->fifo_tail) {
+		struct na_mail x = n->fifo[n->fifo_head++ % NA_FIFO_CAP];
+
+		agents_process(n, &x.m, x.payload);
+	}
+}
+
+void
+na_node_agents_enter(struct na_node *n)
+{
+	pthread_mutex_lock(&n->agent_mu);
+	tls_in_agents = true;
+}
+
+void
+na_node_agents_leave(struct na_node *n)
+{
+	agents_drain(n);
+	tls_in_agents = false;
+	pthread_mutex_unlock(&n->agent_mu);
+}
+
+/* Deliver to this node's agents, from any thread. */
+static void
+agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
+{
+	if (tls_in_agents) {
+		/* An agent sending to its own node: queue, the holder drains. */
+		if (n->fifo_tail - n->fifo_head >= NA_FIFO_CAP) {
+			NA_STAT_INC(n->st.mbox_overflow);
+			return;
+		}
+		struct na_mail *x = &n->fifo[n->fifo_tail++ % NA_FIFO_CAP];
+
+		x->m = *m;
+		if (m->len)
+			memcpy(x->payload, payload, m->len);
+		return;
+	}
+	na_node_agents_enter(n);
+	agents_process(n, m, payload);
+	na_node_agents_leave(n);
+}
+
+static void
+route(struct na_node *n, const struct lcf_msg *m, const void *payload)
+{
+	if (na_rec_is_msg(m->type)) {
+		agents_deliver(n, m, payload);
+		return;
+	}
+	switch (na_classify(m, n->self)) {
+	case NA_ROUTE_REQUESTER:
+		mbox_push(n, m->thread, m, payload);
+		return;
+	case NA_ROUTE_DROP:
+		NA_STAT_INC(n->st.dropped);
+		return;
+	default:
+		agents_deliver(n, m, payload);
+		return;
+	}
+}
+
+void
+na_node_run_deferred(struct na_node *n)
+{
+	static __thread struct na_out out;
+
+	na_node_agents_enter(n);
+	do {
+		na_out_reset(&out);
+		na_cagent_run_deferred(&n->cagent, &out);
+		na_node_flush(n, &out);
+	} while (out.overflow);
+	na_node_agents_leave(n);
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+static int
+tp_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
+	const void *payload)
+{
+	int rc = -EAGAIN;
+
+	for (int tries = 0; tries < 100 && rc == -EAGAIN; tries++) {
+		if (tries)
+			sched_yield();
+		if (n->serialize_tp)
+			pthread_mutex_lock(&n->tp_mu);
+		rc = n->tp.ops->send(&n->tp, dst, m, payload, m->len);
+		if (n->serialize_tp)
+			pthread_mutex_unlock(&n->tp_mu);
+	}
+	return rc;
+}
+
+int
+na_node_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
+	     const void *payload)
+{
+	int rc = 0;
+
+	NA_STAT_INC(n->st.sent[m->type]);
+	if (dst == n->self) {
+		if (!lcf_type_is_pipeline(m->type)) {
+			NA_STAT_INC(n->st.recv[m->type]);
+			route(n, m, payload);
+			return 0;
+		}
+		if (n->cfg.direct) {
+			/* No switch: to the home as a tag miss would arrive. */
+			struct lcf_msg c = *m;
+
+			c.flags &= (uint8_t)~(LCF_F_IN_SWITCH |
+					      LCF_F_DATA_PROVIDER);
+			NA_STAT_INC(n->st.recv[m->type]);
+			route(n, &c, payload);
+			return 0;
+		}
+		/* else: the transport sends it across the switch. */
+	}
+	rc = tp_send(n, dst, m, payload);
+	if (rc < 0)
+		NA_STAT_INC(n->st.send_errors);
+	return rc;
+}
+
+/* ---- dispatch thread ------------------------------------------------------ */
+
+static void
+epoch_tick(struct na_node *n)
+{
+	static __thread struct na_out out;
+
+	if (!(n->cfg.roles & (NA_ROLE_CACHE | NA_ROLE_SHADOW)) ||
+	    n->topo->shadow < 0)
+		return;
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	if (n->cfg.roles & NA_ROLE_CACHE)
+		na_cagent_epoch(&n->cagent, (uint16_t)n->topo->shadow, &out);
+	na_node_flush(n, &out);
+	if (n->cfg.roles & NA_ROLE_SHADOW)
+		na_shadow_epoch(&n->shadow, &out);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
+}
+
+/* Dispatch thread: the home's migration timers, at most once a ms. */
+static void
+migrate_tick(struct na_node *n)
+{
+	static __thread struct na_out out;
+	struct na_mig_io io = { .out = &out, .flush = mig_flush, .ctx = n };
+	uint64_t now = na_now_ns();
+
+	if (!(n->cfg.roles & NA_ROLE_HOME) || n->cfg.direct ||
+	    now < n->next_mig_tick_ns)
+		return;
+	n->next_mig_tick_ns = now + 1000000ull;
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	na_migrate_tick(&n->migrate, &n->home, now, &io);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
+}
+
+static void
+rec_tick(struct na_node *n)
+{
+	static __thread struct na_out out;
+
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	na_rec_tick(n->rec, &out);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
+}
+
+void *
+na_node_dispatch(void *arg)
+{
+	struct na_node *n = arg;
+	static __thread struct na_mail x;
+	uint64_t next_epoch = na_now_ns() + n->cfg.epoch_ms * 1000000ull;
+	uint64_t next_rec = 0;
+
+	while (!__atomic_load_n(&n->stop, __ATOMIC_RELAXED)) {
+		int rc;
+
+		if (n->serialize_tp) {
+			pthread_mutex_lock(&n->tp_mu);
+			rc = n->tp.ops->recv(&n->tp, &x.m, x.payload,
+					     sizeof(x.payload), 0);
+			pthread_mutex_unlock(&n->tp_mu);
+			if (rc == -EAGAIN)
+				usleep(20);
+		} else {
+			rc = n->tp.ops->recv(&n->tp, &x.m, x.payload,
+					     sizeof(x.payload), 10);
+		}
+		if (rc >= 0) {
+			NA_STAT_INC(n->st.recv[x.m.type]);
+			route(n, &x.m, x.payload);
+		}
+		if (na_now_ns() >= next_rec) {
+			rec_tick(n);
+			next_rec = na_now_ns() + 2000000ull;
+		}
+		if (na_now_ns() >= next_epoch) {
+			epoch_tick(n);
+			next_epoch += n->cfg.epoch_ms * 1000000ull;
+		}
+		migrate_tick(n);
+	}
+	return NULL;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Internal to the node runtime: na_node.c (sending, routing, the agents'
+ * section, the dispatch thread) as used by na_node_start.c.
+ */
+#ifndef NA_NODE_INT_H
+#define NA_NODE_INT_H
+
+#include "na_node.h"
+#include "na_out.h"
+
+/**
+ * Enter the agents' section from any thread (agent_mu); on leaving, the
+ * messages the agents sent to their own node meanwhile are run too.
+ */
+void na_node_agents_enter(struct na_node *n);
+void na_node_agents_leave(struct na_node *n);
+
+/** Send everything in `out` (agents' section held) and empty it. */
+void na_node_flush(struct na_node *n, struct na_out *out);
+
+/** The dispatch thread (pthread start routine, `arg` is the node). */
+void *na_node_dispatch(void *arg);
+
+#endif /* NA_NODE_INT_H */

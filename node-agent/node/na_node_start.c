@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Node runtime: start (transport, cache, agents, recovery, mailboxes, the
+ * dispatch thread), stop, and static migration at start-up. See na_node.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "na_node_int.h"
+#include "na_recovery.h"
+
+/* ---- start / stop --------------------------------------------------------- */
+
+/* The recovery works on this node's agents (na_recovery.h). */
+static int
+rec_init(struct na_node *n)
+{
+	struct na_rec_env env = {
+		.topo = n->topo,
+		.self = n->self,
+		.threads = n->cfg.threads,
+		.role_home = n->cfg.roles & NA_ROLE_HOME,
+		.role_shadow = n->cfg.roles & NA_ROLE_SHADOW,
+		.cache = &n->cache,
+		.home = &n->home,
+		.cagent = &n->cagent,
+		.shadow = &n->shadow,
+	};
+
+	return na_rec_init(&n->rec, &env);
+}
+
+int
+na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
+	      size_t err_len)
+{
+	const struct na_transport_ops *ops;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	n->cfg = *cfg;
+	if (!n->cfg.epoch_ms)
+		n->cfg.epoch_ms = NA_MIGRATE_DEFAULT_EPOCH_MS;
+	if (!n->cfg.migrate_k)
+		n->cfg.migrate_k = NA_MIGRATE_DEFAULT_K;
+	n->topo = cfg->topo;
+	n->self = cfg->self;
+	pthread_mutex_init(&n->tp_mu, NULL);
+	pthread_mutex_init(&n->agent_mu, NULL);
+	if (!topo_node_by_id(n->topo, n->self)) {
+		snprintf(err, err_len, "node %u is not in the topology", n->self);
+		return -EINVAL;
+	}
+	if (cfg->threads == 0 || cfg->threads > n->topo->threads_per_node ||
+	    cfg->threads > 64) {
+		snprintf(err, err_len,
+			 "--threads %u: must be 1..%u (the topology's "
+			 "threads_per_node, at most 64)", cfg->threads,
+			 n->topo->threads_per_node < 64 ?
+			 n->topo->threads_per_node : 64);
+		return -EINVAL;
+	}
+	if (n->topo->block_size > NA_MAX_BLOCK) {
+		snprintf(err, err_len, "block_size %u: node-agent supports "
+			 "at most %u", n->topo->block_size, NA_MAX_BLOCK);
+		return -EINVAL;
+	}
+	ops = na_transport_find(cfg->transport ? cfg->transport : "udp");
+	if (!ops) {
+		snprintf(err, err_len, "unknown transport \"%s\" (udp, udp-nosteer, verbs)",
+			 cfg->transport);
+		return -EINVAL;
+	}
+	n->tp.ops = ops;
+	n->serialize_tp = strncmp(ops->name, "udp", 3) != 0;
+	rc = ops->open(&n->tp, n->topo, n->self, err, err_len);
+	if (rc < 0)
+		return rc;
+	n->tp_open = true;
+
+	rc = -ENOMEM;
+	snprintf(err, err_len, "out of memory");
+	if (na_cache_init(&n->cache, cfg->cache_entries, n->topo->block_size))
+		goto fail;
+	if ((cfg->roles & NA_ROLE_HOME) &&
+	    na_home_init(&n->home, n->topo, n->self, cfg->mem_size,
+			 cfg->seed * 2654435761u + n->self + 1)) {
+		snprintf(err, err_len, "home agent: cannot allocate %llu bytes "
+			 "of global memory (a multiple of 32 MB)",
+			 (unsigned long long)cfg->mem_size);
+		goto fail;
+	}
+	if ((cfg->roles & NA_ROLE_HOME) && cfg->directory &&
+	    na_dir_attach(&n->home))
+		goto fail;
+	if (na_cagent_init(&n->cagent, n->self, n->topo->threads_per_node,
+			   &n->cache) ||
+	    na_shadow_init(&n->shadow, n->topo, n->self) ||
+	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
+			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
+		goto fail;
+	if (rec_init(n))
+		goto fail;
+	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
+	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
+	if (!n->fifo || !n->mbox)
+		goto fail;
+	for (uint16_t i = 0; i < cfg->threads; i++)
+		if (na_mbox_init(&n->mbox[i]))
+			goto fail;
+	rc = pthread_create(&n->disp, NULL, na_node_dispatch, n);
+	if (rc) {
+		snprintf(err, err_len, "pthread_create: %s", strerror(rc));
+		rc = -rc;
+		goto fail;
+	}
+	n->disp_running = true;
+	err[0] = '\0';
+	return 0;
+fail:
+	na_node_stop(n);
+	return rc;
+}
+
+void
+na_node_stop(struct na_node *n)
+{
+	if (n->disp_running) {
+		__atomic_store_n(&n->stop, 1, __ATOMIC_RELAXED);
+		pthread_join(n->disp, NULL);
+		n->disp_running = false;
+	}
+	if (n->tp_open) {
+		n->tp.ops->close(&n->tp);
+		n->tp_open = false;
+	}
+	if (n->mbox) {
+		for (uint16_t i = 0; i < n->cfg.threads; i++)
+			if (n->mbox[i].q)
+				na_mbox_fini(&n->mbox[i]);
+		free(n->mbox);
+		n->mbox = NULL;
+	}
+	free(n->fifo);
+	n->fifo = NULL;
+	na_rec_fini(n->rec);
+	n->rec = NULL;
+	na_shadow_fini(&n->shadow);
+	na_migrate_fini(&n->migrate);
+	na_cagent_fini(&n->cagent);
+	na_dir_detach(&n->home);
+	if (n->home.mem)
+		na_home_fini(&n->home);
+	na_cache_fini(&n->cache);
+}
+
+/* ---- static migration ----------------------------------------------------- */
+
+uint32_t
+na_node_migrate_static(struct na_node *n, uint32_t count)
+{
+	static struct na_out out;
+	uint32_t ok = 0, pending;
+
+	if (!(n->cfg.roles & NA_ROLE_HOME) || !count)
+		return 0;
+	if (count > n->home.n_blocks)
+		count = n->home.n_blocks;
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	for (uint32_t i = 0; i < count; i++) {
+		na_home_migrate_start(&n->home, i, &out);
+		if (out.n >= NA_OUT_MAX - 1)
+			na_node_flush(n, &out);
+	}
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
+
+	/* ADDs are idempotent at the switch: re-send until every ACK is in. */
+	for (int round = 0; round < 100; round++) {
+		usleep(round < 10 ? 2000 : 20000);
+		pending = 0;
+		na_node_agents_enter(n);
+		na_out_reset(&out);
+		for (uint32_t i = 0; i < count; i++) {
+			if (na_home_migrate_resend(&n->home, i, &out) == 0)
+				pending++;
+			if (out.n >= NA_OUT_MAX - 1)
+				na_node_flush(n, &out);
+		}
+		na_node_flush(n, &out);
+		na_node_agents_leave(n);
+		if (!pending)
+			break;
+	}
+	pthread_mutex_lock(&n->agent_mu);
+	for (uint32_t i = 0; i < count; i++) {
+		struct na_hblock *b = &n->home.blk[i];
+
+		if (b->owner == NA_OWN_SWITCH) {
+			ok++;
+		} else if (b->owner == NA_OWN_MIGRATING) {
+			/* No answer: no switch on the path. Keep it home. */
+			b->owner = NA_OWN_HOME;
+			b->writer = false;
+		}
+	}
+	pthread_mutex_unlock(&n->agent_mu);
+	return ok;
+}

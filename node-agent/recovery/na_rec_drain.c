@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Recovery, memory-node failure (na_recovery.h, docs/FAULTS.md): the
+ * stop-the-world drain of a node declared dead, as recovery rounds
+ * (na_rec_home.c) over the home-owned blocks it locked or held a copy of.
+ */
+#include <errno.h>
+
+#include "na_rec_int.h"
+
+/* ---- memory-node failure: the stop-the-world drain ----------------------- */
+
+/* Does a requester of `node` hold the home-side lock of block `tag`? */
+static bool
+held_by(const struct na_home *home, uint16_t node, uint64_t tag)
+{
+	for (uint16_t t = 0; t < home->tpn; t++)
+		for (int k = 0; k < 2; k++) {
+			const struct na_hheld *hl =
+				&home->req[(size_t)node * home->tpn + t].held[k];
+
+			if (hl->valid && hl->tag == tag)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * Node `dead` is gone. Its pending rounds are void; as a home we freeze
+ * every home-owned block it holds a lock on or a copy of, and run recovery
+ * rounds over them without it: the survivors abort their events on them
+ * (one may wait for the dead node's ACK forever), report their copies, and
+ * the rebuilt metadata has no lock and no dead node in any copyset.
+ * Switch-owned blocks are the switch control plane's part
+ * (/swswitch/node_failed evicts those the node blocks); each evicted one is
+ * then found by its next tag miss and recovered without the dead node, as
+ * after a switch restart.
+ */
+void
+na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
+{
+	struct rec_pend *p = &r->pend[dead];
+	struct na_home *home = r->env.home;
+
+	pthread_mutex_lock(&r->mu);
+	if (p->active) {
+		p->active = false;
+		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&r->mu);
+	__atomic_or_fetch(&r->dead, na_bit(dead), __ATOMIC_RELEASE);
+	r->st.dead_nodes++;
+	r->h.expect &= ~na_bit(dead);
+	if (!r->env.role_home)
+		return;
+	for (uint32_t i = 0; i < home->n_blocks; i++) {
+		struct na_hblock *b = &home->blk[i];
+
+		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
+		    !held_by(home, dead, na_home_tag(home, i))))
+			continue;
+		drain_block(r, b, na_bit(dead));
+	}
+	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
+		na_rec_start_round(r, out);
+	else
+		r->h.pending = true;    /* after the probe or current round */
+}
+
+int
+na_rec_node_failed(struct na_rec *r, uint16_t node)
+{
+	if (node >= LCF_MAX_NODES || node == r->env.self ||
+	    !topo_node_by_id(r->env.topo, node))
+		return -EINVAL;
+	__atomic_or_fetch(&r->dead_req, na_bit(node), __ATOMIC_RELEASE);
+	return 0;
+}
