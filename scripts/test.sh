@@ -22,6 +22,8 @@ step() {
 }
 
 step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
+step "no dependency cycle between files or directories (includes, calls)" \
+	python3 scripts/check-cycles.py --build "$BUILD"
 [ -x pcap-tests/run-all.sh ] &&
 	step "pcap vectors, dissector, malformed flood" pcap-tests/run-all.sh "$BUILD/swswitch/swswitch"
 step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/swswitch/swswitch"

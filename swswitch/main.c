@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "bench/bench_rx.h"
+#include "bench_rx.h"
 #include "egress.h"
 #include "fault.h"
 #include "l2.h"
@@ -43,10 +43,6 @@ static unsigned int sw_n_workers = 1;
 /* Room for Ethernet + IPv4 with options + UDP + LCF in a header mbuf. */
 #define SW_HDR_DATAROOM (RTE_PKTMBUF_HEADROOM + 128)
 
-RTE_LOG_REGISTER(sw_logtype, swswitch, INFO);
-
-struct sw_app sw_app;
-volatile bool sw_force_quit;
 
 static void
 sw_signal_handler(int signum)

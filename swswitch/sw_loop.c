@@ -24,7 +24,7 @@
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
-#include "bench/bench_rx.h"
+#include "bench_rx.h"
 #include "egress.h"
 #include "fault.h"
 #include "l2.h"
