@@ -840,44 +840,56 @@ def idempotence():
 
     n = 61
     t = tag(n, 0)
+    w5 = Req("WRITE_MISS", 1, t, seq=5)
     u5 = Req("WRITE_UNLOCK", 1, t, seq=5, gstatus="Modified", copyset=[1])
     u5b = Req("WRITE_UNLOCK", 1, t, seq=5, gstatus="Shared", copyset=[0, 1])
     u4 = Req("WRITE_UNLOCK", 1, t, seq=4, gstatus="Unshared", copyset=[])
+    e6 = Req("EVICT_MODIFIED", 1, t, seq=6)
     u6 = Req("WRITE_UNLOCK", 1, t, seq=6, gstatus="Shared", copyset=[1])
     vector(n, "unlock-idempotence-last-unlock", T,
            "LAST-UNLOCK: an unlock executes only when its seq is after the "
-           "requester's last executed unlock. seq 5 executes (Modified {1}); a "
+           "requester's last unlock and its event holds the lock. Node 1's "
+           "WRITE_MISS seq 5 is granted and its unlock executes (Modified {1}); a "
            "second seq 5 carrying other metadata and an older seq 4 are ignored, "
-           "and their UNLOCK_ACKs show the unchanged Modified {1}; seq 6 executes.",
+           "and their UNLOCK_ACKs show the unchanged Modified {1}; the eviction "
+           "seq 6 is returned and its unlock executes.",
            "Section 5.3.2 ('to avoid repeated execution of the same unlock request'); "
            "PROTOCOL 4.3 (always an UNLOCK_ACK, duplicates included)",
            [add(n, T, 0, 0, "Unshared", []),
+            step(w5, [forward(w5, 0, "Unshared", [])], "node 1 WRITE_MISS seq 5: to the home"),
             step(u5, [unlock_ack(u5, "Modified", [1])], "seq 5 executes"),
             step(u5b, [unlock_ack(u5b, "Modified", [1])], "seq 5 again (different metadata): ignored"),
             step(u4, [unlock_ack(u4, "Modified", [1])], "seq 4 (older): ignored"),
+            step(e6, [returned(e6, "Modified", [1])], "node 1 EVICT_MODIFIED seq 6: returned"),
             step(u6, [unlock_ack(u6, "Shared", [1])], "seq 6 executes")],
            {"unlock_executed": 2, "unlock_duplicate_ignored": 2})
 
     n = 62
     t = tag(n, 0)
-    seqs = [(0, "Modified", [1], False), (0x7fffffff, "Shared", [1], True),
-            (0xfffffffe, "Modified", [0], True), (0x00000001, "Shared", [0, 1], True),
-            (0xffffffff, "Unshared", [], False)]
     steps = [add(n, T, 0, 0, "Unshared", [])]
-    state = ("Unshared", [])
-    for s, gs, cs, execd in seqs:
-        u = Req("WRITE_UNLOCK", 1, t, seq=s, gstatus=gs, copyset=cs)
-        if execd:
-            state = (gs, cs)
-        steps.append(step(u, [unlock_ack(u, state[0], state[1])],
-                          "seq 0x%08x: %s" % (s, "executes" if execd else "not after LAST-UNLOCK: ignored")))
+    bare0 = Req("WRITE_UNLOCK", 1, t, seq=0, gstatus="Modified", copyset=[1])
+    steps.append(step(bare0, [unlock_ack(bare0, "Unshared", [])],
+                      "seq 0x00000000: not after LAST-UNLOCK: ignored"))
+    # steps below 2^31 for LAST-UNLOCK and for each seq parity's SCOREBOARD entry
+    for s in (0x40000000, 0x7fffffff, 0x80000000, 0xbfffffff, 0xc0000000,
+              0xfffffffe, 0x00000001):
+        w = Req("WRITE_MISS", 1, t, seq=s)
+        u = Req("WRITE_UNLOCK", 1, t, seq=s, gstatus="Unshared", copyset=[])
+        steps.append(step(w, [forward(w, 0, "Unshared", [])], "seq 0x%08x: granted" % s))
+        steps.append(step(u, [unlock_ack(u, "Unshared", [])], "seq 0x%08x: executes" % s))
+    late = Req("WRITE_UNLOCK", 1, t, seq=0xffffffff, gstatus="Modified", copyset=[1])
+    steps.append(step(late, [unlock_ack(late, "Unshared", [])],
+                      "seq 0xffffffff: before 1, not after LAST-UNLOCK: ignored"))
     vector(n, "unlock-seq-serial-arithmetic", T,
            "LAST-UNLOCK uses RFC 1982 serial-number comparison and starts at 0: "
-           "seq 0 is not after 0 (ignored); 0x7fffffff, 0xfffffffe and then 1 "
-           "(wrap-around) each execute; 0xffffffff is before 1 (ignored).",
+           "seq 0 is not after 0 (ignored); events up to 0xfffffffe and then 1 "
+           "(wrap-around) each lock and unlock, in steps below 2^31 for LAST-UNLOCK "
+           "and for each seq parity's SCOREBOARD entry; 0xffffffff is before 1 "
+           "(ignored).",
            "Section 5.3.1 (sequence numbers); PROTOCOL 1 seq (RFC 1982), 4 state "
-           "(LAST_UNLOCK initially 0), 4.3.1",
-           steps, {"unlock_executed": 3, "unlock_duplicate_ignored": 2})
+           "(LAST_UNLOCK initially 0), 4.3",
+           steps, {"unlock_executed": 7, "unlock_duplicate_ignored": 2,
+                   "forward_home_unshared": 7})
 
     n = 63
     ta = tag(n, 0, 0)
