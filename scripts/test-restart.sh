@@ -9,17 +9,20 @@
 # passes on the whole run (counters exact), the homes report recovered
 # blocks, and operations on the formerly switch-owned blocks complete after
 # the restart. Prints the recovery times; --png draws the throughput
-# timeline. Bounded: about 60 s (duration 10 s + start-up + checks).
+# timeline. Bounded: about 60 s (duration 10 s + start-up + checks); each
+# thread does at most --max-rate operations/s (default 20000), since a node
+# that keeps a hot block in its cache otherwise writes millions of local
+# hits a second and the history check takes minutes.
 #
 #   sudo scripts/test-restart.sh [--duration SEC] [--kill-at SEC] [--down SEC]
 #                                [--threads T] [--switch-blocks N]
-#                                [--png FILE] [--keep DIR]
+#                                [--max-rate R] [--png FILE] [--keep DIR]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
-duration=10 kill_at=4 down=1 threads=2 shared_blocks=4 switch_blocks=1
+duration=10 kill_at=4 down=1 threads=2 shared_blocks=4 switch_blocks=1 max_rate=20000
 png="" keep=""
 topo=$repo/topo/demo4.json
 while [ $# -gt 0 ]; do
@@ -29,6 +32,7 @@ while [ $# -gt 0 ]; do
 	--down) down=$2; shift 2 ;;
 	--threads) threads=$2; shift 2 ;;
 	--switch-blocks) switch_blocks=$2; shift 2 ;;
+	--max-rate) max_rate=$2; shift 2 ;;
 	--png) png=$(readlink -f "$2"); shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -49,7 +53,7 @@ declare -A pids
 for n in $nodes; do
 	"$cluster" exec "$n" "$nagent" --topo "$topo" --node "$n" --workload counter \
 		--threads "$threads" --duration "$duration" --shared-blocks "$shared_blocks" \
-		--switch-blocks "$switch_blocks" --seed "$((n + 1))" \
+		--switch-blocks "$switch_blocks" --seed "$((n + 1))" --max-rate "$max_rate" \
 		--history "$work/h$n.jsonl" --stats "$work/na-$n.json" \
 		>"$work/na-$n.out" 2>"$work/na-$n.log" &
 	pids[$n]=$!
