@@ -51,6 +51,15 @@
 #ifndef INSW
 #define INSW 3
 #endif
+#ifndef DUPCH
+#define DUPCH 15        /* channels that may duplicate: 1 to switch, 2 to home, 4/8 to req0/req1 */
+#endif
+#ifndef LOSSCH
+#define LOSSCH 15       /* channels that may lose, same bits */
+#endif
+#ifndef BADRSOP
+#define BADRSOP 2       /* second passes that may be lost: 1 RELEASE, 2 UNLOCK */
+#endif
 #ifndef EVMASK
 #define EVMASK 62
 #endif
@@ -61,7 +70,7 @@
 #ifndef QN
 #define QN (4 + DUP)    /* capacity of each network bag: 2 per requester + copies */
 #endif
-#define QR 3            /* resubmit FIFO capacity */
+#define QR 5            /* resubmit FIFO capacity */
 #define BAD 200         /* data from a provider without a valid copy */
 
 /* message kinds (wire types where they exist) */
@@ -296,8 +305,9 @@ inline peek(ch, k) {
  * reordering moves the head to the back (budget REO). */
 #define RECVF(ch, id, guard, handler) \
 	RECVN(ch, id, 0, guard, handler) \
-	:: d_step { lossl > 0 && len(ch) > 0 && (guard) -> take(ch, 0); LOGM('L', id); lossl-- } \
-	:: d_step { dupl > 0 && len(ch) > 0 && nfull(ch) && (guard) -> \
+	:: d_step { lossl > 0 && ((LOSSCH >> ((id) - 1)) & 1) && len(ch) > 0 && (guard) -> \
+		take(ch, 0); LOGM('L', id); lossl-- } \
+	:: d_step { dupl > 0 && ((DUPCH >> ((id) - 1)) & 1) && len(ch) > 0 && nfull(ch) && (guard) -> \
 		take(ch, 0); ch!mk, mr, ms, mb, mx, mg, mc; LOGM('C', id); dupl--; handler } \
 	:: d_step { reol > 0 && len(ch) > 1 && (guard) -> \
 		take(ch, 0); ch!mk, mr, ms, mb, mx, mg, mc; LOGM('R', id); reol-- }
@@ -305,8 +315,9 @@ inline peek(ch, k) {
 #else
 #define RECVK(ch, id, k, guard, handler) \
 	RECVN(ch, id, k, guard, handler) \
-	:: d_step { lossl > 0 && len(ch) > k && (guard) -> take(ch, k); LOGM('L', id); lossl-- } \
-	:: d_step { dupl > 0 && len(ch) > k && nfull(ch) && (guard) -> \
+	:: d_step { lossl > 0 && ((LOSSCH >> ((id) - 1)) & 1) && len(ch) > k && (guard) -> \
+		take(ch, k); LOGM('L', id); lossl-- } \
+	:: d_step { dupl > 0 && ((DUPCH >> ((id) - 1)) & 1) && len(ch) > k && nfull(ch) && (guard) -> \
 		peek(ch, k); LOGM('C', id); dupl--; handler }
 #define RECVF(ch, id, guard, handler) \
 	RECVK(ch, id, 0, guard, handler) RECVK(ch, id, 1, guard, handler) \
@@ -432,8 +443,16 @@ end:
 	:: d_step { nempty(rsq) -> rsq?qo, qt, qr, qs, qb, qx, qsc, qg, qc;
 		printf("@P %d %d %d %d %d %d %d\n", qo, qt, qr, qs, qb, qx, qsc); sw_second() }
 	/* a resubmitted pass lost (dropped, or bad metadata) */
-	:: d_step { badrs > 0 && nempty(rsq) -> rsq?qo, qt, qr, qs, qb, qx, qsc, qg, qc;
+#if (BADRSOP & 2)
+	:: d_step { badrs > 0 && rsq?[RS_UNL, qt, qr, qs, qb, qx, qsc, qg, qc] ->
+		rsq?qo, qt, qr, qs, qb, qx, qsc, qg, qc;
 		printf("@Q %d %d %d %d %d %d %d\n", qo, qt, qr, qs, qb, qx, qsc); badrs-- }
+#endif
+#if (BADRSOP & 1)
+	:: d_step { badrs > 0 && rsq?[RS_REL, qt, qr, qs, qb, qx, qsc, qg, qc] ->
+		rsq?qo, qt, qr, qs, qb, qx, qsc, qg, qc;
+		printf("@Q %d %d %d %d %d %d %d\n", qo, qt, qr, qs, qb, qx, qsc); badrs-- }
+#endif
 	od
 }
 
@@ -590,6 +609,33 @@ inline swmr_take(me, b_, h) {
 }
 
 
+/*
+ * Drop the replies in the requester's inbox that it would ignore whenever
+ * they came: NACK/GRANT/ABORT_ACK of an earlier seq (seqs only grow) and
+ * UNLOCK_ACKs of no unlock in flight (unlocks go in seq order, and an
+ * unlock's seq is never after the current event's). Consuming them later
+ * changes nothing, so dropping them now only merges equivalent states.
+ */
+#define DEAD(me) (((tk == K_NACK || tk == K_GRANT || tk == K_AACK) && ts < seqv[me]) || \
+		  (tk == K_UACK && !(unl_v[me] && ts == unl_s[me] && tb == unl_b[me]) && \
+		   ts <= seqv[me]))
+inline purge(me) {
+	do
+	:: nempty(inb[me]) -> inb[me]?tk, tr, ts, tb, tx, tg, tc; tmpq!tk, tr, ts, tb, tx, tg, tc
+	:: empty(inb[me]) -> break
+	od;
+	do
+	:: nempty(tmpq) ->
+		tmpq?tk, tr, ts, tb, tx, tg, tc;
+		if
+		:: DEAD(me) -> skip
+		:: else -> PUT(inb[me]) tk, tr, ts, tb, tx, tg, tc
+		fi
+	:: empty(tmpq) -> break
+	od;
+	skip
+}
+
 inline send_req(me) { SEND(sbag, evt[me], me, seqv[me], evb[me], 0, 0, 0) }
 
 inline send_unl(me) {
@@ -607,7 +653,7 @@ inline unlock_now(me) {
 		unl_b[me] = evb[me]; unl_g[me] = nu_g[me]; unl_c[me] = nu_c[me];
 		nu_t[me] = 0; nu_g[me] = 0; nu_c[me] = 0;
 		send_unl(me);
-		ph[me] = P_IDLE
+		ph[me] = P_IDLE; evt[me] = 0; evb[me] = 0     /* dead until the next event */
 	fi
 }
 
@@ -693,13 +739,17 @@ inline req_msg(me) {
 	:: mk == K_NACK && ms == seqv[me] && mb == evb[me] && ph[me] == P_WAIT ->
 		ph[me] = P_DECIDE
 	:: mk == K_AACK && ms == seqv[me] && mb == evb[me] && ph[me] == P_ABORTING ->
-		ph[me] = (mx -> P_PASSED : P_IDLE)
+		if
+		:: mx -> ph[me] = P_PASSED
+		:: else -> ph[me] = P_IDLE; evt[me] = 0; evb[me] = 0
+		fi
 	:: else -> skip                             /* stale or duplicate */
 	fi
 }
 
 inline new_event(me, t, b_, inc) {
 	seqv[me] = seqv[me] + inc; evt[me] = t; evb[me] = b_; done[me]++;
+	purge(me);
 	printf("@E %d %d %d %d\n", me, seqv[me], t, b_);
 	if
 	:: unl_v[me] && unl_s[me] % 2 == seqv[me] % 2 -> ph[me] = P_PREREQ
@@ -733,7 +783,7 @@ proctype req(byte me)
 {
 end:
 	do
-	RECVF(inb[me], 3 + me, ph[me] != P_DECIDE, req_msg(me))
+	RECVF(inb[me], 3 + me, ph[me] != P_DECIDE, req_msg(me); purge(me))
 	STARTS(K_RM, 0) STARTS(K_WM, 0) STARTS(K_WS, 0) STARTS(K_ES, 0) STARTS(K_EM, 0)
 	STARTS(K_RM, 1) STARTS(K_WM, 1) STARTS(K_WS, 1) STARTS(K_ES, 1) STARTS(K_EM, 1)
 	:: d_step { ph[me] == P_IDLE && done[me] == NEV(me) ->
