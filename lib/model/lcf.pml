@@ -57,6 +57,9 @@
 #ifndef LOSSCH
 #define LOSSCH 15       /* channels that may lose, same bits */
 #endif
+#ifndef REMOVES
+#define REMOVES 1       /* 0: the home migrates blocks to the switch only */
+#endif
 #ifndef BADRSOP
 #define BADRSOP 2       /* second passes that may be lost: 1 RELEASE, 2 UNLOCK */
 #endif
@@ -434,7 +437,7 @@ inline sw_forward(r, s, t, b_, g, c) {
 
 /* ---- switch ---------------------------------------------------------- */
 
-active proctype sw()
+proctype sw()
 {
 end:
 	do
@@ -562,7 +565,7 @@ inline home_mig() {
 	fi
 }
 
-active proctype home()
+proctype home()
 {
 end:
 	do
@@ -576,9 +579,9 @@ end:
 		migl--; hown[1] = O_MIGRATING; hw[1] = 1; printf("@M add 1\n");
 		SEND(smig, K_ADD, HOMEID, 0, 1, 0, hgs[1], hcs[1]) }
 	/* the shadow asks for a block back (NA_REMOVE_REQ) */
-	:: d_step { migl > 0 && hown[0] == O_SWITCH ->
+	:: d_step { REMOVES && migl > 0 && hown[0] == O_SWITCH ->
 		migl--; hown[0] = O_REMOVING; printf("@M remove 0\n"); SEND(smig, K_REM, HOMEID, 0, 0, 0, 0, 0) }
-	:: d_step { migl > 0 && hown[1] == O_SWITCH ->
+	:: d_step { REMOVES && migl > 0 && hown[1] == O_SWITCH ->
 		migl--; hown[1] = O_REMOVING; printf("@M remove 1\n"); SEND(smig, K_REM, HOMEID, 0, 1, 0, 0, 0) }
 	od
 }
@@ -817,7 +820,7 @@ end:
 #define COPY_OK(n, b) (cst[(n) * NB + (b)] == GU || cv[(n) * NB + (b)] == lastw[b])
 #define DATA_OK (COPY_OK(0, 0) && COPY_OK(0, 1) && COPY_OK(1, 0) && COPY_OK(1, 1))
 
-active proctype data_inv()
+proctype data_inv()
 {
 end:
 	atomic { !DATA_OK -> assert(DATA_OK) }
@@ -829,7 +832,7 @@ end:
 
 /* When the requesters are done and nothing is in flight: no lock, no
  * count left anywhere. */
-active proctype quiescent()
+proctype quiescent()
 {
 end:
 	atomic {
@@ -847,6 +850,10 @@ init {
 		sin[0] = (INSW & 1); sin[1] = ((INSW >> 1) & 1);
 		hown[0] = (sin[0] -> O_SWITCH : O_HOME);
 		hown[1] = (sin[1] -> O_SWITCH : O_HOME);
+		run sw();
+		run home();
+		run data_inv();
+		run quiescent();
 		run req(0);
 		run req(1)
 	}

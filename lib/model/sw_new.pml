@@ -33,7 +33,8 @@ inline new_request() {
 			if
 			:: over || !chk ->
 				if
-				:: taken -> assert(nfull(rsq)); rsq!RS_REL, mk, mr, ms, mb, wr, 0, 0, 0
+				:: taken -> printf("@Z %d %d %d %d %d\n", mk, mr, ms, mb, over);
+					assert(nfull(rsq)); rsq!RS_REL, mk, mr, ms, mb, wr, 0, 0, 0
 				:: else -> SW_NACK(mr, ms, mb, (over -> 3 : 4))
 				fi
 			:: else -> sw_forward(mr, ms, mk, mb, g_, c_)
@@ -74,6 +75,7 @@ inline sw_first() {
 		:: ISREQ(mk) -> mx = SB_OVER(p_, ms)            /* FAIL */
 		:: else -> assert(false)                        /* REMOVE never misses */
 		fi;
+		printf("@O %d %d %d %d %d\n", mk, mr, ms, mb, mx);
 		SEND(hbag, mk, mr, ms, mb, mx, mg, mc)
 	:: else ->
 		if

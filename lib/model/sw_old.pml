@@ -34,7 +34,8 @@ inline old_request() {
 			if
 			:: over || !chk ->
 				if
-				:: taken -> assert(nfull(rsq)); rsq!RS_REL, mk, mr, ms, mb, wr, 0, 0, 0
+				:: taken -> printf("@Z %d %d %d %d %d\n", mk, mr, ms, mb, over);
+					assert(nfull(rsq)); rsq!RS_REL, mk, mr, ms, mb, wr, 0, 0, 0
 				:: else -> SW_NACK(mr, ms, mb, (over -> 3 : 4))
 				fi
 			:: else -> sw_forward(mr, ms, mk, mb, g_, c_)
@@ -76,7 +77,8 @@ inline sw_first() {
 			:: else -> skip
 			fi;
 			assert(mk != K_REM);
-			SEND(hbag, mk, mr, ms, mb, mx, mg, mc)
+			printf("@O %d %d %d %d %d\n", mk, mr, ms, mb, mx);
+		SEND(hbag, mk, mr, ms, mb, mx, mg, mc)
 		:: else ->
 			if
 			:: ISREQ(mk) -> old_request()
