@@ -437,12 +437,22 @@ inline sw_forward(r, s, t, b_, g, c) {
 
 /* ---- switch ---------------------------------------------------------- */
 
+/* Safety (bag network): new packets may overtake a pending resubmit at any
+ * time. Liveness (FIFO_NET): weak fairness is per process, so a switch
+ * that may always pick a new packet could starve its resubmit FIFO; there
+ * the resubmit FIFO is served first. */
+#ifdef FIFO_NET
+#define SW_NEWOK empty(rsq)
+#else
+#define SW_NEWOK true
+#endif
+
 proctype sw()
 {
 end:
 	do
-	RECVF(sbag, 1, true, sw_first())
-	RECV(smig, 5, true, sw_first())
+	RECVF(sbag, 1, SW_NEWOK, sw_first())
+	RECV(smig, 5, SW_NEWOK, sw_first())
 	:: d_step { nempty(rsq) -> rsq?qo, qt, qr, qs, qb, qx, qsc, qg, qc;
 		printf("@P %d %d %d %d %d %d %d\n", qo, qt, qr, qs, qb, qx, qsc); sw_second() }
 	/* a resubmitted pass lost (dropped, or bad metadata) */
