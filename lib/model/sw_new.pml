@@ -1,0 +1,138 @@
+/*
+ * NEW switch rules: /work/rules.md, "Switch pipeline rules, version 2
+ * (seq-bound scoreboard)". SB[r][p] = {s, c}, c a COUNT n, CLAIMED n or
+ * ABORTED; LAST_UNLOCK written by the unlock's second pass.
+ */
+#include "sw_common.pml"
+
+#define SB_FREE(p) (sbk[p] == SB_ABORTED || (sbk[p] == SB_COUNT && sbn[p] == 0))
+#define SB_QUIET assert(SB_FREE(0) && SB_FREE(1) && SB_FREE(2) && SB_FREE(3))
+
+/* over: a later event of the same parity exists, or this one is claimed
+ * by its unlock or aborted (read before the update) */
+#define SB_OVER(p, s) (sbs[p] > (s) || (sbs[p] == (s) && sbk[p] != SB_COUNT))
+
+inline new_request() {
+	if
+	:: ms <= lu[mr] -> SW_NACK(mr, ms, mb, 1)
+	:: else ->
+		sw_take_lock();
+		chk = CHECK(mk, mr, g_, c_);
+		p_ = mr * 2 + ms % 2;
+		over = SB_OVER(p_, ms);
+		cnt_ = (taken && chk);
+		if
+		:: sbs[p_] == ms && sbk[p_] == SB_COUNT -> sbn[p_] = sbn[p_] + cnt_
+		:: sbs[p_] < ms && cnt_ -> sbs[p_] = ms; sbk[p_] = SB_COUNT; sbn[p_] = 1
+		:: else -> skip
+		fi;
+		held = (sbs[p_] == ms && sbk[p_] == SB_COUNT && sbn[p_] > 0);
+		if
+		:: !taken && !held -> SW_NACK(mr, ms, mb, 2)
+		:: else ->
+			if
+			:: over || !chk ->
+				if
+				:: taken -> printf("@Z %d %d %d %d %d\n", mk, mr, ms, mb, over);
+					assert(nfull(rsq)); rsq!RS_REL, mk, mr, ms, mb, wr, 0, 0, 0
+				:: else -> SW_NACK(mr, ms, mb, (over -> 3 : 4))
+				fi
+			:: else -> sw_forward(mr, ms, mk, mb, g_, c_)
+			fi
+		fi
+	fi
+}
+
+/* ABORT's SB RMW (hit and miss); passed = "a copy passed". */
+inline new_abort_sb() {
+	p_ = mr * 2 + ms % 2;
+	if
+	:: sbs[p_] == ms && ((sbk[p_] == SB_COUNT && sbn[p_] > 0) || sbk[p_] == SB_CLAIMED) ->
+		passed = 1
+	:: sbs[p_] > ms -> passed = 0
+	:: else ->      /* same seq with COUNT 0 or ABORTED, or a later seq */
+		sbs[p_] = ms; sbk[p_] = SB_ABORTED; sbn[p_] = 0; passed = 0
+	fi
+}
+
+inline sw_first() {
+	if
+	:: mk == K_ADD -> sw_add()
+	:: !sin[mb] ->                                          /* tag miss: home */
+		mx = 0;
+		p_ = mr * 2 + ms % 2;
+		if
+		:: ISUNL(mk) ->
+			if
+			:: ms > lu[mr] -> lu[mr] = ms
+			:: else -> skip
+			fi;
+			if
+			:: sbs[p_] < ms -> sbs[p_] = ms; sbk[p_] = SB_COUNT; sbn[p_] = 0
+			:: else -> skip
+			fi
+		:: mk == K_ABT -> new_abort_sb()
+		:: ISREQ(mk) -> mx = SB_OVER(p_, ms)            /* FAIL */
+		:: else -> assert(false)                        /* REMOVE never misses */
+		fi;
+		printf("@O %d %d %d %d %d\n", mk, mr, ms, mb, mx);
+		SEND(hbag, mk, mr, ms, mb, mx, mg, mc)
+	:: else ->
+		if
+		:: ISREQ(mk) -> new_request()
+		:: ISUNL(mk) ->
+			ux = !(ms <= lu[mr]);                   /* exec candidate */
+			sc_ = 0;
+			p_ = mr * 2 + ms % 2;
+			if
+			:: ux ->
+				if
+				:: sbs[p_] == ms && sbk[p_] == SB_COUNT ->
+					sc_ = sbn[p_]; sbk[p_] = SB_CLAIMED
+				:: sbs[p_] == ms && sbk[p_] == SB_CLAIMED -> sc_ = sbn[p_]
+				:: sbs[p_] < ms ->
+					sbs[p_] = ms; sbk[p_] = SB_CLAIMED; sbn[p_] = 0
+				:: else -> skip
+				fi
+			:: else -> skip
+			fi;
+			assert(nfull(rsq));
+			rsq!RS_UNL, mk, mr, ms, mb, ux, sc_, mg, mc
+		:: mk == K_ABT ->
+			new_abort_sb();
+			SEND(inb[mr], K_AACK, mr, ms, mb, passed, 0, 0)
+		:: else -> sw_remove()
+		fi
+	fi
+}
+
+inline sw_second() {
+	if
+	:: qo == RS_ADD -> sw_second_mig()
+	:: else ->
+		if
+		:: !sin[qb] -> skip                             /* bad_resubmit_metadata */
+		:: else ->
+			if
+			:: qo == RS_REL ->
+				sw_release_lock();                      /* SB not touched */
+				SW_NACK(qr, qs, qb, 5)
+			:: qo == RS_UNL ->
+				ux = (qx && qs > lu[qr]);
+				if
+				:: ux ->
+					lu[qr] = qs;
+					sw_unlock_lock(qsc);
+					p_ = qr * 2 + qs % 2;
+					if
+					:: sbs[p_] == qs -> sbk[p_] = SB_COUNT; sbn[p_] = 0
+					:: else -> skip
+					fi
+				:: else -> skip
+				fi;
+				SEND(inb[qr], K_UACK, qr, qs, qb, 0, 0, 0)
+			:: else -> sw_second_mig()
+			fi
+		fi
+	fi
+}

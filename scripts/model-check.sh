@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPIN model check of the LCF protocol (lib/model/, docs/MODEL.md).
+#
+#   scripts/model-check.sh           CI bounds (a few minutes, < 4 GB)
+#   scripts/model-check.sh --deep    larger bounds, by hand (COLLAPSE compression)
+#   scripts/model-check.sh --only NAME   one run of the chosen set
+#
+# Each run is exhaustive: a run that passes must report 0 errors and a
+# completed search (no "Search not completed", no "max search depth too
+# small"). Runs marked "violation" must find the named violation (they pin
+# down bugs of the OLD rules); runs marked "known" report a documented
+# counterexample (COUNTEREXAMPLES.md) without failing the check.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MODEL="$ROOT/lib/model"
+DEEP=0
+ONLY=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--deep) DEEP=1 ;;
+	--only) ONLY="$2"; shift ;;
+	-h|--help) sed -n 2,12p "$0"; exit 0 ;;
+	*) echo "unknown argument: $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+for t in spin gcc; do
+	command -v $t >/dev/null || { echo "model-check: $t not found" >&2; exit 2; }
+done
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/model-check.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FAILED=0
+
+# run NAME EXPECT(pass|violation:REGEX|known:REGEX) "SPIN -D flags" "cc flags" "pan flags"
+run() {
+	local name=$1 expect=$2 defs=$3 ccf=$4 panf=$5 d rc errs
+	[ -n "$ONLY" ] && [ "$ONLY" != "$name" ] && return 0
+	d="$WORK/$name"
+	mkdir -p "$d" && cp "$MODEL"/*.pml "$d"/
+	echo "=== $name: $defs"
+	echo "    expect $expect; pan $ccf $panf"
+	if ! (cd "$d" && spin -a $defs lcf.pml > spin.out 2>&1); then
+		cat "$d/spin.out"; echo "FAIL $name: spin -a"; FAILED=1; return
+	fi
+	if ! (cd "$d" && gcc -O2 $ccf -o pan pan.c > cc.out 2>&1); then
+		cat "$d/cc.out"; echo "FAIL $name: gcc"; FAILED=1; return
+	fi
+	(cd "$d" && /usr/bin/time -f "%e %M" nice ./pan $panf > pan.out 2> time.out)
+	errs=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.out")
+	grep -E "State-vector|depth reached|states, stored|total actual memory" "$d/pan.out" | sed 's/^/    /'
+	echo "    time $(awk '{print $1 " s, peak RSS " int($2/1024) " MB"}' "$d/time.out")"
+	grep -E "assertion violated|acceptance cycle|invalid end state" "$d/pan.out" | head -3 | sed 's/^/    /'
+	case "$expect" in
+	pass)
+		if [ "$errs" != 0 ]; then
+			echo "FAIL $name: violation found; trail:"; trail "$d" "$defs"; FAILED=1
+		elif grep -qE "Search not completed|max search depth too small|reached -DMEMLIM" "$d/pan.out"; then
+			echo "FAIL $name: the search was not exhaustive"; FAILED=1
+		else
+			echo "ok   $name: no violation, exhaustive"
+		fi ;;
+	violation:*|known:*)
+		local re=${expect#*:}
+		if [ "${errs:-0}" != 0 ] && grep -qE "$re" "$d/pan.out" "$d/trail.txt" 2>/dev/null ||
+		   { [ "${errs:-0}" != 0 ] && trail "$d" "$defs" > /dev/null && grep -qE "$re" "$d/trail.txt"; }; then
+			trail "$d" "$defs"
+			echo "ok   $name: the expected violation ($re) was found"
+		else
+			[ "${errs:-0}" != 0 ] && trail "$d" "$defs"
+			if [ "${expect%%:*}" = known ]; then
+				echo "NOTE $name: the known counterexample ($re) is no longer found: update COUNTEREXAMPLES.md"
+			else
+				echo "FAIL $name: expected violation ($re) not found"; FAILED=1
+			fi
+		fi ;;
+	esac
+}
+
+# trail DIR DEFS: the counterexample as messages (once; cached in trail.txt).
+trail() {
+	local d=$1 defs=$2
+	if [ ! -s "$d/trail.txt" ]; then
+		(cd "$d" && spin -t $defs lcf.pml 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
+	fi
+	sed 's/^/    | /' "$d/trail.txt"
+}
+
+SAFE="-DSAFETY -DMEMLIM=6000"
+LIVE="-DMEMLIM=6000 -DNFAIR=3"
+ISSUE12="-DSCRIPT -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DREMOVES=0 -DINSW=0 -DEVMASK=6"
+
+if [ $DEEP = 0 ]; then
+	# OLD rules: the two-writer sequence of issue 12 must be found.
+	run old-issue12 "violation:SWMR VIOLATED" "$ISSUE12" "$SAFE" "-m10000 -w22"
+	# OLD rules: a lost UNLOCK second pass leaks the lock (LAST-UNLOCK advanced on pass 1).
+	run old-lost-unlock-pass "violation:lw\[0\] == 0|lw\[0\]==0" \
+		"-DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=0 -DBADRS=1" "$SAFE" "-m10000 -w22"
+	# NEW rules on the same bounds as issue 12: no violation.
+	run new-issue12 pass "-DNEW $ISSUE12" "$SAFE" "-m10000 -w24"
+	# NEW rules, both blocks in the switch, every event type, loss, duplication,
+	# reordering, seqs of both parities.
+	run new-switch "pass" "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1" \
+		"$SAFE" "-m10000 -w24"
+	# NEW rules with a lost UNLOCK second pass.
+	run new-lost-unlock-pass pass "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=0 -DBADRS=1" \
+		"$SAFE" "-m10000 -w24"
+	# Known counterexample 1 (COUNTEREXAMPLES.md): migration back home.
+	run new-remove-late-copy "known:hw\[0\] == 0|hw\[0\]==0" \
+		"-DNEW -DSCRIPT -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DINSW=0 -DEVMASK=6" \
+		"$SAFE" "-m10000 -w24"
+	# Liveness (NEW): every requester finishes, weak fairness, FIFO network
+	# with one duplication and one reordering, no loss.
+	run new-live pass "-DNEW -DFIFO_NET -DLIVE -DEV=1 -DLOSS=0 -DDUP=1 -DREO=1" \
+		"$LIVE" "-m100000 -w22 -a -f -N live"
+else
+	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
+	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
+	run old-switch "violation:SWMR VIOLATED" "-DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DEVMASK=6" \
+		"$SAFE" "-m10000 -w24"
+	run new-switch-all-hops pass "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1" \
+		"$SAFE" "-m10000 -w26"
+	run new-lost-unlock-pass-dup pass \
+		"-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1 -DBADRS=1" "$SAFE" "-m10000 -w26"
+	run new-migrate-add pass \
+		"-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DREMOVES=0 -DINSW=0 -DEVMASK=14" \
+		"$SAFE" "-m10000 -w26"
+	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=14" \
+		"$SAFE" "-m10000 -w26"
+	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DREO=1" \
+		"$LIVE" "-m100000 -w26 -a -f -N live"
+fi
+if [ $FAILED != 0 ]; then
+	echo "model-check: FAILED"
+	exit 1
+fi
+echo "model-check: all runs as expected"
