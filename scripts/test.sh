@@ -32,6 +32,8 @@ step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/sw
 [ -x scripts/bench-switch.sh ] &&
 	step "switch benchmark (smoke: output well formed, not speed)" scripts/bench-switch.sh --smoke
 step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+# ~2-5 min: SPIN, exhaustively at CI bounds (docs/MODEL.md)
+step "protocol model check (SPIN): SWMR, data, no lock left, liveness" bash scripts/model-check.sh
 # ~30 s: 10^6 passes through lib/lcf and the Python reference of PROTOCOL.md 4
 step "differential check: lib/lcf vs the reference (10^6 passes)" \
 	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet

@@ -1,7 +1,8 @@
 /*
- * SPIN model of the LCF protocol: the switch pipeline (OLD rules of
- * docs/PROTOCOL.md 4, or NEW = switch rules version 2), two requesters on
- * two cache nodes, the home agent of both blocks (a third node), ownership
+ * SPIN model of the LCF protocol: the switch pipeline (OLD: the rules with
+ * a SCOREBOARD keyed by requester and parity only, an ABORTED register and
+ * LAST-UNLOCK written by an unlock's first pass; NEW: docs/PROTOCOL.md 4),
+ * two requesters on two cache nodes, the home agent of both blocks (a third node), ownership
  * migration (ADD/REMOVE), and a network that loses, duplicates and reorders
  * messages within budgets. Reference: docs/MODEL.md.
  *

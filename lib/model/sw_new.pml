@@ -1,9 +1,13 @@
 /*
- * NEW switch rules: /work/rules.md, "Switch pipeline rules, version 2
- * (seq-bound scoreboard)". SB[r][p] = {s, c}, c a COUNT n, CLAIMED n or
- * ABORTED; LAST_UNLOCK written by the unlock's second pass.
+ * NEW switch rules (docs/PROTOCOL.md 4): SB[r][p] = {s, c}, c a COUNT n,
+ * CLAIMED n or ENDED (SB_ABORTED here: ended holding no switch lock,
+ * aborted or unlocked at home); LAST_UNLOCK[r] = {lu, luo}: opened by an
+ * unlock's first pass (hit or miss), closed by the second pass that
+ * executes; an unlock executes only when its event holds counted locks.
  */
 #include "sw_common.pml"
+
+byte luo[NR];                   /* LAST_UNLOCK's open flag */
 
 #define SB_FREE(p) (sbk[p] == SB_ABORTED || (sbk[p] == SB_COUNT && sbn[p] == 0))
 #define SB_QUIET assert(SB_FREE(0) && SB_FREE(1) && SB_FREE(2) && SB_FREE(3))
@@ -64,11 +68,11 @@ inline sw_first() {
 		if
 		:: ISUNL(mk) ->
 			if
-			:: ms > lu[mr] -> lu[mr] = ms
+			:: ms > lu[mr] -> lu[mr] = ms; luo[mr] = 1
 			:: else -> skip
 			fi;
 			if
-			:: sbs[p_] < ms -> sbs[p_] = ms; sbk[p_] = SB_COUNT; sbn[p_] = 0
+			:: sbs[p_] <= ms -> sbs[p_] = ms; sbk[p_] = SB_ABORTED; sbn[p_] = 0
 			:: else -> skip
 			fi
 		:: mk == K_ABT -> new_abort_sb()
@@ -81,18 +85,23 @@ inline sw_first() {
 		if
 		:: ISREQ(mk) -> new_request()
 		:: ISUNL(mk) ->
-			ux = !(ms <= lu[mr]);                   /* exec candidate */
+			/* LAST-UNLOCK opens: new, or the same seq still open */
+			if
+			:: ms > lu[mr] -> lu[mr] = ms; luo[mr] = 1; ux = 1
+			:: ms == lu[mr] && luo[mr] -> ux = 1
+			:: else -> ux = 0
+			fi;
 			sc_ = 0;
 			p_ = mr * 2 + ms % 2;
 			if
-			:: ux ->
+			:: ux ->        /* claim: may execute only if counted locks */
 				if
-				:: sbs[p_] == ms && sbk[p_] == SB_COUNT ->
+				:: sbs[p_] == ms && sbk[p_] == SB_COUNT && sbn[p_] > 0 ->
 					sc_ = sbn[p_]; sbk[p_] = SB_CLAIMED
 				:: sbs[p_] == ms && sbk[p_] == SB_CLAIMED -> sc_ = sbn[p_]
 				:: sbs[p_] < ms ->
-					sbs[p_] = ms; sbk[p_] = SB_CLAIMED; sbn[p_] = 0
-				:: else -> skip
+					sbs[p_] = ms; sbk[p_] = SB_ABORTED; sbn[p_] = 0; ux = 0
+				:: else -> ux = 0
 				fi
 			:: else -> skip
 			fi;
@@ -118,10 +127,10 @@ inline sw_second() {
 				sw_release_lock();                      /* SB not touched */
 				SW_NACK(qr, qs, qb, 5)
 			:: qo == RS_UNL ->
-				ux = (qx && qs > lu[qr]);
+				ux = (qx && qs == lu[qr] && luo[qr]);
 				if
 				:: ux ->
-					lu[qr] = qs;
+					luo[qr] = 0;
 					sw_unlock_lock(qsc);
 					p_ = qr * 2 + qs % 2;
 					if
