@@ -183,6 +183,15 @@ def abort_ack(req, passed):
     return e
 
 
+def abort_to_home(req, home):
+    """PROTOCOL 4.9: an ABORT that hits with no counted copy marks its event
+    ENDED and goes on to the home (which answers it): the packet unchanged
+    but IN_SWITCH."""
+    e = tag_miss(req, home)
+    e["lcf"]["flags"] = ["IN_SWITCH"]
+    return e
+
+
 def migrate_ack(req, topo, gstatus, copyset, way, fail=False):
     """PROTOCOL 4.6: MIGRATE_ACK to the home agent plus its mirror to the
     shadow node (same header, dst_node = shadow)."""
@@ -1084,8 +1093,8 @@ def idempotence():
     vector(n, "abort-abandoned-event", T3,
            "A requester that gives up on a NACKed event ends it with an ABORT. "
            "Node 1's READ_MISS seq 7 is NACKed (node 2 holds the write lock); "
-           "its ABORT finds no counted copy, marks seq 7 ABORTED and answers "
-           "ABORT_ACK without FAIL. After node 2's unlock, a duplicate of the "
+           "its ABORT finds no counted copy, marks seq 7 ENDED and goes on to "
+           "the home (node 0), which answers it. After node 2's unlock, a duplicate of the "
            "READ_MISS seq 7 takes the free read lock on its pass but is refused "
            "after the scoreboard: the second pass releases it and NACKs, so node "
            "0's WRITE_MISS is granted. Then node 1's READ_MISS seq 8 is NACKed, "
@@ -1097,7 +1106,8 @@ def idempotence():
             step(w5, [forward(w5, 1, "Modified", [1], dp=True)],
                  "node 2 WRITE_MISS seq 5: write lock, to the owner 1"),
             step(r7, [nack(r7, "Modified", [1])], "node 1 READ_MISS seq 7: NACK, busy"),
-            step(a7, [abort_ack(a7, False)], "node 1 ABORT seq 7: score 0, aborted"),
+            step(a7, [abort_to_home(a7, 0)],
+                 "node 1 ABORT seq 7: score 0, ENDED, on to the home"),
             step(u5, [unlock_ack(u5, "Modified", [2])], "node 2 unlocks"),
             step(r7, [nack(r7, "Modified", [2])],
                  "late duplicate of READ_MISS seq 7: refused, its read lock released"),
@@ -1110,7 +1120,7 @@ def idempotence():
             step(a8, [abort_ack(a8, True)], "node 1 ABORT seq 8: a copy passed (FAIL)"),
             step(u8, [unlock_ack(u8, "Shared", [0, 1])],
                  "node 1 releases it with seq 8: executes")],
-           {"abort_done": 1, "abort_copy_passed": 1, "nack_check_failed": 1,
+           {"abort_to_home": 1, "abort_copy_passed": 1, "nack_check_failed": 1,
             "nack_lock_busy": 2, "unlock_executed": 3, "forward_owner_modified": 3,
             "nack_stale_request": 0})
 
@@ -1139,7 +1149,7 @@ def scoreboard():
     w12 = Req("WRITE_MISS", 0, y, seq=12)
     vector(n, "two-writers-late-copy-of-aborted-event", T3,
            "Node 0 aborts its NACKed READ_MISS seq 10 on X. A late copy of it "
-           "takes X's read lock and is refused (its event is ABORTED in its "
+           "takes X's read lock and is refused (its event is ENDED in its "
            "SCOREBOARD entry); its RELEASE runs after the burst. In the same "
            "burst node 0's next even event, WRITE_MISS seq 12 on Y, finds Y "
            "write-locked by node 2: it must be NACKed. A scoreboard keyed by "
@@ -1150,7 +1160,7 @@ def scoreboard():
             add(n, T3, 1, 1, "Unshared", [], way=[0, 1], seq=2),
             step(w1, [forward(w1, 1, "Unshared", [])], "node 1 write-locks X"),
             step(r10, [nack(r10, "Unshared", [])], "node 0 READ_MISS seq 10: busy"),
-            step(a10, [abort_ack(a10, False)], "node 0 aborts seq 10"),
+            step(a10, [abort_to_home(a10, 1)], "node 0 aborts seq 10: on to the home"),
             step(u1, [unlock_ack(u1, "Unshared", [])], "node 1 unlocks X"),
             step(w2, [forward(w2, 1, "Unshared", [])], "node 2 write-locks Y"),
             step(r10, [nack(r10, "Unshared", [])],
@@ -1160,7 +1170,7 @@ def scoreboard():
                        "same burst: node 0 WRITE_MISS seq 12 on Y: busy, no pass")),
             step(u2, [unlock_ack(u2, "Unshared", [])], "node 2 unlocks Y"),
             step(w12, [forward(w12, 1, "Unshared", [])], "node 0 retries seq 12: granted")],
-           {"nack_lock_busy": 2, "nack_check_failed": 1, "abort_done": 1,
+           {"nack_lock_busy": 2, "nack_check_failed": 1, "abort_to_home": 1,
             "forward_home_unshared": 3, "unlock_executed": 2,
             "retransmit_passed_on_score": 0})
 
@@ -1202,6 +1212,30 @@ def scoreboard():
                  "node 2 WRITE_SHARED seq 2: granted, invalidates 0 and 1")],
            {"nack_lock_busy": 1, "nack_check_failed": 1, "unlock_executed": 3,
             "forward_data_provider_shared": 3, "multicast_invalidate": 1})
+
+    n = 72
+    x = tag(n, 1)
+    r1 = Req("READ_MISS", 0, x, seq=1)
+    a1 = Req("ABORT", 0, x, seq=1)
+    vector(n, "abort-hit-goes-home", T3,
+           "Node 0's READ_MISS seq 1 on X misses in the switch: a copy is on its "
+           "way to the home, node 1. Node 1 then adds X, and node 0 aborts seq 1: "
+           "the ABORT hits, finds no counted copy, marks seq 1 ENDED and goes on "
+           "to the home, which answers it and records seq 1. Answered by the "
+           "switch alone, the home would never learn of the ABORT: if it took X "
+           "back (REMOVE) before the copy arrived, it would grant the copy and "
+           "hold its lock for good (the protocol model's counterexample). A "
+           "later copy of seq 1 at the switch takes X's read lock, is refused and "
+           "released.",
+           "PROTOCOL 4.9; docs/MODEL.md (counterexamples)",
+           [step(r1, [tag_miss(r1, 1)], "node 0 READ_MISS seq 1: tag miss, to the home"),
+            add(n, T3, 1, 0, "Unshared", []),
+            step(a1, [abort_to_home(a1, 1)],
+                 "node 0 ABORT seq 1: hit, no counted copy: ENDED, on to the home"),
+            step(r1, [nack(r1, "Unshared", [])],
+                 "a later copy of seq 1: read lock taken, refused, released")],
+           {"tag_miss_to_home": 1, "abort_to_home": 1, "abort_copy_passed": 0,
+            "nack_check_failed": 1})
 
 
 # =================================================================== G: L2

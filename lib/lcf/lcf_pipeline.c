@@ -649,16 +649,21 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 /*
  * ABORT, tag hit (PROTOCOL.md 4.9): a copy that was counted before it makes
  * the answer FAIL ("a copy passed": the requester releases that lock with
- * its unlock); a copy after it finds the event ABORTED.
+ * its unlock); a copy after it finds the event ENDED. When no copy passed
+ * here, the ABORT goes on to the home, which answers it: a copy that missed
+ * in the switch before the block was ADDed may still be on its way there,
+ * and only the home's record refuses it if the block is REMOVEd back.
  */
 static void
 pass_abort(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
-	bool passed = lcf_stage_sb_abort(p, phv);
-
-	res_reply(p, res, phv, LCF_T_ABORT_ACK,
-		  LCF_F_IN_SWITCH | (passed ? LCF_F_FAIL : 0),
-		  passed ? LCF_A_ABORT_PASSED : LCF_A_ABORT_DONE);
+	if (lcf_stage_sb_abort(p, phv)) {
+		res_reply(p, res, phv, LCF_T_ABORT_ACK,
+			  LCF_F_IN_SWITCH | LCF_F_FAIL, LCF_A_ABORT_PASSED);
+		return;
+	}
+	phv->m->flags |= LCF_F_IN_SWITCH;
+	res_emit(p, res, LCF_A_ABORT_HOME, node_bit(phv->home), false);
 }
 
 static void

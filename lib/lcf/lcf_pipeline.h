@@ -76,7 +76,7 @@ struct lcf_pipeline_config {
 	X(REMOVE_OK,         "remove_from_switch_ok")             \
 	X(MIRROR_SHADOW,     "mirror_to_shadow")                  \
 	X(DROP,              "drop")                              \
-	X(ABORT_DONE,        "abort_done")                        \
+	X(ABORT_HOME,        "abort_to_home")                        \
 	X(ABORT_PASSED,      "abort_copy_passed")                 \
 	X(NACK_ABORTED,      "nack_aborted_request")
 

@@ -108,8 +108,21 @@ inline sw_first() {
 			assert(nfull(rsq));
 			rsq!RS_UNL, mk, mr, ms, mb, ux, sc_, mg, mc
 		:: mk == K_ABT ->
+			/* A copy passed: the requester collects it and unlocks. Else the
+			 * ABORT goes on to the home, which alone can refuse a late copy
+			 * that missed in the switch before an ADD and reaches the home
+			 * after a REMOVE; the requester waits for the home's answer. */
 			new_abort_sb();
-			SEND(inb[mr], K_AACK, mr, ms, mb, passed, 0, 0)
+			if
+			:: passed -> SEND(inb[mr], K_AACK, mr, ms, mb, 1, 0, 0)
+#ifdef ABORT_AT_SWITCH  /* the earlier rule: the switch answers it itself */
+			:: !passed -> SEND(inb[mr], K_AACK, mr, ms, mb, 0, 0, 0)
+#else
+			:: else ->
+				printf("@O %d %d %d %d %d\n", mk, mr, ms, mb, 0);
+				SEND(hbag, mk, mr, ms, mb, 0, mg, mc)
+#endif
+			fi
 		:: else -> sw_remove()
 		fi
 	fi

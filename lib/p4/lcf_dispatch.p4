@@ -60,13 +60,22 @@ control LcfDispatch(inout lcf_headers_t hdr,
         d_tag_miss();
         hdr.lcf.flags = hdr.lcf.flags | LCF_F_FAIL;
     }
-    /* C pass_abort(): the packet's own gstatus/copyset (no lock stage) */
-    action d_abort_ack(bit<8> fail, bit<8> ctr) {
+    /* C pass_abort(), a copy passed: ABORT_ACK | FAIL from the switch, the
+     * packet's own gstatus/copyset (no lock stage) */
+    action d_abort_ack() {
         from_switch_to_requester();
         hdr.lcf.type = LCF_T_ABORT_ACK;
-        hdr.lcf.flags = LCF_F_IN_SWITCH | fail;
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
         hdr.lcf.aux = md.aux_type;
-        lcf_action_ctr.count(ctr);
+        lcf_action_ctr.count(LCF_A_ABORT_PASSED);
+    }
+    /* C pass_abort(), no copy passed: ENDED, and on to the home, which
+     * answers it (PROTOCOL.md 4.9) */
+    action d_abort_home() {
+        lcf_copy(md.home);
+        ig_tm_md.ucast_egress_port = md.home_port;
+        hdr.lcf.flags = hdr.lcf.flags | LCF_F_IN_SWITCH;
+        lcf_action_ctr.count(LCF_A_ABORT_HOME);
     }
     /* C lcf_table_forward(), LCF_FWD_HOME */
     action d_fwd_home() {
@@ -222,7 +231,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
             d_fwd_return; d_nack; d_nack_stale; d_unlock_ack; d_migrate_ack;
             d_add_collision; d_resubmit_add; d_resubmit_unlock;
             d_resubmit_remove; d_resubmit_release; d_bad_resubmit;
-            d_tag_miss_aborted; d_abort_ack;
+            d_tag_miss_aborted; d_abort_ack; d_abort_home;
         }
         const default_action = d_bad_resubmit();
         /* (pass2, rs_op, type, hit, bad_way, took, held, check_ok,
@@ -235,8 +244,8 @@ control LcfDispatch(inout lcf_headers_t hdr,
             (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _, _, _, _, _, _, _, _, 1) : d_tag_miss_aborted();
             (0, _, LCF_T_READ_MISS .. LCF_T_ABORT, 0, _, _, _, _, _, _, _, _, _) : d_tag_miss();
             /* C pass_abort(): held = a copy passed */
-            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, 0, _, _, _, _, _, _) : d_abort_ack(0, LCF_A_ABORT_DONE);
-            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, 1, _, _, _, _, _, _) : d_abort_ack(LCF_F_FAIL, LCF_A_ABORT_PASSED);
+            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, 0, _, _, _, _, _, _) : d_abort_home();
+            (0, _, LCF_T_ABORT .. LCF_T_ABORT, 1, _, _, 1, _, _, _, _, _, _) : d_abort_ack();
             (0, _, LCF_T_READ_UNLOCK .. LCF_T_WRITE_UNLOCK, 1, _, _, _, _, _, _, _, _, _) : d_resubmit_unlock();
             (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 1, _, _, _, _, _, _, _) : d_resubmit_remove();
             (0, _, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 1, _, 0, _, _, _, _, _, _, _) : d_nack(LCF_A_NACK_LOCK_BUSY);

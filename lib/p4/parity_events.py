@@ -363,6 +363,7 @@ SCOREBOARD = {
     "Table 2 before SCOREBOARD; counted iff lock taken and check passed": True,
     "RELEASE second pass leaves SCOREBOARD alone": True,
     "no ABORTED register (ABORT marks the entry)": True,
+    "ABORT hit: a passed copy -> ABORT_ACK|FAIL from the switch, else home": True,
 }
 
 
@@ -384,7 +385,39 @@ def _c_scoreboard(pipe_c, internal_h):
         "no ABORTED register (ABORT marks the entry)":
         re.search(r"\*\s*aborted\s*;", internal_h) is None and
         "lcf_stage_sb_abort(" in pipe_c,
+        "ABORT hit: a passed copy -> ABORT_ACK|FAIL from the switch, else home":
+        _c_abort_hit(c_function(pipe_c, "pass_abort") or ""),
     }
+
+
+def _c_abort_hit(body):
+    """pass_abort(): if (lcf_stage_sb_abort()) { ABORT_ACK | FAIL; return; }
+    then the emit to the home."""
+    passed = re.search(r"if\s*\(\s*lcf_stage_sb_abort\(\s*p\s*,\s*phv\s*\)\s*\)"
+                       r"\s*\{\s*res_reply\([^;]*LCF_T_ABORT_ACK\s*,\s*LCF_F_IN_SWITCH\s*\|"
+                       r"\s*LCF_F_FAIL\s*,\s*LCF_A_ABORT_PASSED\s*\)\s*;\s*return\s*;\s*\}",
+                       body)
+    home = re.search(r"res_emit\(\s*p\s*,\s*res\s*,\s*LCF_A_ABORT_HOME\s*,"
+                     r"\s*node_bit\(\s*phv->home\s*\)", body)
+    return bool(passed and home and passed.start() < home.start())
+
+
+def _p4_abort_hit(p4):
+    """dispatch on a first-pass ABORT hit, by `held` (= a copy passed)."""
+    ents = p4.entries("dispatch") or []
+    t = p4.consts.get("LCF_T_ABORT")
+    try:
+        a_held, _ = first_match(ents, (0, 0, t, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0))
+        a_free, _ = first_match(ents, (0, 0, t, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    except (ValueError, TypeError):
+        return False
+    ack = p4.action_body(a_held or "") or ""
+    home = p4.action_body(a_free or "") or ""
+    return (re.search(r"hdr\.lcf\.type\s*=\s*LCF_T_ABORT_ACK", ack) is not None and
+            re.search(r"flags\s*=\s*LCF_F_IN_SWITCH\s*\|\s*LCF_F_FAIL", ack) is not None and
+            "LCF_A_ABORT_PASSED" in ack and
+            re.search(r"ucast_egress_port\s*=\s*md\.home_port", home) is not None and
+            "LCF_A_ABORT_HOME" in home)
 
 
 def _p4_scoreboard(p4):
@@ -413,6 +446,8 @@ def _p4_scoreboard(p4):
         "no ABORTED register (ABORT marks the entry)":
         re.search(r"\bRegister<.*?\)\s*aborted\s*;", p4.src) is None and
         "sb_abort" in ctl,
+        "ABORT hit: a passed copy -> ABORT_ACK|FAIL from the switch, else home":
+        _p4_abort_hit(p4),
     }
 
 

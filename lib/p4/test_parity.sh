@@ -148,6 +148,12 @@ drift "P4: Table 2 after the scoreboard" lib/p4/lcf.p4 \
 drift "P4: an ABORTED register again" lib/p4/lcf_decide.p4 \
     's/^control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)$/control LcfAborted(inout lcf_headers_t hdr, inout lcf_ig_md_t md) { Register<bit<32>, bit<16>>(1, 0) aborted; apply { } }\ncontrol LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)/'
 
+# ABORT that hits: answered by the home unless a copy passed (PROTOCOL.md 4.9)
+drift "C: a hit ABORT answered by the switch alone" lib/lcf/lcf_pipeline.c \
+    's/res_emit(p, res, LCF_A_ABORT_HOME, node_bit(phv->home), false);/res_reply(p, res, phv, LCF_T_ABORT_ACK, LCF_F_IN_SWITCH, LCF_A_ABORT_HOME);/'
+drift "P4: a hit ABORT answered by the switch alone" lib/p4/lcf_dispatch.p4 \
+    's/1, _, _, 0, _, _, _, _, _, _) : d_abort_home();/1, _, _, 0, _, _, _, _, _, _) : d_abort_ack();/'
+
 # data provider per event (PROTOCOL.md 4.2, Interpretation (data provider per event))
 drift "P4 provider hash: requester bytes swapped" lib/p4/lcf_ways.p4 \
     's/md.req\[7:0\], md.req\[15:8\]/md.req[15:8], md.req[7:0]/'

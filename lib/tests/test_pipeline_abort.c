@@ -2,11 +2,11 @@
  *
  * ABORT (docs/PROTOCOL.md 4.9): a requester that gives up on a NACKed event
  * asks the switch to end it. Either no copy of the event holds a lock (the
- * ABORT marks the event ABORTED in its SCOREBOARD entry, and every later
- * copy is refused, even
- * one that takes the lock on its pass), or a copy passed and holds it (the
- * ABORT says so and records nothing: the requester's unlock with that seq
- * must still execute). The regression: a network duplicate of the request
+ * ABORT marks the event ENDED in its SCOREBOARD entry, so every later copy
+ * is refused, even one that takes the lock on its pass, and goes on to the
+ * home, which answers it), or a copy passed and holds it (the switch says
+ * so and records nothing: the requester's unlock with that seq must still
+ * execute). The regression: a network duplicate of the request
  * that arrives after the requester gave up must not leave a lock held.
  * Topology pcap3: nodes 0, 1, 2; blocks on home node 2.
  */
@@ -68,10 +68,10 @@ Test(abort, duplicate_request_after_abort_takes_no_lock)
 
 	nacked_read(tag);
 	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
-	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
-	cr_assert_eq(r.out.type, LCF_T_ABORT_ACK);
-	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH, "no FAIL: aborted");
-	cr_assert_eq(r.to_nodes, BIT(0));
+	cr_assert_eq(r.action, LCF_A_ABORT_HOME);
+	cr_assert_eq(r.out.type, LCF_T_ABORT, "the home answers it");
+	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH, "no FAIL");
+	cr_assert_eq(r.to_nodes, BIT(2));
 	cr_assert_eq(r.out.seq, 7);
 	cr_assert(sb_aborted(7));
 	release(tag);
@@ -129,13 +129,13 @@ Test(abort, retransmitted_abort_after_done_stays_done)
 
 	nacked_read(tag);
 	cr_assert_eq(tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL).action,
-		     LCF_A_ABORT_DONE);
+		     LCF_A_ABORT_HOME);
 	release(tag);
 	r = tu_send_meta(LCF_T_ABORT, 0, 7, tag, 0, 0, NULL);
-	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
+	cr_assert_eq(r.action, LCF_A_ABORT_HOME);
 	/* an older event's late ABORT never moves the entry back */
 	r = tu_send_meta(LCF_T_ABORT, 0, 5, tag, 0, 0, NULL);
-	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
+	cr_assert_eq(r.action, LCF_A_ABORT_HOME);
 	cr_assert(sb_aborted(7));
 }
 
@@ -159,6 +159,32 @@ Test(abort, on_tag_miss_goes_home_records_and_marks_late_copies)
 	tu_add(tag, LCF_GS_UNSHARED, 0);
 	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 9, tag, 0, 0, NULL);
 	cr_assert_eq(r.out.type, LCF_T_NACK);
+	cr_assert_eq(tu_block(tag).lock, 0);
+}
+
+/*
+ * The model's counterexample (docs/MODEL.md): a copy of node 0's READ_MISS
+ * misses in the switch before the block is ADDed and is still on its way
+ * home when the ABORT hits; the home takes the block back (REMOVE) and then
+ * receives that copy. Only the home can refuse it, so the ABORT that hit
+ * must reach the home too: answered by the switch alone, the home would
+ * grant the copy and hold its lock for good.
+ */
+Test(abort, hit_abort_reaches_the_home_for_copies_that_missed_before_add)
+{
+	uint64_t tag = tu_tag(2, 5);
+	struct lcf_result r;
+
+	r = tu_send_meta(LCF_T_READ_MISS, 0, 1, tag, 0, 0, NULL);
+	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME, "a copy on its way home");
+	tu_add(tag, LCF_GS_UNSHARED, 0);
+	r = tu_send_meta(LCF_T_ABORT, 0, 1, tag, 0, 0, NULL);
+	cr_assert_eq(r.action, LCF_A_ABORT_HOME);
+	cr_assert_eq(r.to_nodes, BIT(2), "the home records it");
+	cr_assert_eq(r.out.type, LCF_T_ABORT);
+	cr_assert_eq(r.out.seq, 1);
+	cr_assert_eq(r.out.tag, tag);
+	cr_assert(sb_aborted(1));
 	cr_assert_eq(tu_block(tag).lock, 0);
 }
 

@@ -65,7 +65,7 @@ Test(scoreboard, late_copy_of_aborted_event_lets_no_other_event_pass)
 	r = first(LCF_T_READ_MISS, 0, 0, 10, x);
 	cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY);
 	r = first(LCF_T_ABORT, 0, 0, 10, x);
-	cr_assert_eq(r.action, LCF_A_ABORT_DONE);
+	cr_assert_eq(r.action, LCF_A_ABORT_HOME);
 	r = first(LCF_T_WRITE_UNLOCK, 1, 0, 1, x);
 	cr_assert_eq(second(LCF_T_WRITE_UNLOCK, 1, 0, 1, x, &r).action,
 		     LCF_A_UNLOCK_EXEC, "X is free again");

@@ -235,11 +235,13 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m,
 }
 
 /*
- * ABORT of an event on a block the switch does not hold (PROTOCOL.md 4.9):
- * "a copy passed" when one of its copies executed here (it holds our lock;
- * the requester releases it with its unlock), otherwise record the seq with
- * a NACK decision, so that every later copy is answered as a duplicate with
- * a NACK, and answer "aborted".
+ * ABORT (PROTOCOL.md 4.9), after a tag miss or after a hit in which no copy
+ * of the event passed the switch: "a copy passed" when one of its copies
+ * executed here (it holds our lock; the requester releases it with its
+ * unlock), otherwise record the seq with a NACK decision, so that every
+ * later copy is answered as a duplicate with a NACK (even one that missed in
+ * the switch before an ADD and arrives after a REMOVE), and answer
+ * "aborted".
  */
 static void
 abort_event(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,

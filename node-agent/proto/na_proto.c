@@ -132,8 +132,9 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return NA_ROUTE_CACHE;
 	case LCF_T_READ_UNLOCK:
 	case LCF_T_WRITE_UNLOCK:
-	case LCF_T_ABORT:
 		return NA_ROUTE_HOME;   /* tag miss: a home-owned block */
+	case LCF_T_ABORT:
+		return NA_ROUTE_HOME;   /* hit or miss: the home answers (4.9) */
 	case LCF_T_REMOVE_FROM_SWITCH:
 	case NA_MSG_REMOVE_REQ:
 		return NA_ROUTE_HOME_MIGRATE;

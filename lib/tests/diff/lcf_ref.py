@@ -25,7 +25,7 @@ ACTIONS = ["TAG_MISS_HOME", "FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
            "MCAST_INVALIDATE", "ACK_SOLE_HOLDER", "RETURN_EVICT",
            "NACK_LOCK_BUSY", "NACK_CHECK_FAIL", "NACK_STALE", "RETRANSMIT_PASS",
            "RESUBMIT", "UNLOCK_EXEC", "UNLOCK_DUP", "ADD_OK", "ADD_DUP",
-           "ADD_COLLISION", "REMOVE_OK", "MIRROR_SHADOW", "DROP", "ABORT_DONE",
+           "ADD_COLLISION", "REMOVE_OK", "MIRROR_SHADOW", "DROP", "ABORT_HOME",
            "ABORT_PASSED", "NACK_ABORTED"]
 A = {n: i for i, n in enumerate(ACTIONS)}
 DROPS = ["NONE", "SHORT", "BAD_IP", "BAD_UDP", "BAD_VERSION", "UNKNOWN_TYPE",
@@ -274,9 +274,11 @@ class Ref:
                     e[0], e[1] = m.seq, ENDED
             self.resubmit(r, RS_UNLOCK, hit, 1 if cand else 0, score)
         elif m.type == ABORT:                           # 4.9
-            passed = self.sb_abort(e, m.seq)
-            self.reply(r, ABORT_ACK, IN_SWITCH | (FAIL if passed else 0),
-                       "ABORT_PASSED" if passed else "ABORT_DONE")
+            if self.sb_abort(e, m.seq):     # a copy passed: the switch answers
+                self.reply(r, ABORT_ACK, IN_SWITCH | FAIL, "ABORT_PASSED")
+            else:                           # else the home answers
+                m.flags |= IN_SWITCH
+                self.emit(r, "ABORT_HOME", 1 << home, False)
         else:                                           # 4.5 REMOVE
             if md[1] == 0:
                 md[1] = WRITER
