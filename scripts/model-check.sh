@@ -49,7 +49,7 @@ run() {
 	(cd "$d" && /usr/bin/time -f "%e %M" nice ./pan $panf > pan.out 2> time.out)
 	errs=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.out")
 	grep -E "State-vector|depth reached|states, stored|total actual memory" "$d/pan.out" | sed 's/^/    /'
-	echo "    time $(awk '{print $1 " s, peak RSS " int($2/1024) " MB"}' "$d/time.out")"
+	echo "    time $(tail -n 1 "$d/time.out" | awk '{print $1 " s, peak RSS " int($2/1024) " MB"}')"
 	grep -E "assertion violated|acceptance cycle|invalid end state" "$d/pan.out" | head -3 | sed 's/^/    /'
 	case "$expect" in
 	pass)
