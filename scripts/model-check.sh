@@ -88,16 +88,16 @@ trail() {
 
 SAFE="-DSAFETY -DMEMLIM=6000"
 LIVE="-DMEMLIM=6000 -DNFAIR=3"
-ISSUE12="-DSCRIPT -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DREMOVES=0 -DINSW=0 -DEVMASK=6"
+TWOW="-DSCRIPT -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DREMOVES=0 -DINSW=0 -DEVMASK=6"
 
 if [ $DEEP = 0 ]; then
-	# OLD rules: the two-writer sequence of issue 12 must be found.
-	run old-issue12 "violation:SWMR VIOLATED" "$ISSUE12" "$SAFE" "-m10000 -w22"
+	# OLD rules: the two-writer sequence (docs/MODEL.md) must be found.
+	run old-two-writers "violation:SWMR VIOLATED" "$TWOW" "$SAFE" "-m10000 -w22"
 	# OLD rules: a lost UNLOCK second pass leaks the lock (LAST-UNLOCK advanced on pass 1).
 	run old-lost-unlock-pass "violation:lw\[0\] == 0|lw\[0\]==0" \
 		"-DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=0 -DBADRS=1" "$SAFE" "-m10000 -w22"
-	# NEW rules on the same bounds as issue 12: no violation.
-	run new-issue12 pass "-DNEW $ISSUE12" "$SAFE" "-m10000 -w24"
+	# NEW rules on the same bounds: no violation.
+	run new-two-writers pass "-DNEW $TWOW" "$SAFE" "-m10000 -w24"
 	# NEW rules, both blocks in the switch, every event type, loss, duplication,
 	# reordering, seqs of both parities.
 	run new-switch "pass" "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1" \

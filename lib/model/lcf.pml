@@ -774,8 +774,8 @@ inline new_event(me, t, b_, inc) {
 #define EVOK(t) ((EVMASK >> (t)) & 1)
 #define NEV(me) ((me) == 0 -> EV0 : EV1)
 #ifdef SCRIPT
-/* SCRIPT 1, issue 12: req0 (node 0) READ_MISS X then WRITE_MISS Y; req1
- * (node 2 of the issue) WRITE_MISS Y. */
+/* SCRIPT, the two-writer sequence: req0 (node 0) READ_MISS X then WRITE_MISS Y; req1
+ * (node 2 of PROTOCOL.md's example) WRITE_MISS Y. */
 #define SCRIPTED(me, t, b_) \
 	((me) == 0 -> ((done[me] == 0 && (t) == K_RM && (b_) == 0) || \
 		       (done[me] == 1 && (t) == K_WM && (b_) == 1)) : \
