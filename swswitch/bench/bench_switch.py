@@ -248,6 +248,9 @@ def bench_pipeline(args, profile):
             "p99_cycles": int(m.group(5)), "raw": out.strip()}
 
 
+BENCH_THREADS = 32
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--swswitch", required=True)
@@ -279,14 +282,22 @@ def main():
         ap.error("--only: unknown config in %s" % args.only)
     os.makedirs(args.out, exist_ok=True)
     with open(args.topo) as f:
-        args.ports = 1 + max(n["port"] for n in json.load(f)["nodes"])
+        topo = json.load(f)
+    args.ports = 1 + max(n["port"] for n in topo["nodes"])
+    # gen_traffic.py keeps a requester's unlocks a burst apart on a queue
+    # (the ACK rule), which takes 16 requesters per queue: 32 threads per
+    # node for the 2-queue runs.
+    topo["threads_per_node"] = BENCH_THREADS
+    args.topo = os.path.join(args.out, "topo.json")
+    with open(args.topo, "w") as f:
+        json.dump(topo, f, indent=1)
 
     gens = {}
     for q, steer in ((1, "flow"), (2, "flow"), (2, "tag")):
         d = os.path.join(args.out, "traffic_q%d_%s" % (q, steer))
         subprocess.run([sys.executable, os.path.join(HERE, "gen_traffic.py"),
                         "--topo", args.topo, "--out", d, "--queues", str(q),
-                        "--steer", steer,
+                        "--steer", steer, "--threads", str(BENCH_THREADS),
                         "--blocks", str(args.blocks), "--owned", str(args.owned),
                         "--zipf", str(args.zipf), "--read", str(args.read),
                         "--evict", str(args.evict), "--events", str(args.events),

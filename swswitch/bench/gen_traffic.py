@@ -19,7 +19,12 @@ What the traffic is, and why:
   Shared holder upgrades (WRITE_SHARED); a non-holder misses (READ_MISS with
   --read percent, else WRITE_MISS). Each request is followed by its unlock
   (READ_UNLOCK / WRITE_UNLOCK carrying the new state) with the same seq, so
-  locks are always released. At the end every holder evicts, so each block
+  locks are always released. A requester's next event goes at least 32
+  frames (a burst) after its last unlock on the same queue, as a real
+  requester sends an unlock only after the previous one's ACK; this takes
+  16 requesters per queue (--threads 32 with 2 flow-steered queues), and
+  every file starts with 32 frames of no requester (ADDs, else ARPs) so
+  the rule holds across the loop too. At the end every holder evicts, so each block
   is back to Unshared when the file loops.
 - Sequence numbers: requester r's k-th event has seq 1 + k*d mod 2^32 with
   d odd and about 2^32/K (K = r's events). Serial-number arithmetic (RFC 1982)
@@ -54,6 +59,7 @@ T = {"READ_MISS": 1, "WRITE_MISS": 2, "WRITE_SHARED": 3, "EVICT_SHARED": 4,
 U, S, M = 0, 1, 2
 LCF_HDR = struct.Struct(">BBBBHHIIQHHI")
 STEER_MULT, STEER_KEYS = 0x9e3779b97f4a7c15, 64
+GAP = 32        # frames between a requester's unlocks on one queue (a burst)
 
 
 def steer_key(tag):
@@ -171,7 +177,7 @@ def main():
     ap.add_argument("--read", type=int, default=50, help="percent of misses")
     ap.add_argument("--evict", type=int, default=30, help="percent of holder events")
     ap.add_argument("--events", type=int, default=60000)
-    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--payload", type=int, default=0, help="bytes, 0..54")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
@@ -226,19 +232,6 @@ def main():
         glob.append(((node, thread), len(evs)))
         evs.append((b, kind, unl, new[0], ucs))
 
-    for _ in range(a.events):
-        node = rng.choice(req_nodes)
-        event(node, rng.randrange(a.threads), pick())
-    # Drain: every holder evicts, so each loop starts from Unshared.
-    for b in range(a.blocks):
-        for n in holders(b):
-            event(n, rng.randrange(a.threads), b,
-                  "EVICT_MODIFIED" if st[b][0] == M else "EVICT_SHARED")
-
-    def put(port, q, fr, kind):
-        files.setdefault((port, q), []).append(fr)
-        counts[kind] = counts.get(kind, 0) + 1
-
     lport = t.get("lcf_port", LCF_PORT)
 
     def steer(thread, tag):
@@ -248,6 +241,54 @@ def main():
                                           "sport": steer_sport(tag, lport)}
         return thread % a.queues, {"lcf_port": lport}
 
+    # A requester sends an unlock only after the previous one's ACK
+    # (docs/PROTOCOL.md 5.2), so its two unlocks never meet in one burst,
+    # where both first passes would run before either second pass. A replay
+    # cannot wait for ACKs: a requester's next event goes at least GAP
+    # frames after its last unlock on the same queue (a burst is 32 frames).
+    pos = {}            # (port, queue) -> frames modelled so far
+    last = {}           # (requester, port, queue) -> position of its unlock
+
+    def eligible(node, thread, b):
+        k = (nodes[node]["port"], steer(thread, tags[b])[0])
+        # the new event's unlock would be at pos + 1
+        return pos.get(k, 0) + 1 - last.get((node, thread) + k, -GAP) >= GAP
+
+    def place(node, thread, b):
+        k = (nodes[node]["port"], steer(thread, tags[b])[0])
+        pos[k] = pos.get(k, 0) + 2
+        last[(node, thread) + k] = pos[k] - 1
+
+    def any_thread(node, b):
+        ts = [th for th in range(a.threads) if eligible(node, th, b)]
+        return rng.choice(ts) if ts else None
+
+    for _ in range(a.events):
+        b = pick()
+        for node in rng.sample(req_nodes, len(req_nodes)):
+            th = any_thread(node, b)
+            if th is not None:
+                break
+        else:
+            sys.exit("gen_traffic: no requester may start an event: raise "
+                     "--threads (%d)" % a.threads)
+        place(node, th, b)
+        event(node, th, b)
+    # Drain: every holder evicts, so each loop starts from Unshared.
+    for b in range(a.blocks):
+        for n in holders(b):
+            th = any_thread(n, b)
+            if th is None:
+                sys.exit("gen_traffic: no thread of node %d may evict: raise "
+                         "--threads (%d)" % (n, a.threads))
+            place(n, th, b)
+            event(n, th, b,
+                  "EVICT_MODIFIED" if st[b][0] == M else "EVICT_SHARED")
+
+    def put(port, q, fr, kind):
+        files.setdefault((port, q), []).append(fr)
+        counts[kind] = counts.get(kind, 0) + 1
+
     for b in range(a.blocks):
         if owned[b]:
             home = tags[b] >> (48 - shift)
@@ -255,6 +296,14 @@ def main():
             put(nodes[home]["port"], q,
                 frame(nodes[home], sw, T["ADD_TO_SWITCH"], home, 0, 1, tags[b],
                       payload=a.payload, **sp), "ADD_TO_SWITCH")
+    # When a file loops, a requester's last unlock and its first one are
+    # GAP frames apart at least if the file starts with GAP frames of no
+    # requester: the ADDs, else broadcast ARPs (switched at L2).
+    for n in nodes.values():
+        arp = b"\xff" * 6 + mac_b(n["mac"]) + b"\x08\x06" + bytes(46)
+        for q in range(a.queues):
+            while len(files.get((n["port"], q), [])) < GAP:
+                put(n["port"], q, arp, "ARP")
     # Emit in the model's order, so the switch sees the state the model saw
     # (up to the interleaving of files, which the replay decides).
     seqs = {}
@@ -279,11 +328,7 @@ def main():
     ports = sorted({n["port"] for n in nodes.values()})
     for p in ports:
         for q in range(a.queues):
-            fr = files.get((p, q))
-            if not fr:
-                # net_pcap needs a non-empty file; a lone ARP goes to L2.
-                fr = [b"\xff" * 6 + mac_b(nodes[min(nodes)]["mac"]) +
-                      b"\x08\x06" + bytes(46)]
+            fr = files[(p, q)]
             write_pcap(os.path.join(a.out, "p%d_q%d.pcap" % (p, q)), fr)
     total = sum(len(v) for v in files.values())
     meta = {"frames": total, "per_file": {"p%d_q%d" % k: len(v)
