@@ -39,8 +39,9 @@ bench_rx_load(const char *path, uint16_t port_id, struct rte_mempool *mp)
 	if (ret != PCAP_ERROR_BREAK || cap == 0 ||
 	    RTE_ALIGN_CEIL(maxlen, 64) > room) {
 		SW_LOG(ERR, "--bench-rx: %s: %s", path,
-		       ret != PCAP_ERROR_BREAK ? "read error" :
-		       cap == 0 ? "no frames" : "a frame exceeds the mbuf");
+		       ret != PCAP_ERROR_BREAK ? "read error"
+		       : cap == 0              ? "no frames"
+					       : "a frame exceeds the mbuf");
 		return NULL;
 	}
 

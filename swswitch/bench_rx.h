@@ -18,10 +18,10 @@
 
 struct bench_rx {
 	struct rte_mempool *mp;
-	uint16_t port_id;         /* DPDK port id written to mbuf->port */
-	uint32_t n;               /* frames, replayed in a loop */
+	uint16_t port_id; /* DPDK port id written to mbuf->port */
+	uint32_t n;       /* frames, replayed in a loop */
 	uint32_t next;
-	uint32_t stride;          /* bytes between frames in `data` */
+	uint32_t stride; /* bytes between frames in `data` */
 	uint16_t *len;
 	uint8_t *data;
 };

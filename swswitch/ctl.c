@@ -27,10 +27,12 @@ sw_ctl_apply(struct sw_lcore *lc)
 	c->apply_ns = (rte_get_timer_cycles() - t0) * NS_PER_S /
 		      rte_get_timer_hz();
 	if (c->rc == 0)
-		SW_LOG(NOTICE, "worker %u: node %u failed: evicted %u locked, "
+		SW_LOG(NOTICE,
+		       "worker %u: node %u failed: evicted %u locked, "
 		       "%u listing it (%u Modified at it), %u requester rows "
-		       "reset", lc->index, c->node, c->rep.locked,
-		       c->rep.copyset, c->rep.modified, c->rep.requesters);
+		       "reset",
+		       lc->index, c->node, c->rep.locked, c->rep.copyset,
+		       c->rep.modified, c->rep.requesters);
 	__atomic_store_n(&c->done, req, __ATOMIC_RELEASE);
 }
 
@@ -82,9 +84,12 @@ sw_ctl_reply(uint16_t node, struct rte_tel_data *d)
 			rte_tel_data_add_array_string(tags, buf);
 		}
 		rte_tel_data_start_dict(per[w]);
-		rte_tel_data_add_dict_u64(per[w], "evicted_locked", c->rep.locked);
-		rte_tel_data_add_dict_u64(per[w], "evicted_copyset", c->rep.copyset);
-		rte_tel_data_add_dict_u64(per[w], "evicted_modified", c->rep.modified);
+		rte_tel_data_add_dict_u64(per[w], "evicted_locked",
+					  c->rep.locked);
+		rte_tel_data_add_dict_u64(per[w], "evicted_copyset",
+					  c->rep.copyset);
+		rte_tel_data_add_dict_u64(per[w], "evicted_modified",
+					  c->rep.modified);
 		rte_tel_data_add_dict_u64(per[w], "requester_rows_reset",
 					  c->rep.requesters);
 		rte_tel_data_add_dict_u64(per[w], "apply_ns", c->apply_ns);
@@ -129,7 +134,8 @@ sw_ctl_node_failed(uint16_t node, struct rte_tel_data *d)
 	}
 	if (!sw_ctl_wait()) {
 		rte_tel_data_start_dict(d);
-		rte_tel_data_add_dict_string(d, "error",
+		rte_tel_data_add_dict_string(
+			d, "error",
 			"a worker did not answer (stopping?); the command "
 			"stays posted and is applied if it resumes");
 		ret = 0;

@@ -13,16 +13,16 @@
 
 #include "lcf_pipeline.h"
 
-#define SW_CTL_TAGS 32          /* evicted tags reported per worker */
+#define SW_CTL_TAGS 32 /* evicted tags reported per worker */
 
 /* One worker's mailbox. `req` and `done` are sequence numbers: a command
  * is pending while they differ. */
 struct sw_ctl {
-	uint32_t req;           /* written by the command (release) */
-	uint32_t done;          /* written by the worker (release) */
+	uint32_t req;  /* written by the command (release) */
+	uint32_t done; /* written by the worker (release) */
 	uint16_t node;
 	int rc;
-	uint64_t apply_ns;      /* how long the worker spent on it */
+	uint64_t apply_ns; /* how long the worker spent on it */
 	struct lcf_node_failed_report rep;
 	uint64_t tags[SW_CTL_TAGS];
 };

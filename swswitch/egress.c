@@ -129,7 +129,8 @@ egress_flat_copy(struct rte_mbuf *m)
 	}
 	/* What rte_pktmbuf_copy() keeps of the original's metadata. */
 	__rte_pktmbuf_copy_hdr(c, m);
-	c->ol_flags = m->ol_flags & ~(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL);
+	c->ol_flags = m->ol_flags &
+		      ~(RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL);
 	rte_memcpy(rte_pktmbuf_mtod(c, void *), rte_pktmbuf_mtod(m, void *),
 		   len);
 	c->data_len = len;
@@ -189,8 +190,8 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 	const struct lcf_addr *src = res->from_switch ? &t->sw.addr : NULL;
 	uint64_t dests = res->to_nodes;
 	uint32_t mirror;
-	const uint64_t nodes = t->node_mask |
-			       (uint64_t)t->node_mask << EGRESS_MIRROR_SHIFT;
+	const uint64_t nodes = t->node_mask | (uint64_t)t->node_mask
+						      << EGRESS_MIRROR_SHIFT;
 	uint16_t tport;
 
 	/* Two 4-byte loads, kept apart: compilers otherwise make one 8-byte
@@ -213,7 +214,8 @@ egress_emit(struct sw_lcore *lc, struct rte_mbuf *m,
 
 	/* The header every copy shares, once; each copy then gets its own
 	 * node, flags and addresses. */
-	lcf_hdr_encode(&res->out, rte_pktmbuf_mtod(m, uint8_t *) + view->lcf_off);
+	lcf_hdr_encode(&res->out,
+		       rte_pktmbuf_mtod(m, uint8_t *) + view->lcf_off);
 	if (unlikely(dests & (dests - 1))) {
 		egress_multicast(lc, m, view, res, dests, src);
 		return;

@@ -16,7 +16,7 @@
 #include "fault.h"
 #include "lcf_wire.h"
 
-#define FAULT_QUEUE 4096  /* delayed frames per direction */
+#define FAULT_QUEUE 4096 /* delayed frames per direction */
 
 struct fault_held {
 	struct rte_mbuf *m;
@@ -25,7 +25,7 @@ struct fault_held {
 };
 
 struct fault_queue {
-	uint32_t head, tail;  /* free-running; tail - head frames held */
+	uint32_t head, tail; /* free-running; tail - head frames held */
 	struct fault_held slot[FAULT_QUEUE];
 };
 
@@ -36,7 +36,7 @@ struct fault_lcore {
 	uint16_t lcf_port;
 	struct rte_mempool *copy_pool;
 	uint64_t count[FAULT_N_DIR][FAULT_N_ACTION];
-	uint64_t overflow;    /* delays refused because the queue was full */
+	uint64_t overflow; /* delays refused because the queue was full */
 	struct fault_queue q[FAULT_N_DIR];
 };
 
@@ -52,7 +52,10 @@ types_set_range(uint64_t *types, unsigned int lo, unsigned int hi)
 static int
 parse_type_word(const char *w, uint64_t *types)
 {
-	static const struct { const char *name; uint8_t lo, hi; } classes[] = {
+	static const struct {
+		const char *name;
+		uint8_t lo, hi;
+	} classes[] = {
 		{ "all", 0x00, 0xff },
 		{ "requests", LCF_T_READ_MISS, LCF_T_EVICT_MODIFIED },
 		{ "unlocks", LCF_T_READ_UNLOCK, LCF_T_WRITE_UNLOCK },
@@ -101,23 +104,26 @@ fault_parse_rule(const char *spec, struct fault_rule *r, char *err,
 	     tok = strtok_r(NULL, ":", &save))
 		field[n++] = tok;
 	if (n != 4 || tok != NULL) {
-		snprintf(err, err_len, "fault \"%s\": expected ACTION:TYPES:DIR:PROB",
-			 spec);
+		snprintf(err, err_len,
+			 "fault \"%s\": expected ACTION:TYPES:DIR:PROB", spec);
 		return -EINVAL;
 	}
 	for (r->action = 0; r->action < FAULT_N_ACTION; r->action++)
 		if (strcmp(field[0], fault_action_names[r->action]) == 0)
 			break;
 	if (r->action == FAULT_N_ACTION) {
-		snprintf(err, err_len, "fault \"%s\": action \"%s\" is not drop, dup or delay",
-			 spec, field[0]);
+		snprintf(
+			err, err_len,
+			"fault \"%s\": action \"%s\" is not drop, dup or delay",
+			spec, field[0]);
 		return -EINVAL;
 	}
 	for (tok = strtok_r(field[1], "+", &save); tok != NULL;
 	     tok = strtok_r(NULL, "+", &save))
 		if (parse_type_word(tok, r->types) != 0) {
-			snprintf(err, err_len, "fault \"%s\": unknown type \"%s\"",
-				 spec, tok);
+			snprintf(err, err_len,
+				 "fault \"%s\": unknown type \"%s\"", spec,
+				 tok);
 			return -EINVAL;
 		}
 	if (strcmp(field[2], "in") == 0)
@@ -127,17 +133,21 @@ fault_parse_rule(const char *spec, struct fault_rule *r, char *err,
 	else if (strcmp(field[2], "both") == 0)
 		r->dirs = 1u << FAULT_IN | 1u << FAULT_OUT;
 	else {
-		snprintf(err, err_len, "fault \"%s\": direction \"%s\" is not in, out or both",
-			 spec, field[2]);
+		snprintf(
+			err, err_len,
+			"fault \"%s\": direction \"%s\" is not in, out or both",
+			spec, field[2]);
 		return -EINVAL;
 	}
 	prob = strtod(field[3], &end);
 	if (*end != '\0' || !(prob >= 0.0 && prob <= 1.0)) {
-		snprintf(err, err_len, "fault \"%s\": probability \"%s\" not in [0, 1]",
-			 spec, field[3]);
+		snprintf(err, err_len,
+			 "fault \"%s\": probability \"%s\" not in [0, 1]", spec,
+			 field[3]);
 		return -EINVAL;
 	}
-	r->threshold = prob >= 1.0 ? UINT32_MAX : (uint32_t)(prob * 4294967296.0);
+	r->threshold = prob >= 1.0 ? UINT32_MAX
+				   : (uint32_t)(prob * 4294967296.0);
 	return 0;
 }
 
@@ -149,7 +159,8 @@ fault_lcore_create(const struct fault_config *cfg, unsigned int worker,
 
 	if (cfg->n_rules == 0)
 		return NULL;
-	f = rte_zmalloc_socket("fault", sizeof(*f), RTE_CACHE_LINE_SIZE, socket);
+	f = rte_zmalloc_socket("fault", sizeof(*f), RTE_CACHE_LINE_SIZE,
+			       socket);
 	if (f == NULL)
 		return NULL;
 	f->cfg = *cfg;
@@ -233,7 +244,8 @@ fault_apply(struct fault_lcore *f, enum fault_dir dir, uint16_t port,
 				return false;
 			}
 			q->slot[q->tail % FAULT_QUEUE] = (struct fault_held){
-				m, rte_rdtsc() + f->delay_tsc, port };
+				m, rte_rdtsc() + f->delay_tsc, port
+			};
 			q->tail++;
 			f->count[dir][FAULT_DELAY]++;
 			return true;

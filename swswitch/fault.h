@@ -19,21 +19,30 @@
 
 #define FAULT_MAX_RULES 8
 
-enum fault_dir { FAULT_IN, FAULT_OUT, FAULT_N_DIR };
-enum fault_action { FAULT_DROP, FAULT_DUP, FAULT_DELAY, FAULT_N_ACTION };
+enum fault_dir {
+	FAULT_IN,
+	FAULT_OUT,
+	FAULT_N_DIR
+};
+enum fault_action {
+	FAULT_DROP,
+	FAULT_DUP,
+	FAULT_DELAY,
+	FAULT_N_ACTION
+};
 
 struct fault_rule {
-	uint8_t action;          /* enum fault_action */
-	uint8_t dirs;            /* bit per enum fault_dir */
-	uint32_t threshold;      /* fires when a 32-bit random < threshold */
-	uint64_t types[4];       /* bitmap of the 256 LCF types */
+	uint8_t action;     /* enum fault_action */
+	uint8_t dirs;       /* bit per enum fault_dir */
+	uint32_t threshold; /* fires when a 32-bit random < threshold */
+	uint64_t types[4];  /* bitmap of the 256 LCF types */
 };
 
 struct fault_config {
 	unsigned int n_rules;
 	struct fault_rule rules[FAULT_MAX_RULES];
 	uint64_t seed;
-	uint32_t delay_us;       /* how long a delayed frame is held */
+	uint32_t delay_us; /* how long a delayed frame is held */
 };
 
 struct fault_lcore;
@@ -56,7 +65,8 @@ int fault_parse_rule(const char *spec, struct fault_rule *r, char *err,
  */
 struct fault_lcore *fault_lcore_create(const struct fault_config *cfg,
 				       unsigned int worker, uint16_t lcf_port,
-				       struct rte_mempool *copy_pool, int socket);
+				       struct rte_mempool *copy_pool,
+				       int socket);
 
 /** Free the state and every frame it still holds. */
 void fault_lcore_free(struct fault_lcore *f);

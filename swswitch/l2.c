@@ -20,11 +20,11 @@
 #include "swswitch.h"
 
 #define L2_BUCKETS (L2_ENTRIES / L2_WAYS)
-#define L2_VALID (UINT64_C(1) << 48)   /* above the 48 MAC bits */
+#define L2_VALID   (UINT64_C(1) << 48) /* above the 48 MAC bits */
 
 struct l2_entry {
-	uint64_t key;      /* MAC | L2_VALID; 0 when free */
-	uint64_t seen;     /* TSC of the last frame from this MAC */
+	uint64_t key;  /* MAC | L2_VALID; 0 when free */
+	uint64_t seen; /* TSC of the last frame from this MAC */
 	uint16_t port;
 };
 
@@ -90,8 +90,8 @@ l2_expired(const struct l2_table *t, const struct l2_entry *e, uint64_t now)
 }
 
 static void
-l2_learn(struct l2_table *t, const struct rte_ether_addr *src,
-	 uint16_t port, uint64_t now)
+l2_learn(struct l2_table *t, const struct rte_ether_addr *src, uint16_t port,
+	 uint64_t now)
 {
 	uint64_t key = l2_key(src);
 	struct l2_bucket *b = l2_bucket_of(t, key);

@@ -14,18 +14,18 @@
 struct sw_lcore;
 struct l2_table;
 
-#define L2_WAYS 4               /* entries per bucket */
-#define L2_ENTRIES 4096         /* fixed: no allocation after start-up */
+#define L2_WAYS    4    /* entries per bucket */
+#define L2_ENTRIES 4096 /* fixed: no allocation after start-up */
 
 struct l2_stats {
-	uint64_t learned;    /* new entries */
-	uint64_t moved;      /* a known MAC seen on another port */
-	uint64_t forwarded;  /* known unicast sent to one port */
-	uint64_t flooded;    /* broadcast, multicast or unknown unicast */
-	uint64_t filtered;   /* known unicast whose port is the ingress port */
-	uint64_t aged;       /* entries found older than --mac-age */
-	uint64_t evicted;    /* live entries replaced because a bucket was full */
-	uint64_t runts;      /* frames shorter than an Ethernet header */
+	uint64_t learned;   /* new entries */
+	uint64_t moved;     /* a known MAC seen on another port */
+	uint64_t forwarded; /* known unicast sent to one port */
+	uint64_t flooded;   /* broadcast, multicast or unknown unicast */
+	uint64_t filtered;  /* known unicast whose port is the ingress port */
+	uint64_t aged;      /* entries found older than --mac-age */
+	uint64_t evicted; /* live entries replaced because a bucket was full */
+	uint64_t runts;   /* frames shorter than an Ethernet header */
 };
 
 /**

@@ -43,7 +43,6 @@ static unsigned int sw_n_workers = 1;
 /* Room for Ethernet + IPv4 with options + UDP + LCF in a header mbuf. */
 #define SW_HDR_DATAROOM (RTE_PKTMBUF_HEADROOM + 128)
 
-
 static void
 sw_signal_handler(int signum)
 {
@@ -73,7 +72,8 @@ sw_ports_find(void)
 			 sw_app.opts.topo_path, sw_app.topo.n_ports,
 			 sw_app.topo.n_ports - 1, avail);
 
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV(pid)
+	{
 		struct sw_port *sp = &sw_app.ports[i++];
 
 		sp->port_id = pid;
@@ -94,7 +94,8 @@ sw_pool(const char *name, unsigned int n, uint16_t dataroom)
 		rte_exit(EXIT_FAILURE,
 			 "cannot create mbuf pool %s of %u mbufs: %s (with "
 			 "--no-huge, raise EAL's memory with -m MB, or lower "
-			 "--mbufs)\n", name, n, rte_strerror(rte_errno));
+			 "--mbufs)\n",
+			 name, n, rte_strerror(rte_errno));
 	return mp;
 }
 
@@ -111,7 +112,7 @@ sw_pools_create(void)
 	/* Rx and tx rings per queue, one tx queue (and up to one rx queue)
 	 * per worker and port, plus the workers' dispatch rings. */
 	need = sw_app.n_ports * sw_n_workers *
-	       (o->nb_rxd + o->nb_txd + SW_MAX_PKT_BURST) +
+		       (o->nb_rxd + o->nb_txd + SW_MAX_PKT_BURST) +
 	       rte_lcore_count() * (SW_MAX_PKT_BURST + SW_MEMPOOL_CACHE) +
 	       (sw_n_workers > 1 ? sw_n_workers * SW_RING_SIZE : 0);
 	n = RTE_MAX(o->n_mbufs, need);
@@ -151,18 +152,21 @@ sw_port_init(uint16_t tport)
 			 strerror(-ret));
 	/* Multicast copies are header + shared payload chains when the PMD
 	 * takes them; otherwise egress makes flat copies. */
-	sp->chain_ok = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) != 0;
+	sp->chain_ok = (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) !=
+		       0;
 	if (sp->chain_ok)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 
 	/* Each worker sends on its own tx queue: no tx lock. A port with too
 	 * few is refused rather than shared behind a lock. */
 	if (info.max_tx_queues < sw_n_workers)
-		rte_exit(EXIT_FAILURE, "port %u (%s): --workers %u needs %u tx "
+		rte_exit(EXIT_FAILURE,
+			 "port %u (%s): --workers %u needs %u tx "
 			 "queues, the PMD offers %u (net_pcap: give tx_pcap= "
 			 "once per worker, or rx_pcap= once per worker for "
-			 "its tx_drop queues)\n", pid, sp->name, sw_n_workers,
-			 sw_n_workers, info.max_tx_queues);
+			 "its tx_drop queues)\n",
+			 pid, sp->name, sw_n_workers, sw_n_workers,
+			 info.max_tx_queues);
 	/* A multi-queue port gets one rx queue per worker (RSS spreads the
 	 * flows; the dispatch ring re-steers by tag). A single-queue port is
 	 * polled by one worker (sw_workers_create). */
@@ -171,9 +175,9 @@ sw_port_init(uint16_t tport)
 		sp->n_rxq = (uint16_t)sw_n_workers;
 		if (info.flow_type_rss_offloads != 0) {
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-			conf.rx_adv_conf.rss_conf.rss_hf =
-				(RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
-				info.flow_type_rss_offloads;
+			conf.rx_adv_conf.rss_conf
+				.rss_hf = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) &
+					  info.flow_type_rss_offloads;
 		}
 	}
 	sw_app.tport_of[pid] = tport;
@@ -191,8 +195,9 @@ sw_port_init(uint16_t tport)
 	rxq = info.default_rxconf;
 	rxq.offloads = conf.rxmode.offloads;
 	for (q = 0; q < sp->n_rxq; q++) {
-		ret = rte_eth_rx_queue_setup(pid, q, nb_rxd, (unsigned int)socket,
-					     &rxq, sw_app.pkt_pool);
+		ret = rte_eth_rx_queue_setup(pid, q, nb_rxd,
+					     (unsigned int)socket, &rxq,
+					     sw_app.pkt_pool);
 		if (ret < 0)
 			rte_exit(EXIT_FAILURE, "port %u: rx queue %u: %s\n",
 				 pid, q, strerror(-ret));
@@ -200,8 +205,8 @@ sw_port_init(uint16_t tport)
 	txq = info.default_txconf;
 	txq.offloads = conf.txmode.offloads;
 	for (q = 0; q < sw_n_workers; q++) {
-		ret = rte_eth_tx_queue_setup(pid, q, nb_txd, (unsigned int)socket,
-					     &txq);
+		ret = rte_eth_tx_queue_setup(pid, q, nb_txd,
+					     (unsigned int)socket, &txq);
 		if (ret < 0)
 			rte_exit(EXIT_FAILURE, "port %u: tx queue %u: %s\n",
 				 pid, q, strerror(-ret));
@@ -223,10 +228,12 @@ sw_port_init(uint16_t tport)
 	if (rte_eth_link_get_nowait(pid, &link) != 0)
 		memset(&link, 0, sizeof(link));
 	rte_eth_link_to_str(link_str, sizeof(link_str), &link);
-	SW_LOG(INFO, "port %u = %s (port id %u) " RTE_ETHER_ADDR_PRT_FMT
-	       ", %u/%u desc, %u rx/%u tx queue(s), %s tx, %s", tport, sp->name,
-	       pid, RTE_ETHER_ADDR_BYTES(&mac), nb_rxd, nb_txd, sp->n_rxq,
-	       sw_n_workers, sp->chain_ok ? "chained" : "flat", link_str);
+	SW_LOG(INFO,
+	       "port %u = %s (port id %u) " RTE_ETHER_ADDR_PRT_FMT
+	       ", %u/%u desc, %u rx/%u tx queue(s), %s tx, %s",
+	       tport, sp->name, pid, RTE_ETHER_ADDR_BYTES(&mac), nb_rxd, nb_txd,
+	       sp->n_rxq, sw_n_workers, sp->chain_ok ? "chained" : "flat",
+	       link_str);
 }
 
 /*
@@ -236,7 +243,7 @@ sw_port_init(uint16_t tport)
  * other interfaces (the other switch ports, another cluster) can be waiting
  * in the ring, and would enter the pipeline as if they came in on this port.
  */
-#define SW_STARTUP_FLUSH_MAX 65536u  /* frames per rx queue */
+#define SW_STARTUP_FLUSH_MAX 65536u /* frames per rx queue */
 
 static void
 sw_ports_flush(void)
@@ -265,9 +272,10 @@ sw_ports_flush(void)
 			}
 		}
 		if (sp->startup_discarded)
-			SW_LOG(INFO, "port %u: discarded %" PRIu64 " frame(s) "
-			       "received before the port was bound", p,
-			       sp->startup_discarded);
+			SW_LOG(INFO,
+			       "port %u: discarded %" PRIu64 " frame(s) "
+			       "received before the port was bound",
+			       p, sp->startup_discarded);
 	}
 }
 
@@ -280,9 +288,10 @@ sw_workers_plan(void)
 	if (n == 0)
 		n = rte_lcore_count();
 	if (n > rte_lcore_count())
-		rte_exit(EXIT_FAILURE, "--workers %u needs %u lcores, EAL has %u "
-			 "(give them with -l, e.g. -l 0-%u)\n", n, n,
-			 rte_lcore_count(), n - 1);
+		rte_exit(EXIT_FAILURE,
+			 "--workers %u needs %u lcores, EAL has %u "
+			 "(give them with -l, e.g. -l 0-%u)\n",
+			 n, n, rte_lcore_count(), n - 1);
 	sw_n_workers = n;
 }
 
@@ -309,12 +318,14 @@ sw_worker_create(unsigned int index, unsigned int lcore)
 
 	lcf_pipeline_config_from_topo(&sw_app.topo, &cfg);
 	cfg.seed = sw_app.opts.seed;
-	cfg.slots_per_way = (cfg.slots_per_way + sw_n_workers - 1) / sw_n_workers;
+	cfg.slots_per_way = (cfg.slots_per_way + sw_n_workers - 1) /
+			    sw_n_workers;
 	lc->pipe = lcf_pipeline_create(&cfg);
 	if (lc->pipe == NULL)
-		rte_exit(EXIT_FAILURE, "cannot create the LCF pipeline "
-			 "(%u ways x %u slots): %s\n", cfg.ways,
-			 cfg.slots_per_way, strerror(errno));
+		rte_exit(EXIT_FAILURE,
+			 "cannot create the LCF pipeline "
+			 "(%u ways x %u slots): %s\n",
+			 cfg.ways, cfg.slots_per_way, strerror(errno));
 	lc->l2 = l2_create(age_tsc, socket);
 	if (lc->l2 == NULL)
 		rte_exit(EXIT_FAILURE, "cannot allocate the MAC table\n");
@@ -333,7 +344,8 @@ sw_worker_create(unsigned int index, unsigned int lcore)
 				       sw_app.topo.lcf_port, sw_app.pkt_pool,
 				       socket);
 	if (sw_app.opts.fault.n_rules != 0 && lc->fault == NULL)
-		rte_exit(EXIT_FAILURE, "cannot allocate fault injection state\n");
+		rte_exit(EXIT_FAILURE,
+			 "cannot allocate fault injection state\n");
 	if (egress_lcore_init(lc, socket) != 0)
 		rte_exit(EXIT_FAILURE, "cannot allocate tx buffers\n");
 
@@ -360,8 +372,9 @@ sw_workers_create(void)
 		for (q = 0; q < sw_app.ports[p].n_rxq; q++) {
 			struct sw_lcore *lc;
 
-			w = sw_app.ports[p].n_rxq == sw_n_workers ? q :
-			    rr++ % sw_n_workers;
+			w = sw_app.ports[p].n_rxq == sw_n_workers
+				    ? q
+				    : rr++ % sw_n_workers;
 			lc = sw_app.workers[w];
 			lc->rxq[lc->n_rxq].tport = p;
 			lc->rxq[lc->n_rxq].queue = q;
@@ -369,10 +382,13 @@ sw_workers_create(void)
 		}
 	}
 	for (w = 0; w < sw_n_workers; w++)
-		SW_LOG(INFO, "worker %u: lcore %u, %u rx queue(s), %u x %u "
-		       "slots", w, sw_app.workers[w]->lcore_id,
-		       sw_app.workers[w]->n_rxq, sw_app.topo.sw.ways,
-		       lcf_pipeline_config(sw_app.workers[w]->pipe)->slots_per_way);
+		SW_LOG(INFO,
+		       "worker %u: lcore %u, %u rx queue(s), %u x %u "
+		       "slots",
+		       w, sw_app.workers[w]->lcore_id, sw_app.workers[w]->n_rxq,
+		       sw_app.topo.sw.ways,
+		       lcf_pipeline_config(sw_app.workers[w]->pipe)
+			       ->slots_per_way);
 }
 
 /* --bench-rx: every rx queue replays its file instead of being polled. */
@@ -398,11 +414,14 @@ sw_bench_rx_load(void)
 						 sw_app.ports[q->tport].port_id,
 						 sw_app.pkt_pool);
 			if (q->bench == NULL)
-				rte_exit(EXIT_FAILURE, "--bench-rx: cannot load "
-					 "%s\n", path);
-			SW_LOG(INFO, "bench source: port %u queue %u replays "
-			       "%u frames of %s", q->tport, q->queue,
-			       q->bench->n, path);
+				rte_exit(EXIT_FAILURE,
+					 "--bench-rx: cannot load "
+					 "%s\n",
+					 path);
+			SW_LOG(INFO,
+			       "bench source: port %u queue %u replays "
+			       "%u frames of %s",
+			       q->tport, q->queue, q->bench->n, path);
 		}
 	}
 }
@@ -500,20 +519,24 @@ main(int argc, char **argv)
 	/* Lets dpdk-dumpcap (a secondary process) capture our ports. */
 	ret = rte_pdump_init();
 	if (ret < 0)
-		SW_LOG(WARNING, "pdump unavailable (%s): dpdk-dumpcap needs "
+		SW_LOG(WARNING,
+		       "pdump unavailable (%s): dpdk-dumpcap needs "
 		       "hugepages and a shared runtime directory",
 		       rte_strerror(rte_errno));
 	if (stats_telemetry_register() != 0)
 		SW_LOG(WARNING, "cannot register telemetry commands");
 
-	SW_LOG(INFO, "topology %s: %u node(s), %u port(s), %s %u ways x %u "
-	       "slots, lcf_port %u", sw_app.opts.topo_path, sw_app.topo.n_nodes,
-	       sw_app.n_ports, sw_app.topo.sw.profile, sw_app.topo.sw.ways,
+	SW_LOG(INFO,
+	       "topology %s: %u node(s), %u port(s), %s %u ways x %u "
+	       "slots, lcf_port %u",
+	       sw_app.opts.topo_path, sw_app.topo.n_nodes, sw_app.n_ports,
+	       sw_app.topo.sw.profile, sw_app.topo.sw.ways,
 	       sw_app.topo.sw.slots_per_way, sw_app.topo.lcf_port);
 
 	sw_app.start_tsc = rte_rdtsc();
 	rte_eal_mp_remote_launch(sw_lcore_main, NULL, CALL_MAIN);
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
 		if (rte_eal_wait_lcore(lcore) < 0)
 			status = EXIT_FAILURE;
 	}
@@ -529,7 +552,8 @@ main(int argc, char **argv)
 		steer_remove(p);
 		ret = rte_eth_dev_stop(pid);
 		if (ret != 0)
-			SW_LOG(WARNING, "port %u: stop: %s", pid, strerror(-ret));
+			SW_LOG(WARNING, "port %u: stop: %s", pid,
+			       strerror(-ret));
 		rte_eth_dev_close(pid);
 	}
 	rte_pdump_uninit();

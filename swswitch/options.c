@@ -32,21 +32,21 @@ enum {
 };
 
 static const struct option opts_long[] = {
-	{ "topo",       required_argument, NULL, OPTS_TOPO },
-	{ "idle-exit",  required_argument, NULL, OPTS_IDLE_EXIT },
-	{ "mac-age",    required_argument, NULL, OPTS_MAC_AGE },
+	{ "topo", required_argument, NULL, OPTS_TOPO },
+	{ "idle-exit", required_argument, NULL, OPTS_IDLE_EXIT },
+	{ "mac-age", required_argument, NULL, OPTS_MAC_AGE },
 	{ "stats-file", required_argument, NULL, OPTS_STATS_FILE },
-	{ "mbufs",      required_argument, NULL, OPTS_MBUFS },
-	{ "drain-us",   required_argument, NULL, OPTS_DRAIN_US },
-	{ "rxd",        required_argument, NULL, OPTS_RXD },
-	{ "txd",        required_argument, NULL, OPTS_TXD },
-	{ "seed",       required_argument, NULL, OPTS_SEED },
-	{ "workers",    required_argument, NULL, OPTS_WORKERS },
-	{ "fault",      required_argument, NULL, OPTS_FAULT },
+	{ "mbufs", required_argument, NULL, OPTS_MBUFS },
+	{ "drain-us", required_argument, NULL, OPTS_DRAIN_US },
+	{ "rxd", required_argument, NULL, OPTS_RXD },
+	{ "txd", required_argument, NULL, OPTS_TXD },
+	{ "seed", required_argument, NULL, OPTS_SEED },
+	{ "workers", required_argument, NULL, OPTS_WORKERS },
+	{ "fault", required_argument, NULL, OPTS_FAULT },
 	{ "fault-seed", required_argument, NULL, OPTS_FAULT_SEED },
 	{ "fault-delay-us", required_argument, NULL, OPTS_FAULT_DELAY },
-	{ "bench-rx",   required_argument, NULL, OPTS_BENCH_RX },
-	{ "help",       no_argument,       NULL, 'h' },
+	{ "bench-rx", required_argument, NULL, OPTS_BENCH_RX },
+	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -103,7 +103,8 @@ opts_wants_help(int argc, char **argv)
 			app = strcmp(argv[i], "--") == 0;
 			continue;
 		}
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+		if (strcmp(argv[i], "--help") == 0 ||
+		    strcmp(argv[i], "-h") == 0)
 			return true;
 	}
 	return false;
@@ -121,8 +122,10 @@ opts_number(const char *name, const char *arg, uint64_t min, uint64_t max,
 	v = strtoull(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || arg[0] == '-' ||
 	    v < min || v > max) {
-		fprintf(stderr, "swswitch: --%s: expected a number in %" PRIu64
-			"..%" PRIu64 ", got \"%s\"\n", name, min, max, arg);
+		fprintf(stderr,
+			"swswitch: --%s: expected a number in %" PRIu64
+			"..%" PRIu64 ", got \"%s\"\n",
+			name, min, max, arg);
 		return -EINVAL;
 	}
 	*out = v;
@@ -149,7 +152,8 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 
 	/* EAL ran getopt over the same argv first. */
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, opts_short, opts_long, &idx)) != EOF) {
+	while ((opt = getopt_long(argc, argv, opts_short, opts_long, &idx)) !=
+	       EOF) {
 		int ret = 0;
 
 		switch (opt) {
@@ -157,11 +161,13 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			o->topo_path = optarg;
 			break;
 		case OPTS_IDLE_EXIT:
-			ret = opts_number("idle-exit", optarg, 0, UINT32_MAX, &v);
+			ret = opts_number("idle-exit", optarg, 0, UINT32_MAX,
+					  &v);
 			o->idle_exit_ms = (uint32_t)v;
 			break;
 		case OPTS_MAC_AGE:
-			ret = opts_number("mac-age", optarg, 0, 86400 * 365, &v);
+			ret = opts_number("mac-age", optarg, 0, 86400 * 365,
+					  &v);
 			o->mac_age_s = (uint32_t)v;
 			break;
 		case OPTS_STATS_FILE:
@@ -195,12 +201,14 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			char err[256];
 
 			if (o->fault.n_rules == FAULT_MAX_RULES) {
-				fprintf(stderr, "swswitch: at most %d --fault rules\n",
+				fprintf(stderr,
+					"swswitch: at most %d --fault rules\n",
 					FAULT_MAX_RULES);
 				return -EINVAL;
 			}
 			ret = fault_parse_rule(optarg,
-					       &o->fault.rules[o->fault.n_rules],
+					       &o->fault.rules
+							[o->fault.n_rules],
 					       err, sizeof(err));
 			if (ret < 0)
 				fprintf(stderr, "swswitch: --%s\n", err);
@@ -209,11 +217,13 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			break;
 		}
 		case OPTS_FAULT_SEED:
-			ret = opts_number("fault-seed", optarg, 0, UINT64_MAX, &v);
+			ret = opts_number("fault-seed", optarg, 0, UINT64_MAX,
+					  &v);
 			o->fault.seed = v;
 			break;
 		case OPTS_FAULT_DELAY:
-			ret = opts_number("fault-delay-us", optarg, 1, 10000000, &v);
+			ret = opts_number("fault-delay-us", optarg, 1, 10000000,
+					  &v);
 			o->fault.delay_us = (uint32_t)v;
 			break;
 		case OPTS_BENCH_RX:
@@ -230,7 +240,8 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			return ret;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "swswitch: unexpected argument \"%s\"\n", argv[optind]);
+		fprintf(stderr, "swswitch: unexpected argument \"%s\"\n",
+			argv[optind]);
 		return -EINVAL;
 	}
 	if (o->topo_path == NULL) {

@@ -12,24 +12,24 @@
 #include "fault.h"
 
 #define OPTS_DEFAULT_MAC_AGE_S 300
-#define OPTS_DEFAULT_MBUFS 8191
-#define OPTS_DEFAULT_DRAIN_US 100
-#define OPTS_DEFAULT_RXD 512
-#define OPTS_DEFAULT_TXD 512
+#define OPTS_DEFAULT_MBUFS     8191
+#define OPTS_DEFAULT_DRAIN_US  100
+#define OPTS_DEFAULT_RXD       512
+#define OPTS_DEFAULT_TXD       512
 
 struct sw_opts {
 	const char *topo_path;
 	const char *stats_file;
-	uint32_t idle_exit_ms;    /* 0: run until a signal */
-	uint32_t mac_age_s;       /* 0: L2 entries never expire */
+	uint32_t idle_exit_ms; /* 0: run until a signal */
+	uint32_t mac_age_s;    /* 0: L2 entries never expire */
 	uint32_t n_mbufs;
 	uint32_t drain_us;
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
-	uint32_t seed;            /* data-provider PRNG seed */
-	uint32_t n_workers;       /* --workers; 0 = one per EAL lcore */
+	uint32_t seed;             /* data-provider PRNG seed */
+	uint32_t n_workers;        /* --workers; 0 = one per EAL lcore */
 	struct fault_config fault; /* --fault rules; none by default */
-	const char *bench_rx_dir; /* --bench-rx: frames for every rx queue */
+	const char *bench_rx_dir;  /* --bench-rx: frames for every rx queue */
 };
 
 /**

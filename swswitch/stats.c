@@ -47,8 +47,9 @@ stats_switch(json_t *root)
 	stats_u64(o, "n_ports", sw_app.n_ports);
 	stats_u64(o, "n_nodes", t->n_nodes);
 	stats_u64(o, "workers", sw_app.n_workers);
-	stats_u64(o, "uptime_ms", (rte_rdtsc() - sw_app.start_tsc) * MS_PER_S /
-		  rte_get_tsc_hz());
+	stats_u64(o, "uptime_ms",
+		  (rte_rdtsc() - sw_app.start_tsc) * MS_PER_S /
+			  rte_get_tsc_hz());
 	json_object_set_new(root, "switch", o);
 }
 
@@ -66,7 +67,8 @@ stats_ports(json_t *root)
 		unsigned int w;
 
 		for (w = 0; w < sw_app.n_workers; w++) {
-			const struct sw_port_stats *s = &sw_app.workers[w]->port[p];
+			const struct sw_port_stats *s = &sw_app.workers[w]
+								 ->port[p];
 
 			sum.rx += s->rx;
 			sum.tx += s->tx;
@@ -77,7 +79,8 @@ stats_ports(json_t *root)
 			memset(&es, 0, sizeof(es));
 
 		o = json_object();
-		json_object_set_new(o, "name", json_string(sw_app.ports[p].name));
+		json_object_set_new(o, "name",
+				    json_string(sw_app.ports[p].name));
 		stats_u64(o, "port_id", sw_app.ports[p].port_id);
 		stats_u64(o, "rx", sum.rx);
 		stats_u64(o, "tx", sum.tx);
@@ -147,9 +150,10 @@ stats_pipeline(json_t *root)
 	stats_u64(pl, "passes", sum.packets);
 	stats_u64(pl, "resubmits", resubmits);
 	stats_u64(pl, "resubmit_loops", loops);
-	stats_u64(pl, "nacks", sum.action[LCF_A_NACK_LOCK_BUSY] +
-				 sum.action[LCF_A_NACK_CHECK_FAIL] +
-				 sum.action[LCF_A_NACK_STALE]);
+	stats_u64(pl, "nacks",
+		  sum.action[LCF_A_NACK_LOCK_BUSY] +
+			  sum.action[LCF_A_NACK_CHECK_FAIL] +
+			  sum.action[LCF_A_NACK_STALE]);
 	stats_u64(pl, "drops", drops);
 	stats_hex(pl, "digest", stats_digest(), 16);
 	json_object_set_new(root, "pipeline", pl);
@@ -203,7 +207,8 @@ stats_registers(json_t *root)
 	/* Shards split each way's slots (rounded up): sum what they hold. */
 	for (w = 0, used = 0; w < sw_app.n_workers; w++)
 		used += (uint64_t)ways *
-			lcf_pipeline_config(sw_app.workers[w]->pipe)->slots_per_way;
+			lcf_pipeline_config(sw_app.workers[w]->pipe)
+				->slots_per_way;
 	stats_u64(o, "capacity", used);
 }
 
@@ -236,7 +241,8 @@ stats_workers(json_t *root)
 		stats_u64(o, "lcore", lc->lcore_id);
 		stats_u64(o, "rx_queues", lc->n_rxq);
 		stats_u64(o, "rx", rx);
-		stats_u64(o, "passes", lcf_pipeline_counters(lc->pipe)->packets);
+		stats_u64(o, "passes",
+			  lcf_pipeline_counters(lc->pipe)->packets);
 		stats_u64(o, "dispatched", lc->dispatch.sent);
 		stats_u64(o, "from_ring", lc->dispatch.received);
 		stats_u64(o, "ring_full", lc->dispatch.ring_full);
@@ -249,7 +255,8 @@ stats_workers(json_t *root)
 	}
 	o = json_object();
 	stats_u64(o, "workers", sw_app.n_workers);
-	stats_u64(o, "tsc_hz", rte_get_tsc_hz());  /* cycles/packet for benches */
+	stats_u64(o, "tsc_hz",
+		  rte_get_tsc_hz()); /* cycles/packet for benches */
 	stats_u64(o, "sent", sum.sent);
 	stats_u64(o, "received", sum.received);
 	stats_u64(o, "ring_full", sum.ring_full);
@@ -314,7 +321,8 @@ static void
 stats_faults(json_t *root)
 {
 	static const char *const dir[FAULT_N_DIR] = { "in", "out" };
-	static const char *const act[FAULT_N_ACTION] = { "drop", "dup", "delay" };
+	static const char *const act[FAULT_N_ACTION] = { "drop", "dup",
+							 "delay" };
 	uint64_t count[FAULT_N_DIR][FAULT_N_ACTION] = { { 0 } }, overflow = 0;
 	json_t *o = json_object();
 	char key[16];
@@ -347,8 +355,10 @@ stats_json(void)
 	stats_faults(root);
 	stats_workers(root);
 	json_object_set_new(root, "digest",
-		json_incref(json_object_get(json_object_get(root, "pipeline"),
-					    "digest")));
+			    json_incref(
+				    json_object_get(json_object_get(root,
+								    "pipeline"),
+						    "digest")));
 	return root;
 }
 

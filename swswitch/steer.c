@@ -31,7 +31,9 @@ steer_rule(uint16_t port_id, uint16_t sport, uint16_t queue, bool check,
 	const struct rte_flow_item pattern[] = {
 		{ .type = RTE_FLOW_ITEM_TYPE_ETH },
 		{ .type = RTE_FLOW_ITEM_TYPE_IPV4 },
-		{ .type = RTE_FLOW_ITEM_TYPE_UDP, .spec = &spec, .mask = &mask },
+		{ .type = RTE_FLOW_ITEM_TYPE_UDP,
+		  .spec = &spec,
+		  .mask = &mask },
 		{ .type = RTE_FLOW_ITEM_TYPE_END },
 	};
 	const struct rte_flow_action_queue q = { .index = queue };
@@ -40,7 +42,8 @@ steer_rule(uint16_t port_id, uint16_t sport, uint16_t queue, bool check,
 		{ .type = RTE_FLOW_ACTION_TYPE_END },
 	};
 
-	if (check && rte_flow_validate(port_id, &attr, pattern, actions, err) != 0)
+	if (check &&
+	    rte_flow_validate(port_id, &attr, pattern, actions, err) != 0)
 		return NULL;
 	return rte_flow_create(port_id, &attr, pattern, actions, err);
 }
@@ -57,9 +60,10 @@ steer_install(uint16_t tport)
 	if (n < 2 || sp->n_rxq != n)
 		return 0;
 	if (!lcf_steer_usable(sw_app.topo.lcf_port)) {
-		SW_LOG(NOTICE, "port %u: no NIC steering: lcf_port %u leaves no "
-		       "room for %u source ports", tport, sw_app.topo.lcf_port,
-		       LCF_STEER_KEYS);
+		SW_LOG(NOTICE,
+		       "port %u: no NIC steering: lcf_port %u leaves no "
+		       "room for %u source ports",
+		       tport, sw_app.topo.lcf_port, LCF_STEER_KEYS);
 		return 0;
 	}
 	for (key = 0; key < LCF_STEER_KEYS; key++) {
@@ -70,17 +74,21 @@ steer_install(uint16_t tport)
 			break;
 	}
 	if (key < LCF_STEER_KEYS) {
-		SW_LOG(NOTICE, "port %u (%s): no NIC steering by tag (rule %u: "
+		SW_LOG(NOTICE,
+		       "port %u (%s): no NIC steering by tag (rule %u: "
 		       "%s): coherence frames of another worker's tags cross "
-		       "the software ring", tport, sp->name, key,
+		       "the software ring",
+		       tport, sp->name, key,
 		       err.message != NULL ? err.message : "refused");
 		rte_flow_flush(sp->port_id, &err);
 		return 0;
 	}
 	sp->steer_rules = LCF_STEER_KEYS;
-	SW_LOG(INFO, "port %u (%s): NIC steering by tag: %u rules, UDP source "
-	       "ports %u-%u -> the owner's rx queue", tport, sp->name,
-	       LCF_STEER_KEYS, lcf_steer_sport(sw_app.topo.lcf_port, 0),
+	SW_LOG(INFO,
+	       "port %u (%s): NIC steering by tag: %u rules, UDP source "
+	       "ports %u-%u -> the owner's rx queue",
+	       tport, sp->name, LCF_STEER_KEYS,
+	       lcf_steer_sport(sw_app.topo.lcf_port, 0),
 	       lcf_steer_sport(sw_app.topo.lcf_port, LCF_STEER_KEYS - 1));
 	return LCF_STEER_KEYS;
 }
@@ -94,7 +102,7 @@ steer_remove(uint16_t tport)
 	if (sp->steer_rules == 0)
 		return;
 	if (rte_flow_flush(sp->port_id, &err) != 0)
-		SW_LOG(WARNING, "port %u: flushing the steering rules: %s", tport,
-		       err.message != NULL ? err.message : "failed");
+		SW_LOG(WARNING, "port %u: flushing the steering rules: %s",
+		       tport, err.message != NULL ? err.message : "failed");
 	sp->steer_rules = 0;
 }

@@ -155,8 +155,8 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
  * another worker's tag go to that owner's outbox with their parse.
  */
 static inline void
-sw_rx_one(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
-	  uint64_t now, struct sw_outbox *ob)
+sw_rx_one(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port, uint64_t now,
+	  struct sw_outbox *ob)
 {
 	struct lcf_frame_view view;
 	struct lcf_msg msg;
@@ -188,8 +188,9 @@ sw_outbox_flush(struct sw_lcore *lc, struct sw_outbox *ob)
 			continue;
 		ob->n[w] = 0;
 		sent = rte_ring_mp_enqueue_burst_elem(sw_app.workers[w]->ring,
-						      ob->h[w], sizeof(ob->h[w][0]),
-						      n, NULL);
+						      ob->h[w],
+						      sizeof(ob->h[w][0]), n,
+						      NULL);
 		lc->dispatch.sent += sent;
 		if (unlikely(sent < n)) {
 			lc->dispatch.ring_full += n - sent;
@@ -269,8 +270,9 @@ sw_burst_prefetched(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < nb; i++) {
 		if (i + SW_PREFETCH_OFFSET < nb)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
-						       void *));
+			rte_prefetch0(
+				rte_pktmbuf_mtod(pkts[i + SW_PREFETCH_OFFSET],
+						 void *));
 		f[i].cls = sw_parse(pkts[i], &f[i].view, &f[i].msg,
 				    &f[i].reason);
 		if (f[i].cls != LCF_FRAME_PIPELINE)
@@ -287,8 +289,8 @@ sw_burst_prefetched(struct sw_lcore *lc, struct rte_mbuf **pkts, uint16_t nb,
 			sw_pipeline(lc, pkts[i], port, false, 0, &f[i].view,
 				    &f[i].msg);
 		else
-			sw_outbox_put(ob, f[i].owner, pkts[i], port,
-				      &f[i].view, &f[i].msg);
+			sw_outbox_put(ob, f[i].owner, pkts[i], port, &f[i].view,
+				      &f[i].msg);
 	}
 }
 
@@ -333,8 +335,9 @@ sw_ring_drain(struct sw_lcore *lc)
 		rte_prefetch0(rte_pktmbuf_mtod(h[i].m, void *));
 	for (i = 0; i < nb; i++) {
 		if (i + SW_PREFETCH_OFFSET < nb)
-			rte_prefetch0(rte_pktmbuf_mtod(h[i + SW_PREFETCH_OFFSET].m,
-						       void *));
+			rte_prefetch0(
+				rte_pktmbuf_mtod(h[i + SW_PREFETCH_OFFSET].m,
+						 void *));
 		sw_pipeline(lc, h[i].m, h[i].port, false, 0, &h[i].view,
 			    &h[i].msg);
 	}
@@ -356,7 +359,8 @@ sw_ring_drain(struct sw_lcore *lc)
 /* After the check, each producer may still add one round of bursts (every
  * rx queue, each frame with a fault duplicate): room for four at once. */
 static_assert(SW_RING_HIGH + 4 * SW_MAX_RXQ * 2 * SW_MAX_PKT_BURST <=
-	      SW_RING_SIZE, "SW_RING_HIGH leaves too little room in the ring");
+		      SW_RING_SIZE,
+	      "SW_RING_HIGH leaves too little room in the ring");
 
 static inline bool
 sw_peers_congested(const struct sw_lcore *lc)
@@ -418,21 +422,23 @@ sw_lcore_main(__rte_unused void *arg)
 	struct sw_outbox *ob;
 	struct sw_lcore *lc = NULL;
 	uint64_t prev_tsc = 0;
-	uint64_t bp_since = 0;   /* TSC our rx stopped for a peer's ring, or 0 */
+	uint64_t bp_since = 0; /* TSC our rx stopped for a peer's ring, or 0 */
 	unsigned int i, work;
 
 	for (i = 0; i < sw_app.n_workers; i++)
 		if (sw_app.workers[i]->lcore_id == rte_lcore_id())
 			lc = sw_app.workers[i];
 	if (lc == NULL)
-		return 0;    /* an lcore with no work yet */
+		return 0; /* an lcore with no work yet */
 
 	/* Allocated once, before the loop: the hot path never allocates. */
-	ob = rte_zmalloc_socket("sw_outbox", sizeof(*ob) + sw_app.n_workers *
-				sizeof(ob->h[0]), RTE_CACHE_LINE_SIZE,
-				(int)rte_socket_id());
+	ob = rte_zmalloc_socket("sw_outbox",
+				sizeof(*ob) +
+					sw_app.n_workers * sizeof(ob->h[0]),
+				RTE_CACHE_LINE_SIZE, (int)rte_socket_id());
 	if (ob == NULL) {
-		SW_LOG(ERR, "lcore %u: cannot allocate the outbox", lc->lcore_id);
+		SW_LOG(ERR, "lcore %u: cannot allocate the outbox",
+		       lc->lcore_id);
 		sw_force_quit = true;
 		return -1;
 	}
@@ -451,9 +457,10 @@ sw_lcore_main(__rte_unused void *arg)
 			egress_flush(lc);
 			prev_tsc = cur_tsc;
 			if (idle_tsc != 0 && sw_all_idle(cur_tsc, idle_tsc)) {
-				SW_LOG(INFO, "worker %u: all workers idle for "
-				       "%u ms, exiting", lc->index,
-				       sw_app.opts.idle_exit_ms);
+				SW_LOG(INFO,
+				       "worker %u: all workers idle for "
+				       "%u ms, exiting",
+				       lc->index, sw_app.opts.idle_exit_ms);
 				sw_force_quit = true;
 				break;
 			}
@@ -486,7 +493,8 @@ sw_lcore_main(__rte_unused void *arg)
 				continue;
 			}
 			if (unlikely(bp_since != 0)) {
-				lc->dispatch.backpressure_tsc += cur_tsc - bp_since;
+				lc->dispatch.backpressure_tsc += cur_tsc -
+								 bp_since;
 				bp_since = 0;
 			}
 		}
@@ -498,7 +506,8 @@ sw_lcore_main(__rte_unused void *arg)
 				nb = bench_rx_burst(lc->rxq[i].bench, pkts,
 						    SW_MAX_PKT_BURST);
 			else
-				nb = rte_eth_rx_burst(sw_app.ports[port].port_id,
+				nb = rte_eth_rx_burst(sw_app.ports[port]
+							      .port_id,
 						      lc->rxq[i].queue, pkts,
 						      SW_MAX_PKT_BURST);
 			if (nb == 0)

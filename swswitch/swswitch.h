@@ -32,11 +32,11 @@ extern int sw_logtype;
 #define SW_LOG(level, fmt, ...) \
 	RTE_LOG(level, SWSWITCH, fmt "\n", ##__VA_ARGS__)
 
-#define SW_VERSION "0.1.0"
-#define SW_MAX_PKT_BURST 32
+#define SW_VERSION         "0.1.0"
+#define SW_MAX_PKT_BURST   32
 #define SW_PREFETCH_OFFSET 3
-#define SW_MAX_PORTS LCF_MAX_NODES    /* a topology has at most 32 ports */
-#define SW_MEMPOOL_CACHE 256
+#define SW_MAX_PORTS       LCF_MAX_NODES /* a topology has at most 32 ports */
+#define SW_MEMPOOL_CACHE   256
 /* Each worker's inbound ring (frames of its tags received by another
  * worker, with their parse: struct sw_handoff). A power of two. */
 #define SW_RING_SIZE 16384
@@ -65,17 +65,17 @@ struct egress_txq;
 struct sw_port_stats {
 	uint64_t rx;
 	uint64_t tx;
-	uint64_t tx_dropped;  /* the PMD's tx queue did not take them */
-	uint64_t dropped;     /* ingress frames the switch dropped */
+	uint64_t tx_dropped; /* the PMD's tx queue did not take them */
+	uint64_t dropped;    /* ingress frames the switch dropped */
 };
 
 struct egress_stats {
-	uint64_t copies;          /* frames emitted by the pipeline path */
-	uint64_t multicast;       /* pipeline results with several copies */
-	uint64_t chained;         /* copies built as header mbuf + clone */
-	uint64_t flat_copies;     /* copies for ports that refuse chains */
-	uint64_t nombuf;          /* copies lost to an empty pool */
-	uint64_t no_destination;  /* EMIT with no node, or a node off-topology */
+	uint64_t copies;         /* frames emitted by the pipeline path */
+	uint64_t multicast;      /* pipeline results with several copies */
+	uint64_t chained;        /* copies built as header mbuf + clone */
+	uint64_t flat_copies;    /* copies for ports that refuse chains */
+	uint64_t nombuf;         /* copies lost to an empty pool */
+	uint64_t no_destination; /* EMIT with no node, or a node off-topology */
 };
 
 /*
@@ -102,13 +102,13 @@ struct sw_handoff {
 	struct rte_mbuf *m;
 	struct lcf_msg msg;
 	struct lcf_frame_view view;
-	uint16_t port;               /* topology port it arrived on */
+	uint16_t port; /* topology port it arrived on */
 };
 
 /* One receive queue a worker polls. */
 struct sw_rxq {
-	uint16_t tport;      /* topology port */
-	uint16_t queue;      /* DPDK rx queue id */
+	uint16_t tport;         /* topology port */
+	uint16_t queue;         /* DPDK rx queue id */
 	struct bench_rx *bench; /* --bench-rx: polled instead of the queue */
 };
 
@@ -119,8 +119,10 @@ struct sw_dispatch_stats {
 	uint64_t ring_full;  /* frames dropped: the owner's ring was full */
 	uint64_t loops;      /* loop iterations, busy or idle */
 	uint64_t idle_loops; /* iterations that found no frame anywhere */
-	uint64_t backpressure; /* iterations that skipped rx: a peer's ring full */
-	uint64_t backpressure_tsc; /* TSC cycles our rx stayed stopped for that */
+	uint64_t
+		backpressure; /* iterations that skipped rx: a peer's ring full */
+	uint64_t
+		backpressure_tsc; /* TSC cycles our rx stayed stopped for that */
 };
 
 /*
@@ -132,14 +134,14 @@ struct sw_dispatch_stats {
  */
 struct sw_lcore {
 	unsigned int lcore_id;
-	unsigned int index;          /* worker index = shard = tx queue id */
+	unsigned int index; /* worker index = shard = tx queue id */
 	struct lcf_pipeline *pipe;
 	struct l2_table *l2;
-	struct rte_ring *ring;       /* inbound: frames of our tags from others */
+	struct rte_ring *ring; /* inbound: frames of our tags from others */
 
 	uint16_t n_rxq;
 	struct sw_rxq rxq[SW_MAX_RXQ];
-	struct egress_txq *txq;      /* [n_ports]: frames waiting for tx */
+	struct egress_txq *txq; /* [n_ports]: frames waiting for tx */
 
 	/* At most one burst of resubmits: every packet resubmits at most once. */
 	uint16_t n_resubmit;
@@ -147,9 +149,9 @@ struct sw_lcore {
 
 	struct sw_port_stats port[SW_MAX_PORTS];
 	struct egress_stats egress;
-	struct fault_lcore *fault;   /* NULL unless --fault rules were given */
+	struct fault_lcore *fault; /* NULL unless --fault rules were given */
 	uint64_t resubmits;
-	uint64_t resubmit_loops;  /* second pass asked to resubmit: a bug */
+	uint64_t resubmit_loops; /* second pass asked to resubmit: a bug */
 	struct sw_dispatch_stats dispatch;
 	/* TSC of this worker's last frame; read by the others for --idle-exit
 	 * (the process is idle only when every worker is). */
@@ -160,10 +162,11 @@ struct sw_lcore {
 
 struct sw_port {
 	uint16_t port_id;
-	bool chain_ok;            /* PMD takes multi-segment mbufs */
-	uint16_t n_rxq;           /* 1, or one per worker (multi-queue NIC) */
+	bool chain_ok;              /* PMD takes multi-segment mbufs */
+	uint16_t n_rxq;             /* 1, or one per worker (multi-queue NIC) */
 	uint64_t startup_discarded; /* frames sw_ports_flush() threw away */
-	unsigned int steer_rules; /* NIC rules steering tags to owners (steer.c) */
+	unsigned int
+		steer_rules; /* NIC rules steering tags to owners (steer.c) */
 	char name[RTE_ETH_NAME_MAX_LEN];
 };
 
@@ -173,9 +176,10 @@ struct sw_app {
 	struct topo topo;
 	uint16_t n_ports;
 	struct sw_port ports[SW_MAX_PORTS];
-	struct rte_mempool *pkt_pool;    /* rx and flat copies */
-	struct rte_mempool *hdr_pool;    /* rewritten headers of multicast copies */
-	struct rte_mempool *clone_pool;  /* indirect mbufs sharing the payload */
+	struct rte_mempool *pkt_pool; /* rx and flat copies */
+	struct rte_mempool
+		*hdr_pool; /* rewritten headers of multicast copies */
+	struct rte_mempool *clone_pool; /* indirect mbufs sharing the payload */
 	unsigned int n_workers;
 	struct sw_lcore *workers[RTE_MAX_LCORE];
 	uint16_t tport_of[RTE_MAX_ETHPORTS]; /* DPDK port id -> topology port */

@@ -50,16 +50,21 @@ stats_tel_container(json_t *v)
 	if (json_is_array(v)) {
 		rte_tel_data_start_array(c, RTE_TEL_U64_VAL);
 		json_array_foreach(v, i, x)
-			rte_tel_data_add_array_u64(c, (uint64_t)json_integer_value(x));
+			rte_tel_data_add_array_u64(c,
+						   (uint64_t)json_integer_value(
+							   x));
 		return c;
 	}
 	rte_tel_data_start_dict(c);
-	json_object_foreach(v, key, x) {
+	json_object_foreach(v, key, x)
+	{
 		if (json_is_string(x))
-			rte_tel_data_add_dict_string(c, key, json_string_value(x));
+			rte_tel_data_add_dict_string(c, key,
+						     json_string_value(x));
 		else
 			rte_tel_data_add_dict_u64(c, key,
-				(uint64_t)json_integer_value(x));
+						  (uint64_t)json_integer_value(
+							  x));
 	}
 	return c;
 }
@@ -71,12 +76,15 @@ stats_tel_from_json(struct rte_tel_data *d, json_t *root)
 	json_t *v;
 
 	rte_tel_data_start_dict(d);
-	json_object_foreach(root, key, v) {
+	json_object_foreach(root, key, v)
+	{
 		if (json_is_string(v)) {
-			rte_tel_data_add_dict_string(d, key, json_string_value(v));
+			rte_tel_data_add_dict_string(d, key,
+						     json_string_value(v));
 		} else if (json_is_integer(v)) {
 			rte_tel_data_add_dict_u64(d, key,
-				(uint64_t)json_integer_value(v));
+						  (uint64_t)json_integer_value(
+							  v));
 		} else {
 			struct rte_tel_data *c = stats_tel_container(v);
 
@@ -147,7 +155,8 @@ stats_tel_block(const char *cmd __rte_unused, const char *params,
 	int ret = -ESRCH;
 
 	if (stats_parse_u64(params, &tag) != 0)
-		return stats_tel_error(d, "usage: /swswitch/block,TAG (decimal or 0x hex)");
+		return stats_tel_error(
+			d, "usage: /swswitch/block,TAG (decimal or 0x hex)");
 
 	rte_spinlock_lock(&stats_tel_lock);
 	if (stats_tel_live)
@@ -156,22 +165,24 @@ stats_tel_block(const char *cmd __rte_unused, const char *params,
 	if (ret == -ESRCH)
 		return stats_tel_error(d, "swswitch is not running");
 	if (ret != 0) {
-		snprintf(buf, sizeof(buf), "tag 0x%" PRIx64 " is not in the switch",
-			 tag);
+		snprintf(buf, sizeof(buf),
+			 "tag 0x%" PRIx64 " is not in the switch", tag);
 		return stats_tel_error(d, buf);
 	}
 
 	rte_tel_data_start_dict(d);
 	snprintf(buf, sizeof(buf), "0x%" PRIx64, tag);
 	rte_tel_data_add_dict_string(d, "tag", buf);
-	rte_tel_data_add_dict_u64(d, "worker", sw_shard_of(tag, sw_app.n_workers));
+	rte_tel_data_add_dict_u64(d, "worker",
+				  sw_shard_of(tag, sw_app.n_workers));
 	rte_tel_data_add_dict_u64(d, "way", v.way);
 	rte_tel_data_add_dict_u64(d, "slot", v.slot);
 	rte_tel_data_add_dict_u64(d, "lock", v.lock);
 	rte_tel_data_add_dict_u64(d, "writer", !!(v.lock & LCF_LOCK_WRITER));
 	rte_tel_data_add_dict_u64(d, "readers", v.lock & LCF_LOCK_READERS);
 	rte_tel_data_add_dict_u64(d, "gstatus", v.gstatus);
-	rte_tel_data_add_dict_string(d, "gstatus_name", lcf_gstatus_name(v.gstatus));
+	rte_tel_data_add_dict_string(d, "gstatus_name",
+				     lcf_gstatus_name(v.gstatus));
 	rte_tel_data_add_dict_u64(d, "copyset", v.copyset);
 	snprintf(buf, sizeof(buf), "0x%08" PRIx32, v.copyset);
 	rte_tel_data_add_dict_string(d, "copyset_hex", buf);
@@ -218,15 +229,15 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 		shard = sw_shard_of(tag, sw_app.n_workers);
 	}
 	if (stats_parse_u64(copy, &node) != 0 ||
-	    stats_parse_u64(comma + 1, &thread) != 0 ||
-	    node > UINT16_MAX || thread > UINT16_MAX)
+	    stats_parse_u64(comma + 1, &thread) != 0 || node > UINT16_MAX ||
+	    thread > UINT16_MAX)
 		goto usage;
 
 	rte_spinlock_lock(&stats_tel_lock);
 	if (stats_tel_live)
 		ret = lcf_pipeline_read_requester(sw_app.workers[shard]->pipe,
-						  (uint16_t)node, (uint16_t)thread,
-						  &v);
+						  (uint16_t)node,
+						  (uint16_t)thread, &v);
 	rte_spinlock_unlock(&stats_tel_lock);
 	if (ret == -ESRCH)
 		return stats_tel_error(d, "swswitch is not running");
@@ -248,7 +259,8 @@ stats_tel_requester(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "last_unlock", v.last_unlock);
 	return 0;
 usage:
-	return stats_tel_error(d, "usage: /swswitch/requester,NODE,THREAD[,TAG]");
+	return stats_tel_error(d,
+			       "usage: /swswitch/requester,NODE,THREAD[,TAG]");
 }
 
 /* The control command a memory node's failure needs (ctl.h). */
@@ -289,10 +301,13 @@ stats_tel_occupancy(const char *cmd __rte_unused,
 	ways = stats_tel_container(occ);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "blocks",
-		(uint64_t)json_integer_value(json_object_get(pl, "blocks")));
+				  (uint64_t)json_integer_value(
+					  json_object_get(pl, "blocks")));
 	rte_tel_data_add_dict_u64(d, "capacity",
-		(uint64_t)json_integer_value(json_object_get(pl, "capacity")));
-	rte_tel_data_add_dict_u64(d, "slots_per_way", sw_app.topo.sw.slots_per_way);
+				  (uint64_t)json_integer_value(
+					  json_object_get(pl, "capacity")));
+	rte_tel_data_add_dict_u64(d, "slots_per_way",
+				  sw_app.topo.sw.slots_per_way);
 	if (ways != NULL)
 		rte_tel_data_add_dict_container(d, "ways", ways, 0);
 	json_decref(j);
@@ -308,18 +323,20 @@ stats_telemetry_register(void)
 	stats_tel_live = true;
 	rte_spinlock_unlock(&stats_tel_lock);
 
-	ret |= rte_telemetry_register_cmd("/swswitch/stats", stats_tel_stats,
+	ret |= rte_telemetry_register_cmd(
+		"/swswitch/stats", stats_tel_stats,
 		"swswitch statistics (the exit JSON). No parameters");
-	ret |= rte_telemetry_register_cmd("/swswitch/block", stats_tel_block,
+	ret |= rte_telemetry_register_cmd(
+		"/swswitch/block", stats_tel_block,
 		"Registers of one block. Parameter: tag (decimal or 0x hex)");
-	ret |= rte_telemetry_register_cmd("/swswitch/requester",
-		stats_tel_requester,
+	ret |= rte_telemetry_register_cmd(
+		"/swswitch/requester", stats_tel_requester,
 		"SCOREBOARD and LAST-UNLOCK of a requester. Parameters: node,thread[,tag] (tag picks the shard)");
-	ret |= rte_telemetry_register_cmd("/swswitch/occupancy",
-		stats_tel_occupancy,
+	ret |= rte_telemetry_register_cmd(
+		"/swswitch/occupancy", stats_tel_occupancy,
 		"Occupied slots per TAG way. No parameters");
-	ret |= rte_telemetry_register_cmd("/swswitch/node_failed",
-		stats_tel_node_failed,
+	ret |= rte_telemetry_register_cmd(
+		"/swswitch/node_failed", stats_tel_node_failed,
 		"Memory node NODE failed: evict its locked and listing blocks, reset its requester rows. Parameter: node");
 	return ret < 0 ? -EINVAL : 0;
 }

@@ -61,8 +61,12 @@ Test(shard, nests_fastrange_when_n_divides_64)
 		x ^= x << 17;
 		for (unsigned int n = 1; n <= 64; n *= 2)
 			cr_assert_eq(sw_shard_of(x, n),
-				     (unsigned int)(((uint64_t)lcf_steer_hash(x) * n) >> 32),
-				     "tag %#llx n %u", (unsigned long long)x, n);
+				     (unsigned int)(((uint64_t)lcf_steer_hash(
+							     x) *
+						     n) >>
+						    32),
+				     "tag %#llx n %u", (unsigned long long)x,
+				     n);
 	}
 }
 
@@ -77,13 +81,15 @@ Test(shard, keys_split_into_contiguous_ranges)
 			unsigned int w = sw_shard_of_key(k, n);
 
 			cr_assert_lt(w, n);
-			cr_assert(w == prev || w == prev + 1, "n %u key %u", n, k);
+			cr_assert(w == prev || w == prev + 1, "n %u key %u", n,
+				  k);
 			prev = w;
 			cnt[w]++;
 		}
 		for (unsigned int w = 0; w < n; w++)
 			cr_expect(cnt[w] == LCF_STEER_KEYS / n ||
-				  cnt[w] == (LCF_STEER_KEYS + n - 1) / n,
+					  cnt[w] ==
+						  (LCF_STEER_KEYS + n - 1) / n,
 				  "n %u worker %u: %u keys", n, w, cnt[w]);
 	}
 }
@@ -92,9 +98,12 @@ Test(shard, keys_split_into_contiguous_ranges)
  * the tags within 5%. */
 Test(shard, in_range_and_balanced)
 {
-	enum { N = 1 << 16 };
+	enum {
+		N = 1 << 16
+	};
 	for (unsigned int n = 1; n <= 8; n++) {
-		unsigned int cnt[8] = { 0 }, cnt_home[8] = { 0 }, keys[8] = { 0 };
+		unsigned int cnt[8] = { 0 }, cnt_home[8] = { 0 },
+			     keys[8] = { 0 };
 
 		for (unsigned int k = 0; k < LCF_STEER_KEYS; k++)
 			keys[sw_shard_of_key(k, n)]++;
@@ -111,11 +120,13 @@ Test(shard, in_range_and_balanced)
 		for (unsigned int w = 0; w < n; w++) {
 			const unsigned int want = N / LCF_STEER_KEYS * keys[w];
 
-			cr_expect(cnt[w] > want * 95 / 100 && cnt[w] < want * 105 / 100,
+			cr_expect(cnt[w] > want * 95 / 100 &&
+					  cnt[w] < want * 105 / 100,
 				  "n=%u w=%u: %u of %u", n, w, cnt[w], N);
 			cr_expect(cnt_home[w] > want * 95 / 100 &&
-				  cnt_home[w] < want * 105 / 100,
-				  "n=%u w=%u: %u of %u (homes)", n, w, cnt_home[w], N);
+					  cnt_home[w] < want * 105 / 100,
+				  "n=%u w=%u: %u of %u (homes)", n, w,
+				  cnt_home[w], N);
 		}
 	}
 }

@@ -22,8 +22,8 @@
 
 #include "lcf_pipeline.h"
 
-#define BURST 32
-#define NODES 8
+#define BURST   32
+#define NODES   8
 #define THREADS 16
 
 struct event {
@@ -92,8 +92,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: bench_pipeline [--profile tofino|large] "
-		"[--blocks N] [--owned PCT] [--zipf S] [--read PCT] "
-		"[--events N] [--csv FILE]\n");
+			"[--blocks N] [--owned PCT] [--zipf S] [--read PCT] "
+			"[--events N] [--csv FILE]\n");
 }
 
 int
@@ -118,14 +118,30 @@ main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': profile = optarg; break;
-		case 'b': blocks = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'o': owned_pct = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'z': zipf = strtod(optarg, NULL); break;
-		case 'r': read_pct = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'e': n_events = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'c': csv = optarg; break;
-		default: usage(); return c == 'h' ? 0 : 2;
+		case 'p':
+			profile = optarg;
+			break;
+		case 'b':
+			blocks = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			owned_pct = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'z':
+			zipf = strtod(optarg, NULL);
+			break;
+		case 'r':
+			read_pct = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'e':
+			n_events = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			csv = optarg;
+			break;
+		default:
+			usage();
+			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (blocks == 0 || n_events == 0 || owned_pct > 100 || read_pct > 100) {
@@ -134,9 +150,12 @@ main(int argc, char **argv)
 	}
 
 	struct lcf_pipeline_config cfg = {
-		.threads_per_node = THREADS, .block_shift = 12,
-		.node_mask = (1u << NODES) - 1, .n_ports = NODES,
-		.shadow = NODES - 1, .seed = 1,
+		.threads_per_node = THREADS,
+		.block_shift = 12,
+		.node_mask = (1u << NODES) - 1,
+		.n_ports = NODES,
+		.shadow = NODES - 1,
+		.seed = 1,
 	};
 	if (strcmp(profile, "tofino") == 0) {
 		cfg.ways = 10;
@@ -167,9 +186,12 @@ main(int argc, char **argv)
 		tags[i] = (uint64_t)(i % NODES) << 36 | (i * 2654435761u);
 		if (rng() % 100 < owned_pct) {
 			struct lcf_msg m = {
-				.version = 1, .type = LCF_T_ADD_TO_SWITCH,
-				.node = (uint16_t)(i % NODES), .seq = 1,
-				.tag = tags[i], .gstatus = LCF_GS_SHARED,
+				.version = 1,
+				.type = LCF_T_ADD_TO_SWITCH,
+				.node = (uint16_t)(i % NODES),
+				.seq = 1,
+				.tag = tags[i],
+				.gstatus = LCF_GS_SHARED,
 				.copyset = 1u << ((i + 1) % NODES),
 			};
 			struct lcf_ingress ing = { .port = m.node };
@@ -193,7 +215,10 @@ main(int argc, char **argv)
 		uint32_t seq = ++seqs[node * THREADS + thr];
 		bool rd = rng() % 100 < read_pct;
 		struct lcf_msg m = {
-			.version = 1, .node = node, .thread = thr, .seq = seq,
+			.version = 1,
+			.node = node,
+			.thread = thr,
+			.seq = seq,
 			.tag = tags[b],
 			.type = rd ? LCF_T_READ_MISS : LCF_T_WRITE_MISS,
 		};
@@ -232,9 +257,11 @@ main(int argc, char **argv)
 		}
 		for (uint32_t i = 0; i < nh; i++) {
 			struct lcf_ingress ing = {
-				.port = held[i].port, .resubmitted = true,
+				.port = held[i].port,
+				.resubmitted = true,
 				.resubmit_meta = (uint64_t)held[i].m.aux |
-					(uint64_t)held[i].m.dst_node << 32,
+						 (uint64_t)held[i].m.dst_node
+							 << 32,
 			};
 
 			held[i].m.aux = 0;
@@ -279,7 +306,8 @@ main(int argc, char **argv)
 			perror(csv);
 			return 1;
 		}
-		fprintf(f, "%s,%u,%u,%.2f,%u,%llu,%.3f,%.1f,%.1f,%llu,%llu,%.2f\n",
+		fprintf(f,
+			"%s,%u,%u,%.2f,%u,%llu,%.3f,%.1f,%.1f,%llu,%llu,%.2f\n",
 			profile, blocks, owned, zipf, read_pct,
 			(unsigned long long)passes, mpps, (double)ns / passes,
 			(double)cycles / passes,

@@ -33,12 +33,12 @@ static const char topo_json[] =
 static struct topo topo;
 static struct lcf_pipeline *pipe_;
 
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c)) {                                             \
-			fprintf(stderr, "invariant failed: %s\n", #c);  \
-			abort();                                        \
-		}                                                       \
+#define CHECK(c)                                                       \
+	do {                                                           \
+		if (!(c)) {                                            \
+			fprintf(stderr, "invariant failed: %s\n", #c); \
+			abort();                                       \
+		}                                                      \
 	} while (0)
 
 static void
@@ -48,12 +48,13 @@ check_locks(void)
 		for (uint32_t s = 0; s < pipe_->cfg.slots_per_way; s++) {
 			uint16_t l = pipe_->meta[w][s].lock;
 
-			CHECK(!((l & LCF_LOCK_WRITER) && (l & LCF_LOCK_READERS)));
+			CHECK(!((l & LCF_LOCK_WRITER) &&
+				(l & LCF_LOCK_READERS)));
 			CHECK(pipe_->tag[w][s] != 0 || l == 0);
 			/* The summary never misses a tag the ways hold. */
 			CHECK(pipe_->tag[w][s] == 0 ||
 			      lcf_summary_maybe(pipe_, pipe_->tag[w][s] &
-						       ~LCF_TAG_VALID));
+							       ~LCF_TAG_VALID));
 		}
 }
 
@@ -61,7 +62,8 @@ static void
 run_pass(const struct lcf_msg *m, uint16_t port, bool resub, uint64_t md,
 	 struct lcf_result *res)
 {
-	struct lcf_ingress ing = { .port = port, .resubmitted = resub,
+	struct lcf_ingress ing = { .port = port,
+				   .resubmitted = resub,
 				   .resubmit_meta = md };
 	uint64_t before = lcf_pipeline_digest(pipe_);
 
@@ -90,7 +92,8 @@ check_classify_fast(const uint8_t *frame, uint32_t len,
 	struct lcf_msg m2;
 	enum lcf_drop why2;
 
-	CHECK(lcf_frame_classify_fast(frame, len, 7340, &v2, &m2, &why2) == cls);
+	CHECK(lcf_frame_classify_fast(frame, len, 7340, &v2, &m2, &why2) ==
+	      cls);
 	if (cls == LCF_FRAME_DROP)
 		CHECK(why2 == why);
 	if (cls == LCF_FRAME_PIPELINE) {
@@ -150,7 +153,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			run_pass(&m, port, false, 0, &res);
 			if (res.verdict == LCF_V_RESUBMIT)
 				held[n_held++] = (struct held){
-					m, port, res.resubmit_meta };
+					m, port, res.resubmit_meta
+				};
 			break;
 		}
 		/* resubmits re-enter after the rest of their burst */

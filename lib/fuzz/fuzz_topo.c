@@ -9,12 +9,12 @@
 
 #include "topo.h"
 
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c)) {                                             \
-			fprintf(stderr, "invariant failed: %s\n", #c);  \
-			abort();                                        \
-		}                                                       \
+#define CHECK(c)                                                       \
+	do {                                                           \
+		if (!(c)) {                                            \
+			fprintf(stderr, "invariant failed: %s\n", #c); \
+			abort();                                       \
+		}                                                      \
 	} while (0)
 
 int

@@ -28,8 +28,8 @@ involves(const struct lcf_meta *m, uint16_t node)
 
 int
 lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
-			 struct lcf_node_failed_report *rep,
-			 uint64_t *tags, uint32_t max_tags)
+			 struct lcf_node_failed_report *rep, uint64_t *tags,
+			 uint32_t max_tags)
 {
 	if (node >= LCF_MAX_NODES || !(p->cfg.node_mask & (1u << node)))
 		return -EINVAL;
@@ -65,12 +65,13 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 	 * back to power-on values.
 	 */
 	for (uint32_t r = 0; r < p->n_requesters; r++) {
-		bool dead = r / p->cfg.threads_per_node == node, changed = false;
+		bool dead = r / p->cfg.threads_per_node == node,
+		     changed = false;
 
 		for (int par = 0; par < 2; par++) {
 			struct lcf_sb *e = &p->sb[r][par];
-			uint32_t c = dead ? 0 :
-				     (e->c == LCF_SB_ENDED ? e->c : 0);
+			uint32_t c = dead ? 0
+					  : (e->c == LCF_SB_ENDED ? e->c : 0);
 
 			changed |= e->c != c || (dead && e->seq != 0);
 			e->c = c;

@@ -22,7 +22,7 @@ struct lcf_meta {
 	uint32_t copyset;
 	uint16_t lock;
 	uint8_t gstatus;
-	uint8_t pad;    /* always 0, so the digest sees only register values */
+	uint8_t pad; /* always 0, so the digest sees only register values */
 };
 
 /*
@@ -39,8 +39,8 @@ struct lcf_sb {
 };
 
 #define LCF_SB_COUNT_MAX 0x7fffu
-#define LCF_SB_CLAIMED 0x80000000u
-#define LCF_SB_ENDED 0x40000000u
+#define LCF_SB_CLAIMED   0x80000000u
+#define LCF_SB_ENDED     0x40000000u
 
 /*
  * LAST-UNLOCK entry, paired: the requester's latest unlock to reach the
@@ -63,14 +63,14 @@ struct lcf_pipeline {
 	uint32_t n_requesters;
 	uint32_t way_seed[LCF_MAX_WAYS];
 
-	void *regs;                         /* TAG, meta, summary: one mapping */
+	void *regs; /* TAG, meta, summary: one mapping */
 	size_t regs_bytes;
-	uint8_t *summary;                   /* see lcf_summary_maybe() */
+	uint8_t *summary; /* see lcf_summary_maybe() */
 	uint32_t summary_mask;
-	uint64_t *tag[LCF_MAX_WAYS];        /* TAG way w */
+	uint64_t *tag[LCF_MAX_WAYS];         /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
-	struct lcf_sb (*sb)[2];             /* SCOREBOARD [requester][parity] */
-	struct lcf_lu *last_unlock;         /* [requester] */
+	struct lcf_sb (*sb)[2];     /* SCOREBOARD [requester][parity] */
+	struct lcf_lu *last_unlock; /* [requester] */
 
 	struct lcf_counters ctr;
 };
@@ -115,7 +115,7 @@ lcf_slot(const struct lcf_pipeline *p, uint32_t way, uint64_t tag)
  * Counters stick at 255 (that bucket then always answers "maybe"), so an
  * overflow costs speed, never a wrong miss.
  */
-#define LCF_SUMMARY_SEED 0x85ebca6bu
+#define LCF_SUMMARY_SEED  0x85ebca6bu
 #define LCF_SUMMARY_STUCK 255
 
 static inline uint8_t *

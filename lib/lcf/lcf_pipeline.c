@@ -18,14 +18,14 @@ struct lcf_phv {
 	 * whole header out after such narrow stores would stall on store
 	 * forwarding. */
 	struct lcf_msg *m;
-	uint32_t req;               /* requester index */
-	uint32_t home;              /* home node of the tag */
+	uint32_t req;  /* requester index */
+	uint32_t home; /* home node of the tag */
 	uint32_t slot[LCF_MAX_WAYS];
-	int hit_way;                /* -1 on a tag miss */
+	int hit_way; /* -1 on a tag miss */
 	bool lock_taken;
 	bool unlock_exec;
-	bool sb_held;               /* the event holds a counted lock */
-	bool sb_over;               /* the event is over (SB says so) */
+	bool sb_held; /* the event holds a counted lock */
+	bool sb_over; /* the event is over (SB says so) */
 	uint16_t score;
 };
 
@@ -40,11 +40,28 @@ rs_pack(enum lcf_resubmit_op op, uint32_t way, uint32_t lock_kind,
 	       (uint64_t)(lock_kind & 0xff) << 16 | (uint64_t)score << 32;
 }
 
-static inline uint32_t rs_op(uint64_t md) { return md & 0xff; }
-static inline uint32_t rs_way(uint64_t md) { return (md >> 8) & 0xff; }
-static inline uint32_t rs_lock_kind(uint64_t md) { return (md >> 16) & 0xff; }
-static inline uint16_t rs_score(uint64_t md) { return (uint16_t)(md >> 32); }
-static inline bool rs_reserved_clear(uint64_t md)
+static inline uint32_t
+rs_op(uint64_t md)
+{
+	return md & 0xff;
+}
+static inline uint32_t
+rs_way(uint64_t md)
+{
+	return (md >> 8) & 0xff;
+}
+static inline uint32_t
+rs_lock_kind(uint64_t md)
+{
+	return (md >> 16) & 0xff;
+}
+static inline uint16_t
+rs_score(uint64_t md)
+{
+	return (uint16_t)(md >> 32);
+}
+static inline bool
+rs_reserved_clear(uint64_t md)
 {
 	return (md & 0xffff0000ff000000ull) == 0;
 }
@@ -175,7 +192,11 @@ lcf_stage_last_unlock_stale(const struct lcf_pipeline *p,
 	return !lcf_seq_after(phv->m->seq, p->last_unlock[phv->req].seq);
 }
 
-enum lu_answer { LU_DUP, LU_NEW, LU_OPEN };
+enum lu_answer {
+	LU_DUP,
+	LU_NEW,
+	LU_OPEN
+};
 
 /*
  * An unlock's first pass, tag hit or miss: a seq after LAST-UNLOCK opens
@@ -250,7 +271,8 @@ lcf_stage_tag_insert(struct lcf_pipeline *p, struct lcf_phv *phv)
 		phv->slot[w] = lcf_slot(p, w, phv->m->tag);
 		t = &p->tag[w][phv->slot[w]];
 		if (*t == key)
-			return -(int)w - 1; /* raced with a duplicate: in place */
+			return -(int)w -
+			       1; /* raced with a duplicate: in place */
 		if (*t == 0) {
 			*t = key;
 			lcf_summary_add(p, phv->m->tag);
@@ -278,7 +300,8 @@ lcf_stage_lock(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
 		phv->lock_taken = md->lock == 0;
 	else
 		phv->lock_taken = !(md->lock & LCF_LOCK_WRITER) &&
-				  (md->lock & LCF_LOCK_READERS) != LCF_LOCK_READERS;
+				  (md->lock & LCF_LOCK_READERS) !=
+					  LCF_LOCK_READERS;
 	if (phv->lock_taken)
 		md->lock = write ? LCF_LOCK_WRITER : (uint16_t)(md->lock + 1);
 	phv->m->gstatus = md->gstatus;
@@ -308,7 +331,8 @@ lcf_stage_lock_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 	if (phv->unlock_exec) {
 		if (phv->m->type == LCF_T_READ_UNLOCK) {
 			uint16_t readers = md->lock & LCF_LOCK_READERS;
-			uint16_t sub = phv->score < readers ? phv->score : readers;
+			uint16_t sub = phv->score < readers ? phv->score
+							    : readers;
 
 			md->lock = (uint16_t)((md->lock & LCF_LOCK_WRITER) |
 					      (readers - sub));
@@ -416,7 +440,7 @@ lcf_stage_sb_claim(struct lcf_pipeline *p, const struct lcf_phv *phv,
 		if (lcf_sb_is_count(e->c) && e->c > 0)
 			e->c |= LCF_SB_CLAIMED;
 		if (!(e->c & LCF_SB_CLAIMED))
-			return false;   /* COUNT 0, ENDED: nothing held */
+			return false; /* COUNT 0, ENDED: nothing held */
 		*score = (uint16_t)(e->c & LCF_SB_COUNT_MAX);
 		return true;
 	}
@@ -485,10 +509,13 @@ lcf_stage_sb_abort(struct lcf_pipeline *p, const struct lcf_phv *phv)
 
 /* ---- stage 5: check table (Table 2) ------------------------------------ */
 
-enum { CS_IN, CS_NOT_IN };
-#define GS_ANY 0xff
+enum {
+	CS_IN,
+	CS_NOT_IN
+};
+#define GS_ANY      0xff
 #define GS_UNSHARED LCF_GS_UNSHARED
-#define GS_SHARED LCF_GS_SHARED
+#define GS_SHARED   LCF_GS_SHARED
 #define GS_MODIFIED LCF_GS_MODIFIED
 
 struct check_row {
@@ -561,8 +588,8 @@ lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
 		break;
 	case LCF_FWD_PROVIDER:
 		res->provider = (uint16_t)pick_provider(p, phv, cs);
-		res_emit(p, res, LCF_A_FWD_PROVIDER,
-			 node_bit(res->provider), false);
+		res_emit(p, res, LCF_A_FWD_PROVIDER, node_bit(res->provider),
+			 false);
 		break;
 	case LCF_FWD_MCAST_PROV:
 		res->provider = (uint16_t)pick_provider(p, phv, cs);
@@ -608,9 +635,9 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	 * took is released by the second pass (counted as nack_check_failed). */
 	if (phv->sb_over || !chk) {
 		if (phv->lock_taken)
-			res_resubmit(p, res, rs_pack(LCF_RS_RELEASE,
-						     (uint32_t)phv->hit_way,
-						     write, 0));
+			res_resubmit(p, res,
+				     rs_pack(LCF_RS_RELEASE,
+					     (uint32_t)phv->hit_way, write, 0));
 		else
 			res_reply(p, res, phv, LCF_T_NACK,
 				  LCF_F_IN_SWITCH | LCF_F_FAIL,
@@ -636,7 +663,7 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
 	uint8_t type = phv->m->type;
 
-	phv->m->flags &= (uint8_t)~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+	phv->m->flags &= (uint8_t) ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
 	if (is_unlock(type))
 		lcf_stage_sb_unlock_miss(p, phv);
 	else if (is_abort(type))
@@ -682,7 +709,8 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		md = hit_meta(p, phv);
 		phv->m->gstatus = md->gstatus;
 		phv->m->copyset = md->copyset;
-		res_migrate_ack(p, res, phv, phv->hit_way, false, LCF_A_ADD_DUP);
+		res_migrate_ack(p, res, phv, phv->hit_way, false,
+				LCF_A_ADD_DUP);
 		return;
 	}
 	if (is_unlock(type))
@@ -698,17 +726,17 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		 * an unlock that is not a duplicate claims its score. */
 		phv->unlock_exec = lu != LU_DUP &&
 				   lcf_stage_sb_claim(p, phv, &phv->score);
-		res_resubmit(p, res, rs_pack(LCF_RS_UNLOCK,
-					     (uint32_t)phv->hit_way,
-					     phv->unlock_exec, phv->score));
+		res_resubmit(p, res,
+			     rs_pack(LCF_RS_UNLOCK, (uint32_t)phv->hit_way,
+				     phv->unlock_exec, phv->score));
 	} else if (is_abort(type)) {
 		pass_abort(p, phv, res);
 	} else { /* REMOVE_FROM_SWITCH */
 		lcf_stage_lock(p, phv, true);
 		if (phv->lock_taken)
-			res_resubmit(p, res, rs_pack(LCF_RS_REMOVE,
-						     (uint32_t)phv->hit_way,
-						     0, 0));
+			res_resubmit(p, res,
+				     rs_pack(LCF_RS_REMOVE,
+					     (uint32_t)phv->hit_way, 0, 0));
 		else
 			res_reply(p, res, phv, LCF_T_NACK,
 				  LCF_F_IN_SWITCH | LCF_F_FAIL,
@@ -725,7 +753,7 @@ expected_rs_op(uint8_t type)
 	if (is_unlock(type))
 		return LCF_RS_UNLOCK;
 	if (is_abort(type))
-		return 0xff;            /* one pass: no metadata is valid */
+		return 0xff; /* one pass: no metadata is valid */
 	return type == LCF_T_ADD_TO_SWITCH ? LCF_RS_ADD : LCF_RS_REMOVE;
 }
 

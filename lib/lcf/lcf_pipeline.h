@@ -34,8 +34,8 @@
 
 struct topo;
 
-#define LCF_MAX_WAYS 32
-#define LCF_LOCK_WRITER 0x8000u
+#define LCF_MAX_WAYS     32
+#define LCF_LOCK_WRITER  0x8000u
 #define LCF_LOCK_READERS 0x7fffu
 
 /* Everything the pipeline needs from the topology. */
@@ -44,17 +44,18 @@ struct lcf_pipeline_config {
 	uint32_t slots_per_way;
 	uint16_t threads_per_node;
 	uint8_t block_shift;
-	uint32_t node_mask;                 /* nodes that exist */
-	int8_t port_node[LCF_MAX_NODES];    /* ingress port -> node id, -1 */
+	uint32_t node_mask;              /* nodes that exist */
+	int8_t port_node[LCF_MAX_NODES]; /* ingress port -> node id, -1 */
 	uint16_t n_ports;
-	int shadow;                         /* node id or -1 */
-	uint32_t seed;                      /* data-provider hash seed, != 0 */
-	uint32_t hash_salt;                 /* added to way seeds (sharding) */
+	int shadow;         /* node id or -1 */
+	uint32_t seed;      /* data-provider hash seed, != 0 */
+	uint32_t hash_salt; /* added to way seeds (sharding) */
 };
 
 /*
  * Actions the pipeline takes; each has a counter. X(name, string).
  */
+/* clang-format off */
 #define LCF_ACTION_LIST(X)                                        \
 	X(TAG_MISS_HOME,     "tag_miss_to_home")                  \
 	X(FWD_HOME,          "forward_home_unshared")             \
@@ -76,9 +77,10 @@ struct lcf_pipeline_config {
 	X(REMOVE_OK,         "remove_from_switch_ok")             \
 	X(MIRROR_SHADOW,     "mirror_to_shadow")                  \
 	X(DROP,              "drop")                              \
-	X(ABORT_HOME,        "abort_to_home")                        \
+	X(ABORT_HOME,        "abort_to_home")                     \
 	X(ABORT_PASSED,      "abort_copy_passed")                 \
 	X(NACK_ABORTED,      "nack_aborted_request")
+/* clang-format on */
 
 enum lcf_action {
 #define LCF_X_ENUM(name, str) LCF_A_##name,
@@ -93,12 +95,14 @@ enum lcf_action {
  * The pipeline is driven by this table, and lib/p4/check_parity.py compares
  * it with the P4 program's const entries.
  */
+/* clang-format off */
 #define LCF_CHECK_TABLE(X)                        \
 	X(READ_MISS,      NOT_IN, ANY)            \
 	X(WRITE_MISS,     NOT_IN, ANY)            \
 	X(WRITE_SHARED,   IN,     SHARED)         \
 	X(EVICT_SHARED,   IN,     SHARED)         \
 	X(EVICT_MODIFIED, IN,     MODIFIED)
+/* clang-format on */
 
 /*
  * Forward table (paper Table 3): X(type, gstatus, forward action).
@@ -110,6 +114,7 @@ enum lcf_action {
  *               it is the only holder: the direct ACK)
  *  RETURN       return to the requester
  */
+/* clang-format off */
 #define LCF_FORWARD_TABLE(X)                          \
 	X(READ_MISS,      UNSHARED, HOME)             \
 	X(WRITE_MISS,     UNSHARED, HOME)             \
@@ -120,9 +125,10 @@ enum lcf_action {
 	X(WRITE_SHARED,   SHARED,   MCAST_OTHERS)     \
 	X(EVICT_SHARED,   SHARED,   RETURN)           \
 	X(EVICT_MODIFIED, MODIFIED, RETURN)
+/* clang-format on */
 
 enum lcf_fwd {
-	LCF_FWD_NONE = 0,  /* no row: cannot happen after a passed check */
+	LCF_FWD_NONE = 0, /* no row: cannot happen after a passed check */
 	LCF_FWD_HOME,
 	LCF_FWD_OWNER,
 	LCF_FWD_PROVIDER,
@@ -147,9 +153,9 @@ struct lcf_ingress {
 };
 
 enum lcf_verdict {
-	LCF_V_DROP = 0,     /* drop the packet; drop_reason says why */
-	LCF_V_EMIT,         /* emit copies of `out` as described */
-	LCF_V_RESUBMIT,     /* re-inject the unmodified packet with resubmit_meta */
+	LCF_V_DROP = 0, /* drop the packet; drop_reason says why */
+	LCF_V_EMIT,     /* emit copies of `out` as described */
+	LCF_V_RESUBMIT, /* re-inject the unmodified packet with resubmit_meta */
 };
 
 /*
@@ -162,18 +168,18 @@ enum lcf_verdict {
  */
 struct lcf_result {
 	enum lcf_verdict verdict;
-	enum lcf_action action;     /* the counted action of this pass */
-	enum lcf_drop drop_reason;  /* for LCF_V_DROP */
+	enum lcf_action action;    /* the counted action of this pass */
+	enum lcf_drop drop_reason; /* for LCF_V_DROP */
 	bool from_switch;
-	uint16_t provider;          /* node id or LCF_NODE_NONE */
-	uint32_t to_nodes;          /* bitmap of destination node ids */
-	uint32_t mirror_nodes;      /* bitmap: mirror copies (shadow node) */
-	uint64_t resubmit_meta;     /* for LCF_V_RESUBMIT */
-	struct lcf_msg out;         /* header for every emitted copy */
+	uint16_t provider;      /* node id or LCF_NODE_NONE */
+	uint32_t to_nodes;      /* bitmap of destination node ids */
+	uint32_t mirror_nodes;  /* bitmap: mirror copies (shadow node) */
+	uint64_t resubmit_meta; /* for LCF_V_RESUBMIT */
+	struct lcf_msg out;     /* header for every emitted copy */
 };
 
 struct lcf_counters {
-	uint64_t packets;           /* passes processed, resubmits included */
+	uint64_t packets; /* passes processed, resubmits included */
 	uint64_t action[LCF_A_MAX];
 	uint64_t drop[LCF_DROP_MAX];
 };
@@ -197,13 +203,13 @@ enum lcf_sb_state {
 
 /* Register contents of one requester. Index [seq & 1]. */
 struct lcf_requester_view {
-	uint32_t sb_seq[2];                 /* the event each entry is bound to */
+	uint32_t sb_seq[2]; /* the event each entry is bound to */
 	enum lcf_sb_state sb_state[2];
-	uint16_t sb_count[2];               /* locks counted (0 when ABORTED) */
-	uint16_t score_even;                /* sb_count[0] */
-	uint16_t score_odd;                 /* sb_count[1] */
-	uint32_t last_unlock;               /* LAST-UNLOCK seq */
-	bool lu_open;                       /* that unlock has yet to execute */
+	uint16_t sb_count[2]; /* locks counted (0 when ABORTED) */
+	uint16_t score_even;  /* sb_count[0] */
+	uint16_t score_odd;   /* sb_count[1] */
+	uint32_t last_unlock; /* LAST-UNLOCK seq */
+	bool lu_open;         /* that unlock has yet to execute */
 };
 
 /* Bytes of each register array (the on-chip footprint). */
@@ -283,7 +289,8 @@ void lcf_pipeline_reset(struct lcf_pipeline *p);
  * drops what fails them, leaving every register unchanged.
  */
 void lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
-			  const struct lcf_ingress *ing, struct lcf_result *res);
+			  const struct lcf_ingress *ing,
+			  struct lcf_result *res);
 
 /**
  * Hint that a pass for `tag` follows soon: starts the loads of what the
@@ -328,7 +335,8 @@ void lcf_pipeline_way_occupancy(const struct lcf_pipeline *p, uint32_t *occ);
 uint64_t lcf_pipeline_digest(const struct lcf_pipeline *p);
 
 /** The configuration the pipeline was created with. */
-const struct lcf_pipeline_config *lcf_pipeline_config(const struct lcf_pipeline *p);
+const struct lcf_pipeline_config *
+lcf_pipeline_config(const struct lcf_pipeline *p);
 
 /** Slot index of `tag` in way `way` (the per-way hash; see docs). */
 uint32_t lcf_pipeline_slot(const struct lcf_pipeline_config *cfg, uint32_t way,
@@ -336,10 +344,10 @@ uint32_t lcf_pipeline_slot(const struct lcf_pipeline_config *cfg, uint32_t way,
 
 /* What lcf_pipeline_node_failed() changed. */
 struct lcf_node_failed_report {
-	uint32_t locked;        /* entries evicted because their lock was held */
-	uint32_t copyset;       /* unlocked entries evicted: node in COPYSET */
-	uint32_t modified;      /* of all evicted: Modified at the node */
-	uint32_t requesters;    /* requester rows changed (SCOREBOARD of any
+	uint32_t locked;     /* entries evicted because their lock was held */
+	uint32_t copyset;    /* unlocked entries evicted: node in COPYSET */
+	uint32_t modified;   /* of all evicted: Modified at the node */
+	uint32_t requesters; /* requester rows changed (SCOREBOARD of any
 				 * node, LAST-UNLOCK of the dead one) */
 };
 
@@ -360,8 +368,8 @@ struct lcf_node_failed_report {
  *         is changed).
  */
 int lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
-			     struct lcf_node_failed_report *rep,
-			     uint64_t *tags, uint32_t max_tags);
+			     struct lcf_node_failed_report *rep, uint64_t *tags,
+			     uint32_t max_tags);
 
 /** Name of an action ("unknown" when out of range). */
 const char *lcf_action_name(enum lcf_action a);

@@ -72,7 +72,8 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 static int
 lcf_regs_alloc(struct lcf_pipeline *p)
 {
-	const size_t tag_b = LCF_ALIGN_64(p->cfg.slots_per_way * sizeof(uint64_t));
+	const size_t tag_b = LCF_ALIGN_64(p->cfg.slots_per_way *
+					  sizeof(uint64_t));
 	const size_t meta_b = LCF_ALIGN_64(p->cfg.slots_per_way *
 					   sizeof(struct lcf_meta));
 	uint64_t buckets = 64;
@@ -216,11 +217,12 @@ lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
 		uint32_t c = p->sb[r][par].c;
 
 		v->sb_seq[par] = p->sb[r][par].seq;
-		v->sb_state[par] = lcf_sb_is_count(c) ? LCF_SB_STATE_COUNT :
-				   (c & LCF_SB_CLAIMED) ? LCF_SB_STATE_CLAIMED :
-							  LCF_SB_STATE_ENDED;
-		v->sb_count[par] = v->sb_state[par] == LCF_SB_STATE_ENDED ?
-					   0 : (uint16_t)(c & LCF_SB_COUNT_MAX);
+		v->sb_state[par] = lcf_sb_is_count(c)     ? LCF_SB_STATE_COUNT
+				   : (c & LCF_SB_CLAIMED) ? LCF_SB_STATE_CLAIMED
+							  : LCF_SB_STATE_ENDED;
+		v->sb_count[par] = v->sb_state[par] == LCF_SB_STATE_ENDED
+					   ? 0
+					   : (uint16_t)(c & LCF_SB_COUNT_MAX);
 	}
 	v->score_even = v->sb_count[0];
 	v->score_odd = v->sb_count[1];
@@ -261,7 +263,8 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 		h = digest_words(h, p->tag[w],
 				 p->cfg.slots_per_way * sizeof(uint64_t));
 		h = digest_words(h, p->meta[w],
-				 p->cfg.slots_per_way * sizeof(struct lcf_meta));
+				 p->cfg.slots_per_way *
+					 sizeof(struct lcf_meta));
 	}
 	h = digest_words(h, p->sb, p->n_requesters * sizeof(*p->sb));
 	h = digest_words(h, p->last_unlock,

@@ -91,7 +91,7 @@ drift "C field offset: padding byte before node" lib/wire/lcf_wire.h \
 drift "P4 constant: WRITE_SHARED 0x03 -> 0x13" lib/p4/lcf_headers.p4 \
     's/LCF_T_WRITE_SHARED       = 0x03;/LCF_T_WRITE_SHARED       = 0x13;/'
 drift "C constant: flag FAIL 0x04 -> 0x08" lib/wire/lcf_wire.h \
-    's/#define LCF_F_FAIL 0x04/#define LCF_F_FAIL 0x08/'
+    's/#define LCF_F_FAIL\( *\)0x04/#define LCF_F_FAIL\10x08/'
 drift "C constant: gstatus MODIFIED 2 -> 3" lib/wire/lcf_wire.h \
     's/LCF_GS_MODIFIED = 2,/LCF_GS_MODIFIED = 3,/'
 drift "P4 constant: default LCF port 7340 -> 7341" lib/p4/lcf_headers.p4 \

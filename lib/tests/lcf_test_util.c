@@ -40,8 +40,12 @@ struct lcf_msg
 tu_msg(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag)
 {
 	return (struct lcf_msg){
-		.version = LCF_VERSION, .type = type, .node = node,
-		.thread = thread, .seq = seq, .tag = tag,
+		.version = LCF_VERSION,
+		.type = type,
+		.node = node,
+		.thread = thread,
+		.seq = seq,
+		.tag = tag,
 	};
 }
 

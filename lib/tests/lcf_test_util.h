@@ -40,8 +40,8 @@ void tu_send(const struct lcf_msg *m, struct lcf_result *res, int *passes);
 
 /** tu_send() of a message from thread 0 carrying gstatus and copyset. */
 struct lcf_result tu_send_meta(uint8_t type, uint16_t node, uint32_t seq,
-			       uint64_t tag, uint8_t gstatus,
-			       uint32_t copyset, int *passes);
+			       uint64_t tag, uint8_t gstatus, uint32_t copyset,
+			       int *passes);
 
 /** ADD_TO_SWITCH from the tag's home node; asserts success. */
 void tu_add(uint64_t tag, uint8_t gstatus, uint32_t copyset);

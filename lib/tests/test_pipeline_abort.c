@@ -15,7 +15,11 @@
 #include "lcf_internal.h"
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(abort, .init = setup, .fini = tu_teardown);
 

@@ -7,7 +7,11 @@
 
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(bad_input, .init = setup, .fini = tu_teardown);
 
@@ -27,7 +31,8 @@ static void
 expect_drop(const struct lcf_msg *m, uint16_t port, bool resub, uint64_t md,
 	    enum lcf_drop why)
 {
-	struct lcf_ingress ing = { .port = port, .resubmitted = resub,
+	struct lcf_ingress ing = { .port = port,
+				   .resubmitted = resub,
 				   .resubmit_meta = md };
 	uint64_t before = lcf_pipeline_digest(tu_p);
 	uint64_t count = lcf_pipeline_counters(tu_p)->drop[why];
@@ -94,7 +99,8 @@ Test(bad_input, forged_resubmit_metadata)
 	populate();
 	/* wrong op for the type, way out of range, reserved bits, wrong way */
 	expect_drop(&m, 0, true, LCF_RS_RELEASE, LCF_DROP_BAD_RESUBMIT);
-	expect_drop(&m, 0, true, LCF_RS_UNLOCK | 9u << 8, LCF_DROP_BAD_RESUBMIT);
+	expect_drop(&m, 0, true, LCF_RS_UNLOCK | 9u << 8,
+		    LCF_DROP_BAD_RESUBMIT);
 	expect_drop(&m, 0, true, LCF_RS_UNLOCK | 1ull << 63,
 		    LCF_DROP_BAD_RESUBMIT);
 	{
@@ -113,7 +119,8 @@ Test(bad_input, wire_drops_are_counted)
 {
 	lcf_pipeline_count_drop(tu_p, LCF_DROP_BAD_VERSION);
 	lcf_pipeline_count_drop(tu_p, LCF_DROP_SHORT);
-	cr_assert_eq(lcf_pipeline_counters(tu_p)->drop[LCF_DROP_BAD_VERSION], 1);
+	cr_assert_eq(lcf_pipeline_counters(tu_p)->drop[LCF_DROP_BAD_VERSION],
+		     1);
 	cr_assert_eq(lcf_pipeline_counters(tu_p)->drop[LCF_DROP_SHORT], 1);
 	cr_assert_eq(lcf_pipeline_counters(tu_p)->action[LCF_A_DROP], 2);
 }
@@ -136,7 +143,9 @@ Test(bad_input, create_refuses_bad_config)
 Test(bad_input, footprint_of_tofino_profile)
 {
 	struct lcf_pipeline_config cfg = {
-		.ways = 10, .slots_per_way = 37500, .threads_per_node = 16,
+		.ways = 10,
+		.slots_per_way = 37500,
+		.threads_per_node = 16,
 	};
 	struct lcf_footprint fp;
 

@@ -6,7 +6,11 @@
 
 #include "lcf_test_util.h"
 
-static void setup3(void) { tu_setup("pcap3.json"); }
+static void
+setup3(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(node_failed, .init = setup3, .fini = tu_teardown);
 
@@ -54,11 +58,11 @@ unlock(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag, uint8_t gs,
 
 Test(node_failed, evicts_locked_and_listing_entries_only)
 {
-	uint64_t shared0 = tu_tag(1, 3);    /* Shared, copyset {0} */
-	uint64_t other = tu_tag(1, 4);      /* Shared {1}: not involved */
-	uint64_t mod0 = tu_tag(1, 5);       /* Modified at node 0 */
-	uint64_t locked1 = tu_tag(0, 6);    /* locked by node 1's read */
-	uint64_t locked0 = tu_tag(1, 7);    /* locked by node 0's write */
+	uint64_t shared0 = tu_tag(1, 3); /* Shared, copyset {0} */
+	uint64_t other = tu_tag(1, 4);   /* Shared {1}: not involved */
+	uint64_t mod0 = tu_tag(1, 5);    /* Modified at node 0 */
+	uint64_t locked1 = tu_tag(0, 6); /* locked by node 1's read */
+	uint64_t locked0 = tu_tag(1, 7); /* locked by node 0's write */
 	struct lcf_node_failed_report rep;
 	struct lcf_requester_view rv;
 	uint64_t tags[8];
@@ -83,8 +87,9 @@ Test(node_failed, evicts_locked_and_listing_entries_only)
 	cr_assert_eq(rep.modified, 1);
 	cr_assert_eq(rep.requesters, 2, "node 0's and node 1's scored rows");
 	for (int i = 0; i < 4; i++)
-		cr_assert(listed(tags, 4, (uint64_t[]){ shared0, mod0, locked1,
-						       locked0 }[i]));
+		cr_assert(listed(tags, 4,
+				 (uint64_t[]){ shared0, mod0, locked1,
+					       locked0 }[i]));
 	cr_assert(!present(shared0) && !present(mod0) && !present(locked1) &&
 		  !present(locked0));
 	cr_assert(present(other), "a block not involving node 0 stays");
@@ -110,10 +115,10 @@ Test(node_failed, survivor_cannot_pass_a_busy_lock_on_a_stale_score)
 
 	tu_add(gone, LCF_GS_SHARED, BIT(0) | BIT(1));
 	tu_add(busy, LCF_GS_UNSHARED, 0);
-	grant(LCF_T_WRITE_SHARED, 1, 1, gone);  /* waits for node 0's ACK */
+	grant(LCF_T_WRITE_SHARED, 1, 1, gone); /* waits for node 0's ACK */
 	cr_assert_eq(lcf_pipeline_node_failed(tu_p, 0, &rep, NULL, 0), 0);
 	grant(LCF_T_WRITE_MISS, 2, 1, busy);
-	tu_send(&m, &r, NULL);                  /* node 1, seq 3: odd again */
+	tu_send(&m, &r, NULL); /* node 1, seq 3: odd again */
 	cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY);
 }
 
@@ -160,6 +165,7 @@ Test(node_failed, unknown_node_changes_nothing)
 	digest = lcf_pipeline_digest(tu_p);
 	cr_assert_eq(lcf_pipeline_node_failed(tu_p, 5, &rep, NULL, 0), -EINVAL);
 	cr_assert_eq(lcf_pipeline_node_failed(tu_p, LCF_MAX_NODES, &rep, NULL,
-					      0), -EINVAL);
+					      0),
+		     -EINVAL);
 	cr_assert_eq(lcf_pipeline_digest(tu_p), digest);
 }

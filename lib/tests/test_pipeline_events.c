@@ -12,13 +12,17 @@
 #include "lcf_internal.h"
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(stale_request, .init = setup, .fini = tu_teardown);
 TestSuite(provider_per_event, .init = setup, .fini = tu_teardown);
 
 static const uint8_t requests[] = {
-	LCF_T_READ_MISS, LCF_T_WRITE_MISS, LCF_T_WRITE_SHARED,
+	LCF_T_READ_MISS,    LCF_T_WRITE_MISS,     LCF_T_WRITE_SHARED,
 	LCF_T_EVICT_SHARED, LCF_T_EVICT_MODIFIED,
 };
 
@@ -94,11 +98,11 @@ Test(stale_request, late_copy_after_unlock_is_nacked)
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
 	event(0, 5, tag);
-	assert_stale(0, 5, tag);             /* the same event */
-	assert_stale(0, 4, tag);             /* an older one */
-	assert_stale(0, 5 - 0x7fffffffu, tag);  /* the oldest still before */
+	assert_stale(0, 5, tag);               /* the same event */
+	assert_stale(0, 4, tag);               /* an older one */
+	assert_stale(0, 5 - 0x7fffffffu, tag); /* the oldest still before */
 	cr_assert_eq(tu_count(LCF_A_RETRANSMIT_PASS), 0);
-	event(0, 6, tag);                    /* the next event still works */
+	event(0, 6, tag); /* the next event still works */
 }
 
 Test(stale_request, other_requesters_are_not_affected)
@@ -107,7 +111,7 @@ Test(stale_request, other_requesters_are_not_affected)
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
 	event(0, 5, tag);
-	event(1, 5, tag);                    /* LAST-UNLOCK is per requester */
+	event(1, 5, tag); /* LAST-UNLOCK is per requester */
 	if (tu_topo.threads_per_node > 1) {
 		struct lcf_msg m = tu_msg(LCF_T_READ_MISS, 0, 1, 5, tag);
 		struct lcf_result r;
@@ -125,7 +129,7 @@ Test(stale_request, copy_before_unlock_still_passes_on_score)
 	tu_add(tag, LCF_GS_UNSHARED, 0);
 	cr_assert_eq(request(LCF_T_WRITE_MISS, 0, 7, tag).action,
 		     LCF_A_FWD_HOME);
-	r = request(LCF_T_WRITE_MISS, 0, 7, tag);   /* retransmission */
+	r = request(LCF_T_WRITE_MISS, 0, 7, tag); /* retransmission */
 	cr_assert_eq(r.action, LCF_A_FWD_HOME, "the event is not over yet");
 	cr_assert_eq(tu_count(LCF_A_RETRANSMIT_PASS), 1);
 	cr_assert_eq(tu_count(LCF_A_NACK_STALE), 0);
@@ -159,7 +163,7 @@ Test(stale_request, serial_arithmetic_wraps)
 	assert_stale(0, 0xfffffffeu, tag);
 	assert_stale(0, 0xfffffff0u, tag);
 	event(0, 0xffffffffu, tag);
-	event(0, 0, tag);                    /* 0 is after 0xffffffff */
+	event(0, 0, tag); /* 0 is after 0xffffffff */
 	assert_stale(0, 0xffffffffu, tag);
 	assert_stale(0, 0, tag);
 	event(0, 1, tag);
@@ -168,8 +172,8 @@ Test(stale_request, serial_arithmetic_wraps)
 /* ---- data provider per event ------------------------------------------- */
 
 static uint16_t
-write_miss_provider(uint16_t node, uint16_t thread, uint32_t seq,
-		    uint64_t tag, bool retransmit)
+write_miss_provider(uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag,
+		    bool retransmit)
 {
 	struct lcf_msg m = tu_msg(LCF_T_WRITE_MISS, node, thread, seq, tag);
 	uint64_t passed = tu_count(LCF_A_RETRANSMIT_PASS);
@@ -207,8 +211,8 @@ Test(provider_per_event, retransmission_names_the_same_provider)
 			first = write_miss_provider(2, t, seq, tag, false);
 			again = write_miss_provider(2, t, seq, tag, true);
 			cr_assert_eq(again, first,
-				     "thread %u seq %u: provider %u then %u",
-				     t, seq, first, again);
+				     "thread %u seq %u: provider %u then %u", t,
+				     seq, first, again);
 			chosen[first]++;
 			events++;
 			/* back to Shared {0, 1} for the next event */
@@ -245,7 +249,7 @@ Test(provider_per_event, read_miss_retransmission_same_provider)
 		chosen[a.provider]++;
 		m.type = LCF_T_READ_UNLOCK;
 		m.gstatus = LCF_GS_SHARED;
-		m.copyset = 0;           /* READ_UNLOCK adds: keep {1, 2} */
+		m.copyset = 0; /* READ_UNLOCK adds: keep {1, 2} */
 		tu_send(&m, &a, NULL);
 		cr_assert_eq(tu_block(tag).copyset, BIT(1) | BIT(2));
 		cr_assert_eq(tu_block(tag).lock, 0);
@@ -269,12 +273,15 @@ Test(provider_per_event, hash_is_crc32c_of_the_event)
 	/* linear: crc(seed, D) = crc(0, D) ^ crc(seed, 0) */
 	cr_assert_eq(lcf_crc32c_u64(1, 0x123456789abcdefull),
 		     lcf_crc32c_u64(0, 0x123456789abcdefull) ^
-		     lcf_crc32c_u64(1, 0));
+			     lcf_crc32c_u64(1, 0));
 	tu_add(tag, LCF_GS_SHARED, cs);
 	for (uint32_t seq = 1; seq <= 16; seq++) {
-		uint32_t r = 2u * tu_topo.threads_per_node;   /* node 2, thread 0 */
-		uint16_t want = lcf_random_node(cs, lcf_crc32c_u64(1,
-					(uint64_t)r << 32 | seq));
+		uint32_t r = 2u *
+			     tu_topo.threads_per_node; /* node 2, thread 0 */
+		uint16_t want =
+			lcf_random_node(cs,
+					lcf_crc32c_u64(1, (uint64_t)r << 32 |
+								  seq));
 		struct lcf_msg u = tu_msg(LCF_T_WRITE_UNLOCK, 2, 0, seq, tag);
 		struct lcf_result res;
 

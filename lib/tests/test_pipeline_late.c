@@ -12,7 +12,11 @@
 #include "lcf_internal.h"
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(late_after_add, .init = setup, .fini = tu_teardown);
 
@@ -54,7 +58,7 @@ Test(late_after_add, older_unlock_on_tag_miss_goes_home_and_changes_nothing)
 	/* a late copy of an older event's unlock: the home's LAST-EXECUTED
 	 * answers it; LAST-UNLOCK does not go back */
 	r = tu_send_meta(LCF_T_WRITE_UNLOCK, 0, 7, tag, LCF_GS_MODIFIED, BIT(0),
-		  &passes);
+			 &passes);
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME);
 	cr_assert_eq(tu_requester(0, 0).last_unlock, 9);
 }
@@ -68,7 +72,7 @@ Test(late_after_add, older_unlock_on_tag_miss_goes_home_and_changes_nothing)
 Test(late_after_add, late_request_copy_after_add_is_nacked)
 {
 	static const uint8_t requests[] = {
-		LCF_T_READ_MISS, LCF_T_WRITE_MISS, LCF_T_WRITE_SHARED,
+		LCF_T_READ_MISS,    LCF_T_WRITE_MISS,     LCF_T_WRITE_SHARED,
 		LCF_T_EVICT_SHARED, LCF_T_EVICT_MODIFIED,
 	};
 	uint64_t tag = tu_tag(2, 1);
@@ -81,15 +85,16 @@ Test(late_after_add, late_request_copy_after_add_is_nacked)
 		int passes;
 
 		r = tu_send_meta(requests[i], 0, 5, tag, LCF_GS_SHARED, BIT(0),
-			  &passes);
+				 &passes);
 		cr_assert_eq(r.action, LCF_A_NACK_STALE, "type %#x",
 			     requests[i]);
 		cr_assert_eq(lcf_pipeline_digest(tu_p), before);
 	}
 	cr_assert_eq(tu_block(tag).lock, 0, "nobody holds the lock");
 	/* the block works: the next reader is sent to the owner */
-	cr_assert_eq(tu_send_meta(LCF_T_READ_MISS, 1, 1, tag, 0, 0,
-				  NULL).action, LCF_A_FWD_OWNER);
+	cr_assert_eq(tu_send_meta(LCF_T_READ_MISS, 1, 1, tag, 0, 0, NULL)
+			     .action,
+		     LCF_A_FWD_OWNER);
 }
 
 /*
@@ -112,8 +117,7 @@ Test(late_after_add, late_unlock_copy_after_add_releases_nothing)
 	before = tu_block(tag);
 	cr_assert_eq(before.lock, LCF_LOCK_WRITER);
 	r = tu_send_meta(LCF_T_WRITE_UNLOCK, 0, 5, tag, LCF_GS_SHARED,
-			 BIT(0) | BIT(2),
-		  &passes);
+			 BIT(0) | BIT(2), &passes);
 	cr_assert_eq(passes, 2);
 	cr_assert_eq(r.action, LCF_A_UNLOCK_DUP);
 	cr_assert_eq(r.out.type, LCF_T_UNLOCK_ACK, "still acknowledged");
@@ -139,8 +143,9 @@ Test(late_after_add, interleaved_unlock_copies_execute_once)
 	struct lcf_result a, b, a2, b2;
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
-	cr_assert_eq(tu_send_meta(LCF_T_WRITE_MISS, 0, 3, tag, 0, 0,
-				  NULL).action, LCF_A_FWD_HOME);
+	cr_assert_eq(tu_send_meta(LCF_T_WRITE_MISS, 0, 3, tag, 0, 0, NULL)
+			     .action,
+		     LCF_A_FWD_HOME);
 	u.gstatus = LCF_GS_MODIFIED;
 	u.copyset = BIT(0);
 	tu_pass(&u, false, 0, &a);

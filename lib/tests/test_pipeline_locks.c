@@ -7,7 +7,11 @@
 
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(locks, .init = setup, .fini = tu_teardown);
 TestSuite(figure8, .init = setup, .fini = tu_teardown);
@@ -24,8 +28,8 @@ send(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag)
 }
 
 static struct lcf_result
-unlock(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq,
-       uint64_t tag, uint8_t gs, uint32_t cs)
+unlock(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag,
+       uint8_t gs, uint32_t cs)
 {
 	struct lcf_msg m = tu_msg(type, node, thread, seq, tag);
 	struct lcf_result r;
@@ -127,8 +131,8 @@ Test(locks, odd_and_even_scores_are_kept_apart)
 
 	tu_add(a, LCF_GS_SHARED, BIT(2));
 	tu_add(b, LCF_GS_SHARED, BIT(2));
-	send(LCF_T_READ_MISS, 0, 0, 1, a);          /* odd event */
-	send(LCF_T_READ_MISS, 0, 0, 2, b);          /* even event */
+	send(LCF_T_READ_MISS, 0, 0, 1, a); /* odd event */
+	send(LCF_T_READ_MISS, 0, 0, 2, b); /* even event */
 	cr_assert_eq(tu_requester(0, 0).score_odd, 1);
 	cr_assert_eq(tu_requester(0, 0).score_even, 1);
 	/* unlocking the odd event resets only the odd score */
@@ -206,20 +210,24 @@ Test(locks, unlock_seq_wraps_around)
 	/* LAST-UNLOCK and both SCOREBOARD entries start at 0; walk them to
 	 * the top in steps < 2^31 (per seq parity for SCOREBOARD). */
 	static const uint32_t seqs[] = {
-		0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u,
-		0xbfffffffu, 0xc0000000u, 0xfffffffeu, 0xffffffffu, 0, 1 };
+		0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
+		0xc0000000u, 0xfffffffeu, 0xffffffffu, 0,           1
+	};
 	uint64_t tag = tu_tag(2, 1);
 
 	tu_add(tag, LCF_GS_UNSHARED, 0);
 	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
-		cr_assert_eq(write_event(tag, seqs[i]).action, LCF_A_UNLOCK_EXEC,
+		cr_assert_eq(write_event(tag, seqs[i]).action,
+			     LCF_A_UNLOCK_EXEC,
 			     "seq %#x after the previous one", seqs[i]);
 		cr_assert_eq(tu_block(tag).lock, 0);
 		cr_assert_eq(tu_requester(0, 0).last_unlock, seqs[i]);
 	}
 	/* a stale unlock from before the wrap is a duplicate */
 	cr_assert_eq(unlock(LCF_T_WRITE_UNLOCK, 0, 0, 0xfffffffeu, tag,
-			    LCF_GS_MODIFIED, BIT(0)).action, LCF_A_UNLOCK_DUP);
+			    LCF_GS_MODIFIED, BIT(0))
+			     .action,
+		     LCF_A_UNLOCK_DUP);
 	cr_assert_eq(tu_block(tag).gstatus, LCF_GS_UNSHARED);
 }
 

@@ -6,8 +6,16 @@
 
 #include "lcf_test_util.h"
 
-static void setup3(void) { tu_setup("pcap3.json"); }
-static void setup1x1(void) { tu_setup("tiny1x1.json"); }
+static void
+setup3(void)
+{
+	tu_setup("pcap3.json");
+}
+static void
+setup1x1(void)
+{
+	tu_setup("tiny1x1.json");
+}
 
 TestSuite(migrate, .init = setup3, .fini = tu_teardown);
 TestSuite(collision, .init = setup1x1, .fini = tu_teardown);
@@ -110,7 +118,8 @@ Test(migrate, remove_of_locked_block_is_nacked)
 Test(migrate, remove_of_absent_block_returns_home_without_in_switch)
 {
 	uint64_t tag = tu_tag(1, 3);
-	struct lcf_result r = migrate(LCF_T_REMOVE_FROM_SWITCH, tag, 0, 0, NULL);
+	struct lcf_result r = migrate(LCF_T_REMOVE_FROM_SWITCH, tag, 0, 0,
+				      NULL);
 
 	cr_assert_eq(r.action, LCF_A_TAG_MISS_HOME);
 	cr_assert_eq(r.out.type, LCF_T_REMOVE_FROM_SWITCH);
@@ -139,8 +148,9 @@ Test(migrate, add_after_remove_reuses_the_slot)
 
 	migrate(LCF_T_ADD_TO_SWITCH, tag, LCF_GS_SHARED, BIT(0), NULL);
 	migrate(LCF_T_REMOVE_FROM_SWITCH, tag, 0, 0, NULL);
-	cr_assert_eq(migrate(LCF_T_ADD_TO_SWITCH, tag, LCF_GS_UNSHARED, 0,
-			     NULL).action, LCF_A_ADD_OK);
+	cr_assert_eq(migrate(LCF_T_ADD_TO_SWITCH, tag, LCF_GS_UNSHARED, 0, NULL)
+			     .action,
+		     LCF_A_ADD_OK);
 	cr_assert_eq(tu_block(tag).gstatus, LCF_GS_UNSHARED);
 }
 
@@ -152,7 +162,9 @@ Test(collision, second_block_collides_and_fails)
 	uint64_t before;
 
 	cr_assert_eq(migrate(LCF_T_ADD_TO_SWITCH, a, LCF_GS_SHARED, BIT(0),
-			     NULL).action, LCF_A_ADD_OK);
+			     NULL)
+			     .action,
+		     LCF_A_ADD_OK);
 	before = lcf_pipeline_digest(tu_p);
 	r = migrate(LCF_T_ADD_TO_SWITCH, b, LCF_GS_SHARED, BIT(1), NULL);
 	cr_assert_eq(r.action, LCF_A_ADD_COLLISION);

@@ -12,14 +12,17 @@
 
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(scoreboard, .init = setup, .fini = tu_teardown);
 
 /* First pass of a message from node/thread; returns the result. */
 static struct lcf_result
-first(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq,
-      uint64_t tag)
+first(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag)
 {
 	struct lcf_msg m = tu_msg(type, node, thread, seq, tag);
 	struct lcf_result r;
@@ -30,8 +33,8 @@ first(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq,
 
 /* The second pass of a first pass `r1` of the same message. */
 static struct lcf_result
-second(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq,
-       uint64_t tag, const struct lcf_result *r1)
+second(uint8_t type, uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag,
+       const struct lcf_result *r1)
 {
 	struct lcf_msg m = tu_msg(type, node, thread, seq, tag);
 	struct lcf_result r;
@@ -75,7 +78,8 @@ Test(scoreboard, late_copy_of_aborted_event_lets_no_other_event_pass)
 	cr_assert_eq(rel.verdict, LCF_V_RESUBMIT, "took X's lock, over");
 	cr_assert_eq(tu_block(x).lock, 1);
 	r = first(LCF_T_WRITE_MISS, 0, 0, 12, y);
-	cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY, "no pass on seq 10's lock");
+	cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY,
+		     "no pass on seq 10's lock");
 	cr_assert_eq(tu_block(y).lock, LCF_LOCK_WRITER, "node 2's lock only");
 	/* after the burst: the RELEASE */
 	r = second(LCF_T_READ_MISS, 0, 0, 10, x, &rel);
@@ -214,15 +218,13 @@ Test(scoreboard, abort_is_bound_to_its_event)
 	struct lcf_result r;
 
 	tu_add(x, LCF_GS_UNSHARED, 0);
-	cr_assert_eq(first(LCF_T_READ_MISS, 0, 0, 4, x).action,
-		     LCF_A_FWD_HOME);
+	cr_assert_eq(first(LCF_T_READ_MISS, 0, 0, 4, x).action, LCF_A_FWD_HOME);
 	r = first(LCF_T_ABORT, 0, 0, 4, x);
 	cr_assert_eq(r.action, LCF_A_ABORT_PASSED);
 	cr_assert_eq(tu_requester(0, 0).sb_state[0], LCF_SB_STATE_COUNT);
 	r = first(LCF_T_READ_UNLOCK, 0, 0, 4, x);
 	cr_assert_eq(tu_requester(0, 0).sb_state[0], LCF_SB_STATE_CLAIMED);
-	cr_assert_eq(first(LCF_T_ABORT, 0, 0, 4, x).action,
-		     LCF_A_ABORT_PASSED);
+	cr_assert_eq(first(LCF_T_ABORT, 0, 0, 4, x).action, LCF_A_ABORT_PASSED);
 	cr_assert_eq(second(LCF_T_READ_UNLOCK, 0, 0, 4, x, &r).action,
 		     LCF_A_UNLOCK_EXEC);
 	cr_assert_eq(tu_block(x).lock, 0);

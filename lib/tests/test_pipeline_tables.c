@@ -8,7 +8,11 @@
 
 #include "lcf_test_util.h"
 
-static void setup(void) { tu_setup("pcap3.json"); }
+static void
+setup(void)
+{
+	tu_setup("pcap3.json");
+}
 
 TestSuite(forward_table, .init = setup, .fini = tu_teardown);
 TestSuite(check_table, .init = setup, .fini = tu_teardown);
@@ -65,7 +69,8 @@ Test(forward_table, read_miss_modified_goes_to_owner_as_provider)
 
 Test(forward_table, write_miss_modified_goes_to_owner_as_provider)
 {
-	struct lcf_result r = request(LCF_T_WRITE_MISS, LCF_GS_MODIFIED, BIT(1));
+	struct lcf_result r = request(LCF_T_WRITE_MISS, LCF_GS_MODIFIED,
+				      BIT(1));
 
 	cr_assert_eq(r.to_nodes, BIT(1));
 	cr_assert_eq(r.provider, 1);
@@ -119,7 +124,8 @@ Test(forward_table, write_shared_multicasts_to_others)
 
 Test(forward_table, write_shared_sole_holder_gets_direct_ack)
 {
-	struct lcf_result r = request(LCF_T_WRITE_SHARED, LCF_GS_SHARED, BIT(0));
+	struct lcf_result r = request(LCF_T_WRITE_SHARED, LCF_GS_SHARED,
+				      BIT(0));
 
 	cr_assert_eq(r.action, LCF_A_ACK_SOLE_HOLDER);
 	cr_assert_eq(r.to_nodes, BIT(0));

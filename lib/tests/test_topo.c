@@ -52,15 +52,16 @@ expect_bad(const char *squoted, const char *want)
 
 	memset(&t, 0xab, sizeof(t));
 	rc = load(squoted, &t, err);
-	cr_assert_eq(rc, -EINVAL, "rc %d (err \"%s\") for %s", rc, err, squoted);
-	cr_assert_not_null(strstr(err, want), "error \"%s\" lacks \"%s\"",
-			   err, want);
+	cr_assert_eq(rc, -EINVAL, "rc %d (err \"%s\") for %s", rc, err,
+		     squoted);
+	cr_assert_not_null(strstr(err, want), "error \"%s\" lacks \"%s\"", err,
+			   want);
 	cr_assert(all_zero(&t), "struct topo not zeroed after \"%s\"", err);
 }
 
-#define SW "'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254'}"
-#define N0 "{'id':0,'mac':'02:00:00:00:00:01','ip':'10.0.0.1','port':0}"
-#define N1 "{'id':1,'mac':'02:00:00:00:00:02','ip':'10.0.0.2','port':1}"
+#define SW    "'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254'}"
+#define N0    "{'id':0,'mac':'02:00:00:00:00:01','ip':'10.0.0.1','port':0}"
+#define N1    "{'id':1,'mac':'02:00:00:00:00:02','ip':'10.0.0.2','port':1}"
 #define NODES "'nodes':[" N0 "," N1 "]"
 
 static void
@@ -81,8 +82,9 @@ Test(topo, brief_example)
 
 	load_ok("{'lcf_port':7340,'block_size':4096,"
 		"'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		"'profile':'tofino','ways':10,'slots_per_way':37500},"
-		NODES ",'shadow':1}", &t);
+		"'profile':'tofino','ways':10,'slots_per_way':37500}," NODES
+		",'shadow':1}",
+		&t);
 	cr_assert_eq(t.lcf_port, 7340);
 	cr_assert_eq(t.block_size, 4096);
 	cr_assert_eq(t.block_shift, 12);
@@ -123,7 +125,8 @@ Test(topo, derived_fields_sparse_ids_and_ports)
 	load_ok("{" SW ",'block_size':64,'threads_per_node':1024,'nodes':["
 		"{'id':5,'mac':'02:00:00:00:00:05','ip':'10.0.0.5','port':3},"
 		"{'id':2,'mac':'02:00:00:00:00:02','ip':'10.0.0.2','port':0}],"
-		"'shadow':2}", &t);
+		"'shadow':2}",
+		&t);
 	cr_assert_eq(t.block_shift, 6);
 	cr_assert_eq(t.threads_per_node, 1024);
 	cr_assert_eq(t.n_nodes, 2);
@@ -150,17 +153,20 @@ Test(topo, profile_defaults)
 	struct topo t;
 
 	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		"'profile':'large'}," NODES "}", &t);
+		"'profile':'large'}," NODES "}",
+		&t);
 	cr_assert_eq(t.sw.ways, 16);
 	cr_assert_eq(t.sw.slots_per_way, 1048576);
 	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		"'profile':'tiny'}," NODES "}", &t);
+		"'profile':'tiny'}," NODES "}",
+		&t);
 	cr_assert_str_eq(t.sw.profile, "tiny");
 	cr_assert_eq(t.sw.ways, 2);
 	cr_assert_eq(t.sw.slots_per_way, 8);
 	/* ways given alone: slots still come from the profile */
 	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		"'ways':4}," NODES "}", &t);
+		"'ways':4}," NODES "}",
+		&t);
 	cr_assert_eq(t.sw.ways, 4);
 	cr_assert_eq(t.sw.slots_per_way, 37500);
 }
@@ -184,7 +190,8 @@ Test(topo, comment_and_extension_keys_ignored)
 
 	load_ok("{'_comment':'rack 3','x-vendor':{'a':1}," SW ",'nodes':["
 		"{'_note':'head','id':0,'mac':'02:00:00:00:00:01',"
-		"'ip':'10.0.0.1','port':0}],'shadow':-1}", &t);
+		"'ip':'10.0.0.1','port':0}],'shadow':-1}",
+		&t);
 	cr_assert_eq(t.n_nodes, 1);
 	cr_assert_eq(t.shadow, -1);
 }
@@ -194,9 +201,11 @@ Test(topo, max_ways_times_slots_accepted)
 	struct topo t;
 
 	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		"'ways':10,'slots_per_way':37500}," NODES "}", &t);
+		"'ways':10,'slots_per_way':37500}," NODES "}",
+		&t);
 	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		"'profile':'tiny','ways':1,'slots_per_way':1}," NODES "}", &t);
+		"'profile':'tiny','ways':1,'slots_per_way':1}," NODES "}",
+		&t);
 	cr_assert_eq(t.sw.ways * t.sw.slots_per_way, 1);
 }
 
@@ -216,15 +225,23 @@ Test(topo, parse_mac)
 	uint8_t m[6];
 	const uint8_t want[6] = { 0x02, 0xab, 0xcd, 0xef, 0x00, 0x9f };
 	const char *bad[] = {
-		"02:ab:cd:ef:00", "02:ab:cd:ef:00:9f:", "2:ab:cd:ef:00:9f",
-		"02-ab-cd-ef-00-9f", "02:ab:cd:ef:00:9g", " 02:ab:cd:ef:00:9", "",
-		"02:ab:cd:ef:00:9f ", "0x:ab:cd:ef:00:9f", "+2:ab:cd:ef:00:9f",
+		"02:ab:cd:ef:00",
+		"02:ab:cd:ef:00:9f:",
+		"2:ab:cd:ef:00:9f",
+		"02-ab-cd-ef-00-9f",
+		"02:ab:cd:ef:00:9g",
+		" 02:ab:cd:ef:00:9",
+		"",
+		"02:ab:cd:ef:00:9f ",
+		"0x:ab:cd:ef:00:9f",
+		"+2:ab:cd:ef:00:9f",
 	};
 
 	cr_assert_eq(topo_parse_mac("02:AB:cd:EF:00:9f", m), 0);
 	cr_assert_arr_eq(m, want, 6);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(topo_parse_mac(bad[i], m), -EINVAL, "\"%s\"", bad[i]);
+		cr_assert_eq(topo_parse_mac(bad[i], m), -EINVAL, "\"%s\"",
+			     bad[i]);
 	cr_assert_eq(topo_parse_mac(NULL, m), -EINVAL);
 }
 
@@ -232,15 +249,17 @@ Test(topo, parse_ip)
 {
 	uint32_t ip;
 	const char *bad[] = {
-		"10.0.0", "10.0.0.256", "10.0.0.1 ", " 10.0.0.1", "1.2.3.4.5",
-		"0x0a.0.0.1", "10.0.0.-1", "", "10..0.1", "010.0.0.1",
+		"10.0.0",    "10.0.0.256", "10.0.0.1 ", " 10.0.0.1",
+		"1.2.3.4.5", "0x0a.0.0.1", "10.0.0.-1", "",
+		"10..0.1",   "010.0.0.1",
 	};
 
 	cr_assert_eq(topo_parse_ip("10.0.0.254", &ip), 0);
 	cr_assert_eq(ip, htonl(0x0a0000fe));
 	cr_assert_eq(topo_parse_ip("255.255.255.255", &ip), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_eq(topo_parse_ip(bad[i], &ip), -EINVAL, "\"%s\"", bad[i]);
+		cr_assert_eq(topo_parse_ip(bad[i], &ip), -EINVAL, "\"%s\"",
+			     bad[i]);
 	cr_assert_eq(topo_parse_ip(NULL, &ip), -EINVAL);
 }
 
@@ -271,13 +290,17 @@ Test(topo_bad, missing_required_field)
 	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe'}," NODES "}",
 		   "switch.ip: missing");
 	expect_bad("{" SW ",'nodes':[{'mac':'02:00:00:00:00:01',"
-		   "'ip':'10.0.0.1','port':0}]}", "nodes[0].id: missing");
+		   "'ip':'10.0.0.1','port':0}]}",
+		   "nodes[0].id: missing");
 	expect_bad("{" SW ",'nodes':[" N0 ",{'id':1,'ip':'10.0.0.2',"
-		   "'port':1}]}", "nodes[1].mac: missing");
+		   "'port':1}]}",
+		   "nodes[1].mac: missing");
 	expect_bad("{" SW ",'nodes':[{'id':0,'mac':'02:00:00:00:00:01',"
-		   "'port':0}]}", "nodes[0].ip: missing");
+		   "'port':0}]}",
+		   "nodes[0].ip: missing");
 	expect_bad("{" SW ",'nodes':[{'id':0,'mac':'02:00:00:00:00:01',"
-		   "'ip':'10.0.0.1'}]}", "nodes[0].port: missing");
+		   "'ip':'10.0.0.1'}]}",
+		   "nodes[0].port: missing");
 }
 
 Test(topo_bad, mistyped_field)
@@ -314,7 +337,8 @@ Test(topo_bad, mistyped_field)
 Test(topo_bad, unknown_key)
 {
 	expect_bad("{'node':[]," SW "," NODES "}", "node: unknown key");
-	expect_bad("{'lcf-port':7340," SW "," NODES "}", "lcf-port: unknown key");
+	expect_bad("{'lcf-port':7340," SW "," NODES "}",
+		   "lcf-port: unknown key");
 	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
 		   "'slot_per_way':8}," NODES "}",
 		   "switch.slot_per_way: unknown key");
@@ -347,20 +371,25 @@ Test(topo_bad, node_id_out_of_range)
 
 Test(topo_bad, bad_mac)
 {
-	expect_bad("{" SW ",'nodes':[" N0 ",{'id':1,'mac':'02:zz',"
-		   "'ip':'10.0.0.2','port':1}]}",
-		   "nodes[1].mac: expected \"xx:xx:xx:xx:xx:xx\", got \"02:zz\"");
-	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe:00','ip':'10.0.0.254'},"
-		   NODES "}", "switch.mac: expected");
+	expect_bad(
+		"{" SW ",'nodes':[" N0 ",{'id':1,'mac':'02:zz',"
+		"'ip':'10.0.0.2','port':1}]}",
+		"nodes[1].mac: expected \"xx:xx:xx:xx:xx:xx\", got \"02:zz\"");
+	expect_bad(
+		"{'switch':{'mac':'02:00:00:00:00:fe:00','ip':'10.0.0.254'}," NODES
+		"}",
+		"switch.mac: expected");
 }
 
 Test(topo_bad, bad_ip)
 {
-	expect_bad("{" SW ",'nodes':[{'id':0,'mac':'02:00:00:00:00:01',"
-		   "'ip':'10.0.0.300','port':0}]}",
-		   "nodes[0].ip: expected dotted-quad IPv4 address, got \"10.0.0.300\"");
-	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0'},"
-		   NODES "}", "switch.ip: expected");
+	expect_bad(
+		"{" SW ",'nodes':[{'id':0,'mac':'02:00:00:00:00:01',"
+		"'ip':'10.0.0.300','port':0}]}",
+		"nodes[0].ip: expected dotted-quad IPv4 address, got \"10.0.0.300\"");
+	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0'}," NODES
+		   "}",
+		   "switch.ip: expected");
 }
 
 Test(topo_bad, duplicate_mac)
@@ -368,9 +397,10 @@ Test(topo_bad, duplicate_mac)
 	expect_bad("{" SW ",'nodes':[" N0 ",{'id':1,'mac':'02:00:00:00:00:01',"
 		   "'ip':'10.0.0.2','port':1}]}",
 		   "nodes[1].mac: 02:00:00:00:00:01 already used by node 0");
-	expect_bad("{" SW ",'nodes':[{'id':0,'mac':'02:00:00:00:00:FE',"
-		   "'ip':'10.0.0.1','port':0}]}",
-		   "nodes[0].mac: 02:00:00:00:00:fe already used by the switch");
+	expect_bad(
+		"{" SW ",'nodes':[{'id':0,'mac':'02:00:00:00:00:FE',"
+		"'ip':'10.0.0.1','port':0}]}",
+		"nodes[0].mac: 02:00:00:00:00:fe already used by the switch");
 }
 
 Test(topo_bad, duplicate_ip)
@@ -402,9 +432,12 @@ Test(topo_bad, port_out_of_range)
 
 Test(topo_bad, shadow_not_a_node)
 {
-	expect_bad("{" SW "," NODES ",'shadow':5}", "shadow: 5 is not a node id");
-	expect_bad("{" SW "," NODES ",'shadow':-2}", "shadow: -2 is not a node id");
-	expect_bad("{" SW "," NODES ",'shadow':40}", "shadow: 40 is not a node id");
+	expect_bad("{" SW "," NODES ",'shadow':5}",
+		   "shadow: 5 is not a node id");
+	expect_bad("{" SW "," NODES ",'shadow':-2}",
+		   "shadow: -2 is not a node id");
+	expect_bad("{" SW "," NODES ",'shadow':40}",
+		   "shadow: 40 is not a node id");
 }
 
 Test(topo_bad, ways_out_of_range)
@@ -429,9 +462,10 @@ Test(topo_bad, slots_out_of_range)
 	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
 		   "'slots_per_way':0}," NODES "}",
 		   "switch.slots_per_way: 0 out of range 1..375000");
-	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		   "'profile':'tiny','ways':1,'slots_per_way':4097}," NODES "}",
-		   "switch.slots_per_way: 4097 out of range 1..4096 for profile \"tiny\"");
+	expect_bad(
+		"{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
+		"'profile':'tiny','ways':1,'slots_per_way':4097}," NODES "}",
+		"switch.slots_per_way: 4097 out of range 1..4096 for profile \"tiny\"");
 }
 
 Test(topo_bad, unknown_profile)
@@ -484,7 +518,8 @@ Test(topo_bad, too_many_nodes)
 		if (*p == '\'')
 			*p = '"';
 	cr_assert_eq(topo_load_string(doc, &t, err), -EINVAL);
-	cr_assert_not_null(strstr(err, "nodes: 33 entries, at most 32"), "%s", err);
+	cr_assert_not_null(strstr(err, "nodes: 33 entries, at most 32"), "%s",
+			   err);
 	cr_assert(all_zero(&t));
 }
 

@@ -16,18 +16,26 @@ static const struct lcf_addr src = {
 	.mac = { 2, 0, 0, 0, 0, 1 }, .ip = 0x0100000a, /* 10.0.0.1 */
 };
 static const struct lcf_addr dst = {
-	.mac = { 2, 0, 0, 0, 0, 2 }, .ip = 0x0200000a,
+	.mac = { 2, 0, 0, 0, 0, 2 },
+	.ip = 0x0200000a,
 };
 
 static struct lcf_msg
 sample(void)
 {
 	return (struct lcf_msg){
-		.version = 1, .type = LCF_T_WRITE_SHARED,
-		.flags = LCF_F_IN_SWITCH, .gstatus = LCF_GS_SHARED,
-		.node = 0x0102, .thread = 0x0304, .seq = 0x05060708,
-		.copyset = 0x090a0b0c, .tag = 0x0d0e0f1011121314ull,
-		.dst_node = 0x1516, .len = 0, .aux = 0x191a1b1c,
+		.version = 1,
+		.type = LCF_T_WRITE_SHARED,
+		.flags = LCF_F_IN_SWITCH,
+		.gstatus = LCF_GS_SHARED,
+		.node = 0x0102,
+		.thread = 0x0304,
+		.seq = 0x05060708,
+		.copyset = 0x090a0b0c,
+		.tag = 0x0d0e0f1011121314ull,
+		.dst_node = 0x1516,
+		.len = 0,
+		.aux = 0x191a1b1c,
 	};
 }
 
@@ -36,7 +44,7 @@ Test(wire, header_is_big_endian_at_normative_offsets)
 	struct lcf_msg m = sample(), back;
 	uint8_t b[LCF_HDR_LEN];
 	static const uint8_t want[LCF_HDR_LEN] = {
-		1, 3, 1, 1, 0x01, 0x02, 0x03, 0x04,
+		1,    3,    1,    1,    0x01, 0x02, 0x03, 0x04,
 		0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c,
 		0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14,
 		0x15, 0x16, 0x00, 0x00, 0x19, 0x1a, 0x1b, 0x1c,
@@ -73,14 +81,16 @@ Test(wire, build_then_classify_round_trips)
 	cr_assert_eq(lcf_ipv4_cksum(f + LCF_ETH_LEN, LCF_IPV4_LEN), 0,
 		     "valid IPv4 checksum");
 	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n, LCF_DEFAULT_PORT, &v,
-					&got, &why), LCF_FRAME_PIPELINE);
+					&got, &why),
+		     LCF_FRAME_PIPELINE);
 	cr_assert_eq(got.len, 8);
 	cr_assert_eq(got.tag, m.tag);
 	cr_assert_eq(v.lcf_off, LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN);
 	cr_assert_eq(v.payload_len, 8);
 	/* Ethernet padding after the IP datagram is ignored */
 	cr_assert_eq(lcf_frame_classify(f, (uint32_t)n + 10, LCF_DEFAULT_PORT,
-					&v, &got, &why), LCF_FRAME_PIPELINE);
+					&v, &got, &why),
+		     LCF_FRAME_PIPELINE);
 }
 
 Test(wire, build_refuses_small_buffer_and_bad_len)
@@ -137,26 +147,78 @@ expect(void (*mutate)(uint8_t *f, int *n), enum lcf_drop want)
 }
 
 #define LCF_OFF (LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN)
-static void set_udp_len(uint8_t *f, uint16_t l)
+static void
+set_udp_len(uint8_t *f, uint16_t l)
 {
 	f[LCF_ETH_LEN + LCF_IPV4_LEN + 4] = (uint8_t)(l >> 8);
 	f[LCF_ETH_LEN + LCF_IPV4_LEN + 5] = (uint8_t)l;
 }
-static void m_truncated(uint8_t *f, int *n) { (void)f; *n -= 10; }
-static void m_fragment(uint8_t *f, int *n) { (void)n; f[LCF_ETH_LEN + 6] = 0x20; }
-static void m_udp_long(uint8_t *f, int *n) { (void)n; set_udp_len(f, 200); }
-static void m_short(uint8_t *f, int *n)
+static void
+m_truncated(uint8_t *f, int *n)
+{
+	(void)f;
+	*n -= 10;
+}
+static void
+m_fragment(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_ETH_LEN + 6] = 0x20;
+}
+static void
+m_udp_long(uint8_t *f, int *n)
+{
+	(void)n;
+	set_udp_len(f, 200);
+}
+static void
+m_short(uint8_t *f, int *n)
 {
 	(void)n;
 	set_udp_len(f, LCF_UDP_LEN + 20);
 }
-static void m_version(uint8_t *f, int *n) { (void)n; f[LCF_OFF] = 2; }
-static void m_type(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 1] = 0x11; }
-static void m_type_high(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 1] = 0x80; }
-static void m_flags(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 2] = 0x08; }
-static void m_gstatus(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 3] = 3; }
-static void m_node(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 5] = 32; }
-static void m_len(uint8_t *f, int *n) { (void)n; f[LCF_OFF + 27] = 3; }
+static void
+m_version(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF] = 2;
+}
+static void
+m_type(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF + 1] = 0x11;
+}
+static void
+m_type_high(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF + 1] = 0x80;
+}
+static void
+m_flags(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF + 2] = 0x08;
+}
+static void
+m_gstatus(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF + 3] = 3;
+}
+static void
+m_node(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF + 5] = 32;
+}
+static void
+m_len(uint8_t *f, int *n)
+{
+	(void)n;
+	f[LCF_OFF + 27] = 3;
+}
 
 Test(wire, every_validator_reason)
 {
@@ -176,7 +238,8 @@ Test(wire, every_validator_reason)
 Test(wire, rewrite_sets_addresses_checksums_and_header)
 {
 	struct lcf_msg m = sample(), got;
-	struct lcf_addr sw = { .mac = { 2, 0, 0, 0, 0, 0xfe }, .ip = 0xfe00000a };
+	struct lcf_addr sw = { .mac = { 2, 0, 0, 0, 0, 0xfe },
+			       .ip = 0xfe00000a };
 	struct lcf_frame_view v;
 	enum lcf_drop why;
 	uint8_t f[256];
@@ -221,10 +284,9 @@ expect_fast_agrees(const uint8_t *f, uint32_t len, uint16_t port)
 
 Test(wire, fast_classify_agrees_on_every_byte_and_length)
 {
-	static const uint8_t values[] = { 0x00, 0x01, 0x02, 0x03, 0x08,
-					  0x09, 0x0a, 0x11, 0x1c, 0x20,
-					  0x3f, 0x40, 0x45, 0x46, 0x7f,
-					  0x80, 0xf8, 0xff };
+	static const uint8_t values[] = { 0x00, 0x01, 0x02, 0x03, 0x08, 0x09,
+					  0x0a, 0x11, 0x1c, 0x20, 0x3f, 0x40,
+					  0x45, 0x46, 0x7f, 0x80, 0xf8, 0xff };
 	struct lcf_msg m = sample();
 	uint8_t f[256], g[256];
 	int n;
@@ -257,12 +319,14 @@ Test(wire, rewrite_checksum_with_ip_options)
 	/* Move the UDP datagram back by 8 bytes of IPv4 options (NOPs). */
 	memcpy(g, f, LCF_ETH_LEN + LCF_IPV4_LEN);
 	memset(g + LCF_ETH_LEN + LCF_IPV4_LEN, 1, 8);
-	memcpy(g + LCF_ETH_LEN + LCF_IPV4_LEN + 8, f + LCF_ETH_LEN + LCF_IPV4_LEN,
+	memcpy(g + LCF_ETH_LEN + LCF_IPV4_LEN + 8,
+	       f + LCF_ETH_LEN + LCF_IPV4_LEN,
 	       (size_t)n - LCF_ETH_LEN - LCF_IPV4_LEN);
 	g[LCF_ETH_LEN] = 0x47;
-	g[LCF_ETH_LEN + 3] += 8;     /* total length, low byte */
+	g[LCF_ETH_LEN + 3] += 8; /* total length, low byte */
 	cr_assert_eq(lcf_frame_classify_fast(g, (uint32_t)n + 8, 7340, &v, &got,
-					     &why), LCF_FRAME_PIPELINE);
+					     &why),
+		     LCF_FRAME_PIPELINE);
 	cr_assert_eq(v.lcf_off, LCF_ETH_LEN + 28 + LCF_UDP_LEN);
 	lcf_frame_readdress(g, &v, &dst, &src);
 	cr_assert_eq(lcf_ipv4_cksum(g + LCF_ETH_LEN, 28), 0);
@@ -289,11 +353,11 @@ Test(wire, readdress_checksum_matches_rfc1071)
 			f[k] = (uint8_t)lcf_xorshift32(&x);
 		a.ip = lcf_xorshift32(&x);
 		b.ip = lcf_xorshift32(&x);
-		if (i % 3 == 0) {   /* all ones: sum a multiple of 0xffff */
+		if (i % 3 == 0) { /* all ones: sum a multiple of 0xffff */
 			memset(ip, 0xff, LCF_IPV4_LEN);
 			a.ip = b.ip = 0xffffffff;
 		}
-		if (i == 2) {       /* 32-bit halves that carry when added */
+		if (i == 2) { /* 32-bit halves that carry when added */
 			memset(ip, 0xff, 10);
 			memset(ip + 12, 0, 4);
 			a.ip = 0xffff0002;
@@ -303,7 +367,7 @@ Test(wire, readdress_checksum_matches_rfc1071)
 		memset(ip + 10, 0, 2);
 		want = htons(lcf_ipv4_cksum(ip, LCF_IPV4_LEN));
 		cr_assert_eq(got, want, "header %d", i);
-		multiples += want == 0;   /* the fold was 0xffff */
+		multiples += want == 0; /* the fold was 0xffff */
 	}
 	cr_assert_gt(multiples, 0);
 }

@@ -19,10 +19,10 @@
 
 #include "topo.h"
 
-#define TOPO_DEFAULT_BLOCK 4096
-#define TOPO_MIN_BLOCK 64
-#define TOPO_MAX_BLOCK (1 << 20)
-#define TOPO_MAX_THREADS 1024
+#define TOPO_DEFAULT_BLOCK   4096
+#define TOPO_MIN_BLOCK       64
+#define TOPO_MAX_BLOCK       (1 << 20)
+#define TOPO_MAX_THREADS     1024
 #define TOPO_DEFAULT_PROFILE "tofino"
 
 static const struct topo_profile topo_profiles[] = {
@@ -98,8 +98,8 @@ type_name(const json_t *v)
 {
 	/* Indexed by json_type; true and false are one type to a reader. */
 	static const char *const names[] = {
-		"object", "array", "string", "integer", "real",
-		"boolean", "boolean", "null",
+		"object", "array",   "string",  "integer",
+		"real",   "boolean", "boolean", "null",
 	};
 
 	return names[json_typeof(v)];
@@ -116,7 +116,8 @@ check_keys(char *err, json_t *obj, const char *pfx, const char *const *known)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		const char *const *k = known;
 
 		if (key[0] == '_' || strncmp(key, "x-", 2) == 0)
@@ -131,8 +132,8 @@ check_keys(char *err, json_t *obj, const char *pfx, const char *const *known)
 
 /* @return 1 when present, 0 when absent and optional (*v untouched), -EINVAL. */
 static int
-get_int(char *err, json_t *obj, const char *pfx, const char *key,
-	bool required, json_int_t *v)
+get_int(char *err, json_t *obj, const char *pfx, const char *key, bool required,
+	json_int_t *v)
 {
 	json_t *j = json_object_get(obj, key);
 
@@ -153,16 +154,18 @@ check_range(char *err, const char *pfx, const char *key, json_int_t v,
 	if (v >= lo && v <= hi)
 		return 0;
 	if (profile != NULL)
-		return fail(err, pfx, key, "%lld out of range %lld..%lld for profile \"%s\"",
-			    (long long)v, (long long)lo, (long long)hi, profile);
-	return fail(err, pfx, key, "%lld out of range %lld..%lld",
-		    (long long)v, (long long)lo, (long long)hi);
+		return fail(err, pfx, key,
+			    "%lld out of range %lld..%lld for profile \"%s\"",
+			    (long long)v, (long long)lo, (long long)hi,
+			    profile);
+	return fail(err, pfx, key, "%lld out of range %lld..%lld", (long long)v,
+		    (long long)lo, (long long)hi);
 }
 
 /* Same contract as get_int(). */
 static int
-get_str(char *err, json_t *obj, const char *pfx, const char *key,
-	bool required, const char **s)
+get_str(char *err, json_t *obj, const char *pfx, const char *key, bool required,
+	const char **s)
 {
 	json_t *j = json_object_get(obj, key);
 
@@ -235,9 +238,9 @@ check_addr_unique(char *err, const struct topo *t, uint32_t i, const char *pfx)
 static int
 parse_switch(char *err, json_t *root, struct topo *t)
 {
-	static const char *const keys[] = {
-		"mac", "ip", "profile", "ways", "slots_per_way", NULL
-	};
+	static const char *const keys[] = { "mac",           "ip",
+					    "profile",       "ways",
+					    "slots_per_way", NULL };
 	json_t *sw = json_object_get(root, "switch");
 	const char *name = TOPO_DEFAULT_PROFILE;
 	const struct topo_profile *p;
@@ -258,8 +261,9 @@ parse_switch(char *err, json_t *root, struct topo *t)
 		char known[64] = "";
 
 		for (size_t i = 0; i < N_PROFILES; i++)
-			snprintf(known + strlen(known), sizeof(known) - strlen(known),
-				 "%s%s", i ? ", " : "", topo_profiles[i].name);
+			snprintf(known + strlen(known),
+				 sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", topo_profiles[i].name);
 		return fail(err, "switch", "profile",
 			    "unknown profile \"%s\" (known: %s)", name, known);
 	}
@@ -267,7 +271,8 @@ parse_switch(char *err, json_t *root, struct topo *t)
 	ways = p->default_ways;
 	slots = p->default_slots;
 	if (get_int(err, sw, "switch", "ways", false, &ways) < 0 ||
-	    check_range(err, "switch", "ways", ways, 1, p->max_ways, p->name) < 0 ||
+	    check_range(err, "switch", "ways", ways, 1, p->max_ways, p->name) <
+		    0 ||
 	    get_int(err, sw, "switch", "slots_per_way", false, &slots) < 0 ||
 	    check_range(err, "switch", "slots_per_way", slots, 1,
 			(json_int_t)p->max_blocks, p->name) < 0)
@@ -275,7 +280,8 @@ parse_switch(char *err, json_t *root, struct topo *t)
 	if ((uint64_t)ways * (uint64_t)slots > p->max_blocks)
 		return fail(err, "switch", "slots_per_way",
 			    "ways*slots %llu exceeds %llu for profile \"%s\"",
-			    (unsigned long long)ways * (unsigned long long)slots,
+			    (unsigned long long)ways *
+				    (unsigned long long)slots,
 			    (unsigned long long)p->max_blocks, p->name);
 
 	snprintf(t->sw.profile, sizeof(t->sw.profile), "%s", p->name);
@@ -301,7 +307,8 @@ parse_node(char *err, json_t *jn, uint32_t i, struct topo *t)
 	    check_range(err, pfx, "id", id, 0, LCF_MAX_NODES - 1, NULL) < 0)
 		return -EINVAL;
 	if (t->node_index[id] >= 0)
-		return fail(err, pfx, "id", "duplicate node id %lld (also nodes[%d])",
+		return fail(err, pfx, "id",
+			    "duplicate node id %lld (also nodes[%d])",
 			    (long long)id, t->node_index[id]);
 
 	n->id = (uint16_t)id;
@@ -314,7 +321,8 @@ parse_node(char *err, json_t *jn, uint32_t i, struct topo *t)
 	    check_range(err, pfx, "port", port, 0, LCF_MAX_NODES - 1, NULL) < 0)
 		return -EINVAL;
 	if (t->port_node[port] >= 0)
-		return fail(err, pfx, "port", "port %lld already used by node %d",
+		return fail(err, pfx, "port",
+			    "port %lld already used by node %d",
 			    (long long)port, t->port_node[port]);
 
 	n->port = (uint16_t)port;
@@ -340,12 +348,14 @@ parse_nodes(char *err, json_t *root, struct topo *t)
 			    type_name(nodes));
 	n = json_array_size(nodes);
 	if (n == 0)
-		return fail(err, "", "nodes", "empty; at least one node is required");
+		return fail(err, "", "nodes",
+			    "empty; at least one node is required");
 	if (n > LCF_MAX_NODES)
-		return fail(err, "", "nodes", "%zu entries, at most %d",
-			    n, LCF_MAX_NODES);
+		return fail(err, "", "nodes", "%zu entries, at most %d", n,
+			    LCF_MAX_NODES);
 	for (size_t i = 0; i < n; i++)
-		if (parse_node(err, json_array_get(nodes, i), (uint32_t)i, t) < 0)
+		if (parse_node(err, json_array_get(nodes, i), (uint32_t)i, t) <
+		    0)
 			return -EINVAL;
 	return 0;
 }
@@ -354,8 +364,8 @@ static int
 parse_root(char *err, json_t *root, struct topo *t)
 {
 	static const char *const keys[] = {
-		"lcf_port", "block_size", "threads_per_node", "switch",
-		"nodes", "shadow", NULL
+		"lcf_port", "block_size", "threads_per_node", "switch", "nodes",
+		"shadow",   NULL
 	};
 	json_int_t lcf_port = LCF_DEFAULT_PORT, bs = TOPO_DEFAULT_BLOCK;
 	json_int_t threads = TOPO_DEFAULT_THREADS, shadow = -1;
@@ -458,6 +468,6 @@ topo_load_string(const char *json, struct topo *t, char err[TOPO_ERR_LEN])
 
 	if (err == NULL)
 		err = scratch;
-	return load_root(json_loads(json, JSON_REJECT_DUPLICATES, &jerr),
-			 &jerr, "<string>", t, err);
+	return load_root(json_loads(json, JSON_REJECT_DUPLICATES, &jerr), &jerr,
+			 "<string>", t, err);
 }

@@ -14,30 +14,30 @@
 
 #include "lcf_wire.h"
 
-#define TOPO_ERR_LEN 256
-#define TOPO_PROFILE_LEN 16
+#define TOPO_ERR_LEN         256
+#define TOPO_PROFILE_LEN     16
 #define TOPO_DEFAULT_THREADS 16
 
 struct topo_node {
 	uint16_t id;
-	uint16_t port;              /* swswitch port id (DPDK port order) */
-	struct lcf_addr addr;       /* mac, ip (network byte order) */
+	uint16_t port;        /* swswitch port id (DPDK port order) */
+	struct lcf_addr addr; /* mac, ip (network byte order) */
 };
 
 /* A named register-array profile and its limits. */
 struct topo_profile {
 	const char *name;
 	uint32_t max_ways;
-	uint64_t max_blocks;        /* ways * slots_per_way */
+	uint64_t max_blocks; /* ways * slots_per_way */
 	uint32_t default_ways;
 	uint32_t default_slots;
 };
 
 struct topo {
 	uint16_t lcf_port;
-	uint32_t block_size;        /* power of two */
-	uint8_t block_shift;        /* log2(block_size) */
-	uint16_t threads_per_node;  /* requesters per node (scoreboard rows) */
+	uint32_t block_size;       /* power of two */
+	uint8_t block_shift;       /* log2(block_size) */
+	uint16_t threads_per_node; /* requesters per node (scoreboard rows) */
 
 	struct {
 		struct lcf_addr addr;
@@ -47,12 +47,12 @@ struct topo {
 	} sw;
 
 	uint32_t n_nodes;
-	struct topo_node nodes[LCF_MAX_NODES];  /* in file order */
-	int8_t node_index[LCF_MAX_NODES];       /* node id -> nodes[] index, -1 */
-	int8_t port_node[LCF_MAX_NODES];        /* port -> node id, -1 */
-	uint16_t n_ports;                       /* max port + 1 */
-	uint32_t node_mask;                     /* bit n set when node n exists */
-	int shadow;                             /* node id, or -1 when absent */
+	struct topo_node nodes[LCF_MAX_NODES]; /* in file order */
+	int8_t node_index[LCF_MAX_NODES]; /* node id -> nodes[] index, -1 */
+	int8_t port_node[LCF_MAX_NODES];  /* port -> node id, -1 */
+	uint16_t n_ports;                 /* max port + 1 */
+	uint32_t node_mask;               /* bit n set when node n exists */
+	int shadow;                       /* node id, or -1 when absent */
 };
 
 /**

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define LCF_STEER_KEYS 64u
-#define LCF_STEER_MULT UINT64_C(0x9e3779b97f4a7c15)  /* 2^64 / golden ratio */
+#define LCF_STEER_MULT UINT64_C(0x9e3779b97f4a7c15) /* 2^64 / golden ratio */
 
 /** The 32-bit hash of `tag` whose top bits are the steering key. */
 static inline uint32_t
@@ -36,7 +36,7 @@ lcf_steer_hash(uint64_t tag)
 static inline unsigned int
 lcf_steer_key(uint64_t tag)
 {
-	return lcf_steer_hash(tag) >> 26;    /* 2^32 / LCF_STEER_KEYS = 2^26 */
+	return lcf_steer_hash(tag) >> 26; /* 2^32 / LCF_STEER_KEYS = 2^26 */
 }
 
 /**

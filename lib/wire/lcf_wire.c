@@ -33,14 +33,15 @@ _Static_assert(offsetof(struct lcf_hdr, aux) == 28, "aux at 28");
  * the whole header with two byte shuffles. */
 _Static_assert(sizeof(struct lcf_msg) == LCF_HDR_LEN, "lcf_msg is 32 bytes");
 _Static_assert(offsetof(struct lcf_msg, node) == 4 &&
-	       offsetof(struct lcf_msg, seq) == 8 &&
-	       offsetof(struct lcf_msg, tag) == 16 &&
-	       offsetof(struct lcf_msg, dst_node) == 24 &&
-	       offsetof(struct lcf_msg, aux) == 28, "lcf_msg has the wire layout");
+		       offsetof(struct lcf_msg, seq) == 8 &&
+		       offsetof(struct lcf_msg, tag) == 16 &&
+		       offsetof(struct lcf_msg, dst_node) == 24 &&
+		       offsetof(struct lcf_msg, aux) == 28,
+	       "lcf_msg has the wire layout");
 
 #define ETHERTYPE_IPV4 0x0800
-#define IPPROTO_UDP_ 17
-#define IP_FRAG_MASK 0x3fff /* MF flag and fragment offset */
+#define IPPROTO_UDP_   17
+#define IP_FRAG_MASK   0x3fff /* MF flag and fragment offset */
 
 static const char *const lcf_drop_names[] = {
 #define LCF_X_STR(name, str) [LCF_DROP_##name] = str,
@@ -52,8 +53,10 @@ const char *
 lcf_type_name(uint8_t type)
 {
 	switch (type) {
-#define LCF_X_CASE(name, val, str) case val: return str;
-	LCF_TYPE_LIST(LCF_X_CASE)
+#define LCF_X_CASE(name, val, str) \
+	case val:                  \
+		return str;
+		LCF_TYPE_LIST(LCF_X_CASE)
 #undef LCF_X_CASE
 	default:
 		return NULL;
@@ -87,20 +90,18 @@ lcf_gstatus_name(uint8_t gs)
 #endif
 
 /* be<bits>_load() and be<bits>_store(). */
-#define BE_ACCESSORS(bits)                                             \
-	static inline uint##bits##_t                                   \
-	be##bits##_load(const uint8_t *p)                              \
-	{                                                              \
-		uint##bits##_t v;                                      \
-									       \
-		memcpy(&v, p, sizeof(v));                              \
-		return BE##bits(v);                                    \
-	}                                                              \
-	static inline void                                             \
-	be##bits##_store(uint8_t *p, uint##bits##_t v)                 \
-	{                                                              \
-		v = BE##bits(v);                                       \
-		memcpy(p, &v, sizeof(v));                              \
+#define BE_ACCESSORS(bits)                                                \
+	static inline uint##bits##_t be##bits##_load(const uint8_t *p)    \
+	{                                                                 \
+		uint##bits##_t v;                                         \
+                                                                          \
+		memcpy(&v, p, sizeof(v));                                 \
+		return BE##bits(v);                                       \
+	}                                                                 \
+	static inline void be##bits##_store(uint8_t *p, uint##bits##_t v) \
+	{                                                                 \
+		v = BE##bits(v);                                          \
+		memcpy(p, &v, sizeof(v));                                 \
 	}
 
 BE_ACCESSORS(16)
@@ -115,10 +116,10 @@ BE_ACCESSORS(16)
 static inline void
 hdr_swap(const void *src, void *dst)
 {
-	const __m128i lo = _mm_setr_epi8(0, 1, 2, 3, 5, 4, 7, 6,
-					 11, 10, 9, 8, 15, 14, 13, 12);
-	const __m128i hi = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0,
-					 9, 8, 11, 10, 15, 14, 13, 12);
+	const __m128i lo = _mm_setr_epi8(0, 1, 2, 3, 5, 4, 7, 6, 11, 10, 9, 8,
+					 15, 14, 13, 12);
+	const __m128i hi = _mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 9, 8, 11, 10,
+					 15, 14, 13, 12);
 	const uint8_t *s = src;
 	uint8_t *d = dst;
 	__m128i a = _mm_loadu_si128((const __m128i *)s);
@@ -141,7 +142,6 @@ hdr_encode(const struct lcf_msg *m, void *buf)
 }
 #else
 BE_ACCESSORS(32)
-
 
 static inline uint64_t
 be64_load(const uint8_t *p)
@@ -263,22 +263,23 @@ lcf_ipv4_cksum(const void *iphdr, uint32_t len)
 static inline bool
 fixed_fields_ok(const uint8_t *f, uint16_t lcf_port)
 {
-	const __m128i mask_a = _mm_setr_epi8(-1, -1, -1, 0, 0, 0, 0, 0,
-					     0x3f, -1, 0, -1, 0, 0, 0, 0);
-	const __m128i want_a = _mm_setr_epi8(0x08, 0x00, 0x45, 0, 0, 0, 0, 0,
-					     0, 0, 0, IPPROTO_UDP_, 0, 0, 0, 0);
-	const __m128i mask_b = _mm_setr_epi8(0, 0, 0, 0, -1, -1, 0, 0,
-					     0, 0, -1, 0, (char)0xf8, 0, -1,
-					     (char)0xe0);
-	const __m128i want_b = _mm_insert_epi16(
-		_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0,
-			      0, 0, LCF_VERSION, 0, 0, 0, 0, 0),
-		BE16(lcf_port), 2);
+	const __m128i mask_a = _mm_setr_epi8(-1, -1, -1, 0, 0, 0, 0, 0, 0x3f,
+					     -1, 0, -1, 0, 0, 0, 0);
+	const __m128i want_a = _mm_setr_epi8(0x08, 0x00, 0x45, 0, 0, 0, 0, 0, 0,
+					     0, 0, IPPROTO_UDP_, 0, 0, 0, 0);
+	const __m128i mask_b = _mm_setr_epi8(0, 0, 0, 0, -1, -1, 0, 0, 0, 0, -1,
+					     0, (char)0xf8, 0, -1, (char)0xe0);
+	const __m128i want_b = _mm_insert_epi16(_mm_setr_epi8(0, 0, 0, 0, 0, 0,
+							      0, 0, 0, 0,
+							      LCF_VERSION, 0, 0,
+							      0, 0, 0),
+						BE16(lcf_port), 2);
 	__m128i a = _mm_loadu_si128((const __m128i *)(f + 12));
 	__m128i b = _mm_loadu_si128((const __m128i *)(f + 32));
-	__m128i eq = _mm_and_si128(
-		_mm_cmpeq_epi8(_mm_and_si128(a, mask_a), want_a),
-		_mm_cmpeq_epi8(_mm_and_si128(b, mask_b), want_b));
+	__m128i eq = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(a, mask_a),
+						  want_a),
+				   _mm_cmpeq_epi8(_mm_and_si128(b, mask_b),
+						  want_b));
 
 	return _mm_movemask_epi8(eq) == 0xffff;
 }
@@ -329,7 +330,6 @@ lcf_frame_classify(const uint8_t *f, uint32_t len, uint16_t lcf_port,
 {
 	const uint8_t *ip, *udp;
 	uint32_t ihl, ip_len, udp_len;
-
 
 	/* Only IPv4/UDP to the LCF port is ours; anything else is L2 traffic. */
 	if (len < LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN ||
@@ -426,7 +426,8 @@ lcf_frame_build(uint8_t *buf, uint32_t cap, const struct lcf_addr *src,
 
 	be16_store(udp, lcf_port);
 	be16_store(udp + 2, lcf_port);
-	be16_store(udp + 4, (uint16_t)(LCF_UDP_LEN + LCF_HDR_LEN + payload_len));
+	be16_store(udp + 4,
+		   (uint16_t)(LCF_UDP_LEN + LCF_HDR_LEN + payload_len));
 	be16_store(udp + 6, 0);
 
 	lcf_hdr_encode(msg, udp + LCF_UDP_LEN);

@@ -15,15 +15,15 @@
 #include <stdint.h>
 #include <string.h>
 
-#define LCF_VERSION 1
-#define LCF_HDR_LEN 32
+#define LCF_VERSION      1
+#define LCF_HDR_LEN      32
 #define LCF_DEFAULT_PORT 7340
-#define LCF_MAX_NODES 32          /* copyset is a 32-bit bitmap */
-#define LCF_NODE_NONE 0xffff
+#define LCF_MAX_NODES    32 /* copyset is a 32-bit bitmap */
+#define LCF_NODE_NONE    0xffff
 
-#define LCF_ETH_LEN 14
-#define LCF_IPV4_LEN 20           /* we emit no IP options */
-#define LCF_UDP_LEN 8
+#define LCF_ETH_LEN    14
+#define LCF_IPV4_LEN   20 /* we emit no IP options */
+#define LCF_UDP_LEN    8
 #define LCF_FRAME_HDRS (LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN + LCF_HDR_LEN)
 
 /*
@@ -31,6 +31,7 @@
  * the switch emits are 0x10-0x13, 0x20-0x7f are node-to-node (node-agent
  * defines them in lcf_node_msg.h; the switch forwards them as L2 traffic).
  */
+/* clang-format off */
 #define LCF_TYPE_LIST(X)                                   \
 	X(READ_MISS,          0x01, "READ_MISS")           \
 	X(WRITE_MISS,         0x02, "WRITE_MISS")          \
@@ -46,6 +47,7 @@
 	X(UNLOCK_ACK,         0x11, "UNLOCK_ACK")          \
 	X(MIGRATE_ACK,        0x12, "MIGRATE_ACK")         \
 	X(ABORT_ACK,          0x13, "ABORT_ACK")
+/* clang-format on */
 
 enum lcf_type {
 #define LCF_X_ENUM(name, val, str) LCF_T_##name = val,
@@ -54,15 +56,15 @@ enum lcf_type {
 };
 
 #define LCF_T_PIPELINE_FIRST LCF_T_READ_MISS
-#define LCF_T_PIPELINE_LAST LCF_T_ABORT
-#define LCF_T_NODE_FIRST 0x20
-#define LCF_T_NODE_LAST 0x7f
+#define LCF_T_PIPELINE_LAST  LCF_T_ABORT
+#define LCF_T_NODE_FIRST     0x20
+#define LCF_T_NODE_LAST      0x7f
 
 /* flags */
-#define LCF_F_IN_SWITCH 0x01
+#define LCF_F_IN_SWITCH     0x01
 #define LCF_F_DATA_PROVIDER 0x02
-#define LCF_F_FAIL 0x04
-#define LCF_F_MASK 0x07
+#define LCF_F_FAIL          0x04
+#define LCF_F_MASK          0x07
 
 /* global status */
 enum lcf_gstatus {
@@ -111,6 +113,7 @@ struct lcf_msg {
  * returns the first group; the pipeline adds the ones that need the topology.
  * Counters, telemetry and the dissector all use these names.
  */
+/* clang-format off */
 #define LCF_DROP_LIST(X)                                              \
 	X(NONE,               "none")                                 \
 	X(SHORT,              "short_frame")                          \
@@ -127,6 +130,7 @@ struct lcf_msg {
 	X(THREAD_RANGE,       "thread_id_out_of_range")               \
 	X(TAG_RANGE,          "tag_home_node_not_in_topology")        \
 	X(BAD_RESUBMIT,       "bad_resubmit_metadata")
+/* clang-format on */
 
 enum lcf_drop {
 #define LCF_X_ENUM(name, str) LCF_DROP_##name,
@@ -145,9 +149,9 @@ struct lcf_frame_view {
 
 /* What lcf_frame_classify() found. */
 enum lcf_frame_class {
-	LCF_FRAME_OTHER = 0,   /* not for the pipeline: switch it at L2 */
-	LCF_FRAME_PIPELINE,    /* a valid frame of types 0x01-0x09 */
-	LCF_FRAME_DROP,        /* for the LCF port but malformed: *reason set */
+	LCF_FRAME_OTHER = 0, /* not for the pipeline: switch it at L2 */
+	LCF_FRAME_PIPELINE,  /* a valid frame of types 0x01-0x09 */
+	LCF_FRAME_DROP,      /* for the LCF port but malformed: *reason set */
 };
 
 /** Name of a message type, or NULL when `type` is not defined. */
@@ -187,7 +191,8 @@ void lcf_hdr_encode(const struct lcf_msg *msg, void *buf);
  *
  * @return LCF_DROP_NONE when valid, else the reason.
  */
-enum lcf_drop lcf_msg_validate(const struct lcf_msg *msg, uint32_t payload_avail);
+enum lcf_drop lcf_msg_validate(const struct lcf_msg *msg,
+			       uint32_t payload_avail);
 
 /**
  * Classify an Ethernet frame. Frames that are not IPv4/UDP to `lcf_port`, and
@@ -213,8 +218,8 @@ enum lcf_frame_class lcf_frame_classify(const uint8_t *frame, uint32_t len,
  *
  * @return the class; never fails.
  */
-enum lcf_frame_class lcf_frame_classify_fast(const uint8_t *frame,
-					     uint32_t len, uint16_t lcf_port,
+enum lcf_frame_class lcf_frame_classify_fast(const uint8_t *frame, uint32_t len,
+					     uint16_t lcf_port,
 					     struct lcf_frame_view *view,
 					     struct lcf_msg *msg,
 					     enum lcf_drop *reason);

@@ -40,8 +40,8 @@ na_cache_init(struct na_cache *c, uint32_t entries, uint32_t block_size)
 		for (int w = 0; w < NA_CACHE_WAYS; w++) {
 			b->e[w].busy = NA_NOBODY;
 			b->e[w].pin_w = NA_NOBODY;
-			b->e[w].data = c->mem +
-				((size_t)i * NA_CACHE_WAYS + w) * block_size;
+			b->e[w].data = c->mem + ((size_t)i * NA_CACHE_WAYS +
+						 w) * block_size;
 		}
 	}
 	pthread_condattr_destroy(&ca);

@@ -22,22 +22,22 @@
 #include <stdint.h>
 
 #define NA_CACHE_WAYS 8
-#define NA_NOBODY (-1)
+#define NA_NOBODY     (-1)
 
 enum na_lstate {
 	NA_L_INVALID = 0,
-	NA_L_SHARED = 1,        /* clean, read permission */
-	NA_L_MODIFIED = 2,      /* dirty, exclusive, write permission */
+	NA_L_SHARED = 1,   /* clean, read permission */
+	NA_L_MODIFIED = 2, /* dirty, exclusive, write permission */
 };
 
 struct na_centry {
 	uint64_t tag;
-	uint64_t ts;            /* last access (LRU) */
-	bool used;              /* the slot belongs to `tag` */
-	uint8_t state;          /* enum na_lstate */
-	int16_t busy;           /* thread running an event on it, or NOBODY */
-	int16_t pin_w;          /* thread holding the write pin, or NOBODY */
-	uint64_t pin_r;         /* threads holding read pins (bit = thread) */
+	uint64_t ts;    /* last access (LRU) */
+	bool used;      /* the slot belongs to `tag` */
+	uint8_t state;  /* enum na_lstate */
+	int16_t busy;   /* thread running an event on it, or NOBODY */
+	int16_t pin_w;  /* thread holding the write pin, or NOBODY */
+	uint64_t pin_r; /* threads holding read pins (bit = thread) */
 	uint8_t *data;
 };
 
@@ -48,10 +48,10 @@ struct na_cbucket {
 };
 
 struct na_cache {
-	uint32_t n_buckets;     /* power of two */
+	uint32_t n_buckets; /* power of two */
 	uint32_t block_size;
 	struct na_cbucket *b;
-	uint8_t *mem;           /* n_buckets * WAYS * block_size */
+	uint8_t *mem; /* n_buckets * WAYS * block_size */
 };
 
 /**
@@ -91,7 +91,8 @@ na_centry_evictable(const struct na_centry *e)
  * the least recently used evictable entry (*victim set, NULL returned), or
  * neither when every entry is busy or pinned (both NULL: wait and retry).
  */
-struct na_centry *na_cache_room(struct na_cbucket *b, struct na_centry **victim);
+struct na_centry *na_cache_room(struct na_cbucket *b,
+				struct na_centry **victim);
 
 /** Claim a free entry for `tag` in state Invalid, busy for `thread`. */
 void na_cache_claim(struct na_centry *e, uint64_t tag, int16_t thread,

@@ -37,8 +37,9 @@ na_cagent_fini(struct na_cagent *ca)
 static uint8_t
 orig_type(const struct lcf_msg *m)
 {
-	return m->type == NA_MSG_FWD || m->type == NA_MSG_DIR_INV ?
-	       na_aux_orig_type(m->aux) : m->type;
+	return m->type == NA_MSG_FWD || m->type == NA_MSG_DIR_INV
+		       ? na_aux_orig_type(m->aux)
+		       : m->type;
 }
 
 static bool
@@ -179,7 +180,7 @@ handle(struct na_cagent *ca, const struct lcf_msg *m, struct na_out *out,
 	if (!from_defer && already_deferred(ca, m))
 		return;
 	if (!rq->data && !(rq->data = malloc(ca->block_size)))
-		return;                 /* the retransmission will retry */
+		return; /* the retransmission will retry */
 	if (!from_defer)
 		ca->st.requests++;
 	if (!execute(ca, m, rq)) {
@@ -234,7 +235,7 @@ na_cagent_run_deferred(struct na_cagent *ca, struct na_out *out)
 			continue;
 		}
 		if (out->n + na_seg_count(ca->block_size) + 1 > NA_OUT_MAX)
-			return;         /* the caller runs us again */
+			return; /* the caller runs us again */
 		handle(ca, &m, out, true);
 		if (na_le_check(&rq->le, m.seq) != NA_LE_EXECUTE) {
 			d->used = false;

@@ -32,9 +32,9 @@
 
 struct na_creq {
 	struct na_last_exec le;
-	struct lcf_msg ack;     /* the reply sent for le.seq */
+	struct lcf_msg ack; /* the reply sent for le.seq */
 	bool has_data;
-	uint8_t *data;          /* block_size bytes, allocated on first use */
+	uint8_t *data; /* block_size bytes, allocated on first use */
 };
 
 struct na_cdefer {
@@ -49,16 +49,16 @@ struct na_hot {
 	uint32_t count;
 };
 
-#define NA_CAGENT_COUNTERS(X)                  \
-	X(requests)                            \
-	X(invalidations)                       \
-	X(data_provided)                       \
-	X(downgrades)                          \
-	X(provider_without_data)               \
-	X(duplicates)                          \
-	X(stale)                               \
-	X(deferred)                            \
-	X(defer_overflow)                      \
+#define NA_CAGENT_COUNTERS(X)    \
+	X(requests)              \
+	X(invalidations)         \
+	X(data_provided)         \
+	X(downgrades)            \
+	X(provider_without_data) \
+	X(duplicates)            \
+	X(stale)                 \
+	X(deferred)              \
+	X(defer_overflow)        \
 	X(hot_reports)
 
 struct na_cagent_stats {
@@ -72,7 +72,7 @@ struct na_cagent {
 	uint16_t tpn;
 	uint32_t block_size;
 	struct na_cache *cache;
-	struct na_creq *req;            /* LCF_MAX_NODES * tpn */
+	struct na_creq *req; /* LCF_MAX_NODES * tpn */
 	struct na_cdefer def[NA_DEFER_MAX];
 	uint32_t n_def;
 	struct na_hot hot[NA_HOT_SLOTS];

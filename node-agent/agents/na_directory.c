@@ -76,8 +76,8 @@ emit_nack(struct na_home *h, const struct lcf_msg *m, uint8_t type,
 
 /* The home's one answer: the metadata after its actions, the block. */
 static void
-emit_grant(struct na_home *h, const struct lcf_msg *m,
-	   const struct na_dtxn *tx, struct na_out *out)
+emit_grant(struct na_home *h, const struct lcf_msg *m, const struct na_dtxn *tx,
+	   struct na_out *out)
 {
 	struct lcf_msg r;
 
@@ -144,8 +144,7 @@ complete(struct na_home *h, const struct lcf_msg *m, struct na_dtxn *tx,
  * invalidate, who must send the block, and what the metadata is after.
  */
 static void
-plan(struct na_dtxn *tx, const struct na_hblock *b, uint16_t node,
-     uint32_t rnd)
+plan(struct na_dtxn *tx, const struct na_hblock *b, uint16_t node, uint32_t rnd)
 {
 	bool cached = b->gs != LCF_GS_UNSHARED && b->cs;
 
@@ -160,7 +159,7 @@ plan(struct na_dtxn *tx, const struct na_hblock *b, uint16_t node,
 		if (cached && b->gs == LCF_GS_MODIFIED) {
 			tx->provider = lcf_random_node(b->cs, rnd);
 			tx->inv = na_bit(tx->provider);
-			tx->gs_after = LCF_GS_SHARED;   /* owner downgraded */
+			tx->gs_after = LCF_GS_SHARED; /* owner downgraded */
 		}
 		return;
 	case LCF_T_WRITE_MISS:
@@ -177,7 +176,7 @@ plan(struct na_dtxn *tx, const struct na_hblock *b, uint16_t node,
 		tx->cs_after = na_bit(node);
 		return;
 	default:
-		return;                 /* evictions: the lock is the answer */
+		return; /* evictions: the lock is the answer */
 	}
 }
 
@@ -240,9 +239,13 @@ request(struct na_home *h, const struct lcf_msg *req, struct na_out *out)
 	else
 		b->readers++;
 	rq->held[m.seq & 1] = (struct na_hheld){
-		.valid = true, .write = exclusive, .seq = m.seq, .tag = m.tag };
-	*tx = (struct na_dtxn){ .type = m.type, .seq = m.seq, .tag = m.tag,
-				.gs_lock = b->gs, .cs_lock = b->cs };
+		.valid = true, .write = exclusive, .seq = m.seq, .tag = m.tag
+	};
+	*tx = (struct na_dtxn){ .type = m.type,
+				.seq = m.seq,
+				.tag = m.tag,
+				.gs_lock = b->gs,
+				.cs_lock = b->cs };
 	plan(tx, b, m.node, lcf_xorshift32(&h->rng));
 	if (!tx->inv) {
 		tx->granted = true;
@@ -279,7 +282,7 @@ inv_reply(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	}
 	tx = &d->tx[(size_t)m->node * h->tpn + m->thread];
 	if (!tx->pending || tx->seq != m->seq || tx->tag != m->tag)
-		return;                 /* a duplicate of a finished one */
+		return; /* a duplicate of a finished one */
 	if (m->type == NA_MSG_DIR_DATA) {
 		int i = na_seg_index(h->block_size, m->aux, len);
 
@@ -324,7 +327,8 @@ na_dir_home_handle(struct na_home *h, const struct lcf_msg *m,
 		u = *m;
 		u.type = na_aux_orig_type(m->aux);
 		u.aux = 0;
-		if (u.type != LCF_T_READ_UNLOCK && u.type != LCF_T_WRITE_UNLOCK) {
+		if (u.type != LCF_T_READ_UNLOCK &&
+		    u.type != LCF_T_WRITE_UNLOCK) {
 			h->dir->st.stray++;
 			return true;
 		}
@@ -342,14 +346,13 @@ na_dir_cagent_reply(const struct lcf_msg *m, struct lcf_msg *ack)
 	if (m->type != NA_MSG_DIR_INV)
 		return;
 	ack->type = NA_MSG_DIR_INV_ACK;
-	ack->dst_node = na_aux_responder(m->aux);       /* the home */
+	ack->dst_node = na_aux_responder(m->aux); /* the home */
 }
 
 void
 na_dir_wrap_msg(struct lcf_msg *m)
 {
-	if (m->type < LCF_T_READ_MISS ||
-	    m->type > LCF_T_WRITE_UNLOCK)
+	if (m->type < LCF_T_READ_MISS || m->type > LCF_T_WRITE_UNLOCK)
 		return;
 	m->aux = na_aux_orig(m->type, 0);
 	m->type = m->type >= LCF_T_READ_UNLOCK ? NA_MSG_DIR_UNLOCK
@@ -362,8 +365,8 @@ na_dir_stats_json(const struct na_dir *d, FILE *f)
 	const char *sep = "";
 
 	fprintf(f, ",\"directory\":{");
-#define NA_X_PRINT(name)                                                  \
-	fprintf(f, "%s\"" #name "\":%" PRIu64, sep, d->st.name);           \
+#define NA_X_PRINT(name)                                         \
+	fprintf(f, "%s\"" #name "\":%" PRIu64, sep, d->st.name); \
 	sep = ",";
 	NA_DIR_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT

@@ -39,37 +39,37 @@
 
 /* A requester's transaction at this home (one event at a time each). */
 struct na_dtxn {
-	bool pending;           /* waiting for invalidation ACKs / data */
-	bool granted;           /* grant sent; re-sent for duplicates */
-	bool data;              /* the grant carries the block */
-	uint8_t type;           /* the request type (READ_MISS ...) */
-	uint8_t gs_lock;        /* metadata at lock time (sent in DIR_INV) */
-	uint8_t gs_after;       /* metadata reported in the grant */
-	uint16_t provider;      /* node asked for the block, or LCF_NODE_NONE */
+	bool pending;      /* waiting for invalidation ACKs / data */
+	bool granted;      /* grant sent; re-sent for duplicates */
+	bool data;         /* the grant carries the block */
+	uint8_t type;      /* the request type (READ_MISS ...) */
+	uint8_t gs_lock;   /* metadata at lock time (sent in DIR_INV) */
+	uint8_t gs_after;  /* metadata reported in the grant */
+	uint16_t provider; /* node asked for the block, or LCF_NODE_NONE */
 	uint32_t seq;
 	uint32_t cs_lock;
 	uint32_t cs_after;
-	uint32_t inv;           /* nodes sent a DIR_INV */
-	uint32_t wait;          /* of those, nodes whose ACK is missing */
-	uint64_t seg_have;      /* provider's segments received */
+	uint32_t inv;      /* nodes sent a DIR_INV */
+	uint32_t wait;     /* of those, nodes whose ACK is missing */
+	uint64_t seg_have; /* provider's segments received */
 	uint64_t tag;
 };
 
-#define NA_DIR_COUNTERS(X)                     \
-	X(requests)                            \
-	X(grants_immediate)                    \
-	X(grants_after_invalidation)           \
-	X(invalidations_sent)                  \
-	X(fetches)                             \
-	X(inv_acks)                            \
-	X(data_segments)                       \
-	X(resent_invalidations)                \
-	X(duplicates)                          \
-	X(nack_lock)                           \
-	X(nack_check)                          \
-	X(nack_not_home)                       \
-	X(provider_without_data)               \
-	X(unlocks)                             \
+#define NA_DIR_COUNTERS(X)           \
+	X(requests)                  \
+	X(grants_immediate)          \
+	X(grants_after_invalidation) \
+	X(invalidations_sent)        \
+	X(fetches)                   \
+	X(inv_acks)                  \
+	X(data_segments)             \
+	X(resent_invalidations)      \
+	X(duplicates)                \
+	X(nack_lock)                 \
+	X(nack_check)                \
+	X(nack_not_home)             \
+	X(provider_without_data)     \
+	X(unlocks)                   \
 	X(stray)
 
 struct na_dir_stats {
@@ -79,7 +79,7 @@ struct na_dir_stats {
 };
 
 struct na_dir {
-	struct na_dtxn *tx;     /* LCF_MAX_NODES * threads per node */
+	struct na_dtxn *tx; /* LCF_MAX_NODES * threads per node */
 	struct na_dir_stats st;
 };
 

@@ -106,7 +106,8 @@ emit_decision(struct na_home *h, const struct lcf_msg *m,
 			int64_t idx = home_block(h, d->tag);
 
 			na_out_segments(out, m->node, &r, NA_MSG_DATA,
-					h->mem + ((uint64_t)idx << h->block_shift),
+					h->mem + ((uint64_t)idx
+						  << h->block_shift),
 					h->block_size);
 			r.flags |= LCF_F_DATA_PROVIDER;
 		}
@@ -119,7 +120,8 @@ emit_decision(struct na_home *h, const struct lcf_msg *m,
 			if (!na_cs_has(d->fwd.to, n))
 				continue;
 			r.dst_node = n;
-			r.flags = n == d->fwd.provider ? LCF_F_DATA_PROVIDER : 0;
+			r.flags = n == d->fwd.provider ? LCF_F_DATA_PROVIDER
+						       : 0;
 			na_out_push(out, n, &r, NULL);
 		}
 		return;
@@ -147,9 +149,13 @@ switch_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	na_le_commit(&rq->req, m->seq);
 	h->st.switch_data_replies++;
 	rq->dec = (struct na_hdec){
-		.kind = NA_HDEC_REPLY, .type = m->type,
-		.flags = LCF_F_IN_SWITCH, .gs = m->gstatus, .cs = m->copyset,
-		.tag = m->tag, .fwd = { .kind = NA_FWD_REPLY_DATA },
+		.kind = NA_HDEC_REPLY,
+		.type = m->type,
+		.flags = LCF_F_IN_SWITCH,
+		.gs = m->gstatus,
+		.cs = m->copyset,
+		.tag = m->tag,
+		.fwd = { .kind = NA_FWD_REPLY_DATA },
 	};
 	emit_decision(h, m, &rq->dec, out);
 }
@@ -160,11 +166,14 @@ switch_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
  * seq (na_requester.c, struct na_retry), which must try the lock again.
  */
 static void
-pipeline_request(struct na_home *h, const struct lcf_msg *m,
-		 struct na_hreq *rq, struct na_hblock *b, struct na_out *out)
+pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
+		 struct na_hblock *b, struct na_out *out)
 {
-	struct na_hdec nack = { .kind = NA_HDEC_NACK, .type = m->type,
-				.gs = b->gs, .cs = b->cs, .tag = m->tag };
+	struct na_hdec nack = { .kind = NA_HDEC_NACK,
+				.type = m->type,
+				.gs = b->gs,
+				.cs = b->cs,
+				.tag = m->tag };
 	struct na_hdec *d = &rq->dec;
 	bool write = m->type != LCF_T_READ_MISS;
 
@@ -197,7 +206,7 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m,
 	}
 	/* Lock. */
 	if (b->writer || (write && b->readers) ||
-	    (!write && b->readers == 0x7fff)) {     /* 15-bit reader count */
+	    (!write && b->readers == 0x7fff)) { /* 15-bit reader count */
 		h->st.pipeline_nack_lock++;
 		emit_decision(h, m, &nack, out);
 		return;
@@ -214,12 +223,15 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m,
 	else
 		b->readers++;
 	rq->held[m->seq & 1] = (struct na_hheld){
-		.valid = true, .write = write, .seq = m->seq, .tag = m->tag };
+		.valid = true, .write = write, .seq = m->seq, .tag = m->tag
+	};
 
 	/* Forward (Table 3). */
-	*d = (struct na_hdec){ .type = m->type, .gs = b->gs, .cs = b->cs,
-			       .tag = m->tag };
-	na_forward_rule(m->type, b->gs, b->cs, m->node, lcf_xorshift32(&h->rng), &d->fwd);
+	*d = (struct na_hdec){
+		.type = m->type, .gs = b->gs, .cs = b->cs, .tag = m->tag
+	};
+	na_forward_rule(m->type, b->gs, b->cs, m->node, lcf_xorshift32(&h->rng),
+			&d->fwd);
 	if (d->fwd.kind == NA_FWD_TO_CACHES) {
 		d->kind = NA_HDEC_FORWARD;
 		b->hot += (uint32_t)__builtin_popcount(d->fwd.to);
@@ -255,7 +267,8 @@ abort_event(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	case NA_LE_EXECUTE:
 		na_le_commit(&rq->req, m->seq);
 		rq->dec = (struct na_hdec){ .kind = NA_HDEC_NACK,
-					    .type = m->type, .tag = m->tag };
+					    .type = m->type,
+					    .tag = m->tag };
 		h->st.aborts++;
 		passed = false;
 		break;
@@ -333,7 +346,7 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	 */
 	if (b->owner == NA_OWN_HOME)
 		ok = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
-	else    /* nor an event whose unlock reached us: served here, since
+	else /* nor an event whose unlock reached us: served here, since
 		 * moved to the switch (a late copy: docs/NODE-AGENT.md) */
 		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&
 		     na_le_check(&rq->unlock, m->seq) == NA_LE_EXECUTE;
@@ -366,7 +379,8 @@ alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		rq->alloc_addr = 0;
 		if (h->next_chunk < h->n_chunks) {
 			rq->alloc_addr = (uint64_t)h->self << 48 |
-					 (uint64_t)h->next_chunk * NA_CHUNK_SIZE;
+					 (uint64_t)h->next_chunk *
+						 NA_CHUNK_SIZE;
 			h->next_chunk++;
 		}
 		h->st.allocs++;
@@ -389,8 +403,8 @@ alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 }
 
 void
-na_home_handle(struct na_home *h, const struct lcf_msg *m,
-	       const void *payload, uint16_t len, struct na_out *out)
+na_home_handle(struct na_home *h, const struct lcf_msg *m, const void *payload,
+	       uint16_t len, struct na_out *out)
 {
 	struct na_hreq *rq = home_req(h, m);
 	int64_t idx = home_block(h, m->tag);
@@ -434,7 +448,7 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m,
 		writeback(h, m, payload, len, rq, b, idx, out);
 		return;
 	default:
-		h->st.bad++;            /* e.g. a REMOVE that missed: not used yet */
+		h->st.bad++; /* e.g. a REMOVE that missed: not used yet */
 		return;
 	}
 }

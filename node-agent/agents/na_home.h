@@ -24,29 +24,29 @@
 struct topo;
 struct na_dir;
 
-#define NA_CHUNK_SIZE (32ull << 20)     /* allocation unit (section 5.4) */
-#define NA_ADD_COPY_SEQS 8              /* seqs per migration (copy ids) */
+#define NA_CHUNK_SIZE    (32ull << 20) /* allocation unit (section 5.4) */
+#define NA_ADD_COPY_SEQS 8             /* seqs per migration (copy ids) */
 
 /* Where a block's ownership is. */
 enum na_owner {
-	NA_OWN_HOME = 0,        /* this home agent runs its pipeline */
-	NA_OWN_MIGRATING,       /* ADD_TO_SWITCH sent, write lock held */
-	NA_OWN_SWITCH,          /* the switch owns it */
-	NA_OWN_RECOVERING,      /* metadata being rebuilt (na_recovery.h) */
-	NA_OWN_REMOVING,        /* REMOVE_FROM_SWITCH sent (na_migrate.c) */
+	NA_OWN_HOME = 0,   /* this home agent runs its pipeline */
+	NA_OWN_MIGRATING,  /* ADD_TO_SWITCH sent, write lock held */
+	NA_OWN_SWITCH,     /* the switch owns it */
+	NA_OWN_RECOVERING, /* metadata being rebuilt (na_recovery.h) */
+	NA_OWN_REMOVING,   /* REMOVE_FROM_SWITCH sent (na_migrate.c) */
 };
 
 struct na_hblock {
 	uint16_t readers;
 	bool writer;
 	uint8_t gs;
-	uint8_t owner;          /* enum na_owner */
-	uint8_t add_copies;     /* MIGRATING: ADD_TO_SWITCH copies sent (<= 8) */
-	uint8_t add_failed;     /* MIGRATING: copies answered FAIL (bit i) */
-	bool add_collided;      /* the last migration ended in a collision */
+	uint8_t owner;      /* enum na_owner */
+	uint8_t add_copies; /* MIGRATING: ADD_TO_SWITCH copies sent (<= 8) */
+	uint8_t add_failed; /* MIGRATING: copies answered FAIL (bit i) */
+	bool add_collided;  /* the last migration ended in a collision */
 	uint32_t cs;
-	uint32_t hot;           /* forwarded copies this epoch (section 5.2.2) */
-	uint32_t add_seq;       /* copy i of this migration's ADD has seq
+	uint32_t hot;     /* forwarded copies this epoch (section 5.2.2) */
+	uint32_t add_seq; /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
 				   a new set) */
 };
@@ -55,14 +55,14 @@ struct na_hblock {
 enum na_hdec_kind {
 	NA_HDEC_NONE = 0,
 	NA_HDEC_NACK,
-	NA_HDEC_REPLY,          /* ACK, with data when fwd.kind == REPLY_DATA */
+	NA_HDEC_REPLY, /* ACK, with data when fwd.kind == REPLY_DATA */
 	NA_HDEC_FORWARD,
 };
 
 struct na_hdec {
-	uint8_t kind;           /* enum na_hdec_kind */
-	uint8_t type;           /* the request's type */
-	uint8_t flags;          /* IN_SWITCH as the request had it */
+	uint8_t kind;  /* enum na_hdec_kind */
+	uint8_t type;  /* the request's type */
+	uint8_t flags; /* IN_SWITCH as the request had it */
 	uint8_t gs;
 	uint32_t cs;
 	uint64_t tag;
@@ -78,38 +78,38 @@ struct na_hheld {
 
 /* Per requester (node * threads_per_node + thread). */
 struct na_hreq {
-	struct na_last_exec req;        /* coherence requests */
+	struct na_last_exec req; /* coherence requests */
 	struct na_hdec dec;
-	struct na_hheld held[2];        /* by seq parity, like the scoreboard */
+	struct na_hheld held[2]; /* by seq parity, like the scoreboard */
 	struct na_last_exec unlock;
-	struct na_last_exec wb;         /* write-backs to switch-owned blocks */
+	struct na_last_exec wb; /* write-backs to switch-owned blocks */
 	struct na_last_exec alloc;
-	uint64_t alloc_addr;            /* 0: failed */
-	uint8_t alloc_be[8];            /* the reply's payload (big-endian) */
+	uint64_t alloc_addr; /* 0: failed */
+	uint8_t alloc_be[8]; /* the reply's payload (big-endian) */
 };
 
-#define NA_HOME_COUNTERS(X)                    \
-	X(requests)                            \
-	X(switch_data_replies)                 \
-	X(pipeline_nack_lock)                  \
-	X(pipeline_nack_check)                 \
-	X(pipeline_nack_not_home)              \
-	X(pipeline_reply_data)                 \
-	X(pipeline_reply_ack)                  \
-	X(pipeline_forwards)                   \
-	X(duplicates)                          \
-	X(stale)                               \
-	X(unlocks)                             \
-	X(unlock_duplicates)                   \
-	X(aborts)                              \
-	X(aborted_refused)                     \
-	X(writebacks)                          \
-	X(writebacks_refused)                  \
-	X(allocs)                              \
-	X(migrate_ok)                          \
-	X(migrate_fail)                        \
-	X(migrate_late_ok)                     \
-	X(remove_ok)                           \
+#define NA_HOME_COUNTERS(X)       \
+	X(requests)               \
+	X(switch_data_replies)    \
+	X(pipeline_nack_lock)     \
+	X(pipeline_nack_check)    \
+	X(pipeline_nack_not_home) \
+	X(pipeline_reply_data)    \
+	X(pipeline_reply_ack)     \
+	X(pipeline_forwards)      \
+	X(duplicates)             \
+	X(stale)                  \
+	X(unlocks)                \
+	X(unlock_duplicates)      \
+	X(aborts)                 \
+	X(aborted_refused)        \
+	X(writebacks)             \
+	X(writebacks_refused)     \
+	X(allocs)                 \
+	X(migrate_ok)             \
+	X(migrate_fail)           \
+	X(migrate_late_ok)        \
+	X(remove_ok)              \
 	X(bad)
 
 struct na_home_stats {
@@ -135,19 +135,19 @@ struct na_home {
 	uint16_t self;
 	uint8_t block_shift;
 	uint32_t block_size;
-	uint16_t tpn;                   /* threads per node */
+	uint16_t tpn; /* threads per node */
 	uint64_t mem_size;
-	uint8_t *mem;                   /* global memory: offset 0 .. mem_size */
+	uint8_t *mem; /* global memory: offset 0 .. mem_size */
 	uint32_t n_blocks;
 	struct na_hblock *blk;
-	struct na_hreq *req;            /* LCF_MAX_NODES * tpn */
+	struct na_hreq *req; /* LCF_MAX_NODES * tpn */
 	uint32_t n_chunks;
-	uint32_t next_chunk;            /* chunk 0 is the static region */
+	uint32_t next_chunk; /* chunk 0 is the static region */
 	uint32_t rng;
 	uint32_t mig_seq;
 	struct na_home_stats st;
-	struct na_dir *dir;             /* directory mode (na_directory.h) */
-	na_home_ext_fn ext;             /* its handler, or NULL */
+	struct na_dir *dir; /* directory mode (na_directory.h) */
+	na_home_ext_fn ext; /* its handler, or NULL */
 };
 
 /**

@@ -12,7 +12,8 @@
 #include "na_msg.h"
 
 void
-na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b)
+na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
+		    struct na_hblock *b)
 {
 	if (m->node == h->self && b->owner == NA_OWN_REMOVING &&
 	    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
@@ -42,7 +43,7 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m, struct na_hblock
 	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
 	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH ||
 	    copy >= b->add_copies)
-		return;                 /* a duplicate, or not ours */
+		return; /* a duplicate, or not ours */
 	if (m->flags & LCF_F_FAIL) {
 		/*
 		 * Collision: keep it home; a later epoch may retry. Only once

@@ -10,7 +10,7 @@
 #include "na_msg.h"
 
 /* Retransmission: 5 ms, doubling, at most 80 ms between copies. */
-#define MIG_RTO_NS 5000000ull
+#define MIG_RTO_NS        5000000ull
 #define MIG_RTO_MAX_SHIFT 4
 /* An ADD unanswered this long is counted (add_slow); it is never dropped. */
 #define MIG_ADD_SLOW_NS 2000000000ull
@@ -79,7 +79,7 @@ emit_remove(struct na_migrate *mg, struct na_home *h, uint32_t idx,
 	r.seq = ++mg->seq;
 	r.tag = na_home_tag(h, idx);
 	r.dst_node = h->self;
-	push(io, h->self, &r);  /* to itself, across the switch */
+	push(io, h->self, &r); /* to itself, across the switch */
 }
 
 /* NA_COLLISION: the shadow decides whether a colder block makes room. */
@@ -112,8 +112,11 @@ add_pending(struct na_migrate *mg, uint32_t idx, uint32_t hot, uint8_t type,
 		return false;
 	}
 	mg->pend[mg->n_pend++] = (struct na_mig_pending){
-		.idx = idx, .hot = hot, .type = type,
-		.sent_ns = now_ns, .first_ns = now_ns,
+		.idx = idx,
+		.hot = hot,
+		.type = type,
+		.sent_ns = now_ns,
+		.first_ns = now_ns,
 	};
 	return true;
 }
@@ -123,12 +126,12 @@ add_pending(struct na_migrate *mg, uint32_t idx, uint32_t hot, uint8_t type,
  * the owner is no longer MIGRATING/REMOVING) and can be forgotten.
  */
 static bool
-pending_step(struct na_migrate *mg, struct na_home *h,
-	     struct na_mig_pending *p, uint64_t now_ns, struct na_mig_io *io)
+pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
+	     uint64_t now_ns, struct na_mig_io *io)
 {
 	struct na_hblock *b = &h->blk[p->idx];
 	uint32_t shift = p->tries < MIG_RTO_MAX_SHIFT ? p->tries
-						       : MIG_RTO_MAX_SHIFT;
+						      : MIG_RTO_MAX_SHIFT;
 
 	if (p->draining) {
 		/* Section 5.2.1: the write lock, once the holders are gone. */
@@ -255,10 +258,12 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 			continue;
 		mg->st.candidates++;
 		if (n < mg->k) {
-			mg->heap[n] = (struct na_mig_pending){ .idx = i, .hot = hot };
+			mg->heap[n] = (struct na_mig_pending){ .idx = i,
+							       .hot = hot };
 			heap_sift_up(mg->heap, n++);
 		} else if (hot > mg->heap[0].hot) {
-			mg->heap[0] = (struct na_mig_pending){ .idx = i, .hot = hot };
+			mg->heap[0] = (struct na_mig_pending){ .idx = i,
+							       .hot = hot };
 			heap_sift_down(mg->heap, n, 0);
 		}
 	}
@@ -343,7 +348,7 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		remove_request(mg, h, m, now_ns, io);
 		return false;
 	case LCF_T_NACK:
-		mg->st.remove_nacks++;  /* lock busy: the timer retries */
+		mg->st.remove_nacks++; /* lock busy: the timer retries */
 		return false;
 	case LCF_T_REMOVE_FROM_SWITCH:
 		/*

@@ -33,7 +33,7 @@
 #include "na_home.h"
 #include "na_out.h"
 
-#define NA_MIGRATE_DEFAULT_K 1000
+#define NA_MIGRATE_DEFAULT_K        1000
 #define NA_MIGRATE_DEFAULT_EPOCH_MS 10
 
 /* Where the migration module's output goes: `out`, flushed when full. */
@@ -44,35 +44,35 @@ struct na_mig_io {
 };
 
 struct na_mig_pending {
-	uint32_t idx;           /* home block index */
-	uint32_t hot;           /* its hotness when the ADD was decided */
-	uint8_t type;           /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
-	bool draining;          /* ADD waiting for the block's lock holders */
-	bool slow;              /* ADD counted in add_slow */
+	uint32_t idx;  /* home block index */
+	uint32_t hot;  /* its hotness when the ADD was decided */
+	uint8_t type;  /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
+	bool draining; /* ADD waiting for the block's lock holders */
+	bool slow;     /* ADD counted in add_slow */
 	uint32_t tries;
 	uint64_t sent_ns;
 	uint64_t first_ns;
 };
 
 /* X(name): counters printed under "migration" in node-agent's stats. */
-#define NA_MIGRATE_COUNTERS(X)                 \
-	X(epochs)                              \
-	X(candidates)                          \
-	X(adds)                                \
-	X(add_ok)                              \
-	X(add_collisions)                      \
-	X(add_retransmits)                     \
-	X(add_slow)                            \
-	X(busy_skipped)                        \
-	X(drains)                              \
-	X(pending_full)                        \
-	X(remove_requests)                     \
-	X(remove_requests_ignored)             \
-	X(removes)                             \
-	X(remove_ok)                           \
-	X(remove_retransmits)                  \
-	X(remove_nacks)                        \
-	X(remove_missed)                       \
+#define NA_MIGRATE_COUNTERS(X)     \
+	X(epochs)                  \
+	X(candidates)              \
+	X(adds)                    \
+	X(add_ok)                  \
+	X(add_collisions)          \
+	X(add_retransmits)         \
+	X(add_slow)                \
+	X(busy_skipped)            \
+	X(drains)                  \
+	X(pending_full)            \
+	X(remove_requests)         \
+	X(remove_requests_ignored) \
+	X(removes)                 \
+	X(remove_ok)               \
+	X(remove_retransmits)      \
+	X(remove_nacks)            \
+	X(remove_missed)           \
 	X(collision_reports)
 
 struct na_migrate_stats {
@@ -82,15 +82,15 @@ struct na_migrate_stats {
 };
 
 struct na_migrate {
-	bool dynamic;                   /* epoch-end top-k ADDs */
+	bool dynamic; /* epoch-end top-k ADDs */
 	uint32_t k;
 	uint64_t epoch_ns;
 	uint64_t next_epoch_ns;
-	int shadow;                     /* node id or -1 */
-	uint32_t seq;                   /* seq of REMOVEs and reports */
+	int shadow;   /* node id or -1 */
+	uint32_t seq; /* seq of REMOVEs and reports */
 	struct na_mig_pending *pend;
 	uint32_t n_pend, cap;
-	struct na_mig_pending *heap;    /* top-k selection, k entries */
+	struct na_mig_pending *heap; /* top-k selection, k entries */
 	struct na_migrate_stats st;
 };
 

@@ -77,7 +77,7 @@ na_shadow_migrate_ack(struct na_shadow *s, const struct lcf_msg *m)
 	struct na_shadow_ent *e;
 
 	if (m->flags & LCF_F_FAIL) {
-		s->st.add_failures++;   /* the home reports it: NA_COLLISION */
+		s->st.add_failures++; /* the home reports it: NA_COLLISION */
 		return;
 	}
 	if (!s->t || way >= s->pc.ways)
@@ -85,7 +85,7 @@ na_shadow_migrate_ack(struct na_shadow *s, const struct lcf_msg *m)
 	e = at(s, way, m->tag);
 	if (orig == LCF_T_ADD_TO_SWITCH) {
 		if (e->tag == (m->tag | NA_SHADOW_VALID))
-			return;         /* a duplicate ADD */
+			return; /* a duplicate ADD */
 		if (e->tag)
 			s->st.mirror_conflicts++;
 		else
@@ -104,8 +104,8 @@ na_shadow_migrate_ack(struct na_shadow *s, const struct lcf_msg *m)
 }
 
 void
-na_shadow_report(struct na_shadow *s, const struct lcf_msg *m,
-		 const uint8_t *p, uint16_t len)
+na_shadow_report(struct na_shadow *s, const struct lcf_msg *m, const uint8_t *p,
+		 uint16_t len)
 {
 	(void)m;
 	s->st.reports++;
@@ -146,8 +146,7 @@ evictable(const struct na_shadow *s, const struct na_shadow_ent *e)
 
 /* Ask the block's home agent to send REMOVE_FROM_SWITCH. */
 static void
-request_remove(struct na_shadow *s, struct na_shadow_ent *e,
-	       struct na_out *out)
+request_remove(struct na_shadow *s, struct na_shadow_ent *e, struct na_out *out)
 {
 	uint64_t tag = e->tag & ~NA_SHADOW_VALID;
 	uint16_t home = (uint16_t)(tag >> (48 - s->pc.block_shift));
@@ -213,7 +212,7 @@ na_shadow_epoch(struct na_shadow *s, struct na_out *out)
 		e->cur = 0;
 		if (e->remove_epoch &&
 		    s->epoch - e->remove_epoch >= NA_SHADOW_RETRY_EPOCHS)
-			e->remove_epoch = 0;    /* lost, or the home refused */
+			e->remove_epoch = 0; /* lost, or the home refused */
 		if (evictable(s, e) && !hotness(e))
 			s->order[n++] = i;
 	}
@@ -223,7 +222,7 @@ na_shadow_epoch(struct na_shadow *s, struct na_out *out)
 	if (want > n)
 		want = n;
 	if (want > NA_OUT_MAX - out->n)
-		want = NA_OUT_MAX - out->n;     /* the rest next epoch */
+		want = NA_OUT_MAX - out->n; /* the rest next epoch */
 	for (uint32_t j = 0; j < want; j++) {
 		request_remove(s, &s->t[s->order[j]], out);
 		s->st.pressure_evictions++;

@@ -43,34 +43,34 @@
 
 struct topo;
 
-#define NA_SHADOW_HIGH_PCT 90
-#define NA_SHADOW_LOW_PCT 80
+#define NA_SHADOW_HIGH_PCT     90
+#define NA_SHADOW_LOW_PCT      80
 #define NA_SHADOW_YOUNG_EPOCHS 2
-#define NA_SHADOW_RETRY_EPOCHS 20       /* a REMOVE_REQ with no effect */
-#define NA_SHADOW_MAX_MIRROR (4u << 20) /* slots; beyond: no policy */
-#define NA_SHADOW_VALID (1ull << 63)    /* as the switch marks TAG */
-#define NA_SHADOW_SCORE_ONE 16          /* score fixed point: 1 copy/epoch */
+#define NA_SHADOW_RETRY_EPOCHS 20           /* a REMOVE_REQ with no effect */
+#define NA_SHADOW_MAX_MIRROR   (4u << 20)   /* slots; beyond: no policy */
+#define NA_SHADOW_VALID        (1ull << 63) /* as the switch marks TAG */
+#define NA_SHADOW_SCORE_ONE    16 /* score fixed point: 1 copy/epoch */
 
 struct na_shadow_ent {
-	uint64_t tag;                   /* tag | NA_SHADOW_VALID; 0 empty */
-	uint32_t score;                 /* smoothed copies per epoch x ONE */
-	uint32_t cur;                   /* copies reported this epoch */
+	uint64_t tag;   /* tag | NA_SHADOW_VALID; 0 empty */
+	uint32_t score; /* smoothed copies per epoch x ONE */
+	uint32_t cur;   /* copies reported this epoch */
 	uint32_t added_epoch;
-	uint32_t remove_epoch;          /* 0: no REMOVE_REQ outstanding */
+	uint32_t remove_epoch; /* 0: no REMOVE_REQ outstanding */
 };
 
-#define NA_SHADOW_COUNTERS(X)                  \
-	X(adds)                                \
-	X(removes)                             \
-	X(reports)                             \
-	X(unknown_reports)                     \
-	X(add_failures)                        \
-	X(collisions)                          \
-	X(collision_evictions)                 \
-	X(collision_kept)                      \
-	X(pressure_evictions)                  \
-	X(remove_requests)                     \
-	X(mirror_conflicts)                     \
+#define NA_SHADOW_COUNTERS(X)  \
+	X(adds)                \
+	X(removes)             \
+	X(reports)             \
+	X(unknown_reports)     \
+	X(add_failures)        \
+	X(collisions)          \
+	X(collision_evictions) \
+	X(collision_kept)      \
+	X(pressure_evictions)  \
+	X(remove_requests)     \
+	X(mirror_conflicts)    \
 	X(forgotten)
 
 struct na_shadow_stats {
@@ -81,10 +81,10 @@ struct na_shadow_stats {
 
 struct na_shadow {
 	uint16_t self;
-	struct lcf_pipeline_config pc;  /* the switch's ways, slots, hash */
-	uint64_t capacity;              /* ways x slots_per_way */
-	struct na_shadow_ent *t;        /* [way * slots_per_way + slot] */
-	uint32_t *order;                /* scratch: cold entries */
+	struct lcf_pipeline_config pc; /* the switch's ways, slots, hash */
+	uint64_t capacity;             /* ways x slots_per_way */
+	struct na_shadow_ent *t;       /* [way * slots_per_way + slot] */
+	uint32_t *order;               /* scratch: cold entries */
 	uint32_t n_tags;
 	uint32_t peak_tags;
 	uint32_t epoch;

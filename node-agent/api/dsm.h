@@ -28,23 +28,23 @@ struct dsm;
 struct dsm_thread;
 
 struct dsm_config {
-	const char *topo_path;  /* topology JSON */
-	uint16_t node;          /* this node's id */
-	const char *transport;  /* "udp" (default) or "verbs" */
-	const char *roles;      /* "home,cache,shadow" subsets; NULL: home,cache
+	const char *topo_path; /* topology JSON */
+	uint16_t node;         /* this node's id */
+	const char *transport; /* "udp" (default) or "verbs" */
+	const char *roles;     /* "home,cache,shadow" subsets; NULL: home,cache
 				   (+shadow on the topology's shadow node) */
-	uint16_t threads;       /* application threads (< threads_per_node) */
-	uint32_t cache_mb;      /* local cache size (default 64) */
-	uint32_t cache_blocks;  /* if not 0: cache size in blocks (tests) */
-	uint32_t mem_mb;        /* global memory held by this home (default 128,
+	uint16_t threads;      /* application threads (< threads_per_node) */
+	uint32_t cache_mb;     /* local cache size (default 64) */
+	uint32_t cache_blocks; /* if not 0: cache size in blocks (tests) */
+	uint32_t mem_mb;       /* global memory held by this home (default 128,
 				   a multiple of 32) */
-	bool direct;            /* no switch on the path (two-node tests) */
-	bool directory;         /* classic directory protocol instead of LCF
+	bool direct;           /* no switch on the path (two-node tests) */
+	bool directory;        /* classic directory protocol instead of LCF
 				   (benchmark baseline; all nodes alike) */
 	uint32_t seed;
-	bool migrate;           /* dynamic ownership migration (section 5.2) */
-	uint32_t migrate_k;     /* blocks moved per epoch at most (0: 1000) */
-	uint32_t epoch_ms;      /* migration epoch (0: 10 ms) */
+	bool migrate;       /* dynamic ownership migration (section 5.2) */
+	uint32_t migrate_k; /* blocks moved per epoch at most (0: 1000) */
+	uint32_t epoch_ms;  /* migration epoch (0: 10 ms) */
 };
 
 /**

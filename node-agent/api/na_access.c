@@ -27,8 +27,7 @@ conflict(const struct na_centry *e, uint16_t id, bool write)
 	uint64_t others = e->pin_r & ~(1ull << id);
 
 	return (e->busy != NA_NOBODY && e->busy != id) ||
-	       (e->pin_w != NA_NOBODY && e->pin_w != id) ||
-	       (write && others);
+	       (e->pin_w != NA_NOBODY && e->pin_w != id) || (write && others);
 }
 
 static bool
@@ -96,7 +95,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		pthread_mutex_lock(&b->mu);
 		st = e->state;
 		tag = e->tag;
-		if (st == NA_L_INVALID) {       /* invalidated meanwhile */
+		if (st == NA_L_INVALID) { /* invalidated meanwhile */
 			e->used = false;
 			e->busy = NA_NOBODY;
 			pthread_cond_broadcast(&b->cv);
@@ -134,7 +133,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		NA_STAT_INC(t->n->st.req.evictions);
 		cs = na_new_copyset(type, c.cs_old, t->n->self);
 		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag,
-			    na_next_gstatus(type, c.gs_old, cs), cs);
+				   na_next_gstatus(type, c.gs_old, cs), cs);
 		return 0;
 	}
 }
@@ -142,8 +141,8 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 /* A miss (or write to a clean block) on `e`, which we hold busy. */
 static int
 miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
-     uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
-     uint32_t len, void *buf, struct na_retry *rt)
+     uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off, uint32_t len,
+     void *buf, struct na_retry *rt)
 {
 	struct na_collect c;
 	int ev = na_req_event(t, type, tag, &c, rt);
@@ -163,8 +162,9 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 		e->busy = NA_NOBODY;
 		pthread_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old, c.cs_old);
-		rt->seq = 0;            /* that seq is spent */
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old,
+				   c.cs_old);
+		rt->seq = 0; /* that seq is spent */
 		return 1;
 	}
 	if (na_type_needs_data(type))
@@ -186,7 +186,7 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 		return -EINTR;
 	cs = na_new_copyset(type, c.cs_old, t->n->self);
 	na_req_send_unlock(t, na_unlock_type(type), seq, tag,
-		    na_next_gstatus(type, c.gs_old, cs), cs);
+			   na_next_gstatus(type, c.gs_old, cs), cs);
 	return 0;
 }
 
@@ -235,7 +235,7 @@ na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				continue;
 			}
 		}
-		type = !write ? LCF_T_READ_MISS
+		type = !write                    ? LCF_T_READ_MISS
 		       : e->state == NA_L_SHARED ? LCF_T_WRITE_SHARED
 						 : LCF_T_WRITE_MISS;
 		pthread_mutex_unlock(&b->mu);
@@ -265,7 +265,6 @@ na_req_unpin(struct dsm_thread *t, uint64_t tag)
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	if (rc == 0)
-		na_node_run_deferred(t->n);     /* requests we held off */
+		na_node_run_deferred(t->n); /* requests we held off */
 	return rc;
 }
-

@@ -25,7 +25,7 @@ struct na_free {
 struct na_alloc {
 	pthread_mutex_t mu;
 	struct {
-		dsm_addr_t base;        /* 0: no chunk yet */
+		dsm_addr_t base; /* 0: no chunk yet */
 		uint64_t used;
 	} cur[LCF_MAX_NODES];
 	struct na_free *free;
@@ -76,7 +76,7 @@ get_chunk(struct dsm_thread *t, uint16_t node)
 	m.thread = t->id;
 	m.seq = na_req_next_seq(t);
 	m.dst_node = node;
-	m.aux = 1;                      /* chunks wanted */
+	m.aux = 1; /* chunks wanted */
 	if (na_req_call(t, node, &m, NA_MSG_ALLOC_REPLY, &r) < 0 ||
 	    (r.m.flags & LCF_F_FAIL) || r.m.len != 8)
 		return 0;
@@ -104,7 +104,8 @@ dsm_malloc(struct dsm_thread *t, size_t size, int node)
 	uint32_t bs = t->d->topo.block_size;
 	dsm_addr_t addr = 0;
 
-	if (!size || size > NA_CHUNK_SIZE || !topo_node_by_id(&t->d->topo, home))
+	if (!size || size > NA_CHUNK_SIZE ||
+	    !topo_node_by_id(&t->d->topo, home))
 		return 0;
 	size = round_size(t, size);
 	pthread_mutex_lock(&a->mu);
@@ -153,7 +154,7 @@ dsm_free(struct dsm_thread *t, dsm_addr_t addr, size_t size)
 		return;
 	f = malloc(sizeof(*f));
 	if (!f)
-		return;                 /* leaked, not corrupted */
+		return; /* leaked, not corrupted */
 	f->addr = addr;
 	f->size = round_size(t, size);
 	pthread_mutex_lock(&a->mu);

@@ -31,8 +31,10 @@ parse_roles(const char *s, unsigned *roles, char *err, size_t err_len)
 		else if (!strcmp(tok, "shadow"))
 			*roles |= NA_ROLE_SHADOW;
 		else {
-			snprintf(err, err_len, "--role: unknown role \"%s\" "
-				 "(home, cache, shadow)", tok);
+			snprintf(err, err_len,
+				 "--role: unknown role \"%s\" "
+				 "(home, cache, shadow)",
+				 tok);
 			return -EINVAL;
 		}
 	}
@@ -70,7 +72,8 @@ dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
 	nc.transport = cfg->transport ? cfg->transport : "udp";
 	nc.threads = cfg->threads ? cfg->threads : 1;
 	nc.cache_entries = (uint32_t)(((uint64_t)(cfg->cache_mb ? cfg->cache_mb
-						       : 64) << 20) /
+								: 64)
+				       << 20) /
 				      d->topo.block_size);
 	if (cfg->cache_blocks)
 		nc.cache_entries = cfg->cache_blocks;

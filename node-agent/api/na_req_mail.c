@@ -44,7 +44,7 @@ unlock_timer(struct dsm_thread *t, uint64_t now)
 	t->unl.retx = true;
 	t->unl.tries++;
 	t->unl.deadline_ns = now + na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS,
-					   t->unl.tries);
+						  t->unl.tries);
 }
 
 /* A reply for the abandoned request of struct na_stale? Collect it. */
@@ -77,11 +77,11 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 							  : NA_AB_ABORTED;
 		break;
 	default:
-		if (m->type == s->type)         /* returned by the switch */
+		if (m->type == s->type) /* returned by the switch */
 			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
 				       m->copyset, true);
 		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK)
-			s->nacks++;             /* one more copy is dead */
+			s->nacks++; /* one more copy is dead */
 		break;
 	}
 	return true;
@@ -139,8 +139,8 @@ na_req_flush(struct dsm_thread *t)
 }
 
 void
-na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
-	    uint8_t gs, uint32_t cs)
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+		   uint64_t tag, uint8_t gs, uint32_t cs)
 {
 	/* Section 5.3.2: the previous unlock must be acknowledged first. */
 	na_req_flush(t);
@@ -219,7 +219,8 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 			if (tries)
 				NA_STAT_INC(t->n->st.req.retransmit_writeback);
 		}
-		deadline = na_now_ns() + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+		deadline = na_now_ns() +
+			   na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
 		while (have != all && na_now_ns() < deadline) {
 			const struct lcf_msg *x = &t->mail.m;
 

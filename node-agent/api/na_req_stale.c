@@ -121,8 +121,8 @@ na_req_quarantine(struct dsm_thread *t)
 
 		if (s->answer == NA_AB_ABORTED && !s->c.got_reply)
 			break;
-		if (dir && !granted && (s->nacks >= s->copies ||
-					now - start > NA_QUARANTINE_NS))
+		if (dir && !granted &&
+		    (s->nacks >= s->copies || now - start > NA_QUARANTINE_NS))
 			break;
 		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
 			break;
@@ -137,11 +137,14 @@ na_req_quarantine(struct dsm_thread *t)
 				NA_STAT_INC(t->n->st.req.retransmit_request);
 			else
 				NA_STAT_INC(t->n->st.req.aborts_sent);
-			next = now + na_req_timeout(t, granted ? NA_REQ_TIMEOUT_RTTS
-						       : NA_UNLOCK_TIMEOUT_RTTS,
-					     tries++);
+			next = now +
+			       na_req_timeout(t,
+					      granted ? NA_REQ_TIMEOUT_RTTS
+						      : NA_UNLOCK_TIMEOUT_RTTS,
+					      tries++);
 		}
-		if (na_req_wait_mail(t, dir && !granted ? now + 200000 : next) == 0)
+		if (na_req_wait_mail(t, dir && !granted ? now + 200000
+							: next) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 	}
 	if (s->answer == NA_AB_ABORTED)

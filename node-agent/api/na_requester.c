@@ -109,8 +109,8 @@ on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	case LCF_T_EVICT_MODIFIED:
 		/* Our own request, returned by the switch: the ACK. */
 		if (x->type == type)
-			na_collect_ack(c, LCF_NODE_NONE, x->gstatus,
-				       x->copyset, true);
+			na_collect_ack(c, LCF_NODE_NONE, x->gstatus, x->copyset,
+				       true);
 		return;
 	case NA_MSG_DATA:
 		if (na_collect_data(c, x->aux, x->len))
@@ -126,10 +126,9 @@ on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	}
 }
 
-
 int
-na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect *c,
-      struct na_retry *rt)
+na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
+	     struct na_collect *c, struct na_retry *rt)
 {
 	uint16_t home = na_req_home_of(t, tag);
 	uint64_t sent, deadline, now;
@@ -140,17 +139,18 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	case 0:
 		break;
 	case 1:
-		rt->seq = 0;            /* a recovery recorded that seq */
+		rt->seq = 0; /* a recovery recorded that seq */
 		break;
 	default:
 		NA_STAT_INC(t->n->st.req.aborted);
-		return NA_EV_ABORT;     /* its home node is dead */
+		return NA_EV_ABORT; /* its home node is dead */
 	}
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
-	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag) {
+	if (rt->seq && rt->seq == t->seq && rt->type == type &&
+	    rt->tag == tag) {
 		seq = rt->seq;
 		if (t->stale.valid && t->stale.seq == seq) {
-			rt->nacks = t->stale.nacks;     /* not abandoned */
+			rt->nacks = t->stale.nacks; /* not abandoned */
 			t->stale.valid = false;
 		}
 	} else {
@@ -185,8 +185,9 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 	rt->copies++;
 	for (;;) {
 		if (na_req_wait_mail(t, deadline) == 0) {
-			if (t->mail.m.seq == seq && (t->mail.m.type == LCF_T_NACK ||
-			    t->mail.m.type == NA_MSG_NACK))
+			if (t->mail.m.seq == seq &&
+			    (t->mail.m.type == LCF_T_NACK ||
+			     t->mail.m.type == NA_MSG_NACK))
 				rt->nacks++;
 			on_event_mail(t, type, seq, tag, c);
 			if (na_collect_done(c))
@@ -214,7 +215,8 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag, struct na_collect
 		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
 	}
 	if (!tries)
-		na_req_rtt_sample(t, na_now_ns() - sent);      /* Karn: clean samples */
+		na_req_rtt_sample(t,
+				  na_now_ns() - sent); /* Karn: clean samples */
 	if (c->nacked) {
 		na_rec_idle(t->n->rec, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);

@@ -15,24 +15,24 @@
 #include "na_proto.h"
 
 /* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
-#define NA_RTT_INIT_NS 1000000ull       /* before the first sample: 1 ms */
+#define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
 /*
  * 500 us: on a host whose cores are oversubscribed (CI, network namespaces)
  * scheduling delays dwarf the network RTT, and a spurious retransmission is
  * what opens the stale-grant window described at struct na_stale.
  */
-#define NA_RTT_FLOOR_NS 500000ull
-#define NA_REQ_TIMEOUT_RTTS 6           /* section 5.3.1 */
+#define NA_RTT_FLOOR_NS        500000ull
+#define NA_REQ_TIMEOUT_RTTS    6 /* section 5.3.1 */
 #define NA_UNLOCK_TIMEOUT_RTTS 3
-#define NA_GIVE_UP_NS 2000000000ull     /* after dsm_stop(): 2 s */
-#define NA_QUARANTINE_NS 500000000ull   /* directory: a copy lost for good */
+#define NA_GIVE_UP_NS          2000000000ull /* after dsm_stop(): 2 s */
+#define NA_QUARANTINE_NS       500000000ull /* directory: a copy lost for good */
 
 /* Access modes of one block. */
 enum na_mode {
 	NA_M_READ,
 	NA_M_WRITE,
-	NA_M_PIN_R,     /* dsm_rlock */
-	NA_M_PIN_W,     /* dsm_wlock */
+	NA_M_PIN_R, /* dsm_rlock */
+	NA_M_PIN_W, /* dsm_wlock */
 };
 
 struct na_unlock_pending {
@@ -52,16 +52,20 @@ struct na_unlock_pending {
  * for a real event and release the lock with an unlock that leaves the
  * metadata true (see settle_stale()).
  */
-enum na_abort_answer { NA_AB_NONE, NA_AB_ABORTED, NA_AB_PASSED };
+enum na_abort_answer {
+	NA_AB_NONE,
+	NA_AB_ABORTED,
+	NA_AB_PASSED
+};
 
 struct na_stale {
 	bool valid;
-	uint8_t answer;         /* enum na_abort_answer */
+	uint8_t answer; /* enum na_abort_answer */
 	uint8_t type;
 	uint32_t seq;
 	uint64_t tag;
-	uint32_t copies;        /* copies of the request sent with this seq */
-	uint32_t nacks;         /* NACKs received for it */
+	uint32_t copies; /* copies of the request sent with this seq */
+	uint32_t nacks;  /* NACKs received for it */
 	struct na_collect c;
 	uint8_t *buf;
 };
@@ -70,14 +74,14 @@ struct dsm_thread {
 	struct dsm *d;
 	struct na_node *n;
 	uint16_t id;
-	uint32_t seq;           /* last sequence number used */
+	uint32_t seq; /* last sequence number used */
 	uint64_t rtt_ns;
 	uint32_t rng;
 	struct na_unlock_pending unl;
-	uint8_t *buf;           /* incoming block data */
+	uint8_t *buf; /* incoming block data */
 	struct na_mail mail;
 	struct na_stale stale;
-	uint32_t last_unlock_seq;       /* seq of the last unlock sent */
+	uint32_t last_unlock_seq; /* seq of the last unlock sent */
 	bool any_unlock;
 };
 
@@ -86,7 +90,7 @@ struct dsm {
 	struct topo topo;
 	struct dsm_thread *threads;
 	volatile int stopping;
-	void *alloc;            /* struct na_alloc (na_alloc.c) */
+	void *alloc; /* struct na_alloc (na_alloc.c) */
 };
 
 int na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id);
@@ -163,7 +167,6 @@ na_req_home_of(const struct dsm_thread *t, uint64_t tag)
 	return (uint16_t)topo_tag_home(&t->d->topo, tag);
 }
 
-
 /**
  * Wait for a message until `deadline`, consuming unlock ACKs and the
  * abandoned request's replies, and running the unlock timer on the way.
@@ -174,7 +177,11 @@ int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 /** End the abandoned request (t->stale) before a new seq: ABORT it. */
 void na_req_quarantine(struct dsm_thread *t);
 
-enum { NA_EV_OK = 0, NA_EV_NACK = 1, NA_EV_ABORT = -1 };
+enum {
+	NA_EV_OK = 0,
+	NA_EV_NACK = 1,
+	NA_EV_ABORT = -1
+};
 
 /*
  * The retry of a NACKed request. The same request (tag and type) is retried
@@ -185,11 +192,11 @@ enum { NA_EV_OK = 0, NA_EV_NACK = 1, NA_EV_ABORT = -1 };
  * A different request (our local state changed) gets a new seq.
  */
 struct na_retry {
-	uint32_t seq;           /* 0: none */
+	uint32_t seq; /* 0: none */
 	uint8_t type;
 	uint64_t tag;
-	uint32_t copies;        /* sent with this seq, all attempts */
-	uint32_t nacks;         /* NACKs received for it, all attempts */
+	uint32_t copies; /* sent with this seq, all attempts */
+	uint32_t nacks;  /* NACKs received for it, all attempts */
 };
 
 /**

@@ -26,7 +26,7 @@ struct na_mailbox {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	uint32_t head, tail;
-	struct na_mail *q;              /* NA_MBOX_CAP */
+	struct na_mail *q; /* NA_MBOX_CAP */
 };
 
 /** @return 0 or -ENOMEM. */

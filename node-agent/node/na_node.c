@@ -77,7 +77,7 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 
 	na_out_reset(&out);
 	if (na_rec_agents(n->rec, m, payload, &out))
-		r = NA_ROUTE_DROP;      /* consumed by the recovery */
+		r = NA_ROUTE_DROP; /* consumed by the recovery */
 	switch (r) {
 	case NA_ROUTE_DROP:
 		break;
@@ -241,8 +241,8 @@ na_node_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
 			/* No switch: to the home as a tag miss would arrive. */
 			struct lcf_msg c = *m;
 
-			c.flags &= (uint8_t)~(LCF_F_IN_SWITCH |
-					      LCF_F_DATA_PROVIDER);
+			c.flags &= (uint8_t) ~(LCF_F_IN_SWITCH |
+					       LCF_F_DATA_PROVIDER);
 			NA_STAT_INC(n->st.recv[m->type]);
 			route(n, &c, payload);
 			return 0;

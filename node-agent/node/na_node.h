@@ -29,8 +29,8 @@
 #include "na_transport.h"
 #include "topo.h"
 
-#define NA_ROLE_HOME 1u
-#define NA_ROLE_CACHE 2u
+#define NA_ROLE_HOME   1u
+#define NA_ROLE_CACHE  2u
 #define NA_ROLE_SHADOW 4u
 
 #define NA_FIFO_CAP 1024
@@ -38,18 +38,18 @@
 struct na_node_config {
 	const struct topo *topo;
 	uint16_t self;
-	const char *transport;          /* "udp" (default) or "verbs" */
-	unsigned roles;                 /* NA_ROLE_* */
-	uint16_t threads;               /* requester threads (< threads_per_node) */
+	const char *transport; /* "udp" (default) or "verbs" */
+	unsigned roles;        /* NA_ROLE_* */
+	uint16_t threads;      /* requester threads (< threads_per_node) */
 	uint32_t cache_entries;
-	uint64_t mem_size;              /* global memory of this home node */
-	bool direct;                    /* no switch on the path (tests) */
+	uint64_t mem_size; /* global memory of this home node */
+	bool direct;       /* no switch on the path (tests) */
 	uint32_t seed;
-	uint32_t epoch_ms;              /* migration epoch and hotness report
+	uint32_t epoch_ms;  /* migration epoch and hotness report
 					   period (default 10 ms) */
-	bool migrate;                   /* dynamic migration (na_migrate.h) */
-	uint32_t migrate_k;             /* top-k per epoch (default 1000) */
-	bool directory;                 /* classic directory protocol
+	bool migrate;       /* dynamic migration (na_migrate.h) */
+	uint32_t migrate_k; /* top-k per epoch (default 1000) */
+	bool directory;     /* classic directory protocol
 					   (na_directory.h), all nodes alike */
 };
 
@@ -59,7 +59,7 @@ struct na_node {
 	uint16_t self;
 	struct na_transport tp;
 	bool tp_open;
-	bool serialize_tp;              /* transport not thread-safe */
+	bool serialize_tp; /* transport not thread-safe */
 	pthread_mutex_t tp_mu;
 
 	struct na_cache cache;
@@ -68,14 +68,14 @@ struct na_node {
 	struct na_home home;
 	struct na_cagent cagent;
 	struct na_shadow shadow;
-	struct na_migrate migrate;      /* home role */
+	struct na_migrate migrate; /* home role */
 	uint64_t next_mig_tick_ns;
-	struct na_mail *fifo;           /* local deliveries to the agents */
+	struct na_mail *fifo; /* local deliveries to the agents */
 	uint32_t fifo_head, fifo_tail;
 
-	struct na_mailbox *mbox;        /* cfg.threads */
+	struct na_mailbox *mbox; /* cfg.threads */
 
-	struct na_rec *rec;             /* switch restart recovery */
+	struct na_rec *rec; /* switch restart recovery */
 
 	pthread_t disp;
 	bool disp_running;

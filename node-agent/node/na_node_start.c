@@ -51,26 +51,32 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	pthread_mutex_init(&n->tp_mu, NULL);
 	pthread_mutex_init(&n->agent_mu, NULL);
 	if (!topo_node_by_id(n->topo, n->self)) {
-		snprintf(err, err_len, "node %u is not in the topology", n->self);
+		snprintf(err, err_len, "node %u is not in the topology",
+			 n->self);
 		return -EINVAL;
 	}
 	if (cfg->threads == 0 || cfg->threads > n->topo->threads_per_node ||
 	    cfg->threads > 64) {
 		snprintf(err, err_len,
 			 "--threads %u: must be 1..%u (the topology's "
-			 "threads_per_node, at most 64)", cfg->threads,
-			 n->topo->threads_per_node < 64 ?
-			 n->topo->threads_per_node : 64);
+			 "threads_per_node, at most 64)",
+			 cfg->threads,
+			 n->topo->threads_per_node < 64
+				 ? n->topo->threads_per_node
+				 : 64);
 		return -EINVAL;
 	}
 	if (n->topo->block_size > NA_MAX_BLOCK) {
-		snprintf(err, err_len, "block_size %u: node-agent supports "
-			 "at most %u", n->topo->block_size, NA_MAX_BLOCK);
+		snprintf(err, err_len,
+			 "block_size %u: node-agent supports "
+			 "at most %u",
+			 n->topo->block_size, NA_MAX_BLOCK);
 		return -EINVAL;
 	}
 	ops = na_transport_find(cfg->transport ? cfg->transport : "udp");
 	if (!ops) {
-		snprintf(err, err_len, "unknown transport \"%s\" (udp, udp-nosteer, verbs)",
+		snprintf(err, err_len,
+			 "unknown transport \"%s\" (udp, udp-nosteer, verbs)",
 			 cfg->transport);
 		return -EINVAL;
 	}
@@ -88,7 +94,8 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	if ((cfg->roles & NA_ROLE_HOME) &&
 	    na_home_init(&n->home, n->topo, n->self, cfg->mem_size,
 			 cfg->seed * 2654435761u + n->self + 1)) {
-		snprintf(err, err_len, "home agent: cannot allocate %llu bytes "
+		snprintf(err, err_len,
+			 "home agent: cannot allocate %llu bytes "
 			 "of global memory (a multiple of 32 MB)",
 			 (unsigned long long)cfg->mem_size);
 		goto fail;

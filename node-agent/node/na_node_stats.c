@@ -48,7 +48,8 @@ migration_json(struct na_node *n, FILE *f)
 	fprintf(f, ",\"migration\":{\"dynamic\":%s,\"k\":%u,\"epoch_ms\":%u,",
 		n->migrate.dynamic ? "true" : "false", n->migrate.k,
 		n->cfg.epoch_ms);
-#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->migrate.st.name);
+#define NA_X_PRINT(name) \
+	fprintf(f, "\"" #name "\":%" PRIu64 ",", n->migrate.st.name);
 	NA_MIGRATE_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
 	fprintf(f, "\"switch_owned\":%u,\"switch_owned_blocks\":[",
@@ -72,12 +73,15 @@ na_node_stats_json(struct na_node *n, FILE *f)
 		sent += ld(&n->st.sent[i]);
 		recv += ld(&n->st.recv[i]);
 	}
-	fprintf(f, "\"packets_sent\":%" PRIu64 ",\"packets_received\":%" PRIu64
-		",", sent, recv);
+	fprintf(f,
+		"\"packets_sent\":%" PRIu64 ",\"packets_received\":%" PRIu64
+		",",
+		sent, recv);
 	per_type(f, "sent_by_type", n->st.sent);
 	fprintf(f, ",");
 	per_type(f, "received_by_type", n->st.recv);
-	fprintf(f, ",\"send_errors\":%" PRIu64 ",\"mailbox_overflow\":%" PRIu64
+	fprintf(f,
+		",\"send_errors\":%" PRIu64 ",\"mailbox_overflow\":%" PRIu64
 		",\"dropped\":%" PRIu64 ",\"rx_bad\":%" PRIu64,
 		ld(&n->st.send_errors), ld(&n->st.mbox_overflow),
 		ld(&n->st.dropped), n->tp.rx_bad);
@@ -99,11 +103,13 @@ na_node_stats_json(struct na_node *n, FILE *f)
 	pthread_mutex_lock(&n->agent_mu);
 	if (n->cfg.roles & NA_ROLE_HOME) {
 		fprintf(f, ",\"home_agent\":{");
-#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->home.st.name);
+#define NA_X_PRINT(name) \
+	fprintf(f, "\"" #name "\":%" PRIu64 ",", n->home.st.name);
 		NA_HOME_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
-		fprintf(f, "\"chunks_allocated\":%u,\"messages_received\":%"
-			PRIu64 ",\"messages_sent\":%" PRIu64 "}",
+		fprintf(f,
+			"\"chunks_allocated\":%u,\"messages_received\":%" PRIu64
+			",\"messages_sent\":%" PRIu64 "}",
 			n->home.next_chunk - 1, ld(&n->st.home_rx),
 			ld(&n->st.home_tx));
 		if (n->home.dir)
@@ -111,7 +117,8 @@ na_node_stats_json(struct na_node *n, FILE *f)
 	}
 	if (n->cfg.roles & NA_ROLE_CACHE) {
 		fprintf(f, ",\"cache_agent\":{");
-#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->cagent.st.name);
+#define NA_X_PRINT(name) \
+	fprintf(f, "\"" #name "\":%" PRIu64 ",", n->cagent.st.name);
 		NA_CAGENT_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
 		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
@@ -127,9 +134,10 @@ na_node_stats_json(struct na_node *n, FILE *f)
 #define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", sh->st.name);
 		NA_SHADOW_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
-		fprintf(f, "\"tags\":%u,\"peak_tags\":%u,\"capacity\":%" PRIu64
-			",\"epochs\":%u}", sh->n_tags, sh->peak_tags,
-			sh->capacity, sh->epoch - 1);
+		fprintf(f,
+			"\"tags\":%u,\"peak_tags\":%u,\"capacity\":%" PRIu64
+			",\"epochs\":%u}",
+			sh->n_tags, sh->peak_tags, sh->capacity, sh->epoch - 1);
 	}
 	pthread_mutex_unlock(&n->agent_mu);
 }

@@ -11,52 +11,53 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define NA_STAT_ADD(field, v) __atomic_fetch_add(&(field), (v), __ATOMIC_RELAXED)
+#define NA_STAT_ADD(field, v) \
+	__atomic_fetch_add(&(field), (v), __ATOMIC_RELAXED)
 #define NA_STAT_INC(field) NA_STAT_ADD(field, 1)
 
-#define NA_REQ_COUNTERS(X)                     \
-	X(ops)                                 \
-	X(reads)                               \
-	X(writes)                              \
-	X(incrs)                               \
-	X(hits)                                \
-	X(misses)                              \
-	X(events)                              \
-	X(nacks)                               \
-	X(retransmit_request)                  \
-	X(retransmit_unlock)                   \
-	X(retransmit_writeback)                \
-	X(evictions)                           \
-	X(writebacks)                          \
-	X(stale_replies)                       \
-	X(aborted)                             \
-	X(stale_grants_released)               \
-	X(stale_grants_unreleasable)           \
-	X(aborts_sent)                         \
-	X(aborts_done)                         \
-	X(aborts_passed)                       \
-	X(allocs)                              \
-	X(events_in_switch)                    \
+#define NA_REQ_COUNTERS(X)           \
+	X(ops)                       \
+	X(reads)                     \
+	X(writes)                    \
+	X(incrs)                     \
+	X(hits)                      \
+	X(misses)                    \
+	X(events)                    \
+	X(nacks)                     \
+	X(retransmit_request)        \
+	X(retransmit_unlock)         \
+	X(retransmit_writeback)      \
+	X(evictions)                 \
+	X(writebacks)                \
+	X(stale_replies)             \
+	X(aborted)                   \
+	X(stale_grants_released)     \
+	X(stale_grants_unreleasable) \
+	X(aborts_sent)               \
+	X(aborts_done)               \
+	X(aborts_passed)             \
+	X(allocs)                    \
+	X(events_in_switch)          \
 	X(events_at_home)
 
 struct na_req_stats {
 #define NA_X_FIELD(name) uint64_t name;
 	NA_REQ_COUNTERS(NA_X_FIELD)
 #undef NA_X_FIELD
-	uint64_t ev_type[16];           /* events started, by request type */
+	uint64_t ev_type[16]; /* events started, by request type */
 };
 
 struct na_stats {
-	uint64_t sent[256];             /* by message type */
+	uint64_t sent[256]; /* by message type */
 	uint64_t recv[256];
 	uint64_t send_errors;
 	uint64_t mbox_overflow;
-	uint64_t dropped;               /* received, no route */
+	uint64_t dropped; /* received, no route */
 	struct na_req_stats req;
-	uint64_t shadow_adds;           /* MIGRATE_ACK mirrors recorded */
+	uint64_t shadow_adds; /* MIGRATE_ACK mirrors recorded */
 	uint64_t shadow_reports;
-	uint64_t home_rx;               /* messages the home agent handled */
-	uint64_t home_tx;               /* messages it emitted */
+	uint64_t home_rx; /* messages the home agent handled */
+	uint64_t home_tx; /* messages it emitted */
 };
 
 #endif /* NA_STATS_H */

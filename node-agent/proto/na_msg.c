@@ -14,8 +14,10 @@ na_type_name(uint8_t type)
 	if (s)
 		return s;
 	switch (type) {
-#define NA_X_CASE(name, val, str) case val: return str;
-	NA_MSG_LIST(NA_X_CASE)
+#define NA_X_CASE(name, val, str) \
+	case val:                 \
+		return str;
+		NA_MSG_LIST(NA_X_CASE)
 #undef NA_X_CASE
 	case NA_MSG_VERBS_CONNECT_REQ:
 		return "VERBS_CONNECT_REQ";

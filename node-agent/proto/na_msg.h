@@ -20,6 +20,7 @@
 #include "lcf_wire.h"
 
 /* X(name, value, string) */
+/* clang-format off */
 #define NA_MSG_LIST(X)                                    \
 	X(FWD,          0x20, "NA_FWD")                   \
 	X(ACK,          0x21, "NA_ACK")                   \
@@ -40,6 +41,7 @@
 	X(DIR_DATA,     0x43, "DIR_DATA")                 \
 	X(DIR_GRANT,    0x44, "DIR_GRANT")                \
 	X(DIR_UNLOCK,   0x45, "DIR_UNLOCK")
+/* clang-format on */
 
 enum na_msg_type {
 #define NA_X_ENUM(name, val, str) NA_MSG_##name = val,

@@ -25,7 +25,7 @@ struct na_out_msg {
 
 struct na_out {
 	uint32_t n;
-	uint32_t overflow;      /* messages that did not fit (a bug if > 0) */
+	uint32_t overflow; /* messages that did not fit (a bug if > 0) */
 	struct na_out_msg m[NA_OUT_MAX];
 };
 

@@ -33,7 +33,7 @@ na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new)
 {
 	switch (type) {
 	case LCF_T_READ_MISS:
-		return LCF_GS_SHARED;           /* from any state */
+		return LCF_GS_SHARED; /* from any state */
 	case LCF_T_WRITE_MISS:
 	case LCF_T_WRITE_SHARED:
 		return LCF_GS_MODIFIED;
@@ -95,7 +95,7 @@ na_forward_rule(uint8_t type, uint8_t gs, uint32_t cs, uint16_t node,
 		return;
 	case LCF_T_WRITE_SHARED:
 		if ((cs & ~na_bit(node)) == 0) {
-			out->kind = NA_FWD_REPLY_ACK;   /* sole holder */
+			out->kind = NA_FWD_REPLY_ACK; /* sole holder */
 			return;
 		}
 		out->kind = NA_FWD_TO_CACHES;
@@ -132,14 +132,14 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return NA_ROUTE_CACHE;
 	case LCF_T_READ_UNLOCK:
 	case LCF_T_WRITE_UNLOCK:
-		return NA_ROUTE_HOME;   /* tag miss: a home-owned block */
+		return NA_ROUTE_HOME; /* tag miss: a home-owned block */
 	case LCF_T_ABORT:
-		return NA_ROUTE_HOME;   /* hit or miss: the home answers (4.9) */
+		return NA_ROUTE_HOME; /* hit or miss: the home answers (4.9) */
 	case LCF_T_REMOVE_FROM_SWITCH:
 	case NA_MSG_REMOVE_REQ:
 		return NA_ROUTE_HOME_MIGRATE;
 	case LCF_T_ADD_TO_SWITCH:
-		return NA_ROUTE_DROP;   /* never forwarded by a switch */
+		return NA_ROUTE_DROP; /* never forwarded by a switch */
 	case LCF_T_NACK:
 		/* The switch refused our REMOVE (lock busy): not a requester's. */
 		if (na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH)
@@ -186,7 +186,8 @@ na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
 		.type = type,
 		.self = self,
 		.block_size = block_size,
-		.seg_all = na_type_needs_data(type) ? na_seg_all(block_size) : 0,
+		.seg_all = na_type_needs_data(type) ? na_seg_all(block_size)
+						    : 0,
 	};
 }
 
@@ -232,7 +233,7 @@ na_collect_done(const struct na_collect *c)
 	if (!c->got_reply || (c->seg_have & c->seg_all) != c->seg_all)
 		return false;
 	if (c->granted)
-		return true;    /* the directory's home collected the ACKs */
+		return true; /* the directory's home collected the ACKs */
 	/* "The copyset in the ACKs tells whom to wait for" (Figure 4). */
 	if (c->type == LCF_T_WRITE_MISS)
 		expect = c->cs_old;

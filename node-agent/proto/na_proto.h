@@ -47,15 +47,16 @@ na_unlock_type(uint8_t type)
 
 /* Table 3 at the home agent (server-side equivalent of the forward table). */
 enum na_fwd_kind {
-	NA_FWD_REPLY_DATA = 1,  /* the home agent replies itself, with the data */
-	NA_FWD_TO_CACHES,       /* one NA_FWD per node of `to` */
-	NA_FWD_REPLY_ACK,       /* ACK without data (sole holder, evictions) */
+	NA_FWD_REPLY_DATA =
+		1,        /* the home agent replies itself, with the data */
+	NA_FWD_TO_CACHES, /* one NA_FWD per node of `to` */
+	NA_FWD_REPLY_ACK, /* ACK without data (sole holder, evictions) */
 };
 
 struct na_fwd {
 	enum na_fwd_kind kind;
-	uint32_t to;            /* NA_FWD_TO_CACHES: destination nodes */
-	uint16_t provider;      /* node that gets DATA_PROVIDER, or NONE */
+	uint32_t to;       /* NA_FWD_TO_CACHES: destination nodes */
+	uint16_t provider; /* node that gets DATA_PROVIDER, or NONE */
 };
 
 /**
@@ -67,9 +68,9 @@ void na_forward_rule(uint8_t type, uint8_t gs, uint32_t cs, uint16_t node,
 
 /* LAST-EXECUTED (section 5.3.1). */
 enum na_le_verdict {
-	NA_LE_EXECUTE,          /* larger seq: execute and record */
-	NA_LE_DUPLICATE,        /* equal: re-send the reply, change nothing */
-	NA_LE_STALE,            /* smaller: ignore */
+	NA_LE_EXECUTE,   /* larger seq: execute and record */
+	NA_LE_DUPLICATE, /* equal: re-send the reply, change nothing */
+	NA_LE_STALE,     /* smaller: ignore */
 };
 
 struct na_last_exec {
@@ -95,12 +96,12 @@ na_le_commit(struct na_last_exec *le, uint32_t seq)
 /* Where a message received by node `self` goes. */
 enum na_route {
 	NA_ROUTE_DROP = 0,
-	NA_ROUTE_REQUESTER,     /* the requester thread msg.thread of this node */
-	NA_ROUTE_HOME,          /* home agent */
-	NA_ROUTE_CACHE,         /* cache agent */
-	NA_ROUTE_MIGRATE,       /* MIGRATE_ACK: home agent and/or shadow */
-	NA_ROUTE_SHADOW,        /* shadow node */
-	NA_ROUTE_HOME_MIGRATE,  /* home agent's migration module (na_migrate.h) */
+	NA_ROUTE_REQUESTER, /* the requester thread msg.thread of this node */
+	NA_ROUTE_HOME,      /* home agent */
+	NA_ROUTE_CACHE,     /* cache agent */
+	NA_ROUTE_MIGRATE,   /* MIGRATE_ACK: home agent and/or shadow */
+	NA_ROUTE_SHADOW,    /* shadow node */
+	NA_ROUTE_HOME_MIGRATE, /* home agent's migration module (na_migrate.h) */
 };
 
 /** Dispatch rule (docs/NODE-AGENT.md "Dispatch"). */
@@ -120,11 +121,11 @@ struct na_collect {
 	bool nacked;
 	uint8_t gs_old;
 	uint32_t cs_old;
-	uint32_t acked;         /* nodes whose ACK arrived */
-	uint64_t seg_have;      /* data segments received (bit i = segment i) */
+	uint32_t acked;    /* nodes whose ACK arrived */
+	uint64_t seg_have; /* data segments received (bit i = segment i) */
 	uint64_t seg_all;
 	bool in_switch;
-	bool granted;           /* DIR_GRANT: the home answered for everyone */
+	bool granted; /* DIR_GRANT: the home answered for everyone */
 };
 
 void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,

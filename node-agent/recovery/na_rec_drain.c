@@ -16,8 +16,9 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
 {
 	for (uint16_t t = 0; t < home->tpn; t++)
 		for (int k = 0; k < 2; k++) {
-			const struct na_hheld *hl =
-				&home->req[(size_t)node * home->tpn + t].held[k];
+			const struct na_hheld
+				*hl = &home->req[(size_t)node * home->tpn + t]
+					       .held[k];
 
 			if (hl->valid && hl->tag == tag)
 				return true;
@@ -56,15 +57,16 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 	for (uint32_t i = 0; i < home->n_blocks; i++) {
 		struct na_hblock *b = &home->blk[i];
 
-		if (b->owner != NA_OWN_HOME || (!na_cs_has(b->cs, dead) &&
-		    !held_by(home, dead, na_home_tag(home, i))))
+		if (b->owner != NA_OWN_HOME ||
+		    (!na_cs_has(b->cs, dead) &&
+		     !held_by(home, dead, na_home_tag(home, i))))
 			continue;
 		drain_block(r, b, na_bit(dead));
 	}
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
 		na_rec_start_round(r, out);
 	else
-		r->h.pending = true;    /* after the probe or current round */
+		r->h.pending = true; /* after the probe or current round */
 }
 
 int

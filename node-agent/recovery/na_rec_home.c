@@ -20,7 +20,8 @@ own_block(const struct na_rec *r, uint64_t tag)
 	uint64_t mask = (1ull << (48 - r->env.home->block_shift)) - 1;
 
 	if (!r->env.role_home ||
-	    topo_tag_home(r->env.topo, tag) != r->env.self || (tag & mask) >= r->env.home->n_blocks)
+	    topo_tag_home(r->env.topo, tag) != r->env.self ||
+	    (tag & mask) >= r->env.home->n_blocks)
 		return -1;
 	return (int64_t)(tag & mask);
 }
@@ -63,7 +64,8 @@ na_rec_start_round(struct na_rec *r, struct na_out *out)
 	struct rec_home *h = &r->h;
 
 	h->n = 0;
-	for (uint32_t i = 0; i < r->env.home->n_blocks && h->n < NA_REC_TAGS; i++)
+	for (uint32_t i = 0; i < r->env.home->n_blocks && h->n < NA_REC_TAGS;
+	     i++)
 		if (r->env.home->blk[i].owner == NA_OWN_RECOVERING) {
 			put64(h->begin + 8 * h->n, na_home_tag(r->env.home, i));
 			h->idx[h->n++] = i;
@@ -72,7 +74,8 @@ na_rec_start_round(struct na_rec *r, struct na_out *out)
 		/* Finished: give the blocks back to the new switch (5.2.1). */
 		h->phase = h->n_readd ? PH_READD : PH_IDLE;
 		if (h->detect_ns)
-			r->st.last_recovery_us = (na_now_ns() - h->detect_ns) / 1000;
+			r->st.last_recovery_us = (na_now_ns() - h->detect_ns) /
+						 1000;
 		h->detect_ns = 0;
 		return;
 	}
@@ -120,9 +123,13 @@ cand_get(struct na_rec *r, uint32_t slot, uint16_t src, uint16_t rnode,
 		return NULL;
 	if (!free_c->data && !(free_c->data = malloc(r->env.topo->block_size)))
 		return NULL;
-	*free_c = (struct rec_cand){ .used = true, .slot = slot, .src = src,
-		.rnode = rnode, .rthread = rthread, .seq = seq,
-		.data = free_c->data };
+	*free_c = (struct rec_cand){ .used = true,
+				     .slot = slot,
+				     .src = src,
+				     .rnode = rnode,
+				     .rthread = rthread,
+				     .seq = seq,
+				     .data = free_c->data };
 	return free_c;
 }
 
@@ -150,11 +157,15 @@ na_rec_home_report(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 		case ENT_UNSETTLED:
 			if (h->n_unset < REC_ULIST)
 				h->unset[h->n_unset++] = (struct rec_unset){
-					.slot = (uint32_t)s, .node = src,
-					.thread = e[9], .seq = get32(e + 12) };
+					.slot = (uint32_t)s,
+					.node = src,
+					.thread = e[9],
+					.seq = get32(e + 12)
+				};
 			break;
 		case ENT_DIRTY:
-			cand_get(r, (uint32_t)s, src, e[9], e[10], get32(e + 12));
+			cand_get(r, (uint32_t)s, src, e[9], e[10],
+				 get32(e + 12));
 			break;
 		default:
 			break;
@@ -191,7 +202,8 @@ orphan(struct rec_home *h, uint32_t s)
 		if (!c->used || c->slot != s)
 			continue;
 		for (uint32_t k = 0; k < h->n_unset; k++)
-			if (h->unset[k].slot == s && h->unset[k].node == c->rnode &&
+			if (h->unset[k].slot == s &&
+			    h->unset[k].node == c->rnode &&
 			    h->unset[k].thread == c->rthread &&
 			    h->unset[k].seq == c->seq)
 				return c;
@@ -242,7 +254,8 @@ rebuild(struct na_rec *r)
 		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
 
 		if (c && c->have == na_seg_all(home->block_size)) {
-			memcpy(home->mem + ((uint64_t)h->idx[s] << home->block_shift),
+			memcpy(home->mem + ((uint64_t)h->idx[s]
+					    << home->block_shift),
 			       c->data, home->block_size);
 			r->st.orphans_written++;
 		}
@@ -250,9 +263,10 @@ rebuild(struct na_rec *r)
 		    (h->mod[s] && h->cs[s] != h->mod[s]))
 			r->st.inconsistent++;
 		b->cs = h->cs[s];
-		b->gs = h->mod[s] ? LCF_GS_MODIFIED :
-			h->cs[s] ? LCF_GS_SHARED : LCF_GS_UNSHARED;
-		b->readers = 0;         /* the switch's locks died with it */
+		b->gs = h->mod[s]  ? LCF_GS_MODIFIED
+			: h->cs[s] ? LCF_GS_SHARED
+				   : LCF_GS_UNSHARED;
+		b->readers = 0; /* the switch's locks died with it */
 		b->writer = false;
 		b->hot = 0;
 		b->owner = NA_OWN_HOME;
@@ -267,11 +281,14 @@ rebuild(struct na_rec *r)
 			continue;
 		rq = &home->req[(size_t)h->unset[k].node * home->tpn +
 				h->unset[k].thread];
-		if (rq->req.valid && !lcf_seq_after(h->unset[k].seq, rq->req.seq))
+		if (rq->req.valid &&
+		    !lcf_seq_after(h->unset[k].seq, rq->req.seq))
 			continue;
 		na_le_commit(&rq->req, h->unset[k].seq);
-		rq->dec = (struct na_hdec){ .kind = NA_HDEC_NACK,
-			.tag = na_home_tag(home, h->idx[h->unset[k].slot]) };
+		rq->dec = (struct na_hdec){
+			.kind = NA_HDEC_NACK,
+			.tag = na_home_tag(home, h->idx[h->unset[k].slot])
+		};
 		r->st.unsettled_recorded++;
 	}
 }
@@ -310,7 +327,7 @@ na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out)
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
 		na_rec_start_round(r, out);
 	else
-		r->h.pending = true;    /* after the probe or current round */
+		r->h.pending = true; /* after the probe or current round */
 }
 
 static void
@@ -323,7 +340,8 @@ send_probe(struct na_rec *r, uint32_t idx, struct na_out *out)
 	 * REMOVE_FROM_SWITCH from the last scoreboard row (no requester
 	 * thread uses it unless --threads equals threads_per_node).
 	 */
-	hdr(&m, LCF_T_REMOVE_FROM_SWITCH, r->env.self, r->env.self, ++h->probe_seq);
+	hdr(&m, LCF_T_REMOVE_FROM_SWITCH, r->env.self, r->env.self,
+	    ++h->probe_seq);
 	m.thread = (uint16_t)(r->env.topo->threads_per_node - 1);
 	m.tag = na_home_tag(r->env.home, idx);
 	na_out_push(out, r->env.self, &m, NULL);
@@ -360,7 +378,7 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		if (m->node != r->env.self || (m->flags & LCF_F_IN_SWITCH) ||
 		    m->thread != r->env.topo->threads_per_node - 1 ||
 		    h->phase != PH_PROBE || (uint32_t)idx != h->probe_idx)
-			return false;   /* not our probe: the home's business */
+			return false; /* not our probe: the home's business */
 		/* A migration REMOVE took the block meanwhile: no proof. */
 		if (r->env.home->blk[idx].owner != NA_OWN_SWITCH) {
 			h->phase = PH_IDLE;
@@ -389,8 +407,8 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 			b->readers = 0;
 			r->st.probe_switch_had_it++;
 			/* Home after the drain, listing a dead node: drain it. */
-			if (b->cs & __atomic_load_n(&r->dead,
-						    __ATOMIC_ACQUIRE)) {
+			if (b->cs &
+			    __atomic_load_n(&r->dead, __ATOMIC_ACQUIRE)) {
 				drain_block(r, b, r->dead);
 				h->pending = true;
 			}
@@ -441,7 +459,7 @@ readd(struct na_rec *r, struct na_out *out)
 			if (na_home_migrate_start(r->env.home, idx, out) == 0)
 				h->readd[left++] = idx | READD_STARTED;
 			else
-				h->readd[left++] = idx;         /* locked: later */
+				h->readd[left++] = idx; /* locked: later */
 		}
 	}
 	h->n_readd = left;
@@ -459,7 +477,7 @@ na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out)
 	switch (h->phase) {
 	case PH_PROBE:
 		if (now - h->probe_ns > REC_PROBE_NS)
-			h->phase = PH_IDLE;     /* NACKed or lost: no conclusion */
+			h->phase = PH_IDLE; /* NACKed or lost: no conclusion */
 		return;
 	case PH_IDLE:
 		if (h->pending) {
@@ -482,7 +500,8 @@ na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out)
 		return;
 	case PH_DONE:
 		if ((h->acked & h->expect) == h->expect)
-			na_rec_start_round(r, out);    /* the next blocks, or finished */
+			na_rec_start_round(
+				r, out); /* the next blocks, or finished */
 		else if (now - h->last_ns > REC_RETX_NS)
 			send_done(r, h->expect & ~h->acked, out);
 		return;

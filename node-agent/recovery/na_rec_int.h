@@ -24,25 +24,39 @@
 #include "na_shadow.h"
 #include "topo.h"
 
-#define REC_UNSETTLED 8         /* unsettled requests remembered per thread */
-#define REC_DIRTY 8             /* orphan-data records per report / round */
-#define REC_ULIST 256           /* unsettled requests per round at a home */
-#define REC_RETX_NS 50000000ull
-#define REC_PROBE_NS 200000000ull
-#define REC_TICK_NS 2000000ull
-#define REC_ENTRY 16
+#define REC_UNSETTLED 8   /* unsettled requests remembered per thread */
+#define REC_DIRTY     8   /* orphan-data records per report / round */
+#define REC_ULIST     256 /* unsettled requests per round at a home */
+#define REC_RETX_NS   50000000ull
+#define REC_PROBE_NS  200000000ull
+#define REC_TICK_NS   2000000ull
+#define REC_ENTRY     16
 
-enum { ENT_HOLD = 1, ENT_UNSETTLED = 2, ENT_DIRTY = 3 };
-enum { PH_IDLE, PH_PROBE, PH_COLLECT, PH_DONE, PH_READD };
-#define REC_READD 256           /* recovered blocks given back to the switch */
+enum {
+	ENT_HOLD = 1,
+	ENT_UNSETTLED = 2,
+	ENT_DIRTY = 3
+};
+enum {
+	PH_IDLE,
+	PH_PROBE,
+	PH_COLLECT,
+	PH_DONE,
+	PH_READD
+};
+#define REC_READD     256 /* recovered blocks given back to the switch */
 #define READD_STARTED 0x80000000u
 
 struct rec_thread {
-	bool busy;                      /* inside an event: sent .. unlock */
+	bool busy; /* inside an event: sent .. unlock */
 	uint64_t busy_tag;
-	struct { bool valid; uint64_t tag; uint32_t seq; } u[REC_UNSETTLED];
+	struct {
+		bool valid;
+		uint64_t tag;
+		uint32_t seq;
+	} u[REC_UNSETTLED];
 	uint32_t u_next;
-	bool fresh;                     /* reported: never reuse those seqs */
+	bool fresh; /* reported: never reuse those seqs */
 	uint64_t fresh_tag[REC_UNSETTLED];
 	uint32_t n_fresh;
 };
@@ -63,7 +77,7 @@ struct rec_pend {
 	uint8_t report[NA_MAX_FRAME_PAYLOAD];
 	uint32_t n_dirty;
 	struct rec_dirty dirty[REC_DIRTY];
-	uint8_t *data;                  /* REC_DIRTY blocks */
+	uint8_t *data; /* REC_DIRTY blocks */
 };
 
 struct rec_unset {
@@ -74,7 +88,7 @@ struct rec_unset {
 
 struct rec_cand {
 	bool used;
-	uint32_t slot;                  /* index into the round's blocks */
+	uint32_t slot; /* index into the round's blocks */
 	uint16_t src, rnode, rthread;
 	uint32_t seq;
 	uint64_t have;
@@ -89,8 +103,8 @@ struct rec_home {
 	uint32_t round;
 	uint32_t n;
 	uint32_t idx[NA_REC_TAGS];
-	uint32_t cs[NA_REC_TAGS];       /* holders */
-	uint32_t mod[NA_REC_TAGS];      /* Modified holders */
+	uint32_t cs[NA_REC_TAGS];  /* holders */
+	uint32_t mod[NA_REC_TAGS]; /* Modified holders */
 	uint32_t expect, reported, acked;
 	uint32_t n_unset;
 	struct rec_unset unset[REC_ULIST];
@@ -99,44 +113,46 @@ struct rec_home {
 	uint8_t begin[NA_REC_TAGS * 8];
 	uint32_t n_readd;
 	uint32_t readd[REC_READD];
-	bool pending;                   /* a drain waits for PH_IDLE */
+	bool pending; /* a drain waits for PH_IDLE */
 };
 
-#define REC_COUNTERS(X)                        \
-	X(probes)                              \
-	X(probe_switch_had_it)                 \
-	X(detections)                          \
-	X(rounds)                              \
-	X(blocks_recovered)                    \
-	X(orphans_written)                     \
-	X(inconsistent)                        \
-	X(unsettled_recorded)                  \
-	X(reports_sent)                        \
-	X(report_overflow)                     \
-	X(aborted_events)                      \
-	X(deferred_purged)                     \
-	X(shadow_cleared)                      \
-	X(last_recovery_us)                    \
-	X(readded)                             \
-	X(dead_nodes)                          \
-	X(drained_blocks)                      \
-	X(dead_dirty_lost)                     \
-	X(dead_home_refused)                   \
-	X(remove_ack_lost)                     \
+#define REC_COUNTERS(X)        \
+	X(probes)              \
+	X(probe_switch_had_it) \
+	X(detections)          \
+	X(rounds)              \
+	X(blocks_recovered)    \
+	X(orphans_written)     \
+	X(inconsistent)        \
+	X(unsettled_recorded)  \
+	X(reports_sent)        \
+	X(report_overflow)     \
+	X(aborted_events)      \
+	X(deferred_purged)     \
+	X(shadow_cleared)      \
+	X(last_recovery_us)    \
+	X(readded)             \
+	X(dead_nodes)          \
+	X(drained_blocks)      \
+	X(dead_dirty_lost)     \
+	X(dead_home_refused)   \
+	X(remove_ack_lost)     \
 	X(probe_raced_remove)
 
 struct na_rec {
 	struct na_rec_env env;
 	pthread_mutex_t mu;
-	int n_active;                   /* active pends (fast path) */
-	uint32_t dead;                  /* nodes declared dead (drained) */
-	uint32_t dead_req;              /* declared, drain not started yet */
+	int n_active;      /* active pends (fast path) */
+	uint32_t dead;     /* nodes declared dead (drained) */
+	uint32_t dead_req; /* declared, drain not started yet */
 	struct rec_thread *th;
-	struct rec_pend *pend;          /* LCF_MAX_NODES */
+	struct rec_pend *pend; /* LCF_MAX_NODES */
 	struct rec_home h;
 	uint64_t next_tick;
 #define X_FIELD(name) uint64_t name;
-	struct { REC_COUNTERS(X_FIELD) } st;
+	struct {
+		REC_COUNTERS(X_FIELD)
+	} st;
 #undef X_FIELD
 };
 
@@ -208,7 +224,7 @@ static inline void
 drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
 {
 	if (b->gs == LCF_GS_MODIFIED && (b->cs & dead))
-		r->st.dead_dirty_lost++;   /* its only copy died */
+		r->st.dead_dirty_lost++; /* its only copy died */
 	b->owner = NA_OWN_RECOVERING;
 	r->st.drained_blocks++;
 }

@@ -110,7 +110,8 @@ na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 	th->busy = true;
 	th->busy_tag = tag;
 	for (int i = 0; i < REC_UNSETTLED; i++)
-		if (th->u[i].valid && th->u[i].tag == tag && th->u[i].seq == seq)
+		if (th->u[i].valid && th->u[i].tag == tag &&
+		    th->u[i].seq == seq)
 			goto out;
 	th->u[th->u_next].valid = true;
 	th->u[th->u_next].tag = tag;
@@ -195,7 +196,8 @@ static void
 report_copies(struct na_rec *r, struct rec_pend *p)
 {
 	for (uint32_t i = 0; i < p->n_tags; i++) {
-		struct na_cbucket *b = na_cache_bucket(r->env.cache, p->tags[i]);
+		struct na_cbucket *b = na_cache_bucket(r->env.cache,
+						       p->tags[i]);
 		struct na_centry *e;
 		uint8_t st = 0;
 
@@ -259,8 +261,11 @@ report_cagent(struct na_rec *r, struct rec_pend *p)
 			continue;
 		}
 		p->dirty[p->n_dirty] = (struct rec_dirty){
-			.tag = rq->ack.tag, .rnode = rq->ack.node,
-			.rthread = rq->ack.thread, .seq = rq->le.seq };
+			.tag = rq->ack.tag,
+			.rnode = rq->ack.node,
+			.rthread = rq->ack.thread,
+			.seq = rq->le.seq
+		};
 		memcpy(p->data + (size_t)p->n_dirty * bs, rq->data, bs);
 		p->n_dirty++;
 	}
@@ -328,9 +333,9 @@ on_begin(struct na_rec *r, const struct lcf_msg *m, const uint8_t *payload,
 	if (home >= LCF_MAX_NODES || m->len % 8 || m->len / 8 > NA_REC_TAGS)
 		return;
 	p = &r->pend[home];
-	if (!p->data && !(p->data = malloc((size_t)REC_DIRTY *
-					   r->env.topo->block_size)))
-		return;                 /* the home re-sends BEGIN */
+	if (!p->data &&
+	    !(p->data = malloc((size_t)REC_DIRTY * r->env.topo->block_size)))
+		return; /* the home re-sends BEGIN */
 	if (p->active && p->round == m->seq) {
 		if (p->reported)
 			send_report(r, home, p, out);
@@ -412,8 +417,12 @@ na_rec_tick(struct na_rec *r, struct na_out *out)
 	if (__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */
-			if (out->n + REC_DIRTY * na_seg_count(r->env.topo->block_size)
-			    + 1 >= NA_OUT_MAX)
+			if (out->n +
+				    REC_DIRTY *
+					    na_seg_count(
+						    r->env.topo->block_size) +
+				    1 >=
+			    NA_OUT_MAX)
 				break;
 			try_report(r, home, out);
 		}
@@ -427,8 +436,9 @@ na_rec_stats_json(struct na_rec *r, FILE *f)
 	const char *sep = "";
 
 	fprintf(f, "\"recovery\":{");
-#define X_PRINT(name) \
-	fprintf(f, "%s\"" #name "\":%" PRIu64, sep, r->st.name); sep = ",";
+#define X_PRINT(name)                                            \
+	fprintf(f, "%s\"" #name "\":%" PRIu64, sep, r->st.name); \
+	sep = ",";
 	REC_COUNTERS(X_PRINT)
 #undef X_PRINT
 	fprintf(f, "}");

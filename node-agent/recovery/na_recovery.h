@@ -45,13 +45,13 @@ struct na_shadow;
 struct na_rec;
 
 /* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5). */
-#define NA_MSG_REC_BEGIN    0x30  /* home -> node: tags (8 bytes each) */
-#define NA_MSG_REC_REPORT   0x31  /* node -> home: 16-byte entries */
-#define NA_MSG_REC_DATA     0x32  /* node -> home: orphan data segment */
-#define NA_MSG_REC_DONE     0x33  /* home -> node: resume */
-#define NA_MSG_REC_DONE_ACK 0x34  /* node -> home */
+#define NA_MSG_REC_BEGIN    0x30 /* home -> node: tags (8 bytes each) */
+#define NA_MSG_REC_REPORT   0x31 /* node -> home: 16-byte entries */
+#define NA_MSG_REC_DATA     0x32 /* node -> home: orphan data segment */
+#define NA_MSG_REC_DONE     0x33 /* home -> node: resume */
+#define NA_MSG_REC_DONE_ACK 0x34 /* node -> home */
 
-#define NA_REC_TAGS 32            /* blocks per round */
+#define NA_REC_TAGS 32 /* blocks per round */
 
 /** Is `type` one of the recovery messages? */
 static inline bool
@@ -71,9 +71,9 @@ na_rec_is_msg(uint8_t type)
 struct na_rec_env {
 	const struct topo *topo;
 	uint16_t self;
-	uint16_t threads;               /* requester threads of this node */
-	bool role_home;                 /* detection, rounds, drain */
-	bool role_shadow;               /* SHADOW-TAG forgets recovered tags */
+	uint16_t threads; /* requester threads of this node */
+	bool role_home;   /* detection, rounds, drain */
+	bool role_shadow; /* SHADOW-TAG forgets recovered tags */
 	struct na_cache *cache;
 	struct na_home *home;
 	struct na_cagent *cagent;
@@ -138,8 +138,7 @@ bool na_rec_resume(struct na_rec *r, uint16_t thread, bool stale,
  * completed (its requests are settled); the thread left the event (after
  * its unlock was sent, or `aborted` by a recovery).
  */
-void na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag,
-		 uint32_t seq);
+void na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq);
 void na_rec_granted(struct na_rec *r, uint16_t thread, uint64_t tag);
 void na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted);
 

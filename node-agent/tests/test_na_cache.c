@@ -26,7 +26,7 @@ Test(cache, geometry)
 	struct na_cache c;
 
 	cr_assert_eq(na_cache_init(&c, 100, 4096), 0);
-	cr_assert_eq(c.n_buckets, 16);          /* 100 / 8 -> 16 buckets */
+	cr_assert_eq(c.n_buckets, 16); /* 100 / 8 -> 16 buckets */
 	cr_assert_eq(c.b[3].e[7].data - c.b[3].e[6].data, 4096);
 	na_cache_fini(&c);
 	cr_assert_eq(na_cache_init(&c, 0, 4096), -EINVAL);

@@ -44,9 +44,15 @@ fwd(uint8_t type, uint64_t tag, uint16_t node, uint32_t seq, bool provider)
 {
 	/* as the switch sends it: the request, IN_SWITCH, metadata */
 	return (struct lcf_msg){
-		.version = 1, .type = type, .node = node, .thread = 0,
-		.seq = seq, .tag = tag, .gstatus = LCF_GS_SHARED,
-		.copyset = 0x4, .dst_node = 2,
+		.version = 1,
+		.type = type,
+		.node = node,
+		.thread = 0,
+		.seq = seq,
+		.tag = tag,
+		.gstatus = LCF_GS_SHARED,
+		.copyset = 0x4,
+		.dst_node = 2,
 		.flags = LCF_F_IN_SWITCH | (provider ? LCF_F_DATA_PROVIDER : 0),
 	};
 }
@@ -110,7 +116,7 @@ Test(cagent, home_forward_is_handled_like_a_switch_copy)
 	cr_assert_eq(e->state, NA_L_INVALID);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_ACK);
-	cr_assert_eq(out.m[0].msg.flags, 0);            /* not IN_SWITCH */
+	cr_assert_eq(out.m[0].msg.flags, 0); /* not IN_SWITCH */
 	cr_assert_eq(na_aux_orig_type(out.m[0].msg.aux), LCF_T_WRITE_SHARED);
 }
 

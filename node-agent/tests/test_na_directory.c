@@ -44,20 +44,29 @@ feed(struct lcf_msg m, const void *payload)
 static void
 dreq(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk)
 {
-	feed((struct lcf_msg){ .version = 1, .type = NA_MSG_DIR_REQ,
-			       .node = node, .thread = 1, .seq = seq,
+	feed((struct lcf_msg){ .version = 1,
+			       .type = NA_MSG_DIR_REQ,
+			       .node = node,
+			       .thread = 1,
+			       .seq = seq,
 			       .tag = na_home_tag(&h, blk),
-			       .aux = na_aux_orig(type, 0) }, NULL);
+			       .aux = na_aux_orig(type, 0) },
+	     NULL);
 }
 
 static void
 dunlock(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk, uint8_t gs,
 	uint32_t cs)
 {
-	feed((struct lcf_msg){ .version = 1, .type = NA_MSG_DIR_UNLOCK,
-			       .node = node, .thread = 1, .seq = seq,
-			       .tag = na_home_tag(&h, blk), .gstatus = gs,
-			       .copyset = cs, .aux = na_aux_orig(type, 0) },
+	feed((struct lcf_msg){ .version = 1,
+			       .type = NA_MSG_DIR_UNLOCK,
+			       .node = node,
+			       .thread = 1,
+			       .seq = seq,
+			       .tag = na_home_tag(&h, blk),
+			       .gstatus = gs,
+			       .copyset = cs,
+			       .aux = na_aux_orig(type, 0) },
 	     NULL);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_UNLOCK_ACK);
@@ -68,22 +77,29 @@ dunlock(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk, uint8_t gs,
 static void
 inv_ack(uint16_t from, uint16_t node, uint32_t seq, uint32_t blk, bool data)
 {
-	feed((struct lcf_msg){ .version = 1, .type = NA_MSG_DIR_INV_ACK,
+	feed((struct lcf_msg){ .version = 1,
+			       .type = NA_MSG_DIR_INV_ACK,
 			       .flags = data ? LCF_F_DATA_PROVIDER : 0,
-			       .node = node, .thread = 1, .seq = seq,
+			       .node = node,
+			       .thread = 1,
+			       .seq = seq,
 			       .tag = na_home_tag(&h, blk),
 			       .aux = na_aux_orig(LCF_T_WRITE_MISS, from) },
 	     NULL);
 }
 
 static void
-dir_data(uint16_t node, uint32_t seq, uint32_t blk, uint32_t off,
-	 uint16_t len)
+dir_data(uint16_t node, uint32_t seq, uint32_t blk, uint32_t off, uint16_t len)
 {
-	feed((struct lcf_msg){ .version = 1, .type = NA_MSG_DIR_DATA,
-			       .node = node, .thread = 1, .seq = seq,
-			       .tag = na_home_tag(&h, blk), .aux = off,
-			       .len = len }, seg);
+	feed((struct lcf_msg){ .version = 1,
+			       .type = NA_MSG_DIR_DATA,
+			       .node = node,
+			       .thread = 1,
+			       .seq = seq,
+			       .tag = na_home_tag(&h, blk),
+			       .aux = off,
+			       .len = len },
+	     seg);
 }
 
 /* Block `blk` Modified at `owner` (its write miss and unlock). */
@@ -104,7 +120,7 @@ Test(dir, read_miss_unshared_is_granted_from_memory)
 {
 	h.mem[9] = 0x5a;
 	dreq(LCF_T_READ_MISS, 1, 10, 0);
-	cr_assert_eq(out.n, 4);                         /* 3 segments + grant */
+	cr_assert_eq(out.n, 4); /* 3 segments + grant */
 	for (int i = 0; i < 3; i++) {
 		cr_assert_eq(out.m[i].msg.type, NA_MSG_DATA);
 		cr_assert_eq(out.m[i].dst, 1);
@@ -134,8 +150,8 @@ Test(dir, write_miss_on_modified_fetches_through_the_home)
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_DIR_INV);
 	cr_assert_eq(out.m[0].dst, 2);
 	cr_assert(out.m[0].msg.flags & LCF_F_DATA_PROVIDER);
-	cr_assert_eq(out.m[0].msg.node, 1);             /* the requester's */
-	cr_assert_eq(na_aux_responder(out.m[0].msg.aux), 0);   /* the home */
+	cr_assert_eq(out.m[0].msg.node, 1); /* the requester's */
+	cr_assert_eq(na_aux_responder(out.m[0].msg.aux), 0); /* the home */
 	cr_assert(h.blk[3].writer);
 
 	/* another requester meanwhile: NACKed */
@@ -177,7 +193,7 @@ Test(dir, read_miss_on_modified_downgrades_then_readers_share)
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].dst, 2);
 	cr_assert(out.m[0].msg.flags & LCF_F_DATA_PROVIDER);
-	cr_assert(h.blk[5].writer);                     /* alone while fetching */
+	cr_assert(h.blk[5].writer); /* alone while fetching */
 	for (uint32_t off = 0; off < 4096; off += 1400)
 		dir_data(1, 3, 5, off, off + 1400 > 4096 ? 4096 - off : 1400);
 	inv_ack(2, 1, 3, 5, true);
@@ -200,7 +216,7 @@ Test(dir, read_miss_on_modified_downgrades_then_readers_share)
 Test(dir, write_shared_invalidates_the_other_sharers_only)
 {
 	h.blk[2].gs = LCF_GS_SHARED;
-	h.blk[2].cs = 0xe;                              /* nodes 1, 2, 3 */
+	h.blk[2].cs = 0xe; /* nodes 1, 2, 3 */
 	dreq(LCF_T_WRITE_SHARED, 1, 9, 2);
 	cr_assert_eq(out.n, 2);
 	cr_assert_eq(out.m[0].dst, 2);
@@ -208,10 +224,10 @@ Test(dir, write_shared_invalidates_the_other_sharers_only)
 	cr_assert_not(out.m[0].msg.flags & LCF_F_DATA_PROVIDER);
 	inv_ack(3, 1, 9, 2, false);
 	cr_assert_eq(out.n, 0);
-	inv_ack(3, 1, 9, 2, false);                     /* duplicate ACK */
+	inv_ack(3, 1, 9, 2, false); /* duplicate ACK */
 	cr_assert_eq(out.n, 0);
 	inv_ack(2, 1, 9, 2, false);
-	cr_assert_eq(out.n, 1);                         /* no data */
+	cr_assert_eq(out.n, 1); /* no data */
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_DIR_GRANT);
 	cr_assert_eq(out.m[0].msg.copyset, 0x2);
 	/* a late ACK of a finished transaction changes nothing */
@@ -223,7 +239,7 @@ Test(dir, check_failure_is_nacked_and_not_recorded)
 {
 	h.blk[1].gs = LCF_GS_SHARED;
 	h.blk[1].cs = 0x2;
-	dreq(LCF_T_READ_MISS, 1, 4, 1);                 /* node 1 holds it */
+	dreq(LCF_T_READ_MISS, 1, 4, 1); /* node 1 holds it */
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
 	cr_assert_eq(h.blk[1].readers, 0);
@@ -253,7 +269,8 @@ Test(dir, requester_wraps_requests_and_unlocks)
 
 Test(dir, cache_agent_answers_the_home)
 {
-	struct lcf_msg inv = { .type = NA_MSG_DIR_INV, .node = 1,
+	struct lcf_msg inv = { .type = NA_MSG_DIR_INV,
+			       .node = 1,
 			       .aux = na_aux_orig(LCF_T_WRITE_MISS, 3) };
 	struct lcf_msg ack = { .type = NA_MSG_ACK, .node = 1, .dst_node = 1 };
 

@@ -29,8 +29,11 @@ teardown(void)
 static struct lcf_msg
 req(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk)
 {
-	return (struct lcf_msg){ .version = 1, .type = type, .node = node,
-				 .thread = 1, .seq = seq,
+	return (struct lcf_msg){ .version = 1,
+				 .type = type,
+				 .node = node,
+				 .thread = 1,
+				 .seq = seq,
 				 .tag = na_home_tag(&h, blk) };
 }
 
@@ -62,7 +65,7 @@ Test(home, read_miss_unshared_replies_with_data_and_dedupes)
 {
 	h.mem[5] = 0x42;
 	feed(req(LCF_T_READ_MISS, 1, 10, 0));
-	cr_assert_eq(out.n, 4);                         /* 3 segments + ACK */
+	cr_assert_eq(out.n, 4); /* 3 segments + ACK */
 	for (int i = 0; i < 3; i++) {
 		cr_assert_eq(out.m[i].msg.type, NA_MSG_DATA);
 		cr_assert_eq(out.m[i].dst, 1);
@@ -108,21 +111,22 @@ Test(home, concurrent_readers_union_copysets)
 Test(home, write_miss_on_shared_forwards_and_locks)
 {
 	h.blk[1].gs = LCF_GS_SHARED;
-	h.blk[1].cs = 0xa;                              /* nodes 1 and 3 */
+	h.blk[1].cs = 0xa; /* nodes 1 and 3 */
 	feed(req(LCF_T_WRITE_MISS, 2, 5, 1));
 	cr_assert_eq(out.n, 2);
 	for (uint32_t i = 0; i < out.n; i++) {
 		cr_assert_eq(out.m[i].msg.type, NA_MSG_FWD);
 		cr_assert_eq(na_aux_orig_type(out.m[i].msg.aux),
 			     LCF_T_WRITE_MISS);
-		cr_assert_eq(out.m[i].msg.node, 2);     /* the requester */
+		cr_assert_eq(out.m[i].msg.node, 2); /* the requester */
 		cr_assert_eq(out.m[i].msg.copyset, 0xa);
 		cr_assert_eq(out.m[i].msg.dst_node, out.m[i].dst);
 	}
 	cr_assert_eq(out.m[0].dst, 1);
 	cr_assert_eq(out.m[1].dst, 3);
 	cr_assert_eq(!!(out.m[0].msg.flags & LCF_F_DATA_PROVIDER) +
-		     !!(out.m[1].msg.flags & LCF_F_DATA_PROVIDER), 1);
+			     !!(out.m[1].msg.flags & LCF_F_DATA_PROVIDER),
+		     1);
 	cr_assert(h.blk[1].writer);
 
 	/* locked: a reader is NACKed */
@@ -152,7 +156,7 @@ Test(home, write_miss_on_shared_forwards_and_locks)
 
 Test(home, check_failure_nacks_without_holding_the_lock)
 {
-	feed(req(LCF_T_WRITE_SHARED, 1, 1, 3));         /* not a holder */
+	feed(req(LCF_T_WRITE_SHARED, 1, 1, 3)); /* not a holder */
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
 	cr_assert_not(h.blk[3].writer);
 	feed(req(LCF_T_WRITE_MISS, 2, 1, 3));
@@ -178,7 +182,7 @@ Test(home, switch_owned_request_is_answered_from_memory)
 	feed(m);
 	cr_assert_eq(out.n, 4);
 	cr_assert_eq(out.m[3].msg.flags, LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-	cr_assert_not(h.blk[6].writer);         /* the switch holds the lock */
+	cr_assert_not(h.blk[6].writer); /* the switch holds the lock */
 }
 
 Test(home, writeback_needs_the_event_lock)
@@ -229,14 +233,14 @@ Test(home, late_writeback_after_migration_refused)
 	na_home_handle(&h, &m, old, 1400, &out);
 	cr_assert_eq(out.n, 1, "the event's own write-back");
 	unlock(LCF_T_WRITE_UNLOCK, 1, 3, 7, LCF_GS_UNSHARED, 0);
-	h.blk[7].owner = NA_OWN_SWITCH;         /* migrated */
-	memset(h.mem + 7 * 4096, 0x33, 1400);   /* a later event's data */
+	h.blk[7].owner = NA_OWN_SWITCH;       /* migrated */
+	memset(h.mem + 7 * 4096, 0x33, 1400); /* a later event's data */
 	na_out_reset(&out);
-	na_home_handle(&h, &m, old, 1400, &out);  /* the late copy */
+	na_home_handle(&h, &m, old, 1400, &out); /* the late copy */
 	cr_assert_eq(out.n, 0);
 	cr_assert_eq(h.mem[7 * 4096 + 10], 0x33, "not overwritten");
 	cr_assert_eq(h.st.writebacks_refused, 1);
-	m.seq = 4;                              /* a switch-served event */
+	m.seq = 4; /* a switch-served event */
 	na_out_reset(&out);
 	na_home_handle(&h, &m, seg, 1400, &out);
 	cr_assert_eq(out.n, 1);
@@ -251,7 +255,7 @@ Test(home, migration_holds_the_write_lock_until_migrate_ack)
 	cr_assert_eq(na_home_migrate_start(&h, 9, &out), 0);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_ADD_TO_SWITCH);
-	cr_assert_eq(out.m[0].dst, 0);          /* via the switch */
+	cr_assert_eq(out.m[0].dst, 0); /* via the switch */
 	ack = out.m[0].msg;
 	feed(req(LCF_T_READ_MISS, 1, 1, 9));
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
@@ -288,11 +292,11 @@ Test(home, chunk_allocation_is_idempotent)
 	cr_assert_eq(out.m[0].msg.len, 8);
 	for (int i = 0; i < 8; i++)
 		a = a << 8 | ((const uint8_t *)out.m[0].payload)[i];
-	cr_assert_eq(a, NA_CHUNK_SIZE);                 /* chunk 1 of node 0 */
-	feed(m);                                        /* duplicate */
+	cr_assert_eq(a, NA_CHUNK_SIZE); /* chunk 1 of node 0 */
+	feed(m);                        /* duplicate */
 	cr_assert_eq(h.next_chunk, 2);
 	m.seq = 41;
-	feed(m);                                        /* only 2 chunks */
+	feed(m); /* only 2 chunks */
 	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
 }
 
@@ -329,7 +333,7 @@ Test(home, late_copy_of_an_aborted_event_takes_no_lock)
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
 	cr_assert_not(h.blk[3].writer, "no lock left held");
-	expect_abort_ack(2, 9, 3, false);               /* retransmitted */
+	expect_abort_ack(2, 9, 3, false); /* retransmitted */
 	/* the requester's next event is served */
 	feed(req(LCF_T_WRITE_MISS, 2, 10, 3));
 	cr_assert_neq(out.m[out.n - 1].msg.type, NA_MSG_NACK);

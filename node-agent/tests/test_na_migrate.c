@@ -65,12 +65,16 @@ tick(uint64_t now)
 static struct lcf_msg
 ack(uint32_t idx, uint32_t seq, uint8_t orig, bool fail)
 {
-	return (struct lcf_msg){
-		.version = 1, .type = LCF_T_MIGRATE_ACK, .node = 0, .seq = seq,
-		.tag = na_home_tag(&h, idx),
-		.flags = LCF_F_IN_SWITCH | (fail ? LCF_F_FAIL : 0),
-		.aux = (uint32_t)orig << 24, .gstatus = LCF_GS_SHARED,
-		.copyset = 3 };
+	return (struct lcf_msg){ .version = 1,
+				 .type = LCF_T_MIGRATE_ACK,
+				 .node = 0,
+				 .seq = seq,
+				 .tag = na_home_tag(&h, idx),
+				 .flags = LCF_F_IN_SWITCH |
+					  (fail ? LCF_F_FAIL : 0),
+				 .aux = (uint32_t)orig << 24,
+				 .gstatus = LCF_GS_SHARED,
+				 .copyset = 3 };
 }
 
 static void
@@ -98,12 +102,12 @@ migrate_hottest(void)
 	h.blk[5].hot = 9;
 	h.blk[6].hot = 1;
 	h.blk[7].hot = 4;
-	tick(10 * MS);                          /* epoch end: top-2 = 5, 7 */
+	tick(10 * MS); /* epoch end: top-2 = 5, 7 */
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
 	cr_assert_eq(h.blk[7].owner, NA_OWN_MIGRATING);
 	cr_assert_eq(h.blk[6].owner, NA_OWN_HOME, "not in the top-2");
 	cr_assert_eq(h.blk[6].hot, 0, "counts reset every epoch");
-	tick(11 * MS);                          /* no holder: lock and ADD */
+	tick(11 * MS); /* no holder: lock and ADD */
 	cr_assert(h.blk[5].writer);
 	cr_assert_eq(out.n, 2, "no quiet period (PROTOCOL.md 4.3)");
 	cr_assert_eq(out_for(5)->msg.type, LCF_T_ADD_TO_SWITCH);
@@ -129,7 +133,7 @@ Test(migrate_home, a_locked_block_waits_for_its_holder)
 	tick(10 * MS);
 	tick(45 * MS);
 	cr_assert_not(h.blk[5].writer, "never while a reader holds it");
-	h.blk[5].readers = 0;                   /* the holder's unlock */
+	h.blk[5].readers = 0; /* the holder's unlock */
 	tick(50 * MS);
 	cr_assert(h.blk[5].writer);
 	cr_assert_eq(out.n, 1);
@@ -140,7 +144,7 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 {
 	struct lcf_msg add = migrate_hottest();
 
-	tick(60 * MS);                          /* no ACK: retransmission */
+	tick(60 * MS); /* no ACK: retransmission */
 	cr_assert_eq(out.n, 2);
 	cr_assert_eq(out_for(5)->msg.seq, add.seq + 1, "copy 1: its own seq");
 	/* copy 0 failed, twice (the shadow node gets ACK and mirror) */
@@ -152,7 +156,7 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, true));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
 	cr_assert_not(h.blk[5].writer);
-	tick(61 * MS);                          /* reported to the shadow */
+	tick(61 * MS); /* reported to the shadow */
 	cr_assert_eq(out_for(5)->msg.type, NA_MSG_COLLISION);
 	cr_assert_eq(out_for(5)->dst, 1);
 	cr_assert_eq(out_for(5)->msg.aux, 9, "with the block's hotness");
@@ -172,11 +176,11 @@ Test(migrate_home, lost_fail_is_settled_by_the_next_set)
 	uint32_t next;
 
 	for (uint64_t ms = 100; ms <= 700; ms += 100)
-		tick(ms * MS);                  /* copies 1..7 */
+		tick(ms * MS); /* copies 1..7 */
 	for (uint32_t i = 1; i < NA_ADD_COPY_SEQS; i++)
 		feed(ack(5, add.seq + i, LCF_T_ADD_TO_SWITCH, true));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "copy 0 unanswered");
-	tick(800 * MS);                         /* a new set */
+	tick(800 * MS); /* a new set */
 	next = out_for(5)->msg.seq;
 	cr_assert_geq(next - add.seq, NA_ADD_COPY_SEQS);
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
@@ -213,8 +217,10 @@ Test(migrate_home, remove_on_the_shadows_request)
 	struct lcf_msg add = migrate_hottest(), r;
 
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
-	r = (struct lcf_msg){ .version = 1, .type = NA_MSG_REMOVE_REQ,
-			      .node = 1, .tag = na_home_tag(&h, 5) };
+	r = (struct lcf_msg){ .version = 1,
+			      .type = NA_MSG_REMOVE_REQ,
+			      .node = 1,
+			      .tag = na_home_tag(&h, 5) };
 	na_out_reset(&out);
 	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
 	cr_assert_eq(out.n, 1);
@@ -233,16 +239,17 @@ Test(migrate_home, remove_miss_while_removing_asks_for_recovery)
 	struct lcf_msg add = migrate_hottest(), r, miss;
 
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
-	r = (struct lcf_msg){ .version = 1, .type = NA_MSG_REMOVE_REQ,
-			      .node = 1, .tag = na_home_tag(&h, 5) };
+	r = (struct lcf_msg){ .version = 1,
+			      .type = NA_MSG_REMOVE_REQ,
+			      .node = 1,
+			      .tag = na_home_tag(&h, 5) };
 	na_out_reset(&out);
 	cr_assert_not(na_migrate_handle(&mg, &h, &r, 70 * MS, &io));
-	miss = out.m[0].msg;                    /* back as a tag miss */
+	miss = out.m[0].msg; /* back as a tag miss */
 	cr_assert(na_migrate_handle(&mg, &h, &miss, 71 * MS, &io));
 	cr_assert_eq(mg.st.remove_missed, 1);
-	h.blk[5].owner = NA_OWN_RECOVERING;     /* what the caller does */
-	cr_assert_not(na_migrate_handle(&mg, &h, &miss, 72 * MS, &io),
-		      "once");
+	h.blk[5].owner = NA_OWN_RECOVERING; /* what the caller does */
+	cr_assert_not(na_migrate_handle(&mg, &h, &miss, 72 * MS, &io), "once");
 	tick(73 * MS);
 	cr_assert_eq(mg.n_pend, 1, "block 7's ADD; the REMOVE is settled");
 	cr_assert_eq(mg.st.remove_ok, 0);
@@ -286,19 +293,21 @@ TestSuite(shadow, .init = shadow_setup, .fini = shadow_teardown);
 Test(shadow, collision_evicts_a_colder_block_only)
 {
 	uint64_t old_tag = 0x10;
-	struct lcf_msg m = { .type = LCF_T_MIGRATE_ACK, .tag = old_tag,
+	struct lcf_msg m = { .type = LCF_T_MIGRATE_ACK,
+			     .tag = old_tag,
 			     .aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24 };
-	struct lcf_msg coll = { .type = NA_MSG_COLLISION, .node = 0,
+	struct lcf_msg coll = { .type = NA_MSG_COLLISION,
+				.node = 0,
 				.tag = 0x20 };
 
 	na_shadow_migrate_ack(&s, &m);
 	cr_assert_eq(s.n_tags, 1);
-	for (int e = 0; e < 4; e++) {           /* 4 copies per epoch */
+	for (int e = 0; e < 4; e++) { /* 4 copies per epoch */
 		report(old_tag, 4);
 		na_out_reset(&out);
 		na_shadow_epoch(&s, &out);
 	}
-	coll.aux = 6;           /* hotness 3 copies/epoch: not 2x hotter */
+	coll.aux = 6; /* hotness 3 copies/epoch: not 2x hotter */
 	na_out_reset(&out);
 	na_shadow_collision(&s, &coll, &out);
 	cr_assert_eq(out.n, 0);
@@ -316,9 +325,11 @@ Test(shadow, collision_evicts_a_colder_block_only)
 
 Test(shadow, young_blocks_are_not_evicted)
 {
-	struct lcf_msg m = { .type = LCF_T_MIGRATE_ACK, .tag = 0x10,
+	struct lcf_msg m = { .type = LCF_T_MIGRATE_ACK,
+			     .tag = 0x10,
 			     .aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24 };
-	struct lcf_msg coll = { .type = NA_MSG_COLLISION, .tag = 0x20,
+	struct lcf_msg coll = { .type = NA_MSG_COLLISION,
+				.tag = 0x20,
 				.aux = 1000 };
 
 	na_shadow_migrate_ack(&s, &m);

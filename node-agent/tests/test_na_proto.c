@@ -8,7 +8,11 @@
 #include "na_proto.h"
 #include "na_seg.h"
 
-enum { U = LCF_GS_UNSHARED, S = LCF_GS_SHARED, M = LCF_GS_MODIFIED };
+enum {
+	U = LCF_GS_UNSHARED,
+	S = LCF_GS_SHARED,
+	M = LCF_GS_MODIFIED
+};
 
 Test(fig6, transitions)
 {
@@ -70,7 +74,7 @@ Test(table3, forward_rule)
 		cr_assert(0x2c & f.to);
 	}
 	na_forward_rule(LCF_T_READ_MISS, S, 0x2c, 0, 1, &f);
-	cr_assert_eq(f.provider, 3);    /* 2nd set bit of 0b101100 */
+	cr_assert_eq(f.provider, 3); /* 2nd set bit of 0b101100 */
 	/* WRITE_MISS, Shared: everyone, one of them provides. */
 	na_forward_rule(LCF_T_WRITE_MISS, S, 0x2c, 0, 2, &f);
 	cr_assert_eq(f.to, 0x2c);
@@ -116,17 +120,21 @@ Test(last_executed, verdicts)
 static struct lcf_msg
 msg(uint8_t type, uint8_t flags, uint8_t gs, uint32_t cs, uint16_t node)
 {
-	return (struct lcf_msg){ .version = 1, .type = type, .flags = flags,
-				 .gstatus = gs, .copyset = cs, .node = node };
+	return (struct lcf_msg){ .version = 1,
+				 .type = type,
+				 .flags = flags,
+				 .gstatus = gs,
+				 .copyset = cs,
+				 .node = node };
 }
 
 Test(dispatch, classify)
 {
 	struct lcf_msg m;
 
-	m = msg(LCF_T_READ_MISS, 0, U, 0, 1);                /* tag miss */
+	m = msg(LCF_T_READ_MISS, 0, U, 0, 1); /* tag miss */
 	cr_assert_eq(na_classify(&m, 0), NA_ROUTE_HOME);
-	m = msg(LCF_T_READ_MISS, LCF_F_IN_SWITCH, U, 0, 1);  /* fwd home */
+	m = msg(LCF_T_READ_MISS, LCF_F_IN_SWITCH, U, 0, 1); /* fwd home */
 	cr_assert_eq(na_classify(&m, 0), NA_ROUTE_HOME);
 	m = msg(LCF_T_WRITE_MISS, LCF_F_IN_SWITCH, S, 0x5, 1);
 	cr_assert_eq(na_classify(&m, 0), NA_ROUTE_CACHE);
@@ -160,9 +168,9 @@ Test(collect, write_miss_waits_for_all_acks_and_data)
 	na_collect_init(&c, LCF_T_WRITE_MISS, 0, 4096);
 	cr_assert_not(na_collect_done(&c));
 	na_collect_ack(&c, 2, S, 0x6, true);
-	cr_assert_not(na_collect_done(&c));             /* node 1 missing */
+	cr_assert_not(na_collect_done(&c)); /* node 1 missing */
 	na_collect_ack(&c, 1, S, 0x6, true);
-	cr_assert_not(na_collect_done(&c));             /* no data yet */
+	cr_assert_not(na_collect_done(&c)); /* no data yet */
 	cr_assert(na_collect_data(&c, 0, 1400));
 	cr_assert(na_collect_data(&c, 2800, 1296));
 	cr_assert_not(na_collect_done(&c));
@@ -176,14 +184,14 @@ Test(collect, write_shared_sole_holder_and_others)
 	struct na_collect c;
 
 	na_collect_init(&c, LCF_T_WRITE_SHARED, 3, 4096);
-	na_collect_ack(&c, LCF_NODE_NONE, S, 0x8, true);  /* returned */
+	na_collect_ack(&c, LCF_NODE_NONE, S, 0x8, true); /* returned */
 	cr_assert(na_collect_done(&c));
 	na_collect_init(&c, LCF_T_WRITE_SHARED, 3, 4096);
 	na_collect_ack(&c, 0, S, 0x9, true);
-	cr_assert(na_collect_done(&c));                 /* {0,3} - {3} */
+	cr_assert(na_collect_done(&c)); /* {0,3} - {3} */
 	na_collect_init(&c, LCF_T_WRITE_SHARED, 3, 4096);
 	na_collect_ack(&c, 0, S, 0xb, true);
-	cr_assert_not(na_collect_done(&c));             /* node 1 too */
+	cr_assert_not(na_collect_done(&c)); /* node 1 too */
 }
 
 Test(collect, nack_and_read)
@@ -194,9 +202,9 @@ Test(collect, nack_and_read)
 	c.nacked = true;
 	cr_assert(na_collect_done(&c));
 	na_collect_init(&c, LCF_T_READ_MISS, 0, 1024);
-	cr_assert_not(na_collect_data(&c, 0, 1000));    /* wrong length */
+	cr_assert_not(na_collect_data(&c, 0, 1000)); /* wrong length */
 	cr_assert(na_collect_data(&c, 0, 1024));
-	cr_assert_not(na_collect_done(&c));             /* no ACK yet */
+	cr_assert_not(na_collect_done(&c)); /* no ACK yet */
 	na_collect_ack(&c, 2, M, 0x4, false);
 	cr_assert(na_collect_done(&c));
 }

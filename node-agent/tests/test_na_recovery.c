@@ -27,12 +27,19 @@ setup(void)
 	n.cfg.roles = NA_ROLE_HOME | NA_ROLE_CACHE;
 	cr_assert_eq(na_cache_init(&n.cache, 64, t.block_size), 0);
 	cr_assert_eq(na_home_init(&n.home, &t, 0, NA_CHUNK_SIZE, 7), 0);
-	cr_assert_eq(na_cagent_init(&n.cagent, 0, t.threads_per_node, &n.cache), 0);
+	cr_assert_eq(na_cagent_init(&n.cagent, 0, t.threads_per_node, &n.cache),
+		     0);
 	cr_assert_eq(na_shadow_init(&n.shadow, &t, 0), 0);
-	cr_assert_eq(na_rec_init(&n.rec, &(struct na_rec_env){
-		.topo = &t, .self = 0, .threads = 1, .role_home = true,
-		.cache = &n.cache, .home = &n.home, .cagent = &n.cagent,
-		.shadow = &n.shadow }), 0);
+	cr_assert_eq(na_rec_init(&n.rec,
+				 &(struct na_rec_env){ .topo = &t,
+						       .self = 0,
+						       .threads = 1,
+						       .role_home = true,
+						       .cache = &n.cache,
+						       .home = &n.home,
+						       .cagent = &n.cagent,
+						       .shadow = &n.shadow }),
+		     0);
 	na_out_reset(&out);
 }
 
@@ -51,8 +58,12 @@ TestSuite(na_recovery, .init = setup, .fini = teardown);
 static struct lcf_msg
 msg(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag)
 {
-	return (struct lcf_msg){ .version = 1, .type = type, .node = node,
-				 .seq = seq, .tag = tag, .dst_node = 0 };
+	return (struct lcf_msg){ .version = 1,
+				 .type = type,
+				 .node = node,
+				 .seq = seq,
+				 .tag = tag,
+				 .dst_node = 0 };
 }
 
 /* The messages of `type` in `out`, as a bitmap of destinations. */
@@ -147,7 +158,7 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 	struct na_hreq *rq;
 
 	n.home.blk[0].owner = NA_OWN_SWITCH;
-	n.home.blk[0].gs = LCF_GS_MODIFIED;     /* stale: the switch's */
+	n.home.blk[0].gs = LCF_GS_MODIFIED; /* stale: the switch's */
 	/* A tag miss on a switch-owned block: a REMOVE probe, nothing else. */
 	cr_assert_not(feed(&m, NULL));
 	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
@@ -216,7 +227,7 @@ Test(na_recovery, lost_remove_ack_recovers_the_block_from_the_caches)
 
 	n.rec->env.role_shadow = true;
 	n.home.blk[3].owner = NA_OWN_REMOVING;
-	n.home.blk[3].gs = LCF_GS_MODIFIED;     /* stale: as it was added */
+	n.home.blk[3].gs = LCF_GS_MODIFIED; /* stale: as it was added */
 	n.home.blk[3].cs = 1u << 3;
 	na_out_reset(&out);
 	na_rec_block_lost(n.rec, tag, &out);
@@ -254,7 +265,7 @@ Test(na_recovery, probe_missing_after_a_migration_remove_is_no_restart)
 	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
 	cr_assert_not_null(p);
 	m = p->msg;
-	n.home.blk[0].owner = NA_OWN_REMOVING;  /* the shadow asked for it */
+	n.home.blk[0].owner = NA_OWN_REMOVING; /* the shadow asked for it */
 	cr_assert(feed(&m, NULL), "our probe: consumed");
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no recovery");
 	cr_assert_eq(n.home.blk[0].owner, NA_OWN_REMOVING);
@@ -307,7 +318,8 @@ Test(na_recovery, orphan_ignored_when_its_event_completed)
 static bool
 probe_answered(uint32_t idx, uint8_t gs, uint32_t cs)
 {
-	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, na_home_tag(&n.home, idx));
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5,
+			       na_home_tag(&n.home, idx));
 	const struct na_out_msg *p;
 
 	n.home.blk[idx].owner = NA_OWN_SWITCH;
@@ -328,7 +340,8 @@ Test(na_recovery, probe_answered_by_the_switch_brings_the_block_home)
 	cr_assert_not(probe_answered(2, LCF_GS_SHARED, 0x6));
 	cr_assert_eq(n.home.blk[2].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[2].cs, 0x6);
-	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no round: the switch is fine");
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0,
+		     "no round: the switch is fine");
 	cr_assert_eq(n.rec->st.detections, 0);
 }
 
@@ -340,9 +353,10 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
 
 	n.home.blk[3].gs = LCF_GS_SHARED;
 	n.home.blk[3].cs = (1u << 1) | (1u << 3);
-	n.home.blk[3].readers = 1;              /* node 3's read lock */
+	n.home.blk[3].readers = 1; /* node 3's read lock */
 	n.home.req[3 * t.threads_per_node].held[1] = (struct na_hheld){
-		.valid = true, .seq = 11, .tag = tag };
+		.valid = true, .seq = 11, .tag = tag
+	};
 	na_rec_drain(n.rec, 3, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "node 3 is not asked");
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
@@ -375,7 +389,8 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 
 	n.rec->env.role_shadow = true;
 	for (int i = 0; i < 2; i++) {
-		struct lcf_msg a = msg(LCF_T_MIGRATE_ACK, 0, 1, i ? tag1 : tag0);
+		struct lcf_msg a = msg(LCF_T_MIGRATE_ACK, 0, 1,
+				       i ? tag1 : tag0);
 
 		a.flags = LCF_F_IN_SWITCH;
 		a.aux = na_aux_orig(LCF_T_ADD_TO_SWITCH, 0);
@@ -384,14 +399,16 @@ Test(na_recovery, partial_loss_recovers_only_the_lost_block)
 	}
 	cr_assert_eq(n.shadow.n_tags, 2);
 	na_rec_drain(n.rec, 3, &out);
-	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0, "no home-owned block to drain");
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0,
+		     "no home-owned block to drain");
 	feed(&m, NULL);
 	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
 	cr_assert_not_null(p);
 	m = p->msg;
 	cr_assert(feed(&m, NULL), "the probe came back: block 0 is lost");
 	cr_assert_eq(n.home.blk[0].owner, NA_OWN_RECOVERING);
-	cr_assert_eq(n.home.blk[1].owner, NA_OWN_SWITCH, "the switch still has it");
+	cr_assert_eq(n.home.blk[1].owner, NA_OWN_SWITCH,
+		     "the switch still has it");
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "node 3 is not asked");
 	p = find(NA_MSG_REC_BEGIN, 0);
 	cr_assert_eq(p->msg.len, 8, "one tag in the round");

@@ -20,9 +20,16 @@ static struct lcf_msg
 good(uint8_t type, uint16_t len)
 {
 	return (struct lcf_msg){
-		.version = LCF_VERSION, .type = type, .gstatus = LCF_GS_SHARED,
-		.node = 1, .thread = 1, .seq = 7, .copyset = 3,
-		.tag = 0x1000000000040ull, .dst_node = 2, .len = len,
+		.version = LCF_VERSION,
+		.type = type,
+		.gstatus = LCF_GS_SHARED,
+		.node = 1,
+		.thread = 1,
+		.seq = 7,
+		.copyset = 3,
+		.tag = 0x1000000000040ull,
+		.dst_node = 2,
+		.len = len,
 	};
 }
 
@@ -84,8 +91,8 @@ Test(udp_parse, invalid_headers_rejected)
 {
 	uint8_t buf[LCF_HDR_LEN + 16];
 	struct lcf_msg m;
-	static const uint8_t bad_types[] = { 0, 0x0b, 0x0f, 0x14, 0x1f, 0x80,
-					     0xff };
+	static const uint8_t bad_types[] = { 0,    0x0b, 0x0f, 0x14,
+					     0x1f, 0x80, 0xff };
 
 	m = good(LCF_T_READ_MISS, 0);
 	m.version = 2;
@@ -104,7 +111,7 @@ Test(udp_parse, invalid_headers_rejected)
 	m = good(LCF_T_READ_MISS, 0);
 	m.node = LCF_MAX_NODES;
 	cr_assert_eq(parse(buf, dgram(buf, &m, 0)), -1, "node range");
-	m = good(LCF_T_READ_MISS, 0);       /* len says 0, 16 bytes follow */
+	m = good(LCF_T_READ_MISS, 0); /* len says 0, 16 bytes follow */
 	cr_assert_eq(parse(buf, dgram(buf, &m, 16)), -1, "trailing bytes");
 }
 
@@ -137,7 +144,7 @@ Test(udp_parse, random_bytes_never_overrun)
 			buf[j] = (uint8_t)x;
 		}
 		if (i & 1 && n >= 2) {
-			buf[0] = LCF_VERSION;   /* get past the first check */
+			buf[0] = LCF_VERSION; /* get past the first check */
 			buf[1] = (uint8_t)(x >> 8) & 0x7f;
 		}
 		rc = na_udp_parse(buf, n, CAP, &m, &p);

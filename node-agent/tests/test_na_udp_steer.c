@@ -61,7 +61,8 @@ setup(void)
 static int
 node1_socket(void)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT) };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(PORT) };
 	struct timeval tv = { .tv_sec = 2 };
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
@@ -78,15 +79,17 @@ node1_socket(void)
 static unsigned int
 sport_of(struct na_transport *tp, int rx, uint8_t type, uint64_t tag)
 {
-	struct lcf_msg m = { .version = LCF_VERSION, .type = type, .seq = 1,
-			     .tag = tag };
+	struct lcf_msg m = {
+		.version = LCF_VERSION, .type = type, .seq = 1, .tag = tag
+	};
 	struct sockaddr_in from;
 	socklen_t fl = sizeof(from);
 	uint8_t buf[256];
 
 	cr_assert_eq(tp->ops->send(tp, 1, &m, NULL, 0), 0);
 	cr_assert_eq(recvfrom(rx, buf, sizeof(buf), 0, (struct sockaddr *)&from,
-			      &fl), LCF_HDR_LEN, "%s", strerror(errno));
+			      &fl),
+		     LCF_HDR_LEN, "%s", strerror(errno));
 	return ntohs(from.sin_port);
 }
 
@@ -98,7 +101,8 @@ open_tp(struct na_transport *tp, const char *name)
 	memset(tp, 0, sizeof(*tp));
 	tp->ops = na_transport_find(name);
 	cr_assert_not_null(tp->ops);
-	cr_assert_eq(tp->ops->open(tp, &topo, 0, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(tp->ops->open(tp, &topo, 0, err, sizeof(err)), 0, "%s",
+		     err);
 }
 
 Test(udp_steer, pipeline_types_leave_from_the_key_port, .init = setup)
@@ -118,10 +122,10 @@ Test(udp_steer, pipeline_types_leave_from_the_key_port, .init = setup)
 	}
 	for (unsigned int k = 0; k < LCF_STEER_KEYS; k++)
 		cr_expect_gt(seen[k], 0, "key %u never used", k);
-	cr_expect_eq(sport_of(&tp, rx, LCF_T_WRITE_UNLOCK, 0x1000), PORT + 1 +
-		     lcf_steer_key(0x1000));
-	cr_expect_eq(sport_of(&tp, rx, LCF_T_ADD_TO_SWITCH, 0x1000), PORT + 1 +
-		     lcf_steer_key(0x1000));
+	cr_expect_eq(sport_of(&tp, rx, LCF_T_WRITE_UNLOCK, 0x1000),
+		     PORT + 1 + lcf_steer_key(0x1000));
+	cr_expect_eq(sport_of(&tp, rx, LCF_T_ADD_TO_SWITCH, 0x1000),
+		     PORT + 1 + lcf_steer_key(0x1000));
 	/* Node-to-node messages are switched at L2: no steering. */
 	cr_expect_eq(sport_of(&tp, rx, LCF_T_NODE_FIRST, 0x1000), PORT);
 	tp.ops->close(&tp);
@@ -135,7 +139,8 @@ Test(udp_steer, nosteer_sends_from_lcf_port, .init = setup)
 
 	open_tp(&tp, "udp-nosteer");
 	for (uint64_t tag = 1; tag <= 64; tag++)
-		cr_assert_eq(sport_of(&tp, rx, LCF_T_WRITE_MISS, tag << 20), PORT);
+		cr_assert_eq(sport_of(&tp, rx, LCF_T_WRITE_MISS, tag << 20),
+			     PORT);
 	tp.ops->close(&tp);
 	close(rx);
 }
@@ -153,7 +158,8 @@ Test(udp_steer, all_or_none, .init = setup)
 	cr_assert_eq(bind(busy, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	open_tp(&tp, "udp");
 	for (uint64_t tag = 1; tag <= 64; tag++)
-		cr_assert_eq(sport_of(&tp, rx, LCF_T_READ_MISS, tag << 20), PORT);
+		cr_assert_eq(sport_of(&tp, rx, LCF_T_READ_MISS, tag << 20),
+			     PORT);
 	tp.ops->close(&tp);
 	close(busy);
 	close(rx);

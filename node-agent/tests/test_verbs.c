@@ -28,7 +28,8 @@ static void
 skip_if_device(void)
 {
 	if (rdma_devices() > 0)
-		cr_skip_test("an RDMA device exists: the refusal cannot be tested");
+		cr_skip_test(
+			"an RDMA device exists: the refusal cannot be tested");
 }
 
 Test(verbs, ops_table)
@@ -54,8 +55,8 @@ Test(verbs, refuses_without_device)
 		tp.ops = &na_transport_verbs;
 		err[0] = '\0';
 		rc = na_transport_verbs.open(&tp, &t, node, err, sizeof(err));
-		cr_assert_eq(rc, -ENODEV, "node %u: open returned %d (%s)", node,
-			     rc, err);
+		cr_assert_eq(rc, -ENODEV, "node %u: open returned %d (%s)",
+			     node, rc, err);
 		cr_assert_not_null(strstr(err, "verbs: no RDMA device found"),
 				   "message: \"%s\"", err);
 		cr_assert_not_null(strstr(err, "use --transport udp"),

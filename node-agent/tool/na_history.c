@@ -31,10 +31,11 @@ na_history_op(struct na_history *h, uint16_t thread, const char *op,
 	if (!h->f)
 		return;
 	pthread_mutex_lock(&h->mu);
-	fprintf(h->f, "{\"node\":%u,\"thread\":%u,\"op\":\"%s\",\"addr\":\"0x%"
-		PRIx64 "\",\"value\":%" PRIu64 ",\"start_ns\":%" PRIu64
-		",\"end_ns\":%" PRIu64 "}\n", h->node, thread, op, addr, value,
-		start_ns, end_ns);
+	fprintf(h->f,
+		"{\"node\":%u,\"thread\":%u,\"op\":\"%s\",\"addr\":\"0x%" PRIx64
+		"\",\"value\":%" PRIu64 ",\"start_ns\":%" PRIu64
+		",\"end_ns\":%" PRIu64 "}\n",
+		h->node, thread, op, addr, value, start_ns, end_ns);
 	h->lines++;
 	pthread_mutex_unlock(&h->mu);
 }
@@ -43,8 +44,9 @@ void
 na_history_close(struct na_history *h, uint64_t ops)
 {
 	if (h->f) {
-		fprintf(h->f, "{\"node\":%u,\"final\":true,\"ops\":%" PRIu64
-			"}\n", h->node, ops);
+		fprintf(h->f,
+			"{\"node\":%u,\"final\":true,\"ops\":%" PRIu64 "}\n",
+			h->node, ops);
 		fclose(h->f);
 		h->f = NULL;
 	}

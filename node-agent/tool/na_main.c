@@ -40,67 +40,93 @@ on_signal(int sig)
 	if (the_dsm)
 		dsm_stop(the_dsm);
 	if (++signals >= 3)
-		_exit(130);     /* the user insists */
+		_exit(130); /* the user insists */
 }
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: node-agent --topo FILE --node N [options]\n"
-"\n"
-"  --topo FILE          topology JSON (topo/*.json)\n"
-"  --node N             this node's id\n"
-"  --role LIST          home,cache,shadow (default: home,cache, plus shadow\n"
-"                       on the topology's shadow node)\n"
-"  --transport T        udp (default), udp-nosteer or verbs\n"
-"  --direct             no switch on the path (two-node tests): requests\n"
-"                       for blocks homed here are delivered locally\n"
-"  --threads T          application threads (default 1)\n"
-"  --duration SEC       workload duration (default 10; 0 = until signal)\n"
-"  --workload W         none (default), micro, counter\n"
-"  --read-ratio R       micro: fraction of reads (default 0.5)\n"
-"  --sharing-ratio S    micro: fraction of ops on the shared region (0.5)\n"
-"  --locality L         micro: probability to re-touch the last block (0.5)\n"
-"  --shared-blocks K    shared region size in blocks (micro 1024, counter 4)\n"
-"  --private-blocks P   micro: private blocks per thread (default 256)\n"
-"  --op-size B          micro: bytes per operation (default 8)\n"
-"  --max-rate R         at most R operations/s per thread (default 0: no\n"
-"                       limit; bounds the history of local-hit runs)\n"
-"  --switch-blocks N    move this home's first N blocks to the switch at\n"
-"                       start (ADD_TO_SWITCH; static migration)\n"
-"  --migrate            dynamic ownership migration (section 5.2): every\n"
-"                       epoch the top-k hottest home-owned blocks go to the\n"
-"                       switch; the shadow node sends cold ones back\n"
-"  --migrate-k K        blocks migrated per epoch at most (default 1000)\n"
-"  --epoch-ms MS        migration epoch and hotness report period (10)\n"
-"  --zipf THETA         micro: shared blocks drawn Zipf(THETA), shared\n"
-"                       block 0 the hottest (default 0: uniform)\n"
-"  --cache-mb M         local cache size (default 64)\n"
-"  --cache-blocks N     local cache size in blocks (overrides --cache-mb;\n"
-"                       small values exercise evictions)\n"
-"  --mem-mb M           global memory of this home, multiple of 32 (128)\n"
-"  --linger SEC         keep serving peers after the workload (default 2)\n"
-"  --history FILE       record every operation (JSON lines)\n"
-"  --stats FILE         also write the statistics JSON to FILE\n"
-"  --seed S             random seed (default 1)\n"
-"  --dead-file FILE     node ids declared dead, one a line, polled every\n"
-"                       100 ms: drain their locks (docs/FAULTS.md)\n"
-"  --coherence P        lcf (default: the switch's LCF pipeline, home agents\n"
-"                       for blocks it does not own) or directory (a classic\n"
-"                       home-based directory protocol, benchmark baseline;\n"
-"                       every node of a run must use the same)\n"
-"  --start-at T         start the workload at CLOCK_REALTIME T (seconds,\n"
-"                       e.g. date +%%s.%%N + 2): a common start for all nodes\n"
-"  --help               this text\n");
+		"usage: node-agent --topo FILE --node N [options]\n"
+		"\n"
+		"  --topo FILE          topology JSON (topo/*.json)\n"
+		"  --node N             this node's id\n"
+		"  --role LIST          home,cache,shadow (default: home,cache, plus shadow\n"
+		"                       on the topology's shadow node)\n"
+		"  --transport T        udp (default), udp-nosteer or verbs\n"
+		"  --direct             no switch on the path (two-node tests): requests\n"
+		"                       for blocks homed here are delivered locally\n"
+		"  --threads T          application threads (default 1)\n"
+		"  --duration SEC       workload duration (default 10; 0 = until signal)\n"
+		"  --workload W         none (default), micro, counter\n"
+		"  --read-ratio R       micro: fraction of reads (default 0.5)\n"
+		"  --sharing-ratio S    micro: fraction of ops on the shared region (0.5)\n"
+		"  --locality L         micro: probability to re-touch the last block (0.5)\n"
+		"  --shared-blocks K    shared region size in blocks (micro 1024, counter 4)\n"
+		"  --private-blocks P   micro: private blocks per thread (default 256)\n"
+		"  --op-size B          micro: bytes per operation (default 8)\n"
+		"  --max-rate R         at most R operations/s per thread (default 0: no\n"
+		"                       limit; bounds the history of local-hit runs)\n"
+		"  --switch-blocks N    move this home's first N blocks to the switch at\n"
+		"                       start (ADD_TO_SWITCH; static migration)\n"
+		"  --migrate            dynamic ownership migration (section 5.2): every\n"
+		"                       epoch the top-k hottest home-owned blocks go to the\n"
+		"                       switch; the shadow node sends cold ones back\n"
+		"  --migrate-k K        blocks migrated per epoch at most (default 1000)\n"
+		"  --epoch-ms MS        migration epoch and hotness report period (10)\n"
+		"  --zipf THETA         micro: shared blocks drawn Zipf(THETA), shared\n"
+		"                       block 0 the hottest (default 0: uniform)\n"
+		"  --cache-mb M         local cache size (default 64)\n"
+		"  --cache-blocks N     local cache size in blocks (overrides --cache-mb;\n"
+		"                       small values exercise evictions)\n"
+		"  --mem-mb M           global memory of this home, multiple of 32 (128)\n"
+		"  --linger SEC         keep serving peers after the workload (default 2)\n"
+		"  --history FILE       record every operation (JSON lines)\n"
+		"  --stats FILE         also write the statistics JSON to FILE\n"
+		"  --seed S             random seed (default 1)\n"
+		"  --dead-file FILE     node ids declared dead, one a line, polled every\n"
+		"                       100 ms: drain their locks (docs/FAULTS.md)\n"
+		"  --coherence P        lcf (default: the switch's LCF pipeline, home agents\n"
+		"                       for blocks it does not own) or directory (a classic\n"
+		"                       home-based directory protocol, benchmark baseline;\n"
+		"                       every node of a run must use the same)\n"
+		"  --start-at T         start the workload at CLOCK_REALTIME T (seconds,\n"
+		"                       e.g. date +%%s.%%N + 2): a common start for all nodes\n"
+		"  --help               this text\n");
 }
 
 enum {
-	O_TOPO = 256, O_NODE, O_ROLE, O_TRANSPORT, O_DIRECT, O_THREADS,
-	O_DURATION, O_WORKLOAD, O_READ, O_SHARING, O_LOCALITY, O_SHARED,
-	O_PRIVATE, O_OPSIZE, O_SWITCH, O_CACHE, O_MEM, O_LINGER, O_HISTORY,
-	O_STATS, O_SEED, O_HELP, O_CACHE_BLOCKS, O_DEAD_FILE, O_MAX_RATE,
-	O_MIGRATE, O_MIGRATE_K, O_EPOCH, O_ZIPF, O_COHERENCE, O_START_AT,
+	O_TOPO = 256,
+	O_NODE,
+	O_ROLE,
+	O_TRANSPORT,
+	O_DIRECT,
+	O_THREADS,
+	O_DURATION,
+	O_WORKLOAD,
+	O_READ,
+	O_SHARING,
+	O_LOCALITY,
+	O_SHARED,
+	O_PRIVATE,
+	O_OPSIZE,
+	O_SWITCH,
+	O_CACHE,
+	O_MEM,
+	O_LINGER,
+	O_HISTORY,
+	O_STATS,
+	O_SEED,
+	O_HELP,
+	O_CACHE_BLOCKS,
+	O_DEAD_FILE,
+	O_MAX_RATE,
+	O_MIGRATE,
+	O_MIGRATE_K,
+	O_EPOCH,
+	O_ZIPF,
+	O_COHERENCE,
+	O_START_AT,
 };
 
 static const struct option opts[] = {
@@ -159,8 +185,10 @@ num(const char *opt, const char *s, double lo, double hi, double *v)
 	errno = 0;
 	*v = strtod(s, &end);
 	if (errno || end == s || *end || *v < lo || *v > hi) {
-		fprintf(stderr, "node-agent: --%s: expected a number in "
-			"[%g, %g], got \"%s\"\n", opt, lo, hi, s);
+		fprintf(stderr,
+			"node-agent: --%s: expected a number in "
+			"[%g, %g], got \"%s\"\n",
+			opt, lo, hi, s);
 		return -1;
 	}
 	return 0;
@@ -176,8 +204,12 @@ parse(int argc, char **argv, struct args *a)
 	a->dc.threads = 1;
 	a->dc.seed = 1;
 	a->wl = (struct na_wl_config){
-		.duration_s = 10, .read_ratio = 0.5, .sharing_ratio = 0.5,
-		.locality = 0.5, .private_blocks = 256, .op_size = 8,
+		.duration_s = 10,
+		.read_ratio = 0.5,
+		.sharing_ratio = 0.5,
+		.locality = 0.5,
+		.private_blocks = 256,
+		.op_size = 8,
 	};
 	a->linger = 2;
 	a->workload = "none";
@@ -185,20 +217,43 @@ parse(int argc, char **argv, struct args *a)
 		const char *o = opts[c >= 256 ? c - 256 : 0].name;
 
 		switch (c) {
-		case O_TOPO: a->dc.topo_path = optarg; break;
-		case O_DEAD_FILE: a->dead_file = optarg; break;
-		case O_ROLE: a->dc.roles = optarg; break;
-		case O_TRANSPORT: a->dc.transport = optarg; break;
-		case O_DIRECT: a->dc.direct = true; break;
-		case O_MIGRATE: a->dc.migrate = true; break;
-		case O_WORKLOAD: a->workload = optarg; break;
-		case O_HISTORY: a->history = optarg; break;
-		case O_STATS: a->stats = optarg; break;
-		case O_HELP: usage(stdout); exit(0);
+		case O_TOPO:
+			a->dc.topo_path = optarg;
+			break;
+		case O_DEAD_FILE:
+			a->dead_file = optarg;
+			break;
+		case O_ROLE:
+			a->dc.roles = optarg;
+			break;
+		case O_TRANSPORT:
+			a->dc.transport = optarg;
+			break;
+		case O_DIRECT:
+			a->dc.direct = true;
+			break;
+		case O_MIGRATE:
+			a->dc.migrate = true;
+			break;
+		case O_WORKLOAD:
+			a->workload = optarg;
+			break;
+		case O_HISTORY:
+			a->history = optarg;
+			break;
+		case O_STATS:
+			a->stats = optarg;
+			break;
+		case O_HELP:
+			usage(stdout);
+			exit(0);
 		case O_COHERENCE:
-			if (strcmp(optarg, "lcf") && strcmp(optarg, "directory")) {
-				fprintf(stderr, "node-agent: --coherence: lcf or "
-					"directory, got \"%s\"\n", optarg);
+			if (strcmp(optarg, "lcf") &&
+			    strcmp(optarg, "directory")) {
+				fprintf(stderr,
+					"node-agent: --coherence: lcf or "
+					"directory, got \"%s\"\n",
+					optarg);
 				return -1;
 			}
 			a->dc.directory = !strcmp(optarg, "directory");
@@ -207,42 +262,75 @@ parse(int argc, char **argv, struct args *a)
 			if (num(o, optarg, 0, 1e11, &a->start_at) < 0)
 				return -1;
 			break;
-		case O_NODE: case O_THREADS: case O_SHARED: case O_PRIVATE:
-		case O_OPSIZE: case O_SWITCH: case O_CACHE: case O_MEM:
-		case O_SEED: case O_CACHE_BLOCKS: case O_MIGRATE_K: case O_EPOCH:
+		case O_NODE:
+		case O_THREADS:
+		case O_SHARED:
+		case O_PRIVATE:
+		case O_OPSIZE:
+		case O_SWITCH:
+		case O_CACHE:
+		case O_MEM:
+		case O_SEED:
+		case O_CACHE_BLOCKS:
+		case O_MIGRATE_K:
+		case O_EPOCH:
 			if (num(o, optarg, 0, 4294967295.0, &v) < 0)
 				return -1;
-			if (c == O_NODE) { a->dc.node = (uint16_t)v; a->node_set = true; }
-			if (c == O_THREADS) a->dc.threads = (uint16_t)v;
-			if (c == O_SHARED) a->wl.shared_blocks = (uint32_t)v;
-			if (c == O_PRIVATE) a->wl.private_blocks = (uint32_t)v;
-			if (c == O_OPSIZE) a->wl.op_size = (uint32_t)v;
-			if (c == O_SWITCH) a->switch_blocks = (uint32_t)v;
-			if (c == O_CACHE) a->dc.cache_mb = (uint32_t)v;
-			if (c == O_MEM) a->dc.mem_mb = (uint32_t)v;
-			if (c == O_SEED) a->dc.seed = (uint32_t)v;
-			if (c == O_CACHE_BLOCKS) a->dc.cache_blocks = (uint32_t)v;
-			if (c == O_MIGRATE_K) a->dc.migrate_k = (uint32_t)v;
-			if (c == O_EPOCH) a->dc.epoch_ms = (uint32_t)v;
+			if (c == O_NODE) {
+				a->dc.node = (uint16_t)v;
+				a->node_set = true;
+			}
+			if (c == O_THREADS)
+				a->dc.threads = (uint16_t)v;
+			if (c == O_SHARED)
+				a->wl.shared_blocks = (uint32_t)v;
+			if (c == O_PRIVATE)
+				a->wl.private_blocks = (uint32_t)v;
+			if (c == O_OPSIZE)
+				a->wl.op_size = (uint32_t)v;
+			if (c == O_SWITCH)
+				a->switch_blocks = (uint32_t)v;
+			if (c == O_CACHE)
+				a->dc.cache_mb = (uint32_t)v;
+			if (c == O_MEM)
+				a->dc.mem_mb = (uint32_t)v;
+			if (c == O_SEED)
+				a->dc.seed = (uint32_t)v;
+			if (c == O_CACHE_BLOCKS)
+				a->dc.cache_blocks = (uint32_t)v;
+			if (c == O_MIGRATE_K)
+				a->dc.migrate_k = (uint32_t)v;
+			if (c == O_EPOCH)
+				a->dc.epoch_ms = (uint32_t)v;
 			break;
-		case O_DURATION: case O_LINGER: case O_MAX_RATE:
+		case O_DURATION:
+		case O_LINGER:
+		case O_MAX_RATE:
 			if (num(o, optarg, 0, 1e9, &v) < 0)
 				return -1;
-			if (c == O_DURATION) a->wl.duration_s = v;
-			if (c == O_LINGER) a->linger = v;
-			if (c == O_MAX_RATE) a->wl.max_rate = v;
+			if (c == O_DURATION)
+				a->wl.duration_s = v;
+			if (c == O_LINGER)
+				a->linger = v;
+			if (c == O_MAX_RATE)
+				a->wl.max_rate = v;
 			break;
 		case O_ZIPF:
 			if (num(o, optarg, 0, 10, &v) < 0)
 				return -1;
 			a->wl.zipf = v;
 			break;
-		case O_READ: case O_SHARING: case O_LOCALITY:
+		case O_READ:
+		case O_SHARING:
+		case O_LOCALITY:
 			if (num(o, optarg, 0, 1, &v) < 0)
 				return -1;
-			if (c == O_READ) a->wl.read_ratio = v;
-			if (c == O_SHARING) a->wl.sharing_ratio = v;
-			if (c == O_LOCALITY) a->wl.locality = v;
+			if (c == O_READ)
+				a->wl.read_ratio = v;
+			if (c == O_SHARING)
+				a->wl.sharing_ratio = v;
+			if (c == O_LOCALITY)
+				a->wl.locality = v;
 			break;
 		default:
 			usage(stderr);
@@ -255,14 +343,17 @@ parse(int argc, char **argv, struct args *a)
 		return -1;
 	}
 	if (a->dc.directory && (a->switch_blocks || a->dc.migrate)) {
-		fprintf(stderr, "node-agent: --switch-blocks and --migrate need "
+		fprintf(stderr,
+			"node-agent: --switch-blocks and --migrate need "
 			"--coherence lcf (the directory protocol never involves "
 			"the switch's pipeline)\n");
 		return -1;
 	}
 	if (na_workload_parse(a->workload) < 0) {
-		fprintf(stderr, "node-agent: --workload: unknown \"%s\" (none, "
-			"micro, counter)\n", a->workload);
+		fprintf(stderr,
+			"node-agent: --workload: unknown \"%s\" (none, "
+			"micro, counter)\n",
+			a->workload);
 		return -1;
 	}
 	a->wl.kind = (enum na_wl_kind)na_workload_parse(a->workload);
@@ -296,21 +387,22 @@ print_stats(FILE *f, struct dsm *d, const struct args *a,
 
 	for (int i = 0; i < 256; i++)
 		pk += __atomic_load_n(&n->st.sent[i], __ATOMIC_RELAXED);
-	fprintf(f, "{\"node\":%u,\"transport\":\"%s\",\"workload\":\"%s\","
+	fprintf(f,
+		"{\"node\":%u,\"transport\":\"%s\",\"workload\":\"%s\","
 		"\"threads\":%u,\"seconds\":%.3f,\"ops\":%" PRIu64
-		",\"ops_per_sec\":%.1f,\"reads\":%" PRIu64 ",\"writes\":%"
-		PRIu64 ",\"incrs\":%" PRIu64 ",\"errors\":%" PRIu64
-		",\"nacks\":%" PRIu64 ",\"retransmissions\":%" PRIu64
+		",\"ops_per_sec\":%.1f,\"reads\":%" PRIu64
+		",\"writes\":%" PRIu64 ",\"incrs\":%" PRIu64
+		",\"errors\":%" PRIu64 ",\"nacks\":%" PRIu64
+		",\"retransmissions\":%" PRIu64
 		",\"packets_sent_per_op\":%.2f,\"rtt_us\":%.1f,"
 		"\"switch_blocks\":%u,\"coherence\":\"%s\",",
 		n->self, n->tp.ops->name, a->workload, a->dc.threads,
 		r->seconds, r->ops, r->seconds > 0 ? r->ops / r->seconds : 0,
 		r->reads, r->writes, r->incrs, r->errors, n->st.req.nacks,
 		n->st.req.retransmit_request + n->st.req.retransmit_unlock +
-		n->st.req.retransmit_writeback,
-		r->ops ? (double)pk / r->ops : 0,
-		d->threads[0].rtt_ns / 1e3, migrated,
-		a->dc.directory ? "directory" : "lcf");
+			n->st.req.retransmit_writeback,
+		r->ops ? (double)pk / r->ops : 0, d->threads[0].rtt_ns / 1e3,
+		migrated, a->dc.directory ? "directory" : "lcf");
 	na_node_stats_json(n, f);
 	fprintf(f, "}\n");
 }
@@ -375,10 +467,11 @@ main(int argc, char **argv)
 	dead_file = a.dead_file;
 	if (dead_file && pthread_create(&watcher, NULL, dead_watch, d) != 0)
 		dead_file = NULL;
-	fprintf(stderr, "node-agent: node %u up (%s, %u threads, workload %s"
-		", %u blocks moved to the switch%s)\n", a.dc.node,
-		d->node.tp.ops->name, a.dc.threads, a.workload, migrated,
-		a.dc.directory ? ", directory protocol" : "");
+	fprintf(stderr,
+		"node-agent: node %u up (%s, %u threads, workload %s"
+		", %u blocks moved to the switch%s)\n",
+		a.dc.node, d->node.tp.ops->name, a.dc.threads, a.workload,
+		migrated, a.dc.directory ? ", directory protocol" : "");
 	wait_start(&a);
 
 	rc = na_workload_run(d, &a.wl, &hist, &force_quit, &res);
@@ -389,8 +482,9 @@ main(int argc, char **argv)
 	/* Serve peers a while: they may still need our data and ACKs. */
 	if (a.wl.kind == NA_WL_NONE) {
 		t0 = na_now_ns();
-		while (!force_quit && (a.wl.duration_s <= 0 ||
-		       na_now_ns() - t0 < (uint64_t)(a.wl.duration_s * 1e9)))
+		while (!force_quit &&
+		       (a.wl.duration_s <= 0 ||
+			na_now_ns() - t0 < (uint64_t)(a.wl.duration_s * 1e9)))
 			usleep(10000);
 	}
 	t0 = na_now_ns();

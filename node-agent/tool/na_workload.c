@@ -13,7 +13,7 @@
 #include "na_requester.h"
 #include "na_workload.h"
 
-#define COUNTER_SLOTS 8         /* per block: slot 0 counter, 1..7 data */
+#define COUNTER_SLOTS 8 /* per block: slot 0 counter, 1..7 data */
 
 struct wl_thread {
 	pthread_t tid;
@@ -21,7 +21,7 @@ struct wl_thread {
 	const struct na_wl_config *cfg;
 	struct na_history *h;
 	volatile int *stop;
-	const double *zipf_cdf;         /* shared_blocks entries, or NULL */
+	const double *zipf_cdf; /* shared_blocks entries, or NULL */
 	uint16_t id;
 	uint32_t rng;
 	struct na_wl_result r;
@@ -159,13 +159,16 @@ run_micro(struct wl_thread *w)
 				  : shared_block(w->d, shared_pick(w));
 		else
 			a = reuse ? last_priv
-				  : priv + (uint64_t)(rnd(w) % c->private_blocks) * bs;
+				  : priv + (uint64_t)(rnd(w) %
+						      c->private_blocks) *
+						    bs;
 		if (shared)
 			last_shared = a;
 		else
 			last_priv = a;
 		a += (uint64_t)(rnd(w) % (bs / sz)) * sz;
-		value = (uint64_t)t->n->self << 48 | (uint64_t)w->id << 40 | ++n;
+		value = (uint64_t)t->n->self << 48 | (uint64_t)w->id << 40 |
+			++n;
 		t0 = na_now_ns();
 		if (read) {
 			rc = dsm_read(t, a, buf, sz);
@@ -289,7 +292,11 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 	start = na_now_ns();
 	for (uint16_t i = 0; i < cfg->threads; i++) {
 		w[i] = (struct wl_thread){
-			.d = d, .cfg = cfg, .h = h, .stop = stop, .id = i,
+			.d = d,
+			.cfg = cfg,
+			.h = h,
+			.stop = stop,
+			.id = i,
 			.zipf_cdf = zipf,
 			.rng = (cfg->seed + 1) * 2654435761u ^
 			       (d->node.self + 1u) * 40503u ^ (i + 1u) * 9973u,

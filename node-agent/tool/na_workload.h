@@ -31,19 +31,19 @@ enum na_wl_kind {
 struct na_wl_config {
 	enum na_wl_kind kind;
 	uint16_t threads;
-	double duration_s;              /* 0: until stopped */
+	double duration_s; /* 0: until stopped */
 	double read_ratio;
 	double sharing_ratio;
 	double locality;
 	uint32_t shared_blocks;
-	uint32_t private_blocks;        /* per thread (micro) */
-	uint32_t op_size;               /* micro: bytes per op (<= block) */
-	double zipf;                    /* micro: > 0: shared block of rank i
+	uint32_t private_blocks; /* per thread (micro) */
+	uint32_t op_size;        /* micro: bytes per op (<= block) */
+	double zipf;             /* micro: > 0: shared block of rank i
 					   (shared block i) drawn with
 					   probability ~ 1/(i+1)^zipf; 0:
 					   uniform */
 	uint32_t seed;
-	double max_rate;                /* ops/s per thread, 0: unpaced */
+	double max_rate; /* ops/s per thread, 0: unpaced */
 };
 
 struct na_wl_result {

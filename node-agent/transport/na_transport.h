@@ -46,8 +46,8 @@ struct na_transport_ops {
 	 * Frames that fail lcf_msg_validate() are dropped and counted.
 	 * @return payload length (>= 0), -EAGAIN on timeout, or -errno.
 	 */
-	int (*recv)(struct na_transport *tp, struct lcf_msg *msg,
-		    void *payload, uint16_t cap, int timeout_ms);
+	int (*recv)(struct na_transport *tp, struct lcf_msg *msg, void *payload,
+		    uint16_t cap, int timeout_ms);
 	/** Close and free everything open() made. */
 	void (*close)(struct na_transport *tp);
 };
@@ -56,8 +56,8 @@ struct na_transport {
 	const struct na_transport_ops *ops;
 	const struct topo *topo;
 	uint16_t self;
-	uint64_t rx_bad;        /* frames dropped by validation */
-	void *priv;             /* the transport's own state */
+	uint64_t rx_bad; /* frames dropped by validation */
+	void *priv;      /* the transport's own state */
 };
 
 extern const struct na_transport_ops na_transport_udp;

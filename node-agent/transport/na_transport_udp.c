@@ -50,8 +50,8 @@
 
 struct udp_priv {
 	int fd;
-	bool steer;                     /* steer_fd[] are open */
-	int steer_fd[LCF_STEER_KEYS];   /* send-only, one per steering key */
+	bool steer;                   /* steer_fd[] are open */
+	int steer_fd[LCF_STEER_KEYS]; /* send-only, one per steering key */
 	uint8_t buf[LCF_HDR_LEN + 65536];
 };
 
@@ -67,7 +67,8 @@ ifname_of(uint32_t ip, char name[IFNAMSIZ])
 	for (i = ifa; i; i = i->ifa_next) {
 		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
 			continue;
-		if (((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ip) {
+		if (((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
+		    ip) {
 			snprintf(name, IFNAMSIZ, "%s", i->ifa_name);
 			rc = 0;
 			break;
@@ -90,7 +91,7 @@ pin_neighbour(int fd, const char *dev, const struct lcf_addr *a)
 	memcpy(r.arp_ha.sa_data, a->mac, 6);
 	r.arp_flags = ATF_PERM | ATF_COM;
 	snprintf(r.arp_dev, sizeof(r.arp_dev), "%s", dev);
-	(void)ioctl(fd, SIOCSARP, &r);  /* best effort, see the file comment */
+	(void)ioctl(fd, SIOCSARP, &r); /* best effort, see the file comment */
 }
 
 static void
@@ -103,9 +104,11 @@ accept_local(const char *dev)
 		 dev);
 	f = fopen(path, "w");
 	if (!f || fputs("1\n", f) < 0 || fclose(f) != 0) {
-		fprintf(stderr, "udp: warning: cannot set %s=1 (%s): requests "
+		fprintf(stderr,
+			"udp: warning: cannot set %s=1 (%s): requests "
 			"for blocks homed at this node will not come back "
-			"through the switch\n", path, strerror(errno));
+			"through the switch\n",
+			path, strerror(errno));
 		if (f)
 			fclose(f);
 	}
@@ -127,12 +130,14 @@ steer_close(struct udp_priv *p, unsigned int n)
 static void
 steer_open(struct udp_priv *p, uint32_t ip, uint16_t lcf_port)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = ip };
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = ip };
 	int small = 1, sz = 8 << 20;
 	unsigned int k;
 
 	if (!lcf_steer_usable(lcf_port)) {
-		fprintf(stderr, "udp: warning: lcf_port %u leaves no room for "
+		fprintf(stderr,
+			"udp: warning: lcf_port %u leaves no room for "
 			"the steering source ports; sending from %u\n",
 			lcf_port, lcf_port);
 		return;
@@ -142,7 +147,8 @@ steer_open(struct udp_priv *p, uint32_t ip, uint16_t lcf_port)
 
 		sa.sin_port = htons(lcf_steer_sport(lcf_port, k));
 		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-			fprintf(stderr, "udp: warning: steering source port %u: "
+			fprintf(stderr,
+				"udp: warning: steering source port %u: "
 				"%s; every message leaves from %u\n",
 				lcf_steer_sport(lcf_port, k), strerror(errno),
 				lcf_port);
@@ -159,8 +165,8 @@ steer_open(struct udp_priv *p, uint32_t ip, uint16_t lcf_port)
 }
 
 static int
-udp_open_common(struct na_transport *tp, const struct topo *topo,
-		uint16_t self, bool steer, char *err, size_t err_len)
+udp_open_common(struct na_transport *tp, const struct topo *topo, uint16_t self,
+		bool steer, char *err, size_t err_len)
 {
 	const struct topo_node *me = topo_node_by_id(topo, self);
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -197,8 +203,8 @@ udp_open_common(struct na_transport *tp, const struct topo *topo,
 		inet_ntop(AF_INET, &me->addr.ip, ip, sizeof(ip));
 		snprintf(err, err_len,
 			 "udp: cannot bind %s:%u (node %u): %s (is this "
-			 "process in node %u's network namespace?)", ip,
-			 topo->lcf_port, self, strerror(e), self);
+			 "process in node %u's network namespace?)",
+			 ip, topo->lcf_port, self, strerror(e), self);
 		close(p->fd);
 		free(p);
 		return -e;
@@ -245,8 +251,10 @@ udp_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 		  .iov_len = payload_len },
 	};
 	struct msghdr mh = {
-		.msg_name = &sa, .msg_namelen = sizeof(sa),
-		.msg_iov = iov, .msg_iovlen = payload_len ? 2 : 1,
+		.msg_name = &sa,
+		.msg_namelen = sizeof(sa),
+		.msg_iov = iov,
+		.msg_iovlen = payload_len ? 2 : 1,
 	};
 
 	if (!p)
@@ -260,14 +268,14 @@ udp_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	sa.sin_port = htons(tp->topo->lcf_port);
 	sa.sin_addr.s_addr = to->addr.ip;
 	if (dst == tp->self && lcf_type_is_pipeline(msg->type))
-		sa.sin_addr.s_addr = tp->topo->sw.addr.ip;  /* see top */
+		sa.sin_addr.s_addr = tp->topo->sw.addr.ip; /* see top */
 	fd = p->fd;
 	if (p->steer && lcf_type_is_pipeline(msg->type))
 		fd = p->steer_fd[lcf_steer_key(msg->tag)];
 	lcf_hdr_encode(msg, hdr);
 	if (sendmsg(fd, &mh, 0) < 0)
 		return errno == EWOULDBLOCK || errno == ENOBUFS ? -EAGAIN
-								 : -errno;
+								: -errno;
 	return 0;
 }
 
@@ -325,7 +333,7 @@ udp_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 				return -errno;
 			if (rc <= 0)
 				return -EAGAIN;
-			timeout_ms = 0;         /* one wait per call */
+			timeout_ms = 0; /* one wait per call */
 			continue;
 		}
 		if (na_udp_parse(p->buf, (size_t)n, cap, msg, &body) < 0) {

@@ -92,11 +92,13 @@ vb_pick_device(struct ibv_device **list, int n, uint32_t ip, uint8_t *port)
 		if (!c)
 			continue;
 		if (ibv_query_device(c, &da) == 0) {
-			for (uint8_t p = 1; p <= da.phys_port_cnt && !hit; p++) {
+			for (uint8_t p = 1; p <= da.phys_port_cnt && !hit;
+			     p++) {
 				struct ibv_port_attr pa;
 
 				if (ibv_query_port(c, p, &pa) == 0 &&
-				    vb_find_gid(c, p, pa.gid_tbl_len, ip, &g) >= 0) {
+				    vb_find_gid(c, p, pa.gid_tbl_len, ip, &g) >=
+					    0) {
 					*port = p;
 					hit = true;
 				}
@@ -136,23 +138,27 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 		int e = errno;
 
 		if (list)
-			snprintf(err, err_len,
-				 "verbs: no RDMA device found (ibv_get_device_list "
-				 "returned 0 devices); use --transport udp");
+			snprintf(
+				err, err_len,
+				"verbs: no RDMA device found (ibv_get_device_list "
+				"returned 0 devices); use --transport udp");
 		else
-			snprintf(err, err_len,
-				 "verbs: no RDMA device found (ibv_get_device_list: "
-				 "%s); use --transport udp",
-				 strerror(e ? e : ENOSYS));
+			snprintf(
+				err, err_len,
+				"verbs: no RDMA device found (ibv_get_device_list: "
+				"%s); use --transport udp",
+				strerror(e ? e : ENOSYS));
 		if (list)
 			ibv_free_device_list(list);
 		return -ENODEV;
 	}
 	dev = vb_pick_device(list, n, me->addr.ip, &port);
 	if (!dev) {
-		snprintf(err, err_len,
-			 "verbs: RDMA device \"%s\" (NA_VERBS_DEVICE) not found; "
-			 "use --transport udp", getenv("NA_VERBS_DEVICE"));
+		snprintf(
+			err, err_len,
+			"verbs: RDMA device \"%s\" (NA_VERBS_DEVICE) not found; "
+			"use --transport udp",
+			getenv("NA_VERBS_DEVICE"));
 		ibv_free_device_list(list);
 		return -ENODEV;
 	}
@@ -176,22 +182,25 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 			s->epoch = 1;
 	}
 
-#define VB_FAIL(code, ...)                                         \
-	do {                                                       \
-		snprintf(err, err_len, __VA_ARGS__);               \
-		rc = (code);                                       \
-		goto fail;                                         \
+#define VB_FAIL(code, ...)                           \
+	do {                                         \
+		snprintf(err, err_len, __VA_ARGS__); \
+		rc = (code);                         \
+		goto fail;                           \
 	} while (0)
 
 	s->ctx = ibv_open_device(dev);
 	if (!s->ctx)
-		VB_FAIL(-ENODEV, "verbs: cannot open %s: %s; use --transport udp",
+		VB_FAIL(-ENODEV,
+			"verbs: cannot open %s: %s; use --transport udp",
 			ibv_get_device_name(dev), strerror(errno));
 	if (ibv_query_port(s->ctx, port, &pa))
-		VB_FAIL(-ENODEV, "verbs: %s has no port %u; use --transport udp",
+		VB_FAIL(-ENODEV,
+			"verbs: %s has no port %u; use --transport udp",
 			ibv_get_device_name(dev), port);
 	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET)
-		VB_FAIL(-ENODEV, "verbs: %s port %u is not Ethernet (a raw packet "
+		VB_FAIL(-ENODEV,
+			"verbs: %s port %u is not Ethernet (a raw packet "
 			"QP needs an Ethernet link); use --transport udp",
 			ibv_get_device_name(dev), port);
 	if (pa.state != IBV_PORT_ACTIVE)
@@ -203,14 +212,16 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 	s->gid_index = vb_find_gid(s->ctx, port, pa.gid_tbl_len, me->addr.ip,
 				   &s->gid);
 	if (s->gid_index < 0)
-		VB_FAIL(-EADDRNOTAVAIL, "verbs: %s port %u has no GID for the "
+		VB_FAIL(-EADDRNOTAVAIL,
+			"verbs: %s port %u has no GID for the "
 			"node's IP (is the topology IP configured on its netdev?)",
 			ibv_get_device_name(dev), port);
 
 	s->pd = ibv_alloc_pd(s->ctx);
 	s->chan = ibv_create_comp_channel(s->ctx);
 	if (!s->pd || !s->chan)
-		VB_FAIL(-ENOMEM, "verbs: cannot allocate PD/completion channel: %s",
+		VB_FAIL(-ENOMEM,
+			"verbs: cannot allocate PD/completion channel: %s",
 			strerror(errno));
 	s->send_cq = ibv_create_cq(s->ctx,
 				   VB_SEND_BUFS + LCF_MAX_NODES * VB_RC_SQ,
@@ -219,7 +230,8 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 				   VB_RAW_RQ + LCF_MAX_NODES * VB_RC_SLOTS,
 				   NULL, s->chan, 0);
 	if (!s->send_cq || !s->recv_cq)
-		VB_FAIL(-ENOMEM, "verbs: cannot create CQs: %s", strerror(errno));
+		VB_FAIL(-ENOMEM, "verbs: cannot create CQs: %s",
+			strerror(errno));
 
 	/* Memory. */
 	s->lmem_len = (size_t)(VB_RAW_RQ + VB_SEND_BUFS) * VB_BUF_SIZE +
@@ -234,11 +246,14 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 	s->raw_rx = s->lmem;
 	s->tx = s->raw_rx + (size_t)VB_RAW_RQ * VB_BUF_SIZE;
 	s->credit_src = (uint64_t *)(void *)(s->tx + (size_t)VB_SEND_BUFS *
-					     VB_BUF_SIZE);
+							     VB_BUF_SIZE);
 	s->rings = s->rmem;
 	s->credit_in = (volatile uint64_t *)(void *)(s->rings +
-		(size_t)LCF_MAX_NODES * VB_RC_SLOTS * VB_RC_SLOT_SIZE);
-	s->lmr = ibv_reg_mr(s->pd, s->lmem, s->lmem_len, IBV_ACCESS_LOCAL_WRITE);
+						     (size_t)LCF_MAX_NODES *
+							     VB_RC_SLOTS *
+							     VB_RC_SLOT_SIZE);
+	s->lmr = ibv_reg_mr(s->pd, s->lmem, s->lmem_len,
+			    IBV_ACCESS_LOCAL_WRITE);
 	s->rmr = ibv_reg_mr(s->pd, s->rmem, s->rmem_len,
 			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	if (!s->lmr || !s->rmr)
@@ -257,7 +272,8 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 			.recv_cq = s->recv_cq,
 			.cap = { .max_send_wr = VB_SEND_BUFS,
 				 .max_recv_wr = VB_RAW_RQ,
-				 .max_send_sge = 1, .max_recv_sge = 1 },
+				 .max_send_sge = 1,
+				 .max_recv_sge = 1 },
 			.qp_type = IBV_QPT_RAW_PACKET,
 		};
 		struct ibv_qp_attr a;
@@ -274,7 +290,8 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IBV_QPS_INIT;
 		a.port_num = port;
-		if ((rc = ibv_modify_qp(s->raw_qp, &a, IBV_QP_STATE | IBV_QP_PORT)))
+		if ((rc = ibv_modify_qp(s->raw_qp, &a,
+					IBV_QP_STATE | IBV_QP_PORT)))
 			VB_FAIL(-rc, "verbs: raw QP to INIT: %s", strerror(rc));
 		for (uint32_t i = 0; i < VB_RAW_RQ; i++)
 			if ((rc = vb_post_raw_recv(s, i)))
@@ -342,8 +359,9 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 			VB_FAIL(-e,
 				"verbs: cannot install the flow rule (dst MAC %02x:"
 				"%02x:%02x:%02x:%02x:%02x, UDP dst port %u): %s",
-				me->addr.mac[0], me->addr.mac[1], me->addr.mac[2],
-				me->addr.mac[3], me->addr.mac[4], me->addr.mac[5],
+				me->addr.mac[0], me->addr.mac[1],
+				me->addr.mac[2], me->addr.mac[3],
+				me->addr.mac[4], me->addr.mac[5],
 				topo->lcf_port, strerror(e));
 		}
 	}
@@ -356,7 +374,8 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 			.recv_cq = s->recv_cq,
 			.cap = { .max_send_wr = VB_RC_SQ,
 				 .max_recv_wr = VB_RC_SLOTS,
-				 .max_send_sge = 1, .max_recv_sge = 1,
+				 .max_send_sge = 1,
+				 .max_recv_sge = 1,
 				 .max_inline_data = sizeof(uint64_t) },
 			.qp_type = IBV_QPT_RC,
 		};
@@ -366,8 +385,10 @@ vb_open(struct na_transport *tp, const struct topo *topo, uint16_t self,
 		s->peers[id].exists = true;
 		s->peers[id].qp = ibv_create_qp(s->pd, &qa);
 		if (!s->peers[id].qp)
-			VB_FAIL(-ENOMEM, "verbs: cannot create the RC QP for "
-				"node %u: %s", id, strerror(errno));
+			VB_FAIL(-ENOMEM,
+				"verbs: cannot create the RC QP for "
+				"node %u: %s",
+				id, strerror(errno));
 	}
 
 	if (ibv_req_notify_cq(s->recv_cq, 0))
@@ -380,7 +401,6 @@ fail:
 	vb_close(tp);
 	return rc < 0 ? rc : -EIO;
 }
-
 
 static void
 vb_close(struct na_transport *tp)

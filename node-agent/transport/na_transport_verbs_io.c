@@ -21,7 +21,8 @@ vb_send(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	if (!topo_node_by_id(tp->topo, dst))
 		return -EINVAL;
 	vb_reap_send(s);
-	node_msg = msg->type >= LCF_T_NODE_FIRST && msg->type <= LCF_T_NODE_LAST;
+	node_msg = msg->type >= LCF_T_NODE_FIRST &&
+		   msg->type <= LCF_T_NODE_LAST;
 
 	/*
 	 * To ourselves. Pipeline requests must cross the switch even when we
@@ -72,7 +73,8 @@ vb_handle_recv(struct na_transport *tp, const struct ibv_wc *wc,
 
 		if (wc->status != IBV_WC_SUCCESS) {
 			s->rc_errors++;
-		} else if (vb_parse_frame(tp->topo, f, wc->byte_len, msg, &pl)) {
+		} else if (vb_parse_frame(tp->topo, f, wc->byte_len, msg,
+					  &pl)) {
 			tp->rx_bad++;
 		} else if (msg->type == NA_MSG_VERBS_CONNECT_REQ ||
 			   msg->type == NA_MSG_VERBS_CONNECT_REP) {
@@ -108,7 +110,8 @@ vb_handle_recv(struct na_transport *tp, const struct ibv_wc *wc,
 		lcf_hdr_decode(sl, msg);
 		if (wc->byte_len < LCF_HDR_LEN ||
 		    vb_msg_validate(msg, wc->byte_len - LCF_HDR_LEN) !=
-		    LCF_DROP_NONE || msg->len > cap || msg->node != idx) {
+			    LCF_DROP_NONE ||
+		    msg->len > cap || msg->node != idx) {
 			tp->rx_bad++;
 		} else {
 			memcpy(payload, sl + LCF_HDR_LEN, msg->len);
@@ -134,8 +137,8 @@ vb_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 
 	if (!s)
 		return -EBADF;
-	deadline = vb_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) *
-		   1000000ull;
+	deadline = vb_now_ns() +
+		   (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
 	for (;;) {
 		struct ibv_wc wc;
 		struct pollfd pfd;
@@ -143,7 +146,8 @@ vb_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 		int n, rc;
 
 		if (s->loop_head != s->loop_tail) {
-			struct vb_loop_msg *l = &s->loop[s->loop_head % VB_LOOP_SLOTS];
+			struct vb_loop_msg
+				*l = &s->loop[s->loop_head % VB_LOOP_SLOTS];
 
 			s->loop_head++;
 			if (l->len > cap) {
@@ -171,15 +175,18 @@ vb_recv(struct na_transport *tp, struct lcf_msg *msg, void *payload,
 		pfd.fd = s->chan->fd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		rc = poll(&pfd, 1, timeout_ms < 0 ? 100 :
-			  (int)((deadline - now + 999999) / 1000000));
+		rc = poll(&pfd, 1,
+			  timeout_ms < 0
+				  ? 100
+				  : (int)((deadline - now + 999999) / 1000000));
 		if (rc > 0) {
 			struct ibv_cq *cq;
 			void *cq_ctx;
 
 			if (ibv_get_cq_event(s->chan, &cq, &cq_ctx) == 0) {
 				if (++s->cq_events >= 64) {
-					ibv_ack_cq_events(s->recv_cq, s->cq_events);
+					ibv_ack_cq_events(s->recv_cq,
+							  s->cq_events);
 					s->cq_events = 0;
 				}
 				(void)ibv_req_notify_cq(s->recv_cq, 0);

@@ -45,7 +45,6 @@ vb_post_rc_recv(struct vb_state *s, uint16_t peer)
 	return -ibv_post_recv(s->peers[peer].qp, &wr, &bad);
 }
 
-
 /* Reap send completions: give staging buffers back, note failures. */
 void
 vb_reap_send(struct vb_state *s)
@@ -120,7 +119,8 @@ vb_send_frame(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 		s->free_tx[s->n_free_tx++] = idx;
 		return len;
 	}
-	sge = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = (uint32_t)len,
+	sge = (struct ibv_sge){ .addr = (uintptr_t)buf,
+				.length = (uint32_t)len,
 				.lkey = s->lmr->lkey };
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = VB_WRID(VB_WR_SEND, idx);
@@ -178,7 +178,7 @@ vb_parse_frame(const struct topo *t, const uint8_t *f, uint32_t len,
 		return -1;
 	if (tot < ihl || LCF_ETH_LEN + tot > len)
 		return -1;
-	if ((((uint32_t)ip[6] << 8 | ip[7]) & 0x3fff) != 0)  /* MF or offset */
+	if ((((uint32_t)ip[6] << 8 | ip[7]) & 0x3fff) != 0) /* MF or offset */
 		return -1;
 	udp = ip + ihl;
 	if (tot < ihl + LCF_UDP_LEN)

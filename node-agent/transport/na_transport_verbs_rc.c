@@ -62,8 +62,9 @@ vb_rc_connect(struct vb_state *s, uint16_t peer, const struct vb_conn_wire *r)
 	a.pkey_index = 0;
 	a.port_num = s->port_num;
 	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-	if ((rc = ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)))
+	if ((rc = ibv_modify_qp(p->qp, &a,
+				IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+					IBV_QP_ACCESS_FLAGS)))
 		return -rc;
 	for (uint32_t i = 0; i < VB_RC_SLOTS; i++)
 		if ((rc = vb_post_rc_recv(s, peer)))
@@ -85,10 +86,11 @@ vb_rc_connect(struct vb_state *s, uint16_t peer, const struct vb_conn_wire *r)
 		a.ah_attr.grh.sgid_index = (uint8_t)s->gid_index;
 		a.ah_attr.grh.hop_limit = 64;
 	}
-	if ((rc = ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				IBV_QP_MIN_RNR_TIMER)))
+	if ((rc = ibv_modify_qp(p->qp, &a,
+				IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+					IBV_QP_MAX_DEST_RD_ATOMIC |
+					IBV_QP_MIN_RNR_TIMER)))
 		return -rc;
 
 	memset(&a, 0, sizeof(a));
@@ -98,9 +100,11 @@ vb_rc_connect(struct vb_state *s, uint16_t peer, const struct vb_conn_wire *r)
 	a.rnr_retry = 7;
 	a.sq_psn = (uint32_t)(s->epoch & 0xffffff);
 	a.max_rd_atomic = 1;
-	if ((rc = ibv_modify_qp(p->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)))
+	if ((rc = ibv_modify_qp(p->qp, &a,
+				IBV_QP_STATE | IBV_QP_TIMEOUT |
+					IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+					IBV_QP_SQ_PSN |
+					IBV_QP_MAX_QP_RD_ATOMIC)))
 		return -rc;
 
 	p->remote = *r;
@@ -126,8 +130,8 @@ vb_handle_conn(struct na_transport *tp, const struct lcf_msg *m,
 	    !s->peers[peer].exists || m->len != sizeof(w))
 		goto bad;
 	memcpy(&w, payload, sizeof(w));
-	if (ntohl(w.magic) != VB_CONN_MAGIC ||
-	    ntohl(w.ring_slots) == 0 || ntohl(w.slot_size) < VB_RC_SLOT_SIZE)
+	if (ntohl(w.magic) != VB_CONN_MAGIC || ntohl(w.ring_slots) == 0 ||
+	    ntohl(w.slot_size) < VB_RC_SLOT_SIZE)
 		goto bad;
 	r = w;
 	r.magic = VB_CONN_MAGIC;
@@ -154,7 +158,7 @@ vb_handle_conn(struct na_transport *tp, const struct lcf_msg *m,
 	if (m->type == NA_MSG_VERBS_CONNECT_REQ)
 		(void)vb_send_conn(tp, peer, NA_MSG_VERBS_CONNECT_REP);
 	else
-		p->state = VB_RC_UP;   /* the peer's QP is at RTS */
+		p->state = VB_RC_UP; /* the peer's QP is at RTS */
 	return;
 bad:
 	tp->rx_bad++;
@@ -190,7 +194,7 @@ vb_rc_write(struct na_transport *tp, uint16_t dst, const struct lcf_msg *msg,
 	int rc;
 
 	if (p->tx_head - credit >= p->remote.ring_slots)
-		return -EAGAIN;            /* ring full: wait for credits */
+		return -EAGAIN; /* ring full: wait for credits */
 	rc = vb_get_tx(s, &idx);
 	if (rc)
 		return rc;

@@ -15,18 +15,44 @@
 #include "lcf_pipeline.h"
 #include "topo.h"
 
-enum { OP_PASS = 0, OP_NODE_FAILED = 1, OP_RESET = 2, OP_READ = 3 };
+enum {
+	OP_PASS = 0,
+	OP_NODE_FAILED = 1,
+	OP_RESET = 2,
+	OP_READ = 3
+};
 
 #define CMD_BYTES 48
 #define ANS_BYTES 100
 
 /* Field access into a record (x86 and every target here: little-endian). */
-#define PUT(buf, off, val) do { __typeof__(val) v_ = (val); \
-		memcpy((buf) + (off), &v_, sizeof(v_)); } while (0)
+#define PUT(buf, off, val)                              \
+	do {                                            \
+		__typeof__(val) v_ = (val);             \
+		memcpy((buf) + (off), &v_, sizeof(v_)); \
+	} while (0)
 
-static uint16_t get16(const uint8_t *b) { uint16_t v; memcpy(&v, b, 2); return v; }
-static uint32_t get32(const uint8_t *b) { uint32_t v; memcpy(&v, b, 4); return v; }
-static uint64_t get64(const uint8_t *b) { uint64_t v; memcpy(&v, b, 8); return v; }
+static uint16_t
+get16(const uint8_t *b)
+{
+	uint16_t v;
+	memcpy(&v, b, 2);
+	return v;
+}
+static uint32_t
+get32(const uint8_t *b)
+{
+	uint32_t v;
+	memcpy(&v, b, 4);
+	return v;
+}
+static uint64_t
+get64(const uint8_t *b)
+{
+	uint64_t v;
+	memcpy(&v, b, 8);
+	return v;
+}
 
 static void
 msg_get(const uint8_t *b, struct lcf_msg *m)
@@ -141,7 +167,8 @@ main(int argc, char **argv)
 			break;
 		case OP_NODE_FAILED: {
 			struct lcf_node_failed_report rep;
-			int rc = lcf_pipeline_node_failed(p, m.node, &rep, NULL, 0);
+			int rc = lcf_pipeline_node_failed(p, m.node, &rep, NULL,
+							  0);
 
 			PUT(ans, 0, (int32_t)rc);
 			PUT(ans, 4, rep.locked);
