@@ -33,7 +33,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -d "$in" ] || { echo "replay.sh: $in is not a directory" >&2; exit 2; }
-[ -n "$sw" ] && [ -x "$sw" ] || { echo "replay.sh: give swswitch with -s or \$SWSWITCH" >&2; exit 2; }
+if [ -z "$sw" ] || [ ! -x "$sw" ]; then
+	echo "replay.sh: give swswitch with -s or \$SWSWITCH" >&2
+	exit 2
+fi
 if [ -z "$topo" ]; then
 	if [ -f "$in/in.json" ]; then
 		name=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["topology"])' "$in/in.json")

@@ -21,7 +21,7 @@ SW=${1:-${SWSWITCH:-}}
 OUT=${PCAP_TESTS_OUT:-$here/out}
 FLOOD_FRAMES=${FLOOD_FRAMES:-200000}
 LUA="$root/lib/dissector/lcf.lua"
-export SWSWITCH_LCORE=${SWSWITCH_LCORE:-0}
+export SWSWITCH_LCORE="${SWSWITCH_LCORE:-0}"
 
 if [ -z "$SW" ] || [ ! -x "$SW" ]; then
 	echo "run-all.sh: give the swswitch binary as \$1 or \$SWSWITCH" >&2

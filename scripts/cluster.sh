@@ -403,8 +403,9 @@ do_restart_switch() {
 		esac
 	done
 	need_root
-	[ -f "$RUN_DIR/swswitch.argv" ] && [ -f "$RUN_DIR/state" ] ||
+	if [ ! -f "$RUN_DIR/swswitch.argv" ] || [ ! -f "$RUN_DIR/state" ]; then
 		die "restart-switch: no cluster with a swswitch is up"
+	fi
 	if [ $kill = 1 ]; then
 		pid=$(cat "$RUN_DIR/swswitch.pid" 2>/dev/null || true)
 		is_swswitch_pid "$pid" || die "restart-switch: swswitch is not running"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Set-up shared by the cluster tests (test-e2e.sh, test-restart.sh,
@@ -13,6 +14,9 @@
 #                            down and keeps $work in $keep if asked
 #   topo_node_ids TOPO       the topology's node ids, space-separated
 
+# Sourced: $here and $repo come from the caller, and the variables set here
+# ($checker, $swswitch, $nagent, $start_ts, ...) are the caller's to use.
+# shellcheck disable=SC2034,SC2154
 cluster=$here/cluster.sh
 checker=$repo/node-agent/checker/check_history.py
 export SWCL_ID=${SWCL_ID:-}

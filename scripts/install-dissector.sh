@@ -20,7 +20,7 @@ default_dir="$HOME/.local/lib/wireshark/plugins"
 dest_dir="${LCF_DISSECTOR_DIR:-$default_dir}"
 mode=copy
 case "${1:-}" in
-	--link) mode=link ;;
+	--link) mode="link" ;;
 	--print) mode=print ;;
 	--uninstall) mode=uninstall ;;
 	-h|--help) sed -n '3,14p' "$0"; exit 0 ;;

@@ -34,19 +34,23 @@ FAILED=0
 
 # run NAME EXPECT(pass|violation:REGEX|known:REGEX) "SPIN -D flags" "cc flags" "pan flags"
 run() {
-	local name=$1 expect=$2 defs=$3 ccf=$4 panf=$5 d rc errs
+	local name=$1 expect=$2 defs=$3 ccf=$4 panf=$5 d errs
+	local -a defs_a ccf_a panf_a
+	read -ra defs_a <<< "$defs"
+	read -ra ccf_a <<< "$ccf"
+	read -ra panf_a <<< "$panf"
 	[ -n "$ONLY" ] && [ "$ONLY" != "$name" ] && return 0
 	d="$WORK/$name"
 	mkdir -p "$d" && cp "$MODEL"/*.pml "$d"/
 	echo "=== $name: $defs"
 	echo "    expect $expect; pan $ccf $panf"
-	if ! (cd "$d" && spin -a $defs lcf.pml > spin.out 2>&1); then
+	if ! (cd "$d" && spin -a "${defs_a[@]}" lcf.pml > spin.out 2>&1); then
 		cat "$d/spin.out"; echo "FAIL $name: spin -a"; FAILED=1; return
 	fi
-	if ! (cd "$d" && gcc -O2 $ccf -o pan pan.c > cc.out 2>&1); then
+	if ! (cd "$d" && gcc -O2 "${ccf_a[@]}" -o pan pan.c > cc.out 2>&1); then
 		cat "$d/cc.out"; echo "FAIL $name: gcc"; FAILED=1; return
 	fi
-	(cd "$d" && /usr/bin/time -f "%e %M" nice ./pan $panf > pan.out 2> time.out)
+	(cd "$d" && /usr/bin/time -f "%e %M" nice ./pan "${panf_a[@]}" > pan.out 2> time.out)
 	errs=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.out")
 	grep -E "State-vector|depth reached|states, stored|total actual memory" "$d/pan.out" | sed 's/^/    /'
 	echo "    time $(tail -n 1 "$d/time.out" | awk '{print $1 " s, peak RSS " int($2/1024) " MB"}')"
@@ -81,7 +85,9 @@ run() {
 trail() {
 	local d=$1 defs=$2
 	if [ ! -s "$d/trail.txt" ]; then
-		(cd "$d" && spin -t $defs lcf.pml 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
+		local -a defs_a
+		read -ra defs_a <<< "$defs"
+		(cd "$d" && spin -t "${defs_a[@]}" lcf.pml 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
 	fi
 	sed 's/^/    | /' "$d/trail.txt"
 }
@@ -126,9 +132,9 @@ else
 	run new-lost-unlock-pass-dup pass \
 		"-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1 -DBADRS=1" "$SAFE" "-m10000 -w26"
 	run new-migrate-add pass \
-		"-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DREMOVES=0 -DINSW=0 -DEVMASK=14" \
+		"-DNEW -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DMIG=2 -DREMOVES=0 -DINSW=0 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
-	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=14" \
+	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PKGS=(meson ninja-build pkg-config gcc clang spin time
+      clang-format-14 cppcheck shellcheck
       dpdk dpdk-dev libdpdk-dev libjansson-dev libpcap-dev libcriterion-dev
       libibverbs-dev ibverbs-providers libclang-rt-14-dev
       tshark python3 python3-scapy python3-matplotlib tcpreplay iproute2 ethtool

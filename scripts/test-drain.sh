@@ -121,12 +121,18 @@ run_scenario() {
 
 	sleep "$kill_at"
 	if [ "$sc" = switch ]; then
-		stop_holding_lock "$dead_pid" && pass "switch: node $dead holds up a switch LOCK" ||
+		if stop_holding_lock "$dead_pid"; then
+			pass "switch: node $dead holds up a switch LOCK"
+		else
 			fail "switch: no switch LOCK held with node $dead stopped (20 tries, or it exited: $(tail -1 "$w/na-$dead.log"))"
+		fi
 	fi
 	t_kill=$(mono_ns)
-	kill -KILL "$dead_pid" 2>/dev/null && pass "$sc: node $dead SIGKILLed mid-run (pid $dead_pid)" ||
+	if kill -KILL "$dead_pid" 2>/dev/null; then
+		pass "$sc: node $dead SIGKILLed mid-run (pid $dead_pid)"
+	else
 		fail "$sc: node $dead was not running at ${kill_at}s"
+	fi
 	wait "$dead_pid" 2>/dev/null || true
 	t_decl=$(mono_ns)
 	if [ $drain = 1 ]; then
@@ -154,6 +160,7 @@ run_scenario() {
 	else
 		fail "$sc: history check:"; head -20 "$w/check.log"; tail -1 "$w/check.log"
 	fi
+	# shellcheck disable=SC2086 # the survivors' ids, one argument each
 	if python3 "$here/drain_report.py" "$sc" "$w" "$topo" $survivors \
 		>"$w/drain.log" 2>&1; then
 		pass "$sc: $(tail -1 "$w/drain.log")"

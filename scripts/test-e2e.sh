@@ -129,7 +129,7 @@ garbage_check() {
 
 # run_phase NAME SWITCH_BLOCKS FAULT_PROB BASELINE_NAME GARBAGE(0|1)
 run_phase() {
-	local name=$1 sblocks=$2 prob=$3 base=$4 garbage=$5 dir=$work/$1 n rc ok=1 limit
+	local name=$1 sblocks=$2 prob=$3 base=$4 garbage=$5 dir=$work/$1 n rc limit
 	local -a np=()
 	local sw=$swargs t0 t1 t2
 	local -A pids
@@ -155,10 +155,9 @@ run_phase() {
 	# One deadline for all nodes: duration + start-up, linger and exit.
 	limit=$((duration + 25))
 	for n in $nodes; do np+=("$n=${pids[$n]}"); done
+	# wait_nodes fails the test itself for a node that hangs or fails
 	if wait_nodes "$name: " "$limit" "$dir" "${np[@]}"; then
 		pass "$name: all $n_nodes nodes exited 0"
-	else
-		ok=0
 	fi
 
 	# swswitch's exit statistics (SIGINT makes it print them)

@@ -11,11 +11,11 @@
 
 #include "fault.h"
 
-#define OPTS_DEFAULT_MAC_AGE_S 300
-#define OPTS_DEFAULT_MBUFS     8191
-#define OPTS_DEFAULT_DRAIN_US  100
-#define OPTS_DEFAULT_RXD       512
-#define OPTS_DEFAULT_TXD       512
+#define OPTS_DEFAULT_MAC_AGE_S 300u
+#define OPTS_DEFAULT_MBUFS     8191u
+#define OPTS_DEFAULT_DRAIN_US  100u
+#define OPTS_DEFAULT_RXD       512u
+#define OPTS_DEFAULT_TXD       512u
 
 struct sw_opts {
 	const char *topo_path;

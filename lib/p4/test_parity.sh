@@ -61,7 +61,7 @@ drift() {
         echo "$out" | grep -E "FAIL|^ {9}" | head -4 | sed 's/^/       /'
     else
         bad "drift '$name' ($file): checker exit $rc, expected 1"
-        echo "$out" | sed 's/^/       /'
+        printf '%s\n' "$out" | sed 's/^/       /'
     fi
 }
 
@@ -104,6 +104,7 @@ drift "C check table: EVICT_SHARED needs MODIFIED" lib/lcf/lcf_pipeline.h \
     's/X(EVICT_SHARED,   IN,     SHARED)/X(EVICT_SHARED,   IN,     MODIFIED)/'
 drift "P4 forward table: READ_MISS/Shared to the owner" lib/p4/lcf_decide.p4 \
     's/LCF_GS_SHARED, _, _) : fwd_provider();/LCF_GS_SHARED, _, _) : fwd_owner();/'
+# shellcheck disable=SC2016 # the backquotes are markdown, not a command
 drift "PROTOCOL.md Table 3 counter" docs/PROTOCOL.md \
     's/| `forward_data_provider_shared` |/| `forward_owner_modified` |/'
 drift "P4 resubmit layout: way and lock_kind swapped" lib/p4/lcf_headers.p4 \

@@ -62,8 +62,8 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 			 "threads_per_node, at most 64)",
 			 cfg->threads,
 			 n->topo->threads_per_node < 64
-				 ? n->topo->threads_per_node
-				 : 64);
+				 ? (unsigned int)n->topo->threads_per_node
+				 : 64u);
 		return -EINVAL;
 	}
 	if (n->topo->block_size > NA_MAX_BLOCK) {

@@ -99,19 +99,21 @@ accept_local(const char *dev)
 {
 	char path[128];
 	FILE *f;
+	bool ok;
 
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/accept_local",
 		 dev);
 	f = fopen(path, "w");
-	if (!f || fputs("1\n", f) < 0 || fclose(f) != 0) {
+	ok = f != NULL && fputs("1\n", f) >= 0;
+	/* fclose() flushes the write: it must succeed too, and runs once */
+	if (f != NULL && fclose(f) != 0)
+		ok = false;
+	if (!ok)
 		fprintf(stderr,
 			"udp: warning: cannot set %s=1 (%s): requests "
 			"for blocks homed at this node will not come back "
 			"through the switch\n",
 			path, strerror(errno));
-		if (f)
-			fclose(f);
-	}
 }
 
 static void
