@@ -119,8 +119,8 @@ if [ $DEEP = 0 ]; then
 	# NEW rules (the ABORT goes on to the home): ADD, then REMOVE, late copies.
 	run new-remove-late-copy pass "-DNEW $MIGBACK" "$SAFE" "-m10000 -w24"
 	# Liveness (NEW): every requester finishes, weak fairness, FIFO network
-	# with one duplication and one reordering, no loss.
-	run new-live pass "-DNEW -DFIFO_NET -DLIVE -DEV=1 -DLOSS=0 -DDUP=1 -DREO=1" \
+	# with one loss, one duplication and one reordering.
+	run new-live pass "-DNEW -DFIFO_NET -DLIVE -DEV=1 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w22 -a -f -N live"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
@@ -136,7 +136,7 @@ else
 		"$SAFE" "-m10000 -w26"
 	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
-	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=0 -DDUP=1 -DREO=1" \
+	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi
 if [ $FAILED != 0 ]; then

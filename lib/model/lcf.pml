@@ -772,6 +772,22 @@ inline new_event(me, t, b_, inc) {
 }
 
 #define EVOK(t) ((EVMASK >> (t)) & 1)
+/*
+ * When a retransmission timer fires. Safety runs: on SPIN's timeout (no
+ * other step possible), which with duplication still covers every order.
+ * Liveness runs: once nothing of the requester's is in flight (its copies
+ * were lost or answered: a timer longer than a round trip); with timeout
+ * alone, another requester's retries could keep it from ever firing.
+ */
+#ifdef LIVE
+#define MINE_IN_FLIGHT(r) (sbag??[_, eval(r), _, _, _, _, _] || \
+			   hbag??[_, eval(r), _, _, _, _, _] || len(inb[r]) > 0 || \
+			   rsq??[_, _, eval(r), _, _, _, _, _, _])
+#define TIMER(r) (!MINE_IN_FLIGHT(r))
+#else
+#define TIMER(r) timeout
+#endif
+
 #define NEV(me) ((me) == 0 -> EV0 : EV1)
 #ifdef SCRIPT
 /* SCRIPT, the two-writer sequence: req0 (node 0) READ_MISS X then WRITE_MISS Y; req1
@@ -810,7 +826,7 @@ end:
 		printf("@B %d %d\n", me, seqv[me]);
 		SEND(sbag, K_ABT, me, seqv[me], evb[me], 0, 0, 0); ph[me] = P_ABORTING }
 	/* retransmission timers (see docs/MODEL.md: only when all is quiet) */
-	:: atomic { timeout && (unl_v[me] || ph[me] == P_WAIT || ph[me] == P_PASSED ||
+	:: atomic { TIMER(me) && (unl_v[me] || ph[me] == P_WAIT || ph[me] == P_PASSED ||
 				ph[me] == P_ABORTING) ->
 		printf("@T %d\n", me);
 		if
