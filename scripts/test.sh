@@ -42,6 +42,8 @@ step "differential check: lib/lcf vs the reference (10^6 passes)" \
 [ -f node-agent/checker/test_check_history.py ] &&
 	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
+# ~10 s: meson install, an application built with pkg-config, run on 2 nodes
+step "libdsm installed: an application built with pkg-config runs on 2 nodes" scripts/test-install.sh
 [ -x scripts/test-restart.sh ] && step "switch restart: SIGKILL mid-run, recovery, history check (~40 s)" scripts/test-restart.sh
 [ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain (homes, then the switch command), history check (~50 s)" scripts/test-drain.sh
 [ -x scripts/test-migration.sh ] &&
