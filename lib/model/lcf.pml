@@ -775,17 +775,30 @@ inline new_event(me, t, b_, inc) {
 /*
  * When a retransmission timer fires. Safety runs: on SPIN's timeout (no
  * other step possible), which with duplication still covers every order.
- * Liveness runs: once nothing of the requester's is in flight (its copies
- * were lost or answered: a timer longer than a round trip); with timeout
- * alone, another requester's retries could keep it from ever firing.
+ * Liveness runs: a timer fires once no copy of what it retransmits, and no
+ * answer to it, is in flight (lost or answered: a timer longer than a round
+ * trip), and the unlock's timer is a process of its own (utimer), so weak
+ * fairness makes it fire even while its requester keeps retrying a NACKed
+ * request, as a real timer does. With timeout alone, one requester's
+ * retries keep the system from ever being quiet and a lost unlock is never
+ * retransmitted: a livelock of the model's clock, not of the protocol.
  */
 #ifdef LIVE
-#define MINE_IN_FLIGHT(r) (sbag??[_, eval(r), _, _, _, _, _] || \
-			   hbag??[_, eval(r), _, _, _, _, _] || len(inb[r]) > 0 || \
-			   rsq??[_, _, eval(r), _, _, _, _, _, _])
-#define TIMER(r) (!MINE_IN_FLIGHT(r))
+#define IN2(k, r) (sbag??[k, eval(r), _, _, _, _, _] || hbag??[k, eval(r), _, _, _, _, _])
+#define UNL_IN_FLIGHT(r) (IN2(K_RU, r) || IN2(K_WU, r) || \
+			  inb[r]??[K_UACK, _, _, _, _, _, _] || \
+			  rsq??[RS_UNL, _, eval(r), _, _, _, _, _, _])
+#define REQ_IN_FLIGHT(r) (IN2(K_RM, r) || IN2(K_WM, r) || IN2(K_WS, r) || \
+			  IN2(K_ES, r) || IN2(K_EM, r) || IN2(K_ABT, r) || \
+			  inb[r]??[K_NACK, _, _, _, _, _, _] || \
+			  inb[r]??[K_GRANT, _, _, _, _, _, _] || \
+			  inb[r]??[K_AACK, _, _, _, _, _, _] || \
+			  rsq??[RS_REL, _, eval(r), _, _, _, _, _, _])
+#define TIMER(r) (!REQ_IN_FLIGHT(r))
+#define UNL_TIMER(r) false      /* utimer(r) retransmits unlocks */
 #else
 #define TIMER(r) timeout
+#define UNL_TIMER(r) unl_v[r]
 #endif
 
 #define NEV(me) ((me) == 0 -> EV0 : EV1)
@@ -826,11 +839,11 @@ end:
 		printf("@B %d %d\n", me, seqv[me]);
 		SEND(sbag, K_ABT, me, seqv[me], evb[me], 0, 0, 0); ph[me] = P_ABORTING }
 	/* retransmission timers (see docs/MODEL.md: only when all is quiet) */
-	:: atomic { TIMER(me) && (unl_v[me] || ph[me] == P_WAIT || ph[me] == P_PASSED ||
+	:: atomic { TIMER(me) && (UNL_TIMER(me) || ph[me] == P_WAIT || ph[me] == P_PASSED ||
 				ph[me] == P_ABORTING) ->
 		printf("@T %d\n", me);
 		if
-		:: unl_v[me] -> send_unl(me)
+		:: UNL_TIMER(me) -> send_unl(me)
 		:: else -> skip
 		fi;
 		if
@@ -840,6 +853,17 @@ end:
 		fi }
 	od
 }
+
+#ifdef LIVE
+/* The unlock retransmission timer of requester me (liveness runs). */
+proctype utimer(byte me)
+{
+end:
+	do
+	:: atomic { unl_v[me] && !UNL_IN_FLIGHT(me) -> printf("@T %d\n", me); send_unl(me) }
+	od
+}
+#endif
 
 /* ---- monitors -------------------------------------------------------------- */
 
@@ -882,7 +906,13 @@ init {
 		run data_inv();
 		run quiescent();
 		run req(0);
-		run req(1)
+		run req(1);
+#ifdef LIVE
+		run utimer(0);
+		run utimer(1)
+#else
+		skip
+#endif
 	}
 }
 
