@@ -136,7 +136,7 @@ else
 		"$SAFE" "-m10000 -w26"
 	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
-	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DREO=1" \
+	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi
 if [ $FAILED != 0 ]; then
