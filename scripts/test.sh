@@ -41,6 +41,9 @@ step "differential check: lib/lcf vs the reference (10^6 passes)" \
 [ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
 [ -f node-agent/checker/test_check_history.py ] &&
 	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
+# ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
+# duplication and reordering, every history checked (docs/SIMULATION.md)
+step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
 # ~10 s: meson install, an application built with pkg-config, run on 2 nodes
 step "libdsm installed: an application built with pkg-config runs on 2 nodes" scripts/test-install.sh

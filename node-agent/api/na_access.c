@@ -7,10 +7,10 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "na_msg.h"
 #include "na_requester.h"
+#include "na_wait.h"
 
 /* ---- the local cache side ----------------------------------------------- */
 
@@ -61,7 +61,7 @@ release_busy(struct na_cbucket *b, struct na_centry *e)
 {
 	pthread_mutex_lock(&b->mu);
 	e->busy = NA_NOBODY;
-	pthread_cond_broadcast(&b->cv);
+	na_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 }
 
@@ -69,11 +69,7 @@ release_busy(struct na_cbucket *b, struct na_centry *e)
 static void
 local_wait(struct dsm_thread *t, struct na_cbucket *b)
 {
-	uint64_t dl = na_now_ns() + 1000000ull;
-	struct timespec ts = { .tv_sec = (time_t)(dl / 1000000000ull),
-			       .tv_nsec = (long)(dl % 1000000000ull) };
-
-	pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+	na_cond_wait_until(&b->cv, &b->mu, na_now_ns() + 1000000ull);
 	pthread_mutex_unlock(&b->mu);
 	/* Keep our own unlock moving: the thread we wait for may need it. */
 	na_req_service(t);
@@ -98,7 +94,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		if (st == NA_L_INVALID) { /* invalidated meanwhile */
 			e->used = false;
 			e->busy = NA_NOBODY;
-			pthread_cond_broadcast(&b->cv);
+			na_cond_broadcast(&b->cv);
 			pthread_mutex_unlock(&b->mu);
 			return 0;
 		}
@@ -128,7 +124,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		e->state = NA_L_INVALID;
 		e->used = false;
 		e->busy = NA_NOBODY;
-		pthread_cond_broadcast(&b->cv);
+		na_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 		NA_STAT_INC(t->n->st.req.evictions);
 		cs = na_new_copyset(type, c.cs_old, t->n->self);
@@ -160,7 +156,7 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 		 * back unchanged and retry.
 		 */
 		e->busy = NA_NOBODY;
-		pthread_cond_broadcast(&b->cv);
+		na_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old,
 				   c.cs_old);
@@ -173,7 +169,7 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	e->ts = na_now_ns();
 	perform(e, t->id, mode, off, len, buf);
 	e->busy = NA_NOBODY;
-	pthread_cond_broadcast(&b->cv);
+	na_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 
 	/*
@@ -262,7 +258,7 @@ na_req_unpin(struct dsm_thread *t, uint64_t tag)
 		e->pin_r &= ~(1ull << t->id);
 	else
 		rc = -ENOENT;
-	pthread_cond_broadcast(&b->cv);
+	na_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	if (rc == 0)
 		na_node_run_deferred(t->n); /* requests we held off */

@@ -51,8 +51,29 @@ int
 dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
 	 size_t err_len)
 {
-	struct na_node_config nc;
 	char terr[TOPO_ERR_LEN];
+	struct topo *t;
+	int rc;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	rc = topo_load(cfg->topo_path, t, terr);
+	if (rc < 0)
+		snprintf(err, err_len, "topology %s: %s", cfg->topo_path, terr);
+	else
+		rc = na_dsm_open(cfg, t, NULL, false, out, err, err_len);
+	free(t);
+	return rc;
+}
+
+int
+na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
+	    const struct na_transport_ops *tp_ops, bool external_dispatch,
+	    struct dsm **out, char *err, size_t err_len)
+{
+	struct na_node_config nc;
 	struct dsm *d;
 	int rc;
 
@@ -60,16 +81,13 @@ dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	rc = topo_load(cfg->topo_path, &d->topo, terr);
-	if (rc < 0) {
-		snprintf(err, err_len, "topology %s: %s", cfg->topo_path, terr);
-		free(d);
-		return rc;
-	}
+	d->topo = *topo;
 	memset(&nc, 0, sizeof(nc));
 	nc.topo = &d->topo;
 	nc.self = cfg->node;
 	nc.transport = cfg->transport ? cfg->transport : "udp";
+	nc.transport_ops = tp_ops;
+	nc.external_dispatch = external_dispatch;
 	nc.threads = cfg->threads ? cfg->threads : 1;
 	nc.cache_entries = (uint32_t)(((uint64_t)(cfg->cache_mb ? cfg->cache_mb
 								: 64)

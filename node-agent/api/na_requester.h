@@ -93,6 +93,16 @@ struct dsm {
 	void *alloc; /* struct na_alloc (na_alloc.c) */
 };
 
+/**
+ * dsm_open() on a loaded topology (copied), with the node's transport and
+ * dispatch chosen by the caller: the simulated cluster (node-agent/sim)
+ * opens its nodes on its own transport with external_dispatch. NULL
+ * tp_ops: cfg->transport by name. @return as dsm_open().
+ */
+int na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
+		const struct na_transport_ops *tp_ops, bool external_dispatch,
+		struct dsm **out, char *err, size_t err_len);
+
 int na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id);
 void na_req_fini(struct dsm_thread *t);
 

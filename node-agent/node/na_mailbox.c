@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "na_mailbox.h"
 
@@ -47,7 +46,7 @@ na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
 		x->m = *m;
 		if (m->len)
 			memcpy(x->payload, payload, m->len);
-		pthread_cond_signal(&mb->cv);
+		na_cond_signal(&mb->cv);
 	}
 	pthread_mutex_unlock(&mb->mu);
 	return ok;
@@ -56,15 +55,11 @@ na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
 int
 na_mbox_wait(struct na_mailbox *mb, struct na_mail *out, uint64_t deadline_ns)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
-	};
 	int rc = 0;
 
 	pthread_mutex_lock(&mb->mu);
 	while (mb->head == mb->tail && rc == 0)
-		rc = pthread_cond_timedwait(&mb->cv, &mb->mu, &ts);
+		rc = na_cond_wait_until(&mb->cv, &mb->mu, deadline_ns);
 	if (mb->head != mb->tail) {
 		struct na_mail *x = &mb->q[mb->head++ % NA_MBOX_CAP];
 

@@ -14,6 +14,7 @@
 
 #include "lcf_wire.h"
 #include "na_msg.h"
+#include "na_wait.h"
 
 #define NA_MBOX_CAP 512
 

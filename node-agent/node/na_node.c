@@ -307,13 +307,32 @@ rec_tick(struct na_node *n)
 	na_node_agents_leave(n);
 }
 
+void
+na_node_receive(struct na_node *n, const struct lcf_msg *m, const void *payload)
+{
+	NA_STAT_INC(n->st.recv[m->type]);
+	route(n, m, payload);
+}
+
+void
+na_node_timers(struct na_node *n)
+{
+	if (na_now_ns() >= n->next_rec_ns) {
+		rec_tick(n);
+		n->next_rec_ns = na_now_ns() + 2000000ull;
+	}
+	if (na_now_ns() >= n->next_epoch_ns) {
+		epoch_tick(n);
+		n->next_epoch_ns += n->cfg.epoch_ms * 1000000ull;
+	}
+	migrate_tick(n);
+}
+
 void *
 na_node_dispatch(void *arg)
 {
 	struct na_node *n = arg;
 	static __thread struct na_mail x;
-	uint64_t next_epoch = na_now_ns() + n->cfg.epoch_ms * 1000000ull;
-	uint64_t next_rec = 0;
 
 	while (!__atomic_load_n(&n->stop, __ATOMIC_RELAXED)) {
 		int rc;
@@ -329,19 +348,9 @@ na_node_dispatch(void *arg)
 			rc = n->tp.ops->recv(&n->tp, &x.m, x.payload,
 					     sizeof(x.payload), 10);
 		}
-		if (rc >= 0) {
-			NA_STAT_INC(n->st.recv[x.m.type]);
-			route(n, &x.m, x.payload);
-		}
-		if (na_now_ns() >= next_rec) {
-			rec_tick(n);
-			next_rec = na_now_ns() + 2000000ull;
-		}
-		if (na_now_ns() >= next_epoch) {
-			epoch_tick(n);
-			next_epoch += n->cfg.epoch_ms * 1000000ull;
-		}
-		migrate_tick(n);
+		if (rc >= 0)
+			na_node_receive(n, &x.m, x.payload);
+		na_node_timers(n);
 	}
 	return NULL;
 }

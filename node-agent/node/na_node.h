@@ -51,6 +51,10 @@ struct na_node_config {
 	uint32_t migrate_k; /* top-k per epoch (default 1000) */
 	bool directory;     /* classic directory protocol
 					   (na_directory.h), all nodes alike */
+	/* The simulated cluster (node-agent/sim): its transport, and no
+	 * dispatch thread: it calls na_node_receive and na_node_timers. */
+	const struct na_transport_ops *transport_ops; /* overrides transport */
+	bool external_dispatch;
 };
 
 struct na_node {
@@ -70,6 +74,7 @@ struct na_node {
 	struct na_shadow shadow;
 	struct na_migrate migrate; /* home role */
 	uint64_t next_mig_tick_ns;
+	uint64_t next_rec_ns, next_epoch_ns; /* na_node_timers */
 	struct na_mail *fifo; /* local deliveries to the agents */
 	uint32_t fifo_head, fifo_tail;
 
@@ -112,6 +117,20 @@ na_node_mbox_wait(struct na_node *n, uint16_t thread, struct na_mail *out,
 {
 	return na_mbox_wait(&n->mbox[thread], out, deadline_ns);
 }
+
+/**
+ * A message received from the transport: to a requester's mailbox or to
+ * the agents. Called by the dispatch thread (or the simulated cluster).
+ */
+void na_node_receive(struct na_node *n, const struct lcf_msg *m,
+		     const void *payload);
+
+/**
+ * Run the node's timers that are due at na_now_ns(): the recovery's (every
+ * 2 ms), the hotness epoch and the migration tick. Called by the dispatch
+ * thread between receives (or by the simulated cluster).
+ */
+void na_node_timers(struct na_node *n);
 
 /** Run the cache agent's deferred requests (a pin was released). */
 void na_node_run_deferred(struct na_node *n);

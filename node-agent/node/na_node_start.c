@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "na_node_int.h"
 #include "na_recovery.h"
+#include "na_wait.h"
 
 /* ---- start / stop --------------------------------------------------------- */
 
@@ -73,7 +73,10 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 			 n->topo->block_size, NA_MAX_BLOCK);
 		return -EINVAL;
 	}
-	ops = na_transport_find(cfg->transport ? cfg->transport : "udp");
+	ops = cfg->transport_ops
+		      ? cfg->transport_ops
+		      : na_transport_find(cfg->transport ? cfg->transport
+							 : "udp");
 	if (!ops) {
 		snprintf(err, err_len,
 			 "unknown transport \"%s\" (udp, udp-nosteer, verbs)",
@@ -118,13 +121,17 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	for (uint16_t i = 0; i < cfg->threads; i++)
 		if (na_mbox_init(&n->mbox[i]))
 			goto fail;
-	rc = pthread_create(&n->disp, NULL, na_node_dispatch, n);
-	if (rc) {
-		snprintf(err, err_len, "pthread_create: %s", strerror(rc));
-		rc = -rc;
-		goto fail;
+	n->next_epoch_ns = na_now_ns() + n->cfg.epoch_ms * 1000000ull;
+	if (!cfg->external_dispatch) {
+		rc = pthread_create(&n->disp, NULL, na_node_dispatch, n);
+		if (rc) {
+			snprintf(err, err_len, "pthread_create: %s",
+				 strerror(rc));
+			rc = -rc;
+			goto fail;
+		}
+		n->disp_running = true;
 	}
-	n->disp_running = true;
 	err[0] = '\0';
 	return 0;
 fail:
@@ -188,7 +195,8 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 
 	/* ADDs are idempotent at the switch: re-send until every ACK is in. */
 	for (int round = 0; round < 100; round++) {
-		usleep(round < 10 ? 2000 : 20000);
+		na_sleep_until(na_now_ns() +
+			       (round < 10 ? 2000000ull : 20000000ull));
 		pending = 0;
 		na_node_agents_enter(n);
 		na_out_reset(&out);

@@ -4,19 +4,18 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "na_node.h"
 #include "na_requester.h"
+#include "na_wait.h"
 #include "na_workload.h"
 
 #define COUNTER_SLOTS 8 /* per block: slot 0 counter, 1..7 data */
 
 struct wl_thread {
-	pthread_t tid;
+	na_thread_t tid;
 	struct dsm *d;
 	const struct na_wl_config *cfg;
 	struct na_history *h;
@@ -114,14 +113,8 @@ done(struct wl_thread *w, uint64_t start)
 		uint64_t due = start + (uint64_t)(w->r.ops * 1e9 / rate);
 		uint64_t now = na_now_ns();
 
-		if (due > now && !*w->stop) {
-			struct timespec ts = {
-				.tv_sec = (time_t)((due - now) / 1000000000u),
-				.tv_nsec = (long)((due - now) % 1000000000u),
-			};
-
-			nanosleep(&ts, NULL);
-		}
+		if (due > now && !*w->stop)
+			na_sleep_until(due);
 	}
 	if (*w->stop)
 		return true;
@@ -303,18 +296,18 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 		};
 		if (!w[i].rng)
 			w[i].rng = 1;
-		if (pthread_create(&w[i].tid, NULL, wl_main, &w[i])) {
+		if (na_thread_start(&w[i].tid, wl_main, &w[i])) {
 			rc = -EAGAIN;
 			*stop = 1;
 			for (uint16_t j = 0; j < i; j++)
-				pthread_join(w[j].tid, NULL);
+				na_thread_join(w[j].tid);
 			free(w);
 			free(zipf);
 			return rc;
 		}
 	}
 	for (uint16_t i = 0; i < cfg->threads; i++) {
-		pthread_join(w[i].tid, NULL);
+		na_thread_join(w[i].tid);
 		res->ops += w[i].r.ops;
 		res->reads += w[i].r.reads;
 		res->writes += w[i].r.writes;

@@ -1,0 +1,567 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * na-sim: the deterministic in-process cluster (docs/SIMULATION.md). Every
+ * node of a topology is a libdsm instance (requesters, cache, agents,
+ * recovery: the same code as node-agent, built with NA_SIM) on the
+ * simulated network and switch (na_sim_net.h), all on one OS thread with a
+ * virtual clock (na_sim_sched.h). Each node runs a workload of node-agent
+ * (counter by default) on its simulated threads and records its history
+ * for node-agent/checker/check_history.py. A run is a function of its
+ * options: the same seed gives the same histories, byte for byte.
+ *
+ * After --events events the workloads are told to stop; a workload that
+ * has not finished within --stuck-s virtual seconds more is a liveness
+ * failure, reported with the nodes' statistics (exit 3).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "na_history.h"
+#include "na_requester.h"
+#include "na_sim_net.h"
+#include "na_sim_sched.h"
+#include "na_transport_sim.h"
+#include "na_workload.h"
+
+#define MAX_NODES 16
+
+struct opts {
+	uint32_t seed;
+	uint64_t events;
+	uint16_t nodes, threads;
+	uint32_t blocks, switch_blocks, cache_blocks, block_size;
+	double loss, dup, max_rate, duration, stuck_s;
+	uint64_t delay_ns, jitter_ns;
+	const char *topo, *history, *workload;
+	bool directory, migrate, quiet;
+};
+
+struct sim_node {
+	struct dsm *d;
+	struct na_history h;
+	struct na_wl_result res;
+	int rc;
+	uint32_t migrated;
+};
+
+static struct {
+	struct opts o;
+	struct topo topo;
+	struct na_sim_net *net;
+	struct na_wl_config wl;
+	struct sim_node node[MAX_NODES];
+	uint32_t n_nodes;
+	volatile int wl_stop;  /* the workloads' stop flag */
+	volatile int all_done; /* every workload returned */
+	volatile int closing;  /* timers stop rescheduling */
+	uint32_t running;
+} sim;
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: na-sim [options]\n"
+		"Runs a whole DSM cluster (nodes, switch pipeline, network) in "
+		"one process\non a virtual clock, reproducibly from a seed; "
+		"docs/SIMULATION.md.\n\n"
+		"  --seed N            run's seed, not 0 (default 1)\n"
+		"  --events N          scheduler events before the workloads "
+		"stop (default 1000000)\n"
+		"  --duration S        or stop after S virtual seconds\n"
+		"  --nodes N           nodes, 2..%u (default 3; the last is the "
+		"shadow)\n"
+		"  --threads T         application threads per node (default 2)\n"
+		"  --topo FILE         a topology instead of the generated one\n"
+		"  --workload W        counter (default) or micro\n"
+		"  --blocks K          shared blocks (default 6)\n"
+		"  --switch-blocks K   blocks each home moves to the switch at "
+		"start (default 1)\n"
+		"  --cache-blocks C    local cache per node, blocks (default 4: "
+		"evictions)\n"
+		"  --block-size B      generated topology's block size (default "
+		"4096)\n"
+		"  --loss P            per-hop loss probability (default 0.01)\n"
+		"  --dup P             per-hop duplication probability (default "
+		"0.01)\n"
+		"  --delay-us U        per-hop delay (default 2)\n"
+		"  --jitter-us U       per-hop extra delay, uniform (default 4: "
+		"reorders)\n"
+		"  --max-rate R        ops/s per thread, virtual (default "
+		"200000)\n"
+		"  --migrate           dynamic migration of hot blocks\n"
+		"  --directory         the directory protocol instead of LCF\n"
+		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
+		"  --stuck-s S         virtual seconds a stopped workload may "
+		"take (default 30)\n"
+		"  --quiet             no progress lines\n"
+		"  -h, --help          this text\n"
+		"Exit: 0 ok, 1 operation errors, 2 usage, 3 stuck (liveness).\n",
+		(unsigned int)MAX_NODES);
+}
+
+static int
+num(const char *name, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "na-sim: %s %s: expected a number in %g..%g\n",
+			name, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "seed", 1, 0, 's' },
+		{ "events", 1, 0, 'e' },
+		{ "duration", 1, 0, 'D' },
+		{ "nodes", 1, 0, 'n' },
+		{ "threads", 1, 0, 't' },
+		{ "topo", 1, 0, 'T' },
+		{ "workload", 1, 0, 'w' },
+		{ "blocks", 1, 0, 'b' },
+		{ "switch-blocks", 1, 0, 'S' },
+		{ "cache-blocks", 1, 0, 'c' },
+		{ "block-size", 1, 0, 'B' },
+		{ "loss", 1, 0, 'l' },
+		{ "dup", 1, 0, 'd' },
+		{ "delay-us", 1, 0, 'y' },
+		{ "jitter-us", 1, 0, 'j' },
+		{ "max-rate", 1, 0, 'r' },
+		{ "migrate", 0, 0, 'm' },
+		{ "directory", 0, 0, 'R' },
+		{ "history", 1, 0, 'H' },
+		{ "stuck-s", 1, 0, 'k' },
+		{ "quiet", 0, 0, 'q' },
+		{ "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	double v;
+	int c;
+
+	*o = (struct opts){
+		.seed = 1,
+		.events = 1000000,
+		.nodes = 3,
+		.threads = 2,
+		.blocks = 6,
+		.switch_blocks = 1,
+		.cache_blocks = 4,
+		.block_size = 4096,
+		.loss = 0.01,
+		.dup = 0.01,
+		.delay_ns = 2000,
+		.jitter_ns = 4000,
+		.max_rate = 200000,
+		.stuck_s = 30,
+		.workload = "counter",
+	};
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		int rc = 0;
+
+		switch (c) {
+		case 's':
+			rc = num("--seed", optarg, 1, UINT32_MAX, &v);
+			o->seed = (uint32_t)v;
+			break;
+		case 'e':
+			rc = num("--events", optarg, 1, 1e15, &v);
+			o->events = (uint64_t)v;
+			break;
+		case 'D':
+			rc = num("--duration", optarg, 0, 1e6, &o->duration);
+			break;
+		case 'n':
+			rc = num("--nodes", optarg, 2, MAX_NODES, &v);
+			o->nodes = (uint16_t)v;
+			break;
+		case 't':
+			rc = num("--threads", optarg, 1, 64, &v);
+			o->threads = (uint16_t)v;
+			break;
+		case 'T':
+			o->topo = optarg;
+			break;
+		case 'w':
+			o->workload = optarg;
+			break;
+		case 'b':
+			rc = num("--blocks", optarg, 1, 1 << 20, &v);
+			o->blocks = (uint32_t)v;
+			break;
+		case 'S':
+			rc = num("--switch-blocks", optarg, 0, 1 << 20, &v);
+			o->switch_blocks = (uint32_t)v;
+			break;
+		case 'c':
+			rc = num("--cache-blocks", optarg, 1, 1 << 24, &v);
+			o->cache_blocks = (uint32_t)v;
+			break;
+		case 'B':
+			rc = num("--block-size", optarg, 64, 65536, &v);
+			o->block_size = (uint32_t)v;
+			break;
+		case 'l':
+			rc = num("--loss", optarg, 0, 0.5, &o->loss);
+			break;
+		case 'd':
+			rc = num("--dup", optarg, 0, 0.5, &o->dup);
+			break;
+		case 'y':
+			rc = num("--delay-us", optarg, 0, 1e6, &v);
+			o->delay_ns = (uint64_t)(v * 1000);
+			break;
+		case 'j':
+			rc = num("--jitter-us", optarg, 0, 1e6, &v);
+			o->jitter_ns = (uint64_t)(v * 1000);
+			break;
+		case 'r':
+			rc = num("--max-rate", optarg, 1, 1e9, &o->max_rate);
+			break;
+		case 'm':
+			o->migrate = true;
+			break;
+		case 'R':
+			o->directory = true;
+			break;
+		case 'H':
+			o->history = optarg;
+			break;
+		case 'k':
+			rc = num("--stuck-s", optarg, 0.001, 1e6, &o->stuck_s);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "na-sim: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The generated topology: nodes 0..n-1 on ports 0..n-1, the last the
+ * shadow; a tiny switch (2 ways of 8 slots), so tags collide. */
+static int
+make_topo(const struct opts *o, struct topo *t)
+{
+	char json[4096], err[TOPO_ERR_LEN];
+	int len, rc;
+
+	if (o->topo) {
+		rc = topo_load(o->topo, t, err);
+		if (rc < 0)
+			fprintf(stderr, "na-sim: topology %s: %s\n", o->topo,
+				err);
+		return rc;
+	}
+	len = snprintf(json, sizeof(json),
+		       "{\"lcf_port\":7340,\"block_size\":%u,"
+		       "\"threads_per_node\":%u,"
+		       "\"switch\":{\"mac\":\"02:00:00:00:00:fe\","
+		       "\"ip\":\"10.0.0.254\",\"profile\":\"tiny\","
+		       "\"ways\":2,\"slots_per_way\":8},\"nodes\":[",
+		       o->block_size,
+		       o->threads < 2 ? 2u : (unsigned int)o->threads);
+	for (uint16_t i = 0; i < o->nodes; i++)
+		len += snprintf(json + len, sizeof(json) - (size_t)len,
+				"%s{\"id\":%u,\"mac\":\"02:00:00:00:00:%02x\","
+				"\"ip\":\"10.0.0.%u\",\"port\":%u}",
+				i ? "," : "", (unsigned int)i, i + 1u, i + 1u,
+				(unsigned int)i);
+	snprintf(json + len, sizeof(json) - (size_t)len, "],\"shadow\":%u}",
+		 o->nodes - 1u);
+	rc = topo_load_string(json, t, err);
+	if (rc < 0)
+		fprintf(stderr, "na-sim: generated topology: %s\n", err);
+	return rc;
+}
+
+/* Every node's timers, once a virtual ms (its dispatch thread's job). */
+static void
+node_tick(void *ctx, void *arg)
+{
+	struct sim_node *sn = ctx;
+
+	(void)arg;
+	if (sim.closing)
+		return;
+	na_node_timers(&sn->d->node);
+	na_sim_at(na_now_ns() + 1000000ull, node_tick, sn, NULL);
+}
+
+static void *
+node_main(void *arg)
+{
+	struct sim_node *sn = arg;
+
+	if (sim.o.switch_blocks && !sim.o.directory)
+		sn->migrated = na_node_migrate_static(&sn->d->node,
+						      sim.o.switch_blocks);
+	sn->rc = na_workload_run(sn->d, &sim.wl, &sn->h, &sim.wl_stop,
+				 &sn->res);
+	na_history_close(&sn->h, sn->res.ops);
+	if (--sim.running == 0)
+		sim.all_done = 1;
+	return NULL;
+}
+
+static void *
+close_all(void *arg)
+{
+	(void)arg;
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		dsm_close(sim.node[i].d);
+	return NULL;
+}
+
+static int
+open_nodes(void)
+{
+	char err[256], path[4096];
+
+	for (uint32_t i = 0; i < sim.topo.n_nodes; i++) {
+		struct sim_node *sn = &sim.node[i];
+		uint16_t id = sim.topo.nodes[i].id;
+		struct dsm_config dc = {
+			.node = id,
+			.threads = sim.o.threads,
+			.cache_blocks = sim.o.cache_blocks,
+			.mem_mb = 64, /* the static chunk and one to allocate */
+			.directory = sim.o.directory,
+			.seed = sim.o.seed,
+			.migrate = sim.o.migrate,
+		};
+		int rc = na_dsm_open(&dc, &sim.topo, &na_transport_sim, true,
+				     &sn->d, err, sizeof(err));
+
+		if (rc < 0) {
+			fprintf(stderr, "na-sim: node %u: %s\n", id, err);
+			return rc;
+		}
+		sim.n_nodes++;
+		na_sim_net_attach(sim.net, id, &sn->d->node);
+		if (sim.o.history)
+			snprintf(path, sizeof(path), "%s/node-%u.jsonl",
+				 sim.o.history, id);
+		rc = na_history_open(&sn->h, sim.o.history ? path : NULL, id);
+		if (rc < 0) {
+			fprintf(stderr, "na-sim: --history %s: %s\n", path,
+				strerror(-rc));
+			return rc;
+		}
+		na_sim_at(1000000ull, node_tick, sn, NULL);
+	}
+	return 0;
+}
+
+static void
+print_summary(FILE *f, double wall_s, bool stuck)
+{
+	const struct na_sim_net_stats *ns = na_sim_net_stats(sim.net);
+	const struct lcf_counters *pc = lcf_pipeline_counters(
+		na_sim_net_pipeline(sim.net));
+	struct na_wl_result r = { 0 };
+	uint32_t migrated = 0;
+	bool first = true;
+
+	for (uint32_t i = 0; i < sim.n_nodes; i++) {
+		r.ops += sim.node[i].res.ops;
+		r.reads += sim.node[i].res.reads;
+		r.writes += sim.node[i].res.writes;
+		r.incrs += sim.node[i].res.incrs;
+		r.errors += sim.node[i].res.errors;
+		migrated += sim.node[i].migrated;
+	}
+	fprintf(f,
+		"{\"seed\":%u,\"nodes\":%u,\"threads\":%u,\"stuck\":%s,"
+		"\"events\":%" PRIu64 ",\"virtual_s\":%.6f,\"wall_s\":%.3f,"
+		"\"ops\":%" PRIu64 ",\"ops_per_wall_min\":%.0f,"
+		"\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
+		",\"incrs\":%" PRIu64 ",\"errors\":%" PRIu64
+		",\"blocks_in_switch\":%u,",
+		sim.o.seed, sim.n_nodes, sim.o.threads,
+		stuck ? "true" : "false", na_sim_events(), na_now_ns() / 1e9,
+		wall_s, r.ops, wall_s > 0 ? r.ops / wall_s * 60 : 0, r.reads,
+		r.writes, r.incrs, r.errors, migrated);
+	fprintf(f,
+		"\"net\":{\"sent\":%" PRIu64 ",\"lost\":%" PRIu64
+		",\"duplicated\":%" PRIu64 ",\"delivered\":%" PRIu64
+		",\"rejected\":%" PRIu64 ",\"forwarded\":%" PRIu64
+		",\"passes\":%" PRIu64 ",\"resubmits\":%" PRIu64
+		",\"switch_drops\":%" PRIu64 "},\"switch_actions\":{",
+		ns->sent, ns->lost, ns->duplicated, ns->delivered, ns->rejected,
+		ns->forwarded, ns->passes, ns->resubmits, ns->sw_drops);
+	for (int a = 0; a < LCF_A_MAX; a++) {
+		if (!pc->action[a])
+			continue;
+		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			lcf_action_name((enum lcf_action)a), pc->action[a]);
+		first = false;
+	}
+	fprintf(f, "}}\n");
+}
+
+static double
+wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Run until the workloads return; false when they are stuck. */
+static bool
+run_workloads(double wall0)
+{
+	uint64_t stop_at = 0, next_report = 0;
+
+	while (!sim.all_done) {
+		uint64_t n = na_sim_run(20000, &sim.all_done);
+
+		if (!sim.wl_stop &&
+		    (na_sim_events() >= sim.o.events || interrupted)) {
+			sim.wl_stop = 1;
+			stop_at = na_now_ns();
+		}
+		if (sim.wl_stop && !sim.all_done &&
+		    (n == 0 ||
+		     na_now_ns() - stop_at > (uint64_t)(sim.o.stuck_s * 1e9)))
+			return false;
+		if (!sim.o.quiet && na_sim_events() >= next_report) {
+			uint64_t acc = 0;
+
+			for (uint32_t i = 0; i < sim.n_nodes; i++) {
+				const struct na_stats
+					*st = &sim.node[i].d->node.st;
+
+				acc += st->req.reads + st->req.writes;
+			}
+			fprintf(stderr,
+				"na-sim: %" PRIu64 " events, %" PRIu64
+				" accesses, %.3f virtual s, %.1f wall s\n",
+				na_sim_events(), acc, na_now_ns() / 1e9,
+				wall_now() - wall0);
+			next_report = na_sim_events() + 500000;
+		}
+	}
+	return true;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct na_sim_net_config nc;
+	na_thread_t t;
+	double wall0 = wall_now();
+	bool ok;
+	int rc;
+
+	if (parse(argc, argv, &sim.o) < 0)
+		return 2;
+	rc = na_workload_parse(sim.o.workload);
+	if (rc != NA_WL_COUNTER && rc != NA_WL_MICRO) {
+		fprintf(stderr, "na-sim: --workload %s: counter or micro\n",
+			sim.o.workload);
+		return 2;
+	}
+	sim.wl = (struct na_wl_config){
+		.kind = (enum na_wl_kind)rc,
+		.threads = sim.o.threads,
+		.duration_s = sim.o.duration,
+		.read_ratio = 0.5,
+		.sharing_ratio = 0.8,
+		.shared_blocks = sim.o.blocks,
+		.private_blocks = 4,
+		.op_size = 8,
+		.seed = sim.o.seed,
+		.max_rate = sim.o.max_rate,
+	};
+	if (make_topo(&sim.o, &sim.topo) < 0)
+		return 2;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	na_sim_init();
+	nc = (struct na_sim_net_config){
+		.topo = &sim.topo,
+		.seed = sim.o.seed,
+		.loss = sim.o.loss,
+		.dup = sim.o.dup,
+		.delay_ns = sim.o.delay_ns,
+		.jitter_ns = sim.o.jitter_ns,
+	};
+	rc = na_sim_net_create(&nc, &sim.net);
+	if (rc < 0) {
+		fprintf(stderr, "na-sim: network: %s\n", strerror(-rc));
+		return 1;
+	}
+	na_transport_sim_bind(sim.net);
+	if (open_nodes() < 0)
+		return 1;
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		if (na_sim_spawn(&t, node_main, &sim.node[i]) == 0)
+			sim.running++;
+	ok = run_workloads(wall0);
+	print_summary(stdout, wall_now() - wall0, !ok);
+	if (!ok) {
+		fprintf(stderr,
+			"na-sim: seed %u: %u of %u workloads did not finish "
+			"within %g virtual s of the stop (a liveness failure)\n",
+			sim.o.seed, sim.running, sim.n_nodes, sim.o.stuck_s);
+		for (uint32_t i = 0; i < sim.n_nodes; i++) {
+			fprintf(stderr, "node %u: {", sim.topo.nodes[i].id);
+			na_node_stats_json(&sim.node[i].d->node, stderr);
+			fprintf(stderr, "}\n");
+		}
+		return 3; /* threads are mid-operation: no orderly close */
+	}
+	/* Close in order: no frame reaches a node once it is detached. */
+	sim.closing = 1;
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		na_sim_net_attach(sim.net, sim.topo.nodes[i].id, NULL);
+	if (na_sim_spawn(&t, close_all, NULL) == 0)
+		na_sim_run(0, NULL);
+	na_sim_net_free(sim.net);
+	na_sim_fini();
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		if (sim.node[i].rc < 0 || sim.node[i].res.errors)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The simulated network and switch; see na_sim_net.h.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_msg.h"
+#include "na_node.h"
+#include "na_sim_net.h"
+#include "na_sim_sched.h"
+#include "na_transport_udp.h"
+
+/* A resubmitted frame re-enters within this time: after what is queued. */
+#define RESUBMIT_NS 200ull
+
+struct na_sim_net {
+	struct na_sim_net_config cfg;
+	struct lcf_pipeline *pipe;
+	struct na_node *node[LCF_MAX_NODES];
+	uint64_t rng;
+	uint32_t loss_th, dup_th; /* thresholds on a 32-bit draw */
+	struct na_sim_net_stats st;
+};
+
+/* One frame on a hop: its LCF header and payload as on the wire. */
+struct frame {
+	struct na_sim_net *net;
+	uint16_t src, dst; /* sending node; node it is for (L2) */
+	bool resubmitted;  /* second pass at the switch */
+	uint64_t meta;     /* resubmit metadata */
+	uint16_t len;      /* bytes[] */
+	uint8_t bytes[];
+};
+
+static uint32_t
+rnd32(struct na_sim_net *net)
+{
+	/* xorshift64*: one generator for every draw keeps a run one seed. */
+	net->rng ^= net->rng >> 12;
+	net->rng ^= net->rng << 25;
+	net->rng ^= net->rng >> 27;
+	return (uint32_t)((net->rng * 2685821657736338717ull) >> 32);
+}
+
+static uint32_t
+threshold(double p)
+{
+	return (uint32_t)(p * 4294967296.0);
+}
+
+int
+na_sim_net_create(const struct na_sim_net_config *cfg, struct na_sim_net **out)
+{
+	struct lcf_pipeline_config pc;
+	struct na_sim_net *net;
+
+	*out = NULL;
+	if (!cfg->seed || cfg->loss < 0 || cfg->loss >= 1 || cfg->dup < 0 ||
+	    cfg->dup >= 1)
+		return -EINVAL;
+	net = calloc(1, sizeof(*net));
+	if (!net)
+		return -ENOMEM;
+	net->cfg = *cfg;
+	net->rng = cfg->seed * 0x9e3779b97f4a7c15ull | 1;
+	net->loss_th = threshold(cfg->loss);
+	net->dup_th = threshold(cfg->dup);
+	lcf_pipeline_config_from_topo(cfg->topo, &pc);
+	pc.seed = cfg->seed;
+	net->pipe = lcf_pipeline_create(&pc);
+	if (!net->pipe) {
+		free(net);
+		return -ENOMEM;
+	}
+	*out = net;
+	return 0;
+}
+
+void
+na_sim_net_free(struct na_sim_net *net)
+{
+	if (!net)
+		return;
+	lcf_pipeline_free(net->pipe);
+	free(net);
+}
+
+void
+na_sim_net_attach(struct na_sim_net *net, uint16_t id, struct na_node *n)
+{
+	if (id < LCF_MAX_NODES)
+		net->node[id] = n;
+}
+
+const struct na_sim_net_stats *
+na_sim_net_stats(const struct na_sim_net *net)
+{
+	return &net->st;
+}
+
+const struct lcf_pipeline *
+na_sim_net_pipeline(const struct na_sim_net *net)
+{
+	return net->pipe;
+}
+
+static struct frame *
+frame_copy(const struct frame *f)
+{
+	struct frame *c = malloc(sizeof(*c) + f->len);
+
+	if (c)
+		memcpy(c, f, sizeof(*c) + f->len);
+	return c;
+}
+
+/* One hop: lose, duplicate, delay. Takes ownership of `f`. */
+static void
+hop(struct frame *f, na_sim_fn arrive)
+{
+	struct na_sim_net *net = f->net;
+	uint64_t now = na_now_ns();
+	struct frame *d;
+
+	if (rnd32(net) < net->loss_th) {
+		net->st.lost++;
+		free(f);
+		return;
+	}
+	if (rnd32(net) < net->dup_th && (d = frame_copy(f)) != NULL) {
+		net->st.duplicated++;
+		na_sim_at(now + net->cfg.delay_ns +
+				  rnd32(net) % (net->cfg.jitter_ns + 1),
+			  arrive, net, d);
+	}
+	na_sim_at(now + net->cfg.delay_ns +
+			  rnd32(net) % (net->cfg.jitter_ns + 1),
+		  arrive, net, f);
+}
+
+/* A frame lands at its node. */
+static void
+node_arrive(void *ctx, void *arg)
+{
+	struct na_sim_net *net = ctx;
+	struct frame *f = arg;
+	struct na_node *n = f->dst < LCF_MAX_NODES ? net->node[f->dst] : NULL;
+	const uint8_t *payload;
+	struct lcf_msg m;
+
+	if (!n)
+		net->st.detached++;
+	else if (na_udp_parse(f->bytes, f->len, NA_MAX_FRAME_PAYLOAD, &m,
+			      &payload) < 0)
+		net->st.rejected++;
+	else {
+		net->st.delivered++;
+		na_node_receive(n, &m, payload);
+	}
+	free(f);
+}
+
+static void switch_arrive(void *ctx, void *arg);
+
+/* The switch sends a copy of `f` with header `out` to node `to`. */
+static void
+emit_copy(const struct frame *f, const struct lcf_result *res, uint16_t to,
+	  bool mirror)
+{
+	struct frame *c = frame_copy(f);
+	uint8_t flags = res->out.flags;
+
+	if (!c)
+		return;
+	if (to == res->provider && !mirror)
+		flags |= LCF_F_DATA_PROVIDER;
+	lcf_hdr_encode(&res->out, c->bytes);
+	lcf_hdr_address(c->bytes, to, flags);
+	c->dst = to;
+	c->resubmitted = false;
+	hop(c, node_arrive);
+}
+
+static void
+switch_pipeline(struct na_sim_net *net, struct frame *f,
+		const struct lcf_msg *m)
+{
+	const struct topo_node *src = topo_node_by_id(net->cfg.topo, f->src);
+	struct lcf_ingress ing = {
+		.port = src ? src->port : UINT16_MAX,
+		.resubmitted = f->resubmitted,
+		.resubmit_meta = f->meta,
+	};
+	struct lcf_result res;
+
+	net->st.passes++;
+	lcf_pipeline_process(net->pipe, m, &ing, &res);
+	switch (res.verdict) {
+	case LCF_V_EMIT:
+		for (uint16_t n = 0; n < LCF_MAX_NODES; n++) {
+			if (res.to_nodes & (1u << n))
+				emit_copy(f, &res, n, false);
+			if (res.mirror_nodes & (1u << n))
+				emit_copy(f, &res, n, true);
+		}
+		break;
+	case LCF_V_RESUBMIT:
+		if (!f->resubmitted) {
+			/* The unmodified frame, after what is queued now. */
+			net->st.resubmits++;
+			f->resubmitted = true;
+			f->meta = res.resubmit_meta;
+			na_sim_at(na_now_ns() + rnd32(net) % RESUBMIT_NS,
+				  switch_arrive, net, f);
+			return;
+		}
+		net->st.sw_drops++; /* resubmitted twice: a pipeline bug */
+		break;
+	case LCF_V_DROP:
+	default:
+		net->st.sw_drops++;
+		break;
+	}
+	free(f);
+}
+
+/* A frame reaches the switch: the pipeline, or L2 to its node. */
+static void
+switch_arrive(void *ctx, void *arg)
+{
+	struct na_sim_net *net = ctx;
+	struct frame *f = arg;
+	struct lcf_msg m;
+
+	lcf_hdr_decode(f->bytes, &m);
+	if (!lcf_type_is_pipeline(m.type) && !lcf_type_from_switch(m.type)) {
+		/* Node to node: switched on its addresses, as swswitch's L2. */
+		net->st.forwarded++;
+		hop(f, node_arrive);
+		return;
+	}
+	if (lcf_msg_validate(&m, f->len - LCF_HDR_LEN) != LCF_DROP_NONE) {
+		net->st.sw_drops++; /* spoofed switch types included */
+		free(f);
+		return;
+	}
+	switch_pipeline(net, f, &m);
+}
+
+int
+na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
+		const struct lcf_msg *m, const void *payload)
+{
+	struct frame *f;
+
+	if (!topo_node_by_id(net->cfg.topo, dst))
+		return -EINVAL;
+	if (m->len > NA_MAX_FRAME_PAYLOAD)
+		return -EMSGSIZE;
+	f = malloc(sizeof(*f) + LCF_HDR_LEN + m->len);
+	if (!f)
+		return -ENOMEM;
+	f->net = net;
+	f->src = src;
+	f->dst = dst;
+	f->resubmitted = false;
+	f->meta = 0;
+	f->len = (uint16_t)(LCF_HDR_LEN + m->len);
+	lcf_hdr_encode(m, f->bytes);
+	if (m->len)
+		memcpy(f->bytes + LCF_HDR_LEN, payload, m->len);
+	net->st.sent++;
+	hop(f, switch_arrive);
+	return 0;
+}

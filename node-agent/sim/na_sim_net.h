@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The simulated cluster's network and switch (docs/SIMULATION.md). Every
+ * frame crosses two hops, node to switch and switch to node, and each hop
+ * loses it, duplicates it and delays it (a base delay plus a uniform
+ * jitter, which reorders) with the configured probabilities, drawn from
+ * one seeded generator. At the switch a coherence frame runs through
+ * lib/lcf's pipeline as swswitch runs it: a resubmitted frame re-enters
+ * after what is already queued, and emitted copies go to every node of the
+ * result (the data provider's copy flagged, mirror copies to the shadow);
+ * node-to-node frames are forwarded as L2. Frames travel as wire bytes and
+ * a node accepts them with the UDP transport's own parser.
+ *
+ * Events run on the simulation scheduler (na_sim_sched.h).
+ */
+#ifndef NA_SIM_NET_H
+#define NA_SIM_NET_H
+
+#include <stdint.h>
+
+#include "lcf_pipeline.h"
+#include "lcf_wire.h"
+#include "topo.h"
+
+struct na_node;
+struct na_sim_net;
+
+struct na_sim_net_config {
+	const struct topo *topo;
+	uint32_t seed;      /* not 0 */
+	double loss;        /* probability a hop loses a frame */
+	double dup;         /* probability a hop duplicates a frame */
+	uint64_t delay_ns;  /* one hop's base delay */
+	uint64_t jitter_ns; /* one hop's extra delay, uniform in [0, jitter] */
+};
+
+struct na_sim_net_stats {
+	uint64_t sent;       /* frames handed to the network by nodes */
+	uint64_t lost;       /* hops that lost a frame */
+	uint64_t duplicated; /* hops that duplicated one */
+	uint64_t delivered;  /* frames a node accepted */
+	uint64_t rejected;   /* frames a node's parser refused */
+	uint64_t detached;   /* frames to a node no longer attached */
+	uint64_t passes;     /* pipeline passes, resubmits included */
+	uint64_t resubmits;
+	uint64_t
+		sw_drops; /* frames the switch dropped (pipeline, validation) */
+	uint64_t forwarded; /* node-to-node frames forwarded as L2 */
+};
+
+/**
+ * Build the network and the switch's pipeline for `cfg->topo`.
+ * @return 0, -EINVAL (seed 0, probabilities outside [0, 1)) or -ENOMEM.
+ */
+int na_sim_net_create(const struct na_sim_net_config *cfg,
+		      struct na_sim_net **out);
+
+/**
+ * Free the network. Frames in flight point to it: run the scheduler until
+ * it has no event left first (with every node detached).
+ */
+void na_sim_net_free(struct na_sim_net *net);
+
+/**
+ * Deliver frames for node `id` to `n` (na_node_receive), or, with NULL,
+ * drop them from now on.
+ */
+void na_sim_net_attach(struct na_sim_net *net, uint16_t id, struct na_node *n);
+
+/**
+ * Node `src` sends `m` (payload m->len bytes) to node `dst`: pipeline
+ * types go through the switch, the rest are forwarded to `dst`.
+ * @return 0, -EINVAL (dst not in the topology) or -EMSGSIZE.
+ */
+int na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
+		    const struct lcf_msg *m, const void *payload);
+
+const struct na_sim_net_stats *na_sim_net_stats(const struct na_sim_net *net);
+
+/** The switch's pipeline (its counters and registers). */
+const struct lcf_pipeline *na_sim_net_pipeline(const struct na_sim_net *net);
+
+#endif /* NA_SIM_NET_H */
