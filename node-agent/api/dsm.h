@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef uint64_t dsm_addr_t;
 
@@ -115,5 +116,16 @@ dsm_addr_t dsm_malloc(struct dsm_thread *t, size_t size, int node);
 
 /** Return memory from dsm_malloc (same size) for reuse by this process. */
 void dsm_free(struct dsm_thread *t, dsm_addr_t addr, size_t size);
+
+/**
+ * Write this node's statistics as one JSON object and a newline: packets
+ * sent and received by type, the requester's (hits, misses, events in the
+ * switch and at home, NACKs, retransmissions), the home and cache agents',
+ * recovery, migration and shadow counters: the per-node members of
+ * node-agent's exit summary (docs/NODE-AGENT.md "Running"). Safe while
+ * other threads run.
+ * @return 0, or -EIO when writing to `f` failed.
+ */
+int dsm_stats_json(struct dsm *d, FILE *f);
 
 #endif /* DSM_H */

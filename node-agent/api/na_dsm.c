@@ -252,3 +252,12 @@ dsm_sync(struct dsm_thread *t)
 {
 	na_req_flush(t);
 }
+
+int
+dsm_stats_json(struct dsm *d, FILE *f)
+{
+	fprintf(f, "{\"node\":%u,", d->node.self);
+	na_node_stats_json(&d->node, f);
+	fprintf(f, "}\n");
+	return ferror(f) ? -EIO : 0;
+}
