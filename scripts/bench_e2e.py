@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import cluster_report  # noqa: E402  (switch_summary, load_json)
+import cluster_run  # noqa: E402  (Cluster: up, run, down)
 
 MODES = ("concordia", "base", "directory")
 PIPELINE_TYPES = {"READ_MISS", "WRITE_MISS", "WRITE_SHARED", "EVICT_SHARED",
@@ -56,53 +57,26 @@ class Bench:
     def __init__(self, a):
         self.a = a
         self.build = a.build
-        self.cluster = os.path.join(HERE, "cluster.sh")
         self.nagent = os.path.join(self.build, "node-agent", "node-agent")
-        self.swswitch = os.path.join(self.build, "swswitch", "swswitch")
-        with open(a.topo) as f:
-            self.nodes = [n["id"] for n in json.load(f)["nodes"]]
-        self.run_dir = os.environ.get(
-            "SWCL_RUN_DIR",
-            "/tmp/swswitch-cluster" + os.environ.get("SWCL_ID", ""))
-
-    def up(self, log):
-        with open(log, "w") as f:
-            subprocess.run([self.cluster, "up", self.a.topo, "--swswitch",
-                            self.swswitch, "--force"], stdout=f,
-                           stderr=subprocess.STDOUT, check=True)
-
-    def down(self, outdir):
-        """Stop swswitch with SIGINT (it prints its statistics), tear down."""
-        try:
-            with open(os.path.join(self.run_dir, "swswitch.pid")) as f:
-                pid = int(f.read().strip())
-            os.kill(pid, 2)
-            for _ in range(50):
-                os.kill(pid, 0)
-                time.sleep(0.1)
-        except (OSError, ValueError):
-            pass
-        src = os.path.join(self.run_dir, "swswitch.out")
-        dst = os.path.join(outdir, "swswitch.json")
-        if os.path.exists(src):
-            with open(src) as f, open(dst, "w") as g:
-                g.write(f.read())
-        subprocess.run([self.cluster, "down"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        self.cl = cluster_run.Cluster(a.topo, a.build)
+        self.cluster = self.cl.script
+        self.nodes = self.cl.nodes
 
     def run(self, outdir, mode, workload, duration, extra, shared=None):
         """One run of every node; returns the per-node stats dicts."""
         shared = shared or self.a.shared_blocks
-        os.makedirs(outdir, exist_ok=True)
-        self.up(os.path.join(outdir, "cluster-up.log"))
-        start_at = time.time() + 1.5 + 0.2 * len(self.nodes)
-        procs = {}
-        for n in self.nodes:
-            args = [self.cluster, "exec", str(n), self.nagent, "--topo",
-                    self.a.topo, "--node", str(n), "--workload", workload,
-                    "--threads", str(self.a.threads), "--duration",
-                    str(duration), "--seed", str(n + 1), "--linger", "1",
-                    "--start-at", "%.3f" % start_at, "--shared-blocks",
+        start_at = []
+
+        def argv(n):
+            # Called once the cluster is up: the nodes start together,
+            # after the slowest one's set-up.
+            if not start_at:
+                start_at.append(time.time() + 1.5 + 0.2 * len(self.nodes))
+            args = [self.nagent, "--topo", self.a.topo, "--node", str(n),
+                    "--workload", workload, "--threads",
+                    str(self.a.threads), "--duration", str(duration),
+                    "--seed", str(n + 1), "--linger", "1",
+                    "--start-at", "%.3f" % start_at[0], "--shared-blocks",
                     str(shared),
                     "--stats", os.path.join(outdir, "na-%d.json" % n)]
             if mode == "concordia":
@@ -110,24 +84,9 @@ class Bench:
                 args += ["--switch-blocks", str(per_home)]
             if mode == "directory":
                 args += ["--coherence", "directory"]
-            args += extra(n)
-            procs[n] = subprocess.Popen(
-                args, stdout=subprocess.DEVNULL,
-                stderr=open(os.path.join(outdir, "na-%d.log" % n), "w"))
-        deadline = start_at + duration + 30
-        rcs = {}
-        for n, p in procs.items():
-            try:
-                rcs[n] = p.wait(timeout=max(1, deadline - time.time()))
-            except subprocess.TimeoutExpired:
-                p.send_signal(2)
-                try:
-                    rcs[n] = p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    rcs[n] = p.wait()
-                rcs[n] = rcs[n] or 124
-        self.down(outdir)
+            return args + extra(n)
+
+        rcs = self.cl.run(outdir, argv, timeout=duration + 35)
         stats = {}
         for n in self.nodes:
             path = os.path.join(outdir, "na-%d.json" % n)
@@ -434,8 +393,7 @@ def main():
         print("wrote %s/e2e.csv and e2e-{sharing,read,locality}.png" % a.out)
         return 1 if problems else 0
     finally:
-        subprocess.run([b.cluster, "down"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        b.cl.down()
 
 
 if __name__ == "__main__":

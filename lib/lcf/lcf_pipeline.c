@@ -6,6 +6,11 @@
  * in struct lcf_phv, as packet header vector fields do on a Tofino.
  *
  * Behaviour: docs/PROTOCOL.md section 4.
+ *
+ * Why one file of this length: the stages share struct lcf_phv and are
+ * inlined into one pass (the hot path), and the file reads top to bottom
+ * in the P4 program's stage order, so a reviewer checks both side by side.
+ * The control-plane operations live apart, in lcf_control.c.
  */
 #include <string.h>
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Application benchmark (docs/APPS.md, paper sections 7.3-7.5): the
+# key-value store (YCSB, Zipf 0.99), TPC-C and PageRank of node-agent/apps
+# on a namespace cluster, in three coherence modes each: switch (LCF with
+# migration: hot blocks live in the switch), home (LCF, blocks at their
+# homes: Concordia-base) and directory (the server directory). Writes
+# apps.csv and apps-{kv,tpcc,pagerank}.png (Figures 14-16 in shape) to DIR.
+#
+#   sudo scripts/bench-apps.sh [--smoke] [--out DIR] [--apps kv,tpcc,pagerank]
+#                              [--nodes 2,3,4] [--threads T] [--duration SEC]
+#                              [--reps N] [--seed S] [--plot CSV]
+#
+#   default   kv: get95 and get50 on 2, 3 and 4 nodes; tpcc: distribution
+#             ratio 0/10/30/50 % on 4 nodes; pagerank: scale 13 on 2, 3
+#             and 4 nodes; 3 modes each, 5 s, 1 repetition (--reps N:
+#             the median of N): ~10 min
+#   --smoke   for CI (~2-3 min): every app in every mode on 2 nodes for a
+#             few seconds; checks each app's correctness (the kv histories
+#             with the checker, TPC-C's consistency conditions, PageRank's
+#             ranks against the single-process reference) and the CSV's
+#             shape, never speed
+#
+# Env: BUILD (default build), SWCL_ID (cluster id, scripts/cluster.sh).
+# Needs root; every run brings up its own cluster and takes it down.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+build=${BUILD:-build}
+[[ $build = /* ]] || build=$repo/$build
+case ${1:-} in
+-h | --help)
+	sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'
+	exit 0
+	;;
+esac
+[ "$(id -u)" = 0 ] || {
+	echo "bench-apps.sh: must run as root (network namespaces)" >&2
+	exit 2
+}
+# The system Python has matplotlib (Debian python3-matplotlib).
+py=/usr/bin/python3
+[ -x $py ] || py=python3
+exec $py "$here/bench_apps.py" --build "$build" "$@"

@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Application benchmark (paper sections 7.3-7.5, Figures 14-16), driven by
+scripts/bench-apps.sh: the key-value store, TPC-C and PageRank
+(node-agent/apps) on a namespace cluster of 2-4 nodes, in the three
+coherence modes of the same build:
+
+  switch     LCF, hot blocks migrate into the switch (--mode switch)
+  home       LCF, every block at its home (Concordia-base)
+  directory  the server directory (--coherence directory)
+
+Every run: a fresh cluster, the app on nodes 0..K-1, each node's result row
+(--csv) and statistics (--stats), swswitch's exit statistics. One row per
+run in apps.csv (nodes' throughput added up, packets per operation at the
+home agents and in the switch, NACKs, blocks in the switch); the plots
+apps-kv.png, apps-tpcc.png and apps-pagerank.png in the style of Figures
+14, 15 and 16. A run passes only when every node exits 0 (each app checks
+its own result) and, for the key-value store, its histories pass
+node-agent/checker/check_history.py.
+
+--smoke (CI): every app in every mode on 2 nodes for a few seconds; checks
+correctness and the CSV's shape, never speed.
+"""
+
+import argparse
+import csv
+import glob
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import cluster_report  # noqa: E402  (load_json, switch_summary)
+import cluster_run  # noqa: E402  (Cluster)
+
+MODES = ("switch", "home", "directory")
+LABELS = {"switch": "switch coherence (migration)",
+          "home": "home agents only (Concordia-base)",
+          "directory": "server directory"}
+CHECKER = os.path.join(REPO, "node-agent", "checker", "check_history.py")
+
+# Per app: the binary, and the sweep as (knob label, knob value, app args).
+APPS = {
+    "kv": {
+        "bin": "kv/dsm_kv",
+        "points": [("workload", w, ["--workload", w, "--dist", "zipf",
+                                    "--zipf-theta", "0.99"])
+                   for w in ("get95", "get50")],
+        "smoke": ["--workload", "ycsb-b", "--dist", "zipf", "--keys",
+                  "20000"],
+        "history": True,
+    },
+    "tpcc": {
+        "bin": "tpcc/dsm_tpcc",
+        "points": [("dist_ratio", r, ["--dist-ratio", str(r)])
+                   for r in (0.0, 0.1, 0.3, 0.5)],
+        "smoke": ["--dist-ratio", "0.2"],
+        "history": False,
+    },
+    "pagerank": {
+        "bin": "pagerank/dsm_pagerank",
+        "points": [("scale", 13, ["--scale", "13"])],
+        "smoke": ["--scale", "10", "--iterations", "5"],
+        "history": False,
+    },
+}
+
+COLUMNS = ["app", "mode", "knob", "value", "nodes", "threads", "seconds",
+           "ops", "ops_per_s", "ops_per_s_node", "aborts", "abort_ratio",
+           "home_msgs_per_op", "switch_frames_per_op",
+           "pipeline_passes_per_op", "switch_serialised_share",
+           "switch_blocks", "nacks_per_op", "run_seconds", "extra",
+           "errors"]
+
+
+def topo_for(k):
+    return os.path.join(REPO, "topo", "demo%d.json" % k)
+
+
+def node_rows(outdir, nodes):
+    rows = {}
+    for n in nodes:
+        path = os.path.join(outdir, "app-%d.csv" % n)
+        if os.path.exists(path):
+            with open(path, newline="") as f:
+                r = list(csv.DictReader(f))
+            if r:
+                rows[n] = r[-1]
+    return rows
+
+
+def total(stats, key):
+    """Sum over nodes of a (possibly nested) statistics counter."""
+    s = 0
+    for st in stats.values():
+        _, v = cluster_report.pick(cluster_report.flatten(st), [key])
+        s += v or 0
+    return s
+
+
+def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
+    nodes = list(range(k))
+    rows = node_rows(outdir, nodes)
+    stats = {}
+    for n in nodes:
+        p = os.path.join(outdir, "na-%d.json" % n)
+        if os.path.exists(p):
+            stats[n] = cluster_report.load_json(p)
+    errors = sum(1 for rc in rcs.values() if rc) + (k - len(rows))
+    ops = sum(int(r["ops"]) for r in rows.values())
+    aborts = sum(int(r["aborts"]) for r in rows.values())
+    per = ops or 1
+    home = total(stats, "home_agent.messages_received") + \
+        total(stats, "home_agent.messages_sent")
+    at_switch = total(stats, "events_in_switch")
+    at_home = total(stats, "events_at_home")
+    sw_frames = passes = ""
+    swp = os.path.join(outdir, "swswitch.json")
+    if os.path.exists(swp):
+        try:
+            sw = cluster_report.switch_summary(cluster_report.load_json(swp))
+            sw_frames = "%.3f" % (sw["rx"] / per)
+            pl = sw["pipeline"]
+            passes = "%.3f" % ((pl.get("passes", 0) -
+                                pl.get("resubmits", 0)) / per)
+        except (ValueError, KeyError):
+            pass
+    extra_cols = [c for c in (rows[nodes[0]].keys() if nodes[0] in rows
+                              else []) if c not in COMMON_APP_COLUMNS]
+    extra = " ".join("%s=%s" % (c, rows[nodes[0]][c]) for c in extra_cols)
+    return {
+        "app": app, "mode": mode, "knob": knob, "value": value,
+        "nodes": k, "threads": threads,
+        "seconds": max((float(r["seconds"]) for r in rows.values()),
+                       default=0),
+        "ops": ops,
+        "ops_per_s": "%.1f" % sum(float(r["ops_per_s"])
+                                  for r in rows.values()),
+        "ops_per_s_node": " ".join("%.1f" % float(rows[n]["ops_per_s"])
+                                   for n in sorted(rows)),
+        "aborts": aborts,
+        "abort_ratio": "%.6f" % (aborts / (ops + aborts)
+                                 if ops + aborts else 0),
+        "home_msgs_per_op": "%.3f" % (home / per),
+        "switch_frames_per_op": sw_frames,
+        "pipeline_passes_per_op": passes,
+        "switch_serialised_share": "%.4f" % (
+            at_switch / (at_switch + at_home) if at_switch + at_home
+            else 0),
+        "switch_blocks": total(stats, "switch_blocks"),
+        "nacks_per_op": "%.4f" % (total(stats, "nacks") / per),
+        "run_seconds": "%.1f" % (time.time() - started),
+        "extra": extra,
+        "errors": errors,
+    }
+
+
+COMMON_APP_COLUMNS = ("app", "mode", "workload", "node", "nodes", "threads",
+                      "seconds", "ops", "ops_per_s", "aborts",
+                      "abort_ratio", "retries")
+
+
+def run_one(a, app, mode, k, args, duration, outdir):
+    """One run; returns (exit statuses, history check result or None)."""
+    spec = APPS[app]
+    exe = os.path.join(a.build, "node-agent", "apps", spec["bin"])
+    cl = cluster_run.Cluster(topo_for(k), a.build)
+    hist = os.path.join(outdir, "history")
+
+    def argv(n):
+        v = [exe, "--topo", cl.topo, "--node", str(n), "--nodes", str(k),
+             "--threads", str(a.threads), "--mode", mode, "--duration",
+             str(duration), "--seed", str(a.seed), "--csv",
+             os.path.join(outdir, "app-%d.csv" % n), "--stats",
+             os.path.join(outdir, "na-%d.json" % n)]
+        if spec["history"]:
+            v += ["--history", hist]
+        return v + args
+
+    # The app's own set-up (loading, a reference computation) comes on
+    # top of the measured phase.
+    rcs = cl.run(outdir, argv, nodes=list(range(k)),
+                 timeout=duration + a.setup_timeout)
+    check = None
+    if spec["history"]:
+        files = sorted(glob.glob(os.path.join(hist, "*.jsonl")))
+        check = subprocess.run([sys.executable, CHECKER, "--expect-nodes",
+                                str(k)] + files, capture_output=True,
+                               text=True)
+    return rcs, check
+
+
+def measure(a, app, mode, k, knob, value, args, duration, rep=0):
+    outdir = os.path.join(a.out, "runs", "%s-%s-%s%s-n%d-%d" % (
+        app, mode, knob, value, k, rep))
+    started = time.time()
+    rcs, check = run_one(a, app, mode, k, args, duration, outdir)
+    row = summarise(app, mode, knob, value, k, a.threads, outdir, rcs,
+                    started)
+    ok = not int(row["errors"]) and (check is None or check.returncode == 0)
+    if check is not None and check.returncode != 0:
+        row["errors"] = int(row["errors"]) + 1
+    last = ""
+    if check is not None:
+        last = "; history: " + ((check.stdout.strip().splitlines() or
+                                 ["(no output)"])[-1])
+    print("%s  %-8s %-9s %s=%s nodes %d: %s ops/s, aborts %s, "
+          "home msgs/op %s, switch share %s, switch blocks %s%s (%ss)" %
+          ("PASS" if ok else "FAIL", app, mode, knob, value, k,
+           row["ops_per_s"], row["abort_ratio"], row["home_msgs_per_op"],
+           row["switch_serialised_share"], row["switch_blocks"], last,
+           row["run_seconds"]), flush=True)
+    if not ok:
+        for n, rc in sorted(rcs.items()):
+            if rc:
+                log = os.path.join(outdir, "node-%d.log" % n)
+                print("      node %d exited %d; last lines of %s:" %
+                      (n, rc, log))
+                with open(log, errors="replace") as f:
+                    for line in f.readlines()[-8:]:
+                        print("        " + line.rstrip())
+        if check is not None and check.returncode != 0:
+            print(check.stdout[-2000:])
+    return row
+
+
+def median_row(rows):
+    rows = sorted(rows, key=lambda r: float(r["ops_per_s"]))
+    r = dict(rows[len(rows) // 2])
+    r["errors"] = sum(int(x["errors"]) for x in rows)
+    return r
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def check_csv(path, expect, problems):
+    """Well formed: the header, the expected (app, mode) rows, numbers."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows or list(rows[0].keys()) != COLUMNS:
+        problems.append("%s: header is not %s" % (path, COLUMNS))
+        return
+    got = sorted((r["app"], r["mode"]) for r in rows)
+    if got != sorted(expect):
+        problems.append("%s: rows %s, expected %s" % (path, got, expect))
+    for r in rows:
+        for c in ("ops", "ops_per_s", "abort_ratio", "home_msgs_per_op",
+                  "nacks_per_op", "errors", "switch_blocks"):
+            try:
+                float(r[c])
+            except ValueError:
+                problems.append("%s %s: %s = %r is not a number" %
+                                (r["app"], r["mode"], c, r[c]))
+        if int(r["ops"]) <= 0:
+            problems.append("%s %s: no operations" % (r["app"], r["mode"]))
+        if int(r["errors"]):
+            problems.append("%s %s: %s errors" % (r["app"], r["mode"],
+                                                   r["errors"]))
+
+
+def plot(rows, out):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def series(app, knob_value=None, x="nodes"):
+        for mode in MODES:
+            pts = sorted((r for r in rows if r["app"] == app and
+                          r["mode"] == mode and
+                          (knob_value is None or r["value"] == knob_value)),
+                         key=lambda r: float(r[x]))
+            if pts:
+                yield mode, pts
+
+    kv_w = sorted({r["value"] for r in rows if r["app"] == "kv"})
+    if kv_w:
+        fig, axes = plt.subplots(1, len(kv_w), figsize=(5 * len(kv_w), 4),
+                                 squeeze=False)
+        for ax, w in zip(axes[0], kv_w):
+            for mode, pts in series("kv", w):
+                ax.plot([int(r["nodes"]) for r in pts],
+                        [float(r["ops_per_s"]) / 1e3 for r in pts], "o-",
+                        label=LABELS[mode])
+            ax.set_title("%s, Zipf 0.99" % w, fontsize=9)
+            ax.set_xlabel("nodes")
+            ax.set_ylabel("throughput (Kops/s)")
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(fontsize=8)
+        fig.suptitle("key-value store (cf. Figure 14)", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "apps-kv.png"), dpi=90)
+        plt.close(fig)
+    if any(r["app"] == "tpcc" for r in rows):
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+        for mode, pts in series("tpcc", x="value"):
+            xs = [float(r["value"]) * 100 for r in pts]
+            a1.plot(xs, [float(r["ops_per_s"]) / 1e3 for r in pts], "o-",
+                    label=LABELS[mode])
+            a2.plot(xs, [float(r["abort_ratio"]) * 100 for r in pts], "o-",
+                    label=LABELS[mode])
+        a1.set_ylabel("throughput (K transactions/s)")
+        a2.set_ylabel("abort ratio (%)")
+        for ax in (a1, a2):
+            ax.set_xlabel("distribution ratio (%)")
+            ax.grid(alpha=0.3)
+        a1.legend(fontsize=8)
+        fig.suptitle("TPC-C (cf. Figure 15)", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "apps-tpcc.png"), dpi=90)
+        plt.close(fig)
+    if any(r["app"] == "pagerank" for r in rows):
+        fig, ax = plt.subplots(figsize=(6, 4))
+        width = 0.25
+        for i, (mode, pts) in enumerate(series("pagerank")):
+            ax.bar([int(r["nodes"]) + (i - 1) * width for r in pts],
+                   [float(r["seconds"]) for r in pts], width,
+                   label=LABELS[mode])
+        ax.set_xlabel("nodes")
+        ax.set_ylabel("total run time (s)")
+        ax.grid(alpha=0.3, axis="y")
+        ax.legend(fontsize=8)
+        fig.suptitle("PageRank (cf. Figure 16)", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(os.path.join(out, "apps-pagerank.png"), dpi=90)
+        plt.close(fig)
+
+
+def smoke(a):
+    problems, rows = [], []
+    for app in a.apps:
+        for mode in MODES:
+            rows.append(measure(a, app, mode, 2, "smoke", 0,
+                                APPS[app]["smoke"], a.smoke_duration))
+    path = os.path.join(a.out, "apps-smoke.csv")
+    write_csv(path, rows)
+    check_csv(path, [(app, m) for app in a.apps for m in MODES], problems)
+    for p in problems:
+        print("PROBLEM", p)
+    print("%s  apps smoke: %d runs, CSV well formed (%s)" %
+          ("FAIL" if problems else "PASS", len(rows), path))
+    bad = sum(1 for r in rows if int(r["errors"]))
+    print("%d passed, %d failed" % (len(rows) - bad, bad))
+    return 1 if problems or bad else 0
+
+
+def sweep(a):
+    rows, problems = [], []
+    path = os.path.join(a.out, "apps.csv")
+    for app in a.apps:
+        for knob, value, args in APPS[app]["points"]:
+            # TPC-C's knob is the distribution ratio at the largest size;
+            # the others sweep the node count.
+            sizes = [max(a.nodes)] if app == "tpcc" else a.nodes
+            for k in sizes:
+                reps = {m: [] for m in MODES}
+                for rep in range(a.reps):
+                    # Modes interleaved: they share the load of the moment.
+                    for mode in MODES:
+                        reps[mode].append(measure(a, app, mode, k, knob,
+                                                  value, args, a.duration,
+                                                  rep))
+                for mode in MODES:
+                    rows.append(median_row(reps[mode]))
+                write_csv(path, rows)
+    check_csv(path, [(r["app"], r["mode"]) for r in rows], problems)
+    for p in problems:
+        print("PROBLEM", p)
+    plot(rows, a.out)
+    print("wrote %s and apps-{kv,tpcc,pagerank}.png in %s" % (path, a.out))
+    return 1 if problems else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out", default="/tmp/swswitch-bench-apps")
+    ap.add_argument("--apps", default="kv,tpcc,pagerank")
+    ap.add_argument("--nodes", default="2,3,4")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--duration", type=float, default=5)
+    ap.add_argument("--smoke-duration", type=float, default=3)
+    ap.add_argument("--setup-timeout", type=float, default=90,
+                    help="seconds allowed beyond --duration per run")
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--plot", metavar="CSV",
+                    help="draw the PNGs of CSV into --out and exit")
+    a = ap.parse_args()
+    a.apps = [x for x in a.apps.split(",") if x]
+    a.nodes = [int(x) for x in a.nodes.split(",") if x]
+    for app in a.apps:
+        if app not in APPS:
+            ap.error("unknown app %s (one of %s)" % (app, ", ".join(APPS)))
+        exe = os.path.join(a.build, "node-agent", "apps", APPS[app]["bin"])
+        if not os.access(exe, os.X_OK):
+            ap.error("%s is not built (BUILD=...)" % exe)
+    if any(k < 2 or k > 4 for k in a.nodes):
+        ap.error("--nodes: 2 to 4 (topo/demo2.json .. demo4.json)")
+    os.makedirs(a.out, exist_ok=True)
+    if a.plot:
+        with open(a.plot, newline="") as f:
+            plot(list(csv.DictReader(f)), a.out)
+        return 0
+    return smoke(a) if a.smoke else sweep(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""One run of a program on every node of a namespace cluster, for the
+benchmark drivers (bench_e2e.py, bench_apps.py).
+
+Cluster(topo, build).run(outdir, argv_of, nodes, timeout) brings a fresh
+cluster up (scripts/cluster.sh up --force), starts argv_of(n) in node n's
+namespace for each n in `nodes`, waits for all of them (SIGINT, then
+SIGKILL, past `timeout` seconds: exit status 124), stops swswitch with
+SIGINT so that it prints its statistics (kept as outdir/swswitch.json), and
+takes the cluster down. Each node's stdout and stderr go to
+outdir/node-N.out and outdir/node-N.log.
+"""
+
+import json
+import os
+import subprocess
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Cluster:
+    def __init__(self, topo, build):
+        self.topo = topo
+        self.build = build
+        self.script = os.path.join(HERE, "cluster.sh")
+        self.swswitch = os.path.join(build, "swswitch", "swswitch")
+        with open(topo) as f:
+            self.nodes = [n["id"] for n in json.load(f)["nodes"]]
+        self.run_dir = os.environ.get(
+            "SWCL_RUN_DIR",
+            "/tmp/swswitch-cluster" + os.environ.get("SWCL_ID", ""))
+
+    def up(self, log):
+        with open(log, "w") as f:
+            subprocess.run([self.script, "up", self.topo, "--swswitch",
+                            self.swswitch, "--force"], stdout=f,
+                           stderr=subprocess.STDOUT, check=True)
+
+    def down(self, outdir=None):
+        """Stop swswitch with SIGINT (it prints its statistics), tear down."""
+        try:
+            with open(os.path.join(self.run_dir, "swswitch.pid")) as f:
+                pid = int(f.read().strip())
+            os.kill(pid, 2)
+            for _ in range(50):
+                os.kill(pid, 0)
+                time.sleep(0.1)
+        except (OSError, ValueError):
+            pass
+        src = os.path.join(self.run_dir, "swswitch.out")
+        if outdir and os.path.exists(src):
+            with open(src) as f, \
+                    open(os.path.join(outdir, "swswitch.json"), "w") as g:
+                g.write(f.read())
+        subprocess.run([self.script, "down"], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+
+    def exec_argv(self, n, argv):
+        return [self.script, "exec", str(n)] + list(argv)
+
+    def run(self, outdir, argv_of, nodes=None, timeout=60):
+        """Every node's exit status, {node: rc}."""
+        nodes = self.nodes if nodes is None else nodes
+        os.makedirs(outdir, exist_ok=True)
+        self.up(os.path.join(outdir, "cluster-up.log"))
+        procs = {}
+        try:
+            for n in nodes:
+                procs[n] = subprocess.Popen(
+                    self.exec_argv(n, argv_of(n)),
+                    stdout=open(os.path.join(outdir, "node-%d.out" % n), "w"),
+                    stderr=open(os.path.join(outdir, "node-%d.log" % n), "w"))
+            deadline = time.time() + timeout
+            rcs = {}
+            for n, p in procs.items():
+                try:
+                    rcs[n] = p.wait(timeout=max(1, deadline - time.time()))
+                except subprocess.TimeoutExpired:
+                    p.send_signal(2)
+                    try:
+                        rcs[n] = p.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        p.kill()
+                        rcs[n] = p.wait()
+                    rcs[n] = rcs[n] or 124
+            return rcs
+        finally:
+            for p in procs.values():
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            self.down(outdir)
