@@ -76,8 +76,8 @@ take_u(const char *name, const char *arg, uint64_t lo, uint64_t max,
 {
 	if (app_parse_u64(arg, max, v) != 0 || *v < lo) {
 		fprintf(stderr,
-			"--%s: expected a whole number in %" PRIu64
-			"..%" PRIu64 ", got '%s'\n",
+			"--%s: expected a whole number in %" PRIu64 "..%" PRIu64
+			", got '%s'\n",
 			name, lo, max, arg);
 		return -1;
 	}
@@ -118,8 +118,8 @@ app_opts_take(struct app_opts *o, int c, const char *arg)
 				o->mode = (enum app_mode)i;
 				return 1;
 			}
-		fprintf(stderr,
-			"--mode: switch, home or directory, got '%s'\n", arg);
+		fprintf(stderr, "--mode: switch, home or directory, got '%s'\n",
+			arg);
 		return -1;
 	case 0x1006:
 		if ((r = take_u("seed", arg, 0, UINT32_MAX, &v)) == 1)
@@ -159,9 +159,9 @@ app_opts_check(const struct app_opts *o, const char *prg)
 	}
 	if (o->node >= o->nodes) {
 		fprintf(stderr,
-			"%s: --node %d is not below --nodes %u: the app runs on "
-			"nodes 0..%u\n",
-			prg, o->node, o->nodes, o->nodes - 1);
+			"%s: --node %d is not below --nodes %d: the app runs on "
+			"nodes 0..%d\n",
+			prg, o->node, (int)o->nodes, o->nodes - 1);
 		return -1;
 	}
 	if (o->mem_mb % 32 != 0) {
@@ -458,8 +458,9 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 	a->stop = 0;
 	a->t_start_ns = app_now_ns();
 	for (; started < a->o.threads; started++) {
-		w[started] = (struct worker){ .a = a, .fn = fn, .arg = arg,
-					      .id = started };
+		w[started] = (struct worker){
+			.a = a, .fn = fn, .arg = arg, .id = started
+		};
 		if (pthread_create(&w[started].tid, NULL, worker_main,
 				   &w[started]) != 0) {
 			rc = -EAGAIN;
@@ -522,10 +523,9 @@ app_report(struct app *a, const char *app, const char *workload,
 	snprintf(row, sizeof(row),
 		 "%s,%s,%s,%d,%u,%u,%.3f,%" PRIu64 ",%.1f,%" PRIu64
 		 ",%.6f,%" PRIu64 "%s%s",
-		 app, app_mode_name(a->o.mode), workload, a->o.node,
-		 a->o.nodes, a->o.threads, secs, ops,
-		 secs > 0 ? ops / secs : 0, aborts, ratio, retries,
-		 *extra_vals ? "," : "", extra_vals);
+		 app, app_mode_name(a->o.mode), workload, a->o.node, a->o.nodes,
+		 a->o.threads, secs, ops, secs > 0 ? ops / secs : 0, aborts,
+		 ratio, retries, *extra_vals ? "," : "", extra_vals);
 	if (a->o.csv != NULL && append_csv(a->o.csv, header, row) != 0) {
 		fprintf(stderr, "--csv %s: cannot write\n", a->o.csv);
 		rc = -EIO;

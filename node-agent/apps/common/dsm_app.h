@@ -47,20 +47,22 @@ struct app_opts {
 };
 
 /** Long options of struct app_opts, to splice into an app's table. */
-#define APP_OPTS_LONG                                                   \
-	{ "topo", required_argument, NULL, 0x1000 },                    \
-		{ "node", required_argument, NULL, 0x1001 },            \
-		{ "nodes", required_argument, NULL, 0x1002 },           \
-		{ "threads", required_argument, NULL, 0x1003 },         \
-		{ "duration", required_argument, NULL, 0x1004 },        \
-		{ "mode", required_argument, NULL, 0x1005 },            \
-		{ "seed", required_argument, NULL, 0x1006 },            \
-		{ "mem-mb", required_argument, NULL, 0x1007 },          \
-		{ "cache-mb", required_argument, NULL, 0x1008 },        \
-		{ "csv", required_argument, NULL, 0x1009 },             \
-		{ "stats", required_argument, NULL, 0x100a },           \
-		{ "history", required_argument, NULL, 0x100b },         \
-		{ "progress", no_argument, NULL, 0x100c }
+/* clang-format off */
+#define APP_OPTS_LONG                                          \
+	{ "topo", required_argument, NULL, 0x1000 },           \
+	{ "node", required_argument, NULL, 0x1001 },           \
+	{ "nodes", required_argument, NULL, 0x1002 },          \
+	{ "threads", required_argument, NULL, 0x1003 },        \
+	{ "duration", required_argument, NULL, 0x1004 },       \
+	{ "mode", required_argument, NULL, 0x1005 },           \
+	{ "seed", required_argument, NULL, 0x1006 },           \
+	{ "mem-mb", required_argument, NULL, 0x1007 },         \
+	{ "cache-mb", required_argument, NULL, 0x1008 },       \
+	{ "csv", required_argument, NULL, 0x1009 },            \
+	{ "stats", required_argument, NULL, 0x100a },          \
+	{ "history", required_argument, NULL, 0x100b },        \
+	{ "progress", no_argument, NULL, 0x100c }
+/* clang-format on */
 
 void app_opts_init(struct app_opts *o);
 
@@ -92,12 +94,12 @@ struct app_counters {
 struct app {
 	struct app_opts o;
 	struct dsm *d;
-	uint32_t block;                  /* block size */
-	struct app_counters *cnt;        /* one per thread */
-	FILE **hist;                     /* one per thread, or NULL */
-	uint32_t barrier_round;          /* barriers passed */
-	volatile int stop;               /* set at the end of the run */
-	uint64_t t_start_ns, t_end_ns;   /* measured phase */
+	uint32_t block;                /* block size */
+	struct app_counters *cnt;      /* one per thread */
+	FILE **hist;                   /* one per thread, or NULL */
+	uint32_t barrier_round;        /* barriers passed */
+	volatile int stop;             /* set at the end of the run */
+	uint64_t t_start_ns, t_end_ns; /* measured phase */
 };
 
 /**
