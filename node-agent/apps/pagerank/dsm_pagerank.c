@@ -309,6 +309,9 @@ main(int argc, char **argv)
 	double *rank = NULL;
 	int rc, status = 1;
 
+	/* Lines as they come, also into a file: a run that is killed
+	 * still shows how far it got. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	app_opts_init(&ao);
 	pr_rmat_default(&po.rmat);
 	rc = parse(argc, argv, &ao, &po);
