@@ -275,10 +275,16 @@ run(struct app *a, struct pr_engine *e, double *rank)
 	rc = pr_engine_load(e, t);
 	if (rc == 0)
 		rc = app_barrier(a, t);
-	if (rc == 0)
-		rc = pr_engine_attach(e, t);
 	if (rc != 0)
 		return rc;
+	rc = pr_engine_attach(e, t);
+	if (rc != 0) {
+		/* A mismatch is seen by every node (each compares all the
+		 * headers with its own): leave together, so that none
+		 * vanishes while a peer still reads its header. */
+		app_leave(a, t);
+		return rc;
+	}
 	printf("pagerank node %d: %u of %u vertices, %" PRIu64
 	       " in-edges here; load %.2f s\n",
 	       a->o.node, e->hdr[a->o.node].nlocal, e->g->n,
