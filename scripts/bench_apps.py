@@ -150,8 +150,8 @@ def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
         "switch_serialised_share": "%.4f" % (
             at_switch / (at_switch + at_home) if at_switch + at_home
             else 0),
-        "switch_blocks": total(stats, "switch_blocks"),
-        "nacks_per_op": "%.4f" % (total(stats, "nacks") / per),
+        "switch_blocks": total(stats, "migration.switch_owned"),
+        "nacks_per_op": "%.4f" % (total(stats, "requester.nacks") / per),
         "run_seconds": "%.1f" % (time.time() - started),
         "extra": extra,
         "errors": errors,
@@ -265,6 +265,12 @@ def check_csv(path, expect, problems):
         if int(r["errors"]):
             problems.append("%s %s: %s errors" % (r["app"], r["mode"],
                                                    r["errors"]))
+        if r["mode"] == "switch" and not float(r["switch_serialised_share"]):
+            problems.append("%s switch: no event serialised by the switch"
+                            % r["app"])
+        if r["mode"] != "switch" and float(r["switch_serialised_share"]):
+            problems.append("%s %s: events serialised by the switch" %
+                            (r["app"], r["mode"]))
 
 
 def plot(rows, out):
