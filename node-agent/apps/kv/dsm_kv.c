@@ -215,17 +215,20 @@ violation(struct kv_run *r, struct app *a, uint16_t id, const char *what,
 		a->o.node, id, what, key, addr, stamp);
 }
 
-/* Sleep while the thread is ahead of --max-rate. */
+/* Sleep while the thread is ahead of --max-rate, 100 ms at a time at most
+ * (the end of the run is noticed). */
 static void
 pace(const struct app *a, double rate, uint64_t done)
 {
-	uint64_t due;
+	uint64_t due, now, us;
 
 	if (rate <= 0)
 		return;
 	due = a->t_start_ns + (uint64_t)((double)done / rate * 1e9);
-	while (!app_time_up(a) && app_now_ns() < due)
-		usleep((useconds_t)((due - app_now_ns()) / 1000 + 1));
+	while (!app_time_up(a) && (now = app_now_ns()) < due) {
+		us = (due - now) / 1000 + 1;
+		usleep((useconds_t)(us < 100000 ? us : 100000));
+	}
 }
 
 /* The measured phase of one thread: GETs and PUTs until time is up. */
