@@ -3,8 +3,8 @@
 """Summarise a cluster run: node-agent statistics (one JSON file per node,
 --stats FILE) and swswitch's exit statistics (its stdout JSON).
 
-Used by scripts/demo.sh (prints the table) and scripts/test-e2e.sh (--check:
-sanity assertions on the switch statistics). docs/CLUSTER.md describes the
+Used by scripts/test-e2e.sh (prints the table; --check: sanity assertions
+on the switch statistics) and scripts/bench_apps.py. docs/CLUSTER.md describes the
 output.
 """
 

@@ -145,6 +145,9 @@ app_opts_take(struct app_opts *o, int c, const char *arg)
 	case 0x100c:
 		o->progress = true;
 		return 1;
+	case 0x100d:
+		o->stats_start = arg;
+		return 1;
 	}
 	return 0;
 }
@@ -195,6 +198,8 @@ app_opts_usage(FILE *f)
 		"  --cache-mb M      local cache (default 64)\n"
 		"  --csv FILE        append the result row (header if new)\n"
 		"  --stats FILE      write the node's DSM statistics (JSON)\n"
+		"  --stats-start FILE  the same, as the measured phase starts\n"
+		"                    (the difference: the measured phase)\n"
 		"  --history DIR     write per-thread histories for "
 		"check_history.py\n"
 		"  --progress        one line per second on stderr\n"
@@ -445,6 +450,22 @@ watch(struct app *a, struct worker *w)
 	} while (!all);
 }
 
+/* dsm_stats_json into `path`. @return 0, or -EIO (message printed). */
+static int
+write_stats(struct dsm *d, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (f == NULL || dsm_stats_json(d, f) != 0)
+		rc = -EIO;
+	if (f != NULL && fclose(f) != 0)
+		rc = -EIO;
+	if (rc != 0)
+		fprintf(stderr, "%s: cannot write the statistics\n", path);
+	return rc;
+}
+
 int
 app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 		void *arg)
@@ -455,6 +476,10 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 
 	if (w == NULL)
 		return -ENOMEM;
+	if (a->o.stats_start != NULL && write_stats(a->d, a->o.stats_start)) {
+		free(w);
+		return -EIO;
+	}
 	a->stop = 0;
 	a->t_start_ns = app_now_ns();
 	for (; started < a->o.threads; started++) {

@@ -44,6 +44,8 @@ struct app_opts {
 	const char *stats;       /* --stats FILE: dsm_stats_json at the end */
 	const char *history_dir; /* --history DIR: per-thread histories */
 	bool progress;           /* --progress: a line per second on stderr */
+	const char *stats_start; /* --stats-start FILE: dsm_stats_json as the
+				    measured phase starts */
 };
 
 /** Long options of struct app_opts, to splice into an app's table. */
@@ -61,7 +63,8 @@ struct app_opts {
 	{ "csv", required_argument, NULL, 0x1009 },            \
 	{ "stats", required_argument, NULL, 0x100a },          \
 	{ "history", required_argument, NULL, 0x100b },        \
-	{ "progress", no_argument, NULL, 0x100c }
+	{ "progress", no_argument, NULL, 0x100c },             \
+	{ "stats-start", required_argument, NULL, 0x100d }
 /* clang-format on */
 
 void app_opts_init(struct app_opts *o);
@@ -131,7 +134,9 @@ int app_barrier(struct app *a, struct dsm_thread *t);
 /**
  * Run fn(a, thread, arg) on o->threads threads until each returns; while
  * they run, print the progress line if asked. The measured phase's times
- * are taken around it. @return 0, or the first thread's non-zero result.
+ * are taken around it; --stats-start is written just before. @return 0,
+ * -EIO (--stats-start could not be written), or the first thread's
+ * non-zero result.
  */
 int app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 		    void *arg);
