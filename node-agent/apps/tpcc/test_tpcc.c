@@ -331,7 +331,8 @@ district(struct dist *d, uint32_t n, uint32_t first_new)
 		}
 	}
 	d->v = (struct tpcc_dview){ .w_id = 1, .d_id = 1, .next_o_id = n + 1,
-				    .no_first = first_new, .slots = SLOTS,
+				    .no_first = first_new,
+				    .max_orders = SLOTS, .slots = SLOTS,
 				    .orders = d->o, .nos = d->no,
 				    .ols = d->ol };
 }
@@ -445,4 +446,64 @@ Test(tpcc_check, layout_and_owner)
 	cr_assert_eq(tpcc_check_owner(1, TPCC_W_YTD0 + 500, 7, 7, 499, msg,
 				      sizeof(msg)),
 		     TPCC_COND_OWNER);
+}
+
+/* A ring that wrapped: orders 16 .. 55 in 40 slots, 46 .. 55 undelivered. */
+static void
+wrapped(struct dist *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (uint32_t id = 16; id <= 55; id++) {
+		uint32_t i = (id - 1) % SLOTS;
+		struct tpcc_order *o = &d->o[i];
+		bool delivered = id < 46;
+
+		*o = (struct tpcc_order){ .id = id, .c_id = id,
+					  .ol_cnt = (uint8_t)(5 + id % 11),
+					  .carrier_id = delivered ? 3 : 0 };
+		d->no[i] = (struct tpcc_new_order){ .o_id = delivered ? 0 : id };
+		for (uint32_t k = 0; k < o->ol_cnt; k++)
+			d->ol[i * TPCC_MAX_OL + k] = (struct tpcc_order_line){
+				.o_id = id, .number = (uint8_t)(k + 1),
+				.delivery_d = delivered ? 1000 : 0
+			};
+	}
+	d->v = (struct tpcc_dview){ .w_id = 1, .d_id = 1, .next_o_id = 56,
+				    .no_first = 46, .max_orders = SLOTS,
+				    .slots = SLOTS, .orders = d->o,
+				    .nos = d->no, .ols = d->ol };
+}
+
+Test(tpcc_check, wrapped_ring)
+{
+	static struct dist d;
+
+	wrapped(&d);
+	cr_assert_eq(check(&d), 0);
+	/* a reused slot that kept a line of the order it replaced */
+	wrapped(&d);
+	d.ol[(50 - 1) % SLOTS * TPCC_MAX_OL + 14] =
+		(struct tpcc_order_line){ .o_id = 10, .number = 15 };
+	cr_assert_eq(check(&d), TPCC_COND_LAYOUT);
+	/* D_NEXT_O_ID one ahead: order 16 would be 41 back, out of the
+	 * ring, and the newest order is missing */
+	wrapped(&d);
+	d.v.next_o_id = 57;
+	cr_assert_neq(check(&d), 0);
+}
+
+Test(tpcc_layout, memory_estimate)
+{
+	struct tpcc_scale s = scale(2, 2);
+	uint32_t mb;
+
+	s.items = 10000;
+	s.customers = 300;
+	s.max_orders = 3000;
+	mb = tpcc_mem_mb(&s);
+	/* two warehouses of ~37 MB at each home, from two allocating nodes */
+	cr_assert(mb >= 32 + 2 * 32 && mb % 32 == 0, "%u MB", mb);
+	cr_assert(mb <= 32 * 8, "%u MB", mb);
+	s.threads = 4;
+	cr_assert_gt(tpcc_mem_mb(&s), mb);
 }

@@ -177,7 +177,7 @@ struct tpcc_scale {
 	uint32_t threads;    /* per node: warehouses = nodes x threads */
 	uint32_t items;      /* ITEM rows, STOCK rows per warehouse */
 	uint32_t customers;  /* per district */
-	uint32_t max_orders; /* order slots per district (O_ID <= this) */
+	uint32_t max_orders; /* order slots per district (a ring) */
 	uint32_t history;    /* history ring slots per district */
 	uint32_t block;      /* DSM block size */
 	uint32_t placement;  /* enum tpcc_placement */
@@ -221,9 +221,15 @@ uint64_t tpcc_array_bytes(uint64_t n, uint32_t size, uint32_t block);
 dsm_addr_t tpcc_row_addr(dsm_addr_t base, uint64_t idx, uint32_t size,
 			 uint32_t block);
 
-/* A district region: orders, new-orders, order-line groups (TPCC_MAX_OL
- * rows per order slot), history ring; each part block-aligned. */
+/*
+ * A district region: orders, new-orders, order-line groups (TPCC_MAX_OL
+ * rows per order slot), history ring; each part block-aligned. The order
+ * parts are rings of max_orders slots: O_ID o is in slot (o - 1) mod
+ * max_orders, and a New-Order may reuse a slot only once its order is
+ * delivered (else TPCC_FULL).
+ */
 uint64_t tpcc_dreg_bytes(const struct tpcc_scale *s);
+uint32_t tpcc_order_slot(const struct tpcc_scale *s, uint32_t o_id);
 dsm_addr_t tpcc_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg,
 			   uint32_t o_id);
 dsm_addr_t tpcc_new_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg,
@@ -260,6 +266,14 @@ dsm_addr_t tpcc_item_addr(const struct tpcc_scale *s, const dsm_addr_t *parts,
 
 /** Home node of warehouse index w's rows. */
 uint16_t tpcc_wh_home(const struct tpcc_scale *s, uint32_t w);
+
+/**
+ * Global memory (--mem-mb) each node needs to home its share of the
+ * tables at this scale: 32 MB of static region plus the 32 MB chunks that
+ * dsm_malloc takes from it for every allocating node (home memory is
+ * zeroed lazily: what is not written costs nothing).
+ */
+uint32_t tpcc_mem_mb(const struct tpcc_scale *s);
 
 /**
  * Check a scale before anything is allocated. @return 0, or -1 with a

@@ -88,23 +88,37 @@ load(struct tpcc_node *nd, dsm_addr_t dir)
 	return rc;
 }
 
+static void
+fill_scale(struct tpcc_scale *s, const struct app_opts *o,
+	   const struct tpcc_opts *t, uint32_t block)
+{
+	memset(s, 0, sizeof(*s));
+	s->nodes = o->nodes;
+	s->threads = o->threads;
+	s->items = t->items;
+	s->customers = t->customers;
+	s->max_orders = t->max_orders;
+	s->history = t->max_orders;
+	s->block = block;
+	s->placement = t->placement;
+}
+
 static int
 setup(struct tpcc_node *nd, dsm_addr_t *dir)
 {
 	struct tpcc_scale *s = &nd->x.s;
 	char err[256];
 
-	memset(s, 0, sizeof(*s));
-	s->nodes = nd->a.o.nodes;
-	s->threads = nd->a.o.threads;
-	s->items = nd->t.items;
-	s->customers = nd->t.customers;
-	s->max_orders = nd->t.max_orders;
-	s->history = nd->t.max_orders;
-	s->block = nd->a.block;
-	s->placement = nd->t.placement;
+	fill_scale(s, &nd->a.o, &nd->t, nd->a.block);
 	if (tpcc_scale_check(s, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dsm_tpcc: %s\n", err);
+		return 2;
+	}
+	if (nd->a.o.mem_mb < tpcc_mem_mb(s)) {
+		fprintf(stderr,
+			"dsm_tpcc: --mem-mb %u is too small for this scale: "
+			"%u needed (or leave --mem-mb out)\n",
+			nd->a.o.mem_mb, tpcc_mem_mb(s));
 		return 2;
 	}
 	*dir = dsm_static_addr(0, app_static_base(&nd->a));
@@ -231,13 +245,22 @@ int
 tpcc_main(const struct app_opts *o, const struct tpcc_opts *t)
 {
 	static struct tpcc_node nd; /* large: the threads' transactions */
+	struct app_opts oo = *o;
 	struct dsm_thread *t0;
 	dsm_addr_t dir = 0;
 	char err[256];
 	int rc, status = 0;
 
 	nd.t = *t;
-	rc = app_open(&nd.a, o);
+	if (oo.mem_mb == 0) {
+		/* Enough for the scale (the block size is the usual 4096 until
+		 * the topology is read); zeroed lazily, so not a cost. */
+		struct tpcc_scale s;
+
+		fill_scale(&s, o, t, 4096);
+		oo.mem_mb = tpcc_mem_mb(&s);
+	}
+	rc = app_open(&nd.a, &oo);
 	if (rc != 0) {
 		app_close(&nd.a);
 		return 1;

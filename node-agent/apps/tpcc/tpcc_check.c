@@ -3,6 +3,7 @@
  * TPC-C's consistency conditions on a snapshot; see tpcc_check.h.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tpcc_check.h"
@@ -24,6 +25,15 @@ tpcc_check_ytd(uint32_t w_id, int64_t w_ytd,
 	return 1;
 }
 
+/* Can ring slot i hold O_ID `id` now? (An O_ID >= D_NEXT_O_ID is left
+ * to condition 2.) */
+static bool
+in_slot(const struct tpcc_dview *v, uint32_t i, uint32_t id)
+{
+	return id != 0 && (id - 1) % v->max_orders == i &&
+	       (id >= v->next_o_id || v->next_o_id - id <= v->max_orders);
+}
+
 /* Lines of order slot i that are rows (OL_NUMBER set). */
 static uint32_t
 line_rows(const struct tpcc_dview *v, uint32_t i, int *bad_slot,
@@ -37,7 +47,8 @@ line_rows(const struct tpcc_dview *v, uint32_t i, int *bad_slot,
 		if (l->number == 0)
 			continue;
 		n++;
-		if (l->o_id != i + 1 || l->number != k + 1)
+		if (l->number != k + 1 ||
+		    (o->id != 0 ? l->o_id != o->id : !in_slot(v, i, l->o_id)))
 			*bad_slot = 1;
 		if (o->id != 0 && (l->delivery_d == 0) != (o->carrier_id == 0))
 			*bad_delivery = 1;
@@ -58,12 +69,14 @@ tpcc_check_district(const struct tpcc_dview *v, char *msg, size_t len)
 		int bad_slot = 0, bad_del = 0;
 		uint32_t rows = line_rows(v, i, &bad_slot, &bad_del, o);
 
-		if ((o->id != 0 && o->id != i + 1) ||
-		    (no->o_id != 0 && no->o_id != i + 1) || bad_slot) {
+		if ((o->id != 0 && !in_slot(v, i, o->id)) ||
+		    (no->o_id != 0 && !in_slot(v, i, no->o_id)) ||
+		    (no->o_id != 0 && o->id != 0 && no->o_id != o->id) ||
+		    bad_slot) {
 			snprintf(msg, len,
-				 "layout: warehouse %u district %u: a row of "
-				 "O_ID slot %u has another O_ID",
-				 w, d, i + 1);
+				 "layout: warehouse %u district %u: ring slot "
+				 "%u holds a row of an O_ID it cannot hold",
+				 w, d, i);
 			return TPCC_COND_LAYOUT;
 		}
 		n_ol += rows;
@@ -74,7 +87,7 @@ tpcc_check_district(const struct tpcc_dview *v, char *msg, size_t len)
 		}
 		if (o->id == 0)
 			continue;
-		max_o = o->id;
+		max_o = o->id > max_o ? o->id : max_o;
 		sum_cnt += o->ol_cnt;
 		if ((o->carrier_id == 0) != (no->o_id != 0)) {
 			snprintf(msg, len,

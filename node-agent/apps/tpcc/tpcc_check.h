@@ -12,8 +12,9 @@
  *   5  O_CARRIER_ID is null iff the order has a NEW-ORDER row
  *   6  O_OL_CNT = the order's ORDER-LINE rows
  *   7  OL_DELIVERY_D is null iff O_CARRIER_ID is null
- *   TPCC_COND_LAYOUT  a row in another slot than its O_ID's, or the
- *                     district's new-order head not at min(NO_O_ID)
+ *   TPCC_COND_LAYOUT  a row in another slot than its O_ID's, an order
+ *                     older than the ring holds, or the district's
+ *                     new-order head not at min(NO_O_ID)
  *   TPCC_COND_LOCKS   a lock word still held after the run
  *   TPCC_COND_OWNER   the warehouse's totals disagree with what its thread
  *                     committed (new orders; payments' amounts)
@@ -30,11 +31,13 @@
 #define TPCC_COND_LOCKS  9
 #define TPCC_COND_OWNER  10
 
-/* One district's rows, O_ID 1 .. slots. */
+/* One district's rows: ring slots 0 .. slots - 1 of max_orders (O_ID o
+ * in slot (o - 1) mod max_orders). */
 struct tpcc_dview {
 	uint32_t w_id, d_id;
 	uint32_t next_o_id; /* D_NEXT_O_ID */
 	uint32_t no_first;  /* the new-order head */
+	uint32_t max_orders;
 	uint32_t slots;
 	const struct tpcc_order *orders;    /* [slots] */
 	const struct tpcc_new_order *nos;   /* [slots] */

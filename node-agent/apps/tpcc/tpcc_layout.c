@@ -5,6 +5,8 @@
  * read or written by one block access, atomic in the DSM.
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "tpcc.h"
 
@@ -64,25 +66,32 @@ tpcc_dreg_bytes(const struct tpcc_scale *s)
 	       tpcc_array_bytes(s->history, TPCC_H_SZ, s->block);
 }
 
+uint32_t
+tpcc_order_slot(const struct tpcc_scale *s, uint32_t o_id)
+{
+	return (o_id - 1) % s->max_orders;
+}
+
 dsm_addr_t
 tpcc_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg, uint32_t o_id)
 {
-	return tpcc_row_addr(dreg, o_id - 1, TPCC_O_SZ, s->block);
+	return tpcc_row_addr(dreg, tpcc_order_slot(s, o_id), TPCC_O_SZ,
+			     s->block);
 }
 
 dsm_addr_t
 tpcc_new_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg,
 		    uint32_t o_id)
 {
-	return tpcc_row_addr(dreg + orders_bytes(s), o_id - 1, TPCC_NO_SZ,
-			     s->block);
+	return tpcc_row_addr(dreg + orders_bytes(s), tpcc_order_slot(s, o_id),
+			     TPCC_NO_SZ, s->block);
 }
 
 dsm_addr_t
 tpcc_lines_addr(const struct tpcc_scale *s, dsm_addr_t dreg, uint32_t o_id)
 {
 	return tpcc_row_addr(dreg + orders_bytes(s) + new_orders_bytes(s),
-			     o_id - 1, TPCC_LINES_SZ, s->block);
+			     tpcc_order_slot(s, o_id), TPCC_LINES_SZ, s->block);
 }
 
 dsm_addr_t
@@ -176,10 +185,10 @@ tpcc_scale_check(const struct tpcc_scale *s, char *err, size_t len)
 			 "--customers-per-district in 10..60000");
 		return -1;
 	}
-	if (s->max_orders <= tpcc_init_orders(s)) {
+	if (s->max_orders <= tpcc_init_orders(s) || s->max_orders < 32) {
 		snprintf(err, len,
 			 "--max-orders %u must exceed the %u initial orders "
-			 "per district (--customers-per-district)",
+			 "per district (--customers-per-district) and 31",
 			 s->max_orders, tpcc_init_orders(s));
 		return -1;
 	}
@@ -197,4 +206,66 @@ tpcc_scale_check(const struct tpcc_scale *s, char *err, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+/* Bump allocation of `n` pieces in 32 MB chunks as dsm_malloc does them
+ * (block-aligned, a new chunk when one does not fit): chunks used. */
+static uint32_t
+chunks_for(const uint64_t *piece, uint32_t n)
+{
+	uint64_t used = TPCC_CHUNK;
+	uint32_t chunks = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (used + piece[i] > TPCC_CHUNK) {
+			chunks++;
+			used = 0;
+		}
+		used += piece[i];
+	}
+	return chunks;
+}
+
+uint32_t
+tpcc_mem_mb(const struct tpcc_scale *s)
+{
+	enum { REGIONS = 4 + TPCC_DISTRICTS };
+	uint64_t wh[REGIONS], *piece;
+	uint32_t most = 0;
+
+	piece = malloc((1 + (size_t)s->threads * REGIONS) * sizeof(*piece));
+	if (piece == NULL)
+		return 0;
+	wh[0] = s->block;
+	wh[1] = tpcc_array_bytes((uint64_t)s->customers * TPCC_DISTRICTS,
+				 TPCC_C_SZ, s->block);
+	wh[2] = tpcc_cidx_bytes(s) * TPCC_DISTRICTS;
+	wh[3] = tpcc_array_bytes(s->items, TPCC_S_SZ, s->block);
+	for (int d = 0; d < TPCC_DISTRICTS; d++)
+		wh[4 + d] = tpcc_dreg_bytes(s);
+	for (uint32_t h = 0; h < s->nodes; h++) {
+		uint32_t chunks = 0;
+
+		/* Each node allocates with its own chunks at every home. */
+		for (uint32_t p = 0; p < s->nodes; p++) {
+			uint32_t n = 0;
+
+			if (p == h)
+				piece[n++] = tpcc_array_bytes(
+					tpcc_items_per_part(s), TPCC_I_SZ,
+					s->block);
+			for (uint32_t t = 0; t < s->threads; t++) {
+				if (tpcc_wh_home(s, p * s->threads + t) != h)
+					continue;
+				memcpy(piece + n, wh, sizeof(wh));
+				n += REGIONS;
+			}
+			/* + 1: the threads allocate in any order. */
+			if (n > 0)
+				chunks += chunks_for(piece, n) + 1;
+		}
+		most = chunks > most ? chunks : most;
+	}
+	free(piece);
+	return 32 * (1 + most);
 }

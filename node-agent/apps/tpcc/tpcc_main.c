@@ -50,7 +50,8 @@ usage(FILE *f, const char *prg)
 		"fills up\n"
 		"  --placement P     stripe: warehouse w's rows at node w mod "
 		"nodes (default);\n"
-		"                    local: at the node of its thread\n",
+		"                    local: at the node of its thread\n"
+		"  (--mem-mb defaults to what the scale needs)\n",
 		prg);
 	app_opts_usage(f);
 }
@@ -73,6 +74,7 @@ parse(int argc, char **argv, struct app_opts *o, struct tpcc_opts *t)
 	int c, r;
 
 	app_opts_init(o);
+	o->mem_mb = 0; /* not given: tpcc_main sizes it for the scale */
 	tpcc_opts_init(t);
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		r = app_opts_take(o, c, optarg);

@@ -4,8 +4,8 @@
  * (exclusive: D_NEXT_O_ID), the customer (shared) and each line's stock
  * row (exclusive, at the supply warehouse, which the distribution ratio
  * makes remote); ITEM is read without a lock (never written after the
- * load). Then insert ORDER, NEW-ORDER and the ORDER-LINE rows at slot
- * O_ID of the district's arrays (the district's lock covers them) and
+ * load). Then insert ORDER, NEW-ORDER and the ORDER-LINE rows in O_ID's
+ * slot of the district's rings (the district's lock covers them) and
  * commit the district and stock rows.
  */
 #include <errno.h>
@@ -65,7 +65,13 @@ tpcc_new_order(struct tpcc_txn *tx, const struct tpcc_no_in *in)
 	if (r != 0)
 		return tpcc_tx_fail(tx, r);
 	d = (struct tpcc_district *)rd->img;
-	if (d->next_o_id > s->max_orders) {
+	/* The ring slot of the new order: its last order must be delivered. */
+	r = dsm_read(tx->t,
+		     tpcc_order_addr(s, wa->dreg[in->d_id - 1], d->next_o_id),
+		     &o, sizeof(o));
+	if (r != 0)
+		return tpcc_tx_fail(tx, r);
+	if (o.id != 0 && o.carrier_id == 0) {
 		r = tpcc_txn_abort(tx);
 		return r != 0 ? r : TPCC_FULL;
 	}
@@ -131,7 +137,7 @@ tpcc_new_order(struct tpcc_txn *tx, const struct tpcc_no_in *in)
 	if (r == 0)
 		r = dsm_write(tx->t,
 			      tpcc_lines_addr(s, wa->dreg[in->d_id - 1], o_id),
-			      ol, in->ol_cnt * sizeof(ol[0]));
+			      ol, sizeof(ol)); /* all: clear a reused slot */
 	if (r != 0)
 		return tpcc_tx_fail(tx, r);
 	return tpcc_txn_commit(tx);

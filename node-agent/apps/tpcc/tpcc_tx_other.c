@@ -12,39 +12,45 @@
 
 #include "tpcc_tx.h"
 
-/* Rows of ORDER read at once while scanning: one block's worth at most. */
+/* Rows of ORDER read at once while scanning (one block's at most). */
 #define SCAN_MAX 512
 
 /*
- * The customer's latest order in a district whose lock we hold: scan
- * ORDER backwards from D_NEXT_O_ID - 1, one block's rows per read.
- * @return 0 with *o (o->id 0: none), or a DSM error.
+ * The customer's latest order in a district whose lock we hold: scan the
+ * ORDER ring backwards from D_NEXT_O_ID - 1 over the orders it still
+ * holds, one block's rows per read. @return 0 with *o (o->id 0: none), or
+ * a DSM error.
  */
 static int
 last_order(struct tpcc_txn *tx, dsm_addr_t dreg, uint32_t next_o_id,
 	   uint32_t c_id, struct tpcc_order *o)
 {
 	const struct tpcc_scale *s = &tx->x->s;
-	uint32_t per = s->block / TPCC_O_SZ;
+	uint32_t per = s->block / TPCC_O_SZ, lowest = 1;
 	static _Thread_local struct tpcc_order buf[SCAN_MAX];
 
 	if (per > SCAN_MAX)
 		per = SCAN_MAX;
+	if (next_o_id > s->max_orders)
+		lowest = next_o_id - s->max_orders;
 	memset(o, 0, sizeof(*o));
-	for (uint32_t hi = next_o_id; hi > 1;) {
-		/* O_IDs lo .. hi - 1, all in the block of hi - 1. */
-		uint32_t lo = hi - 1 - (hi - 2) % per;
-		int r = dsm_read(tx->t, tpcc_order_addr(s, dreg, lo), buf,
-				 (hi - lo) * sizeof(buf[0]));
+	for (uint32_t hi = next_o_id; hi > lowest;) {
+		/* O_IDs hi - k .. hi - 1: slots from a block's start on. */
+		uint32_t k = tpcc_order_slot(s, hi - 1) % per + 1;
+		int r;
 
+		if (k > hi - lowest)
+			k = hi - lowest;
+		r = dsm_read(tx->t, tpcc_order_addr(s, dreg, hi - k), buf,
+			     k * sizeof(buf[0]));
 		if (r != 0)
 			return r;
-		for (uint32_t i = hi - lo; i-- > 0;)
-			if (buf[i].id != 0 && buf[i].c_id == c_id) {
+		for (uint32_t i = k; i-- > 0;)
+			if (buf[i].id == hi - k + i && buf[i].c_id == c_id) {
 				*o = buf[i];
 				return 0;
 			}
-		hi = lo;
+		hi -= k;
 	}
 	return 0;
 }

@@ -78,6 +78,7 @@ check_district(struct dsm_thread *t, const struct tpcc_ctx *x, uint32_t w,
 
 	v.next_o_id = d->next_o_id;
 	v.no_first = d->no_first;
+	v.max_orders = s->max_orders;
 	v.slots = d->next_o_id - 1 + TPCC_CHECK_EXTRA;
 	if (v.slots > s->max_orders)
 		v.slots = s->max_orders;
