@@ -42,7 +42,8 @@ no_straddle(dsm_addr_t base, uint64_t n, uint32_t size, uint32_t block)
 			     "row %llu of size %u crosses a block",
 			     (unsigned long long)i, size);
 		if (i > 0)
-			cr_assert_gt(a, tpcc_row_addr(base, i - 1, size, block));
+			cr_assert_gt(a,
+				     tpcc_row_addr(base, i - 1, size, block));
 	}
 	cr_assert_leq(tpcc_row_addr(base, n - 1, size, block) + size,
 		      base + tpcc_array_bytes(n, size, block));
@@ -61,8 +62,8 @@ Test(tpcc_layout, district_region_parts_do_not_overlap)
 	struct tpcc_scale s = scale(2, 2);
 	dsm_addr_t r = 1ull << 20, end = r + tpcc_dreg_bytes(&s);
 	dsm_addr_t o_end = tpcc_order_addr(&s, r, s.max_orders) + TPCC_O_SZ;
-	dsm_addr_t no_end =
-		tpcc_new_order_addr(&s, r, s.max_orders) + TPCC_NO_SZ;
+	dsm_addr_t no_end = tpcc_new_order_addr(&s, r, s.max_orders) +
+			    TPCC_NO_SZ;
 	dsm_addr_t ol_end = tpcc_lines_addr(&s, r, s.max_orders) +
 			    TPCC_MAX_OL * TPCC_OL_SZ;
 
@@ -70,8 +71,7 @@ Test(tpcc_layout, district_region_parts_do_not_overlap)
 	cr_assert_leq(o_end, tpcc_new_order_addr(&s, r, 1));
 	cr_assert_leq(no_end, tpcc_lines_addr(&s, r, 1));
 	cr_assert_leq(ol_end, tpcc_history_addr(&s, r, 0));
-	cr_assert_leq(tpcc_history_addr(&s, r, s.history - 1) + TPCC_H_SZ,
-		      end);
+	cr_assert_leq(tpcc_history_addr(&s, r, s.history - 1) + TPCC_H_SZ, end);
 }
 
 Test(tpcc_layout, items_and_homes)
@@ -148,8 +148,11 @@ static struct tpcc_consts consts;
 static struct tpcc_gen
 gen(const struct tpcc_scale *s, uint32_t w_id, double item, double pay)
 {
-	struct tpcc_gen g = { .s = s, .c = &consts, .w_id = w_id,
-			      .item_remote = item, .pay_remote = pay,
+	struct tpcc_gen g = { .s = s,
+			      .c = &consts,
+			      .w_id = w_id,
+			      .item_remote = item,
+			      .pay_remote = pay,
 			      .rng = 42 };
 
 	tpcc_consts_init(&consts, 1);
@@ -322,18 +325,22 @@ district(struct dist *d, uint32_t n, uint32_t first_new)
 								 .d_id = 1,
 								 .w_id = 1 };
 		for (uint32_t k = 0; k < o->ol_cnt; k++) {
-			struct tpcc_order_line *l =
-				&d->ol[(id - 1) * TPCC_MAX_OL + k];
+			struct tpcc_order_line
+				*l = &d->ol[(id - 1) * TPCC_MAX_OL + k];
 
 			l->o_id = id;
 			l->number = (uint8_t)(k + 1);
 			l->delivery_d = delivered ? 1000 : 0;
 		}
 	}
-	d->v = (struct tpcc_dview){ .w_id = 1, .d_id = 1, .next_o_id = n + 1,
+	d->v = (struct tpcc_dview){ .w_id = 1,
+				    .d_id = 1,
+				    .next_o_id = n + 1,
 				    .no_first = first_new,
-				    .max_orders = SLOTS, .slots = SLOTS,
-				    .orders = d->o, .nos = d->no,
+				    .max_orders = SLOTS,
+				    .slots = SLOTS,
+				    .orders = d->o,
+				    .nos = d->no,
 				    .ols = d->ol };
 }
 
@@ -458,20 +465,28 @@ wrapped(struct dist *d)
 		struct tpcc_order *o = &d->o[i];
 		bool delivered = id < 46;
 
-		*o = (struct tpcc_order){ .id = id, .c_id = id,
+		*o = (struct tpcc_order){ .id = id,
+					  .c_id = id,
 					  .ol_cnt = (uint8_t)(5 + id % 11),
 					  .carrier_id = delivered ? 3 : 0 };
-		d->no[i] = (struct tpcc_new_order){ .o_id = delivered ? 0 : id };
+		d->no[i] = (struct tpcc_new_order){ .o_id = delivered ? 0
+								      : id };
 		for (uint32_t k = 0; k < o->ol_cnt; k++)
 			d->ol[i * TPCC_MAX_OL + k] = (struct tpcc_order_line){
-				.o_id = id, .number = (uint8_t)(k + 1),
+				.o_id = id,
+				.number = (uint8_t)(k + 1),
 				.delivery_d = delivered ? 1000 : 0
 			};
 	}
-	d->v = (struct tpcc_dview){ .w_id = 1, .d_id = 1, .next_o_id = 56,
-				    .no_first = 46, .max_orders = SLOTS,
-				    .slots = SLOTS, .orders = d->o,
-				    .nos = d->no, .ols = d->ol };
+	d->v = (struct tpcc_dview){ .w_id = 1,
+				    .d_id = 1,
+				    .next_o_id = 56,
+				    .no_first = 46,
+				    .max_orders = SLOTS,
+				    .slots = SLOTS,
+				    .orders = d->o,
+				    .nos = d->no,
+				    .ols = d->ol };
 }
 
 Test(tpcc_check, wrapped_ring)
@@ -482,8 +497,9 @@ Test(tpcc_check, wrapped_ring)
 	cr_assert_eq(check(&d), 0);
 	/* a reused slot that kept a line of the order it replaced */
 	wrapped(&d);
-	d.ol[(50 - 1) % SLOTS * TPCC_MAX_OL + 14] =
-		(struct tpcc_order_line){ .o_id = 10, .number = 15 };
+	d.ol[(50 - 1) % SLOTS * TPCC_MAX_OL + 14] = (struct tpcc_order_line){
+		.o_id = 10, .number = 15
+	};
 	cr_assert_eq(check(&d), TPCC_COND_LAYOUT);
 	/* D_NEXT_O_ID one ahead: order 16 would be 41 back, out of the
 	 * ring, and the newest order is missing */

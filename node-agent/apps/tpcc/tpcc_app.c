@@ -49,8 +49,8 @@ load_main(void *p)
 	uint32_t w = (uint32_t)nd->a.o.node * nd->a.o.threads + l->id;
 
 	if (l->id == 0)
-		l->rc = tpcc_load_items(t, &nd->x, l->dir, nd->a.o.seed,
-					l->err, sizeof(l->err));
+		l->rc = tpcc_load_items(t, &nd->x, l->dir, nd->a.o.seed, l->err,
+					sizeof(l->err));
 	if (l->rc == 0)
 		l->rc = tpcc_load_warehouse(t, &nd->x, l->dir, w, nd->a.o.seed,
 					    l->err, sizeof(l->err));
@@ -67,7 +67,8 @@ load(struct tpcc_node *nd, dsm_addr_t dir)
 	int rc = l ? 0 : -ENOMEM;
 
 	for (; rc == 0 && started < n; started++) {
-		l[started] = (struct loader){ .nd = nd, .dir = dir,
+		l[started] = (struct loader){ .nd = nd,
+					      .dir = dir,
 					      .id = started };
 		if (pthread_create(&l[started].tid, NULL, load_main,
 				   &l[started]) != 0)

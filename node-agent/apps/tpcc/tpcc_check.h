@@ -39,9 +39,9 @@ struct tpcc_dview {
 	uint32_t no_first;  /* the new-order head */
 	uint32_t max_orders;
 	uint32_t slots;
-	const struct tpcc_order *orders;    /* [slots] */
-	const struct tpcc_new_order *nos;   /* [slots] */
-	const struct tpcc_order_line *ols;  /* [slots * TPCC_MAX_OL] */
+	const struct tpcc_order *orders;   /* [slots] */
+	const struct tpcc_new_order *nos;  /* [slots] */
+	const struct tpcc_order_line *ols; /* [slots * TPCC_MAX_OL] */
 };
 
 /** Condition 1. */

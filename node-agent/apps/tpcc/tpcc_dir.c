@@ -52,10 +52,11 @@ tpcc_dir_put_node(struct dsm_thread *t, const struct tpcc_ctx *x,
 }
 
 int
-tpcc_dir_put_wh(struct dsm_thread *t, const struct tpcc_ctx *x,
-		dsm_addr_t dir, uint32_t w, const struct tpcc_wh_addr *a)
+tpcc_dir_put_wh(struct dsm_thread *t, const struct tpcc_ctx *x, dsm_addr_t dir,
+		uint32_t w, const struct tpcc_wh_addr *a)
 {
-	return dsm_write(t, dir + nodes_bytes(&x->s) + (dsm_addr_t)w * sizeof(*a),
+	return dsm_write(t,
+			 dir + nodes_bytes(&x->s) + (dsm_addr_t)w * sizeof(*a),
 			 a, sizeof(*a));
 }
 

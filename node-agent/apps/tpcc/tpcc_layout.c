@@ -21,9 +21,9 @@ _Static_assert(sizeof(struct tpcc_order_line) == TPCC_OL_SZ, "order-line");
 _Static_assert(sizeof(struct tpcc_history) == TPCC_H_SZ, "history");
 _Static_assert(sizeof(struct tpcc_wh_addr) == 128, "directory entry");
 
-#define TPCC_LINES_SZ (TPCC_MAX_OL * TPCC_OL_SZ)
-#define TPCC_CHUNK    (32ull << 20) /* dsm_malloc's largest piece */
-#define TPCC_MIN_BLOCK 1024         /* an order's lines in one block */
+#define TPCC_LINES_SZ  (TPCC_MAX_OL * TPCC_OL_SZ)
+#define TPCC_CHUNK     (32ull << 20) /* dsm_malloc's largest piece */
+#define TPCC_MIN_BLOCK 1024u         /* an order's lines in one block */
 
 uint64_t
 tpcc_array_bytes(uint64_t n, uint32_t size, uint32_t block)
@@ -80,8 +80,7 @@ tpcc_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg, uint32_t o_id)
 }
 
 dsm_addr_t
-tpcc_new_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg,
-		    uint32_t o_id)
+tpcc_new_order_addr(const struct tpcc_scale *s, dsm_addr_t dreg, uint32_t o_id)
 {
 	return tpcc_row_addr(dreg + orders_bytes(s), tpcc_order_slot(s, o_id),
 			     TPCC_NO_SZ, s->block);
@@ -166,8 +165,9 @@ int
 tpcc_scale_check(const struct tpcc_scale *s, char *err, size_t len)
 {
 	uint64_t stock = tpcc_array_bytes(s->items, TPCC_S_SZ, s->block);
-	uint64_t cust = tpcc_array_bytes(
-		(uint64_t)s->customers * TPCC_DISTRICTS, TPCC_C_SZ, s->block);
+	uint64_t cust = tpcc_array_bytes((uint64_t)s->customers *
+						 TPCC_DISTRICTS,
+					 TPCC_C_SZ, s->block);
 	uint64_t items = tpcc_array_bytes(tpcc_items_per_part(s), TPCC_I_SZ,
 					  s->block);
 
@@ -178,8 +178,7 @@ tpcc_scale_check(const struct tpcc_scale *s, char *err, size_t len)
 			 s->block, TPCC_MIN_BLOCK);
 		return -1;
 	}
-	if (s->items < s->nodes || s->customers < 10 ||
-	    s->customers > 60000) {
+	if (s->items < s->nodes || s->customers < 10 || s->customers > 60000) {
 		snprintf(err, len,
 			 "--items must be at least --nodes and "
 			 "--customers-per-district in 10..60000");
@@ -229,7 +228,9 @@ chunks_for(const uint64_t *piece, uint32_t n)
 uint32_t
 tpcc_mem_mb(const struct tpcc_scale *s)
 {
-	enum { REGIONS = 4 + TPCC_DISTRICTS };
+	enum {
+		REGIONS = 4 + TPCC_DISTRICTS
+	};
 	uint64_t wh[REGIONS], *piece;
 	uint32_t most = 0;
 
@@ -251,9 +252,9 @@ tpcc_mem_mb(const struct tpcc_scale *s)
 			uint32_t n = 0;
 
 			if (p == h)
-				piece[n++] = tpcc_array_bytes(
-					tpcc_items_per_part(s), TPCC_I_SZ,
-					s->block);
+				piece[n++] =
+					tpcc_array_bytes(tpcc_items_per_part(s),
+							 TPCC_I_SZ, s->block);
 			for (uint32_t t = 0; t < s->threads; t++) {
 				if (tpcc_wh_home(s, p * s->threads + t) != h)
 					continue;

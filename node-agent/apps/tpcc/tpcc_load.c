@@ -26,8 +26,8 @@ struct blkw {
 };
 
 static int
-blkw_init(struct blkw *b, struct dsm_thread *t, dsm_addr_t base,
-	  uint32_t size, uint32_t block)
+blkw_init(struct blkw *b, struct dsm_thread *t, dsm_addr_t base, uint32_t size,
+	  uint32_t block)
 {
 	b->t = t;
 	b->base = base;
@@ -101,9 +101,9 @@ make_customer(uint64_t *r, const struct tpcc_consts *k, uint32_t w_id,
 	c->id = c_id;
 	c->d_id = d_id;
 	c->w_id = w_id;
-	*name = c_id <= TPCC_NAMES
-			? c_id - 1
-			: tpcc_nurand(r, 255, k->c_last_load, 0, TPCC_NAMES - 1);
+	*name = c_id <= TPCC_NAMES ? c_id - 1
+				   : tpcc_nurand(r, 255, k->c_last_load, 0,
+						 TPCC_NAMES - 1);
 	tpcc_last_name(*name, c->last);
 	strcpy(c->middle, "OE");
 	tpcc_astring(r, c->first, 8, 16);
@@ -150,17 +150,18 @@ load_customers(struct dsm_thread *t, const struct tpcc_ctx *x,
 	struct tpcc_cidx_ent *ent = (struct tpcc_cidx_ent *)idx;
 	uint16_t *ids = (uint16_t *)(idx + TPCC_CIDX_IDS_OFF);
 	struct blkw hw = { 0 };
-	int rc = keys && idx ? blkw_init(&hw, t,
-					 tpcc_history_addr(s, a->dreg[d_id - 1],
-							   0),
-					 TPCC_H_SZ, s->block)
-			     : -ENOMEM;
+	int rc = keys && idx
+			 ? blkw_init(&hw, t,
+				     tpcc_history_addr(s, a->dreg[d_id - 1], 0),
+				     TPCC_H_SZ, s->block)
+			 : -ENOMEM;
 
 	for (uint32_t c_id = 1; rc == 0 && c_id <= n; c_id++) {
 		struct tpcc_customer c;
 		struct tpcc_history h;
 
-		make_customer(r, &x->c, w_id, d_id, c_id, &c, &keys[c_id - 1].name);
+		make_customer(r, &x->c, w_id, d_id, c_id, &c,
+			      &keys[c_id - 1].name);
 		keys[c_id - 1].c_id = (uint16_t)c_id;
 		memcpy(keys[c_id - 1].first, c.first, sizeof(c.first));
 		blkw_put(cw, (uint64_t)(d_id - 1) * n + c_id - 1, &c);
@@ -215,8 +216,8 @@ load_orders(struct dsm_thread *t, const struct tpcc_ctx *x,
 		rc = blkw_init(&nw, t, tpcc_new_order_addr(s, dreg, 1),
 			       TPCC_NO_SZ, s->block);
 	if (rc == 0)
-		rc = blkw_init(&lw, t, tpcc_lines_addr(s, dreg, 1),
-			       sizeof(ol), s->block);
+		rc = blkw_init(&lw, t, tpcc_lines_addr(s, dreg, 1), sizeof(ol),
+			       s->block);
 	if (rc != 0) {
 		free(perm);
 		free(ow.buf);
@@ -257,7 +258,8 @@ load_orders(struct dsm_thread *t, const struct tpcc_ctx *x,
 			ol[i].supply_w_id = w_id;
 			ol[i].delivery_d = delivered ? now : 0;
 			ol[i].quantity = 5;
-			ol[i].amount = delivered ? 0 : tpcc_uniform(r, 1, 999999);
+			ol[i].amount = delivered ? 0
+						 : tpcc_uniform(r, 1, 999999);
 			tpcc_astring(r, ol[i].dist_info, 24, 24);
 		}
 		blkw_put(&lw, o_id - 1, ol);
@@ -292,8 +294,8 @@ load_wd(struct dsm_thread *t, const struct tpcc_ctx *x,
 	tpcc_astring(r, w->name, 6, 10);
 	address(r, w->street_1, w->street_2, w->city, w->state, w->zip);
 	for (uint32_t d_id = 1; d_id <= TPCC_DISTRICTS; d_id++) {
-		struct tpcc_district *d =
-			(struct tpcc_district *)(img + d_id * TPCC_D_SZ);
+		struct tpcc_district
+			*d = (struct tpcc_district *)(img + d_id * TPCC_D_SZ);
 
 		d->id = d_id;
 		d->w_id = w_id;
@@ -303,8 +305,7 @@ load_wd(struct dsm_thread *t, const struct tpcc_ctx *x,
 		d->no_first = tpcc_first_new_order(&x->s);
 		d->h_count = x->s.customers;
 		tpcc_astring(r, d->name, 6, 10);
-		address(r, d->street_1, d->street_2, d->city, d->state,
-			d->zip);
+		address(r, d->street_1, d->street_2, d->city, d->state, d->zip);
 	}
 	return dsm_write(t, a->wd, img, sizeof(img));
 }
@@ -395,8 +396,8 @@ tpcc_load_warehouse(struct dsm_thread *t, const struct tpcc_ctx *x,
 }
 
 int
-tpcc_load_items(struct dsm_thread *t, const struct tpcc_ctx *x,
-		dsm_addr_t dir, uint32_t seed, char *err, size_t len)
+tpcc_load_items(struct dsm_thread *t, const struct tpcc_ctx *x, dsm_addr_t dir,
+		uint32_t seed, char *err, size_t len)
 {
 	const struct tpcc_scale *s = &x->s;
 	uint32_t per = tpcc_items_per_part(s), first = x->node * per + 1;
@@ -405,12 +406,11 @@ tpcc_load_items(struct dsm_thread *t, const struct tpcc_ctx *x,
 	struct blkw iw;
 	int rc = 0;
 
-	base = alloc_at(t, tpcc_array_bytes(per, TPCC_I_SZ, s->block),
-			x->node, &rc);
+	base = alloc_at(t, tpcc_array_bytes(per, TPCC_I_SZ, s->block), x->node,
+			&rc);
 	if (rc == 0)
 		rc = blkw_init(&iw, t, base, TPCC_I_SZ, s->block);
-	for (uint32_t i = 0; rc == 0 && i < per && first + i <= s->items;
-	     i++) {
+	for (uint32_t i = 0; rc == 0 && i < per && first + i <= s->items; i++) {
 		struct tpcc_item it;
 
 		memset(&it, 0, sizeof(it));

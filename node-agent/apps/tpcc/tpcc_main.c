@@ -105,7 +105,8 @@ parse(int argc, char **argv, struct app_opts *o, struct tpcc_opts *t)
 		case 'i':
 		case 'c':
 		case 'm':
-			if (app_parse_u64(optarg, 10000000, &v) != 0 || v == 0) {
+			if (app_parse_u64(optarg, 10000000, &v) != 0 ||
+			    v == 0) {
 				fprintf(stderr,
 					"--%s: a positive whole number, got "
 					"'%s'\n",

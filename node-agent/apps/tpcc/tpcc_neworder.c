@@ -76,8 +76,8 @@ tpcc_new_order(struct tpcc_txn *tx, const struct tpcc_no_in *in)
 		return r != 0 ? r : TPCC_FULL;
 	}
 	for (uint32_t i = 0; i < in->ol_cnt; i++) {
-		const struct tpcc_wh_addr *sa =
-			&x->wh[in->ol[i].supply_w_id - 1];
+		const struct tpcc_wh_addr
+			*sa = &x->wh[in->ol[i].supply_w_id - 1];
 
 		if (in->ol[i].i_id < 1 || in->ol[i].i_id > s->items) {
 			/* Clause 2.4.2.3: "Item number is not valid". */

@@ -78,7 +78,8 @@ tpcc_payment(struct tpcc_txn *tx, const struct tpcc_pay_in *in)
 		r = tpcc_customer_by_name(tx, in->c_w_id, in->c_d_id,
 					  in->c_last, &c_id);
 	if (r == 0)
-		r = tpcc_txn_lock(tx, tpcc_customer_addr(s, ca, in->c_d_id, c_id),
+		r = tpcc_txn_lock(tx,
+				  tpcc_customer_addr(s, ca, in->c_d_id, c_id),
 				  TPCC_C_SZ, TPCC_LOCK_X, &rc);
 	if (r != 0)
 		return tpcc_tx_fail(tx, r);

@@ -41,8 +41,8 @@ tpcc_nurand(uint64_t *s, uint32_t a, uint32_t c, uint32_t x, uint32_t y)
 void
 tpcc_last_name(uint32_t n, char out[17])
 {
-	static const char *const syl[10] = { "BAR",  "OUGHT", "ABLE", "PRI",
-					     "PRES", "ESE",   "ANTI", "CALLY",
+	static const char *const syl[10] = { "BAR",   "OUGHT", "ABLE", "PRI",
+					     "PRES",  "ESE",   "ANTI", "CALLY",
 					     "ATION", "EING" };
 
 	out[0] = '\0';

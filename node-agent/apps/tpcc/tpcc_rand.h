@@ -50,9 +50,9 @@ void tpcc_consts_init(struct tpcc_consts *c, uint32_t seed);
 struct tpcc_gen {
 	const struct tpcc_scale *s;
 	const struct tpcc_consts *c;
-	uint32_t w_id;        /* the thread's home warehouse (1-based) */
-	double item_remote;   /* P(an order line's supply warehouse is remote) */
-	double pay_remote;    /* P(a Payment's customer warehouse is remote) */
+	uint32_t w_id;      /* the thread's home warehouse (1-based) */
+	double item_remote; /* P(an order line's supply warehouse is remote) */
+	double pay_remote;  /* P(a Payment's customer warehouse is remote) */
 	uint64_t rng;
 };
 

@@ -39,9 +39,9 @@ struct tpcc_node {
 	struct app a;
 	struct tpcc_opts t;
 	struct tpcc_ctx x;
-	struct tpcc_txn **tx;     /* [threads] */
-	struct tpcc_tstat *st;    /* [threads] */
-	_Atomic int full;         /* a district's order slots ran out */
+	struct tpcc_txn **tx;  /* [threads] */
+	struct tpcc_tstat *st; /* [threads] */
+	_Atomic int full;      /* a district's order slots ran out */
 };
 
 /** The measured phase of thread `id` (app_run_threads's fn; arg: node). */

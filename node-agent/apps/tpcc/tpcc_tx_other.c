@@ -121,7 +121,8 @@ tpcc_delivery(struct tpcc_txn *tx, const struct tpcc_del_in *in,
 		if (d->no_first >= d->next_o_id)
 			continue; /* no new order: skipped (clause 2.7.4.2) */
 		r = dsm_read(tx->t,
-			     tpcc_order_addr(s, wa->dreg[d_id - 1], d->no_first),
+			     tpcc_order_addr(s, wa->dreg[d_id - 1],
+					     d->no_first),
 			     &pl->o, sizeof(pl->o));
 		if (r == 0 && pl->o.id != d->no_first)
 			r = -EPROTO; /* a NEW-ORDER row without its order */
@@ -213,9 +214,8 @@ tpcc_stock_level(struct tpcc_txn *tx, const struct tpcc_sl_in *in,
 	for (uint32_t k = 0; k < n && r == 0; k++) {
 		r = tpcc_txn_lock(tx, tpcc_stock_addr(s, wa, items[k]),
 				  TPCC_S_SZ, TPCC_LOCK_S, &rs);
-		if (r == 0 &&
-		    ((struct tpcc_stock *)rs->img)->quantity <
-			    (int32_t)in->threshold)
+		if (r == 0 && ((struct tpcc_stock *)rs->img)->quantity <
+				      (int32_t)in->threshold)
 			(*low)++;
 	}
 	if (r != 0)

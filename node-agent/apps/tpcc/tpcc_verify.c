@@ -128,8 +128,8 @@ tpcc_verify_warehouse(struct dsm_thread *t, const struct tpcc_ctx *x,
 	if (rc != 0)
 		goto out;
 	for (uint32_t d = 0; d < TPCC_DISTRICTS; d++) {
-		const struct tpcc_district *dr =
-			(const void *)(img + (d + 1) * TPCC_D_SZ);
+		const struct tpcc_district
+			*dr = (const void *)(img + (d + 1) * TPCC_D_SZ);
 
 		d_ytd[d] = dr->ytd;
 		added += dr->next_o_id - 1 - tpcc_init_orders(s);
