@@ -51,6 +51,10 @@ usage(FILE *f, const char *prg)
 		"  --placement P     stripe: warehouse w's rows at node w mod "
 		"nodes (default);\n"
 		"                    local: at the node of its thread\n"
+		"  --inject-bug      test of the check: each thread's first "
+		"Payment leaves\n"
+		"                    D_YTD unchanged, so the run must fail "
+		"(condition 1)\n"
 		"  (--mem-mb defaults to what the scale needs)\n",
 		prg);
 	app_opts_usage(f);
@@ -67,6 +71,7 @@ parse(int argc, char **argv, struct app_opts *o, struct tpcc_opts *t)
 		{ "customers-per-district", required_argument, NULL, 'c' },
 		{ "max-orders", required_argument, NULL, 'm' },
 		{ "placement", required_argument, NULL, 'p' },
+		{ "inject-bug", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -135,6 +140,9 @@ parse(int argc, char **argv, struct app_opts *o, struct tpcc_opts *t)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'b':
+			t->inject_bug = true;
 			break;
 		case 'h':
 			usage(stdout, argv[0]);

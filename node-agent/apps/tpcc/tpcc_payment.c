@@ -88,7 +88,9 @@ tpcc_payment(struct tpcc_txn *tx, const struct tpcc_pay_in *in)
 	d = (struct tpcc_district *)rd->img;
 	c = (struct tpcc_customer *)rc->img;
 	w->ytd += in->amount;
-	d->ytd += in->amount;
+	if (!tx->inject_bug)
+		d->ytd += in->amount;
+	tx->inject_bug = false; /* one lost update is enough to see */
 	c->balance -= in->amount;
 	c->ytd_payment += in->amount;
 	c->payment_cnt++;

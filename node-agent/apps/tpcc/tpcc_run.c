@@ -111,6 +111,7 @@ tpcc_worker(struct app *a, uint16_t id, void *arg)
 	uint64_t rng = app_rand_seed(a, id) ^ 0x5bd1e995ull;
 	union tpcc_input in;
 
+	tx->inject_bug = nd->t.inject_bug;
 	while (!app_time_up(a)) {
 		enum tpcc_tx type = tpcc_gen_tx(&g.rng, nd->t.mix);
 		uint32_t n = 0;

@@ -20,6 +20,7 @@ struct tpcc_opts {
 	uint32_t customers;
 	uint32_t max_orders;
 	uint32_t placement; /* enum tpcc_placement */
+	bool inject_bug;    /* a test of the check: break condition 1 */
 };
 
 void tpcc_opts_init(struct tpcc_opts *t);

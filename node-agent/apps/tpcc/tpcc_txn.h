@@ -49,6 +49,7 @@ struct tpcc_txn {
 	uint32_t n;
 	uint64_t locks;     /* lock words taken */
 	uint64_t conflicts; /* lock words found taken (aborts) */
+	bool inject_bug;    /* --inject-bug: the next Payment skips D_YTD */
 	struct tpcc_row rows[TPCC_TXN_ROWS];
 };
 
