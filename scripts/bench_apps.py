@@ -10,9 +10,13 @@ coherence modes of the same build:
   directory  the server directory (--coherence directory)
 
 Every run: a fresh cluster, the app on nodes 0..K-1, each node's result row
-(--csv) and statistics (--stats), swswitch's exit statistics. One row per
-run in apps.csv (nodes' throughput added up, packets per operation at the
-home agents and in the switch, NACKs, blocks in the switch); the plots
+(--csv) and statistics (--stats, and --stats-start as the measured phase
+begins), swswitch's exit statistics. One row per run in apps.csv: the
+nodes' throughput added up; over the measured phase, home-agent messages
+per operation, the share of coherence events the switch serialised and
+NACKs per operation; over the whole run (loading included, as swswitch
+counts from its start), frames into the switch and pipeline passes per
+operation; blocks in the switch at the end. The plots
 apps-kv.png, apps-tpcc.png and apps-pagerank.png in the style of Figures
 14, 15 and 16. A run passes only when every node exits 0 (each app checks
 its own result) and, for the key-value store, its histories pass
@@ -70,8 +74,8 @@ APPS = {
 
 COLUMNS = ["app", "mode", "knob", "value", "nodes", "threads", "seconds",
            "ops", "ops_per_s", "ops_per_s_node", "aborts", "abort_ratio",
-           "home_msgs_per_op", "switch_frames_per_op",
-           "pipeline_passes_per_op", "switch_serialised_share",
+           "home_msgs_per_op", "switch_frames_per_op_run",
+           "pipeline_passes_per_op_run", "switch_serialised_share",
            "switch_blocks", "nacks_per_op", "run_seconds", "extra",
            "errors"]
 
@@ -101,22 +105,34 @@ def total(stats, key):
     return s
 
 
+def load_stats(outdir, nodes, name):
+    stats = {}
+    for n in nodes:
+        p = os.path.join(outdir, name % n)
+        if os.path.exists(p):
+            stats[n] = cluster_report.load_json(p)
+    return stats
+
+
 def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
     nodes = list(range(k))
     rows = node_rows(outdir, nodes)
-    stats = {}
-    for n in nodes:
-        p = os.path.join(outdir, "na-%d.json" % n)
-        if os.path.exists(p):
-            stats[n] = cluster_report.load_json(p)
+    stats = load_stats(outdir, nodes, "na-%d.json")
+    # The counters as the measured phase started: what loading the data
+    # cost is left out of the per-operation figures.
+    start = load_stats(outdir, nodes, "na-%d-start.json")
+
+    def measured(key):
+        return total(stats, key) - total(start, key)
+
     errors = sum(1 for rc in rcs.values() if rc) + (k - len(rows))
     ops = sum(int(r["ops"]) for r in rows.values())
     aborts = sum(int(r["aborts"]) for r in rows.values())
     per = ops or 1
-    home = total(stats, "home_agent.messages_received") + \
-        total(stats, "home_agent.messages_sent")
-    at_switch = total(stats, "events_in_switch")
-    at_home = total(stats, "events_at_home")
+    home = measured("home_agent.messages_received") + \
+        measured("home_agent.messages_sent")
+    at_switch = measured("events_in_switch")
+    at_home = measured("events_at_home")
     sw_frames = passes = ""
     swp = os.path.join(outdir, "swswitch.json")
     if os.path.exists(swp):
@@ -145,13 +161,13 @@ def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
         "abort_ratio": "%.6f" % (aborts / (ops + aborts)
                                  if ops + aborts else 0),
         "home_msgs_per_op": "%.3f" % (home / per),
-        "switch_frames_per_op": sw_frames,
-        "pipeline_passes_per_op": passes,
+        "switch_frames_per_op_run": sw_frames,
+        "pipeline_passes_per_op_run": passes,
         "switch_serialised_share": "%.4f" % (
             at_switch / (at_switch + at_home) if at_switch + at_home
             else 0),
         "switch_blocks": total(stats, "migration.switch_owned"),
-        "nacks_per_op": "%.4f" % (total(stats, "requester.nacks") / per),
+        "nacks_per_op": "%.4f" % (measured("requester.nacks") / per),
         "run_seconds": "%.1f" % (time.time() - started),
         "extra": extra,
         "errors": errors,
@@ -175,7 +191,8 @@ def run_one(a, app, mode, k, args, duration, outdir):
              "--threads", str(a.threads), "--mode", mode, "--duration",
              str(duration), "--seed", str(a.seed), "--csv",
              os.path.join(outdir, "app-%d.csv" % n), "--stats",
-             os.path.join(outdir, "na-%d.json" % n)]
+             os.path.join(outdir, "na-%d.json" % n), "--stats-start",
+             os.path.join(outdir, "na-%d-start.json" % n)]
         if spec["history"]:
             v += ["--history", hist]
         return v + args

@@ -58,6 +58,16 @@ step "libdsm installed: an application built with pkg-config runs on 2 nodes" sc
 # then one 2 s micro point each; checks correctness and CSV format, never speed.
 [ -x scripts/bench-e2e.sh ] &&
 	step "end-to-end benchmark (smoke: 3 modes, histories checked)" scripts/bench-e2e.sh --smoke --out /tmp/swswitch-bench-e2e-smoke
+# ~2-3 min: the key-value store, TPC-C and PageRank in the three modes on 2
+# nodes, each checked (histories, consistency conditions, reference ranks)
+step "applications (smoke: kv, tpcc, pagerank x 3 modes, checked)" \
+	scripts/bench-apps.sh --smoke --out /tmp/swswitch-bench-apps-smoke
+# ~1 min: what the smoke does not cover: TPC-C aborts under contention and a
+# deliberately broken run caught; PageRank on a SNAP file, a malformed one
+step "TPC-C: aborts at distribution ratio 0.3, an injected bug caught" \
+	scripts/test-app-tpcc.sh --mode home
+step "PageRank: SNAP input, malformed input refused" \
+	scripts/test-app-pagerank.sh --mode home
 
 echo
 if ((${#failed[@]})); then
