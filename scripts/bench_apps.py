@@ -306,51 +306,69 @@ def plot(rows, out):
 
     kv_w = sorted({r["value"] for r in rows if r["app"] == "kv"})
     if kv_w:
-        fig, axes = plt.subplots(1, len(kv_w), figsize=(5 * len(kv_w), 4),
+        fig, axes = plt.subplots(2, len(kv_w), figsize=(5 * len(kv_w), 7),
                                  squeeze=False)
-        for ax, w in zip(axes[0], kv_w):
+        for i, w in enumerate(kv_w):
+            top, bottom = axes[0][i], axes[1][i]
             for mode, pts in series("kv", w):
-                ax.plot([int(r["nodes"]) for r in pts],
-                        [float(r["ops_per_s"]) / 1e3 for r in pts], "o-",
-                        label=LABELS[mode])
-            ax.set_title("%s, Zipf 0.99" % w, fontsize=9)
-            ax.set_xlabel("nodes")
-            ax.set_ylabel("throughput (Kops/s)")
-            ax.grid(alpha=0.3)
+                xs = [int(r["nodes"]) for r in pts]
+                top.plot(xs, [float(r["ops_per_s"]) / 1e3 for r in pts],
+                         "o-", label=LABELS[mode])
+                bottom.plot(xs, [float(r["home_msgs_per_op"])
+                                 for r in pts], "o-", label=LABELS[mode])
+            top.set_title("%s, Zipf 0.99" % w, fontsize=9)
+            top.set_ylabel("throughput (Kops/s)")
+            bottom.set_ylabel("home-agent messages / op")
+            for ax in (top, bottom):
+                ax.set_xlabel("nodes")
+                ax.set_xticks(sorted({int(r["nodes"]) for r in rows}))
+                ax.grid(alpha=0.3)
         axes[0][0].legend(fontsize=8)
         fig.suptitle("key-value store (cf. Figure 14)", fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(out, "apps-kv.png"), dpi=90)
         plt.close(fig)
     if any(r["app"] == "tpcc" for r in rows):
-        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+        fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14, 4))
         for mode, pts in series("tpcc", x="value"):
             xs = [float(r["value"]) * 100 for r in pts]
             a1.plot(xs, [float(r["ops_per_s"]) / 1e3 for r in pts], "o-",
                     label=LABELS[mode])
             a2.plot(xs, [float(r["abort_ratio"]) * 100 for r in pts], "o-",
                     label=LABELS[mode])
+            a3.plot(xs, [float(r["home_msgs_per_op"]) for r in pts], "o-",
+                    label=LABELS[mode])
         a1.set_ylabel("throughput (K transactions/s)")
+        a1.set_yscale("log")
         a2.set_ylabel("abort ratio (%)")
-        for ax in (a1, a2):
+        a3.set_ylabel("home-agent messages / transaction")
+        for ax in (a1, a2, a3):
             ax.set_xlabel("distribution ratio (%)")
             ax.grid(alpha=0.3)
         a1.legend(fontsize=8)
-        fig.suptitle("TPC-C (cf. Figure 15)", fontsize=10)
+        fig.suptitle("TPC-C, %s nodes (cf. Figure 15)" % ", ".join(
+            sorted({r["nodes"] for r in rows if r["app"] == "tpcc"})),
+            fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(out, "apps-tpcc.png"), dpi=90)
         plt.close(fig)
     if any(r["app"] == "pagerank" for r in rows):
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
         width = 0.25
         for i, (mode, pts) in enumerate(series("pagerank")):
-            ax.bar([int(r["nodes"]) + (i - 1) * width for r in pts],
-                   [float(r["seconds"]) for r in pts], width,
+            xs = [int(r["nodes"]) + (i - 1) * width for r in pts]
+            a1.bar(xs, [float(r["seconds"]) for r in pts], width,
                    label=LABELS[mode])
-        ax.set_xlabel("nodes")
-        ax.set_ylabel("total run time (s)")
-        ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8)
+            a2.bar(xs, [float(r["home_msgs_per_op"]) for r in pts], width,
+                   label=LABELS[mode])
+        a1.set_ylabel("total run time (s)")
+        a2.set_ylabel("home-agent messages / vertex update")
+        for ax in (a1, a2):
+            ax.set_xlabel("nodes")
+            ax.set_xticks(sorted({int(r["nodes"]) for r in rows
+                                  if r["app"] == "pagerank"}))
+            ax.grid(alpha=0.3, axis="y")
+        a1.legend(fontsize=8)
         fig.suptitle("PageRank (cf. Figure 16)", fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(out, "apps-pagerank.png"), dpi=90)
