@@ -105,6 +105,10 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 		if (roles & NA_ROLE_HOME)
 			migrate_handle(n, m, &out);
 		break;
+	case NA_ROUTE_VOH:
+		if (roles & NA_ROLE_HOME)
+			na_voh_handle(&n->voh, m, payload, m->len, &out);
+		break;
 	case NA_ROUTE_SHADOW:
 		if (!(roles & NA_ROLE_SHADOW))
 			break;
@@ -173,6 +177,8 @@ agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
 static void
 route(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
+	if (na_node_voh_route(n, m))
+		return; /* a version check, answered outside the agents */
 	if (na_rec_is_msg(m->type)) {
 		agents_deliver(n, m, payload);
 		return;
