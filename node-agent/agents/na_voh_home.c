@@ -74,10 +74,29 @@ na_voh_version(const struct na_voh_home *v, uint64_t tag)
 	return idx < 0 ? 0 : __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The block's migration epoch: its ADD_TO_SWITCH seq set, renewed by every
+ * move to the switch. While the switch owns a block, writes bypass the
+ * version, so a copy fetched before a move must not validate after the
+ * block comes home: replies carry the epoch beside the version (16 bits:
+ * aux bits 16-23 and gstatus), and a copy matches only both.
+ */
+static void
+set_epoch(const struct na_voh_home *v, int64_t idx, struct lcf_msg *r)
+{
+	uint32_t e = __atomic_load_n(&v->h->blk[idx].add_seq,
+				     __ATOMIC_RELAXED) /
+		     NA_ADD_COPY_SEQS;
+
+	r->aux = (r->aux & 0xff00ffffu) | (e & 0xff) << 16;
+	r->gstatus = (uint8_t)(e >> 8);
+}
+
 static void
 hdr(const struct lcf_msg *m, struct lcf_msg *r, uint8_t type)
 {
 	memset(r, 0, sizeof(*r));
+	r->version = LCF_VERSION;
 	r->type = type;
 	r->node = m->node;
 	r->thread = m->thread;
@@ -97,6 +116,8 @@ version_reply(const struct na_voh_home *v, const struct lcf_msg *m,
 		r->flags = LCF_F_FAIL;
 	else
 		r->copyset = __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
+	if (idx >= 0)
+		set_epoch(v, idx, r);
 }
 
 bool
@@ -138,9 +159,18 @@ proceed(struct na_voh_home *v, uint32_t who, int64_t idx, struct na_out *out)
 		return;
 	}
 	m.copyset = __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
-	na_out_segments(out, m.node, &m, NA_MSG_VOH_PROCEED,
-			v->h->mem + ((uint64_t)idx << v->h->block_shift),
-			v->h->block_size);
+	for (uint32_t i = 0; i < na_seg_count(v->h->block_size); i++) {
+		uint32_t off;
+		uint16_t len;
+
+		na_seg_span(v->h->block_size, i, &off, &len);
+		m.aux = off; /* < 64 KB: bits 16-23 carry the epoch */
+		m.len = len;
+		set_epoch(v, idx, &m);
+		na_out_push(out, m.node, &m,
+			    v->h->mem + ((uint64_t)idx << v->h->block_shift) +
+				    off);
+	}
 }
 
 /* Run one Table 1 transition and send the PROCEEDs it decides. */
@@ -292,6 +322,7 @@ done(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx, uint32_t who,
 		hdr(m, &a, NA_MSG_VOH_VERSION);
 		a.aux = na_aux_orig(m->type, v->h->self);
 		a.copyset = r->ver;
+		set_epoch(v, idx, &a);
 		na_out_push(out, m->node, &a, NULL);
 		return;
 	}

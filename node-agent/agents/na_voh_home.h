@@ -93,6 +93,17 @@ bool na_voh_vread(struct na_voh_home *v, const struct lcf_msg *m,
 void na_voh_handle(struct na_voh_home *v, const struct lcf_msg *m,
 		   const void *payload, uint16_t len, struct na_out *out);
 
+/**
+ * The (epoch, version) stamp a reply `m` of the home carries (VOH_VERSION,
+ * VOH_PROCEED): equal stamps mean the same data.
+ */
+static inline uint64_t
+na_voh_stamp(const struct lcf_msg *m)
+{
+	return (uint64_t)(m->gstatus << 8 | (m->aux >> 16 & 0xff)) << 32 |
+	       m->copyset;
+}
+
 /** The version of block `tag` (0 for a tag not homed here). */
 uint32_t na_voh_version(const struct na_voh_home *v, uint64_t tag);
 

@@ -8,6 +8,7 @@
 
 #include "na_msg.h"
 #include "na_voh.h"
+#include "na_voh_home.h"
 
 #define VOH_REGIONS 64
 #define VOH_SETS    256
@@ -22,7 +23,7 @@ struct voh_region {
 struct voh_entry {
 	bool valid;
 	uint64_t tag;
-	uint32_t ver;
+	uint64_t stamp; /* epoch << 32 | version (na_voh_stamp) */
 	uint64_t fetched_ns;
 	uint64_t used; /* LRU tick */
 	uint8_t *data;
@@ -172,11 +173,10 @@ msg_init(struct dsm_thread *t, struct lcf_msg *m, uint8_t type, uint64_t tag,
 	m->dst_node = na_req_home_of(t, tag);
 }
 
-int
-dsm_version_check(struct dsm_thread *t, dsm_addr_t addr, bool rpc,
-		  uint32_t *version)
+/* One version check. @return 0 with *stamp, -ENOTSUP, -EINTR. */
+static int
+check(struct dsm_thread *t, uint64_t tag, bool rpc, uint64_t *stamp)
 {
-	uint64_t tag = addr >> t->d->topo.block_shift;
 	struct lcf_msg m;
 	struct na_mail r;
 	int rc;
@@ -188,8 +188,19 @@ dsm_version_check(struct dsm_thread *t, dsm_addr_t addr, bool rpc,
 		return rc;
 	if (r.m.flags & LCF_F_FAIL)
 		return -ENOTSUP;
-	*version = r.m.copyset;
+	*stamp = na_voh_stamp(&r.m);
 	return 0;
+}
+
+int
+dsm_version_check(struct dsm_thread *t, dsm_addr_t addr, bool rpc,
+		  uint32_t *version)
+{
+	uint64_t stamp = 0;
+	int rc = check(t, addr >> t->d->topo.block_shift, rpc, &stamp);
+
+	*version = (uint32_t)stamp;
+	return rc;
 }
 
 /* Fetch the block through the home's ReadQueue into the cache and copy
@@ -200,7 +211,8 @@ fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 {
 	uint64_t all = na_seg_all(v->bs), got = 0, sent = na_now_ns();
 	uint64_t deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-	uint32_t tries = 0, ver = 0;
+	uint64_t stamp = 0;
+	uint32_t tries = 0;
 	struct voh_entry *e;
 	struct lcf_msg m;
 	struct na_mail r;
@@ -217,12 +229,13 @@ fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 				continue;
 			if (x->flags & LCF_F_FAIL)
 				return 1;
-			i = na_seg_index(v->bs, x->aux, x->len);
+			i = na_seg_index(v->bs, x->aux & 0xffff, x->len);
 			if (i < 0)
 				continue;
-			memcpy(t->buf + x->aux, t->mail.payload, x->len);
+			memcpy(t->buf + (x->aux & 0xffff), t->mail.payload,
+			       x->len);
 			got |= 1ull << i;
-			ver = x->copyset;
+			stamp = na_voh_stamp(x);
 			continue;
 		}
 		if (na_now_ns() < deadline)
@@ -236,14 +249,13 @@ fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	memcpy(buf, t->buf + off, len);
 	pthread_mutex_lock(&v->mu);
 	e = entry(v, tag, true);
-	if (!e->valid || e->tag != tag || e->ver <= ver) {
-		memcpy(e->data, t->buf, v->bs);
-		e->valid = true;
-		e->tag = tag;
-		e->ver = ver;
-		e->fetched_ns = na_now_ns();
-		e->used = ++v->tick;
-	}
+	/* (an older copy than another thread's is caught by its check) */
+	memcpy(e->data, t->buf, v->bs);
+	e->valid = true;
+	e->tag = tag;
+	e->stamp = stamp;
+	e->fetched_ns = na_now_ns();
+	e->used = ++v->tick;
 	v->st.fetches++;
 	pthread_mutex_unlock(&v->mu);
 	/* READ_DONE: leave the ReadQueue (acknowledged, so never lost). */
@@ -300,10 +312,10 @@ update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	} while (r.m.flags & LCF_F_FAIL); /* data lost on the way: again */
 	pthread_mutex_lock(&v->mu);
 	e = entry(v, tag, false);
-	if (e && e->ver + 1 == r.m.copyset) {
+	if (e && e->stamp + 1 == na_voh_stamp(&r.m)) {
 		/* our copy was the version this update was applied to */
 		memcpy(e->data + off, buf, len);
-		e->ver = r.m.copyset;
+		e->stamp = na_voh_stamp(&r.m);
 		e->fetched_ns = na_now_ns();
 	} else if (e) {
 		e->valid = false;
@@ -322,7 +334,7 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	struct voh_entry *e;
 	unsigned policy;
 	uint64_t ttl_ns;
-	uint32_t cver, ver;
+	uint64_t cver, ver;
 	int rc;
 
 	if (__atomic_load_n(&v->n_reg, __ATOMIC_ACQUIRE) == 0)
@@ -354,10 +366,9 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 		rc = fetch(t, v, tag, off, len, buf);
 		goto out;
 	}
-	cver = e->ver;
+	cver = e->stamp;
 	pthread_mutex_unlock(&v->mu);
-	rc = dsm_version_check(t, tag << t->d->topo.block_shift,
-			       policy & DSM_POLICY_RPC_CHECK, &ver);
+	rc = check(t, tag, policy & DSM_POLICY_RPC_CHECK, &ver);
 	if (rc == -ENOTSUP)
 		rc = 1;
 	if (rc)
@@ -365,7 +376,7 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	pthread_mutex_lock(&v->mu);
 	v->st.checks++;
 	e = entry(v, tag, false);
-	if (e && e->ver == cver && ver == cver) {
+	if (e && e->stamp == cver && ver == cver) {
 		/* the home's version when it answered: this copy is current */
 		memcpy(buf, e->data + off, len);
 		e->used = ++v->tick;
