@@ -11,6 +11,7 @@
  *    receiving thread (no second thread in the simulation).
  */
 #include <errno.h>
+#include <sched.h>
 
 #include "na_msg.h"
 #include "na_node_int.h"
@@ -48,11 +49,20 @@ na_node_voh_route(struct na_node *n, const struct lcf_msg *m)
 }
 
 #ifndef NA_SIM
+/*
+ * The version thread is an ordinary thread, as the paper's is: whatever
+ * scheduling class the process runs in (a benchmark may give the receive
+ * path a real-time class, standing in for the NIC), it competes with the
+ * application's threads for the CPU.
+ */
 static void *
 vthread_main(void *arg)
 {
 	struct na_node *n = arg;
 	static __thread struct na_mail x;
+	struct sched_param sp = { .sched_priority = 0 };
+
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
 
 	while (!__atomic_load_n(&n->stop, __ATOMIC_RELAXED))
 		if (na_mbox_wait(&n->vq, &x, na_now_ns() + 10000000ull) == 0)
