@@ -1,7 +1,7 @@
 /*
- * SPIN model of validate-on-hit (docs/VALIDATE.md, docs/PROTOCOL.md section
- * 9): readers keep a cached copy with its version and serve it only after a
- * one-sided version read (VREAD) returns the same version; a miss or a
+ * SPIN model of validate-on-hit (docs/VALIDATE.md, docs/PROTOCOL.md
+ * "Validate-on-hit messages"): readers keep a cached copy with its
+ * version and serve it only after a one-sided version read (VREAD) returns the same version; a miss or a
  * changed version fetches the block through the home's ReadQueue /
  * UpdateQueue state machine (paper 003, Table 1, writers preferred); an
  * updater takes the UpdateQueue, writes the data, and its DONE makes the
@@ -50,7 +50,7 @@
 #define NQ (NRD + 1)
 #define QN 6
 
-/* message kinds (docs/PROTOCOL.md section 9 types) */
+/* message kinds (docs/PROTOCOL.md "Validate-on-hit messages") */
 mtype = { VREAD, VERSION, READ, UPDATE, PROCEED, WDATA, DONE, DONEACK };
 
 /* to the home: kind, requester, seq, value (WDATA) */

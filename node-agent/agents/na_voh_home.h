@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The home side of validate-on-hit (docs/VALIDATE.md; wire: PROTOCOL.md
- * section 9). Beside the home agent, on the same memory:
+ * "Validate-on-hit messages"). Beside the home agent, on the same memory:
  *  - a version per block, bumped by every committed update and read
  *    without any lock by na_voh_vread(), which the node runtime calls on
  *    its receive path before the agents' section (the one-sided check);
