@@ -298,8 +298,8 @@ wdata(struct na_voh_home *v, const struct lcf_msg *m, const void *payload,
 		v->st.bad++;
 		return;
 	}
-	memcpy(v->h->mem + ((uint64_t)idx << v->h->block_shift) + off,
-	       payload, len);
+	memcpy(v->h->mem + ((uint64_t)idx << v->h->block_shift) + off, payload,
+	       len);
 	v->blk[idx]->wsegs |= 1ull << frame;
 }
 

@@ -82,8 +82,8 @@ read_request(struct na_rq *q, uint32_t who, struct na_rq_action *act,
 /* Rows READ_DONE (not empty, *): leave RQ; the last reader out lets the
  * queued update proceed. */
 static int
-read_done(struct na_rq *q, uint32_t who, struct na_rq_action *act,
-	  uint32_t cap, uint32_t *n)
+read_done(struct na_rq *q, uint32_t who, struct na_rq_action *act, uint32_t cap,
+	  uint32_t *n)
 {
 	uint32_t i;
 

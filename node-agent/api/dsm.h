@@ -159,8 +159,8 @@ int dsm_stats_json(struct dsm *d, FILE *f);
  * @return 0; -EINVAL (len 0, unknown policy, TTL with ttl_us 0), -ENOSPC
  * (more than 64 regions).
  */
-int dsm_set_policy(struct dsm *d, dsm_addr_t addr, size_t len,
-		   unsigned policy, uint32_t ttl_us);
+int dsm_set_policy(struct dsm *d, dsm_addr_t addr, size_t len, unsigned policy,
+		   uint32_t ttl_us);
 
 /**
  * One version check of the block holding `addr` at its home: one-sided

@@ -201,8 +201,7 @@ access_range(struct dsm_thread *t, dsm_addr_t addr, uint8_t *buf, size_t len,
 		rc = na_voh_access(t, addr >> shift, off, n, buf,
 				   mode == NA_M_WRITE);
 		if (rc == 1)
-			rc = na_req_access(t, addr >> shift, off, n, buf,
-					   mode);
+			rc = na_req_access(t, addr >> shift, off, n, buf, mode);
 		if (rc < 0)
 			return rc;
 		if (mode == NA_M_READ)

@@ -289,7 +289,8 @@ static int
 update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
        uint32_t len, const uint8_t *buf)
 {
-	uint32_t frames = (len + NA_MAX_FRAME_PAYLOAD - 1) / NA_MAX_FRAME_PAYLOAD;
+	uint32_t frames = (len + NA_MAX_FRAME_PAYLOAD - 1) /
+			  NA_MAX_FRAME_PAYLOAD;
 	struct voh_entry *e;
 	struct lcf_msg m;
 	struct na_mail r;

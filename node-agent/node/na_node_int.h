@@ -22,13 +22,6 @@ void na_node_flush(struct na_node *n, struct na_out *out);
 /** The dispatch thread (pthread start routine, `arg` is the node). */
 void *na_node_dispatch(void *arg);
 
-/**
- * Validate-on-hit's version checks (na_node_voh.c): VOH_VREAD answered here
- * on the receive path without the agents' section, VOH_VRPC handed to the
- * version thread. @return true when `m` was consumed.
- */
-bool na_node_voh_route(struct na_node *n, const struct lcf_msg *m);
-
 /** Start / stop the version thread (home role). @return 0 or -errno. */
 int na_node_voh_start(struct na_node *n);
 void na_node_voh_stop(struct na_node *n);

@@ -7,7 +7,9 @@
  *    an RDMA read would be served by the NIC;
  *  - VOH_VRPC, the RPC baseline (the paper's version thread): queued to a
  *    thread of its own, which must be scheduled, enter the agents' section
- *    and answer. Under NA_SIM it is answered in the agents' section by the
+ *    and answer.
+ * Both are routed by na_node.c (voh_route); this file is the version
+ * thread. Under NA_SIM it is answered in the agents' section by the
  *    receiving thread (no second thread in the simulation).
  */
 #include <errno.h>
@@ -27,25 +29,6 @@ vrpc_run(struct na_node *n, const struct lcf_msg *m)
 	na_voh_handle(&n->voh, m, NULL, 0, &out);
 	na_node_flush(n, &out);
 	na_node_agents_leave(n);
-}
-
-bool
-na_node_voh_route(struct na_node *n, const struct lcf_msg *m)
-{
-	struct lcf_msg r;
-
-	if (!(n->cfg.roles & NA_ROLE_HOME) || !n->voh.ver)
-		return false;
-	if (m->type == NA_MSG_VOH_VREAD) {
-		if (na_voh_vread(&n->voh, m, &r))
-			na_node_send(n, r.dst_node, &r, NULL);
-		return true;
-	}
-	if (m->type != NA_MSG_VOH_VRPC || !n->vthread_running)
-		return false; /* the agents' section answers it */
-	if (!na_mbox_push(&n->vq, m, NULL))
-		NA_STAT_INC(n->st.mbox_overflow);
-	return true;
 }
 
 #ifndef NA_SIM

@@ -141,32 +141,19 @@ static int
 parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "seed", 1, 0, 's' },
-		{ "events", 1, 0, 'e' },
-		{ "duration", 1, 0, 'D' },
-		{ "nodes", 1, 0, 'n' },
-		{ "threads", 1, 0, 't' },
-		{ "topo", 1, 0, 'T' },
-		{ "workload", 1, 0, 'w' },
-		{ "blocks", 1, 0, 'b' },
-		{ "switch-blocks", 1, 0, 'S' },
-		{ "cache-blocks", 1, 0, 'c' },
-		{ "block-size", 1, 0, 'B' },
-		{ "loss", 1, 0, 'l' },
-		{ "dup", 1, 0, 'd' },
-		{ "delay-us", 1, 0, 'y' },
-		{ "jitter-us", 1, 0, 'j' },
-		{ "max-rate", 1, 0, 'r' },
-		{ "migrate", 0, 0, 'm' },
-		{ "directory", 0, 0, 'R' },
-		{ "history", 1, 0, 'H' },
-		{ "stuck-s", 1, 0, 'k' },
-		{ "quiet", 0, 0, 'q' },
-		{ "policy", 1, 0, 'P' },
-		{ "ttl-us", 1, 0, 'L' },
-		{ "update-s", 1, 0, 'U' },
-		{ "help", 0, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "seed", 1, 0, 's' },          { "events", 1, 0, 'e' },
+		{ "duration", 1, 0, 'D' },      { "nodes", 1, 0, 'n' },
+		{ "threads", 1, 0, 't' },       { "topo", 1, 0, 'T' },
+		{ "workload", 1, 0, 'w' },      { "blocks", 1, 0, 'b' },
+		{ "switch-blocks", 1, 0, 'S' }, { "cache-blocks", 1, 0, 'c' },
+		{ "block-size", 1, 0, 'B' },    { "loss", 1, 0, 'l' },
+		{ "dup", 1, 0, 'd' },           { "delay-us", 1, 0, 'y' },
+		{ "jitter-us", 1, 0, 'j' },     { "max-rate", 1, 0, 'r' },
+		{ "migrate", 0, 0, 'm' },       { "directory", 0, 0, 'R' },
+		{ "history", 1, 0, 'H' },       { "stuck-s", 1, 0, 'k' },
+		{ "quiet", 0, 0, 'q' },         { "policy", 1, 0, 'P' },
+		{ "ttl-us", 1, 0, 'L' },        { "update-s", 1, 0, 'U' },
+		{ "help", 0, 0, 'h' },          { 0, 0, 0, 0 },
 	};
 	double v;
 	int c;
@@ -279,7 +266,8 @@ parse(int argc, char **argv, struct opts *o)
 			rc = num("--ttl-us", optarg, 1, 1e9, &o->ttl_us);
 			break;
 		case 'U':
-			rc = num("--update-s", optarg, 0.001, 1e6, &o->update_s);
+			rc = num("--update-s", optarg, 0.001, 1e6,
+				 &o->update_s);
 			break;
 		case 'h':
 			usage(stdout);
@@ -522,7 +510,8 @@ main(int argc, char **argv)
 		return 2;
 	rc = na_workload_parse(sim.o.workload);
 	if (rc != NA_WL_COUNTER && rc != NA_WL_MICRO && rc != NA_WL_POLL) {
-		fprintf(stderr, "na-sim: --workload %s: counter, micro or poll\n",
+		fprintf(stderr,
+			"na-sim: --workload %s: counter, micro or poll\n",
 			sim.o.workload);
 		return 2;
 	}

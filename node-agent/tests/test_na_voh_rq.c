@@ -9,10 +9,10 @@
 
 #include "na_voh_rq.h"
 
-#define R_IN_RQ  1 /* the reader put in RQ for "RQ not empty" */
-#define U_IN_UQ  9 /* the update put in UQ for "UQ not empty" */
-#define R_NEW    2 /* a new reader */
-#define U_NEW    3 /* a new updater */
+#define R_IN_RQ 1 /* the reader put in RQ for "RQ not empty" */
+#define U_IN_UQ 9 /* the update put in UQ for "UQ not empty" */
+#define R_NEW   2 /* a new reader */
+#define U_NEW   3 /* a new updater */
 
 struct row {
 	enum na_rq_msg msg;
@@ -60,12 +60,14 @@ prepare(struct na_rq *q, bool rq_full, bool uq_full)
 	na_rq_init(q);
 	if (rq_full) {
 		cr_assert_eq(na_rq_step(q, NA_RQ_READ_REQUEST, R_IN_RQ, act, 4,
-					&n), 0);
+					&n),
+			     0);
 		cr_assert_eq(n, 1);
 	}
 	if (uq_full) {
 		cr_assert_eq(na_rq_step(q, NA_RQ_UPDATE_REQUEST, U_IN_UQ, act,
-					4, &n), 0);
+					4, &n),
+			     0);
 		cr_assert_eq(n, rq_full ? 0u : 1u); /* proceeds iff RQ empty */
 	}
 	cr_assert_eq(q->n_rq, rq_full ? 1u : 0u);
@@ -160,8 +162,7 @@ Test(voh_rq, duplicates_and_room)
 	cr_assert_eq(q.n_rq, 1);
 	na_rq_fini(&q);
 	prepare(&q, false, true);
-	cr_assert_eq(na_rq_step(&q, NA_RQ_UPDATE_DONE, 8, act, 4, &n),
-		     -ENOENT);
+	cr_assert_eq(na_rq_step(&q, NA_RQ_UPDATE_DONE, 8, act, 4, &n), -ENOENT);
 	cr_assert_eq(q.n_uq, 1);
 	cr_assert_eq(na_rq_step(&q, NA_RQ_N_MSG, 1, act, 4, &n), -EINVAL);
 	na_rq_fini(&q);

@@ -292,8 +292,8 @@ run_poll(struct wl_thread *w)
 			w->r.reads++;
 			w->r.ops++;
 			if (c->max_rate > 0)
-				na_sleep_until(t0 + (uint64_t)(1e9 /
-							       c->max_rate));
+				na_sleep_until(t0 +
+					       (uint64_t)(1e9 / c->max_rate));
 		}
 		if (rc < 0) {
 			w->r.errors++;

@@ -50,7 +50,7 @@ struct na_wl_config {
 					   probability ~ 1/(i+1)^zipf; 0:
 					   uniform */
 	uint32_t seed;
-	double max_rate; /* ops/s per thread, 0: unpaced */
+	double max_rate;        /* ops/s per thread, 0: unpaced */
 	unsigned policy;        /* poll: DSM_POLICY_* of the shared blocks */
 	uint32_t ttl_us;        /* poll: for DSM_POLICY_TTL */
 	double update_period_s; /* poll: between two updates (0: 1 s) */

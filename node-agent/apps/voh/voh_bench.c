@@ -65,7 +65,14 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum mode { CHECK_ONE, CHECK_RPC, READ_ONE, READ_RPC, FETCH, N_MODES };
+enum mode {
+	CHECK_ONE,
+	CHECK_RPC,
+	READ_ONE,
+	READ_RPC,
+	FETCH,
+	N_MODES
+};
 
 static const char *const mode_name[N_MODES] = {
 	"check-onesided", "check-rpc", "read-onesided", "read-rpc", "fetch",
@@ -94,8 +101,9 @@ run_loop(struct dsm *d, struct dsm_thread *t, enum mode m, dsm_addr_t a,
 {
 	uint64_t *lat = calloc(ops, sizeof(*lat)), t0, sum = 0;
 	unsigned pol[N_MODES] = {
-		DSM_POLICY_VALIDATE, DSM_POLICY_VALIDATE, DSM_POLICY_VALIDATE,
-		DSM_POLICY_VALIDATE | DSM_POLICY_RPC_CHECK, DSM_POLICY_TTL,
+		DSM_POLICY_VALIDATE, DSM_POLICY_VALIDATE,
+		DSM_POLICY_VALIDATE, DSM_POLICY_VALIDATE | DSM_POLICY_RPC_CHECK,
+		DSM_POLICY_TTL,
 	};
 	int rc;
 
@@ -149,12 +157,24 @@ main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 't': cfg.topo_path = optarg; break;
-		case 'n': cfg.node = (uint16_t)atoi(optarg); break;
-		case 'r': role = optarg; break;
-		case 'b': busy_n = (unsigned)atoi(optarg); break;
-		case 'H': home = (unsigned)atoi(optarg); break;
-		case 'o': ops = (unsigned)atoi(optarg); break;
+		case 't':
+			cfg.topo_path = optarg;
+			break;
+		case 'n':
+			cfg.node = (uint16_t)atoi(optarg);
+			break;
+		case 'r':
+			role = optarg;
+			break;
+		case 'b':
+			busy_n = (unsigned)atoi(optarg);
+			break;
+		case 'H':
+			home = (unsigned)atoi(optarg);
+			break;
+		case 'o':
+			ops = (unsigned)atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: see the top of voh_bench.c\n");
 			return 2;
