@@ -58,6 +58,8 @@ SIM_RUNS = [
     ("validate", 1, ["--switch-blocks", "0"]),
     ("validate", 2, ["--switch-blocks", "0", "--loss", "0.05", "--dup", "0.05"]),
     ("validate", 3, ["--switch-blocks", "1", "--migrate", "--loss", "0.05"]),
+    ("validate", 4, ["--switch-blocks", "0", "--updaters", "all",
+                     "--update-s", "0.01"]),
     ("validate-rpc", 1, ["--switch-blocks", "0"]),
     ("ttl", 1, ["--switch-blocks", "0", "--ttl-us", "500000"]),
 ]

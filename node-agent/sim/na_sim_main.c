@@ -38,6 +38,7 @@ struct opts {
 	uint32_t blocks, switch_blocks, cache_blocks, block_size;
 	double loss, dup, max_rate, duration, stuck_s, update_s, ttl_us;
 	unsigned policy; /* --workload poll */
+	bool all_updaters;
 	uint64_t delay_ns, jitter_ns;
 	const char *topo, *history, *workload;
 	bool directory, migrate, quiet;
@@ -94,6 +95,7 @@ usage(FILE *f)
 		"or ttl\n"
 		"  --ttl-us U          poll: the TTL (default 500000)\n"
 		"  --update-s S        poll: update period, virtual (default 1)\n"
+		"  --updaters all      poll: thread 0 of every node updates\n"
 		"  --blocks K          shared blocks (default 6)\n"
 		"  --switch-blocks K   blocks each home moves to the switch at "
 		"start (default 1)\n"
@@ -140,21 +142,38 @@ num(const char *name, const char *s, double lo, double hi, double *out)
 static int
 parse(int argc, char **argv, struct opts *o)
 {
+	/* clang-format off */
 	static const struct option lo[] = {
-		{ "seed", 1, 0, 's' },          { "events", 1, 0, 'e' },
-		{ "duration", 1, 0, 'D' },      { "nodes", 1, 0, 'n' },
-		{ "threads", 1, 0, 't' },       { "topo", 1, 0, 'T' },
-		{ "workload", 1, 0, 'w' },      { "blocks", 1, 0, 'b' },
-		{ "switch-blocks", 1, 0, 'S' }, { "cache-blocks", 1, 0, 'c' },
-		{ "block-size", 1, 0, 'B' },    { "loss", 1, 0, 'l' },
-		{ "dup", 1, 0, 'd' },           { "delay-us", 1, 0, 'y' },
-		{ "jitter-us", 1, 0, 'j' },     { "max-rate", 1, 0, 'r' },
-		{ "migrate", 0, 0, 'm' },       { "directory", 0, 0, 'R' },
-		{ "history", 1, 0, 'H' },       { "stuck-s", 1, 0, 'k' },
-		{ "quiet", 0, 0, 'q' },         { "policy", 1, 0, 'P' },
-		{ "ttl-us", 1, 0, 'L' },        { "update-s", 1, 0, 'U' },
-		{ "help", 0, 0, 'h' },          { 0, 0, 0, 0 },
+		{ "seed", 1, 0, 's' },
+		{ "events", 1, 0, 'e' },
+		{ "duration", 1, 0, 'D' },
+		{ "nodes", 1, 0, 'n' },
+		{ "threads", 1, 0, 't' },
+		{ "topo", 1, 0, 'T' },
+		{ "workload", 1, 0, 'w' },
+		{ "blocks", 1, 0, 'b' },
+		{ "switch-blocks", 1, 0, 'S' },
+		{ "cache-blocks", 1, 0, 'c' },
+		{ "block-size", 1, 0, 'B' },
+		{ "loss", 1, 0, 'l' },
+		{ "dup", 1, 0, 'd' },
+		{ "delay-us", 1, 0, 'y' },
+		{ "jitter-us", 1, 0, 'j' },
+		{ "max-rate", 1, 0, 'r' },
+		{ "migrate", 0, 0, 'm' },
+		{ "directory", 0, 0, 'R' },
+		{ "history", 1, 0, 'H' },
+		{ "stuck-s", 1, 0, 'k' },
+		{ "quiet", 0, 0, 'q' },
+		{ "policy", 1, 0, 'P' },
+		{ "ttl-us", 1, 0, 'L' },
+		{ "update-s", 1, 0, 'U' },
+		{ "updaters", 1, 0, 'A' },
+		{ "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
+	/* clang-format on */
+
 	double v;
 	int c;
 
@@ -264,6 +283,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'L':
 			rc = num("--ttl-us", optarg, 1, 1e9, &o->ttl_us);
+			break;
+		case 'A':
+			o->all_updaters = !strcmp(optarg, "all");
 			break;
 		case 'U':
 			rc = num("--update-s", optarg, 0.001, 1e6,
@@ -529,6 +551,7 @@ main(int argc, char **argv)
 		.policy = sim.o.policy,
 		.ttl_us = (uint32_t)sim.o.ttl_us,
 		.update_period_s = sim.o.update_s,
+		.updater_node = sim.o.all_updaters ? NA_WL_ALL_NODES : 0,
 	};
 	if (make_topo(&sim.o, &sim.topo) < 0)
 		return 2;

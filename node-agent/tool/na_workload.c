@@ -251,7 +251,8 @@ run_poll(struct wl_thread *w)
 {
 	const struct na_wl_config *c = w->cfg;
 	struct dsm_thread *t = dsm_thread(w->d, w->id);
-	bool updater = w->id == 0 && t->n->self == c->updater_node;
+	bool updater = w->id == 0 && (t->n->self == c->updater_node ||
+				      c->updater_node == NA_WL_ALL_NODES);
 	double period = c->update_period_s > 0 ? c->update_period_s : 1.0;
 	uint64_t start = na_now_ns(), n = 0, next = start;
 

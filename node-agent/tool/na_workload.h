@@ -15,7 +15,8 @@
  *  - poll:    validate-on-hit's test (paper 003, section 4.2): the shared
  *             blocks get `policy` (dsm_set_policy) on every node; thread 0
  *             of the lowest node writes a unique value to every data slot
- *             of every shared block each `update_period_s`, every other
+ *             of every shared block each `update_period_s` (or thread 0
+ *             of every node: concurrent updaters), every other
  *             thread reads random data slots (paced by max_rate). Recorded
  *             to the history: the checker counts stale reads.
  * Shared block i lives at dsm_static_addr(nodes[i % N], (i / N) * block).
@@ -34,6 +35,8 @@ enum na_wl_kind {
 	NA_WL_COUNTER,
 	NA_WL_POLL,
 };
+
+#define NA_WL_ALL_NODES 0xffff
 
 struct na_wl_config {
 	enum na_wl_kind kind;
@@ -54,7 +57,8 @@ struct na_wl_config {
 	unsigned policy;        /* poll: DSM_POLICY_* of the shared blocks */
 	uint32_t ttl_us;        /* poll: for DSM_POLICY_TTL */
 	double update_period_s; /* poll: between two updates (0: 1 s) */
-	uint16_t updater_node;  /* poll: the node whose thread 0 updates */
+	uint16_t updater_node;  /* poll: the node whose thread 0 updates;
+				   NA_WL_ALL_NODES: every node's */
 };
 
 struct na_wl_result {
