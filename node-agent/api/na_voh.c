@@ -37,6 +37,9 @@ struct na_voh {
 	uint8_t *data;
 	uint32_t bs;
 	uint64_t tick;
+	uint32_t *seq; /* per application thread: its own sequence, apart
+			  from the coherence events' (whose parities the
+			  switch's scoreboard rows follow) */
 	struct dsm_voh_stats st;
 };
 
@@ -50,7 +53,10 @@ na_voh_init(struct dsm *d)
 	v->bs = d->topo.block_size;
 	v->e = calloc(VOH_SETS * VOH_WAYS, sizeof(*v->e));
 	v->data = malloc((size_t)VOH_SETS * VOH_WAYS * v->bs);
-	if (!v->e || !v->data) {
+	v->seq = calloc(d->node.cfg.threads ? d->node.cfg.threads : 1,
+			sizeof(*v->seq));
+	if (!v->e || !v->data || !v->seq) {
+		free(v->seq);
 		free(v->e);
 		free(v->data);
 		free(v);
@@ -71,6 +77,7 @@ na_voh_fini(struct dsm *d)
 	if (!v)
 		return;
 	pthread_mutex_destroy(&v->mu);
+	free(v->seq);
 	free(v->e);
 	free(v->data);
 	free(v);
@@ -159,6 +166,17 @@ entry(struct na_voh *v, uint64_t tag, bool alloc)
 	return alloc ? victim : NULL;
 }
 
+/* A fresh seq of this thread's validate-on-hit operations (never 0). */
+static uint32_t
+next_seq(struct dsm_thread *t)
+{
+	uint32_t *s = &((struct na_voh *)t->d->voh)->seq[t->id];
+
+	if (++*s == 0)
+		++*s;
+	return *s;
+}
+
 static void
 msg_init(struct dsm_thread *t, struct lcf_msg *m, uint8_t type, uint64_t tag,
 	 uint32_t seq)
@@ -182,7 +200,7 @@ check(struct dsm_thread *t, uint64_t tag, bool rpc, uint64_t *stamp)
 	int rc;
 
 	msg_init(t, &m, rpc ? NA_MSG_VOH_VRPC : NA_MSG_VOH_VREAD, tag,
-		 na_req_next_seq(t));
+		 next_seq(t));
 	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_VERSION, &r);
 	if (rc)
 		return rc;
@@ -218,7 +236,7 @@ fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	struct na_mail r;
 	int rc;
 
-	msg_init(t, &m, NA_MSG_VOH_READ, tag, na_req_next_seq(t));
+	msg_init(t, &m, NA_MSG_VOH_READ, tag, next_seq(t));
 	na_node_send(t->n, m.dst_node, &m, NULL);
 	while (got != all) {
 		const struct lcf_msg *x = &t->mail.m;
@@ -296,7 +314,7 @@ update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	struct na_mail r;
 	int rc;
 
-	msg_init(t, &m, NA_MSG_VOH_UPDATE, tag, na_req_next_seq(t));
+	msg_init(t, &m, NA_MSG_VOH_UPDATE, tag, next_seq(t));
 	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_PROCEED, &r);
 	if (rc)
 		return rc;
