@@ -44,7 +44,7 @@ run() {
 	mkdir -p "$d" && cp "$MODEL"/*.pml "$d"/
 	echo "=== $name: $defs"
 	echo "    expect $expect; pan $ccf $panf"
-	if ! (cd "$d" && spin -a "${defs_a[@]}" lcf.pml > spin.out 2>&1); then
+	if ! (cd "$d" && spin -a "${defs_a[@]}" "${PML:-lcf.pml}" > spin.out 2>&1); then
 		cat "$d/spin.out"; echo "FAIL $name: spin -a"; FAILED=1; return
 	fi
 	if ! (cd "$d" && gcc -O2 "${ccf_a[@]}" -o pan pan.c > cc.out 2>&1); then
@@ -87,7 +87,7 @@ trail() {
 	if [ ! -s "$d/trail.txt" ]; then
 		local -a defs_a
 		read -ra defs_a <<< "$defs"
-		(cd "$d" && spin -t "${defs_a[@]}" lcf.pml 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
+		(cd "$d" && spin -t "${defs_a[@]}" "${PML:-lcf.pml}" 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
 	fi
 	sed 's/^/    | /' "$d/trail.txt"
 }
@@ -122,6 +122,15 @@ if [ $DEEP = 0 ]; then
 	# with one loss, one duplication and one reordering.
 	run new-live pass "-DNEW -DFIFO_NET -DLIVE -DEV=1 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w22 -a -f -N live"
+	# Validate-on-hit (voh.pml, docs/VALIDATE.md): version reads, the
+	# ReadQueue/UpdateQueue home, loss, duplication, reordering.
+	PML=voh.pml run voh-one-reader pass "-DNRD=1 -DROPS=2 -DUPS=2 -DLOSS=1 -DDUP=1" \
+		"$SAFE -DCOLLAPSE" "-m100000 -w22"
+	PML=voh.pml run voh-two-readers pass "-DNRD=2 -DROPS=1 -DUPS=1 -DLOSS=1 -DDUP=1" \
+		"$SAFE -DCOLLAPSE" "-m100000 -w24"
+	# The TTL baseline (a copy served without the version read) reads stale.
+	PML=voh.pml run voh-ttl-stale "violation:assertion violated" \
+		"-DNRD=1 -DROPS=2 -DUPS=1 -DLOSS=0 -DDUP=0 -DTTL=1" "$SAFE" "-m100000 -w20"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

@@ -44,6 +44,7 @@ step "differential check: lib/lcf vs the reference (10^6 passes)" \
 # ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
 # duplication and reordering, every history checked (docs/SIMULATION.md)
 step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
 # ~10 s: meson install, an application built with pkg-config, run on 2 nodes
 step "libdsm installed: an application built with pkg-config runs on 2 nodes" scripts/test-install.sh

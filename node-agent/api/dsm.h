@@ -128,4 +128,61 @@ void dsm_free(struct dsm_thread *t, dsm_addr_t addr, size_t size);
  */
 int dsm_stats_json(struct dsm *d, FILE *f);
 
+/* ---- cache policies: validate-on-hit and TTL (docs/VALIDATE.md) ------- */
+
+/*
+ * Policies of a region, for dsm_set_policy. INVALIDATE is the default: the
+ * coherence protocol above (blocks cached until invalidated). VALIDATE:
+ * blocks are cached apart, with the version they were fetched at, and a
+ * cached block is served only after a version check at its home answers
+ * the same version (one-sided: the home's receive path answers from its
+ * version array without its locks); fetches and writes go through the
+ * home's ReadQueue/UpdateQueue (paper 003, writers preferred); reads and
+ * writes stay linearizable. TTL (the baseline): a cached block is served
+ * without any check until `ttl_us` after it was fetched; reads may be
+ * stale. DSM_POLICY_RPC_CHECK (with VALIDATE): the check is an RPC served
+ * by the home's version thread, for comparison.
+ */
+#define DSM_POLICY_INVALIDATE 0u
+#define DSM_POLICY_VALIDATE   1u
+#define DSM_POLICY_TTL        2u
+#define DSM_POLICY_MASK       0xffu
+#define DSM_POLICY_RPC_CHECK  0x100u
+
+/**
+ * Set the policy of the blocks overlapping [addr, addr + len) on this node
+ * (every node accessing them must set the same policy: a region is
+ * accessed under one policy only; dsm_rlock/dsm_wlock stay with the
+ * invalidation protocol). Blocks the switch owns are served by the
+ * invalidation protocol whatever the policy (the switch has no version
+ * array). Setting a region drops this node's cached copies of it.
+ * @return 0; -EINVAL (len 0, unknown policy, TTL with ttl_us 0), -ENOSPC
+ * (more than 64 regions).
+ */
+int dsm_set_policy(struct dsm *d, dsm_addr_t addr, size_t len, unsigned policy,
+		   uint32_t ttl_us);
+
+/**
+ * One version check of the block holding `addr` at its home: one-sided
+ * (VOH_VREAD) or, with `rpc`, through the home's version thread
+ * (VOH_VRPC). What VALIDATE does on every hit; exposed for benchmarks.
+ * @return 0 with *version set; -ENOTSUP (the home does not serve the block:
+ * the switch owns it), -EINTR.
+ */
+int dsm_version_check(struct dsm_thread *t, dsm_addr_t addr, bool rpc,
+		      uint32_t *version);
+
+/** This node's validate-on-hit / TTL counters. */
+struct dsm_voh_stats {
+	uint64_t checks;         /* version checks done on hits */
+	uint64_t validated_hits; /* served from the cache after a check */
+	uint64_t changed;        /* the check found a newer version */
+	uint64_t ttl_hits;       /* served without a check (TTL) */
+	uint64_t fetches;        /* blocks fetched through the ReadQueue */
+	uint64_t updates;        /* writes committed through the UpdateQueue */
+	uint64_t fallbacks;      /* refused by the home: invalidation used */
+};
+
+void dsm_voh_stats(struct dsm *d, struct dsm_voh_stats *out);
+
 #endif /* DSM_H */

@@ -11,6 +11,7 @@
 #include "dsm.h"
 #include "na_recovery.h"
 #include "na_requester.h"
+#include "na_voh.h"
 
 int na_alloc_init(struct dsm *d);
 void na_alloc_fini(struct dsm *d);
@@ -120,6 +121,8 @@ na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
 	}
 	d->threads = calloc(nc.threads, sizeof(*d->threads));
 	rc = d->threads ? na_alloc_init(d) : -ENOMEM;
+	if (rc == 0)
+		rc = na_voh_init(d);
 	for (uint16_t i = 0; rc == 0 && i < nc.threads; i++)
 		rc = na_req_init(&d->threads[i], d, i);
 	if (rc < 0) {
@@ -152,6 +155,7 @@ dsm_close(struct dsm *d)
 	}
 	na_node_stop(&d->node);
 	na_alloc_fini(d);
+	na_voh_fini(d);
 	free(d->threads);
 	free(d);
 }
@@ -194,7 +198,10 @@ access_range(struct dsm_thread *t, dsm_addr_t addr, uint8_t *buf, size_t len,
 		uint32_t n = bs - off < len ? bs - off : (uint32_t)len;
 		int rc;
 
-		rc = na_req_access(t, addr >> shift, off, n, buf, mode);
+		rc = na_voh_access(t, addr >> shift, off, n, buf,
+				   mode == NA_M_WRITE);
+		if (rc == 1)
+			rc = na_req_access(t, addr >> shift, off, n, buf, mode);
 		if (rc < 0)
 			return rc;
 		if (mode == NA_M_READ)

@@ -91,6 +91,7 @@ struct dsm {
 	struct dsm_thread *threads;
 	volatile int stopping;
 	void *alloc; /* struct na_alloc (na_alloc.c) */
+	void *voh;   /* struct na_voh (na_voh.c) */
 };
 
 /**

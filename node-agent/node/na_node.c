@@ -105,6 +105,10 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 		if (roles & NA_ROLE_HOME)
 			migrate_handle(n, m, &out);
 		break;
+	case NA_ROUTE_VOH:
+		if (roles & NA_ROLE_HOME)
+			na_voh_handle(&n->voh, m, payload, m->len, &out);
+		break;
 	case NA_ROUTE_SHADOW:
 		if (!(roles & NA_ROLE_SHADOW))
 			break;
@@ -170,9 +174,35 @@ agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	na_node_agents_leave(n);
 }
 
+/*
+ * Validate-on-hit's version checks (na_node_voh.c): VOH_VREAD answered
+ * here on the receive path without the agents' section, VOH_VRPC handed to
+ * the version thread. True when `m` was consumed.
+ */
+static bool
+voh_route(struct na_node *n, const struct lcf_msg *m)
+{
+	struct lcf_msg r;
+
+	if (!(n->cfg.roles & NA_ROLE_HOME) || !n->voh.ver)
+		return false;
+	if (m->type == NA_MSG_VOH_VREAD) {
+		if (na_voh_vread(&n->voh, m, &r))
+			na_node_send(n, r.dst_node, &r, NULL);
+		return true;
+	}
+	if (m->type != NA_MSG_VOH_VRPC || !n->vthread_running)
+		return false; /* the agents' section answers it */
+	if (!na_mbox_push(&n->vq, m, NULL))
+		NA_STAT_INC(n->st.mbox_overflow);
+	return true;
+}
+
 static void
 route(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
+	if (voh_route(n, m))
+		return; /* a version check, answered outside the agents */
 	if (na_rec_is_msg(m->type)) {
 		agents_deliver(n, m, payload);
 		return;

@@ -27,6 +27,7 @@
 #include "na_shadow.h"
 #include "na_stats.h"
 #include "na_transport.h"
+#include "na_voh_home.h"
 #include "topo.h"
 
 #define NA_ROLE_HOME   1u
@@ -73,6 +74,10 @@ struct na_node {
 	struct na_cagent cagent;
 	struct na_shadow shadow;
 	struct na_migrate migrate; /* home role */
+	struct na_voh_home voh;    /* home role: validate-on-hit */
+	struct na_mailbox vq;      /* VOH_VRPC for the version thread */
+	na_thread_t vthread;       /* the RPC check's version thread */
+	bool vthread_running;
 	uint64_t next_mig_tick_ns;
 	uint64_t next_rec_ns, next_epoch_ns; /* na_node_timers */
 	struct na_mail *fifo; /* local deliveries to the agents */

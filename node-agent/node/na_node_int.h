@@ -22,4 +22,8 @@ void na_node_flush(struct na_node *n, struct na_out *out);
 /** The dispatch thread (pthread start routine, `arg` is the node). */
 void *na_node_dispatch(void *arg);
 
+/** Start / stop the version thread (home role). @return 0 or -errno. */
+int na_node_voh_start(struct na_node *n);
+void na_node_voh_stop(struct na_node *n);
+
 #endif /* NA_NODE_INT_H */

@@ -106,6 +106,8 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	if ((cfg->roles & NA_ROLE_HOME) && cfg->directory &&
 	    na_dir_attach(&n->home))
 		goto fail;
+	if ((cfg->roles & NA_ROLE_HOME) && na_node_voh_start(n))
+		goto fail;
 	if (na_cagent_init(&n->cagent, n->self, n->topo->threads_per_node,
 			   &n->cache) ||
 	    na_shadow_init(&n->shadow, n->topo, n->self) ||
@@ -147,6 +149,7 @@ na_node_stop(struct na_node *n)
 		pthread_join(n->disp, NULL);
 		n->disp_running = false;
 	}
+	na_node_voh_stop(n); /* its thread sends: before the transport */
 	if (n->tp_open) {
 		n->tp.ops->close(&n->tp);
 		n->tp_open = false;

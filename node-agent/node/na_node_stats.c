@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "na_directory.h"
 #include "na_msg.h"
@@ -114,6 +115,14 @@ na_node_stats_json(struct na_node *n, FILE *f)
 			ld(&n->st.home_tx));
 		if (n->home.dir)
 			na_dir_stats_json(n->home.dir, f);
+		/* validate-on-hit (docs/VALIDATE.md); vreads counted lock-free */
+		fprintf(f, ",\"voh_home\":{");
+#define NA_X_PRINT(name)                                               \
+	fprintf(f, "\"" #name "\":%" PRIu64 "%s", ld(&n->voh.st.name), \
+		strcmp(#name, "bad") ? "," : "");
+		NA_VOH_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+		fprintf(f, "}");
 	}
 	if (n->cfg.roles & NA_ROLE_CACHE) {
 		fprintf(f, ",\"cache_agent\":{");

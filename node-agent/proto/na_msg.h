@@ -40,7 +40,15 @@
 	X(DIR_INV_ACK,  0x42, "DIR_INV_ACK")              \
 	X(DIR_DATA,     0x43, "DIR_DATA")                 \
 	X(DIR_GRANT,    0x44, "DIR_GRANT")                \
-	X(DIR_UNLOCK,   0x45, "DIR_UNLOCK")
+	X(DIR_UNLOCK,   0x45, "DIR_UNLOCK")               \
+	X(VOH_VREAD,    0x58, "VOH_VREAD")                \
+	X(VOH_VRPC,     0x59, "VOH_VRPC")                 \
+	X(VOH_VERSION,  0x5a, "VOH_VERSION")              \
+	X(VOH_READ,     0x5b, "VOH_READ")                 \
+	X(VOH_UPDATE,   0x5c, "VOH_UPDATE")               \
+	X(VOH_PROCEED,  0x5d, "VOH_PROCEED")              \
+	X(VOH_WDATA,    0x5e, "VOH_WDATA")                \
+	X(VOH_DONE,     0x5f, "VOH_DONE")
 /* clang-format on */
 
 enum na_msg_type {

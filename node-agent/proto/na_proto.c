@@ -173,6 +173,16 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_HOT_REPORT:
 	case NA_MSG_COLLISION:
 		return NA_ROUTE_SHADOW;
+	case NA_MSG_VOH_VREAD:
+	case NA_MSG_VOH_VRPC:
+	case NA_MSG_VOH_READ:
+	case NA_MSG_VOH_UPDATE:
+	case NA_MSG_VOH_WDATA:
+	case NA_MSG_VOH_DONE:
+		return NA_ROUTE_VOH;
+	case NA_MSG_VOH_VERSION:
+	case NA_MSG_VOH_PROCEED:
+		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	default:
 		return NA_ROUTE_DROP;
 	}

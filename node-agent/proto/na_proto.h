@@ -102,6 +102,7 @@ enum na_route {
 	NA_ROUTE_MIGRATE,   /* MIGRATE_ACK: home agent and/or shadow */
 	NA_ROUTE_SHADOW,    /* shadow node */
 	NA_ROUTE_HOME_MIGRATE, /* home agent's migration module (na_migrate.h) */
+	NA_ROUTE_VOH,          /* validate-on-hit, home side (na_voh_home.h) */
 };
 
 /** Dispatch rule (docs/NODE-AGENT.md "Dispatch"). */

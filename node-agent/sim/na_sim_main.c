@@ -36,7 +36,9 @@ struct opts {
 	uint64_t events;
 	uint16_t nodes, threads;
 	uint32_t blocks, switch_blocks, cache_blocks, block_size;
-	double loss, dup, max_rate, duration, stuck_s;
+	double loss, dup, max_rate, duration, stuck_s, update_s, ttl_us;
+	unsigned policy; /* --workload poll */
+	bool all_updaters;
 	uint64_t delay_ns, jitter_ns;
 	const char *topo, *history, *workload;
 	bool directory, migrate, quiet;
@@ -88,7 +90,12 @@ usage(FILE *f)
 		"shadow)\n"
 		"  --threads T         application threads per node (default 2)\n"
 		"  --topo FILE         a topology instead of the generated one\n"
-		"  --workload W        counter (default) or micro\n"
+		"  --workload W        counter (default), micro or poll\n"
+		"  --policy P          poll: validate (default), validate-rpc "
+		"or ttl\n"
+		"  --ttl-us U          poll: the TTL (default 500000)\n"
+		"  --update-s S        poll: update period, virtual (default 1)\n"
+		"  --updaters all      poll: thread 0 of every node updates\n"
 		"  --blocks K          shared blocks (default 6)\n"
 		"  --switch-blocks K   blocks each home moves to the switch at "
 		"start (default 1)\n"
@@ -135,6 +142,7 @@ num(const char *name, const char *s, double lo, double hi, double *out)
 static int
 parse(int argc, char **argv, struct opts *o)
 {
+	/* clang-format off */
 	static const struct option lo[] = {
 		{ "seed", 1, 0, 's' },
 		{ "events", 1, 0, 'e' },
@@ -157,9 +165,15 @@ parse(int argc, char **argv, struct opts *o)
 		{ "history", 1, 0, 'H' },
 		{ "stuck-s", 1, 0, 'k' },
 		{ "quiet", 0, 0, 'q' },
+		{ "policy", 1, 0, 'P' },
+		{ "ttl-us", 1, 0, 'L' },
+		{ "update-s", 1, 0, 'U' },
+		{ "updaters", 1, 0, 'A' },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
+	/* clang-format on */
+
 	double v;
 	int c;
 
@@ -178,6 +192,9 @@ parse(int argc, char **argv, struct opts *o)
 		.jitter_ns = 4000,
 		.max_rate = 200000,
 		.stuck_s = 30,
+		.update_s = 1,
+		.ttl_us = 500000,
+		.policy = DSM_POLICY_VALIDATE,
 		.workload = "counter",
 	};
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -256,6 +273,23 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'P':
+			o->policy = !strcmp(optarg, "ttl") ? DSM_POLICY_TTL
+				    : !strcmp(optarg, "validate-rpc")
+					    ? DSM_POLICY_VALIDATE |
+						      DSM_POLICY_RPC_CHECK
+					    : DSM_POLICY_VALIDATE;
+			break;
+		case 'L':
+			rc = num("--ttl-us", optarg, 1, 1e9, &o->ttl_us);
+			break;
+		case 'A':
+			o->all_updaters = !strcmp(optarg, "all");
+			break;
+		case 'U':
+			rc = num("--update-s", optarg, 0.001, 1e6,
+				 &o->update_s);
 			break;
 		case 'h':
 			usage(stdout);
@@ -497,8 +531,9 @@ main(int argc, char **argv)
 	if (parse(argc, argv, &sim.o) < 0)
 		return 2;
 	rc = na_workload_parse(sim.o.workload);
-	if (rc != NA_WL_COUNTER && rc != NA_WL_MICRO) {
-		fprintf(stderr, "na-sim: --workload %s: counter or micro\n",
+	if (rc != NA_WL_COUNTER && rc != NA_WL_MICRO && rc != NA_WL_POLL) {
+		fprintf(stderr,
+			"na-sim: --workload %s: counter, micro or poll\n",
 			sim.o.workload);
 		return 2;
 	}
@@ -513,6 +548,10 @@ main(int argc, char **argv)
 		.op_size = 8,
 		.seed = sim.o.seed,
 		.max_rate = sim.o.max_rate,
+		.policy = sim.o.policy,
+		.ttl_us = (uint32_t)sim.o.ttl_us,
+		.update_period_s = sim.o.update_s,
+		.updater_node = sim.o.all_updaters ? NA_WL_ALL_NODES : 0,
 	};
 	if (make_topo(&sim.o, &sim.topo) < 0)
 		return 2;

@@ -36,6 +36,8 @@ na_workload_parse(const char *s)
 		return NA_WL_MICRO;
 	if (!strcmp(s, "counter"))
 		return NA_WL_COUNTER;
+	if (!strcmp(s, "poll"))
+		return NA_WL_POLL;
 	return -1;
 }
 
@@ -243,12 +245,72 @@ run_counter(struct wl_thread *w)
 	}
 }
 
+/* poll: one updater writing every data slot each period, readers. */
+static void
+run_poll(struct wl_thread *w)
+{
+	const struct na_wl_config *c = w->cfg;
+	struct dsm_thread *t = dsm_thread(w->d, w->id);
+	bool updater = w->id == 0 && (t->n->self == c->updater_node ||
+				      c->updater_node == NA_WL_ALL_NODES);
+	double period = c->update_period_s > 0 ? c->update_period_s : 1.0;
+	uint64_t start = na_now_ns(), n = 0, next = start;
+
+	while (!*w->stop && !(c->duration_s > 0 &&
+			      na_now_ns() - start >= c->duration_s * 1e9)) {
+		uint64_t t0, v = 0;
+		dsm_addr_t a;
+		int rc = 0;
+
+		if (updater) {
+			if (na_now_ns() < next) {
+				na_sleep_until(next);
+				continue;
+			}
+			next += (uint64_t)(period * 1e9);
+			for (uint32_t b = 0; b < c->shared_blocks && !rc; b++)
+				for (uint32_t s = 1; s < COUNTER_SLOTS && !rc;
+				     s++) {
+					a = shared_block(w->d, b) + 8 * s;
+					v = (uint64_t)t->n->self << 48 | ++n;
+					t0 = na_now_ns();
+					rc = dsm_write(t, a, &v, 8);
+					if (!rc)
+						na_history_op(w->h, w->id,
+							      "write", a, v, t0,
+							      na_now_ns());
+					w->r.writes++;
+					w->r.ops++;
+				}
+		} else {
+			a = shared_block(w->d, rnd(w) % c->shared_blocks) +
+			    8 * (1 + rnd(w) % (COUNTER_SLOTS - 1));
+			t0 = na_now_ns();
+			rc = dsm_read(t, a, &v, 8);
+			if (!rc)
+				na_history_op(w->h, w->id, "read", a, v, t0,
+					      na_now_ns());
+			w->r.reads++;
+			w->r.ops++;
+			if (c->max_rate > 0)
+				na_sleep_until(t0 +
+					       (uint64_t)(1e9 / c->max_rate));
+		}
+		if (rc < 0) {
+			w->r.errors++;
+			break;
+		}
+	}
+}
+
 static void *
 wl_main(void *arg)
 {
 	struct wl_thread *w = arg;
 
-	if (w->cfg->kind == NA_WL_MICRO)
+	if (w->cfg->kind == NA_WL_POLL)
+		run_poll(w);
+	else if (w->cfg->kind == NA_WL_MICRO)
 		run_micro(w);
 	else
 		run_counter(w);
@@ -277,6 +339,15 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 	if (cfg->zipf > 0 && cfg->kind == NA_WL_MICRO &&
 	    !(zipf = zipf_cdf_make(cfg->shared_blocks, cfg->zipf)))
 		return -ENOMEM;
+	for (uint32_t b = 0; cfg->kind == NA_WL_POLL && b < cfg->shared_blocks;
+	     b++) {
+		rc = dsm_set_policy(d, shared_block(d, b), dsm_block_size(d),
+				    cfg->policy, cfg->ttl_us);
+		if (rc) {
+			free(zipf);
+			return rc;
+		}
+	}
 	w = calloc(cfg->threads, sizeof(*w));
 	if (!w) {
 		free(zipf);

@@ -12,6 +12,13 @@
  *             (node<<48 | thread<<40 | n) to a data slot, or an increment
  *             of the block's counter under dsm_wlock. Everything is
  *             recorded to the history.
+ *  - poll:    validate-on-hit's test (paper 003, section 4.2): the shared
+ *             blocks get `policy` (dsm_set_policy) on every node; thread 0
+ *             of the lowest node writes a unique value to every data slot
+ *             of every shared block each `update_period_s` (or thread 0
+ *             of every node: concurrent updaters), every other
+ *             thread reads random data slots (paced by max_rate). Recorded
+ *             to the history: the checker counts stale reads.
  * Shared block i lives at dsm_static_addr(nodes[i % N], (i / N) * block).
  */
 #ifndef NA_WORKLOAD_H
@@ -26,7 +33,10 @@ enum na_wl_kind {
 	NA_WL_NONE = 0,
 	NA_WL_MICRO,
 	NA_WL_COUNTER,
+	NA_WL_POLL,
 };
+
+#define NA_WL_ALL_NODES 0xffff
 
 struct na_wl_config {
 	enum na_wl_kind kind;
@@ -43,7 +53,12 @@ struct na_wl_config {
 					   probability ~ 1/(i+1)^zipf; 0:
 					   uniform */
 	uint32_t seed;
-	double max_rate; /* ops/s per thread, 0: unpaced */
+	double max_rate;        /* ops/s per thread, 0: unpaced */
+	unsigned policy;        /* poll: DSM_POLICY_* of the shared blocks */
+	uint32_t ttl_us;        /* poll: for DSM_POLICY_TTL */
+	double update_period_s; /* poll: between two updates (0: 1 s) */
+	uint16_t updater_node;  /* poll: the node whose thread 0 updates;
+				   NA_WL_ALL_NODES: every node's */
 };
 
 struct na_wl_result {
@@ -64,7 +79,7 @@ int na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 		    struct na_history *h, volatile int *stop,
 		    struct na_wl_result *res);
 
-/** "none", "micro", "counter" -> kind; -1 when unknown. */
+/** "none", "micro", "counter", "poll" -> kind; -1 when unknown. */
 int na_workload_parse(const char *s);
 
 #endif /* NA_WORKLOAD_H */

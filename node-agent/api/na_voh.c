@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Validate-on-hit and TTL, requester side. See na_voh.h, docs/VALIDATE.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_msg.h"
+#include "na_voh.h"
+#include "na_voh_home.h"
+
+#define VOH_REGIONS 64
+#define VOH_SETS    256
+#define VOH_WAYS    4
+
+struct voh_region {
+	uint64_t lo, hi; /* [lo, hi) */
+	unsigned policy;
+	uint64_t ttl_ns;
+};
+
+struct voh_entry {
+	bool valid;
+	uint64_t tag;
+	uint64_t stamp; /* epoch << 32 | version (na_voh_stamp) */
+	uint64_t fetched_ns;
+	uint64_t used; /* LRU tick */
+	uint8_t *data;
+};
+
+struct na_voh {
+	pthread_mutex_t mu;
+	uint32_t n_reg; /* read without mu on the fast path */
+	struct voh_region reg[VOH_REGIONS];
+	struct voh_entry *e; /* VOH_SETS * VOH_WAYS */
+	uint8_t *data;
+	uint32_t bs;
+	uint64_t tick;
+	uint32_t *seq; /* per application thread: its own sequence, apart
+			  from the coherence events' (whose parities the
+			  switch's scoreboard rows follow) */
+	struct dsm_voh_stats st;
+};
+
+int
+na_voh_init(struct dsm *d)
+{
+	struct na_voh *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	v->bs = d->topo.block_size;
+	v->e = calloc(VOH_SETS * VOH_WAYS, sizeof(*v->e));
+	v->data = malloc((size_t)VOH_SETS * VOH_WAYS * v->bs);
+	v->seq = calloc(d->node.cfg.threads ? d->node.cfg.threads : 1,
+			sizeof(*v->seq));
+	if (!v->e || !v->data || !v->seq) {
+		free(v->seq);
+		free(v->e);
+		free(v->data);
+		free(v);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < VOH_SETS * VOH_WAYS; i++)
+		v->e[i].data = v->data + (size_t)i * v->bs;
+	pthread_mutex_init(&v->mu, NULL);
+	d->voh = v;
+	return 0;
+}
+
+void
+na_voh_fini(struct dsm *d)
+{
+	struct na_voh *v = d->voh;
+
+	if (!v)
+		return;
+	pthread_mutex_destroy(&v->mu);
+	free(v->seq);
+	free(v->e);
+	free(v->data);
+	free(v);
+	d->voh = NULL;
+}
+
+int
+dsm_set_policy(struct dsm *d, dsm_addr_t addr, size_t len, unsigned policy,
+	       uint32_t ttl_us)
+{
+	struct na_voh *v = d->voh;
+	unsigned base = policy & DSM_POLICY_MASK;
+	uint32_t bs = d->topo.block_size;
+	uint64_t lo = addr & ~(uint64_t)(bs - 1);
+	uint64_t hi = (addr + len + bs - 1) & ~(uint64_t)(bs - 1);
+	uint32_t i;
+
+	if (len == 0 || base > DSM_POLICY_TTL ||
+	    (policy & ~(DSM_POLICY_MASK | DSM_POLICY_RPC_CHECK)) ||
+	    (base == DSM_POLICY_TTL && ttl_us == 0))
+		return -EINVAL;
+	pthread_mutex_lock(&v->mu);
+	for (i = 0; i < v->n_reg; i++)
+		if (v->reg[i].lo == lo && v->reg[i].hi == hi)
+			break;
+	if (i == v->n_reg && base != DSM_POLICY_INVALIDATE) {
+		if (v->n_reg == VOH_REGIONS) {
+			pthread_mutex_unlock(&v->mu);
+			return -ENOSPC;
+		}
+		__atomic_store_n(&v->n_reg, v->n_reg + 1, __ATOMIC_RELEASE);
+	}
+	if (i < v->n_reg && base == DSM_POLICY_INVALIDATE) {
+		v->reg[i] = v->reg[v->n_reg - 1]; /* back to the default */
+		__atomic_store_n(&v->n_reg, v->n_reg - 1, __ATOMIC_RELEASE);
+	} else if (i < v->n_reg) {
+		v->reg[i] = (struct voh_region){ lo, hi, policy,
+						 (uint64_t)ttl_us * 1000 };
+	}
+	/* What was cached under the old policy is not trusted. */
+	for (uint32_t k = 0; k < VOH_SETS * VOH_WAYS; k++)
+		if (v->e[k].valid && v->e[k].tag >= lo / bs &&
+		    v->e[k].tag < hi / bs)
+			v->e[k].valid = false;
+	pthread_mutex_unlock(&v->mu);
+	return 0;
+}
+
+void
+dsm_voh_stats(struct dsm *d, struct dsm_voh_stats *out)
+{
+	struct na_voh *v = d->voh;
+
+	pthread_mutex_lock(&v->mu);
+	*out = v->st;
+	pthread_mutex_unlock(&v->mu);
+}
+
+/* The policy of block `tag`; mu held. */
+static const struct voh_region *
+region_of(struct na_voh *v, uint64_t tag)
+{
+	uint64_t a = tag * v->bs;
+
+	for (uint32_t i = 0; i < v->n_reg; i++)
+		if (a >= v->reg[i].lo && a < v->reg[i].hi)
+			return &v->reg[i];
+	return NULL;
+}
+
+/* The entry of `tag`, or (alloc) a free or least recently used way. */
+static struct voh_entry *
+entry(struct na_voh *v, uint64_t tag, bool alloc)
+{
+	struct voh_entry *set = &v->e[(tag * 0x9e3779b97f4a7c15ull >> 40) %
+				      VOH_SETS * VOH_WAYS];
+	struct voh_entry *victim = &set[0];
+
+	for (int w = 0; w < VOH_WAYS; w++) {
+		if (set[w].valid && set[w].tag == tag)
+			return &set[w];
+		if (!set[w].valid ||
+		    (victim->valid && set[w].used < victim->used))
+			victim = &set[w];
+	}
+	return alloc ? victim : NULL;
+}
+
+/* A fresh seq of this thread's validate-on-hit operations (never 0). */
+static uint32_t
+next_seq(struct dsm_thread *t)
+{
+	uint32_t *s = &((struct na_voh *)t->d->voh)->seq[t->id];
+
+	if (++*s == 0)
+		++*s;
+	return *s;
+}
+
+static void
+msg_init(struct dsm_thread *t, struct lcf_msg *m, uint8_t type, uint64_t tag,
+	 uint32_t seq)
+{
+	memset(m, 0, sizeof(*m));
+	m->version = LCF_VERSION;
+	m->type = type;
+	m->node = t->n->self;
+	m->thread = t->id;
+	m->seq = seq;
+	m->tag = tag;
+	m->dst_node = na_req_home_of(t, tag);
+}
+
+/* One version check. @return 0 with *stamp, -ENOTSUP, -EINTR. */
+static int
+check(struct dsm_thread *t, uint64_t tag, bool rpc, uint64_t *stamp)
+{
+	struct lcf_msg m;
+	struct na_mail r;
+	int rc;
+
+	msg_init(t, &m, rpc ? NA_MSG_VOH_VRPC : NA_MSG_VOH_VREAD, tag,
+		 next_seq(t));
+	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_VERSION, &r);
+	if (rc)
+		return rc;
+	if (r.m.flags & LCF_F_FAIL)
+		return -ENOTSUP;
+	*stamp = na_voh_stamp(&r.m);
+	return 0;
+}
+
+int
+dsm_version_check(struct dsm_thread *t, dsm_addr_t addr, bool rpc,
+		  uint32_t *version)
+{
+	uint64_t stamp = 0;
+	int rc = check(t, addr >> t->d->topo.block_shift, rpc, &stamp);
+
+	*version = (uint32_t)stamp;
+	return rc;
+}
+
+/* Fetch the block through the home's ReadQueue into the cache and copy
+ * the asked bytes out. @return 0, 1 (refused), -EINTR. */
+static int
+fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
+      uint32_t len, void *buf)
+{
+	uint64_t all = na_seg_all(v->bs), got = 0, sent = na_now_ns();
+	uint64_t deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	uint64_t stamp = 0;
+	uint32_t tries = 0;
+	struct voh_entry *e;
+	struct lcf_msg m;
+	struct na_mail r;
+	int rc;
+
+	msg_init(t, &m, NA_MSG_VOH_READ, tag, next_seq(t));
+	na_node_send(t->n, m.dst_node, &m, NULL);
+	while (got != all) {
+		const struct lcf_msg *x = &t->mail.m;
+		int i;
+
+		if (na_req_wait_mail(t, deadline) == 0) {
+			if (x->type != NA_MSG_VOH_PROCEED || x->seq != m.seq)
+				continue;
+			if (x->flags & LCF_F_FAIL)
+				return 1;
+			i = na_seg_index(v->bs, x->aux & 0xffff, x->len);
+			if (i < 0)
+				continue;
+			memcpy(t->buf + (x->aux & 0xffff), t->mail.payload,
+			       x->len);
+			got |= 1ull << i;
+			stamp = na_voh_stamp(x);
+			continue;
+		}
+		if (na_now_ns() < deadline)
+			continue;
+		if (na_req_stopping(t) && na_now_ns() - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		na_node_send(t->n, m.dst_node, &m, NULL);
+		deadline = na_now_ns() +
+			   na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, ++tries);
+	}
+	memcpy(buf, t->buf + off, len);
+	pthread_mutex_lock(&v->mu);
+	e = entry(v, tag, true);
+	/* (an older copy than another thread's is caught by its check) */
+	memcpy(e->data, t->buf, v->bs);
+	e->valid = true;
+	e->tag = tag;
+	e->stamp = stamp;
+	e->fetched_ns = na_now_ns();
+	e->used = ++v->tick;
+	v->st.fetches++;
+	pthread_mutex_unlock(&v->mu);
+	/* READ_DONE: leave the ReadQueue (acknowledged, so never lost). */
+	m.type = NA_MSG_VOH_DONE;
+	m.aux = na_aux_orig(NA_MSG_VOH_READ, 0);
+	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_VERSION, &r);
+	return rc;
+}
+
+static void
+send_frames(struct dsm_thread *t, const struct lcf_msg *tmpl, uint32_t off,
+	    uint32_t len, const uint8_t *buf)
+{
+	struct lcf_msg m = *tmpl;
+
+	m.type = NA_MSG_VOH_WDATA;
+	for (uint32_t f = 0, pos = 0; pos < len; f++) {
+		uint32_t n = len - pos < NA_MAX_FRAME_PAYLOAD
+				     ? len - pos
+				     : NA_MAX_FRAME_PAYLOAD;
+
+		m.aux = f << 24 | (off + pos);
+		m.len = (uint16_t)n;
+		na_node_send(t->n, m.dst_node, &m, buf + pos);
+		pos += n;
+	}
+}
+
+/* UPDATE_REQUEST, the data, UPDATE_DONE. @return 0, 1 (refused), -EINTR */
+static int
+update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
+       uint32_t len, const uint8_t *buf)
+{
+	uint32_t frames = (len + NA_MAX_FRAME_PAYLOAD - 1) /
+			  NA_MAX_FRAME_PAYLOAD;
+	struct voh_entry *e;
+	struct lcf_msg m;
+	struct na_mail r;
+	int rc;
+
+	msg_init(t, &m, NA_MSG_VOH_UPDATE, tag, next_seq(t));
+	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_PROCEED, &r);
+	if (rc)
+		return rc;
+	if (r.m.flags & LCF_F_FAIL)
+		return 1;
+	m.type = NA_MSG_VOH_DONE;
+	m.aux = na_aux_orig(NA_MSG_VOH_UPDATE, 0);
+	m.copyset = frames;
+	do {
+		send_frames(t, &m, off, len, buf);
+		rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_VERSION, &r);
+		if (rc)
+			return rc;
+	} while (r.m.flags & LCF_F_FAIL); /* data lost on the way: again */
+	pthread_mutex_lock(&v->mu);
+	e = entry(v, tag, false);
+	if (e && e->stamp + 1 == na_voh_stamp(&r.m)) {
+		/* our copy was the version this update was applied to */
+		memcpy(e->data + off, buf, len);
+		e->stamp = na_voh_stamp(&r.m);
+		e->fetched_ns = na_now_ns();
+	} else if (e) {
+		e->valid = false;
+	}
+	v->st.updates++;
+	pthread_mutex_unlock(&v->mu);
+	return 0;
+}
+
+int
+na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
+	      void *buf, bool write)
+{
+	struct na_voh *v = t->d->voh;
+	const struct voh_region *g;
+	struct voh_entry *e;
+	unsigned policy;
+	uint64_t ttl_ns;
+	uint64_t cver, ver;
+	int rc;
+
+	if (__atomic_load_n(&v->n_reg, __ATOMIC_ACQUIRE) == 0)
+		return 1;
+	pthread_mutex_lock(&v->mu);
+	g = region_of(v, tag);
+	if (!g) {
+		pthread_mutex_unlock(&v->mu);
+		return 1;
+	}
+	policy = g->policy;
+	ttl_ns = g->ttl_ns;
+	if (write) {
+		pthread_mutex_unlock(&v->mu);
+		rc = update(t, v, tag, off, len, buf);
+		goto out;
+	}
+	e = entry(v, tag, false);
+	if (e && (policy & DSM_POLICY_MASK) == DSM_POLICY_TTL &&
+	    na_now_ns() - e->fetched_ns < ttl_ns) {
+		memcpy(buf, e->data + off, len);
+		e->used = ++v->tick;
+		v->st.ttl_hits++;
+		pthread_mutex_unlock(&v->mu);
+		return 0;
+	}
+	if (!e || (policy & DSM_POLICY_MASK) != DSM_POLICY_VALIDATE) {
+		pthread_mutex_unlock(&v->mu);
+		rc = fetch(t, v, tag, off, len, buf);
+		goto out;
+	}
+	cver = e->stamp;
+	pthread_mutex_unlock(&v->mu);
+	rc = check(t, tag, policy & DSM_POLICY_RPC_CHECK, &ver);
+	if (rc == -ENOTSUP)
+		rc = 1;
+	if (rc)
+		goto out;
+	pthread_mutex_lock(&v->mu);
+	v->st.checks++;
+	e = entry(v, tag, false);
+	if (e && e->stamp == cver && ver == cver) {
+		/* the home's version when it answered: this copy is current */
+		memcpy(buf, e->data + off, len);
+		e->used = ++v->tick;
+		v->st.validated_hits++;
+		pthread_mutex_unlock(&v->mu);
+		return 0;
+	}
+	v->st.changed++;
+	pthread_mutex_unlock(&v->mu);
+	rc = fetch(t, v, tag, off, len, buf);
+out:
+	if (rc == 1) {
+		pthread_mutex_lock(&v->mu);
+		e = entry(v, tag, false);
+		if (e)
+			e->valid = false;
+		v->st.fallbacks++;
+		pthread_mutex_unlock(&v->mu);
+	}
+	return rc;
+}

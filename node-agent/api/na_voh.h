@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Validate-on-hit and TTL, the requester side (docs/VALIDATE.md): the
+ * region policy table, the node's validated cache (blocks with the version
+ * they were fetched at, apart from the coherent cache), and the accesses
+ * to blocks under those policies. Internal to libdsm.
+ */
+#ifndef NA_VOH_H
+#define NA_VOH_H
+
+#include <stdint.h>
+
+#include "na_requester.h"
+
+/** @return 0 or -ENOMEM. */
+int na_voh_init(struct dsm *d);
+void na_voh_fini(struct dsm *d);
+
+/**
+ * Access `len` bytes at `off` of block `tag` if its region has the
+ * VALIDATE or TTL policy (write: `buf` in; read: out).
+ * @return 0 when done; 1 when the invalidation protocol must do it (no
+ * such policy, or the home refused: a switch-owned block); -EINTR.
+ */
+int na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off,
+		  uint32_t len, void *buf, bool write);
+
+#endif /* NA_VOH_H */

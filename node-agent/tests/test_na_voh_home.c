@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Validate-on-hit at the home (na_voh_home.h), fed messages through its
+ * pure interface: fetch, update behind a reader, commit and version bump,
+ * the lock-free version read, duplicates, lost data, switch-owned blocks.
+ */
+#include <criterion/criterion.h>
+
+#include "na_home.h"
+#include "na_msg.h"
+#include "na_voh_home.h"
+#include "test_na_topo.h"
+#include "topo.h"
+
+static struct topo t;
+static struct na_home h;
+static struct na_voh_home v;
+static struct na_out out;
+
+static void
+setup(void)
+{
+	test_na_topo4(&t);
+	cr_assert_eq(na_home_init(&h, &t, 0, NA_CHUNK_SIZE, 7), 0);
+	cr_assert_eq(na_voh_home_init(&v, &h), 0);
+}
+
+static void
+teardown(void)
+{
+	na_voh_home_fini(&v);
+	na_home_fini(&h);
+}
+
+static struct lcf_msg
+msg(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk)
+{
+	return (struct lcf_msg){ .version = 1,
+				 .type = type,
+				 .node = node,
+				 .thread = 0,
+				 .seq = seq,
+				 .tag = na_home_tag(&h, blk) };
+}
+
+static void
+feed(struct lcf_msg m, const void *payload)
+{
+	na_out_reset(&out);
+	na_voh_handle(&v, &m, payload, m.len, &out);
+	cr_assert_eq(out.overflow, 0);
+}
+
+static void
+done(uint16_t node, uint32_t seq, uint8_t op, uint32_t frames)
+{
+	struct lcf_msg m = msg(NA_MSG_VOH_DONE, node, seq, 5);
+
+	m.aux = na_aux_orig(op, 0);
+	m.copyset = frames;
+	feed(m, NULL);
+}
+
+static uint32_t
+vread(uint16_t node, uint32_t blk)
+{
+	struct lcf_msg m = msg(NA_MSG_VOH_VREAD, node, 1, blk), r;
+
+	cr_assert(na_voh_vread(&v, &m, &r));
+	cr_assert_eq(r.type, NA_MSG_VOH_VERSION);
+	cr_assert_eq(r.dst_node, node);
+	cr_assert_eq(r.flags & LCF_F_FAIL, 0);
+	return r.copyset;
+}
+
+TestSuite(voh_home, .init = setup, .fini = teardown);
+
+Test(voh_home, fetch_update_behind_reader_commit)
+{
+	uint8_t data[100];
+
+	memset(data, 0xab, sizeof(data));
+	/* node 1 fetches block 5: the block in 3 segments, version 0 */
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 3);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_PROCEED);
+	cr_assert_eq(out.m[0].msg.copyset, 0);
+	/* node 2's update waits for the reader */
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 20, 5), NULL);
+	cr_assert_eq(out.n, 0);
+	/* a new read now waits behind the update (writers preferred) */
+	feed(msg(NA_MSG_VOH_READ, 3, 30, 5), NULL);
+	cr_assert_eq(out.n, 0);
+	/* the reader leaves: ACKed with the version, the update proceeds */
+	done(1, 10, NA_MSG_VOH_READ, 0);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_PROCEED);
+	cr_assert_eq(out.m[0].dst, 2);
+	cr_assert_eq(out.m[0].msg.len, 0);
+	cr_assert_eq(out.m[1].msg.type, NA_MSG_VOH_VERSION);
+	cr_assert_eq(out.m[1].dst, 1);
+	/* DONE before the data: refused, nothing committed */
+	done(2, 20, NA_MSG_VOH_UPDATE, 1);
+	cr_assert_eq(out.n, 1);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
+	cr_assert_eq(vread(0, 5), 0);
+	/* the data, then DONE: version 1, the queued reader gets new data */
+	struct lcf_msg w = msg(NA_MSG_VOH_WDATA, 2, 20, 5);
+
+	w.aux = 0u << 24 | 200;
+	w.len = sizeof(data);
+	feed(w, data);
+	cr_assert_eq(out.n, 0);
+	done(2, 20, NA_MSG_VOH_UPDATE, 1);
+	cr_assert_eq(out.n, 4);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(out.m[i].dst, 3);
+		cr_assert_eq(out.m[i].msg.copyset, 1);
+	}
+	cr_assert_eq(((const uint8_t *)out.m[0].payload)[200], 0xab);
+	cr_assert_eq(out.m[3].msg.type, NA_MSG_VOH_VERSION);
+	cr_assert_eq(out.m[3].msg.copyset, 1);
+	cr_assert_eq(vread(0, 5), 1);
+	cr_assert_eq(h.mem[5 * 4096 + 299], 0xab);
+	cr_assert_eq(v.st.commits, 1);
+	/* a duplicate DONE is answered again, not committed twice */
+	done(2, 20, NA_MSG_VOH_UPDATE, 1);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.copyset, 1);
+	cr_assert_eq(v.st.commits, 1);
+	cr_assert_eq(v.st.table_errors, 0);
+}
+
+Test(voh_home, duplicate_request_resends_grant)
+{
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 3);
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 3); /* granted: the PROCEED again */
+	cr_assert_eq(v.blk[5]->q.n_rq, 1);
+	cr_assert_eq(v.st.duplicates, 1);
+}
+
+Test(voh_home, second_updater_waits_for_the_first)
+{
+	uint8_t b = 1;
+	struct lcf_msg w = msg(NA_MSG_VOH_WDATA, 1, 10, 5);
+
+	feed(msg(NA_MSG_VOH_UPDATE, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 1);
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 20, 5), NULL);
+	cr_assert_eq(out.n, 0);
+	w.len = 1;
+	feed(w, &b);
+	done(1, 10, NA_MSG_VOH_UPDATE, 1);
+	cr_assert_eq(out.n, 2); /* the ACK, then the next update's PROCEED */
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_VERSION);
+	cr_assert_eq(out.m[1].msg.type, NA_MSG_VOH_PROCEED);
+	cr_assert_eq(out.m[1].dst, 2);
+	cr_assert_eq(v.st.table_errors, 0);
+}
+
+Test(voh_home, switch_owned_block_refused)
+{
+	struct lcf_msg m = msg(NA_MSG_VOH_VREAD, 1, 1, 7), r;
+
+	h.blk[7].owner = NA_OWN_SWITCH;
+	cr_assert(na_voh_vread(&v, &m, &r));
+	cr_assert(r.flags & LCF_F_FAIL);
+	feed(msg(NA_MSG_VOH_READ, 1, 2, 7), NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 3, 7), NULL);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
+	cr_assert_eq(v.st.refused, 2);
+}
+
+Test(voh_home, rpc_check_answers_like_vread)
+{
+	feed(msg(NA_MSG_VOH_VRPC, 1, 4, 5), NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_VERSION);
+	cr_assert_eq(na_aux_orig_type(out.m[0].msg.aux), NA_MSG_VOH_VRPC);
+	cr_assert_eq(v.st.vrpcs, 1);
+}
