@@ -252,19 +252,13 @@ def median_row(rows):
 
 
 def write_csv(path, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS)
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
+    cluster_report.write_csv(path, rows, COLUMNS)
 
 
 def check_csv(path, expect, problems):
     """Well formed: the header, the expected (app, mode) rows, numbers."""
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows or list(rows[0].keys()) != COLUMNS:
-        problems.append("%s: header is not %s" % (path, COLUMNS))
+    rows = cluster_report.read_csv(path, COLUMNS, problems)
+    if not rows:
         return
     got = sorted((r["app"], r["mode"]) for r in rows)
     if got != sorted(expect):

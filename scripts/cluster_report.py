@@ -9,6 +9,7 @@ output.
 """
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -50,6 +51,26 @@ def load_json(path):
     start = text.rfind("\n{")
     start = 0 if start < 0 and text.startswith("{") else start + 1
     return json.loads(text[start:])
+
+
+def write_csv(path, rows, columns):
+    """A benchmark's result rows, header first."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=columns)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def read_csv(path, columns, problems):
+    """A benchmark CSV's rows; a header other than `columns` is a problem
+    (appended to `problems`) and gives no rows."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows or list(rows[0].keys()) != columns:
+        problems.append("%s: header is not %s" % (path, columns))
+        return []
+    return rows
 
 
 OPS_KEYS = ["ops", "total_ops", "ops_total", "completed_ops", "operations"]
