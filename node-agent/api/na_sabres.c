@@ -14,6 +14,12 @@
 #include "na_sabres.h"
 
 #define NA_SAB_MAX_TRIES 10000u /* dsm_read_object's attempts */
+/*
+ * An attempt's deadline: the event timeout, at least 20 ms. The replies'
+ * loss is rare; a host's scheduling delays (2 cores, namespaces) are not,
+ * and a premature retry only adds load.
+ */
+#define NA_SAB_MIN_WAIT_NS 20000000ull
 
 /* An object (or a plain read) inside one home's memory? */
 static bool
@@ -37,6 +43,7 @@ read_once(struct dsm_thread *t, dsm_addr_t addr, uint32_t len, void *buf,
 	uint32_t n = na_sab_chunks(len);
 	uint8_t p[NA_SAB_REQ_LEN];
 	struct lcf_msg m;
+	uint64_t wait;
 	int rc;
 
 	na_req_service(t); /* keep our last unlock moving */
@@ -66,9 +73,10 @@ read_once(struct dsm_thread *t, dsm_addr_t addr, uint32_t len, void *buf,
 		m.aux = c;
 		na_node_send(t->n, home, &m, p);
 	}
-	rc = na_sabre_rx_wait(r, na_now_ns() + na_req_timeout(
-						    t, NA_REQ_TIMEOUT_RTTS,
-						    attempt < 4 ? attempt : 4));
+	wait = na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, attempt < 4 ? attempt : 4);
+	if (wait < NA_SAB_MIN_WAIT_NS)
+		wait = NA_SAB_MIN_WAIT_NS;
+	rc = na_sabre_rx_wait(r, na_now_ns() + wait);
 	na_sabre_rx_disarm(r);
 	return rc;
 }
