@@ -178,6 +178,17 @@ hidden byte bb, i_, n_, j_, p_, v_, o_, g_, c_, sc_, wr, taken, chk, over,
 
 byte lastw[NB];                 /* last value written to the block (ghost) */
 byte mem[NB];                   /* the home's global memory */
+/*
+ * -DWT: a write event may also write the block home before its unlock
+ * (dsm_write_through / dsm_write_object, docs/SABRES.md: an NA_WB inside a
+ * WRITE_MISS or WRITE_SHARED that holds the lock), or not: both, at every
+ * write. Like every write-back here, atomic inside the event.
+ */
+#ifdef WT
+#define WRITE_THROUGH(b) if :: mem[b] = lastw[b] :: skip fi
+#else
+#define WRITE_THROUGH(b) skip
+#endif
 byte cst[NR * NB];              /* cache line state of node n, block b */
 byte cv[NR * NB];               /* its value */
 /* Ghost: requester r holds block b per a grant of event hseq, from the
@@ -686,11 +697,13 @@ inline install(me) {
 		swmr_take(me, bb, HW);
 		assert(mx == lastw[bb]);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
+		WRITE_THROUGH(bb);
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_WS ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GS && cv[me * NB + bb] == lastw[bb]);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
+		WRITE_THROUGH(bb);
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_ES ->
 		swmr_take(me, bb, HW);
