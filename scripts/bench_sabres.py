@@ -134,6 +134,19 @@ def summarise(outdir, tag, method, size, writers, readers):
     }
 
 
+def median_rows(rows):
+    """One row per (method, size, writers): the run of median throughput
+    (every run's torn count was checked already)."""
+    keys = sorted({(r["method"], r["size"], r["writers"]) for r in rows})
+    out = []
+    for k in keys:
+        rs = sorted((r for r in rows
+                     if (r["method"], r["size"], r["writers"]) == k),
+                    key=lambda r: float(r["ops_per_s"]))
+        out.append(rs[len(rs) // 2])
+    return out
+
+
 def run_local(build, outdir, sizes, threads, duration):
     rows = []
     binary = os.path.join(build, "node-agent", "apps", "sab_local")
@@ -239,6 +252,8 @@ def main():
     ap.add_argument("--objects", type=int, default=100)
     ap.add_argument("--duration", type=float, default=4)
     ap.add_argument("--local-threads", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=1,
+                    help="runs per point; the CSV keeps the median")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     sizes = [int(x) for x in a.sizes.split(",")]
@@ -248,32 +263,34 @@ def main():
     passed = failed = 0
     rows = []
     with Cluster(a.build, os.path.join(a.out, "cluster-up.log")) as cl:
-        for size in sizes:
-            for w in writers:
-                for method in ("sabres", "farm"):
-                    tag = "%s-%d-w%d" % (method, size, w)
-                    rcs = cl.run(a.out, tag, method, size, w, a.readers,
-                                 a.duration, a.objects)
-                    try:
-                        r = summarise(a.out, tag, method, size, w,
-                                      a.readers)
-                    except (OSError, KeyError, IndexError, ValueError) as e:
-                        print("%s: no result (%s), exit %s" % (tag, e, rcs))
-                        failed += 1
-                        continue
-                    rows.append(r)
-                    ok = r["torn"] == 0 and all(v == 0 for v in rcs.values())
-                    if method == "sabres":
-                        # one registration and one validation per attempt
-                        ok = ok and r["_regs"] == r["_attempts"] and \
-                            r["validations"] == r["_regs"] and \
-                            r["_valid_rx"] == r["_regs"]
-                    passed, failed = passed + ok, failed + (not ok)
-                    print("%-18s %8.0f reads/s  torn %d  aborts %d  "
-                          "retries %d  writes %s  %s" %
-                          (tag, float(r["ops_per_s"]), r["torn"],
-                           r["aborts"], r["retries"], r["writes"],
-                           "ok" if ok else "FAIL %s" % rcs), flush=True)
+        for size, w, rep, method in [(z, w, k, m) for z in sizes
+                                     for w in writers
+                                     for k in range(a.reps)
+                                     for m in ("sabres", "farm")]:
+            tag = "%s-%d-w%d-r%d" % (method, size, w, rep)
+            rcs = cl.run(a.out, tag, method, size, w, a.readers,
+                         a.duration, a.objects)
+            try:
+                r = summarise(a.out, tag, method, size, w,
+                              a.readers)
+            except (OSError, KeyError, IndexError, ValueError) as e:
+                print("%s: no result (%s), exit %s" % (tag, e, rcs))
+                failed += 1
+                continue
+            rows.append(r)
+            ok = r["torn"] == 0 and all(v == 0 for v in rcs.values())
+            if method == "sabres":
+                # one registration and one validation per attempt
+                ok = ok and r["_regs"] == r["_attempts"] and \
+                    r["validations"] == r["_regs"] and \
+                    r["_valid_rx"] == r["_regs"]
+            passed, failed = passed + ok, failed + (not ok)
+            print("%-18s %8.0f reads/s  torn %d  aborts %d  "
+                  "retries %d  writes %s  %s" %
+                  (tag, float(r["ops_per_s"]), r["torn"],
+                   r["aborts"], r["retries"], r["writes"],
+                   "ok" if ok else "FAIL %s" % rcs), flush=True)
+    rows = median_rows(rows)
     with open(os.path.join(a.out, "sabres.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()

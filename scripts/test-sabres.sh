@@ -39,7 +39,7 @@ check() { # NAME CONDITION-STATUS
 	fi
 }
 cleanup() {
-	[ -n "${dc:-}" ] && kill "$dc" 2>/dev/null || true
+	if [ -n "${dc:-}" ]; then kill "$dc" 2> /dev/null || true; fi
 	"$cl" down > /dev/null 2>&1 || true
 }
 trap cleanup EXIT
@@ -76,7 +76,8 @@ rc=0
 pair capture --threads 1 --writers 0 --size 8192 --objects 4 --duration 30 \
 	-- --threads 1 --size 8192 --objects 4 --reads 3 --duration 30 || rc=$?
 sleep 1
-kill -INT "$dc" && wait "$dc" || true
+kill -INT "$dc" || true
+wait "$dc" || true
 dc=
 check "capture run exits 0" "$rc"
 tshark -X lua_script:"$repo/lib/dissector/lcf.lua" -r "$out/sabres.pcap" \

@@ -147,10 +147,10 @@ struct na_home {
 	uint32_t rng;
 	uint32_t mig_seq;
 	struct na_home_stats st;
-	struct na_dir *dir; /* directory mode (na_directory.h) */
+	struct na_dir *dir;   /* directory mode (na_directory.h) */
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory
 				 writes, takes no coherence state */
-	na_home_ext_fn ext; /* its handler, or NULL */
+	na_home_ext_fn ext;   /* its handler, or NULL */
 };
 
 /**

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * SABRes at the home: the Active Transfers Table (na_sabres.h,
- * docs/SABRES.md, docs/PROTOCOL.md section 9).
+ * docs/SABRES.md, docs/PROTOCOL.md "SABRes").
  */
 #include <string.h>
 
@@ -124,8 +124,8 @@ maybe_finish(struct na_sabres *s, struct na_sab_entry *e, const uint8_t *mem,
  * messages. NULL: stale (older seq) or table full (*full set).
  */
 static struct na_sab_entry *
-lookup(struct na_sabres *s, const struct lcf_msg *m, uint64_t off,
-       uint32_t len, bool *full)
+lookup(struct na_sabres *s, const struct lcf_msg *m, uint64_t off, uint32_t len,
+       bool *full)
 {
 	struct na_sab_entry *e = NULL, *free_e = NULL, *old = NULL;
 
@@ -224,8 +224,7 @@ na_sabres_handle(struct na_sabres *s, const uint8_t *mem, uint64_t mem_size,
 		uint32_t at = m->aux * NA_SAB_CHUNK;
 
 		s->st.plain_reads++;
-		send_chunk(m, m->aux,
-			   mem + off + at,
+		send_chunk(m, m->aux, mem + off + at,
 			   olen - at < NA_SAB_CHUNK ? olen - at : NA_SAB_CHUNK,
 			   0, out);
 		return;

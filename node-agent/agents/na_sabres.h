@@ -38,9 +38,9 @@
 #define NA_SAB_CHUNK      1024u /* bytes per SABRE_READ / SABRE_DATA */
 #define NA_SAB_MAX_CHUNKS 64u   /* a bitmap in a uint64_t */
 #define NA_SAB_MAX_LEN    (NA_SAB_CHUNK * NA_SAB_MAX_CHUNKS)
-#define NA_SAB_HDR        8u  /* the version word at offset 0 */
-#define NA_SAB_ATT        64u /* concurrent SABRes per home */
-#define NA_SAB_REQ_LEN    12u /* request payload: addr (8), len (4), BE */
+#define NA_SAB_HDR        8u     /* the version word at offset 0 */
+#define NA_SAB_ATT        64u    /* concurrent SABRes per home */
+#define NA_SAB_REQ_LEN    12u    /* request payload: addr (8), len (4), BE */
 #define NA_SAB_IDLE_AGE   65536u /* messages before an idle entry is reused */
 
 /* Why a SABRe failed (top byte of aux in SABRE_DATA/SABRE_VALID). */

@@ -179,8 +179,7 @@ int dsm_object_lock(struct dsm_thread *t, dsm_addr_t addr, uint64_t *version);
  * dsm_object_lock returned + 2), written home like the lock.
  * @return 0, -EINVAL (odd version or bad address), -EINTR.
  */
-int dsm_object_unlock(struct dsm_thread *t, dsm_addr_t addr,
-		      uint64_t version);
+int dsm_object_unlock(struct dsm_thread *t, dsm_addr_t addr, uint64_t version);
 
 /**
  * Linearizable write of `len` bytes that also writes every touched block

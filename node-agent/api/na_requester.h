@@ -31,8 +31,8 @@
 enum na_mode {
 	NA_M_READ,
 	NA_M_WRITE,
-	NA_M_PIN_R, /* dsm_rlock */
-	NA_M_PIN_W, /* dsm_wlock */
+	NA_M_PIN_R,       /* dsm_rlock */
+	NA_M_PIN_W,       /* dsm_wlock */
 	NA_M_RMW_THROUGH, /* buf is a struct na_rmw (write-through) */
 };
 

@@ -73,7 +73,8 @@ read_once(struct dsm_thread *t, dsm_addr_t addr, uint32_t len, void *buf,
 		m.aux = c;
 		na_node_send(t->n, home, &m, p);
 	}
-	wait = na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, attempt < 4 ? attempt : 4);
+	wait = na_req_timeout(t, NA_REQ_TIMEOUT_RTTS,
+			      attempt < 4 ? attempt : 4);
 	if (wait < NA_SAB_MIN_WAIT_NS)
 		wait = NA_SAB_MIN_WAIT_NS;
 	rc = na_sabre_rx_wait(r, na_now_ns() + wait);

@@ -79,7 +79,7 @@ struct na_node {
 	struct na_mail *fifo; /* local deliveries to the agents */
 	uint32_t fifo_head, fifo_tail;
 
-	struct na_mailbox *mbox; /* cfg.threads */
+	struct na_mailbox *mbox;   /* cfg.threads */
 	struct na_sabre_rx *sabrx; /* cfg.threads: SABRe landing zones */
 
 	struct na_rec *rec; /* switch restart recovery */

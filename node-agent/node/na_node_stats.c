@@ -67,7 +67,7 @@ migration_json(struct na_node *n, FILE *f)
 static void
 sabres_json(struct na_node *n, FILE *f)
 {
-	static const char *const reason[] = { "none",	 "written", "odd",
+	static const char *const reason[] = { "none",    "written",  "odd",
 					      "changed", "att_full", "bad" };
 	const struct na_sab_req_stats *s = &n->st.sab;
 

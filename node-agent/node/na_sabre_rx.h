@@ -25,9 +25,9 @@ struct na_sabre_rx {
 	uint8_t *buf;
 	uint32_t len;
 	uint32_t nchunks;
-	uint64_t got;   /* chunks landed */
-	uint8_t reason; /* first failure (enum na_sab_reason), 0: none */
-	bool valid;     /* SABRE_VALID received */
+	uint64_t got;    /* chunks landed */
+	uint8_t reason;  /* first failure (enum na_sab_reason), 0: none */
+	bool valid;      /* SABRE_VALID received */
 	uint32_t vcount; /* chunks the home served under its watch */
 	uint64_t version;
 	uint64_t stray; /* messages for no armed read */

@@ -305,7 +305,7 @@ Test(na_sabres, random_balance_and_no_torn_validation)
 				if (x->msg.type == NA_MSG_SABRE_DATA &&
 				    !(x->msg.flags & LCF_F_FAIL))
 					memcpy(got + (x->msg.aux & 0xffff) *
-							     NA_SAB_CHUNK,
+							       NA_SAB_CHUNK,
 					       x->payload, x->msg.len);
 				if (x->msg.type == NA_MSG_SABRE_VALID)
 					v_ok = !(x->msg.flags & LCF_F_FAIL);
@@ -337,16 +337,24 @@ Test(na_sabres, home_writeback_snooped)
 	test_na_topo4(&t);
 	cr_assert_eq(na_home_init(&h, &t, 0, NA_CHUNK_SIZE, 7), 0);
 	p[10] = 0x20; /* len 8192, addr 0 */
-	m = (struct lcf_msg){ .version = 1, .type = NA_MSG_SABRE_READ,
-			      .node = 1, .thread = 1, .seq = 1, .aux = 1,
-			      .tag = na_home_tag(&h, 0), .len = 12 };
+	m = (struct lcf_msg){ .version = 1,
+			      .type = NA_MSG_SABRE_READ,
+			      .node = 1,
+			      .thread = 1,
+			      .seq = 1,
+			      .aux = 1,
+			      .tag = na_home_tag(&h, 0),
+			      .len = 12 };
 	na_out_reset(&out);
 	na_home_handle(&h, &m, p, 12, &out);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_SABRE_DATA);
 	/* node 2 takes block 0 for writing, then writes segment 0 home. */
-	m = (struct lcf_msg){ .version = 1, .type = LCF_T_WRITE_MISS,
-			      .node = 2, .thread = 1, .seq = 1,
+	m = (struct lcf_msg){ .version = 1,
+			      .type = LCF_T_WRITE_MISS,
+			      .node = 2,
+			      .thread = 1,
+			      .seq = 1,
 			      .tag = na_home_tag(&h, 0) };
 	na_out_reset(&out);
 	na_home_handle(&h, &m, NULL, 0, &out);

@@ -24,11 +24,12 @@
 #include "sab_layout.h"
 
 struct sab_opts {
-	uint32_t size;    /* logical object bytes */
+	uint32_t size; /* logical object bytes */
 	uint32_t objects;
 	uint16_t writers; /* writer threads on node 0 */
 	bool farm;
-	uint64_t reads; /* --reads: stop each reader after this many (0: time) */
+	uint64_t
+		reads; /* --reads: stop each reader after this many (0: time) */
 };
 
 struct sab_run {
@@ -114,18 +115,18 @@ reader(struct app *a, uint16_t th, void *arg)
 
 	if (!obj || !stage)
 		rc = -ENOMEM;
-	for (uint64_t n = 0; rc == 0 && !app_time_up(a) &&
-			    (!r->s.reads || n < r->s.reads);
+	for (uint64_t n = 0;
+	     rc == 0 && !app_time_up(a) && (!r->s.reads || n < r->s.reads);
 	     n++) {
-		dsm_addr_t addr = obj_addr(a, r, (uint32_t)(app_rand(&rng) %
-							    r->s.objects));
+		dsm_addr_t addr = obj_addr(a, r,
+					   (uint32_t)(app_rand(&rng) %
+						      r->s.objects));
 
 		if (!r->s.farm) {
 			rc = dsm_read_object(t, addr, r->s.size, obj);
 		} else {
 			for (unsigned k = 0; rc == 0; k++) {
-				rc = dsm_read_remote(t, addr, r->stored,
-						     stage);
+				rc = dsm_read_remote(t, addr, r->stored, stage);
 				if (rc == 0 &&
 				    sab_farm_decode(obj, stage, r->s.size))
 					break;
@@ -152,8 +153,7 @@ run_node(struct app *a, struct sab_run *r)
 	int rc = obj && img ? 0 : -ENOMEM;
 
 	/* Node 0 writes every object once: version 2, a valid payload. */
-	for (uint32_t i = 0; rc == 0 && a->o.node == 0 && i < r->s.objects;
-	     i++)
+	for (uint32_t i = 0; rc == 0 && a->o.node == 0 && i < r->s.objects; i++)
 		rc = write_one(t0, r, obj_addr(a, r, i), obj, img, i + 1);
 	free(obj);
 	free(img);
@@ -204,8 +204,7 @@ parse(int argc, char **argv, struct app_opts *o, struct sab_opts *s)
 			continue;
 		switch (c) {
 		case 's':
-			if (app_parse_u64(optarg, 65536, &v) || v < 16 ||
-			    v % 8)
+			if (app_parse_u64(optarg, 65536, &v) || v < 16 || v % 8)
 				return -1;
 			s->size = (uint32_t)v;
 			break;
@@ -266,8 +265,8 @@ main(int argc, char **argv)
 	snprintf(vals, sizeof(vals), "%s,%u,%u,%u,%" PRIu64 ",%" PRIu64,
 		 r.s.farm ? "farm" : "sabres", r.s.size, r.s.objects,
 		 r.s.writers, atomic_load(&r.torn), atomic_load(&r.writes));
-	if (a.d && app_report(&a, "sabres", r.s.farm ? "farm" : "sabres",
-			      cols, vals))
+	if (a.d &&
+	    app_report(&a, "sabres", r.s.farm ? "farm" : "sabres", cols, vals))
 		rc = rc ? rc : -EIO;
 	app_close(&a);
 	if (atomic_load(&r.torn)) {

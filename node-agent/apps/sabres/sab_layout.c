@@ -60,8 +60,7 @@ sab_version(const uint8_t *obj)
 }
 
 void
-sab_farm_encode(uint8_t *dst, const uint8_t *obj, size_t len,
-		uint64_t version)
+sab_farm_encode(uint8_t *dst, const uint8_t *obj, size_t len, uint64_t version)
 {
 	size_t at = 8, n = len < SAB_LINE ? len - 8 : SAB_LINE - 8;
 	uint8_t *line = dst + SAB_LINE;

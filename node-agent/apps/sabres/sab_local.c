@@ -174,8 +174,9 @@ main(int argc, char **argv)
 			mb = strtoul(optarg, NULL, 10);
 			break;
 		default:
-			fprintf(stderr, "usage: sab_local [--size B] "
-					"[--threads T] [--duration S] [--mb M]\n");
+			fprintf(stderr,
+				"usage: sab_local [--size B] "
+				"[--threads T] [--duration S] [--mb M]\n");
 			return 2;
 		}
 	}
