@@ -69,8 +69,13 @@ class Cluster:
         # Every run starts with an empty switch: the nodes' sequence numbers
         # start again at 1, which the last run's LAST-UNLOCK would refuse.
         with open(os.path.join(outdir, "%s-switch.log" % tag), "w") as f:
-            subprocess.run([CLUSTER, "restart-switch"], stdout=f,
-                           stderr=subprocess.STDOUT, check=True)
+            for attempt in range(3):  # EAL start-up can fail transiently
+                if subprocess.run([CLUSTER, "restart-switch"], stdout=f,
+                                  stderr=subprocess.STDOUT).returncode == 0:
+                    break
+                time.sleep(2)
+            else:
+                raise RuntimeError("cluster.sh restart-switch failed")
         procs = {}
         for n in (0, 1):
             argv = [CLUSTER, "exec", str(n), binary, "--topo", TOPO,

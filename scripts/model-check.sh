@@ -111,10 +111,13 @@ if [ $DEEP = 0 ]; then
 	# Write-through writers (SABRes' dsm_write_object): a write event may
 	# write its block home before its unlock; blocks at home, then in the
 	# switch.
-	run new-write-through-home pass "-DNEW -DWT $TWOW" "$SAFE" "-m10000 -w24"
+	# (twice the write events of new-two-writers / new-switch: COLLAPSE,
+	# and the switch run without seq skips)
+	run new-write-through-home pass "-DNEW -DWT $TWOW" \
+		"$SAFE -DCOLLAPSE" "-m10000 -w24"
 	run new-write-through-switch pass \
-		"-DNEW -DWT -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1" \
-		"$SAFE" "-m10000 -w24"
+		"-DNEW -DWT -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DDUPCH=1" \
+		"$SAFE -DCOLLAPSE" "-m10000 -w24"
 	# NEW rules with a lost UNLOCK second pass.
 	run new-lost-unlock-pass pass "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=0 -DBADRS=1" \
 		"$SAFE" "-m10000 -w24"
