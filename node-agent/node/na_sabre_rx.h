@@ -51,9 +51,9 @@ void na_sabre_rx_deliver(struct na_sabre_rx *r, const struct lcf_msg *m,
 /**
  * Wait until the armed read is complete (every chunk, and the validation
  * unless plain) or has failed, or until the na_now_ns() time `deadline`.
- * @return 0 success, a positive enum na_sab_reason on failure (the
- * validation counting fewer chunks than the object's is NA_SAB_WRITTEN's
- * kin, reported as NA_SAB_BAD), or -ETIMEDOUT.
+ * @return 0 success; a positive enum na_sab_reason on failure (NA_SAB_BAD
+ * also when the validation counts fewer chunks than the object has); or
+ * -ETIMEDOUT.
  */
 int na_sabre_rx_wait(struct na_sabre_rx *r, uint64_t deadline);
 
