@@ -69,11 +69,15 @@ class Cluster:
         # Every run starts with an empty switch: the nodes' sequence numbers
         # start again at 1, which the last run's LAST-UNLOCK would refuse.
         with open(os.path.join(outdir, "%s-switch.log" % tag), "w") as f:
-            for attempt in range(3):  # EAL start-up can fail transiently
-                if subprocess.run([CLUSTER, "restart-switch"], stdout=f,
+            # EAL start-up can fail transiently (the killed process's
+            # files): wait a little, and start again if it did.
+            argv = [CLUSTER, "restart-switch", "--down", "0.5"]
+            for attempt in range(3):
+                if subprocess.run(argv, stdout=f,
                                   stderr=subprocess.STDOUT).returncode == 0:
                     break
                 time.sleep(2)
+                argv = [CLUSTER, "restart-switch", "--start-only"]
             else:
                 raise RuntimeError("cluster.sh restart-switch failed")
         procs = {}
@@ -184,6 +188,7 @@ def plot(outdir, rows, local):
                         style, label={"sabres": "SABRes (dsm_read_object)",
                                       "farm": "FaRM per-line versions"}
                         [method])
+        ax.set_xticks(sorted({r["writers"] for r in rows}))
         ax.set_title("%d B objects" % size)
         ax.set_xlabel("writer threads")
         ax.set_ylabel("reads (k/s)")
