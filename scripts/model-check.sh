@@ -108,6 +108,12 @@ if [ $DEEP = 0 ]; then
 	# reordering, seqs of both parities.
 	run new-switch "pass" "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1" \
 		"$SAFE" "-m10000 -w24"
+	# Write-through writers (SABRes' dsm_write_object): a write event may
+	# write its block home before its unlock (every write event both ways:
+	# COLLAPSE, no seq skips; the blocks-at-home run is in --deep).
+	run new-write-through-switch pass \
+		"-DNEW -DWT -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DDUPCH=1" \
+		"$SAFE -DCOLLAPSE" "-m10000 -w24"
 	# NEW rules with a lost UNLOCK second pass.
 	run new-lost-unlock-pass pass "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=0 -DBADRS=1" \
 		"$SAFE" "-m10000 -w24"
@@ -145,6 +151,7 @@ else
 		"$SAFE" "-m10000 -w26"
 	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
+	run new-write-through-home pass "-DNEW -DWT $TWOW" "$SAFE" "-m10000 -w24"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

@@ -55,6 +55,10 @@ step "libdsm installed: an application built with pkg-config runs on 2 nodes" sc
 # ~25 s: the same under 1% drop + 1% duplication of every frame type
 [ -x scripts/test-migration.sh ] &&
 	step "migration under loss and duplication (~25 s)" scripts/test-migration.sh --faults 0.01
+# ~30 s: SABRes atomic object reads: a capture (registration, data, one
+# validation per read) and 0 torn 8 KB objects under writers (docs/SABRES.md)
+[ -x scripts/test-sabres.sh ] &&
+	step "SABRes: capture and 0 torn objects under writers (~30 s)" scripts/test-sabres.sh
 # ~90 s: counter workload + history checker in the three coherence modes,
 # then one 2 s micro point each; checks correctness and CSV format, never speed.
 [ -x scripts/bench-e2e.sh ] &&

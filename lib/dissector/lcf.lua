@@ -25,6 +25,12 @@ local TYPES = {
 for t = 0x20, 0x7f do
 	TYPES[t] = string.format("NODE_MSG_0x%02x", t)
 end
+-- SABRes (docs/PROTOCOL.md "SABRes")
+TYPES[0x50] = "SABRE_REG"
+TYPES[0x51] = "SABRE_READ"
+TYPES[0x52] = "SABRE_DATA"
+TYPES[0x53] = "SABRE_VALID"
+TYPES[0x54] = "RREAD"
 local GSTATUS = { [0] = "Unshared", [1] = "Shared", [2] = "Modified" }
 
 local f = lcf.fields

@@ -178,6 +178,19 @@ hidden byte bb, i_, n_, j_, p_, v_, o_, g_, c_, sc_, wr, taken, chk, over,
 
 byte lastw[NB];                 /* last value written to the block (ghost) */
 byte mem[NB];                   /* the home's global memory */
+/*
+ * -DWT: a write event may also write the block home before its unlock
+ * (dsm_write_through / dsm_write_object, docs/SABRES.md: an NA_WB inside a
+ * WRITE_MISS or WRITE_SHARED that holds the lock). Each write event is
+ * started both ways (wt[me], chosen with the event), and like every
+ * write-back here the write is atomic inside the event.
+ */
+bit wt[NR];                     /* the live event writes through */
+#ifdef WT
+#define WRITE_THROUGH(b) if :: wt[me] -> mem[b] = lastw[b] :: else -> skip fi
+#else
+#define WRITE_THROUGH(b) skip
+#endif
 byte cst[NR * NB];              /* cache line state of node n, block b */
 byte cv[NR * NB];               /* its value */
 /* Ghost: requester r holds block b per a grant of event hseq, from the
@@ -686,11 +699,13 @@ inline install(me) {
 		swmr_take(me, bb, HW);
 		assert(mx == lastw[bb]);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
+		WRITE_THROUGH(bb);
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_WS ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GS && cv[me * NB + bb] == lastw[bb]);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
+		WRITE_THROUGH(bb);
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_ES ->
 		swmr_take(me, bb, HW);
@@ -812,10 +827,17 @@ inline new_event(me, t, b_, inc) {
 #else
 #define SCRIPTED(me, t, b_) true
 #endif
-#define START(t, b_, inc) \
+#define STARTW(t, b_, inc, w) \
 	:: d_step { ph[me] == P_IDLE && done[me] < NEV(me) && EVOK(t) && \
 		    SCRIPTED(me, t, b_) && \
-		    VALIDFOR(t, LINE(me, b_)) -> new_event(me, t, b_, inc) }
+		    (w == 0 || t == K_WM || t == K_WS) && \
+		    VALIDFOR(t, LINE(me, b_)) -> wt[me] = w; \
+		    new_event(me, t, b_, inc) }
+#ifdef WT
+#define START(t, b_, inc) STARTW(t, b_, inc, 0) STARTW(t, b_, inc, 1)
+#else
+#define START(t, b_, inc) STARTW(t, b_, inc, 0)
+#endif
 #if SKIP
 #define STARTS(t, b_) START(t, b_, 1) START(t, b_, 2)
 #else

@@ -291,6 +291,10 @@ inv_reply(struct na_home *h, const struct lcf_msg *m, const void *payload,
 			return;
 		}
 		/* The owner's copy is the current one: memory catches up. */
+		na_sabres_note_write(&h->sab,
+				     (uint64_t)(block_mem(h, m->tag) - h->mem) +
+					     m->aux,
+				     len);
 		memcpy(block_mem(h, m->tag) + m->aux, payload, len);
 		tx->seg_have |= 1ull << i;
 		d->st.data_segments++;

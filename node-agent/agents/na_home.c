@@ -30,6 +30,7 @@ na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
 	h->n_chunks = (uint32_t)(mem_size / NA_CHUNK_SIZE);
 	h->next_chunk = 1;
 	h->rng = seed ? seed : 0x2545f491u;
+	na_sabres_init(&h->sab);
 	/* calloc: global memory starts zeroed, pages are faulted in lazily. */
 	h->mem = calloc(1, mem_size);
 	h->blk = calloc(h->n_blocks, sizeof(*h->blk));
@@ -356,6 +357,8 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	}
 	if (b->owner != NA_OWN_HOME)
 		na_le_commit(&rq->wb, m->seq);
+	na_sabres_note_write(&h->sab,
+			     ((uint64_t)idx << h->block_shift) + m->aux, len);
 	memcpy(h->mem + ((uint64_t)idx << h->block_shift) + m->aux, payload,
 	       len);
 	h->st.writebacks++;
@@ -412,6 +415,13 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m, const void *payload,
 
 	if (h->ext && h->ext(h, m, payload, len, out))
 		return;
+	if (m->type == NA_MSG_SABRE_REG || m->type == NA_MSG_SABRE_READ ||
+	    m->type == NA_MSG_RREAD) {
+		/* Served from memory: no lock taken, no metadata changed. */
+		na_sabres_handle(&h->sab, h->mem, h->mem_size, h->self, m,
+				 payload, len, out);
+		return;
+	}
 	if (m->type == NA_MSG_ALLOC_REQ) {
 		if (rq)
 			alloc_chunk(h, m, rq, out);

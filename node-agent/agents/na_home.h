@@ -20,6 +20,7 @@
 
 #include "na_out.h"
 #include "na_proto.h"
+#include "na_sabres.h"
 
 struct topo;
 struct na_dir;
@@ -146,8 +147,10 @@ struct na_home {
 	uint32_t rng;
 	uint32_t mig_seq;
 	struct na_home_stats st;
-	struct na_dir *dir; /* directory mode (na_directory.h) */
-	na_home_ext_fn ext; /* its handler, or NULL */
+	struct na_dir *dir;   /* directory mode (na_directory.h) */
+	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory
+				 writes, takes no coherence state */
+	na_home_ext_fn ext;   /* its handler, or NULL */
 };
 
 /**

@@ -184,5 +184,76 @@ struct dsm_voh_stats {
 };
 
 void dsm_voh_stats(struct dsm *d, struct dsm_voh_stats *out);
+/*
+ * ---- Objects: SABRe atomic reads (docs/SABRES.md) ----
+ *
+ * An object is `len` bytes (8 .. 65536) of one home node's memory whose
+ * first 8 bytes are its version, a little-endian uint64 (a seqlock): even
+ * when the object is stable, odd while a writer updates it. Writers bump it
+ * before and after (dsm_write_object); nothing else may write an object's
+ * bytes. Its 8-byte version must not straddle a block boundary.
+ */
+
+/**
+ * Atomic read of the object at `addr` (SABRe: Single-site Atomic Bulk
+ * Read, paper 001) into `buf`, version included. Served from the home's
+ * memory like a one-sided read, without caching or any lock: every chunk
+ * is requested at once, the home watches the object while it serves it and
+ * validates the read at the end; a read that raced a writer aborts and is
+ * retried after a randomised back-off. The home's chunks land directly in
+ * `buf` (no intermediate buffer, no per-line version stripping). The local
+ * cache is not consulted: read objects only written by dsm_write_object.
+ * @return 0; -EINVAL (bad address, len < 8 or > 65536, a home that does not
+ * exist); -EAGAIN (10,000 attempts aborted, e.g. a writer died with the
+ * version odd); -EINTR (dsm_stop() was called).
+ */
+int dsm_read_object(struct dsm_thread *t, dsm_addr_t addr, size_t len,
+		    void *buf);
+
+/**
+ * Seqlock write of the object at `addr` from `buf` (its first 8 bytes are
+ * ignored: the version is the object's own): dsm_object_lock, then
+ * dsm_write_through of bytes 8 .. len-1, then dsm_object_unlock with the
+ * version + 2. Writers of one object exclude each other through the odd
+ * version. @return 0; -EINVAL (as dsm_read_object); -EINTR (dsm_stop():
+ * if it comes between lock and unlock, the version stays odd and readers
+ * of the object get -EAGAIN).
+ */
+int dsm_write_object(struct dsm_thread *t, dsm_addr_t addr, size_t len,
+		     const void *buf);
+
+/**
+ * First half of an object write: turn the object's even version odd in one
+ * coherent write event that also writes the block home, waiting (with
+ * back-off) while another writer holds it odd. `*version` gets the even
+ * version found. @return 0, -EINVAL, -EINTR.
+ */
+int dsm_object_lock(struct dsm_thread *t, dsm_addr_t addr, uint64_t *version);
+
+/**
+ * Last half: set the object's version to the even `version` (the one
+ * dsm_object_lock returned + 2), written home like the lock.
+ * @return 0, -EINVAL (odd version or bad address), -EINTR.
+ */
+int dsm_object_unlock(struct dsm_thread *t, dsm_addr_t addr, uint64_t version);
+
+/**
+ * Linearizable write of `len` bytes that also writes every touched block
+ * home inside the write event that holds the block's lock, so that the
+ * home's memory has it before the call returns (a block cached Modified is
+ * evicted first, so there is always such an event).
+ * @return 0, -EINVAL, -EINTR.
+ */
+int dsm_write_through(struct dsm_thread *t, dsm_addr_t addr, const void *buf,
+		      size_t len);
+
+/**
+ * Plain one-sided read of `len` bytes (1 .. 65536) of one home's memory
+ * (like an RDMA READ: no atomicity across chunks, no cache, no lock); the
+ * transport of the FaRM-style baseline (docs/SABRES.md).
+ * @return 0, -EINVAL, -EAGAIN (no answer after 10,000 tries), -EINTR.
+ */
+int dsm_read_remote(struct dsm_thread *t, dsm_addr_t addr, size_t len,
+		    void *buf);
 
 #endif /* DSM_H */

@@ -17,7 +17,8 @@
 static bool
 wants_write(enum na_mode mode)
 {
-	return mode == NA_M_WRITE || mode == NA_M_PIN_W;
+	return mode == NA_M_WRITE || mode == NA_M_PIN_W ||
+	       mode == NA_M_RMW_THROUGH;
 }
 
 /* Another local thread is in the way? */
@@ -53,6 +54,12 @@ perform(struct na_centry *e, uint16_t id, enum na_mode mode, uint32_t off,
 	case NA_M_PIN_W:
 		e->pin_w = (int16_t)id;
 		break;
+	case NA_M_RMW_THROUGH: {
+		struct na_rmw *r = buf;
+
+		r->wrote = r->fn(e->data + off, len, r->ctx);
+		break;
+	}
 	}
 }
 
@@ -168,9 +175,16 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
 	e->ts = na_now_ns();
 	perform(e, t->id, mode, off, len, buf);
+	if (mode == NA_M_RMW_THROUGH)
+		memcpy(t->buf, e->data, t->d->topo.block_size);
 	e->busy = NA_NOBODY;
 	na_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
+
+	/* Write-through: home memory gets it while we hold the lock. */
+	if (mode == NA_M_RMW_THROUGH && ((struct na_rmw *)buf)->wrote &&
+	    na_req_writeback(t, seq, tag, t->buf) < 0)
+		return -EINTR;
 
 	/*
 	 * Read from a Modified owner: its copy is now clean, so global memory
@@ -205,6 +219,15 @@ na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 		if (e) {
 			if (conflict(e, t->id, write)) {
 				local_wait(t, b);
+				continue;
+			}
+			if (mode == NA_M_RMW_THROUGH &&
+			    e->state == NA_L_MODIFIED) {
+				/* No event without a miss: write it home. */
+				e->busy = (int16_t)t->id;
+				pthread_mutex_unlock(&b->mu);
+				if ((rc = evict(t, b, e)) < 0)
+					return rc;
 				continue;
 			}
 			if (sufficient(e, write)) {

@@ -31,8 +31,23 @@
 enum na_mode {
 	NA_M_READ,
 	NA_M_WRITE,
-	NA_M_PIN_R, /* dsm_rlock */
-	NA_M_PIN_W, /* dsm_wlock */
+	NA_M_PIN_R,       /* dsm_rlock */
+	NA_M_PIN_W,       /* dsm_wlock */
+	NA_M_RMW_THROUGH, /* buf is a struct na_rmw (write-through) */
+};
+
+/*
+ * A write-through read-modify-write of one block (dsm_write_object):
+ * fn runs on the block's bytes inside a coherence event that holds the
+ * block's write lock (a WRITE_MISS or WRITE_SHARED; a block cached Modified
+ * is evicted first, so there always is one), and when it returns true the
+ * block is written home (NA_WB) before the event's unlock. Home memory
+ * then equals the writer's copy at the end of every such event.
+ */
+struct na_rmw {
+	bool (*fn)(uint8_t *p, uint32_t len, void *ctx); /* true: changed */
+	void *ctx;
+	bool wrote;
 };
 
 struct na_unlock_pending {
@@ -83,6 +98,8 @@ struct dsm_thread {
 	struct na_stale stale;
 	uint32_t last_unlock_seq; /* seq of the last unlock sent */
 	bool any_unlock;
+	uint32_t sab_seq; /* SABRe ids: a sequence of their own, so events'
+			     seq parity is untouched (docs/SABRES.md) */
 };
 
 struct dsm {

@@ -209,6 +209,13 @@ route(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	}
 	switch (na_classify(m, n->self)) {
 	case NA_ROUTE_REQUESTER:
+		if ((m->type == NA_MSG_SABRE_DATA ||
+		     m->type == NA_MSG_SABRE_VALID) &&
+		    m->thread < n->cfg.threads) {
+			/* Straight into the reader's buffer (na_sabre_rx.h). */
+			na_sabre_rx_deliver(&n->sabrx[m->thread], m, payload);
+			return;
+		}
 		mbox_push(n, m->thread, m, payload);
 		return;
 	case NA_ROUTE_DROP:

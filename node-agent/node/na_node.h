@@ -24,6 +24,7 @@
 #include "na_home.h"
 #include "na_mailbox.h"
 #include "na_migrate.h"
+#include "na_sabre_rx.h"
 #include "na_shadow.h"
 #include "na_stats.h"
 #include "na_transport.h"
@@ -83,7 +84,8 @@ struct na_node {
 	struct na_mail *fifo; /* local deliveries to the agents */
 	uint32_t fifo_head, fifo_tail;
 
-	struct na_mailbox *mbox; /* cfg.threads */
+	struct na_mailbox *mbox;   /* cfg.threads */
+	struct na_sabre_rx *sabrx; /* cfg.threads: SABRe landing zones */
 
 	struct na_rec *rec; /* switch restart recovery */
 

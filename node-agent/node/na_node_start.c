@@ -118,10 +118,11 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 		goto fail;
 	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
 	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
-	if (!n->fifo || !n->mbox)
+	n->sabrx = calloc(cfg->threads, sizeof(*n->sabrx));
+	if (!n->fifo || !n->mbox || !n->sabrx)
 		goto fail;
 	for (uint16_t i = 0; i < cfg->threads; i++)
-		if (na_mbox_init(&n->mbox[i]))
+		if (na_mbox_init(&n->mbox[i]) || na_sabre_rx_init(&n->sabrx[i]))
 			goto fail;
 	n->next_epoch_ns = na_now_ns() + n->cfg.epoch_ms * 1000000ull;
 	if (!cfg->external_dispatch) {
@@ -160,6 +161,12 @@ na_node_stop(struct na_node *n)
 				na_mbox_fini(&n->mbox[i]);
 		free(n->mbox);
 		n->mbox = NULL;
+	}
+	if (n->sabrx) {
+		for (uint16_t i = 0; i < n->cfg.threads; i++)
+			na_sabre_rx_fini(&n->sabrx[i]);
+		free(n->sabrx);
+		n->sabrx = NULL;
 	}
 	free(n->fifo);
 	n->fifo = NULL;

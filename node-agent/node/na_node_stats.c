@@ -64,6 +64,35 @@ migration_json(struct na_node *n, FILE *f)
 	fprintf(f, "]}");
 }
 
+/* SABRes: this node's reads and writes, and its home's ATT. agent_mu held. */
+static void
+sabres_json(struct na_node *n, FILE *f)
+{
+	static const char *const reason[] = { "none",    "written",  "odd",
+					      "changed", "att_full", "bad" };
+	const struct na_sab_req_stats *s = &n->st.sab;
+
+	fprintf(f, ",\"sabres\":{");
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", ld(&s->name));
+	NA_SAB_REQ_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+	fprintf(f, "\"abort_reasons\":{");
+	for (int i = 1; i < 6; i++)
+		fprintf(f, "%s\"%s\":%" PRIu64, i > 1 ? "," : "", reason[i],
+			ld(&s->abort_reason[i]));
+	fprintf(f, "}");
+	if (n->cfg.roles & NA_ROLE_HOME) {
+		const struct na_sab_home_stats *h = &n->home.sab.st;
+
+		fprintf(f, ",\"home\":{");
+#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", h->name);
+		NA_SAB_HOME_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+		fprintf(f, "\"att_size\":%u}", NA_SAB_ATT);
+	}
+	fprintf(f, "}");
+}
+
 void
 na_node_stats_json(struct na_node *n, FILE *f)
 {
@@ -132,6 +161,7 @@ na_node_stats_json(struct na_node *n, FILE *f)
 #undef NA_X_PRINT
 		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
 	}
+	sabres_json(n, f);
 	fprintf(f, ",");
 	na_rec_stats_json(n->rec, f);
 	if (n->cfg.roles & NA_ROLE_HOME)

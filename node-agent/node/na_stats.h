@@ -47,6 +47,25 @@ struct na_req_stats {
 	uint64_t ev_type[16]; /* events started, by request type */
 };
 
+/* The SABRe requester side (docs/SABRES.md). */
+#define NA_SAB_REQ_COUNTERS(X) \
+	X(reads)               \
+	X(ok)                  \
+	X(aborts)              \
+	X(retries)             \
+	X(timeouts)            \
+	X(gave_up)             \
+	X(plain_reads)         \
+	X(object_writes)       \
+	X(write_busy)
+
+struct na_sab_req_stats {
+#define NA_X_FIELD(name) uint64_t name;
+	NA_SAB_REQ_COUNTERS(NA_X_FIELD)
+#undef NA_X_FIELD
+	uint64_t abort_reason[8]; /* by enum na_sab_reason */
+};
+
 struct na_stats {
 	uint64_t sent[256]; /* by message type */
 	uint64_t recv[256];
@@ -54,6 +73,7 @@ struct na_stats {
 	uint64_t mbox_overflow;
 	uint64_t dropped; /* received, no route */
 	struct na_req_stats req;
+	struct na_sab_req_stats sab;
 	uint64_t shadow_adds; /* MIGRATE_ACK mirrors recorded */
 	uint64_t shadow_reports;
 	uint64_t home_rx; /* messages the home agent handled */

@@ -35,6 +35,11 @@
 	X(REMOVE_REQ,   0x2a, "NA_REMOVE_REQ")            \
 	X(COLLISION,    0x2b, "NA_COLLISION")             \
 	X(ABORT_ACK,    0x2c, "NA_ABORT_ACK")             \
+	X(SABRE_REG,    0x50, "SABRE_REG")                \
+	X(SABRE_READ,   0x51, "SABRE_READ")               \
+	X(SABRE_DATA,   0x52, "SABRE_DATA")               \
+	X(SABRE_VALID,  0x53, "SABRE_VALID")              \
+	X(RREAD,        0x54, "RREAD")                    \
 	X(DIR_REQ,      0x40, "DIR_REQ")                  \
 	X(DIR_INV,      0x41, "DIR_INV")                  \
 	X(DIR_INV_ACK,  0x42, "DIR_INV_ACK")              \

@@ -162,7 +162,12 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_WB_ACK:
 	case NA_MSG_ALLOC_REPLY:
 	case NA_MSG_DIR_GRANT:
+	case NA_MSG_SABRE_DATA:
+	case NA_MSG_SABRE_VALID:
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
+	case NA_MSG_SABRE_REG:
+	case NA_MSG_SABRE_READ:
+	case NA_MSG_RREAD:
 	case NA_MSG_WB:
 	case NA_MSG_ALLOC_REQ:
 	case NA_MSG_DIR_REQ:

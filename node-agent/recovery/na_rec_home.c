@@ -254,6 +254,10 @@ rebuild(struct na_rec *r)
 		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
 
 		if (c && c->have == na_seg_all(home->block_size)) {
+			na_sabres_note_write(&home->sab,
+					     (uint64_t)h->idx[s]
+						     << home->block_shift,
+					     home->block_size);
 			memcpy(home->mem + ((uint64_t)h->idx[s]
 					    << home->block_shift),
 			       c->data, home->block_size);
