@@ -424,12 +424,22 @@ do_restart_switch() {
 	# The array, not `eval ... &`: $! must be swswitch itself (a backgrounded
 	# eval is a subshell, whose pid `down` would not recognise and kill).
 	local -a argv
+	local try
 	eval "argv=($(cat "$RUN_DIR/swswitch.argv"))"
-	setsid "${argv[@]}" >"$RUN_DIR/swswitch.out" \
-		2>>"$RUN_DIR/swswitch.log" </dev/null &
-	echo $! >"$RUN_DIR/swswitch.pid"
 	nodes=$(topo_py nodes "$(sed -n 's/^topo=//p' "$RUN_DIR/state")")
-	wait_ready "$nodes" || { tail -20 "$RUN_DIR/swswitch.log" >&2 || true; return 1; }
+	# Right after a SIGKILL, EAL sometimes cannot map its memzone list yet
+	# ("Cannot init memzone") and exits: start again, up to three times.
+	for try in 1 2 3; do
+		setsid "${argv[@]}" >"$RUN_DIR/swswitch.out" \
+			2>>"$RUN_DIR/swswitch.log" </dev/null &
+		echo $! >"$RUN_DIR/swswitch.pid"
+		wait_ready "$nodes" && break
+		if [ $try = 3 ] || pid_alive "$(cat "$RUN_DIR/swswitch.pid")"; then
+			tail -20 "$RUN_DIR/swswitch.log" >&2 || true
+			return 1
+		fi
+		sleep 0.5
+	done
 	log "swswitch restarted (pid $(cat "$RUN_DIR/swswitch.pid")), empty"
 }
 
