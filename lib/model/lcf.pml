@@ -20,6 +20,9 @@
  *          network used for liveness, where an unordered bag would let the
  *          scheduler starve one message forever.
  *   LIVE   add the LTL property <> all requesters done.
+ *   PIPE   write-back of a Modified block as a diff against its twin (PIPE,
+ *          docs/NODE-AGENT.md "Diff write-back"), taken only when the home's
+ *          copy is known to equal the twin; PIPE_ALWAYS: always (wrong).
  */
 
 #ifndef EV
@@ -180,6 +183,10 @@ byte lastw[NB];                 /* last value written to the block (ghost) */
 byte mem[NB];                   /* the home's global memory */
 byte cst[NR * NB];              /* cache line state of node n, block b */
 byte cv[NR * NB];               /* its value */
+#ifdef PIPE
+byte tw[NR * NB];               /* the twin: the value when it became Modified */
+bit tok[NR * NB];               /* the home's copy was the twin then: diff */
+#endif
 /* Ghost: requester r holds block b per a grant of event hseq, from the
  * moment it receives the grant until its unlock executes (the switch's
  * second pass that releases, or the home's release). */
@@ -671,6 +678,29 @@ inline unlock_now(me) {
 	fi
 }
 
+/*
+ * PIPE. A line that becomes Modified keeps a twin; its write-back sends the
+ * diff against the twin, which the home applies to its copy: the new value
+ * when that copy is the twin, garbage (BAD) otherwise. The agent takes a
+ * diff only when the data it became Modified with was the home's (granted
+ * from Unshared or Shared; WRITE_SHARED): from a Modified owner the home's
+ * copy is older, and the write-back is the whole block.
+ */
+#ifdef PIPE
+#ifdef PIPE_ALWAYS
+#define TWIN(n, b, v, ok) tw[(n) * NB + (b)] = (v); tok[(n) * NB + (b)] = 1
+#else
+#define TWIN(n, b, v, ok) tw[(n) * NB + (b)] = (v); tok[(n) * NB + (b)] = (ok)
+#endif
+#define WB_VALUE(n, b) \
+	(tok[(n) * NB + (b)] -> \
+	 (mem[b] == tw[(n) * NB + (b)] -> cv[(n) * NB + (b)] : BAD) : \
+	 cv[(n) * NB + (b)])
+#else
+#define TWIN(n, b, v, ok) skip
+#define WB_VALUE(n, b) cv[(n) * NB + (b)]
+#endif
+
 /* The grant of the live event: install, operate (the data invariant),
  * compute the new metadata (Figure 6). */
 inline install(me) {
@@ -685,11 +715,13 @@ inline install(me) {
 	:: evt[me] == K_WM ->
 		swmr_take(me, bb, HW);
 		assert(mx == lastw[bb]);
+		TWIN(me, bb, mx, mg != GM);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_WS ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GS && cv[me * NB + bb] == lastw[bb]);
+		TWIN(me, bb, lastw[bb], 1);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_ES ->
@@ -700,7 +732,7 @@ inline install(me) {
 	:: evt[me] == K_EM ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GM && cv[me * NB + bb] == lastw[bb]);
-		mem[bb] = cv[me * NB + bb]; LINE(me, bb) = GU; cv[me * NB + bb] = 0;
+		mem[bb] = WB_VALUE(me, bb); LINE(me, bb) = GU; cv[me * NB + bb] = 0;
 		nu_t[me] = K_WU; nu_g[me] = GU; nu_c[me] = 0
 	fi;
 	unlock_now(me)
