@@ -681,10 +681,19 @@ inline unlock_now(me) {
 /*
  * PIPE. A line that becomes Modified keeps a twin; its write-back sends the
  * diff against the twin, which the home applies to its copy: the new value
- * when that copy is the twin, garbage (BAD) otherwise. The agent takes a
- * diff only when the data it became Modified with was the home's (granted
- * from Unshared or Shared; WRITE_SHARED): from a Modified owner the home's
- * copy is older, and the write-back is the whole block.
+ * when that copy is the twin, garbage (BAD) otherwise (a value abstracts
+ * the block's bytes: a diff is right exactly when the bytes it leaves alone
+ * are the home's). Write-backs in node-agent: the EVICT_MODIFIED's NA_WB
+ * (here: at its grant, inside the event), the reader's NA_WB after a
+ * READ_MISS served by a Modified owner (cache_serve: the reader has no
+ * twin, always the whole block) and a stale WRITE_MISS's dirty data
+ * (settle: whole block). Only the first may be a diff, and only when the
+ * data the line became Modified with was the home's: a WRITE_MISS granted
+ * while the block was Unshared or Shared (from memory or from a sharer,
+ * whose copy equals memory), or a WRITE_SHARED. From a Modified owner the
+ * home's copy is older: whole block. PIPE_ALWAYS: a diff always (wrong;
+ * the run pipe-always must find it). The write-back's result is asserted:
+ * the home holds the last write.
  */
 #ifdef PIPE
 #ifdef PIPE_ALWAYS
@@ -696,9 +705,16 @@ inline unlock_now(me) {
 	(tok[(n) * NB + (b)] -> \
 	 (mem[b] == tw[(n) * NB + (b)] -> cv[(n) * NB + (b)] : BAD) : \
 	 cv[(n) * NB + (b)])
+#define WB_CHECK(b) \
+	if \
+	:: mem[b] != lastw[b] -> printf("@V DATA %d %d %d\n", b, mem[b], lastw[b]) \
+	:: else -> skip \
+	fi; \
+	assert(mem[b] == lastw[b])
 #else
 #define TWIN(n, b, v, ok) skip
 #define WB_VALUE(n, b) cv[(n) * NB + (b)]
+#define WB_CHECK(b) skip
 #endif
 
 /* The grant of the live event: install, operate (the data invariant),
@@ -732,7 +748,8 @@ inline install(me) {
 	:: evt[me] == K_EM ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GM && cv[me * NB + bb] == lastw[bb]);
-		mem[bb] = WB_VALUE(me, bb); LINE(me, bb) = GU; cv[me * NB + bb] = 0;
+		mem[bb] = WB_VALUE(me, bb); WB_CHECK(bb);
+		LINE(me, bb) = GU; cv[me * NB + bb] = 0;
 		nu_t[me] = K_WU; nu_g[me] = GU; nu_c[me] = 0
 	fi;
 	unlock_now(me)
