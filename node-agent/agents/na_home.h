@@ -77,6 +77,8 @@ struct na_hheld {
 };
 
 /* Per requester (node * threads_per_node + thread). */
+struct na_hdiff;
+
 struct na_hreq {
 	struct na_last_exec req; /* coherence requests */
 	struct na_hdec dec;
@@ -84,6 +86,7 @@ struct na_hreq {
 	struct na_last_exec unlock;
 	struct na_last_exec wb; /* write-backs to switch-owned blocks */
 	struct na_last_exec alloc;
+	struct na_hdiff *diff; /* PIPE write-back being rebuilt, or NULL */
 	uint64_t alloc_addr; /* 0: failed */
 	uint8_t alloc_be[8]; /* the reply's payload (big-endian) */
 };
@@ -105,6 +108,10 @@ struct na_hreq {
 	X(aborted_refused)        \
 	X(writebacks)             \
 	X(writebacks_refused)     \
+	X(diff_frames)            \
+	X(diffs_applied)          \
+	X(diff_bytes)             \
+	X(diffs_refused)          \
 	X(allocs)                 \
 	X(migrate_ok)             \
 	X(migrate_fail)           \
@@ -157,6 +164,24 @@ struct na_home {
 int na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
 		 uint64_t mem_size, uint32_t seed);
 void na_home_fini(struct na_home *h);
+
+/**
+ * May a write-back (NA_WB or NA_DIFF) of event m->seq change block b now?
+ * Home-owned: only the event holding its lock; switch-owned: not older
+ * than the requester's last, and no unlock of that event reached us.
+ */
+bool na_home_wb_allowed(const struct na_hreq *rq, const struct na_hblock *b,
+			const struct lcf_msg *m);
+
+/**
+ * PIPE: a frame of a diff write-back (NA_DIFF; na_home_diff.c): rebuilt
+ * per requester, the diff applied to `blk` (the block's memory) when
+ * whole, every frame ACKed (NA_DIFF_ACK) once taken, the last one after
+ * the diff is applied. Refused (counted) under the write-back rule.
+ */
+void na_home_diff(struct na_home *h, const struct lcf_msg *m,
+		  const void *payload, uint16_t len, struct na_hreq *rq,
+		  struct na_hblock *b, uint8_t *blk, struct na_out *out);
 
 /** Handle one message routed to the home agent. */
 void na_home_handle(struct na_home *h, const struct lcf_msg *m,

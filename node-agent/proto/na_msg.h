@@ -40,7 +40,9 @@
 	X(DIR_INV_ACK,  0x42, "DIR_INV_ACK")              \
 	X(DIR_DATA,     0x43, "DIR_DATA")                 \
 	X(DIR_GRANT,    0x44, "DIR_GRANT")                \
-	X(DIR_UNLOCK,   0x45, "DIR_UNLOCK")
+	X(DIR_UNLOCK,   0x45, "DIR_UNLOCK")               \
+	X(DIFF,         0x60, "NA_DIFF")                  \
+	X(DIFF_ACK,     0x61, "NA_DIFF_ACK")
 /* clang-format on */
 
 enum na_msg_type {
