@@ -21,7 +21,7 @@
  *          scheduler starve one message forever.
  *   LIVE   add the LTL property <> all requesters done.
  *   PIPE   write-back of a Modified block as a diff against its twin (PIPE,
- *          docs/NODE-AGENT.md "Diff write-back"), taken only when the home's
+ *          docs/PIPE.md), taken only when the home's
  *          copy is known to equal the twin; PIPE_ALWAYS: always (wrong).
  */
 

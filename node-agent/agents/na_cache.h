@@ -39,7 +39,7 @@ struct na_centry {
 	int16_t pin_w;  /* thread holding the write pin, or NOBODY */
 	uint64_t pin_r; /* threads holding read pins (bit = thread) */
 	uint8_t *data;
-	uint8_t *twin;  /* PIPE: data when it became Modified, if the home's
+	uint8_t *twin; /* PIPE: data when it became Modified, if the home's
 			   copy was that then (docs/PIPE.md); else NULL */
 };
 

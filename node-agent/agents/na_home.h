@@ -87,8 +87,8 @@ struct na_hreq {
 	struct na_last_exec wb; /* write-backs to switch-owned blocks */
 	struct na_last_exec alloc;
 	struct na_hdiff *diff; /* PIPE write-back being rebuilt, or NULL */
-	uint64_t alloc_addr; /* 0: failed */
-	uint8_t alloc_be[8]; /* the reply's payload (big-endian) */
+	uint64_t alloc_addr;   /* 0: failed */
+	uint8_t alloc_be[8];   /* the reply's payload (big-endian) */
 };
 
 #define NA_HOME_COUNTERS(X)       \

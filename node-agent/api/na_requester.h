@@ -78,7 +78,7 @@ struct dsm_thread {
 	uint64_t rtt_ns;
 	uint32_t rng;
 	struct na_unlock_pending unl;
-	uint8_t *buf; /* incoming block data */
+	uint8_t *buf;  /* incoming block data */
 	uint8_t *tbuf; /* PIPE: the twin being written back, scratch */
 	uint8_t *dbuf; /* PIPE: the diff stream */
 	struct na_mail mail;
@@ -93,7 +93,8 @@ struct dsm {
 	struct dsm_thread *threads;
 	volatile int stopping;
 	void *alloc; /* struct na_alloc (na_alloc.c) */
-	uint32_t pipe_depth; /* PIPE credit window; 0: whole-block write-backs */
+	uint32_t
+		pipe_depth; /* PIPE credit window; 0: whole-block write-backs */
 };
 
 /**

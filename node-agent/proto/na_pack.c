@@ -67,8 +67,7 @@ na_pack_plan(const uint32_t *rec_off, uint32_t nrec, uint32_t total,
 }
 
 void
-na_unpack_init(struct na_unpack *u, uint8_t *buf, uint32_t cap,
-	       uint32_t total)
+na_unpack_init(struct na_unpack *u, uint8_t *buf, uint32_t cap, uint32_t total)
 {
 	memset(u, 0, sizeof(*u));
 	u->buf = buf;

@@ -54,7 +54,7 @@ int na_pack_plan(const uint32_t *rec_off, uint32_t nrec, uint32_t total,
 #define NA_UNPACK_HOLES 64
 
 struct na_unpack {
-	uint8_t *buf;  /* the stream being rebuilt (caller's, `cap` bytes) */
+	uint8_t *buf; /* the stream being rebuilt (caller's, `cap` bytes) */
 	uint32_t cap;
 	uint32_t total;  /* stream length (from the frames' header) */
 	uint32_t contig; /* bytes [0, contig) all received */
@@ -93,16 +93,15 @@ na_unpack_done(const struct na_unpack *u)
 /* ---- sender's credit window ------------------------------------------------ */
 
 struct na_win {
-	uint8_t *acked;  /* caller's, n bytes */
-	uint32_t n;      /* frames */
-	uint32_t depth;  /* buffers */
-	uint32_t base;   /* lowest unacknowledged frame */
-	uint32_t next;   /* next frame never sent */
+	uint8_t *acked; /* caller's, n bytes */
+	uint32_t n;     /* frames */
+	uint32_t depth; /* buffers */
+	uint32_t base;  /* lowest unacknowledged frame */
+	uint32_t next;  /* next frame never sent */
 };
 
 /** A window over n frames with `depth` (>= 1) buffers. */
-void na_win_init(struct na_win *w, uint8_t *acked, uint32_t n,
-		 uint32_t depth);
+void na_win_init(struct na_win *w, uint8_t *acked, uint32_t n, uint32_t depth);
 
 /**
  * The next frame to send for the first time, if its buffer is free.

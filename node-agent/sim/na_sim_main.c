@@ -137,6 +137,7 @@ num(const char *name, const char *s, double lo, double hi, double *out)
 static int
 parse(int argc, char **argv, struct opts *o)
 {
+	/* clang-format off */
 	static const struct option lo[] = {
 		{ "seed", 1, 0, 's' },
 		{ "events", 1, 0, 'e' },
@@ -163,6 +164,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
+	/* clang-format on */
 	double v;
 	int c;
 

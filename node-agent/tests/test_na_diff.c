@@ -27,8 +27,8 @@ fill(uint8_t *p, uint32_t n, unsigned seed)
 
 Test(na_diff, eight_changed_bytes_of_4k_under_64_bytes_and_identical)
 {
-	static const uint32_t at[8] = { 3, 500, 1024, 1999, 2048, 3000, 4000,
-					4095 };
+	static const uint32_t at[8] = { 3,    500,  1024, 1999,
+					2048, 3000, 4000, 4095 };
 	uint8_t stream[128];
 	uint32_t used = 0;
 	int n;
@@ -102,7 +102,7 @@ Test(na_diff, malformed_diffs_change_nothing)
 		cr_assert_eq(home[i], 0);
 }
 
-#define NREC 466
+#define NREC  466
 #define RECSZ 317
 
 static uint8_t stream[NREC * RECSZ], back[NREC * RECSZ];
@@ -155,7 +155,8 @@ Test(na_pack, large_diff_is_split_and_no_diff_is_lost)
 	o[0] = at;
 	na_pack_put(s, sizeof(s), &at, 1, body, 1000);
 	o[1] = at;
-	na_pack_put(s, sizeof(s), &at, 2, body, 1000); /* does not fit: carried */
+	na_pack_put(s, sizeof(s), &at, 2, body,
+		    1000); /* does not fit: carried */
 	o[2] = at;
 	na_pack_put(s, sizeof(s), &at, 3, body, 3000); /* larger than a frame */
 	n = na_pack_plan(o, 3, at, NA_MAX_FRAME_PAYLOAD, true, fr, 16);

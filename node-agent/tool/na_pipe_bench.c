@@ -102,7 +102,8 @@ home(int s)
 		ssize_t n;
 
 		fl = sizeof(from);
-		n = recvfrom(s, &d, sizeof(d), 0, (struct sockaddr *)&from, &fl);
+		n = recvfrom(s, &d, sizeof(d), 0, (struct sockaddr *)&from,
+			     &fl);
 		if (n < (ssize_t)HDR)
 			continue;
 		if (d.type == 3 && d.len == 0xffffffffu)
@@ -134,7 +135,7 @@ home(int s)
 			ended = true;
 			end_total = d.len;
 		}
-reply:
+	reply:
 		memset(&a, 0, HDR);
 		a.interval = d.interval;
 		a.off = d.off;
@@ -372,7 +373,8 @@ main(int argc, char **argv)
 			      (uint32_t)atoi(argv[5]), (uint32_t)atoi(argv[6]),
 			      (uint32_t)atoi(argv[7]));
 	}
-	fprintf(stderr, "usage: na-pipe-bench home PORT | send HOST:PORT "
-			"orig|pipe DEPTH DIFFS SIZE INTERVALS | send HOST:PORT quit\n");
+	fprintf(stderr,
+		"usage: na-pipe-bench home PORT | send HOST:PORT "
+		"orig|pipe DEPTH DIFFS SIZE INTERVALS | send HOST:PORT quit\n");
 	return 2;
 }
