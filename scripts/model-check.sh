@@ -124,6 +124,16 @@ if [ $DEEP = 0 ]; then
 		"-DNEW -DABORT_AT_SWITCH $MIGBACK" "$SAFE" "-m10000 -w24"
 	# NEW rules (the ABORT goes on to the home): ADD, then REMOVE, late copies.
 	run new-remove-late-copy pass "-DNEW $MIGBACK" "$SAFE" "-m10000 -w24"
+	# PIPE diff write-back (docs/PIPE.md): the EVICT_MODIFIED's write-back is
+	# a diff against the twin when the line became Modified with the home's
+	# data; X in the switch, Y at home, every event type, a loss / a dup.
+	PIPEB="-DNEW -DPIPE -DEV0=3 -DEV1=1 -DSKIP=0 -DDUP=0 -DINSW=1"
+	run pipe pass "$PIPEB -DLOSS=1" "$SAFE" "-m10000 -w22"
+	run pipe-dup pass "-DNEW -DPIPE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DDUPCH=1 -DINSW=1" \
+		"$SAFE" "-m10000 -w22"
+	# ... and a diff on every write-back (also after a Modified owner's
+	# data): the home's copy is not the twin, the write-back corrupts it.
+	run pipe-always "violation:DATA VIOLATED" "$PIPEB -DLOSS=0 -DPIPE_ALWAYS" "$SAFE" "-m10000 -w22"
 	# Liveness (NEW): every requester finishes, weak fairness, FIFO network
 	# with one loss, one duplication and one reordering.
 	run new-live pass "-DNEW -DFIFO_NET -DLIVE -DEV=1 -DLOSS=1 -DDUP=1 -DREO=1" \

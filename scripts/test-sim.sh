@@ -126,6 +126,12 @@ run lcf-migrate "--seed 3 --migrate --switch-blocks 0" switch_actions.add_to_swi
 run lcf-all-home "--seed 4 --switch-blocks 0 --cache-blocks 64" switch_actions.tag_miss_to_home
 run lcf-micro "--seed 5 --workload micro" switch_actions.return_eviction
 run directory "--seed 6 --directory" net.lost
+# PIPE diff write-backs (docs/PIPE.md) under 5% loss and duplication: the
+# evictions' diffs applied at the homes, every history clean.
+run pipe-loss "--seed 8 --workload micro --loss 0.05 --dup 0.05 --pipe-depth 2" \
+	net.lost pipe.diff_writebacks pipe.diffs_applied
+run pipe-home-16k "--seed 12 --workload micro --switch-blocks 0 --loss 0.05 --block-size 16384 --pipe-depth 1" \
+	pipe.diff_writebacks pipe.diffs_applied
 
 # REGRESSIONS: seeds that once failed, with their options (none yet).
 

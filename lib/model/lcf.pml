@@ -20,6 +20,9 @@
  *          network used for liveness, where an unordered bag would let the
  *          scheduler starve one message forever.
  *   LIVE   add the LTL property <> all requesters done.
+ *   PIPE   write-back of a Modified block as a diff against its twin (PIPE,
+ *          docs/PIPE.md), taken only when the home's
+ *          copy is known to equal the twin; PIPE_ALWAYS: always (wrong).
  */
 
 #ifndef EV
@@ -193,6 +196,10 @@ bit wt[NR];                     /* the live event writes through */
 #endif
 byte cst[NR * NB];              /* cache line state of node n, block b */
 byte cv[NR * NB];               /* its value */
+#ifdef PIPE
+byte tw[NR * NB];               /* the twin: the value when it became Modified */
+bit tok[NR * NB];               /* the home's copy was the twin then: diff */
+#endif
 /* Ghost: requester r holds block b per a grant of event hseq, from the
  * moment it receives the grant until its unlock executes (the switch's
  * second pass that releases, or the home's release). */
@@ -684,6 +691,45 @@ inline unlock_now(me) {
 	fi
 }
 
+/*
+ * PIPE. A line that becomes Modified keeps a twin; its write-back sends the
+ * diff against the twin, which the home applies to its copy: the new value
+ * when that copy is the twin, garbage (BAD) otherwise (a value abstracts
+ * the block's bytes: a diff is right exactly when the bytes it leaves alone
+ * are the home's). Write-backs in node-agent: the EVICT_MODIFIED's NA_WB
+ * (here: at its grant, inside the event), the reader's NA_WB after a
+ * READ_MISS served by a Modified owner (cache_serve: the reader has no
+ * twin, always the whole block) and a stale WRITE_MISS's dirty data
+ * (settle: whole block). Only the first may be a diff, and only when the
+ * data the line became Modified with was the home's: a WRITE_MISS granted
+ * while the block was Unshared or Shared (from memory or from a sharer,
+ * whose copy equals memory), or a WRITE_SHARED. From a Modified owner the
+ * home's copy is older: whole block. PIPE_ALWAYS: a diff always (wrong;
+ * the run pipe-always must find it). The write-back's result is asserted:
+ * the home holds the last write.
+ */
+#ifdef PIPE
+#ifdef PIPE_ALWAYS
+#define TWIN(n, b, v, ok) tw[(n) * NB + (b)] = (v); tok[(n) * NB + (b)] = 1
+#else
+#define TWIN(n, b, v, ok) tw[(n) * NB + (b)] = (v); tok[(n) * NB + (b)] = (ok)
+#endif
+#define WB_VALUE(n, b) \
+	(tok[(n) * NB + (b)] -> \
+	 (mem[b] == tw[(n) * NB + (b)] -> cv[(n) * NB + (b)] : BAD) : \
+	 cv[(n) * NB + (b)])
+#define WB_CHECK(b) \
+	if \
+	:: mem[b] != lastw[b] -> printf("@V DATA %d %d %d\n", b, mem[b], lastw[b]) \
+	:: else -> skip \
+	fi; \
+	assert(mem[b] == lastw[b])
+#else
+#define TWIN(n, b, v, ok) skip
+#define WB_VALUE(n, b) cv[(n) * NB + (b)]
+#define WB_CHECK(b) skip
+#endif
+
 /* The grant of the live event: install, operate (the data invariant),
  * compute the new metadata (Figure 6). */
 inline install(me) {
@@ -698,12 +744,14 @@ inline install(me) {
 	:: evt[me] == K_WM ->
 		swmr_take(me, bb, HW);
 		assert(mx == lastw[bb]);
+		TWIN(me, bb, mx, mg != GM);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
 		WRITE_THROUGH(bb);
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
 	:: evt[me] == K_WS ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GS && cv[me * NB + bb] == lastw[bb]);
+		TWIN(me, bb, lastw[bb], 1);
 		lastw[bb]++; cv[me * NB + bb] = lastw[bb]; LINE(me, bb) = GM;
 		WRITE_THROUGH(bb);
 		nu_t[me] = K_WU; nu_g[me] = GM; nu_c[me] = BIT(me)
@@ -715,7 +763,8 @@ inline install(me) {
 	:: evt[me] == K_EM ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GM && cv[me * NB + bb] == lastw[bb]);
-		mem[bb] = cv[me * NB + bb]; LINE(me, bb) = GU; cv[me * NB + bb] = 0;
+		mem[bb] = WB_VALUE(me, bb); WB_CHECK(bb);
+		LINE(me, bb) = GU; cv[me * NB + bb] = 0;
 		nu_t[me] = K_WU; nu_g[me] = GU; nu_c[me] = 0
 	fi;
 	unlock_now(me)

@@ -35,5 +35,6 @@ function why(w) { return w==1?"nack_stale_request":w==2?"nack_lock_busy":w==3?"n
 /^@B/ { printf "%4d  req%d abandons seq%d: sends ABORT\n", ++n, $2, $3; next }
 /^@T/ { printf "%4d  req%d timeout: retransmits\n", ++n, $2; next }
 /^@M/ { printf "%4d  home starts %s of %s\n", ++n, $2, bn($3); next }
+/^@V DATA/ { printf "  >>> DATA VIOLATED: after a write-back %s holds %d at the home, the last write was %d\n", bn($3), $4, $5; next }
 /^@V/ { printf "  >>> SWMR VIOLATED: req%d takes %s hold on %s while req%d holds it (%s)\n", $3, ($4==1?"a read":"a write"), bn($5), $6, ($7==1?"read":"write"); next }
 /assertion violated|never claim|acceptance cycle|CYCLE/ { print "  >>> " $0; next }

@@ -53,6 +53,8 @@ na_cache_fini(struct na_cache *c)
 {
 	if (c->b) {
 		for (uint32_t i = 0; i < c->n_buckets; i++) {
+			for (int w = 0; w < NA_CACHE_WAYS; w++)
+				na_centry_twin_free(&c->b[i].e[w]);
 			pthread_mutex_destroy(&c->b[i].mu);
 			pthread_cond_destroy(&c->b[i].cv);
 		}
@@ -102,11 +104,32 @@ na_cache_room(struct na_cbucket *b, struct na_centry **victim)
 }
 
 void
+na_centry_twin(struct na_centry *e, uint32_t block_size, bool home_current)
+{
+	if (!home_current) {
+		na_centry_twin_free(e);
+		return;
+	}
+	if (!e->twin)
+		e->twin = malloc(block_size);
+	if (e->twin)
+		memcpy(e->twin, e->data, block_size);
+}
+
+void
+na_centry_twin_free(struct na_centry *e)
+{
+	free(e->twin);
+	e->twin = NULL;
+}
+
+void
 na_cache_claim(struct na_centry *e, uint64_t tag, int16_t thread, uint64_t now)
 {
 	e->tag = tag;
 	e->used = true;
 	e->state = NA_L_INVALID;
+	na_centry_twin_free(e);
 	e->busy = thread;
 	e->pin_w = NA_NOBODY;
 	e->pin_r = 0;

@@ -39,6 +39,8 @@ struct na_centry {
 	int16_t pin_w;  /* thread holding the write pin, or NOBODY */
 	uint64_t pin_r; /* threads holding read pins (bit = thread) */
 	uint8_t *data;
+	uint8_t *twin; /* PIPE: data when it became Modified, if the home's
+			   copy was that then (docs/PIPE.md); else NULL */
 };
 
 struct na_cbucket {
@@ -93,6 +95,18 @@ na_centry_evictable(const struct na_centry *e)
  */
 struct na_centry *na_cache_room(struct na_cbucket *b,
 				struct na_centry **victim);
+
+/**
+ * PIPE: the line becomes Modified now (called before the write). Keep a
+ * twin of its data when `home_current` (the home's copy is this data),
+ * else drop any twin. A failed allocation leaves no twin (whole-block
+ * write-back).
+ */
+void na_centry_twin(struct na_centry *e, uint32_t block_size,
+		    bool home_current);
+
+/** Free the twin (the line is written back, or no longer Modified). */
+void na_centry_twin_free(struct na_centry *e);
 
 /** Claim a free entry for `tag` in state Invalid, busy for `thread`. */
 void na_cache_claim(struct na_centry *e, uint64_t tag, int16_t thread,

@@ -144,11 +144,14 @@ execute(struct na_cagent *ca, const struct lcf_msg *m, struct na_creq *rq)
 		 * Keep `used`: a local thread may be mid-event on it and will
 		 * re-read the state; a non-busy Invalid entry is free anyway.
 		 */
-		if (e)
+		if (e) {
 			e->state = NA_L_INVALID;
+			na_centry_twin_free(e);
+		}
 	} else if (t == LCF_T_READ_MISS && e && e->state == NA_L_MODIFIED) {
 		/* Figure 6: Modified -> Shared; the reader writes it home. */
 		e->state = NA_L_SHARED;
+		na_centry_twin_free(e);
 		ca->st.downgrades++;
 	}
 	pthread_mutex_unlock(&b->mu);

@@ -47,6 +47,9 @@ na_home_fini(struct na_home *h)
 {
 	free(h->mem);
 	free(h->blk);
+	if (h->req)
+		for (size_t i = 0; i < (size_t)LCF_MAX_NODES * h->tpn; i++)
+			free(h->req[i].diff);
 	free(h->req);
 	memset(h, 0, sizeof(*h));
 }
@@ -332,26 +335,13 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	  uint16_t len, struct na_hreq *rq, struct na_hblock *b, int64_t idx,
 	  struct na_out *out)
 {
-	const struct na_hheld *hl = &rq->held[m->seq & 1];
 	struct lcf_msg r;
-	bool ok;
 
 	if (na_seg_index(h->block_size, m->aux, len) < 0) {
 		h->st.bad++;
 		return;
 	}
-	/*
-	 * A write-back is only valid inside the event that holds the block's
-	 * lock. For home-owned blocks we know the holder; for switch-owned
-	 * ones the best we have is "not older than this requester's last".
-	 */
-	if (b->owner == NA_OWN_HOME)
-		ok = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
-	else /* nor an event whose unlock reached us: served here, since
-		 * moved to the switch (a late copy: docs/NODE-AGENT.md) */
-		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&
-		     na_le_check(&rq->unlock, m->seq) == NA_LE_EXECUTE;
-	if (!ok) {
+	if (!na_home_wb_allowed(rq, b, m)) {
 		h->st.writebacks_refused++;
 		return;
 	}
@@ -456,6 +446,10 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m, const void *payload,
 		return;
 	case NA_MSG_WB:
 		writeback(h, m, payload, len, rq, b, idx, out);
+		return;
+	case NA_MSG_DIFF:
+		na_home_diff(h, m, payload, len, rq, b,
+			     h->mem + ((uint64_t)idx << h->block_shift), out);
 		return;
 	default:
 		h->st.bad++; /* e.g. a REMOVE that missed: not used yet */

@@ -78,6 +78,8 @@ struct na_hheld {
 };
 
 /* Per requester (node * threads_per_node + thread). */
+struct na_hdiff;
+
 struct na_hreq {
 	struct na_last_exec req; /* coherence requests */
 	struct na_hdec dec;
@@ -85,8 +87,9 @@ struct na_hreq {
 	struct na_last_exec unlock;
 	struct na_last_exec wb; /* write-backs to switch-owned blocks */
 	struct na_last_exec alloc;
-	uint64_t alloc_addr; /* 0: failed */
-	uint8_t alloc_be[8]; /* the reply's payload (big-endian) */
+	struct na_hdiff *diff; /* PIPE write-back being rebuilt, or NULL */
+	uint64_t alloc_addr;   /* 0: failed */
+	uint8_t alloc_be[8];   /* the reply's payload (big-endian) */
 };
 
 #define NA_HOME_COUNTERS(X)       \
@@ -106,6 +109,10 @@ struct na_hreq {
 	X(aborted_refused)        \
 	X(writebacks)             \
 	X(writebacks_refused)     \
+	X(diff_frames)            \
+	X(diffs_applied)          \
+	X(diff_bytes)             \
+	X(diffs_refused)          \
 	X(allocs)                 \
 	X(migrate_ok)             \
 	X(migrate_fail)           \
@@ -160,6 +167,42 @@ struct na_home {
 int na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
 		 uint64_t mem_size, uint32_t seed);
 void na_home_fini(struct na_home *h);
+
+/**
+ * May a write-back (NA_WB or NA_DIFF) of event m->seq change block b now?
+ * Home-owned: only the event holding its lock; switch-owned: not older
+ * than the requester's last, and no unlock of that event reached us.
+ */
+static inline bool
+na_home_wb_allowed(const struct na_hreq *rq, const struct na_hblock *b,
+		   const struct lcf_msg *m)
+{
+	const struct na_hheld *hl = &rq->held[m->seq & 1];
+	bool ok;
+
+	/*
+	 * A write-back is only valid inside the event that holds the block's
+	 * lock. For home-owned blocks we know the holder; for switch-owned
+	 * ones the best we have is "not older than this requester's last".
+	 */
+	if (b->owner == NA_OWN_HOME)
+		ok = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
+	else /* nor an event whose unlock reached us: served here, since
+		 * moved to the switch (a late copy: docs/NODE-AGENT.md) */
+		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&
+		     na_le_check(&rq->unlock, m->seq) == NA_LE_EXECUTE;
+	return ok;
+}
+
+/**
+ * PIPE: a frame of a diff write-back (NA_DIFF; na_home_diff.c): rebuilt
+ * per requester, the diff applied to `blk` (the block's memory) when
+ * whole, every frame ACKed (NA_DIFF_ACK) once taken, the last one after
+ * the diff is applied. Refused (counted) under the write-back rule.
+ */
+void na_home_diff(struct na_home *h, const struct lcf_msg *m,
+		  const void *payload, uint16_t len, struct na_hreq *rq,
+		  struct na_hblock *b, uint8_t *blk, struct na_out *out);
 
 /** Handle one message routed to the home agent. */
 void na_home_handle(struct na_home *h, const struct lcf_msg *m,

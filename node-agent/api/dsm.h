@@ -46,6 +46,9 @@ struct dsm_config {
 	bool migrate;       /* dynamic ownership migration (section 5.2) */
 	uint32_t migrate_k; /* blocks moved per epoch at most (0: 1000) */
 	uint32_t epoch_ms;  /* migration epoch (0: 10 ms) */
+	uint8_t pipe_depth; /* PIPE diff write-back (docs/PIPE.md): credit
+			       window in frames; 0 (default): off, evictions
+			       write the whole block */
 };
 
 /**

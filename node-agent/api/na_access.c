@@ -119,16 +119,23 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 			continue;
 		}
 		if (type == LCF_T_EVICT_MODIFIED) {
+			bool twin;
+
 			pthread_mutex_lock(&b->mu);
 			memcpy(t->buf, e->data, bs);
+			twin = e->twin != NULL;
+			if (twin)
+				memcpy(t->tbuf, e->twin, bs);
 			pthread_mutex_unlock(&b->mu);
-			if (na_req_writeback(t, seq, tag, t->buf) < 0) {
+			if (na_req_writeback_diff(t, seq, tag, t->buf,
+						  twin ? t->tbuf : NULL) < 0) {
 				release_busy(b, e);
 				return -EINTR;
 			}
 		}
 		pthread_mutex_lock(&b->mu);
 		e->state = NA_L_INVALID;
+		na_centry_twin_free(e);
 		e->used = false;
 		e->busy = NA_NOBODY;
 		na_cond_broadcast(&b->cv);
@@ -173,6 +180,18 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	if (na_type_needs_data(type))
 		memcpy(e->data, t->buf, t->d->topo.block_size);
 	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
+	/*
+	 * PIPE twin (docs/PIPE.md, the rule lib/model checks): the home's
+	 * copy is this data when it came from memory or a sharer (the block
+	 * was not Modified) or was ours (WRITE_SHARED); from a Modified owner
+	 * the home's copy is older, and the write-back is the whole block.
+	 */
+	if (t->d->pipe_depth && e->state == NA_L_MODIFIED)
+		na_centry_twin(e, t->d->topo.block_size,
+			       type == LCF_T_WRITE_SHARED ||
+				       c.gs_old != LCF_GS_MODIFIED);
+	else if (e->state != NA_L_MODIFIED)
+		na_centry_twin_free(e);
 	e->ts = na_now_ns();
 	perform(e, t->id, mode, off, len, buf);
 	if (mode == NA_M_RMW_THROUGH)

@@ -83,6 +83,7 @@ na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
 	if (!d)
 		return -ENOMEM;
 	d->topo = *topo;
+	d->pipe_depth = cfg->pipe_depth;
 	memset(&nc, 0, sizeof(nc));
 	nc.topo = &d->topo;
 	nc.self = cfg->node;

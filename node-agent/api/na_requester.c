@@ -35,7 +35,9 @@ na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
 		t->rng = 1;
 	t->buf = malloc(d->topo.block_size);
 	t->stale.buf = malloc(d->topo.block_size);
-	return t->buf && t->stale.buf ? 0 : -ENOMEM;
+	t->tbuf = malloc(d->topo.block_size);
+	t->dbuf = malloc(d->topo.block_size);
+	return t->buf && t->stale.buf && t->tbuf && t->dbuf ? 0 : -ENOMEM;
 }
 
 void
@@ -43,6 +45,10 @@ na_req_fini(struct dsm_thread *t)
 {
 	free(t->buf);
 	free(t->stale.buf);
+	free(t->tbuf);
+	free(t->dbuf);
+	t->tbuf = NULL;
+	t->dbuf = NULL;
 	t->buf = NULL;
 	t->stale.buf = NULL;
 }

@@ -93,7 +93,9 @@ struct dsm_thread {
 	uint64_t rtt_ns;
 	uint32_t rng;
 	struct na_unlock_pending unl;
-	uint8_t *buf; /* incoming block data */
+	uint8_t *buf;  /* incoming block data */
+	uint8_t *tbuf; /* PIPE: the twin being written back, scratch */
+	uint8_t *dbuf; /* PIPE: the diff stream */
 	struct na_mail mail;
 	struct na_stale stale;
 	uint32_t last_unlock_seq; /* seq of the last unlock sent */
@@ -109,6 +111,8 @@ struct dsm {
 	volatile int stopping;
 	void *alloc; /* struct na_alloc (na_alloc.c) */
 	void *voh;   /* struct na_voh (na_voh.c) */
+	uint32_t
+		pipe_depth; /* PIPE credit window; 0: whole-block write-backs */
 };
 
 /**
@@ -238,6 +242,14 @@ int na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 /** Write a block home inside event `seq`. @return 0 or -EINTR. */
 int na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 		     const uint8_t *data);
+
+/**
+ * PIPE: write a block home inside event `seq` as its diff against `twin`
+ * (na_req_diff.c); the whole block when there is no twin, PIPE is off, or
+ * the diff is not smaller than the block. @return 0 or -EINTR.
+ */
+int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+			  const uint8_t *data, const uint8_t *twin);
 
 /** Send the unlock of event `seq` (after the previous one's ACK). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,

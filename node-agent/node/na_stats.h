@@ -29,6 +29,9 @@
 	X(retransmit_writeback)      \
 	X(evictions)                 \
 	X(writebacks)                \
+	X(diff_writebacks)           \
+	X(diffs_empty)               \
+	X(diff_bytes)                \
 	X(stale_replies)             \
 	X(aborted)                   \
 	X(stale_grants_released)     \

@@ -53,7 +53,9 @@
 	X(VOH_UPDATE,   0x5c, "VOH_UPDATE")               \
 	X(VOH_PROCEED,  0x5d, "VOH_PROCEED")              \
 	X(VOH_WDATA,    0x5e, "VOH_WDATA")                \
-	X(VOH_DONE,     0x5f, "VOH_DONE")
+	X(VOH_DONE,     0x5f, "VOH_DONE")                 \
+	X(DIFF,         0x60, "NA_DIFF")                  \
+	X(DIFF_ACK,     0x61, "NA_DIFF_ACK")
 /* clang-format on */
 
 enum na_msg_type {

@@ -160,6 +160,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_UNLOCK_ACK:
 	case NA_MSG_ABORT_ACK:
 	case NA_MSG_WB_ACK:
+	case NA_MSG_DIFF_ACK:
 	case NA_MSG_ALLOC_REPLY:
 	case NA_MSG_DIR_GRANT:
 	case NA_MSG_SABRE_DATA:
@@ -169,6 +170,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_SABRE_READ:
 	case NA_MSG_RREAD:
 	case NA_MSG_WB:
+	case NA_MSG_DIFF:
 	case NA_MSG_ALLOC_REQ:
 	case NA_MSG_DIR_REQ:
 	case NA_MSG_DIR_INV_ACK:

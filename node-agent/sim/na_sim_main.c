@@ -35,7 +35,7 @@ struct opts {
 	uint32_t seed;
 	uint64_t events;
 	uint16_t nodes, threads;
-	uint32_t blocks, switch_blocks, cache_blocks, block_size;
+	uint32_t blocks, switch_blocks, cache_blocks, block_size, pipe_depth;
 	double loss, dup, max_rate, duration, stuck_s, update_s, ttl_us;
 	unsigned policy; /* --workload poll */
 	bool all_updaters;
@@ -113,6 +113,8 @@ usage(FILE *f)
 		"200000)\n"
 		"  --migrate           dynamic migration of hot blocks\n"
 		"  --directory         the directory protocol instead of LCF\n"
+		"  --pipe-depth W      PIPE diff write-back, credit window W "
+		"(default 0: off)\n"
 		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
 		"  --stuck-s S         virtual seconds a stopped workload may "
 		"take (default 30)\n"
@@ -162,6 +164,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "max-rate", 1, 0, 'r' },
 		{ "migrate", 0, 0, 'm' },
 		{ "directory", 0, 0, 'R' },
+		{ "pipe-depth", 1, 0, 'W' },
 		{ "history", 1, 0, 'H' },
 		{ "stuck-s", 1, 0, 'k' },
 		{ "quiet", 0, 0, 'q' },
@@ -264,6 +267,10 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			o->directory = true;
+			break;
+		case 'W':
+			rc = num("--pipe-depth", optarg, 0, 64, &v);
+			o->pipe_depth = (uint32_t)v;
 			break;
 		case 'H':
 			o->history = optarg;
@@ -400,6 +407,7 @@ open_nodes(void)
 			.directory = sim.o.directory,
 			.seed = sim.o.seed,
 			.migrate = sim.o.migrate,
+			.pipe_depth = (uint8_t)sim.o.pipe_depth,
 		};
 		int rc = na_dsm_open(&dc, &sim.topo, &na_transport_sim, true,
 				     &sn->d, err, sizeof(err));
@@ -422,6 +430,28 @@ open_nodes(void)
 		na_sim_at(1000000ull, node_tick, sn, NULL);
 	}
 	return 0;
+}
+
+/* PIPE write-backs of every node (docs/PIPE.md). */
+static void
+pipe_summary(FILE *f)
+{
+	uint64_t v[5] = { 0 };
+
+	for (uint32_t i = 0; i < sim.n_nodes; i++) {
+		const struct na_node *n = &sim.node[i].d->node;
+
+		v[0] += n->st.req.writebacks;
+		v[1] += n->st.req.diff_writebacks;
+		v[2] += n->st.req.diffs_empty;
+		v[3] += n->home.st.diffs_applied;
+		v[4] += n->home.st.diff_frames;
+	}
+	fprintf(f,
+		"\"writebacks\":%" PRIu64 ",\"diff_writebacks\":%" PRIu64
+		",\"diffs_empty\":%" PRIu64 ",\"diffs_applied\":%" PRIu64
+		",\"diff_frames\":%" PRIu64,
+		v[0], v[1], v[2], v[3], v[4]);
 }
 
 static void
@@ -468,6 +498,8 @@ print_summary(FILE *f, double wall_s, bool stuck)
 			lcf_action_name((enum lcf_action)a), pc->action[a]);
 		first = false;
 	}
+	fprintf(f, "},\"pipe\":{");
+	pipe_summary(f);
 	fprintf(f, "}}\n");
 }
 

@@ -74,6 +74,8 @@ usage(FILE *f)
 		"                       switch; the shadow node sends cold ones back\n"
 		"  --migrate-k K        blocks migrated per epoch at most (default 1000)\n"
 		"  --epoch-ms MS        migration epoch and hotness report period (10)\n"
+		"  --pipe-depth W       PIPE diff write-back of evictions, credit window\n"
+		"                       of W frames (docs/PIPE.md; default 0: off)\n"
 		"  --zipf THETA         micro: shared blocks drawn Zipf(THETA), shared\n"
 		"                       block 0 the hottest (default 0: uniform)\n"
 		"  --cache-mb M         local cache size (default 64)\n"
@@ -127,6 +129,7 @@ enum {
 	O_ZIPF,
 	O_COHERENCE,
 	O_START_AT,
+	O_PIPE_DEPTH,
 };
 
 static const struct option opts[] = {
@@ -161,6 +164,7 @@ static const struct option opts[] = {
 	{ "zipf", required_argument, NULL, O_ZIPF },
 	{ "coherence", required_argument, NULL, O_COHERENCE },
 	{ "start-at", required_argument, NULL, O_START_AT },
+	{ "pipe-depth", required_argument, NULL, O_PIPE_DEPTH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -274,8 +278,11 @@ parse(int argc, char **argv, struct args *a)
 		case O_CACHE_BLOCKS:
 		case O_MIGRATE_K:
 		case O_EPOCH:
+		case O_PIPE_DEPTH:
 			if (num(o, optarg, 0, 4294967295.0, &v) < 0)
 				return -1;
+			if (c == O_PIPE_DEPTH)
+				a->dc.pipe_depth = (uint8_t)(v > 64 ? 64 : v);
 			if (c == O_NODE) {
 				a->dc.node = (uint16_t)v;
 				a->node_set = true;
