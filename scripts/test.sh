@@ -73,6 +73,10 @@ step "TPC-C: aborts at distribution ratio 0.3, an injected bug caught" \
 	scripts/test-app-tpcc.sh --mode home
 step "PageRank: SNAP input, malformed input refused" \
 	scripts/test-app-pagerank.sh --mode home
+# ~20 s: SABRes torn objects, validate-on-hit stale reads, PIPE diff round
+# trips (correctness counters of the three benchmarks, never speed)
+step "other papers' mechanisms (smoke: SABRes, validate-on-hit, PIPE)" \
+	scripts/bench-seeds.sh --smoke --out /tmp/swswitch-bench-seeds-smoke
 
 echo
 if ((${#failed[@]})); then
