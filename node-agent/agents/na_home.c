@@ -75,18 +75,6 @@ home_req(struct na_home *h, const struct lcf_msg *m)
 	return &h->req[(size_t)m->node * h->tpn + m->thread];
 }
 
-static void
-reply_hdr(const struct lcf_msg *m, struct lcf_msg *r, uint8_t type)
-{
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->node = m->node;
-	r->thread = m->thread;
-	r->seq = m->seq;
-	r->tag = m->tag;
-	r->dst_node = m->node;
-}
-
 /* Send (or re-send) the decision for the requester's event `m`. */
 static void
 emit_decision(struct na_home *h, const struct lcf_msg *m,
@@ -94,7 +82,7 @@ emit_decision(struct na_home *h, const struct lcf_msg *m,
 {
 	struct lcf_msg r;
 
-	reply_hdr(m, &r, NA_MSG_ACK);
+	na_reply_hdr(m, &r, NA_MSG_ACK);
 	r.gstatus = d->gs;
 	r.copyset = d->cs;
 	r.aux = na_aux_orig(d->type, h->self);
@@ -284,7 +272,7 @@ abort_event(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		passed = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
 		break;
 	}
-	reply_hdr(m, &r, NA_MSG_ABORT_ACK);
+	na_reply_hdr(m, &r, NA_MSG_ABORT_ACK);
 	r.flags = passed ? LCF_F_FAIL : 0;
 	r.aux = na_aux_orig(m->type, h->self);
 	na_out_push(out, m->node, &r, NULL);
@@ -323,7 +311,7 @@ unlock(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		}
 		break;
 	}
-	reply_hdr(m, &r, NA_MSG_UNLOCK_ACK);
+	na_reply_hdr(m, &r, NA_MSG_UNLOCK_ACK);
 	r.gstatus = b->gs;
 	r.copyset = b->cs;
 	r.aux = na_aux_orig(m->type, h->self);
@@ -352,7 +340,7 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	memcpy(h->mem + ((uint64_t)idx << h->block_shift) + m->aux, payload,
 	       len);
 	h->st.writebacks++;
-	reply_hdr(m, &r, NA_MSG_WB_ACK);
+	na_reply_hdr(m, &r, NA_MSG_WB_ACK);
 	r.aux = m->aux;
 	na_out_push(out, m->node, &r, NULL);
 }
@@ -381,7 +369,7 @@ alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	case NA_LE_DUPLICATE:
 		break;
 	}
-	reply_hdr(m, &r, NA_MSG_ALLOC_REPLY);
+	na_reply_hdr(m, &r, NA_MSG_ALLOC_REPLY);
 	r.aux = m->aux;
 	if (!rq->alloc_addr) {
 		r.flags = LCF_F_FAIL;

@@ -20,18 +20,6 @@ all_chunks(uint32_t n)
 	return n >= 64 ? ~0ull : (1ull << n) - 1;
 }
 
-static void
-reply_hdr(const struct lcf_msg *m, struct lcf_msg *r, uint8_t type)
-{
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->node = m->node;
-	r->thread = m->thread;
-	r->seq = m->seq;
-	r->tag = m->tag;
-	r->dst_node = m->node;
-}
-
 /* The one SABRE_DATA a chunk request gets: the chunk, or FAIL. */
 static void
 send_chunk(const struct lcf_msg *m, uint32_t chunk, const uint8_t *data,
@@ -39,7 +27,7 @@ send_chunk(const struct lcf_msg *m, uint32_t chunk, const uint8_t *data,
 {
 	struct lcf_msg r;
 
-	reply_hdr(m, &r, NA_MSG_SABRE_DATA);
+	na_reply_hdr(m, &r, NA_MSG_SABRE_DATA);
 	r.aux = (uint32_t)reason << 24 | chunk;
 	if (reason) {
 		r.flags = LCF_F_FAIL;
@@ -102,7 +90,7 @@ maybe_finish(struct na_sabres *s, struct na_sab_entry *e, const uint8_t *mem,
 	if (!e->reason && e->base_inval &&
 	    na_sab_version(mem + e->off) != e->version)
 		set_reason(s, e, NA_SAB_CHANGED);
-	reply_hdr(m, &r, NA_MSG_SABRE_VALID);
+	na_reply_hdr(m, &r, NA_MSG_SABRE_VALID);
 	r.aux = (uint32_t)e->reason << 24 |
 		(uint32_t)__builtin_popcountll(e->read);
 	if (e->reason)
@@ -214,7 +202,7 @@ na_sabres_handle(struct na_sabres *s, const uint8_t *mem, uint64_t mem_size,
 				   out);
 			return;
 		}
-		reply_hdr(m, &r, NA_MSG_SABRE_VALID);
+		na_reply_hdr(m, &r, NA_MSG_SABRE_VALID);
 		r.flags = LCF_F_FAIL;
 		r.aux = (uint32_t)NA_SAB_BAD << 24;
 		na_out_push(out, m->node, &r, NULL);
@@ -238,7 +226,7 @@ na_sabres_handle(struct na_sabres *s, const uint8_t *mem, uint64_t mem_size,
 		} else {
 			struct lcf_msg r;
 
-			reply_hdr(m, &r, NA_MSG_SABRE_VALID);
+			na_reply_hdr(m, &r, NA_MSG_SABRE_VALID);
 			r.flags = LCF_F_FAIL;
 			r.aux = (uint32_t)NA_SAB_FULL << 24;
 			na_out_push(out, m->node, &r, NULL);

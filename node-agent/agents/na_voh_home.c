@@ -92,25 +92,12 @@ set_epoch(const struct na_voh_home *v, int64_t idx, struct lcf_msg *r)
 	r->gstatus = (uint8_t)(e >> 8);
 }
 
-static void
-hdr(const struct lcf_msg *m, struct lcf_msg *r, uint8_t type)
-{
-	memset(r, 0, sizeof(*r));
-	r->version = LCF_VERSION;
-	r->type = type;
-	r->node = m->node;
-	r->thread = m->thread;
-	r->seq = m->seq;
-	r->tag = m->tag;
-	r->dst_node = m->node;
-}
-
 /* VOH_VERSION answering `m` (VREAD, VRPC or DONE). */
 static void
 version_reply(const struct na_voh_home *v, const struct lcf_msg *m,
 	      struct lcf_msg *r, int64_t idx, bool fail)
 {
-	hdr(m, r, NA_MSG_VOH_VERSION);
+	na_reply_hdr(m, r, NA_MSG_VOH_VERSION);
 	r->aux = na_aux_orig(m->type, v->h->self);
 	if (fail || idx < 0 || !home_owned(v->h, idx))
 		r->flags = LCF_F_FAIL;
@@ -243,7 +230,7 @@ request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 	b = vblk(v, idx);
 	if (!home_owned(v->h, idx) || !b) {
 		v->st.refused++;
-		hdr(m, &f, NA_MSG_VOH_PROCEED);
+		na_reply_hdr(m, &f, NA_MSG_VOH_PROCEED);
 		f.flags = LCF_F_FAIL;
 		f.aux = na_aux_orig(m->type, v->h->self);
 		na_out_push(out, m->node, &f, NULL);
@@ -319,7 +306,7 @@ done(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx, uint32_t who,
 	}
 	if (r->state == NA_VR_DONE) {
 		v->st.duplicates++;
-		hdr(m, &a, NA_MSG_VOH_VERSION);
+		na_reply_hdr(m, &a, NA_MSG_VOH_VERSION);
 		a.aux = na_aux_orig(m->type, v->h->self);
 		a.copyset = r->ver;
 		set_epoch(v, idx, &a);

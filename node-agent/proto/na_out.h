@@ -29,6 +29,21 @@ struct na_out {
 	struct na_out_msg m[NA_OUT_MAX];
 };
 
+/** The header of a reply to `m`: same requester, event and block, sent
+ * back to the requester's node, of type `type`; the rest zero. */
+static inline void
+na_reply_hdr(const struct lcf_msg *m, struct lcf_msg *r, uint8_t type)
+{
+	memset(r, 0, sizeof(*r));
+	r->version = LCF_VERSION;
+	r->type = type;
+	r->node = m->node;
+	r->thread = m->thread;
+	r->seq = m->seq;
+	r->tag = m->tag;
+	r->dst_node = m->node;
+}
+
 static inline void
 na_out_reset(struct na_out *o)
 {
