@@ -11,12 +11,13 @@ failed=()
 step() {
 	local name=$1
 	shift
+	local t0=$SECONDS
 	echo
 	echo "=== $name ==="
 	if "$@"; then
-		echo "=== $name: PASS ==="
+		echo "=== $name: PASS ($((SECONDS - t0)) s) ==="
 	else
-		echo "=== $name: FAIL ==="
+		echo "=== $name: FAIL ($((SECONDS - t0)) s) ==="
 		failed+=("$name")
 	fi
 }
@@ -39,6 +40,8 @@ step "differential check: lib/lcf vs the reference (10^6 passes)" \
 	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
 [ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 [ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
+# seconds without the compiler ("skipped"); with P4C_BAREFOOT set, minutes
+step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.sh
 [ -f node-agent/checker/test_check_history.py ] &&
 	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
 # ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
@@ -79,6 +82,7 @@ step "other papers' mechanisms (smoke: SABRes, validate-on-hit, PIPE)" \
 	scripts/bench-seeds.sh --smoke --out /tmp/swswitch-bench-seeds-smoke
 
 echo
+echo "total: $SECONDS s"
 if ((${#failed[@]})); then
 	echo "FAILED: ${failed[*]}"
 	exit 1

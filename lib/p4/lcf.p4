@@ -47,10 +47,6 @@
 
 #define LCF_SLOTS (32w1 << LCF_SLOT_BITS)
 
-/* Every metadata field starts at 0 (the stages rely on hit, placed,
- * ins_done, bad_way, rv_init, ... being 0 when nothing wrote them). */
-@pa_auto_init_metadata
-
 #include "lcf_headers.p4"
 #include "lcf_parser.p4"
 #include "lcf_validate.p4"
@@ -65,6 +61,12 @@
 #define LCF_LCS(w) \
     lcs##w.apply(hdr, md, md.rv##w, md.slot##w)
 
+/* Every metadata field starts at 0 (the stages rely on hit, placed,
+ * ins_done, bad_way, rv_init, ... being 0 when nothing wrote them).
+ * bf-p4c collects this pragma from any annotation in the program: it sits
+ * on the ingress control, which the compiler never removes (on a constant
+ * it could vanish with the constant). */
+@pa_auto_init_metadata
 control LcfIngress(inout lcf_headers_t hdr,
                    inout lcf_ig_md_t md,
                    in ingress_intrinsic_metadata_t ig_intr_md,
@@ -169,11 +171,16 @@ control LcfIngress(inout lcf_headers_t hdr,
             /* stage W+4 */
             scoreboard.apply(hdr, md);
             forward.apply(hdr, md);
-            /* stage W+5 */
-            dispatch.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
         }
 
-        if (md.l2 == 1) {
+        /* stage W+5. Dispatch and L2 both write the bridge header and the
+         * egress port: as two branches of one if/else they are exclusive,
+         * so the compiler puts them in one stage instead of ordering them
+         * (a write-after-write dependency, one more stage). */
+        if (md.to_lcf == 1 && hdr.lcf.isValid() && md.drop == 0 &&
+            md.l2 == 0) {
+            dispatch.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
+        } else if (md.l2 == 1) {
             l2.apply(hdr, md, ig_intr_md, ig_tm_md);
         }
     }

@@ -50,15 +50,21 @@ control LcfDispatch(inout lcf_headers_t hdr,
     /* ---- outcomes ---- */
 
     /* C pass_first(), tag miss: to home, IN_SWITCH and DATA_PROVIDER clear. */
-    action d_tag_miss() {
+    action to_home_on_miss() {
         lcf_copy(md.home);
         ig_tm_md.ucast_egress_port = md.home_port;
-        hdr.lcf.flags = hdr.lcf.flags & ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
         lcf_action_ctr.count(LCF_A_TAG_MISS_HOME);
     }
+    action d_tag_miss() {
+        to_home_on_miss();
+        hdr.lcf.flags = hdr.lcf.flags & ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+    }
+    /* The same with FAIL set: C's (flags & ~(IN_SWITCH | DATA_PROVIDER)) |
+     * FAIL is FAIL, as the validate table drops reserved flag bits. One
+     * write: a container takes one instruction per action. */
     action d_tag_miss_aborted() {
-        d_tag_miss();
-        hdr.lcf.flags = hdr.lcf.flags | LCF_F_FAIL;
+        to_home_on_miss();
+        hdr.lcf.flags = LCF_F_FAIL;
     }
     /* C pass_abort(), a copy passed: ABORT_ACK | FAIL from the switch, the
      * packet's own gstatus/copyset (no lock stage) */
@@ -298,12 +304,12 @@ control LcfDispatch(inout lcf_headers_t hdr,
         size = 4;
     }
 
+    /* Applied only to an LCF frame that is neither dropped nor L2 traffic
+     * (LcfIngress). */
     apply {
-        if (md.drop == 0 && md.l2 == 0) {
-            dispatch.apply();
-            if (md.hit == 1 && md.lu_stale == 0 && md.sb_over == 0) {
-                retransmit.apply();
-            }
+        dispatch.apply();
+        if (md.hit == 1 && md.lu_stale == 0 && md.sb_over == 0) {
+            retransmit.apply();
         }
     }
 }

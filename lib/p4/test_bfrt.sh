@@ -15,6 +15,16 @@ gen="$here/topo_to_bfrt.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The names the compiler wrote: BFRT_JSON (a bf-rt.json, e.g. from
+# lib/p4/compile.sh --out DIR), else the committed reduction.
+names=""
+if [ -n "${BFRT_JSON:-}" ]; then
+    python3 "$here/bfrt_names.py" "$BFRT_JSON" -o "$tmp/names.json" || exit 1
+    names="$tmp/names.json"
+elif [ -f "$here/bfrt-names.json" ]; then
+    names="$here/bfrt-names.json"
+fi
+
 topo="$root/topo/demo4.json"
 if [ ! -f "$topo" ]; then
     topo="$tmp/inline.json"
@@ -31,10 +41,11 @@ if [ ! -f "$topo" ]; then
 EOF
 fi
 
-python3 - "$gen" "$topo" "$tmp" <<'PYEOF'
+python3 - "$gen" "$topo" "$tmp" "$names" <<'PYEOF'
 import json, subprocess, sys
 
-gen, topo_path, tmp = sys.argv[1:4]
+gen, topo_path, tmp, names_path = sys.argv[1:5]
+every_call = []     # every recorded bfrt call, for the names check
 passed = failed = 0
 # crc32c(seed 1, 8 zero bytes) & 0x1f, the default seed's prov_k: the value
 # of C lcf_crc32c_u64(1, 0) (0x493c7d27, asserted in lib/tests/test_pipeline_events.c)
@@ -59,6 +70,7 @@ class Rec:
     def __call__(self, *args, **kw):
         tbl, _, meth = self._path.rpartition(".")
         self._log.append((tbl, meth, args, kw))
+        every_call.append((tbl, meth, kw))
         return self
 
 def run(port_map=None, topo=topo_path):
@@ -278,6 +290,57 @@ p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "not a node" in p.stderr,
       "--node-failed refuses a node outside the topology")
+
+# every table, action, key and data field the generated scripts use exists,
+# by bfrt_python's names, in the compiler's bf-rt.json
+def name_problems(calls, names):
+    tables = names["tables"]
+    probs = set()
+    for tbl, meth, kw in calls:
+        if not tbl.startswith("lcf.pipe."):
+            continue            # bfrt.pre, bfrt.mirror, bfrt.port: fixed
+        t = tbl[len("lcf."):]
+        if t not in tables:
+            probs.add("table %s" % t)
+            continue
+        e = tables[t]
+        allowed = set()
+        if "_with_" in meth:
+            act = meth.split("_with_", 1)[1]
+            if act not in e["actions"]:
+                probs.add("action %s of %s" % (act, t))
+                continue
+            allowed = set(e["keys"]) | set(e["actions"][act])
+        elif meth == "add":                 # parser value set
+            allowed = set(e["keys"])
+        elif meth == "mod":                 # register
+            allowed = set(e["keys"]) | set(e["data"]) | {"pipe"}
+        elif meth not in ("clear", "dump", "get"):
+            probs.add("method %s of %s" % (meth, t))
+            continue
+        for k in kw:
+            base = k[:-5] if k.endswith("_mask") and k[:-5] in e["keys"] else k
+            if base not in allowed:
+                probs.add("field %s of %s.%s" % (k, t, meth))
+    return sorted(probs)
+
+if names_path:
+    names = json.load(open(names_path))
+    probs = name_problems(every_call, names)
+    check(not probs, "every table, action, key and data field used is in "
+          "bf-rt.json (%s)%s" % (names_path, "".join("\n       missing: " + x for x in probs)))
+    # the check can fail: a renamed table and a renamed register field
+    broken = json.loads(json.dumps(names))
+    tb = broken["tables"]
+    tb["pipe.LcfIngress.prepare.node_table"] = tb.pop("pipe.LcfIngress.prepare.node_tbl")
+    lu = tb["pipe.LcfIngress.last_unlock.last_unlock"]
+    lu["data"] = [("opened" if d == "open" else d) for d in lu["data"]]
+    got = name_problems(every_call, broken)
+    check(any("node_tbl" in x for x in got) and any("open of" in x for x in got),
+          "the names check catches a renamed table and register field")
+else:
+    print("skip names check: no bf-rt.json (set BFRT_JSON, or commit "
+          "lib/p4/bfrt-names.json with lib/p4/bfrt_names.py)")
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
