@@ -153,7 +153,7 @@ class Traffic:
             elif k == 1:
                 m.tag = (rng.choice([3, 7, 31]) << (48 - self.t.shift)) | 4096
             elif k == 2:
-                m.type = rng.choice([0x0b, 0x10, 0x13, 0x20])
+                m.type = rng.choice([0x0c, 0x10, 0x14, 0x20])
             else:
                 self.sent.append((m, (m.node + 1) % self.t.n_ports))
                 return m.copy(), (m.node + 1) % self.t.n_ports
