@@ -193,14 +193,14 @@ def abort_to_home(req, home):
     return e
 
 
-def version(req, gstatus, ver, epoch, busy=False):
+def version(req, gstatus, ver, busy=False):
     """PROTOCOL 4.10: VERSION (0x14) to the requester from the switch on a
-    tag hit: IN_SWITCH, the block's gstatus, copyset = the 32-bit version,
-    aux = 0x0b << 24 | busy (write lock held) << 16 | the 16-bit epoch."""
+    tag hit: IN_SWITCH, the block's gstatus, copyset = the 32-bit VERSION
+    register, aux = 0x0b << 24 | busy (write lock held) << 16."""
     e = to_node(req.node, "switch")
     l = {"type": "VERSION", "flags": ["IN_SWITCH"], "gstatus": gstatus,
          "copyset": ver, "dst_node": req.node, "len": 0,
-         "aux": hx(11 << 24 | (0x10000 if busy else 0) | epoch)}
+         "aux": hx(11 << 24 | (0x10000 if busy else 0))}
     l.update(req.same())
     e["lcf"] = l
     return e
@@ -1275,19 +1275,19 @@ def versions():
     r1 = Req("READ_MISS", 0, x, seq=2)
     v2 = Req("VERSION_READ", 1, x, seq=1)
     vector(n, "version-read-hit", T3,
-           "Node 1 adds X (Shared {2}) with seq 7: VERSION = {epoch 7, version 0}. "
-           "A VERSION_READ from node 0 is answered by the switch with the version "
-           "(in the copyset field), the epoch and the busy bit in aux; it takes no "
-           "lock and changes no register. A READ_MISS (a read grant) does not bump "
-           "the version: node 1's VERSION_READ, while node 0 holds the read lock, "
-           "reads version 0, not busy (the writer bit is clear).",
+           "Node 1 adds X (Shared {2}) with seq 7: VERSION = 7 << 16 (the epoch in "
+           "the upper half). A VERSION_READ from node 0 is answered by the switch "
+           "with the VERSION (in the copyset field) and the busy bit in aux; it "
+           "takes no lock and changes no register. A READ_MISS (a read grant) does "
+           "not bump it: node 1's VERSION_READ, while node 0 holds the read lock, "
+           "reads 0x70000, not busy (the writer bit is clear).",
            "PROTOCOL 4.10; docs/VALIDATE.md 'Switch-owned blocks'",
            [add(n, T3, 1, 0, "Shared", [2], seq=7),
-            step(v1, [version(v1, "Shared", 0, 7)], "VERSION_READ: version 0, epoch 7"),
+            step(v1, [version(v1, "Shared", 0x70000)], "VERSION_READ: 0x70000"),
             step(r1, [forward(r1, 2, "Shared", [2], dp=True)],
                  "node 0 READ_MISS: read lock, to the provider node 2"),
-            step(v2, [version(v2, "Shared", 0, 7)],
-                 "node 1 VERSION_READ under a read lock: version 0, not busy")],
+            step(v2, [version(v2, "Shared", 0x70000)],
+                 "node 1 VERSION_READ under a read lock: 0x70000, not busy")],
            {"version_read_hit": 2, "version_read_miss": 0,
             "forward_data_provider_shared": 1})
 
@@ -1300,31 +1300,32 @@ def versions():
     vb = Req("VERSION_READ", 1, x, seq=2)
     wm2 = Req("WRITE_MISS", 2, x, seq=2)
     vc = Req("VERSION_READ", 1, x, seq=3)
-    vector(n, "version-bump-on-write-grant", T3,
-           "Every pass that forwards a WRITE_MISS or WRITE_SHARED (a write grant) "
-           "bumps the block's version in the same pass; a refused one does not. "
-           "Node 0's WRITE_SHARED on X (Shared {0,2}, epoch 9) is granted: version 1, "
-           "and a VERSION_READ while the write lock is held says busy. Node 2's "
-           "WRITE_MISS is NACKed (lock busy): no bump. After node 0's WRITE_UNLOCK "
-           "(Modified {0}) the version reads 1, not busy; node 2's next WRITE_MISS "
-           "is forwarded to the owner: version 2, busy.",
+    vector(n, "version-bump-on-write-request", T3,
+           "Every first pass of a WRITE_MISS or WRITE_SHARED that hits and is not "
+           "stale adds 1 to the block's VERSION in its LOCK stage, granted or not "
+           "(every write grant is counted; the verdict comes later). Node 0's "
+           "WRITE_SHARED on X (Shared {0,2}, ADDed with seq 9: 0x90000) is granted: "
+           "0x90001, and a VERSION_READ while the write lock is held says busy. "
+           "Node 2's WRITE_MISS is NACKed (lock busy): 0x90002. After node 0's "
+           "WRITE_UNLOCK (Modified {0}) it reads 0x90002, not busy; node 2's next "
+           "WRITE_MISS is forwarded to the owner: 0x90003, busy.",
            "PROTOCOL 4.10, 4.2; docs/VALIDATE.md 'Switch-owned blocks'; "
            "docs/MODEL.md vohsw.pml",
            [add(n, T3, 1, 0, "Shared", [0, 2], seq=9),
             step(ws, [forward(ws, 2, "Shared", [0, 2])],
-                 "node 0 WRITE_SHARED: write lock, invalidation to node 2; version 1"),
-            step(va, [version(va, "Shared", 1, 9, busy=True)],
-                 "VERSION_READ: version 1, busy (write lock held)"),
+                 "node 0 WRITE_SHARED: write lock, invalidation to node 2; 0x90001"),
+            step(va, [version(va, "Shared", 0x90001, busy=True)],
+                 "VERSION_READ: 0x90001, busy (write lock held)"),
             step(wm, [nack(wm, "Shared", [0, 2])],
-                 "node 2 WRITE_MISS: lock busy, NACK, no bump"),
+                 "node 2 WRITE_MISS: lock busy, NACK; 0x90002"),
             step(wu, [unlock_ack(wu, "Modified", [0])],
                  "node 0 WRITE_UNLOCK: Modified {0}"),
-            step(vb, [version(vb, "Modified", 1, 9)],
-                 "VERSION_READ: version 1, not busy"),
+            step(vb, [version(vb, "Modified", 0x90002)],
+                 "VERSION_READ: 0x90002, not busy"),
             step(wm2, [forward(wm2, 0, "Modified", [0], dp=True)],
-                 "node 2 WRITE_MISS seq 2: to the owner node 0; version 2"),
-            step(vc, [version(vc, "Modified", 2, 9, busy=True)],
-                 "VERSION_READ: version 2, busy")],
+                 "node 2 WRITE_MISS seq 2: to the owner node 0; 0x90003"),
+            step(vc, [version(vc, "Modified", 0x90003, busy=True)],
+                 "VERSION_READ: 0x90003, busy")],
            {"version_read_hit": 3, "nack_lock_busy": 1, "multicast_invalidate": 1,
             "forward_owner_modified": 1, "unlock_executed": 1})
 

@@ -53,16 +53,13 @@ struct lcf_lu {
 };
 
 /*
- * VERSION entry of one slot (docs/PROTOCOL.md 4.10), a paired register
- * beside the slot's LOCK: the migration epoch the block was ADDed with (the
- * ADD's seq, low 16 bits) and the number of write grants since. Written by
- * the ADD's second pass, bumped by every pass that forwards a WRITE_MISS or
- * WRITE_SHARED, read by VERSION_READ; one read-modify-write per pass.
+ * VERSION of one slot (docs/PROTOCOL.md 4.10), a 32-bit register beside the
+ * slot's LOCK: the ADD's second pass writes (seq & 0xffff) << 16 (the
+ * migration epoch), every first pass of a WRITE_MISS or WRITE_SHARED that
+ * hits and is not stale adds 1, VERSION_READ reads it; one read-modify-write
+ * per pass, in the stage of the hit way's LOCK.
  */
-struct lcf_ver {
-	uint32_t epoch;
-	uint32_t version;
-};
+#define LCF_VER_EPOCH_SHIFT 16
 
 static inline bool
 lcf_sb_is_count(uint32_t c)
@@ -81,7 +78,7 @@ struct lcf_pipeline {
 	uint32_t summary_mask;
 	uint64_t *tag[LCF_MAX_WAYS];         /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
-	struct lcf_ver *ver[LCF_MAX_WAYS];   /* VERSION way w */
+	uint32_t *ver[LCF_MAX_WAYS];         /* VERSION way w */
 	struct lcf_sb (*sb)[2];     /* SCOREBOARD [requester][parity] */
 	struct lcf_lu *last_unlock; /* [requester] */
 
@@ -176,7 +173,7 @@ lcf_way_seed(const struct lcf_pipeline_config *cfg, uint32_t way)
 void lcf_version_add(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		     uint32_t seq);
 
-/** A WRITE_MISS / WRITE_SHARED pass on (way, slot) is forwarded: bump. */
+/** A WRITE_MISS / WRITE_SHARED first pass hit (way, slot), not stale. */
 void lcf_version_bump(struct lcf_pipeline *p, uint32_t way, uint32_t slot);
 
 /**

@@ -628,6 +628,12 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 		return;
 	}
 	lcf_stage_lock(p, phv, write);
+	/* The VERSION beside the LOCK: every write request that could be
+	 * granted counts (the verdict comes later on a Tofino). */
+	if (phv->m->type == LCF_T_WRITE_MISS ||
+	    phv->m->type == LCF_T_WRITE_SHARED)
+		lcf_version_bump(p, (uint32_t)phv->hit_way,
+				 phv->slot[phv->hit_way]);
 	chk = lcf_table_check(phv);
 	lcf_stage_sb_request(p, phv, phv->lock_taken && chk);
 	if (!phv->lock_taken && !phv->sb_held) {
@@ -652,11 +658,6 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	}
 	if (!phv->lock_taken)
 		p->ctr.action[LCF_A_RETRANSMIT_PASS]++;
-	/* A write permission granted: the VERSION stage counts it. */
-	if (phv->m->type == LCF_T_WRITE_MISS ||
-	    phv->m->type == LCF_T_WRITE_SHARED)
-		lcf_version_bump(p, (uint32_t)phv->hit_way,
-				 phv->slot[phv->hit_way]);
 	lcf_table_forward(p, phv, res);
 }
 

@@ -22,8 +22,8 @@
  *   4  check table            (Table 2)
  *   5  SCOREBOARD             (per requester and seq parity: {seq, count})
  *   6  forward table          (Table 3) + data-provider selection
- *   7  VERSION way 0..W-1     (hit way only: VERSION_READ, write grants,
- *                              ADD; lcf_version.c)
+ *   3' VERSION way 0..W-1     (beside LOCK, hit way only: VERSION_READ,
+ *                              write requests, ADD; lcf_version.c)
  */
 #ifndef LCF_PIPELINE_H
 #define LCF_PIPELINE_H
@@ -195,8 +195,7 @@ struct lcf_block_view {
 	uint16_t lock;
 	uint8_t gstatus;
 	uint32_t copyset;
-	uint16_t epoch;   /* VERSION: the ADD's seq (low 16 bits) */
-	uint32_t version; /* VERSION: write grants since the ADD */
+	uint32_t version; /* VERSION: ADD seq << 16 + write requests since */
 };
 
 /* What a SCOREBOARD entry says of its event (docs/PROTOCOL.md 4.2). */
@@ -226,7 +225,7 @@ struct lcf_footprint {
 	uint64_t copyset;
 	uint64_t scoreboard;
 	uint64_t last_unlock;
-	uint64_t version; /* paired 32-bit epoch and version per slot */
+	uint64_t version; /* 32-bit VERSION per slot */
 	uint64_t total;
 };
 
@@ -269,7 +268,7 @@ void lcf_pipeline_config_from_topo(const struct topo *t,
 /**
  * Register-array footprint of a configuration, in bytes, counting each array
  * at its hardware width (TAG 64, LOCK 16, G-STATUS 8, COPYSET 32 bits per
- * slot; VERSION 64 bits (paired 32-bit epoch and version) per slot;
+ * slot; VERSION 32 bits per slot;
  * SCOREBOARD 2 x 64 bits (paired 32-bit seq and count) and LAST-UNLOCK 64
  * bits (paired 32-bit seq and open flag) per requester).
  */

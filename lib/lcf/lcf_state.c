@@ -55,7 +55,7 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->copyset = slots * 4;
 	fp->scoreboard = reqs * 2 * sizeof(struct lcf_sb);
 	fp->last_unlock = reqs * sizeof(struct lcf_lu);
-	fp->version = slots * sizeof(struct lcf_ver);
+	fp->version = slots * sizeof(uint32_t);
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
 		    fp->scoreboard + fp->last_unlock + fp->version;
 }
@@ -129,7 +129,7 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 	if (p->sb == NULL || p->last_unlock == NULL)
 		goto nomem;
 	for (uint32_t w = 0; w < cfg->ways; w++) {
-		p->ver[w] = calloc(cfg->slots_per_way, sizeof(struct lcf_ver));
+		p->ver[w] = calloc(cfg->slots_per_way, sizeof(uint32_t));
 		if (p->ver[w] == NULL)
 			goto nomem;
 	}
@@ -161,8 +161,7 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 		memset(p->tag[w], 0, p->cfg.slots_per_way * sizeof(uint64_t));
 		memset(p->meta[w], 0,
 		       p->cfg.slots_per_way * sizeof(struct lcf_meta));
-		memset(p->ver[w], 0,
-		       p->cfg.slots_per_way * sizeof(struct lcf_ver));
+		memset(p->ver[w], 0, p->cfg.slots_per_way * sizeof(uint32_t));
 	}
 	memset(p->summary, 0, (size_t)p->summary_mask + 1);
 	memset(p->sb, 0, p->n_requesters * sizeof(*p->sb));
@@ -208,8 +207,7 @@ lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
 			v->lock = m->lock;
 			v->gstatus = m->gstatus;
 			v->copyset = m->copyset;
-			v->epoch = (uint16_t)p->ver[w][s].epoch;
-			v->version = p->ver[w][s].version;
+			v->version = p->ver[w][s];
 			return 0;
 		}
 	}
@@ -278,7 +276,7 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 				 p->cfg.slots_per_way *
 					 sizeof(struct lcf_meta));
 		h = digest_words(h, p->ver[w],
-				 p->cfg.slots_per_way * sizeof(struct lcf_ver));
+				 p->cfg.slots_per_way * sizeof(uint32_t));
 	}
 	h = digest_words(h, p->sb, p->n_requesters * sizeof(*p->sb));
 	h = digest_words(h, p->last_unlock,

@@ -2,7 +2,8 @@
  * SPIN model of validate-on-hit for a block the switch owns
  * (docs/VALIDATE.md "Switch-owned blocks", docs/PROTOCOL.md "VERSION_READ"):
  * the switch keeps a VERSION register beside the block's LOCK, bumped by
- * every pass that grants write permission (WRITE_MISS, WRITE_SHARED); a
+ * every WRITE_MISS and WRITE_SHARED that reaches the LOCK stage, granted or
+ * not (so by every pass that grants write permission); a
  * VERSION_READ (0x0b) reads it with the LOCK's writer bit, takes no lock and
  * changes nothing, and the switch answers VERSION (0x14). A reader serves its
  * validated copy when the version equals the copy's stamp; a copy is
@@ -143,14 +144,16 @@ end:	do
 				fi
 			fi
 		:: k == WMISS || k == WSH ->
+			/* the VERSION beside the LOCK counts every write
+			 * request, granted or not (the verdict comes later) */
+			if
+			:: k == WSH && NOBUMP_WS -> skip
+			:: else -> ver++
+			fi;
 			if
 			:: lockw || lockr > 0 -> toreq[t] ! NACK, 0, 0, 0, 0
 			:: else ->
 				lockw = 1;
-				if
-				:: k == WSH && NOBUMP_WS -> skip
-				:: else -> ver++
-				fi;
 				if
 				:: cs & 2 -> tocache[1] ! INV, t;
 					toreq[t] ! GRANT, 0, mem, 0, 1
@@ -312,8 +315,14 @@ proctype writer()
 			}
 		:: else ->
 			/* get M: WRITE_MISS from I, WRITE_SHARED from S */
-			wsh = st[0] == S;
-			tosw ! (wsh -> WSH : WMISS), TW, 0;
+			/* retried after a backoff that outlasts the reader's
+			 * lock (each NACK bumps the version: unbounded
+			 * retries would make it unbounded) */
+			atomic {
+				lockr == 0 ->
+				wsh = st[0] == S;
+				tosw ! (wsh -> WSH : WMISS), TW, 0
+			};
 			acks = 0;
 			grants = 0;
 			do

@@ -182,18 +182,11 @@ lcf_type_from_switch(uint8_t type)
 
 /*
  * VERSION (0x14), the answer to a VERSION_READ (docs/PROTOCOL.md 4.10):
- * `aux` = 0x0b << 24 | LCF_VER_AUX_BUSY (the block's write lock was held) |
- * the block's 16-bit migration epoch; `copyset` carries the 32-bit version.
- * FAIL set and IN_SWITCH clear: the switch does not hold the block.
+ * `copyset` carries the block's 32-bit VERSION register, `aux` = 0x0b << 24
+ * | LCF_VER_AUX_BUSY when the block's write lock was held. FAIL set and
+ * IN_SWITCH clear: the switch does not hold the block.
  */
 #define LCF_VER_AUX_BUSY 0x10000u
-
-/** The epoch a VERSION reply carries. */
-static inline uint16_t
-lcf_ver_epoch(const struct lcf_msg *m)
-{
-	return (uint16_t)m->aux;
-}
 
 /** Decode a wire header at `buf` (at least LCF_HDR_LEN bytes). */
 void lcf_hdr_decode(const void *buf, struct lcf_msg *msg);

@@ -34,7 +34,7 @@ int na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off,
  * VERSION_READ of block `tag` at the switch (docs/VALIDATE.md "Switch-owned
  * blocks"), retransmitted until answered; `seq` is a fresh validate-on-hit
  * seq of the thread.
- * @return 0 with *stamp = NA_VOH_SW | epoch << 32 | version and *busy (the
+ * @return 0 with *stamp = NA_VOH_SW | the 32-bit VERSION and *busy (the
  * block's write lock was held); -ENOTSUP when the switch does not hold the
  * block (or there is no switch: `direct`); -EINTR after dsm_stop.
  */

@@ -25,7 +25,7 @@ struct voh_entry {
 	bool valid;
 	uint64_t tag;
 	uint64_t stamp; /* epoch << 32 | version (na_voh_stamp), or from
-			   the switch NA_VOH_SW | epoch << 32 | version */
+			   the switch NA_VOH_SW | its VERSION register */
 	uint64_t fetched_ns;
 	uint64_t used; /* LRU tick */
 	uint8_t *data;

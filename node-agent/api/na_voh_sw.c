@@ -35,7 +35,7 @@ na_voh_sw_version(struct dsm_thread *t, uint64_t tag, uint32_t seq,
 		return rc;
 	if ((r.m.flags & LCF_F_FAIL) || !(r.m.flags & LCF_F_IN_SWITCH))
 		return -ENOTSUP;
-	*stamp = NA_VOH_SW | (uint64_t)lcf_ver_epoch(&r.m) << 32 | r.m.copyset;
+	*stamp = NA_VOH_SW | r.m.copyset;
 	*busy = r.m.aux & LCF_VER_AUX_BUSY;
 	return 0;
 }
