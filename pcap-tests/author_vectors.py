@@ -36,7 +36,8 @@ def hx(v):
 
 TYPECODE = {"READ_MISS": 1, "WRITE_MISS": 2, "WRITE_SHARED": 3, "EVICT_SHARED": 4,
             "EVICT_MODIFIED": 5, "READ_UNLOCK": 6, "WRITE_UNLOCK": 7,
-            "ADD_TO_SWITCH": 8, "REMOVE_FROM_SWITCH": 9, "ABORT": 10}
+            "ADD_TO_SWITCH": 8, "REMOVE_FROM_SWITCH": 9, "ABORT": 10,
+            "VERSION_READ": 11}
 
 
 class Req:
@@ -189,6 +190,32 @@ def abort_to_home(req, home):
     but IN_SWITCH."""
     e = tag_miss(req, home)
     e["lcf"]["flags"] = ["IN_SWITCH"]
+    return e
+
+
+def version(req, gstatus, ver, busy=False):
+    """PROTOCOL 4.10: VERSION (0x14) to the requester from the switch on a
+    tag hit: IN_SWITCH, the block's gstatus, copyset = the 32-bit VERSION
+    register, aux = 0x0b << 24 | busy (write lock held) << 16."""
+    e = to_node(req.node, "switch")
+    l = {"type": "VERSION", "flags": ["IN_SWITCH"], "gstatus": gstatus,
+         "copyset": ver, "dst_node": req.node, "len": 0,
+         "aux": hx(11 << 24 | (0x10000 if busy else 0))}
+    l.update(req.same())
+    e["lcf"] = l
+    return e
+
+
+def version_not_here(req):
+    """PROTOCOL 4.10: VERSION on a tag miss: FAIL, IN_SWITCH clear,
+    aux = 0x0b << 24, the packet's own gstatus and copyset."""
+    e = to_node(req.node, "switch")
+    l = {"type": "VERSION", "flags": ["FAIL"],
+         "gstatus": req.gstatus if req.gstatus is not None else "Unshared",
+         "copyset": req.copyset if req.copyset is not None else [],
+         "dst_node": req.node, "len": 0, "aux": hx(11 << 24)}
+    l.update(req.same())
+    e["lcf"] = l
     return e
 
 
@@ -1238,6 +1265,89 @@ def scoreboard():
             "nack_check_failed": 1})
 
 
+# ========================================================= F2: VERSION_READ
+
+def versions():
+    T3 = "pcap3.json"
+    n = 73
+    x = tag(n, 1)
+    v1 = Req("VERSION_READ", 0, x, seq=1)
+    r1 = Req("READ_MISS", 0, x, seq=2)
+    v2 = Req("VERSION_READ", 1, x, seq=1)
+    vector(n, "version-read-hit", T3,
+           "Node 1 adds X (Shared {2}) with seq 7: VERSION = 7 << 16 (the epoch in "
+           "the upper half). A VERSION_READ from node 0 is answered by the switch "
+           "with the VERSION (in the copyset field) and the busy bit in aux; it "
+           "takes no lock and changes no register. A READ_MISS (a read grant) does "
+           "not bump it: node 1's VERSION_READ, while node 0 holds the read lock, "
+           "reads 0x70000, not busy (the writer bit is clear).",
+           "PROTOCOL 4.10; docs/VALIDATE.md 'Switch-owned blocks'",
+           [add(n, T3, 1, 0, "Shared", [2], seq=7),
+            step(v1, [version(v1, "Shared", 0x70000)], "VERSION_READ: 0x70000"),
+            step(r1, [forward(r1, 2, "Shared", [2], dp=True)],
+                 "node 0 READ_MISS: read lock, to the provider node 2"),
+            step(v2, [version(v2, "Shared", 0x70000)],
+                 "node 1 VERSION_READ under a read lock: 0x70000, not busy")],
+           {"version_read_hit": 2, "version_read_miss": 0,
+            "forward_data_provider_shared": 1})
+
+    n = 74
+    x = tag(n, 1)
+    ws = Req("WRITE_SHARED", 0, x, seq=1)
+    va = Req("VERSION_READ", 1, x, seq=1)
+    wm = Req("WRITE_MISS", 2, x, seq=1)
+    wu = Req("WRITE_UNLOCK", 0, x, seq=1, gstatus="Modified", copyset=[0])
+    vb = Req("VERSION_READ", 1, x, seq=2)
+    wm2 = Req("WRITE_MISS", 2, x, seq=2)
+    vc = Req("VERSION_READ", 1, x, seq=3)
+    vector(n, "version-bump-on-write-request", T3,
+           "Every first pass of a WRITE_MISS or WRITE_SHARED that hits and is not "
+           "stale adds 1 to the block's VERSION in its LOCK stage, granted or not "
+           "(every write grant is counted; the verdict comes later). Node 0's "
+           "WRITE_SHARED on X (Shared {0,2}, ADDed with seq 9: 0x90000) is granted: "
+           "0x90001, and a VERSION_READ while the write lock is held says busy. "
+           "Node 2's WRITE_MISS is NACKed (lock busy): 0x90002. After node 0's "
+           "WRITE_UNLOCK (Modified {0}) it reads 0x90002, not busy; node 2's next "
+           "WRITE_MISS is forwarded to the owner: 0x90003, busy.",
+           "PROTOCOL 4.10, 4.2; docs/VALIDATE.md 'Switch-owned blocks'; "
+           "docs/MODEL.md vohsw.pml",
+           [add(n, T3, 1, 0, "Shared", [0, 2], seq=9),
+            step(ws, [forward(ws, 2, "Shared", [0, 2])],
+                 "node 0 WRITE_SHARED: write lock, invalidation to node 2; 0x90001"),
+            step(va, [version(va, "Shared", 0x90001, busy=True)],
+                 "VERSION_READ: 0x90001, busy (write lock held)"),
+            step(wm, [nack(wm, "Shared", [0, 2])],
+                 "node 2 WRITE_MISS: lock busy, NACK; 0x90002"),
+            step(wu, [unlock_ack(wu, "Modified", [0])],
+                 "node 0 WRITE_UNLOCK: Modified {0}"),
+            step(vb, [version(vb, "Modified", 0x90002)],
+                 "VERSION_READ: 0x90002, not busy"),
+            step(wm2, [forward(wm2, 0, "Modified", [0], dp=True)],
+                 "node 2 WRITE_MISS seq 2: to the owner node 0; 0x90003"),
+            step(vc, [version(vc, "Modified", 0x90003, busy=True)],
+                 "VERSION_READ: 0x90003, busy")],
+           {"version_read_hit": 3, "nack_lock_busy": 1, "multicast_invalidate": 1,
+            "forward_owner_modified": 1, "unlock_executed": 1})
+
+    n = 75
+    x = tag(n, 1)
+    y = tag(n, 1, 1)
+    vm = Req("VERSION_READ", 0, y, seq=1)
+    rm = Req("REMOVE_FROM_SWITCH", 1, x, seq=3)
+    vx = Req("VERSION_READ", 0, x, seq=2)
+    vector(n, "version-read-miss", T3,
+           "A VERSION_READ for a block the switch does not hold is answered by the "
+           "switch: VERSION with FAIL and IN_SWITCH clear ('not here': the requester "
+           "asks the home). It is not forwarded to the home. After a REMOVE the "
+           "block is not here either.",
+           "PROTOCOL 4.10",
+           [add(n, T3, 1, 0, "Unshared", [], seq=5),
+            step(vm, [version_not_here(vm)], "VERSION_READ of Y (never added): not here"),
+            step(rm, migrate_ack(rm, T3, "Unshared", [], 0), "node 1 removes X"),
+            step(vx, [version_not_here(vx)], "VERSION_READ of X: not here")],
+           {"version_read_miss": 2, "version_read_hit": 0, "tag_miss_to_home": 0})
+
+
 # =================================================================== G: L2
 
 def l2():
@@ -1435,12 +1545,12 @@ def malformed():
 
     n = 107
     cases = []
-    for ty in (0x00, 0x0b, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x1f, 0x80, 0xff):
-        cases.append(("type 0x%02x%s" % (ty, " (a switch reply: spoof)" if 0x10 <= ty <= 0x13 else ""),
+    for ty in (0x00, 0x0c, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x1f, 0x80, 0xff):
+        cases.append(("type 0x%02x%s" % (ty, " (a switch reply: spoof)" if 0x10 <= ty <= 0x14 else ""),
                       Req(ty, 0, base_tag(n)).input()))
     drops(n, "drop-unknown-type", "unknown_type", cases,
-          "Types outside 0x01-0x0a and 0x20-0x7f, including the switch's own reply "
-          "types 0x10-0x13 arriving at the switch (spoofs).")
+          "Types outside 0x01-0x0b and 0x20-0x7f, including the switch's own reply "
+          "types 0x10-0x14 arriving at the switch (spoofs).")
 
     n = 108
     drops(n, "drop-bad-payload-length", "bad_payload_length",
@@ -1527,14 +1637,14 @@ def malformed():
     n = 116
     P = lambda **kw: Req("READ_MISS", 0, tag(n, 1), **kw).input()
     c1 = P(); c1["lcf"]["version"] = 2; c1["lcf"]["flags"] = 0x80
-    c2 = P(gstatus=9); c2["lcf"]["type"] = 0x0b
+    c2 = P(gstatus=9); c2["lcf"]["type"] = 0x0c
     c3 = P(flags=0x10, gstatus=7)
     c4 = P(); c4["lcf"]["len"] = 3; c4["lcf"]["node"] = 40
     c5 = P(gstatus=4); c5["lcf"]["node"] = 33
     c6 = dict(P(), truncate=70)
     c6["lcf"]["version"] = 3
     steps = [step(c1, [], "version 2 and reserved flags: bad_version first"),
-             step(c2, [], "type 0x0b and gstatus 9: unknown_type first"),
+             step(c2, [], "type 0x0c and gstatus 9: unknown_type first"),
              step(c3, [], "flags 0x10 and gstatus 7: reserved_flags_set first"),
              step(c4, [], "len 3 (no payload) and node 40: bad_payload_length first"),
              step(c5, [], "gstatus 4 and node 33: bad_gstatus first"),
@@ -1658,6 +1768,7 @@ def main():
     locks()
     idempotence()
     scoreboard()
+    versions()
     l2()
     malformed()
     framing()

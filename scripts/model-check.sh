@@ -147,6 +147,22 @@ if [ $DEEP = 0 ]; then
 	# The TTL baseline (a copy served without the version read) reads stale.
 	PML=voh.pml run voh-ttl-stale "violation:assertion violated" \
 		"-DNRD=1 -DROPS=2 -DUPS=1 -DLOSS=0 -DDUP=0 -DTTL=1" "$SAFE" "-m100000 -w20"
+	# Validate-on-hit for a switch-owned block (vohsw.pml): the switch's
+	# VERSION register bumped by write grants, VERSION_READ, the copy
+	# stamped with the version read before its fetch (writer bit clear, no
+	# own write since); loss, duplication and reordering of VERSION_READ.
+	PML=vohsw.pml run vohsw-reader pass "-DSELF=0 -DWOPS=3 -DROPS=3 -DLOSS=1 -DDUP=1" \
+		"$SAFE -DCOLLAPSE" "-m100000 -w22"
+	PML=vohsw.pml run vohsw-self pass "-DSELF=1 -DWOPS=2 -DROPS0=2 -DROPS=0 -DLOSS=1 -DDUP=1" \
+		"$SAFE -DCOLLAPSE" "-m100000 -w22"
+	# ... and each part of the rule is needed: no bump on WRITE_SHARED, a
+	# copy stamped while the writer bit is set, own writes not dropping it.
+	PML=vohsw.pml run vohsw-nobump-ws "violation:assertion violated" \
+		"-DSELF=0 -DWOPS=2 -DROPS=2 -DNOBUMP_WS=1" "$SAFE" "-m100000 -w20"
+	PML=vohsw.pml run vohsw-nobusy "violation:assertion violated" \
+		"-DSELF=0 -DWOPS=2 -DROPS=3 -DNOBUSY=1" "$SAFE" "-m100000 -w20"
+	PML=vohsw.pml run vohsw-nogen "violation:assertion violated" \
+		"-DSELF=1 -DWOPS=2 -DROPS0=2 -DROPS=0 -DNOGEN=1" "$SAFE" "-m100000 -w20"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -162,6 +178,8 @@ else
 	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
 	run new-write-through-home pass "-DNEW -DWT $TWOW" "$SAFE" "-m10000 -w24"
+	PML=vohsw.pml run vohsw-both pass "-DSELF=1 -DWOPS=2 -DROPS0=2 -DROPS=1 -DLOSS=0 -DDUP=0" \
+		"$SAFE" "-m100000 -w24"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

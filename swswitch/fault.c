@@ -60,7 +60,7 @@ parse_type_word(const char *w, uint64_t *types)
 		{ "requests", LCF_T_READ_MISS, LCF_T_EVICT_MODIFIED },
 		{ "unlocks", LCF_T_READ_UNLOCK, LCF_T_WRITE_UNLOCK },
 		{ "migrate", LCF_T_ADD_TO_SWITCH, LCF_T_REMOVE_FROM_SWITCH },
-		{ "replies", LCF_T_NACK, LCF_T_ABORT_ACK },
+		{ "replies", LCF_T_NACK, LCF_T_VERSION },
 		{ "node", LCF_T_NODE_FIRST, LCF_T_NODE_LAST },
 	};
 	char *end;

@@ -185,6 +185,7 @@ stats_registers(json_t *root)
 		fsum.copyset += fp.copyset;
 		fsum.scoreboard += fp.scoreboard;
 		fsum.last_unlock += fp.last_unlock;
+		fsum.version += fp.version;
 		fsum.total += fp.total;
 	}
 	for (i = 0; i < ways; i++) {
@@ -199,6 +200,7 @@ stats_registers(json_t *root)
 	stats_u64(o, "copyset", fsum.copyset);
 	stats_u64(o, "scoreboard", fsum.scoreboard);
 	stats_u64(o, "last_unlock", fsum.last_unlock);
+	stats_u64(o, "version", fsum.version);
 	stats_u64(o, "total", fsum.total);
 	json_object_set_new(root, "footprint_bytes", o);
 

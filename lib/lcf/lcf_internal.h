@@ -52,6 +52,15 @@ struct lcf_lu {
 	uint32_t open;
 };
 
+/*
+ * VERSION of one slot (docs/PROTOCOL.md 4.10), a 32-bit register beside the
+ * slot's LOCK: the ADD's second pass writes (seq & 0xffff) << 16 (the
+ * migration epoch), every first pass of a WRITE_MISS or WRITE_SHARED that
+ * hits and is not stale adds 1, VERSION_READ reads it; one read-modify-write
+ * per pass, in the stage of the hit way's LOCK.
+ */
+#define LCF_VER_EPOCH_SHIFT 16
+
 static inline bool
 lcf_sb_is_count(uint32_t c)
 {
@@ -69,6 +78,7 @@ struct lcf_pipeline {
 	uint32_t summary_mask;
 	uint64_t *tag[LCF_MAX_WAYS];         /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
+	uint32_t *ver[LCF_MAX_WAYS];         /* VERSION way w */
 	struct lcf_sb (*sb)[2];     /* SCOREBOARD [requester][parity] */
 	struct lcf_lu *last_unlock; /* [requester] */
 
@@ -156,5 +166,23 @@ lcf_way_seed(const struct lcf_pipeline_config *cfg, uint32_t way)
 {
 	return 0x9e3779b9u * (way + 1) + cfg->hash_salt;
 }
+
+/* ---- the VERSION stage (lcf_version.c) ---- */
+
+/** ADD's second pass installed the block in (way, slot): epoch, version 0. */
+void lcf_version_add(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+		     uint32_t seq);
+
+/** A WRITE_MISS / WRITE_SHARED first pass hit (way, slot), not stale. */
+void lcf_version_bump(struct lcf_pipeline *p, uint32_t way, uint32_t slot);
+
+/**
+ * VERSION_READ: turn `m` into its VERSION reply. `way` is the TAG hit or
+ * -1; on a hit `lock`/`gstatus` are the slot's (read, not changed).
+ * @return the action to count (LCF_A_VERSION_HIT or LCF_A_VERSION_MISS).
+ */
+enum lcf_action lcf_version_read(const struct lcf_pipeline *p, int way,
+				 uint32_t slot, uint16_t lock, uint8_t gstatus,
+				 struct lcf_msg *m);
 
 #endif /* LCF_INTERNAL_H */

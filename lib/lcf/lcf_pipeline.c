@@ -628,6 +628,12 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 		return;
 	}
 	lcf_stage_lock(p, phv, write);
+	/* The VERSION beside the LOCK: every write request that could be
+	 * granted counts (the verdict comes later on a Tofino). */
+	if (phv->m->type == LCF_T_WRITE_MISS ||
+	    phv->m->type == LCF_T_WRITE_SHARED)
+		lcf_version_bump(p, (uint32_t)phv->hit_way,
+				 phv->slot[phv->hit_way]);
 	chk = lcf_table_check(phv);
 	lcf_stage_sb_request(p, phv, phv->lock_taken && chk);
 	if (!phv->lock_taken && !phv->sb_held) {
@@ -653,6 +659,25 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	if (!phv->lock_taken)
 		p->ctr.action[LCF_A_RETRANSMIT_PASS]++;
 	lcf_table_forward(p, phv, res);
+}
+
+/* VERSION_READ (PROTOCOL.md 4.10), hit or miss: one pass, no lock taken,
+ * no register written; the VERSION reply goes to the requester. */
+static void
+pass_version_read(struct lcf_pipeline *p, struct lcf_phv *phv,
+		  struct lcf_result *res)
+{
+	enum lcf_action a;
+
+	if (phv->hit_way < 0) {
+		a = lcf_version_read(p, -1, 0, 0, 0, phv->m);
+	} else {
+		const struct lcf_meta *md = hit_meta(p, phv);
+
+		a = lcf_version_read(p, phv->hit_way, phv->slot[phv->hit_way],
+				     md->lock, md->gstatus, phv->m);
+	}
+	res_emit(p, res, a, node_bit(phv->m->node), true);
 }
 
 /*
@@ -718,6 +743,10 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 				LCF_A_ADD_DUP);
 		return;
 	}
+	if (type == LCF_T_VERSION_READ) {
+		pass_version_read(p, phv, res);
+		return;
+	}
 	if (is_unlock(type))
 		lu = lcf_stage_last_unlock_open(p, phv);
 	if (phv->hit_way < 0) {
@@ -757,7 +786,7 @@ expected_rs_op(uint8_t type)
 		return LCF_RS_RELEASE;
 	if (is_unlock(type))
 		return LCF_RS_UNLOCK;
-	if (is_abort(type))
+	if (is_abort(type) || type == LCF_T_VERSION_READ)
 		return 0xff; /* one pass: no metadata is valid */
 	return type == LCF_T_ADD_TO_SWITCH ? LCF_RS_ADD : LCF_RS_REMOVE;
 }
@@ -796,6 +825,7 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 			.copyset = phv->m->copyset,
 			.gstatus = phv->m->gstatus,
 		};
+		lcf_version_add(p, (uint32_t)w, phv->slot[w], phv->m->seq);
 		res_migrate_ack(p, res, phv, w, false, LCF_A_ADD_OK);
 		return;
 	}

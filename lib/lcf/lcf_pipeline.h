@@ -22,6 +22,8 @@
  *   4  check table            (Table 2)
  *   5  SCOREBOARD             (per requester and seq parity: {seq, count})
  *   6  forward table          (Table 3) + data-provider selection
+ *   3' VERSION way 0..W-1     (beside LOCK, hit way only: VERSION_READ,
+ *                              write requests, ADD; lcf_version.c)
  */
 #ifndef LCF_PIPELINE_H
 #define LCF_PIPELINE_H
@@ -79,7 +81,9 @@ struct lcf_pipeline_config {
 	X(DROP,              "drop")                              \
 	X(ABORT_HOME,        "abort_to_home")                     \
 	X(ABORT_PASSED,      "abort_copy_passed")                 \
-	X(NACK_ABORTED,      "nack_aborted_request")
+	X(NACK_ABORTED,      "nack_aborted_request")              \
+	X(VERSION_HIT,       "version_read_hit")                  \
+	X(VERSION_MISS,      "version_read_miss")
 /* clang-format on */
 
 enum lcf_action {
@@ -191,6 +195,7 @@ struct lcf_block_view {
 	uint16_t lock;
 	uint8_t gstatus;
 	uint32_t copyset;
+	uint32_t version; /* VERSION: ADD seq << 16 + write requests since */
 };
 
 /* What a SCOREBOARD entry says of its event (docs/PROTOCOL.md 4.2). */
@@ -220,6 +225,7 @@ struct lcf_footprint {
 	uint64_t copyset;
 	uint64_t scoreboard;
 	uint64_t last_unlock;
+	uint64_t version; /* 32-bit VERSION per slot */
 	uint64_t total;
 };
 
@@ -262,8 +268,9 @@ void lcf_pipeline_config_from_topo(const struct topo *t,
 /**
  * Register-array footprint of a configuration, in bytes, counting each array
  * at its hardware width (TAG 64, LOCK 16, G-STATUS 8, COPYSET 32 bits per
- * slot; SCOREBOARD 2 x 64 bits (paired 32-bit seq and count) and
- * LAST-UNLOCK 64 bits (paired 32-bit seq and open flag) per requester).
+ * slot; VERSION 32 bits per slot;
+ * SCOREBOARD 2 x 64 bits (paired 32-bit seq and count) and LAST-UNLOCK 64
+ * bits (paired 32-bit seq and open flag) per requester).
  */
 void lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 			    struct lcf_footprint *fp);

@@ -55,8 +55,9 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->copyset = slots * 4;
 	fp->scoreboard = reqs * 2 * sizeof(struct lcf_sb);
 	fp->last_unlock = reqs * sizeof(struct lcf_lu);
+	fp->version = slots * sizeof(uint32_t);
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
-		    fp->scoreboard + fp->last_unlock;
+		    fp->scoreboard + fp->last_unlock + fp->version;
 }
 
 /* 16 MiB: the large profile's 16.8M slots at half that load. */
@@ -127,6 +128,11 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 	p->last_unlock = calloc(p->n_requesters, sizeof(*p->last_unlock));
 	if (p->sb == NULL || p->last_unlock == NULL)
 		goto nomem;
+	for (uint32_t w = 0; w < cfg->ways; w++) {
+		p->ver[w] = calloc(cfg->slots_per_way, sizeof(uint32_t));
+		if (p->ver[w] == NULL)
+			goto nomem;
+	}
 	return p;
 nomem:
 	lcf_pipeline_free(p);
@@ -141,6 +147,8 @@ lcf_pipeline_free(struct lcf_pipeline *p)
 		return;
 	if (p->regs != NULL)
 		munmap(p->regs, p->regs_bytes);
+	for (uint32_t w = 0; w < p->cfg.ways; w++)
+		free(p->ver[w]);
 	free(p->sb);
 	free(p->last_unlock);
 	free(p);
@@ -153,6 +161,7 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 		memset(p->tag[w], 0, p->cfg.slots_per_way * sizeof(uint64_t));
 		memset(p->meta[w], 0,
 		       p->cfg.slots_per_way * sizeof(struct lcf_meta));
+		memset(p->ver[w], 0, p->cfg.slots_per_way * sizeof(uint32_t));
 	}
 	memset(p->summary, 0, (size_t)p->summary_mask + 1);
 	memset(p->sb, 0, p->n_requesters * sizeof(*p->sb));
@@ -198,6 +207,7 @@ lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
 			v->lock = m->lock;
 			v->gstatus = m->gstatus;
 			v->copyset = m->copyset;
+			v->version = p->ver[w][s];
 			return 0;
 		}
 	}
@@ -265,6 +275,8 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 		h = digest_words(h, p->meta[w],
 				 p->cfg.slots_per_way *
 					 sizeof(struct lcf_meta));
+		h = digest_words(h, p->ver[w],
+				 p->cfg.slots_per_way * sizeof(uint32_t));
 	}
 	h = digest_words(h, p->sb, p->n_requesters * sizeof(*p->sb));
 	h = digest_words(h, p->last_unlock,

@@ -23,7 +23,9 @@ lib/lcf/lcf_pipeline.c, lib/lcf/lcf_internal.h) or the normative document
      order) and that every C drop reason and action counter has a P4 twin;
   6. one event seen twice (parity_events.py): the stale-request NACK of the
      LAST-UNLOCK stage, every unlock's LAST-UNLOCK record (hit or miss, on
-     its first pass) and the data provider hashed from (requester, seq).
+     its first pass) and the data provider hashed from (requester, seq);
+  7. the VERSION stage (parity_version.py, lib/lcf/lcf_version.c vs
+     lib/p4/lcf_version.p4).
 
 Helpers: parity_src.py. Standard library only. Usage: check_parity.py [--root DIR] [-q]
 """
@@ -37,6 +39,7 @@ from parity_src import (P4, Report, c_defines, c_enum_values, c_function,
                         read, strip_c_comments)
 from parity_events import (check_provider, check_scoreboard, check_stale,
                            check_unlock_record)
+from parity_version import check_version
 
 # ----------------------------------------------------------------- checks --
 
@@ -450,6 +453,7 @@ def main():
         pipe_h = read(path("lib", "lcf", "lcf_pipeline.h"))
         pipe_c = strip_c_comments(read(path("lib", "lcf", "lcf_pipeline.c")))
         internal_h = read(path("lib", "lcf", "lcf_internal.h"))
+        ver_c = strip_c_comments(read(path("lib", "lcf", "lcf_version.c")))
         protocol = read(path("docs", "PROTOCOL.md"))
     except OSError as e:
         print("check_parity: %s" % e, file=sys.stderr)
@@ -468,6 +472,7 @@ def main():
         check_unlock_record(rep, p4, pipe_c, ctypes)
         check_scoreboard(rep, p4, pipe_c, read(path("lib", "lcf", "lcf_internal.h")))
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
+        check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c)
     except (ValueError, KeyError, IndexError, AttributeError) as e:
         rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])
     if rep.errors:

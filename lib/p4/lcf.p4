@@ -51,6 +51,7 @@
 #include "lcf_parser.p4"
 #include "lcf_validate.p4"
 #include "lcf_ways.p4"
+#include "lcf_version.p4"
 #include "lcf_decide.p4"
 #include "lcf_dispatch.p4"
 #include "lcf_egress.p4"
@@ -59,6 +60,7 @@
 #define LCF_WAY(w, prev_rv) \
     tag##w.apply(hdr, md, prev_rv, md.rv##w, md.slot##w)
 #define LCF_LCS(w) \
+    ver##w.apply(hdr, md, md.rv##w, md.slot##w); \
     lcs##w.apply(hdr, md, md.rv##w, md.slot##w)
 
 /* Every metadata field starts at 0 (the stages rely on hit, placed,
@@ -103,6 +105,7 @@ control LcfIngress(inout lcf_headers_t hdr,
     LcfTagWay(6, LCF_WAY_SEED_6) tag6;
     LcfLcsWay(6) lcs6;
 #endif
+    LCF_VER_DECLS
     LcfPick() pick;
     LcfCheck() check;
     LcfScoreboard() scoreboard;

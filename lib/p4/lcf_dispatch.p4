@@ -191,6 +191,26 @@ control LcfDispatch(inout lcf_headers_t hdr,
         lcf_action_ctr.count(LCF_A_ADD_COLLISION);
     }
 
+    /* C pass_version_read() (lcf_version.c): VERSION from the switch; the
+     * VERSION of the hit way (lcf_version.p4) in copyset, the writer bit
+     * of LOCK as aux bit 16; a miss: FAIL, the packet's own fields. */
+    action d_version_hit() {
+        from_switch_to_requester();
+        hdr.lcf.type = LCF_T_VERSION;
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.gstatus = md.blk_gs;
+        hdr.lcf.copyset = md.ver_rv;
+        hdr.lcf.aux = md.aux_type | ((bit<32>)md.lk_old[15:15] << 16);
+        lcf_action_ctr.count(LCF_A_VERSION_HIT);
+    }
+    action d_version_miss() {
+        from_switch_to_requester();
+        hdr.lcf.type = LCF_T_VERSION;
+        hdr.lcf.flags = LCF_F_FAIL;
+        hdr.lcf.aux = md.aux_type;
+        lcf_action_ctr.count(LCF_A_VERSION_MISS);
+    }
+
     /* C res_resubmit(rs_pack(...)): PROTOCOL.md 4.8 */
     action resubmit_with(bit<8> op, bit<8> way, bit<8> kind, bit<16> score) {
         md.rs_out.setValid();
@@ -238,6 +258,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
             d_add_collision; d_resubmit_add; d_resubmit_unlock;
             d_resubmit_remove; d_resubmit_release; d_bad_resubmit;
             d_tag_miss_aborted; d_abort_ack; d_abort_home;
+            d_version_hit; d_version_miss;
         }
         const default_action = d_bad_resubmit();
         /* (pass2, rs_op, type, hit, bad_way, took, held, check_ok,
@@ -246,6 +267,8 @@ control LcfDispatch(inout lcf_headers_t hdr,
             /* ---- first pass: C pass_first() ---- */
             (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 0, _, _, _, _, _, _, _, _, _) : d_resubmit_add();
             (0, _, LCF_T_ADD_TO_SWITCH .. LCF_T_ADD_TO_SWITCH, 1, _, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_ADD_DUP);
+            (0, _, LCF_T_VERSION_READ .. LCF_T_VERSION_READ, 1, _, _, _, _, _, _, _, _, _) : d_version_hit();
+            (0, _, LCF_T_VERSION_READ .. LCF_T_VERSION_READ, 0, _, _, _, _, _, _, _, _, _) : d_version_miss();
             /* C pass_miss(): a request of an event that is over goes home with FAIL */
             (0, _, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _, _, _, _, _, _, _, _, 1) : d_tag_miss_aborted();
             (0, _, LCF_T_READ_MISS .. LCF_T_ABORT, 0, _, _, _, _, _, _, _, _, _) : d_tag_miss();
@@ -281,7 +304,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
             (1, LCF_RS_UNLOCK, _, 1, _, _, _, _, _, 0, _, _, _) : d_unlock_ack(LCF_A_UNLOCK_DUP);
             (1, LCF_RS_REMOVE, _, 1, _, _, _, _, _, _, _, _, _) : d_migrate_ack(LCF_A_REMOVE_OK);
         }
-        size = 32;
+        size = 40;
     }
 
     /* C pass_request(): a request that did not take the lock but passed on

@@ -32,13 +32,15 @@ const bit<8> LCF_T_WRITE_UNLOCK       = 0x07;
 const bit<8> LCF_T_ADD_TO_SWITCH      = 0x08;
 const bit<8> LCF_T_REMOVE_FROM_SWITCH = 0x09;
 const bit<8> LCF_T_ABORT              = 0x0a;
+const bit<8> LCF_T_VERSION_READ       = 0x0b;
 const bit<8> LCF_T_NACK               = 0x10;
 const bit<8> LCF_T_UNLOCK_ACK         = 0x11;
 const bit<8> LCF_T_MIGRATE_ACK        = 0x12;
 const bit<8> LCF_T_ABORT_ACK          = 0x13;
+const bit<8> LCF_T_VERSION            = 0x14;
 
 const bit<8> LCF_T_PIPELINE_FIRST = 0x01;
-const bit<8> LCF_T_PIPELINE_LAST  = 0x0a;
+const bit<8> LCF_T_PIPELINE_LAST  = 0x0b;
 const bit<8> LCF_T_NODE_FIRST     = 0x20;
 const bit<8> LCF_T_NODE_LAST      = 0x7f;
 
@@ -105,7 +107,9 @@ const bit<8> LCF_A_DROP             = 19; // drop
 const bit<8> LCF_A_ABORT_HOME       = 20; // abort_to_home
 const bit<8> LCF_A_ABORT_PASSED     = 21; // abort_copy_passed
 const bit<8> LCF_A_NACK_ABORTED     = 22; // nack_aborted_request
-const bit<8> LCF_A_MAX              = 23;
+const bit<8> LCF_A_VERSION_HIT      = 23; // version_read_hit
+const bit<8> LCF_A_VERSION_MISS     = 24; // version_read_miss
+const bit<8> LCF_A_MAX              = 25;
 
 /* Resubmit ops: C enum lcf_resubmit_op (docs/PROTOCOL.md 4.8 byte 0). */
 const bit<8> LCF_RS_RELEASE = 1;
@@ -327,6 +331,7 @@ struct lcf_ig_md_t {
     bit<16> lk_old;
     bit<8>  blk_gs;
     bit<32> blk_cs;
+    bit<32> ver_rv;             /* VERSION of the hit way (lcf_version.p4) */
 
     /* check, SCOREBOARD, forward */
     bit<1>  took;               /* the lock stage took the lock */

@@ -184,6 +184,7 @@ control LcfPrepare(inout lcf_headers_t hdr,
             (0, LCF_T_ADD_TO_SWITCH, _)  : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
             (0, LCF_T_REMOVE_FROM_SWITCH, _) : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_TOOK, 1, 0x8000);
             (0, LCF_T_ABORT, _)          : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_ABORT, 0, 0);
+            (0, LCF_T_VERSION_READ, _)   : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
             /* second pass: C lcf_stage_lock_release() (SCOREBOARD untouched:
              * the copy was never counted), _unlock(), insert,
              * lcf_stage_lock_clear() */
@@ -319,7 +320,7 @@ control LcfValidate(inout lcf_headers_t hdr,
             (_, _, _, _, _, _, _, 0 .. 0, _, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_VERSION);
             (_, _, _, _, _, _, _, 2 .. 255, _, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_VERSION);
             (_, _, _, _, _, _, _, _, 0x00 .. 0x00, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
-            (_, _, _, _, _, _, _, _, 0x0b .. 0x1f, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
+            (_, _, _, _, _, _, _, _, 0x0c .. 0x1f, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
             (_, _, _, _, _, _, _, _, 0x80 .. 0xff, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
             /* len != udp.length - 40, i.e. y != 40 */
             (_, _, _, _, _, _, _, _, _, 0 .. 39, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_LEN);

@@ -209,10 +209,11 @@ cleared = sorted(t for t, m, a, kw in log if m == "clear")
 want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.lcs%d.%s" % (w, r) for w in range(3)
                for r in ("lock", "gstatus", "copyset")] +
+              ["lcf.pipe.LcfIngress.ver%d.version" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
                "lcf.pipe.LcfIngress.scoreboard.scoreboard"])
-check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET of 3 ways, "
-      "LAST-UNLOCK and SCOREBOARD")
+check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET, VERSION of 3 "
+      "ways, LAST-UNLOCK and SCOREBOARD")
 
 # the node-failed script: stop the world (every port down), evict the locked
 # and listing slots of every way (and only those), clear SCOREBOARD and the

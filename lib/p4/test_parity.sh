@@ -26,9 +26,10 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
        lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
-       lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4
+       lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4 lib/p4/lcf_version.p4
        lib/wire/lcf_wire.h lib/wire/lcf_wire.c
        lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
+       lib/lcf/lcf_version.c
        docs/PROTOCOL.md"
 
 # ---- 1. the real tree -------------------------------------------------------
@@ -162,6 +163,16 @@ drift "P4 provider: seed term not folded in" lib/p4/lcf_ways.p4 \
     's/md.prov_sel = md.prov_hash\[4:0\] ^ md.prov_k;/md.prov_sel = md.prov_hash[4:0];/'
 drift "C provider: a draw per pass again" lib/lcf/lcf_pipeline.c \
     's/lcf_crc32c_u64(p->cfg.seed, event)/lcf_xorshift32(\&p->rng)/'
+
+# the VERSION stage (parity_version.py)
+drift "P4 VERSION: EVICT_MODIFIED bumps too" lib/p4/lcf_version.p4 \
+    's/(LCS_OP_READ, LCF_T_VERSION_READ, 0, 0)     : v_read();/&\n            (LCS_OP_ACQUIRE, LCF_T_EVICT_MODIFIED, 0, 0) : v_bump();/'
+drift "P4 VERSION: WRITE_SHARED does not bump" lib/p4/lcf_version.p4 \
+    '/(LCS_OP_ACQUIRE, LCF_T_WRITE_SHARED, 0, 0)  : v_bump();/d'
+drift "C VERSION: busy bit moved" lib/wire/lcf_wire.h \
+    's/#define LCF_VER_AUX_BUSY 0x10000u/#define LCF_VER_AUX_BUSY 0x20000u/'
+drift "P4 VERSION reply: no busy bit" lib/p4/lcf_dispatch.p4 \
+    's/hdr.lcf.aux = md.aux_type | ((bit<32>)md.lk_old\[15:15\] << 16);/hdr.lcf.aux = md.aux_type;/'
 
 # ---- 3. preprocessor sanity of every configuration --------------------------
 if command -v cpp >/dev/null 2>&1; then

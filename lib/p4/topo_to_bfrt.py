@@ -341,7 +341,7 @@ def generate_reset(program, ways):
            "for reg in ("]
     for w in range(ways):
         out.append("        ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
-                   % (w, w, w, w))
+                   " ig.ver%d.version," % (w, w, w, w, w))
     out += ["        ig.last_unlock.last_unlock, ig.scoreboard.scoreboard):",
             "    reg.clear()",
             "bfrt.complete_operations()",

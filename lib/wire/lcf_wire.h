@@ -27,8 +27,8 @@
 #define LCF_FRAME_HDRS (LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN + LCF_HDR_LEN)
 
 /*
- * Message types. X(name, value, string). Pipeline types are 0x01-0x0a, types
- * the switch emits are 0x10-0x13, 0x20-0x7f are node-to-node (node-agent
+ * Message types. X(name, value, string). Pipeline types are 0x01-0x0b, types
+ * the switch emits are 0x10-0x14, 0x20-0x7f are node-to-node (node-agent
  * defines them in lcf_node_msg.h; the switch forwards them as L2 traffic).
  */
 /* clang-format off */
@@ -43,10 +43,12 @@
 	X(ADD_TO_SWITCH,      0x08, "ADD_TO_SWITCH")       \
 	X(REMOVE_FROM_SWITCH, 0x09, "REMOVE_FROM_SWITCH")  \
 	X(ABORT,              0x0a, "ABORT")               \
+	X(VERSION_READ,       0x0b, "VERSION_READ")        \
 	X(NACK,               0x10, "NACK")                \
 	X(UNLOCK_ACK,         0x11, "UNLOCK_ACK")          \
 	X(MIGRATE_ACK,        0x12, "MIGRATE_ACK")         \
-	X(ABORT_ACK,          0x13, "ABORT_ACK")
+	X(ABORT_ACK,          0x13, "ABORT_ACK")           \
+	X(VERSION,            0x14, "VERSION")
 /* clang-format on */
 
 enum lcf_type {
@@ -56,7 +58,7 @@ enum lcf_type {
 };
 
 #define LCF_T_PIPELINE_FIRST LCF_T_READ_MISS
-#define LCF_T_PIPELINE_LAST  LCF_T_ABORT
+#define LCF_T_PIPELINE_LAST  LCF_T_VERSION_READ
 #define LCF_T_NODE_FIRST     0x20
 #define LCF_T_NODE_LAST      0x7f
 
@@ -150,7 +152,7 @@ struct lcf_frame_view {
 /* What lcf_frame_classify() found. */
 enum lcf_frame_class {
 	LCF_FRAME_OTHER = 0, /* not for the pipeline: switch it at L2 */
-	LCF_FRAME_PIPELINE,  /* a valid frame of types 0x01-0x09 */
+	LCF_FRAME_PIPELINE,  /* a valid frame of types 0x01-0x0b */
 	LCF_FRAME_DROP,      /* for the LCF port but malformed: *reason set */
 };
 
@@ -163,20 +165,28 @@ const char *lcf_drop_name(enum lcf_drop reason);
 /** Name of a global status ("?" when out of range). */
 const char *lcf_gstatus_name(uint8_t gs);
 
-/** True for the types the switch pipeline processes (0x01-0x0a). */
+/** True for the types the switch pipeline processes (0x01-0x0b). */
 static inline bool
 lcf_type_is_pipeline(uint8_t type)
 {
 	return type >= LCF_T_PIPELINE_FIRST && type <= LCF_T_PIPELINE_LAST;
 }
 
-/** True for the types only the switch emits (0x10-0x13): spoofs when they
+/** True for the types only the switch emits (0x10-0x14): spoofs when they
  * arrive at a switch, ordinary messages at a node. */
 static inline bool
 lcf_type_from_switch(uint8_t type)
 {
-	return type >= LCF_T_NACK && type <= LCF_T_ABORT_ACK;
+	return type >= LCF_T_NACK && type <= LCF_T_VERSION;
 }
+
+/*
+ * VERSION (0x14), the answer to a VERSION_READ (docs/PROTOCOL.md 4.10):
+ * `copyset` carries the block's 32-bit VERSION register, `aux` = 0x0b << 24
+ * | LCF_VER_AUX_BUSY when the block's write lock was held. FAIL set and
+ * IN_SWITCH clear: the switch does not hold the block.
+ */
+#define LCF_VER_AUX_BUSY 0x10000u
 
 /** Decode a wire header at `buf` (at least LCF_HDR_LEN bytes). */
 void lcf_hdr_decode(const void *buf, struct lcf_msg *msg);

@@ -183,7 +183,14 @@ struct dsm_voh_stats {
 	uint64_t ttl_hits;       /* served without a check (TTL) */
 	uint64_t fetches;        /* blocks fetched through the ReadQueue */
 	uint64_t updates;        /* writes committed through the UpdateQueue */
-	uint64_t fallbacks;      /* refused by the home: invalidation used */
+	uint64_t fallbacks;      /* refused by the home and not in the switch
+				    (migrating): invalidation used */
+	/* switch-owned blocks (docs/VALIDATE.md "Switch-owned blocks") */
+	uint64_t sw_checks;   /* VERSION_READs at the switch on hits */
+	uint64_t sw_hits;     /* served after the switch's check */
+	uint64_t sw_fetches;  /* fetched through the coherence protocol */
+	uint64_t sw_uncached; /* of those, not kept: a write was in progress */
+	uint64_t sw_writes;   /* writes through the coherence protocol */
 };
 
 void dsm_voh_stats(struct dsm *d, struct dsm_voh_stats *out);

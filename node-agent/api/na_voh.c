@@ -7,41 +7,8 @@
 #include <string.h>
 
 #include "na_msg.h"
-#include "na_voh.h"
+#include "na_voh_int.h"
 #include "na_voh_home.h"
-
-#define VOH_REGIONS 64
-#define VOH_SETS    256
-#define VOH_WAYS    4
-
-struct voh_region {
-	uint64_t lo, hi; /* [lo, hi) */
-	unsigned policy;
-	uint64_t ttl_ns;
-};
-
-struct voh_entry {
-	bool valid;
-	uint64_t tag;
-	uint64_t stamp; /* epoch << 32 | version (na_voh_stamp) */
-	uint64_t fetched_ns;
-	uint64_t used; /* LRU tick */
-	uint8_t *data;
-};
-
-struct na_voh {
-	pthread_mutex_t mu;
-	uint32_t n_reg; /* read without mu on the fast path */
-	struct voh_region reg[VOH_REGIONS];
-	struct voh_entry *e; /* VOH_SETS * VOH_WAYS */
-	uint8_t *data;
-	uint32_t bs;
-	uint64_t tick;
-	uint32_t *seq; /* per application thread: its own sequence, apart
-			  from the coherence events' (whose parities the
-			  switch's scoreboard rows follow) */
-	struct dsm_voh_stats st;
-};
 
 int
 na_voh_init(struct dsm *d)
@@ -55,7 +22,11 @@ na_voh_init(struct dsm *d)
 	v->data = malloc((size_t)VOH_SETS * VOH_WAYS * v->bs);
 	v->seq = calloc(d->node.cfg.threads ? d->node.cfg.threads : 1,
 			sizeof(*v->seq));
-	if (!v->e || !v->data || !v->seq) {
+	v->sbuf = malloc(
+		(size_t)(d->node.cfg.threads ? d->node.cfg.threads : 1) *
+		v->bs);
+	if (!v->e || !v->data || !v->seq || !v->sbuf) {
+		free(v->sbuf);
 		free(v->seq);
 		free(v->e);
 		free(v->data);
@@ -77,6 +48,7 @@ na_voh_fini(struct dsm *d)
 	if (!v)
 		return;
 	pthread_mutex_destroy(&v->mu);
+	free(v->sbuf);
 	free(v->seq);
 	free(v->e);
 	free(v->data);
@@ -148,35 +120,6 @@ region_of(struct na_voh *v, uint64_t tag)
 	return NULL;
 }
 
-/* The entry of `tag`, or (alloc) a free or least recently used way. */
-static struct voh_entry *
-entry(struct na_voh *v, uint64_t tag, bool alloc)
-{
-	struct voh_entry *set = &v->e[(tag * 0x9e3779b97f4a7c15ull >> 40) %
-				      VOH_SETS * VOH_WAYS];
-	struct voh_entry *victim = &set[0];
-
-	for (int w = 0; w < VOH_WAYS; w++) {
-		if (set[w].valid && set[w].tag == tag)
-			return &set[w];
-		if (!set[w].valid ||
-		    (victim->valid && set[w].used < victim->used))
-			victim = &set[w];
-	}
-	return alloc ? victim : NULL;
-}
-
-/* A fresh seq of this thread's validate-on-hit operations (never 0). */
-static uint32_t
-next_seq(struct dsm_thread *t)
-{
-	uint32_t *s = &((struct na_voh *)t->d->voh)->seq[t->id];
-
-	if (++*s == 0)
-		++*s;
-	return *s;
-}
-
 static void
 msg_init(struct dsm_thread *t, struct lcf_msg *m, uint8_t type, uint64_t tag,
 	 uint32_t seq)
@@ -200,7 +143,7 @@ check(struct dsm_thread *t, uint64_t tag, bool rpc, uint64_t *stamp)
 	int rc;
 
 	msg_init(t, &m, rpc ? NA_MSG_VOH_VRPC : NA_MSG_VOH_VREAD, tag,
-		 next_seq(t));
+		 na_voh_next_seq(t));
 	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_VERSION, &r);
 	if (rc)
 		return rc;
@@ -214,9 +157,13 @@ int
 dsm_version_check(struct dsm_thread *t, dsm_addr_t addr, bool rpc,
 		  uint32_t *version)
 {
-	uint64_t stamp = 0;
-	int rc = check(t, addr >> t->d->topo.block_shift, rpc, &stamp);
+	uint64_t tag = addr >> t->d->topo.block_shift, stamp = 0;
+	int rc = check(t, tag, rpc, &stamp);
+	bool busy;
 
+	if (rc == -ENOTSUP) /* switch-owned: its VERSION register */
+		rc = na_voh_sw_version(t, tag, na_voh_next_seq(t), &stamp,
+				       &busy);
 	*version = (uint32_t)stamp;
 	return rc;
 }
@@ -231,12 +178,11 @@ fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	uint64_t deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	uint64_t stamp = 0;
 	uint32_t tries = 0;
-	struct voh_entry *e;
 	struct lcf_msg m;
 	struct na_mail r;
 	int rc;
 
-	msg_init(t, &m, NA_MSG_VOH_READ, tag, next_seq(t));
+	msg_init(t, &m, NA_MSG_VOH_READ, tag, na_voh_next_seq(t));
 	na_node_send(t->n, m.dst_node, &m, NULL);
 	while (got != all) {
 		const struct lcf_msg *x = &t->mail.m;
@@ -266,14 +212,7 @@ fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	}
 	memcpy(buf, t->buf + off, len);
 	pthread_mutex_lock(&v->mu);
-	e = entry(v, tag, true);
-	/* (an older copy than another thread's is caught by its check) */
-	memcpy(e->data, t->buf, v->bs);
-	e->valid = true;
-	e->tag = tag;
-	e->stamp = stamp;
-	e->fetched_ns = na_now_ns();
-	e->used = ++v->tick;
+	na_voh_install(v, tag, t->buf, stamp);
 	v->st.fetches++;
 	pthread_mutex_unlock(&v->mu);
 	/* READ_DONE: leave the ReadQueue (acknowledged, so never lost). */
@@ -314,7 +253,7 @@ update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	struct na_mail r;
 	int rc;
 
-	msg_init(t, &m, NA_MSG_VOH_UPDATE, tag, next_seq(t));
+	msg_init(t, &m, NA_MSG_VOH_UPDATE, tag, na_voh_next_seq(t));
 	rc = na_req_call(t, m.dst_node, &m, NA_MSG_VOH_PROCEED, &r);
 	if (rc)
 		return rc;
@@ -330,7 +269,7 @@ update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 			return rc;
 	} while (r.m.flags & LCF_F_FAIL); /* data lost on the way: again */
 	pthread_mutex_lock(&v->mu);
-	e = entry(v, tag, false);
+	e = na_voh_entry(v, tag, false);
 	if (e && e->stamp + 1 == na_voh_stamp(&r.m)) {
 		/* our copy was the version this update was applied to */
 		memcpy(e->data + off, buf, len);
@@ -344,6 +283,21 @@ update(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
 	return 0;
 }
 
+/* Read from the home's ReadQueue or the switch's path, the switch first if
+ * `sw_first`. @return 0, 1 (neither serves it: migrating), -EINTR. */
+static int
+fetch_any(struct dsm_thread *t, struct na_voh *v, uint64_t tag, uint32_t off,
+	  uint32_t len, void *buf, bool sw_first)
+{
+	int rc = sw_first ? na_voh_sw_read(t, v, tag, off, len, buf)
+			  : fetch(t, v, tag, off, len, buf);
+
+	if (rc == 1)
+		rc = sw_first ? fetch(t, v, tag, off, len, buf)
+			      : na_voh_sw_read(t, v, tag, off, len, buf);
+	return rc;
+}
+
 int
 na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	      void *buf, bool write)
@@ -351,9 +305,9 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	struct na_voh *v = t->d->voh;
 	const struct voh_region *g;
 	struct voh_entry *e;
+	uint64_t ttl_ns, cver, g0, ver = 0;
+	bool busy = false;
 	unsigned policy;
-	uint64_t ttl_ns;
-	uint64_t cver, ver;
 	int rc;
 
 	if (__atomic_load_n(&v->n_reg, __ATOMIC_ACQUIRE) == 0)
@@ -369,9 +323,11 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	if (write) {
 		pthread_mutex_unlock(&v->mu);
 		rc = update(t, v, tag, off, len, buf);
-		goto out;
+		if (rc == 1) /* the home does not serve it: the switch's path */
+			rc = na_voh_sw_write(t, v, tag, off, len, buf);
+		return rc;
 	}
-	e = entry(v, tag, false);
+	e = na_voh_entry(v, tag, false);
 	if (e && (policy & DSM_POLICY_MASK) == DSM_POLICY_TTL &&
 	    na_now_ns() - e->fetched_ns < ttl_ns) {
 		memcpy(buf, e->data + off, len);
@@ -382,36 +338,47 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	}
 	if (!e || (policy & DSM_POLICY_MASK) != DSM_POLICY_VALIDATE) {
 		pthread_mutex_unlock(&v->mu);
-		rc = fetch(t, v, tag, off, len, buf);
+		rc = fetch_any(t, v, tag, off, len, buf, false);
 		goto out;
 	}
 	cver = e->stamp;
+	g0 = v->wgen;
 	pthread_mutex_unlock(&v->mu);
-	rc = check(t, tag, policy & DSM_POLICY_RPC_CHECK, &ver);
-	if (rc == -ENOTSUP)
-		rc = 1;
+	if (cver & NA_VOH_SW)
+		rc = na_voh_sw_version(t, tag, na_voh_next_seq(t), &ver, &busy);
+	else
+		rc = check(t, tag, policy & DSM_POLICY_RPC_CHECK, &ver);
+	if (rc == -ENOTSUP) {
+		/* the block moved between the home and the switch */
+		rc = fetch_any(t, v, tag, off, len, buf, !(cver & NA_VOH_SW));
+		goto out;
+	}
 	if (rc)
 		goto out;
 	pthread_mutex_lock(&v->mu);
 	v->st.checks++;
-	e = entry(v, tag, false);
+	v->st.sw_checks += (cver & NA_VOH_SW) != 0;
+	e = na_voh_entry(v, tag, false);
 	if (e && e->stamp == cver && ver == cver) {
-		/* the home's version when it answered: this copy is current */
+		/* the version when the home or the switch answered: this
+		 * copy is current */
 		memcpy(buf, e->data + off, len);
 		e->used = ++v->tick;
 		v->st.validated_hits++;
+		v->st.sw_hits += (cver & NA_VOH_SW) != 0;
 		pthread_mutex_unlock(&v->mu);
 		return 0;
 	}
 	v->st.changed++;
 	pthread_mutex_unlock(&v->mu);
-	rc = fetch(t, v, tag, off, len, buf);
+	if (ver & NA_VOH_SW) /* the switch's answer is the read before */
+		rc = na_voh_sw_fetch(t, v, tag, off, len, buf, ver, busy, g0);
+	else
+		rc = fetch_any(t, v, tag, off, len, buf, false);
 out:
 	if (rc == 1) {
 		pthread_mutex_lock(&v->mu);
-		e = entry(v, tag, false);
-		if (e)
-			e->valid = false;
+		na_voh_drop(v, tag);
 		v->st.fallbacks++;
 		pthread_mutex_unlock(&v->mu);
 	}

@@ -8,6 +8,7 @@
 #ifndef NA_VOH_H
 #define NA_VOH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "na_requester.h"
@@ -24,5 +25,20 @@ void na_voh_fini(struct dsm *d);
  */
 int na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off,
 		  uint32_t len, void *buf, bool write);
+
+/* A stamp read from the switch's VERSION register (never equal to one the
+ * home sent: those have 16-bit epochs). */
+#define NA_VOH_SW (1ull << 63)
+
+/**
+ * VERSION_READ of block `tag` at the switch (docs/VALIDATE.md "Switch-owned
+ * blocks"), retransmitted until answered; `seq` is a fresh validate-on-hit
+ * seq of the thread.
+ * @return 0 with *stamp = NA_VOH_SW | the 32-bit VERSION and *busy (the
+ * block's write lock was held); -ENOTSUP when the switch does not hold the
+ * block (or there is no switch: `direct`); -EINTR after dsm_stop.
+ */
+int na_voh_sw_version(struct dsm_thread *t, uint64_t tag, uint32_t seq,
+		      uint64_t *stamp, bool *busy);
 
 #endif /* NA_VOH_H */

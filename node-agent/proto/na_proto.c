@@ -148,6 +148,7 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_UNLOCK_ACK:
 	case LCF_T_ABORT_ACK:
+	case LCF_T_VERSION:
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_MIGRATE_ACK:
 		return NA_ROUTE_MIGRATE;

@@ -454,6 +454,38 @@ pipe_summary(FILE *f)
 		v[0], v[1], v[2], v[3], v[4]);
 }
 
+/* Validate-on-hit counters of every node, summed (docs/VALIDATE.md). */
+static void
+voh_summary(FILE *f)
+{
+	struct dsm_voh_stats s, t = { 0 };
+
+	for (uint32_t i = 0; i < sim.n_nodes; i++) {
+		dsm_voh_stats(sim.node[i].d, &s);
+		t.checks += s.checks;
+		t.validated_hits += s.validated_hits;
+		t.changed += s.changed;
+		t.fetches += s.fetches;
+		t.updates += s.updates;
+		t.fallbacks += s.fallbacks;
+		t.sw_checks += s.sw_checks;
+		t.sw_hits += s.sw_hits;
+		t.sw_fetches += s.sw_fetches;
+		t.sw_uncached += s.sw_uncached;
+		t.sw_writes += s.sw_writes;
+	}
+	fprintf(f,
+		"\"checks\":%" PRIu64 ",\"validated_hits\":%" PRIu64
+		",\"changed\":%" PRIu64 ",\"fetches\":%" PRIu64
+		",\"updates\":%" PRIu64 ",\"fallbacks\":%" PRIu64
+		",\"sw_checks\":%" PRIu64 ",\"sw_hits\":%" PRIu64
+		",\"sw_fetches\":%" PRIu64 ",\"sw_uncached\":%" PRIu64
+		",\"sw_writes\":%" PRIu64,
+		t.checks, t.validated_hits, t.changed, t.fetches, t.updates,
+		t.fallbacks, t.sw_checks, t.sw_hits, t.sw_fetches,
+		t.sw_uncached, t.sw_writes);
+}
+
 static void
 print_summary(FILE *f, double wall_s, bool stuck)
 {
@@ -500,6 +532,8 @@ print_summary(FILE *f, double wall_s, bool stuck)
 	}
 	fprintf(f, "},\"pipe\":{");
 	pipe_summary(f);
+	fprintf(f, "},\"voh\":{");
+	voh_summary(f);
 	fprintf(f, "}}\n");
 }
 

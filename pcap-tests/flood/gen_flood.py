@@ -76,7 +76,7 @@ def validate(fr, port, topo):
         lcfvec.LCF_HDR.unpack_from(fr, udp_off + 8)
     if ver != 1:
         return "bad_version"
-    if not (1 <= ty <= 0x0a or 0x20 <= ty <= 0x7f):
+    if not (1 <= ty <= 0x0b or 0x20 <= ty <= 0x7f):
         return "unknown_type"
     if ln != udp_len - 40:
         return "bad_payload_length"
@@ -114,7 +114,7 @@ class Gen:
         r = self.r
         node = self.t.port_node[port]
         home = r.choice(self.nodes)
-        return [1, r.randint(1, 0x0a), r.randint(0, 7), r.randint(0, 2), node,
+        return [1, r.randint(1, 0x0b), r.randint(0, 7), r.randint(0, 2), node,
                 r.randrange(THREADS), r.getrandbits(32), r.getrandbits(3),
                 (home << self.shift) | r.getrandbits(20), r.choice((0xffff, home)),
                 0, r.getrandbits(32)]
@@ -231,7 +231,7 @@ MUTATIONS = ["truncate", "ip_version", "ip_ihl", "ip_total_big", "ip_total_small
              "ip_frag", "udp_len_small", "udp_len_big", "version", "type", "len",
              "flags", "gstatus", "node_range", "node_unknown", "spoof", "thread",
              "tag_home"]
-BAD_TYPES = [t for t in range(256) if not (1 <= t <= 0x0a or 0x20 <= t <= 0x7f)]
+BAD_TYPES = [t for t in range(256) if not (1 <= t <= 0x0b or 0x20 <= t <= 0x7f)]
 
 
 def valid_prefix(topo):

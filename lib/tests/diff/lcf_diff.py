@@ -4,7 +4,7 @@
 lcf_diff.py: the differential check of lib/lcf against lcf_ref.py.
 
 Random but protocol-shaped traffic (requests, retransmissions, late and
-duplicated copies, unlocks, ABORTs, ADD/REMOVE from the homes, malformed
+duplicated copies, unlocks, ABORTs, VERSION_READs, ADD/REMOVE from the homes, malformed
 ingress, node failures) is cut into bursts as swswitch's worker does: every
 packet of a burst gets its first pass, then the burst's resubmitted packets
 get their second pass in order (a few are lost or get corrupted metadata).
@@ -136,9 +136,12 @@ class Traffic:
             s = cur if rng.random() < 0.8 else (cur - rng.randrange(3)) & R.M32
             m = self.msg(rng.choice([R.READ_UNLOCK, R.WRITE_UNLOCK]), node, thread,
                          s, tag, gs, cs)
-        elif x < 0.86:                        # an ABORT
+        elif x < 0.83:                        # an ABORT
             s = cur if rng.random() < 0.8 else (cur - rng.randrange(3)) & R.M32
             m = self.msg(R.ABORT, node, thread, s, tag)
+        elif x < 0.86:                        # a VERSION_READ (4.10)
+            m = self.msg(R.VERSION_READ, node, thread, rng.getrandbits(32), tag,
+                         gs, cs)
         elif x < 0.96:                        # migration by the tag's home
             home = tag >> (48 - self.t.shift)
             self.mig[home] += 1
@@ -153,7 +156,7 @@ class Traffic:
             elif k == 1:
                 m.tag = (rng.choice([3, 7, 31]) << (48 - self.t.shift)) | 4096
             elif k == 2:
-                m.type = rng.choice([0x0b, 0x10, 0x13, 0x20])
+                m.type = rng.choice([0x0c, 0x10, 0x14, 0x20])
             else:
                 self.sent.append((m, (m.node + 1) % self.t.n_ports))
                 return m.copy(), (m.node + 1) % self.t.n_ports

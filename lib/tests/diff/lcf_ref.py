@@ -11,7 +11,9 @@ import json
 # wire (PROTOCOL.md 2)
 READ_MISS, WRITE_MISS, WRITE_SHARED, EVICT_SHARED, EVICT_MODIFIED = 1, 2, 3, 4, 5
 READ_UNLOCK, WRITE_UNLOCK, ADD, REMOVE, ABORT = 6, 7, 8, 9, 10
-NACK, UNLOCK_ACK, MIGRATE_ACK, ABORT_ACK = 0x10, 0x11, 0x12, 0x13
+VERSION_READ = 0x0b
+NACK, UNLOCK_ACK, MIGRATE_ACK, ABORT_ACK, VERSION = 0x10, 0x11, 0x12, 0x13, 0x14
+VER_BUSY = 0x10000                  # VERSION aux: LOCK's writer bit (4.10)
 IN_SWITCH, DATA_PROVIDER, FAIL = 1, 2, 4
 UNSHARED, SHARED, MODIFIED = 0, 1, 2
 NODE_NONE = 0xffff
@@ -26,7 +28,7 @@ ACTIONS = ["TAG_MISS_HOME", "FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
            "NACK_LOCK_BUSY", "NACK_CHECK_FAIL", "NACK_STALE", "RETRANSMIT_PASS",
            "RESUBMIT", "UNLOCK_EXEC", "UNLOCK_DUP", "ADD_OK", "ADD_DUP",
            "ADD_COLLISION", "REMOVE_OK", "MIRROR_SHADOW", "DROP", "ABORT_HOME",
-           "ABORT_PASSED", "NACK_ABORTED"]
+           "ABORT_PASSED", "NACK_ABORTED", "VERSION_HIT", "VERSION_MISS"]
 A = {n: i for i, n in enumerate(ACTIONS)}
 DROPS = ["NONE", "SHORT", "BAD_IP", "BAD_UDP", "BAD_VERSION", "UNKNOWN_TYPE",
          "BAD_LEN", "BAD_FLAGS", "BAD_GSTATUS", "NODE_RANGE", "NODE_UNKNOWN",
@@ -142,6 +144,7 @@ class Ref:
         self.tag = [[0] * t.slots for _ in range(t.ways)]
         # [copyset, lock, gstatus] per slot
         self.meta = [[[0, 0, 0] for _ in range(t.slots)] for _ in range(t.ways)]
+        self.ver = [[0] * t.slots for _ in range(t.ways)]   # VERSION (4.10)
         n_req = 32 * t.tpn
         self.sb = [[[0, 0], [0, 0]] for _ in range(n_req)]
         self.lu = [[0, 0] for _ in range(n_req)]      # [seq, open]
@@ -219,7 +222,7 @@ class Ref:
         home = m.tag >> (48 - t.shift)
         if home >= 32 or not (t.mask >> home & 1):
             return self.drop(r, "TAG_RANGE") or r
-        if not 1 <= m.type <= 10:
+        if not 1 <= m.type <= VERSION_READ:
             return self.drop(r, "UNKNOWN_TYPE") or r
         req = m.node * t.tpn + m.thread
         if resubmitted:
@@ -238,6 +241,19 @@ class Ref:
                 md = self.meta[hit][self.slot(hit, m.tag)]
                 m.gstatus, m.copyset = md[2], md[0]
                 self.migrate_ack(r, hit, False, "ADD_DUP")
+            return
+        if m.type == VERSION_READ:                      # 4.10: one pass
+            if hit < 0:
+                r.out.type, r.out.flags = VERSION, FAIL
+                r.out.aux = VERSION_READ << 24
+                self.emit(r, "VERSION_MISS", 1 << m.node, True)
+            else:
+                s = self.slot(hit, m.tag)
+                md = self.meta[hit][s]
+                r.out.type, r.out.flags = VERSION, IN_SWITCH
+                r.out.gstatus, r.out.copyset = md[2], self.ver[hit][s]
+                r.out.aux = VERSION_READ << 24 | (VER_BUSY if md[1] & WRITER else 0)
+                self.emit(r, "VERSION_HIT", 1 << m.node, True)
             return
         e = self.sb[req][m.seq & 1]
         lu = self.lu[req]
@@ -294,6 +310,9 @@ class Ref:
             self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_STALE")
             return
         write = m.type != READ_MISS
+        if m.type in (WRITE_MISS, WRITE_SHARED):        # 4.10: every one counts
+            s = self.slot(hit, m.tag)
+            self.ver[hit][s] = (self.ver[hit][s] + 1) & M32
         if write:
             taken = md[1] == 0
             if taken:
@@ -361,7 +380,7 @@ class Ref:
             want = RS_RELEASE
         elif m.type in (READ_UNLOCK, WRITE_UNLOCK):
             want = RS_UNLOCK
-        elif m.type == ABORT:
+        elif m.type in (ABORT, VERSION_READ):
             want = -1
         else:
             want = RS_ADD if m.type == ADD else RS_REMOVE
@@ -378,6 +397,7 @@ class Ref:
                     self.tag[w][s] = m.tag | VALID
                     m.copyset &= t.mask
                     self.meta[w][s] = [m.copyset, 0, m.gstatus]
+                    self.ver[w][s] = (m.seq & 0xffff) << 16
                     return self.migrate_ack(r, w, False, "ADD_OK")
             return self.migrate_ack(r, 0xff, True, "ADD_COLLISION")
         if hit != way:

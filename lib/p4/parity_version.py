@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Parity of the VERSION stage (docs/PROTOCOL.md 4.10): C lcf_version.c and
+the bump in lcf_pipeline.c's pass_request() against P4 lcf_version.p4's
+table and RegisterActions and the VERSION reply in lcf_dispatch.p4.
+
+Compared: the aux busy bit and the epoch shift (constants); which pass
+writes, bumps or reads VERSION (the P4 `ver` table's entries vs the C
+calls); the value an ADD writes ((seq & 0xffff) << 16) and that a bump adds
+1; the reply's fields (VERSION in copyset, the LOCK writer bit as the busy
+bit, FAIL on a miss). Standard library only.
+"""
+import re
+
+from parity_src import c_defines, c_function, strip_c_comments
+
+
+def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
+    diff = []
+    cdef = c_defines(strip_c_comments(wire_h))
+    cdef.update(c_defines(strip_c_comments(internal_h)))
+    for name in ("LCF_VER_AUX_BUSY", "LCF_VER_EPOCH_SHIFT"):
+        cv, pv = cdef.get(name), p4.consts.get(name)
+        if cv is None or pv is None or int(str(cv).rstrip("uU"), 0) != pv:
+            diff.append("%s: C %s, P4 %s" % (name, cv, pv))
+    # which types bump: C pass_request() vs the P4 table's v_bump entries
+    req = c_function(pipe_c, "pass_request") or ""
+    m = re.search(r"if\s*\(([^{;]*?)\)\s*lcf_version_bump", req, re.S)
+    cbump = set(re.findall(r"LCF_T_(\w+)", m.group(1))) if m else set()
+    tbl = re.search(r"table\s+ver\s*\{(.*?)\n    \}", p4.src, re.S)
+    ents = re.findall(r"\(\s*(\w+)\s*,\s*LCF_T_(\w+)\s*,\s*(\d)\s*,\s*(\d)\s*\)\s*:\s*(\w+)\(\)",
+                      tbl.group(1) if tbl else "")
+    pbump = {t for op, t, st, p2, a in ents if a == "v_bump"}
+    if not cbump or cbump != pbump:
+        diff.append("types that bump VERSION: C %s, P4 %s" % (sorted(cbump), sorted(pbump)))
+    if any(a == "v_bump" and (op != "LCS_OP_ACQUIRE" or st != "0" or p2 != "0")
+           for op, t, st, p2, a in ents):
+        diff.append("P4 bumps outside a non-stale first pass that acquires the lock")
+    if ("LCS_OP_INSTALL", "ADD_TO_SWITCH", "0", "1", "v_set") not in ents:
+        diff.append("P4: ADD's second pass does not set VERSION")
+    if ("LCS_OP_READ", "VERSION_READ", "0", "0", "v_read") not in ents:
+        diff.append("P4: VERSION_READ does not read VERSION")
+    # the values written
+    if not re.search(r"\(seq\s*&\s*0xffff\)\s*<<\s*LCF_VER_EPOCH_SHIFT", ver_c):
+        diff.append("C lcf_version_add(): not (seq & 0xffff) << LCF_VER_EPOCH_SHIFT")
+    if not re.search(r"v\s*=\s*hdr\.lcf\.seq\[15:0\]\s*\+\+\s*16w0", p4.src):
+        diff.append("P4 ver_set: not seq[15:0] ++ 16w0")
+    if not re.search(r"p->ver\[way\]\[slot\]\+\+", ver_c) or \
+            not re.search(r"v\s*=\s*v\s*\+\s*1\s*;", p4.src):
+        diff.append("bump: C ++ / P4 v + 1 not found")
+    # the reply
+    hit = re.search(r"action\s+d_version_hit\s*\(\)\s*\{(.*?)\}", p4.src, re.S)
+    miss = re.search(r"action\s+d_version_miss\s*\(\)\s*\{(.*?)\}", p4.src, re.S)
+    h = hit.group(1) if hit else ""
+    if not (re.search(r"hdr\.lcf\.copyset\s*=\s*md\.ver_rv", h) and
+            re.search(r"md\.lk_old\[15:15\]\s*<<\s*16", h) and
+            re.search(r"flags\s*=\s*LCF_F_IN_SWITCH\s*;", h)):
+        diff.append("P4 d_version_hit: copyset = VERSION, busy = LOCK bit 15 << 16, IN_SWITCH")
+    if not (miss and re.search(r"flags\s*=\s*LCF_F_FAIL\s*;", miss.group(1))):
+        diff.append("P4 d_version_miss: FAIL")
+    if not (re.search(r"m->copyset\s*=\s*p->ver\[way\]\[slot\]", ver_c) and
+            re.search(r"lock\s*&\s*LCF_LOCK_WRITER\s*\?\s*LCF_VER_AUX_BUSY", ver_c) and
+            re.search(r"m->flags\s*=\s*LCF_F_FAIL", ver_c)):
+        diff.append("C lcf_version_read(): copyset = VERSION, busy bit, FAIL on a miss")
+    if diff:
+        rep.fail("VERSION stage: C lcf_version.c / pass_request vs P4 lcf_version.p4", diff)
+    else:
+        rep.ok("VERSION stage: set by ADD, bumped by %s first passes, read by "
+               "VERSION_READ, reply fields" % "/".join(sorted(pbump)))
