@@ -69,13 +69,7 @@ get_chunk(struct dsm_thread *t, uint16_t node)
 	struct na_mail r;
 	dsm_addr_t addr = 0;
 
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.type = NA_MSG_ALLOC_REQ;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = na_req_next_seq(t);
-	m.dst_node = node;
+	na_req_msg(t, &m, NA_MSG_ALLOC_REQ, na_req_next_seq(t), 0, node);
 	m.aux = 1; /* chunks wanted */
 	if (na_req_call(t, node, &m, NA_MSG_ALLOC_REPLY, &r) < 0 ||
 	    (r.m.flags & LCF_F_FAIL) || r.m.len != 8)

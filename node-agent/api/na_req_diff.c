@@ -47,13 +47,7 @@ send_stream(struct dsm_thread *t, uint32_t seq, uint64_t tag, uint32_t total)
 	if (n <= 0)
 		return -EINVAL;
 	na_win_init(&w, acked, (uint32_t)n, t->d->pipe_depth);
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = seq;
-	m.tag = tag;
-	m.dst_node = home;
+	na_req_msg(t, &m, 0, seq, tag, home);
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	while (!na_win_done(&w)) {
 		const struct lcf_msg *x = &t->mail.m;

@@ -196,13 +196,7 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 	uint32_t tries = 0;
 	struct lcf_msg m;
 
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = seq;
-	m.tag = tag;
-	m.dst_node = home;
+	na_req_msg(t, &m, 0, seq, tag, home);
 	for (;;) {
 		/* (Re)send every segment not acknowledged yet. */
 		for (uint32_t i = 0; i < na_seg_count(bs); i++) {

@@ -172,14 +172,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	/* Both scoreboard rows in use? Then the older unlock must land. */
 	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
 		na_req_flush(t);
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.type = type;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = seq;
-	m.tag = tag;
-	m.dst_node = home;
+	na_req_msg(t, &m, type, seq, tag, home);
 	na_dir_wrap(t->n, &m);
 	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
 	NA_STAT_INC(t->n->st.req.events);

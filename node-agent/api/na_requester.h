@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dsm.h"
 #include "na_node.h"
@@ -197,6 +198,22 @@ static inline uint16_t
 na_req_home_of(const struct dsm_thread *t, uint64_t tag)
 {
 	return (uint16_t)topo_tag_home(&t->d->topo, tag);
+}
+
+/* A message of this requester thread to `dst`: version, type, node, thread,
+ * seq and tag set, every other field 0. */
+static inline void
+na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
+	   uint32_t seq, uint64_t tag, uint16_t dst)
+{
+	memset(m, 0, sizeof(*m));
+	m->version = LCF_VERSION;
+	m->type = type;
+	m->node = t->n->self;
+	m->thread = t->id;
+	m->seq = seq;
+	m->tag = tag;
+	m->dst_node = dst;
 }
 
 /**

@@ -53,13 +53,7 @@ read_once(struct dsm_thread *t, dsm_addr_t addr, uint32_t len, void *buf,
 		p[i] = (uint8_t)(addr >> (56 - 8 * i));
 	for (int i = 0; i < 4; i++)
 		p[8 + i] = (uint8_t)(len >> (24 - 8 * i));
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = t->sab_seq;
-	m.tag = addr >> t->d->topo.block_shift;
-	m.dst_node = home;
+	na_req_msg(t, &m, 0, t->sab_seq, addr >> t->d->topo.block_shift, home);
 	m.len = NA_SAB_REQ_LEN;
 	na_sabre_rx_arm(r, m.seq, buf, len, plain);
 	if (!plain) {

@@ -20,14 +20,7 @@ na_voh_sw_version(struct dsm_thread *t, uint64_t tag, uint32_t seq,
 
 	if (t->n->cfg.direct)
 		return -ENOTSUP; /* no switch on the path */
-	memset(&m, 0, sizeof(m));
-	m.version = LCF_VERSION;
-	m.type = LCF_T_VERSION_READ;
-	m.node = t->n->self;
-	m.thread = t->id;
-	m.seq = seq;
-	m.tag = tag;
-	m.dst_node = na_req_home_of(t, tag);
+	na_req_msg(t, &m, LCF_T_VERSION_READ, seq, tag, na_req_home_of(t, tag));
 	/* Retransmitted until a VERSION with this seq arrives: a read
 	 * changes nothing at the switch, so a repeat is harmless. */
 	rc = na_req_call(t, m.dst_node, &m, LCF_T_VERSION, &r);
