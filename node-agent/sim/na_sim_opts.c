@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * na-sim's command line: defaults, ranges, usage (na_sim_opts.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsm.h"
+#include "na_sim_opts.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: na-sim [options]\n"
+		"Runs a whole DSM cluster (nodes, switch pipeline, network) in "
+		"one process\non a virtual clock, reproducibly from a seed; "
+		"docs/SIMULATION.md.\n\n"
+		"  --seed N            run's seed, not 0 (default 1)\n"
+		"  --events N          scheduler events before the workloads "
+		"stop (default 1000000)\n"
+		"  --duration S        or stop after S virtual seconds\n"
+		"  --nodes N           nodes, 2..%u (default 3; the last is the "
+		"shadow)\n"
+		"  --threads T         application threads per node (default 2)\n"
+		"  --topo FILE         a topology instead of the generated one\n"
+		"  --workload W        counter (default), micro or poll\n"
+		"  --policy P          poll: validate (default), validate-rpc "
+		"or ttl\n"
+		"  --ttl-us U          poll: the TTL (default 500000)\n"
+		"  --update-s S        poll: update period, virtual (default 1)\n"
+		"  --updaters all      poll: thread 0 of every node updates\n"
+		"  --blocks K          shared blocks (default 6)\n"
+		"  --switch-blocks K   blocks each home moves to the switch at "
+		"start (default 1)\n"
+		"  --cache-blocks C    local cache per node, blocks (default 4: "
+		"evictions)\n"
+		"  --block-size B      generated topology's block size (default "
+		"4096)\n"
+		"  --loss P            per-hop loss probability (default 0.01)\n"
+		"  --dup P             per-hop duplication probability (default "
+		"0.01)\n"
+		"  --delay-us U        per-hop delay (default 2)\n"
+		"  --jitter-us U       per-hop extra delay, uniform (default 4: "
+		"reorders)\n"
+		"  --max-rate R        ops/s per thread, virtual (default "
+		"200000)\n"
+		"  --migrate           dynamic migration of hot blocks\n"
+		"  --directory         the directory protocol instead of LCF\n"
+		"  --pipe-depth W      PIPE diff write-back, credit window W "
+		"(default 0: off)\n"
+		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
+		"  --stuck-s S         virtual seconds a stopped workload may "
+		"take (default 30)\n"
+		"  --quiet             no progress lines\n"
+		"  -h, --help          this text\n"
+		"Exit: 0 ok, 1 operation errors, 2 usage, 3 stuck (liveness).\n",
+		(unsigned int)NA_SIM_MAX_NODES);
+}
+
+static int
+num(const char *name, const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "na-sim: %s %s: expected a number in %g..%g\n",
+			name, s, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+policy(const char *s, unsigned *out)
+{
+	if (!strcmp(s, "validate"))
+		*out = DSM_POLICY_VALIDATE;
+	else if (!strcmp(s, "validate-rpc"))
+		*out = DSM_POLICY_VALIDATE | DSM_POLICY_RPC_CHECK;
+	else if (!strcmp(s, "ttl"))
+		*out = DSM_POLICY_TTL;
+	else {
+		fprintf(stderr,
+			"na-sim: --policy %s: expected validate, "
+			"validate-rpc or ttl\n",
+			s);
+		return -1;
+	}
+	return 0;
+}
+
+int
+na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
+{
+	/* clang-format off */
+	static const struct option lo[] = {
+		{ "seed", 1, 0, 's' },
+		{ "events", 1, 0, 'e' },
+		{ "duration", 1, 0, 'D' },
+		{ "nodes", 1, 0, 'n' },
+		{ "threads", 1, 0, 't' },
+		{ "topo", 1, 0, 'T' },
+		{ "workload", 1, 0, 'w' },
+		{ "blocks", 1, 0, 'b' },
+		{ "switch-blocks", 1, 0, 'S' },
+		{ "cache-blocks", 1, 0, 'c' },
+		{ "block-size", 1, 0, 'B' },
+		{ "loss", 1, 0, 'l' },
+		{ "dup", 1, 0, 'd' },
+		{ "delay-us", 1, 0, 'y' },
+		{ "jitter-us", 1, 0, 'j' },
+		{ "max-rate", 1, 0, 'r' },
+		{ "migrate", 0, 0, 'm' },
+		{ "directory", 0, 0, 'R' },
+		{ "pipe-depth", 1, 0, 'W' },
+		{ "history", 1, 0, 'H' },
+		{ "stuck-s", 1, 0, 'k' },
+		{ "quiet", 0, 0, 'q' },
+		{ "policy", 1, 0, 'P' },
+		{ "ttl-us", 1, 0, 'L' },
+		{ "update-s", 1, 0, 'U' },
+		{ "updaters", 1, 0, 'A' },
+		{ "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	/* clang-format on */
+
+	double v;
+	int c;
+
+	*o = (struct na_sim_opts){
+		.seed = 1,
+		.events = 1000000,
+		.nodes = 3,
+		.threads = 2,
+		.blocks = 6,
+		.switch_blocks = 1,
+		.cache_blocks = 4,
+		.block_size = 4096,
+		.loss = 0.01,
+		.dup = 0.01,
+		.delay_ns = 2000,
+		.jitter_ns = 4000,
+		.max_rate = 200000,
+		.stuck_s = 30,
+		.update_s = 1,
+		.ttl_us = 500000,
+		.policy = DSM_POLICY_VALIDATE,
+		.workload = "counter",
+	};
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		int rc = 0;
+
+		switch (c) {
+		case 's':
+			rc = num("--seed", optarg, 1, UINT32_MAX, &v);
+			o->seed = (uint32_t)v;
+			break;
+		case 'e':
+			rc = num("--events", optarg, 1, 1e15, &v);
+			o->events = (uint64_t)v;
+			break;
+		case 'D':
+			rc = num("--duration", optarg, 0, 1e6, &o->duration);
+			break;
+		case 'n':
+			rc = num("--nodes", optarg, 2, NA_SIM_MAX_NODES, &v);
+			o->nodes = (uint16_t)v;
+			break;
+		case 't':
+			rc = num("--threads", optarg, 1, 64, &v);
+			o->threads = (uint16_t)v;
+			break;
+		case 'T':
+			o->topo = optarg;
+			break;
+		case 'w':
+			o->workload = optarg;
+			break;
+		case 'b':
+			rc = num("--blocks", optarg, 1, 1 << 20, &v);
+			o->blocks = (uint32_t)v;
+			break;
+		case 'S':
+			rc = num("--switch-blocks", optarg, 0, 1 << 20, &v);
+			o->switch_blocks = (uint32_t)v;
+			break;
+		case 'c':
+			rc = num("--cache-blocks", optarg, 1, 1 << 24, &v);
+			o->cache_blocks = (uint32_t)v;
+			break;
+		case 'B':
+			rc = num("--block-size", optarg, 64, 65536, &v);
+			o->block_size = (uint32_t)v;
+			break;
+		case 'l':
+			rc = num("--loss", optarg, 0, 0.5, &o->loss);
+			break;
+		case 'd':
+			rc = num("--dup", optarg, 0, 0.5, &o->dup);
+			break;
+		case 'y':
+			rc = num("--delay-us", optarg, 0, 1e6, &v);
+			o->delay_ns = (uint64_t)(v * 1000);
+			break;
+		case 'j':
+			rc = num("--jitter-us", optarg, 0, 1e6, &v);
+			o->jitter_ns = (uint64_t)(v * 1000);
+			break;
+		case 'r':
+			rc = num("--max-rate", optarg, 1, 1e9, &o->max_rate);
+			break;
+		case 'm':
+			o->migrate = true;
+			break;
+		case 'R':
+			o->directory = true;
+			break;
+		case 'W':
+			rc = num("--pipe-depth", optarg, 0, 64, &v);
+			o->pipe_depth = (uint32_t)v;
+			break;
+		case 'H':
+			o->history = optarg;
+			break;
+		case 'k':
+			rc = num("--stuck-s", optarg, 0.001, 1e6, &o->stuck_s);
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'P':
+			rc = policy(optarg, &o->policy);
+			break;
+		case 'L':
+			rc = num("--ttl-us", optarg, 1, 1e9, &o->ttl_us);
+			break;
+		case 'A':
+			if (strcmp(optarg, "all") != 0) {
+				fprintf(stderr,
+					"na-sim: --updaters %s: only "
+					"\"all\" is known\n",
+					optarg);
+				rc = -1;
+			}
+			o->all_updaters = true;
+			break;
+		case 'U':
+			rc = num("--update-s", optarg, 0.001, 1e6,
+				 &o->update_s);
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -1;
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "na-sim: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}

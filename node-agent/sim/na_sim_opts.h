@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * na-sim's command line (docs/SIMULATION.md, "Options").
+ */
+#ifndef NA_SIM_OPTS_H
+#define NA_SIM_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define NA_SIM_MAX_NODES 16
+
+/** One run: everything that decides its outcome, with the seed. */
+struct na_sim_opts {
+	uint32_t seed;
+	uint64_t events;
+	uint16_t nodes, threads;
+	uint32_t blocks, switch_blocks, cache_blocks, block_size, pipe_depth;
+	double loss, dup, max_rate, duration, stuck_s, update_s, ttl_us;
+	unsigned policy; /* --workload poll */
+	bool all_updaters;
+	uint64_t delay_ns, jitter_ns;
+	const char *topo, *history, *workload;
+	bool directory, migrate, quiet;
+};
+
+/**
+ * Parse na-sim's options into `o` (defaults first). Prints the usage on
+ * --help.
+ * @return 0, 1 after --help (exit 0), or -1 after a message on stderr
+ *   (a bad or unknown option, a value out of range: exit 2).
+ */
+int na_sim_parse(int argc, char **argv, struct na_sim_opts *o);
+
+#endif /* NA_SIM_OPTS_H */
