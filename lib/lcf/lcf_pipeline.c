@@ -620,7 +620,8 @@ lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
  * Queued lock mode, a request after SCOREBOARD (docs/QUEUED-LOCKS.md 3): a
  * write lock taken and counted makes the event the queue holder; a request
  * that would be NACKed as lock busy goes to the holder instead, when there
- * is one. Returns true when the request was forwarded.
+ * is one, unless its event is over (an aborted event's late copy: nobody
+ * would take its grant). Returns true when the request was forwarded.
  */
 static bool
 pass_request_queue(struct lcf_pipeline *p, struct lcf_phv *phv,
@@ -633,7 +634,8 @@ pass_request_queue(struct lcf_pipeline *p, struct lcf_phv *phv,
 	if (!lcf_q_request(p, w, phv->slot[w],
 			   lcf_q_id(m->node, m->thread, m->seq),
 			   phv->lock_taken && write_ok && !phv->sb_over,
-			   !phv->lock_taken && !phv->sb_held, &to, &aux))
+			   !phv->lock_taken && !phv->sb_held && !phv->sb_over,
+			   &to, &aux))
 		return false;
 	phv->m->flags = LCF_F_IN_SWITCH;
 	phv->m->aux = aux;

@@ -122,6 +122,21 @@ Test(queued, holder_retransmission_passes_on_its_score)
 	cr_assert_eq(tu_block(tag).fwd_cnt, 1, "not forwarded to itself");
 }
 
+Test(queued, aborted_event_is_not_forwarded)
+{
+	uint64_t tag = holder_and_one_forward();
+	struct lcf_msg ab = tu_msg(LCF_T_ABORT, 2, 0, 1, tag);
+	struct lcf_result r;
+
+	/* Node 2 abandons seq 1 (no copy holds a lock: on to the home); a
+	 * late copy of its request is then over: NACKed, not queued. */
+	tu_send(&ab, &r, NULL);
+	cr_assert_eq(r.action, LCF_A_ABORT_HOME);
+	cr_assert_eq(req(LCF_T_WRITE_MISS, 2, 1, tag).action,
+		     LCF_A_NACK_LOCK_BUSY);
+	cr_assert_eq(tu_block(tag).fwd_cnt, 1, "not counted");
+}
+
 Test(queued, readers_are_never_queued)
 {
 	uint64_t tag = tu_tag(2, 2);
