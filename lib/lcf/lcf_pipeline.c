@@ -792,9 +792,11 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 				LCF_A_ADD_DUP);
 		return;
 	}
-	if (is_unlock(type) || type == LCF_T_QRELEASE)
+	if (is_unlock(type))
 		lu = lcf_stage_last_unlock_open(p, phv);
-	else if (type == LCF_T_QXFER)
+	else if (type == LCF_T_QRELEASE) /* opens it as an unlock does */
+		(void)lcf_stage_last_unlock_open(p, phv);
+	else if (type == LCF_T_QXFER) /* ends the holder's event */
 		lcf_q_lu_end(p, phv->req, phv->m->seq);
 	if (phv->hit_way < 0) {
 		pass_miss(p, phv, res);
