@@ -81,8 +81,11 @@ lcf_q_release1(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
 void
 lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id)
 {
-	struct lcf_q *q = q_at(p, way, slot);
+	struct lcf_q *q;
 
+	if (p->q[way] == NULL) /* retry mode: forged metadata reached here */
+		return;
+	q = q_at(p, way, slot);
 	if (q->hi == id && (q->lo & LCF_Q_CLOSING))
 		*q = (struct lcf_q){ 0, 0 };
 }

@@ -46,7 +46,8 @@ enum lcf_q_reason lcf_q_release1(struct lcf_pipeline *p, uint32_t way,
 				 uint32_t slot, uint32_t id, uint32_t count,
 				 uint32_t *fwd_cnt);
 
-/** QRELEASE, second pass: QSTATE = {0, 0} when it is {id, CLOSING}. */
+/** QRELEASE, second pass: QSTATE = {0, 0} when it is {id, CLOSING}. In
+ * retry mode (no QSTATE; only forged metadata gets here) nothing. */
 void lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		    uint32_t id);
 
