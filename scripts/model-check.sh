@@ -152,6 +152,7 @@ if [ $DEEP = 0 ]; then
 	QL="$SAFE -DCOLLAPSE"
 	PML=qlock.pml run qlock-three pass "-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1" "$QL" "-m100000 -w22"
 	PML=qlock.pml run qlock-loss pass "-DN=2 -DEV=1 -DLOSS=1 -DDUP=1 -DRETX=1" "$QL" "-m100000 -w22"
+	PML=qlock.pml run qlock-two-events-dup pass "-DN=2 -DEV=2 -DLOSS=0 -DDUP=1 -DRETX=1" "$QL" "-m100000 -w22"
 	PML=qlock.pml run qlock-two-events-lost-pass pass \
 		"-DN=2 -DEV=2 -DLOSS=1 -DDUP=0 -DRETX=1 -DBADRS=1" "$QL" "-m100000 -w22"
 	# QXFER/QRELEASE approved without comparing the count: a forward still on
@@ -179,8 +180,6 @@ else
 	run new-write-through-home pass "-DNEW -DWT $TWOW" "$SAFE" "-m10000 -w24"
 	QL="$SAFE"
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
-	PML=qlock.pml run qlock-two-events-loss-dup pass "-DN=2 -DEV=2 -DLOSS=1 -DDUP=1 -DRETX=1" \
-		"$QL" "-m100000 -w26"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi
