@@ -643,44 +643,28 @@ pass_request_queue(struct lcf_pipeline *p, struct lcf_phv *phv,
 	return true;
 }
 
-/* QXFER_ACK to the holder: `why`, and FWD_CNT as the switch has it. */
+/* QXFER_ACK to the holder (lcf_q_ack() turns the header into it). */
 static void
 res_qxfer_ack(struct lcf_pipeline *p, struct lcf_result *res,
 	      struct lcf_phv *phv, enum lcf_q_reason why, uint32_t fwd_cnt,
 	      enum lcf_action a)
 {
-	uint8_t orig = phv->m->type;
-
-	res_reply(p, res, phv, LCF_T_QXFER_ACK,
-		  LCF_F_IN_SWITCH | (why == LCF_Q_OK ? 0 : LCF_F_FAIL), a);
-	phv->m->aux = lcf_q_ack_aux(orig, why, fwd_cnt);
+	lcf_q_ack(phv->m, why, fwd_cnt);
+	res_emit(p, res, a, node_bit(phv->m->node), true);
 }
 
-/*
- * QXFER and QRELEASE, tag hit, first pass (docs/QUEUED-LOCKS.md 4). The
- * lock stage is read only (the reply's metadata); in retry mode QSTATE does
- * not exist and every one is denied as not the holder.
- */
+/* QXFER and QRELEASE, tag hit, first pass (lcf_q_first_pass()). The lock
+ * stage is read only: the reply's metadata. */
 static void
 pass_queue(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
 	const struct lcf_meta *md = hit_meta(p, phv);
 	uint32_t w = (uint32_t)phv->hit_way, fwd_cnt = 0;
-	uint32_t id = lcf_q_id(phv->m->node, phv->m->thread, phv->m->seq);
-	uint32_t count = phv->m->aux & LCF_Q_COUNT_MASK;
-	enum lcf_q_reason why = LCF_Q_NOT_HOLDER;
+	enum lcf_q_reason why;
 
-	if (phv->m->type == LCF_T_QRELEASE) {
-		if (p->cfg.queued)
-			why = lcf_q_release1(p, w, phv->slot[w], id, count,
-					     &fwd_cnt);
-		if (why == LCF_Q_OK) {
-			res_resubmit(p, res, rs_pack(LCF_RS_QRELEASE, w, 0, 0));
-			return;
-		}
-	} else if (p->cfg.queued) {
-		why = lcf_q_xfer(p, w, phv->slot[w], id, count, phv->m->copyset,
-				 &fwd_cnt);
+	if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], &why, &fwd_cnt)) {
+		res_resubmit(p, res, rs_pack(LCF_RS_QRELEASE, w, 0, 0));
+		return;
 	}
 	phv->m->gstatus = md->gstatus;
 	phv->m->copyset = md->copyset;

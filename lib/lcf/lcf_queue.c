@@ -107,3 +107,32 @@ lcf_q_clear(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
 	if (p->q[way] != NULL)
 		*q_at(p, way, slot) = (struct lcf_q){ 0, 0 };
 }
+
+bool
+lcf_q_first_pass(struct lcf_pipeline *p, const struct lcf_msg *m, uint32_t way,
+		 uint32_t slot, enum lcf_q_reason *why, uint32_t *fwd_cnt)
+{
+	uint32_t id = lcf_q_id(m->node, m->thread, m->seq);
+	uint32_t count = m->aux & LCF_Q_COUNT_MASK;
+
+	*why = LCF_Q_NOT_HOLDER; /* retry mode: no QSTATE, nobody holds */
+	*fwd_cnt = 0;
+	if (!p->cfg.queued)
+		return false;
+	if (m->type == LCF_T_QRELEASE) {
+		*why = lcf_q_release1(p, way, slot, id, count, fwd_cnt);
+		return *why == LCF_Q_OK;
+	}
+	*why = lcf_q_xfer(p, way, slot, id, count, m->copyset, fwd_cnt);
+	return false;
+}
+
+void
+lcf_q_ack(struct lcf_msg *m, enum lcf_q_reason why, uint32_t fwd_cnt)
+{
+	uint8_t orig = m->type;
+
+	m->type = LCF_T_QXFER_ACK;
+	m->flags = LCF_F_IN_SWITCH | (why == LCF_Q_OK ? 0 : LCF_F_FAIL);
+	m->aux = lcf_q_ack_aux(orig, why, fwd_cnt);
+}

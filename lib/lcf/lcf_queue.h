@@ -58,6 +58,22 @@ void lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
  */
 void lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
 
+/**
+ * QXFER or QRELEASE (`m`), tag hit, first pass: lcf_q_xfer() or
+ * lcf_q_release1() with the id and count the header carries; in retry mode
+ * (no QSTATE) every one is denied as not the holder.
+ *
+ * @return true when QRELEASE was approved (resubmit for its second pass);
+ *         otherwise `*why` and `*fwd_cnt` are the QXFER_ACK's.
+ */
+bool lcf_q_first_pass(struct lcf_pipeline *p, const struct lcf_msg *m,
+		      uint32_t way, uint32_t slot, enum lcf_q_reason *why,
+		      uint32_t *fwd_cnt);
+
+/** Turn header `m` (a QXFER or QRELEASE) into its QXFER_ACK: type, flags
+ * (IN_SWITCH, FAIL unless approved) and aux. */
+void lcf_q_ack(struct lcf_msg *m, enum lcf_q_reason why, uint32_t fwd_cnt);
+
 /** Clear QSTATE of one slot (control plane: eviction). */
 void lcf_q_clear(struct lcf_pipeline *p, uint32_t way, uint32_t slot);
 
