@@ -20,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VEC = os.path.join(HERE, "vectors")
 
 # In pcap2/pcap3/tiny1x1, node n is on port n.
-SHADOW = {"pcap2.json": 1, "pcap3.json": 2, "tiny1x1.json": 2}
+SHADOW = {"pcap2.json": 1, "pcap3.json": 2, "pcap3q.json": 2, "tiny1x1.json": 2}
 
 VECTORS = []
 
@@ -37,7 +37,7 @@ def hx(v):
 TYPECODE = {"READ_MISS": 1, "WRITE_MISS": 2, "WRITE_SHARED": 3, "EVICT_SHARED": 4,
             "EVICT_MODIFIED": 5, "READ_UNLOCK": 6, "WRITE_UNLOCK": 7,
             "ADD_TO_SWITCH": 8, "REMOVE_FROM_SWITCH": 9, "ABORT": 10,
-            "VERSION_READ": 11}
+            "VERSION_READ": 11, "QXFER": 12, "QRELEASE": 13}
 
 
 class Req:
@@ -1431,6 +1431,133 @@ def l2():
            {"short_frame": 0, "bad_version": 0, "unknown_type": 0})
 
 
+# =================================================================== Q: queued locks
+
+def q_id(node, thread, seq):
+    """docs/QUEUED-LOCKS.md 2: the id of a queue-holding event."""
+    return (node + 1) << 26 | thread << 16 | (seq & 0xffff)
+
+
+def q_tenure(i):
+    return ((i >> 16) & 0x3ff) << 6 | (i & 0x3f)
+
+
+def to_holder(req, holder_id, index, gstatus, copyset):
+    """QUEUED-LOCKS 3: the request forwarded to the queue holder's node:
+    IN_SWITCH, the block's metadata, aux = tenure << 16 | forward index."""
+    n = (holder_id >> 26) - 1
+    e = to_node(n, "node:%d" % req.node)
+    l = {"type": req.type, "flags": ["IN_SWITCH"], "gstatus": gstatus,
+         "copyset": copyset, "dst_node": n, "len": 0,
+         "aux": hx(q_tenure(holder_id) << 16 | index)}
+    l.update(req.same())
+    e["lcf"] = l
+    return e
+
+
+def qxfer_ack(req, reason, fwd_cnt, gstatus, copyset):
+    """QUEUED-LOCKS 4: QXFER_ACK from the switch, FAIL unless approved,
+    aux = original type << 24 | reason << 16 | FWD_CNT."""
+    e = to_node(req.node, "switch")
+    l = {"type": "QXFER_ACK", "flags": ["IN_SWITCH"] + (["FAIL"] if reason else []),
+         "gstatus": gstatus, "copyset": copyset, "dst_node": req.node, "len": 0,
+         "aux": hx(TYPECODE[req.type] << 24 | reason << 16 | fwd_cnt)}
+    l.update(req.same())
+    e["lcf"] = l
+    return e
+
+
+def queued():
+    T = "pcap3q.json"
+    H = 2
+
+    n = 76
+    t = tag(n, H)
+    w0 = Req("WRITE_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    r2 = Req("READ_MISS", 2, t)
+    h = q_id(0, 0, 1)
+    vector(n, "queued-forward-to-holder", T,
+           "Queued lock mode: node 0's WRITE_MISS takes the free lock and becomes "
+           "the queue holder; node 1's WRITE_MISS (M->M) and node 2's READ_MISS "
+           "(M->S) find it busy and are forwarded to node 0 with forward indices "
+           "1 and 2 instead of being NACKed.",
+           "QUEUED-LOCKS 2-3; GCS (paper 002) 3.1.1, 4.2",
+           [add(n, T, H, 0, "Unshared", []),
+            step(w0, [forward(w0, H, "Unshared", [])],
+                 "node 0 WRITE_MISS: lock free, to the home; QHOLDER = node 0's event"),
+            step(w1, [to_holder(w1, h, 1, "Unshared", [])],
+                 "node 1 WRITE_MISS: busy, forwarded to the holder (index 1)"),
+            step(r2, [to_holder(r2, h, 2, "Unshared", [])],
+                 "node 2 READ_MISS: busy, forwarded to the holder (index 2)")],
+           {"forward_to_holder": 2, "nack_lock_busy": 0})
+
+    n = 77
+    t = tag(n, H)
+    w0 = Req("WRITE_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    w2 = Req("WRITE_MISS", 2, t)
+    x = Req("QXFER", 0, t, aux=1, copyset=q_id(1, 0, 1))
+    vector(n, "queued-qxfer-approve", T,
+           "QXFER whose count equals FWD_CNT is approved: QHOLDER becomes node 1's "
+           "event, FWD_CNT 0, the write lock stays held; the next conflicting "
+           "request goes to node 1 with index 1, and a late copy of node 0's "
+           "request is stale (QXFER ended its event in LAST-UNLOCK).",
+           "QUEUED-LOCKS 4 (QXFER); GCS 4.2 (atomic queue transfer)",
+           [add(n, T, H, 0, "Unshared", []),
+            step(w0, [forward(w0, H, "Unshared", [])], "node 0 WRITE_MISS: holder"),
+            step(w1, [to_holder(w1, q_id(0, 0, 1), 1, "Unshared", [])],
+                 "node 1 WRITE_MISS: forwarded to node 0 (index 1)"),
+            step(x, [qxfer_ack(x, 0, 1, "Unshared", [])],
+                 "QXFER count 1 == FWD_CNT 1, next = node 1: approved"),
+            step(w2, [to_holder(w2, q_id(1, 0, 1), 1, "Unshared", [])],
+                 "node 2 WRITE_MISS: forwarded to the new holder node 1 (index 1)"),
+            step(w0, [nack_stale(w0)], "a late copy of node 0's request: stale")],
+           {"qxfer_approved": 1, "forward_to_holder": 2, "nack_stale_request": 1})
+
+    n = 78
+    t = tag(n, H)
+    w0 = Req("WRITE_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    x0 = Req("QXFER", 0, t, aux=0, copyset=q_id(1, 0, 1))
+    x1 = Req("QXFER", 0, t, aux=1, copyset=q_id(1, 0, 1))
+    vector(n, "queued-qxfer-deny", T,
+           "QXFER whose count differs from FWD_CNT (a forwarded request is still on "
+           "its way to the holder) is denied with the switch's FWD_CNT and changes "
+           "nothing; the holder's retry with the right count is approved.",
+           "QUEUED-LOCKS 4 (QXFER); GCS 4.2 (versioning)",
+           [add(n, T, H, 0, "Unshared", []),
+            step(w0, [forward(w0, H, "Unshared", [])], "node 0 WRITE_MISS: holder"),
+            step(w1, [to_holder(w1, q_id(0, 0, 1), 1, "Unshared", [])],
+                 "node 1 WRITE_MISS: forwarded to node 0 (index 1)"),
+            step(x0, [qxfer_ack(x0, 1, 1, "Unshared", [])],
+                 "QXFER count 0 != FWD_CNT 1: denied (reason 1), FWD_CNT 1"),
+            step(x1, [qxfer_ack(x1, 0, 1, "Unshared", [])],
+                 "QXFER count 1: approved")],
+           {"qxfer_denied": 1, "qxfer_approved": 1})
+
+    n = 79
+    t = tag(n, H)
+    w0 = Req("WRITE_MISS", 0, t)
+    rl = Req("QRELEASE", 0, t, aux=0, gstatus="Modified", copyset=[0])
+    w1 = Req("WRITE_MISS", 1, t)
+    vector(n, "queued-qrelease", T,
+           "QRELEASE of a holder with an empty queue (count 0 == FWD_CNT): two "
+           "passes release the write lock and install its metadata like a "
+           "WRITE_UNLOCK, QSTATE is cleared; a duplicate is denied as not the holder; "
+           "the next writer is granted as with a free lock.",
+           "QUEUED-LOCKS 4 (QRELEASE)",
+           [add(n, T, H, 0, "Unshared", []),
+            step(w0, [forward(w0, H, "Unshared", [])], "node 0 WRITE_MISS: holder"),
+            step(rl, [qxfer_ack(rl, 0, 0, "Modified", [0])],
+                 "QRELEASE (Modified, {0}): released, installed"),
+            step(rl, [qxfer_ack(rl, 2, 0, "Modified", [0])],
+                 "the same QRELEASE again: not the holder (reason 2)"),
+            step(w1, [forward(w1, 0, "Modified", [0], dp=True)],
+                 "node 1 WRITE_MISS: lock free, to the owner node 0")],
+           {"qrelease_executed": 1, "qxfer_denied": 1, "resubmit": 2})
+
+
 # =================================================================== H: malformed
 
 def malformed():
@@ -1769,6 +1896,7 @@ def main():
     idempotence()
     scoreboard()
     versions()
+    queued()
     l2()
     malformed()
     framing()

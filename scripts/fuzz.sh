@@ -48,4 +48,15 @@ for h in pipeline topo; do
 		exit 1
 	fi
 done
+echo "--- fuzz_pipeline, queued lock mode, for ${secs}s"
+log="$B/fuzz_pipeline_queued.log"
+rc=0
+FUZZ_LOCK_MODE=queued "$B/lib/fuzz/fuzz_pipeline" -max_total_time="$secs" \
+	-print_final_stats=1 -artifact_prefix="$B/artifacts/" "$B/corpus/pipeline" >"$log" 2>&1 || rc=$?
+grep -E 'stat::number_of_executed_units|ERROR|invariant|SUMMARY' "$log" || true
+if [ "$rc" -ne 0 ]; then
+	tail -40 "$log"
+	echo "fuzz_pipeline (queued) failed (exit $rc); reproducer in $B/artifacts/"
+	exit 1
+fi
 echo "fuzz: no crash"

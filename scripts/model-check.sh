@@ -163,6 +163,22 @@ if [ $DEEP = 0 ]; then
 		"-DSELF=0 -DWOPS=2 -DROPS=3 -DNOBUSY=1" "$SAFE" "-m100000 -w20"
 	PML=vohsw.pml run vohsw-nogen "violation:assertion violated" \
 		"-DSELF=1 -DWOPS=2 -DROPS0=2 -DROPS=0 -DNOGEN=1" "$SAFE" "-m100000 -w20"
+	# Queued locks (qlock.pml, docs/QUEUED-LOCKS.md): forward to the queue
+	# holder, QXFER / QRELEASE, the holder's FIFO and Q_GRANT hand-over.
+	QL="$SAFE -DCOLLAPSE"
+	PML=qlock.pml run qlock-three pass "-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1" "$QL" "-m100000 -w22"
+	PML=qlock.pml run qlock-loss pass "-DN=2 -DEV=1 -DLOSS=1 -DDUP=1 -DRETX=1" "$QL" "-m100000 -w22"
+	PML=qlock.pml run qlock-two-events-dup pass "-DN=2 -DEV=2 -DLOSS=0 -DDUP=1 -DRETX=1" "$QL" "-m100000 -w22"
+	PML=qlock.pml run qlock-two-events-lost-pass pass \
+		"-DN=2 -DEV=2 -DLOSS=1 -DDUP=0 -DRETX=1 -DBADRS=1" "$QL" "-m100000 -w22"
+	# QXFER/QRELEASE approved without comparing the count: a forward still on
+	# its way reaches the old holder after the transfer.
+	PML=qlock.pml run qlock-no-count "violation:seen\[me\]" \
+		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=0 -DRETX=0 -DNOCOUNT" "$QL" "-m100000 -w20"
+	# QXFER that does not end the holder's event in LAST-UNLOCK: a late copy
+	# of its request takes the lock for an event that is over.
+	PML=qlock.pml run qlock-no-lu "violation:seen\[me\]|lockw==0" \
+		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=0 -DNOLU" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -180,6 +196,8 @@ else
 	run new-write-through-home pass "-DNEW -DWT $TWOW" "$SAFE" "-m10000 -w24"
 	PML=vohsw.pml run vohsw-both pass "-DSELF=1 -DWOPS=2 -DROPS0=2 -DROPS=1 -DLOSS=0 -DDUP=0" \
 		"$SAFE" "-m100000 -w24"
+	QL="$SAFE"
+	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

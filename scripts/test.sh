@@ -71,6 +71,9 @@ bg_step "protocol model check (SPIN): SWMR, data, no lock left, liveness" bash s
 # ~30 s: 10^6 passes through lib/lcf and the Python reference of PROTOCOL.md 4
 step "differential check: lib/lcf vs the reference (10^6 passes)" \
 	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
+step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
+	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
+	--topo topo/pcap3q.json
 [ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 [ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
 # seconds without the compiler ("skipped"); with P4C_BAREFOOT set, minutes

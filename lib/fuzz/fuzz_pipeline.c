@@ -122,6 +122,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		}
 		lcf_pipeline_config_from_topo(&topo, &cfg);
+		/* FUZZ_LOCK_MODE=queued: the queued lock mode
+		 * (docs/QUEUED-LOCKS.md), same inputs. */
+		cfg.queued = getenv("FUZZ_LOCK_MODE") != NULL &&
+			     strcmp(getenv("FUZZ_LOCK_MODE"), "queued") == 0;
 		pipe_ = lcf_pipeline_create(&cfg);
 	}
 	lcf_pipeline_reset(pipe_);

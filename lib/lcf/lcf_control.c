@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "lcf_internal.h"
+#include "lcf_queue.h"
 
 /*
  * LOCK does not record its holders, so an entry whose lock is held may be
@@ -52,6 +52,7 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 				tags[rep->locked + rep->copyset - 1] = tag;
 			p->tag[w][s] = 0;
 			memset(m, 0, sizeof(*m));
+			lcf_q_clear(p, w, s);
 			lcf_summary_del(p, tag);
 		}
 	/*

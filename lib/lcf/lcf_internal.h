@@ -61,6 +61,15 @@ struct lcf_lu {
  */
 #define LCF_VER_EPOCH_SHIFT 16
 
+/*
+ * QSTATE of one slot, queued lock mode (docs/QUEUED-LOCKS.md 2): a paired
+ * register, `hi` = QHOLDER (0: no queue), `lo` = FWD_CNT (bit 31 CLOSING).
+ */
+struct lcf_q {
+	uint32_t hi;
+	uint32_t lo;
+};
+
 static inline bool
 lcf_sb_is_count(uint32_t c)
 {
@@ -79,8 +88,10 @@ struct lcf_pipeline {
 	uint64_t *tag[LCF_MAX_WAYS];         /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
 	uint32_t *ver[LCF_MAX_WAYS];         /* VERSION way w */
-	struct lcf_sb (*sb)[2];     /* SCOREBOARD [requester][parity] */
-	struct lcf_lu *last_unlock; /* [requester] */
+	struct lcf_sb (*sb)[2];        /* SCOREBOARD [requester][parity] */
+	struct lcf_lu *last_unlock;    /* [requester] */
+	struct lcf_q *q[LCF_MAX_WAYS]; /* QSTATE way w; NULL in retry mode */
+	struct lcf_q *qregs;           /* the one allocation behind q[] */
 
 	struct lcf_counters ctr;
 };

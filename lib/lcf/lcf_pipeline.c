@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "lcf_internal.h"
+#include "lcf_queue.h"
 
 /* The per-pass packet header vector: the header plus pipeline metadata. */
 struct lcf_phv {
@@ -616,6 +616,62 @@ lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
 
 /* ---- passes -------------------------------------------------------------- */
 
+/*
+ * Queued lock mode, a request after SCOREBOARD (docs/QUEUED-LOCKS.md 3): a
+ * write lock taken and counted makes the event the queue holder; a request
+ * that would be NACKed as lock busy goes to the holder instead, when there
+ * is one, unless its event is over (an aborted event's late copy: nobody
+ * would take its grant). Returns true when the request was forwarded.
+ */
+static bool
+pass_request_queue(struct lcf_pipeline *p, struct lcf_phv *phv,
+		   struct lcf_result *res, bool write_ok)
+{
+	const struct lcf_msg *m = phv->m;
+	uint32_t w = (uint32_t)phv->hit_way, aux = 0;
+	uint16_t to = 0;
+
+	if (!lcf_q_request(p, w, phv->slot[w],
+			   lcf_q_id(m->node, m->thread, m->seq),
+			   phv->lock_taken && write_ok && !phv->sb_over,
+			   !phv->lock_taken && !phv->sb_held && !phv->sb_over,
+			   &to, &aux))
+		return false;
+	phv->m->flags = LCF_F_IN_SWITCH;
+	phv->m->aux = aux;
+	res_emit(p, res, LCF_A_FWD_HOLDER, node_bit(to), false);
+	return true;
+}
+
+/* QXFER_ACK to the holder (lcf_q_ack() turns the header into it). */
+static void
+res_qxfer_ack(struct lcf_pipeline *p, struct lcf_result *res,
+	      struct lcf_phv *phv, enum lcf_q_reason why, uint32_t fwd_cnt,
+	      enum lcf_action a)
+{
+	lcf_q_ack(phv->m, why, fwd_cnt);
+	res_emit(p, res, a, node_bit(phv->m->node), true);
+}
+
+/* QXFER and QRELEASE, tag hit, first pass (lcf_q_first_pass()). The lock
+ * stage is read only: the reply's metadata. */
+static void
+pass_queue(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
+{
+	const struct lcf_meta *md = hit_meta(p, phv);
+	uint32_t w = (uint32_t)phv->hit_way, fwd_cnt = 0;
+	enum lcf_q_reason why;
+
+	if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], &why, &fwd_cnt)) {
+		res_resubmit(p, res, rs_pack(LCF_RS_QRELEASE, w, 0, 0));
+		return;
+	}
+	phv->m->gstatus = md->gstatus;
+	phv->m->copyset = md->copyset;
+	res_qxfer_ack(p, res, phv, why, fwd_cnt,
+		      why == LCF_Q_OK ? LCF_A_QXFER_OK : LCF_A_QXFER_DENIED);
+}
+
 static void
 pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	     struct lcf_result *res)
@@ -636,6 +692,8 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 				 phv->slot[phv->hit_way]);
 	chk = lcf_table_check(phv);
 	lcf_stage_sb_request(p, phv, phv->lock_taken && chk);
+	if (p->cfg.queued && pass_request_queue(p, phv, res, write && chk))
+		return;
 	if (!phv->lock_taken && !phv->sb_held) {
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
 			  LCF_A_NACK_LOCK_BUSY);
@@ -749,11 +807,17 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	}
 	if (is_unlock(type))
 		lu = lcf_stage_last_unlock_open(p, phv);
+	else if (type == LCF_T_QRELEASE) /* opens it as an unlock does */
+		(void)lcf_stage_last_unlock_open(p, phv);
+	else if (type == LCF_T_QXFER) /* ends the holder's event */
+		lcf_q_lu_end(p, phv->req, phv->m->seq);
 	if (phv->hit_way < 0) {
 		pass_miss(p, phv, res);
 		return;
 	}
-	if (is_request(type)) {
+	if (lcf_type_is_queue(type)) {
+		pass_queue(p, phv, res);
+	} else if (is_request(type)) {
 		pass_request(p, phv, res);
 	} else if (is_unlock(type)) {
 		/* Executes in the second pass, which closes LAST-UNLOCK; here
@@ -786,8 +850,11 @@ expected_rs_op(uint8_t type)
 		return LCF_RS_RELEASE;
 	if (is_unlock(type))
 		return LCF_RS_UNLOCK;
-	if (is_abort(type) || type == LCF_T_VERSION_READ)
+	if (is_abort(type) || type == LCF_T_VERSION_READ ||
+	    type == LCF_T_QXFER)
 		return 0xff; /* one pass: no metadata is valid */
+	if (type == LCF_T_QRELEASE)
+		return LCF_RS_QRELEASE;
 	return type == LCF_T_ADD_TO_SWITCH ? LCF_RS_ADD : LCF_RS_REMOVE;
 }
 
@@ -852,6 +919,20 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		res_reply(p, res, phv, LCF_T_UNLOCK_ACK, LCF_F_IN_SWITCH,
 			  phv->unlock_exec ? LCF_A_UNLOCK_EXEC
 					   : LCF_A_UNLOCK_DUP);
+		break;
+	case LCF_RS_QRELEASE:
+		/* The write lock is released and the metadata installed as by
+		 * a WRITE_UNLOCK, when LAST-UNLOCK is still open for it. */
+		phv->unlock_exec = lcf_stage_last_unlock_close(p, phv);
+		lcf_stage_lock_unlock(p, phv);
+		if (phv->unlock_exec)
+			lcf_stage_sb_unlocked(p, phv);
+		lcf_q_release2(p, way, phv->slot[way],
+			       lcf_q_id(phv->m->node, phv->m->thread,
+					phv->m->seq));
+		res_qxfer_ack(p, res, phv, LCF_Q_OK, 0,
+			      phv->unlock_exec ? LCF_A_QRELEASE_EXEC
+					       : LCF_A_QRELEASE_DUP);
 		break;
 	default: /* LCF_RS_REMOVE */
 		p->tag[way][phv->slot[way]] = 0;

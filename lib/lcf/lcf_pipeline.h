@@ -24,6 +24,8 @@
  *   6  forward table          (Table 3) + data-provider selection
  *   3' VERSION way 0..W-1     (beside LOCK, hit way only: VERSION_READ,
  *                              write requests, ADD; lcf_version.c)
+ *   7  QSTATE way 0..W-1      (queued lock mode: QHOLDER, FWD_CNT;
+ *                             lcf_queue.c, docs/QUEUED-LOCKS.md)
  */
 #ifndef LCF_PIPELINE_H
 #define LCF_PIPELINE_H
@@ -52,6 +54,7 @@ struct lcf_pipeline_config {
 	int shadow;         /* node id or -1 */
 	uint32_t seed;      /* data-provider hash seed, != 0 */
 	uint32_t hash_salt; /* added to way seeds (sharding) */
+	bool queued;        /* lock mode "queued" (docs/QUEUED-LOCKS.md) */
 };
 
 /*
@@ -83,7 +86,12 @@ struct lcf_pipeline_config {
 	X(ABORT_PASSED,      "abort_copy_passed")                 \
 	X(NACK_ABORTED,      "nack_aborted_request")              \
 	X(VERSION_HIT,       "version_read_hit")                  \
-	X(VERSION_MISS,      "version_read_miss")
+	X(VERSION_MISS,      "version_read_miss")                 \
+	X(FWD_HOLDER,        "forward_to_holder")                 \
+	X(QXFER_OK,          "qxfer_approved")                    \
+	X(QXFER_DENIED,      "qxfer_denied")                      \
+	X(QRELEASE_EXEC,     "qrelease_executed")                 \
+	X(QRELEASE_DUP,      "qrelease_duplicate_ignored")
 /* clang-format on */
 
 enum lcf_action {
@@ -147,6 +155,7 @@ enum lcf_resubmit_op {
 	LCF_RS_UNLOCK = 2,
 	LCF_RS_ADD = 3,
 	LCF_RS_REMOVE = 4,
+	LCF_RS_QRELEASE = 5, /* docs/QUEUED-LOCKS.md 4 */
 };
 
 /* Ingress metadata of one packet pass. */
@@ -196,6 +205,8 @@ struct lcf_block_view {
 	uint8_t gstatus;
 	uint32_t copyset;
 	uint32_t version; /* VERSION: ADD seq << 16 + write requests since */
+	uint32_t qholder; /* QSTATE: QHOLDER id, 0 = no queue */
+	uint32_t fwd_cnt; /* QSTATE: FWD_CNT, bit 31 CLOSING */
 };
 
 /* What a SCOREBOARD entry says of its event (docs/PROTOCOL.md 4.2). */
@@ -226,6 +237,7 @@ struct lcf_footprint {
 	uint64_t scoreboard;
 	uint64_t last_unlock;
 	uint64_t version; /* 32-bit VERSION per slot */
+	uint64_t qstate;  /* QHOLDER + FWD_CNT, 64 bits per slot */
 	uint64_t total;
 };
 
@@ -268,9 +280,10 @@ void lcf_pipeline_config_from_topo(const struct topo *t,
 /**
  * Register-array footprint of a configuration, in bytes, counting each array
  * at its hardware width (TAG 64, LOCK 16, G-STATUS 8, COPYSET 32 bits per
- * slot; VERSION 32 bits per slot;
- * SCOREBOARD 2 x 64 bits (paired 32-bit seq and count) and LAST-UNLOCK 64
- * bits (paired 32-bit seq and open flag) per requester).
+ * slot; VERSION 32 bits per slot; SCOREBOARD 2 x 64 bits (paired 32-bit
+ * seq and count) and LAST-UNLOCK 64 bits (paired 32-bit seq and open flag)
+ * per requester; QSTATE 64 bits per slot, counted only in the queued lock
+ * mode).
  */
 void lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 			    struct lcf_footprint *fp);

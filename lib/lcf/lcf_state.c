@@ -40,6 +40,7 @@ lcf_pipeline_config_from_topo(const struct topo *t,
 	cfg->n_ports = t->n_ports;
 	cfg->shadow = t->shadow;
 	cfg->seed = 1;
+	cfg->queued = t->sw.queued;
 }
 
 void
@@ -56,8 +57,9 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->scoreboard = reqs * 2 * sizeof(struct lcf_sb);
 	fp->last_unlock = reqs * sizeof(struct lcf_lu);
 	fp->version = slots * sizeof(uint32_t);
+	fp->qstate = cfg->queued ? slots * sizeof(struct lcf_q) : 0;
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
-		    fp->scoreboard + fp->last_unlock + fp->version;
+		    fp->scoreboard + fp->last_unlock + fp->version + fp->qstate;
 }
 
 /* 16 MiB: the large profile's 16.8M slots at half that load. */
@@ -133,6 +135,14 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 		if (p->ver[w] == NULL)
 			goto nomem;
 	}
+	if (cfg->queued) {
+		p->qregs = calloc((size_t)cfg->ways * cfg->slots_per_way,
+				  sizeof(*p->qregs));
+		if (p->qregs == NULL)
+			goto nomem;
+		for (uint32_t w = 0; w < cfg->ways; w++)
+			p->q[w] = p->qregs + (size_t)w * cfg->slots_per_way;
+	}
 	return p;
 nomem:
 	lcf_pipeline_free(p);
@@ -151,6 +161,7 @@ lcf_pipeline_free(struct lcf_pipeline *p)
 		free(p->ver[w]);
 	free(p->sb);
 	free(p->last_unlock);
+	free(p->qregs);
 	free(p);
 }
 
@@ -166,6 +177,10 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 	memset(p->summary, 0, (size_t)p->summary_mask + 1);
 	memset(p->sb, 0, p->n_requesters * sizeof(*p->sb));
 	memset(p->last_unlock, 0, p->n_requesters * sizeof(*p->last_unlock));
+	if (p->qregs != NULL)
+		memset(p->qregs, 0,
+		       (size_t)p->cfg.ways * p->cfg.slots_per_way *
+			       sizeof(*p->qregs));
 	memset(&p->ctr, 0, sizeof(p->ctr));
 }
 
@@ -208,6 +223,8 @@ lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
 			v->gstatus = m->gstatus;
 			v->copyset = m->copyset;
 			v->version = p->ver[w][s];
+			v->qholder = p->q[w] ? p->q[w][s].hi : 0;
+			v->fwd_cnt = p->q[w] ? p->q[w][s].lo : 0;
 			return 0;
 		}
 	}
@@ -281,6 +298,10 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 	h = digest_words(h, p->sb, p->n_requesters * sizeof(*p->sb));
 	h = digest_words(h, p->last_unlock,
 			 p->n_requesters * sizeof(*p->last_unlock));
+	if (p->qregs != NULL) /* queued mode only: retry digests unchanged */
+		h = digest_words(h, p->qregs,
+				 (size_t)p->cfg.ways * p->cfg.slots_per_way *
+					 sizeof(*p->qregs));
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

@@ -17,6 +17,7 @@ function msg(k,r,s,b,x,g,c) {
 function opn(o) { return o==1?"RELEASE":o==2?"UNLOCK":o==3?"ADD":"REMOVE" }
 function why(w) { return w==1?"nack_stale_request":w==2?"nack_lock_busy":w==3?"nack_aborted_request":w==4?"nack_check_failed":"nack_check_failed (RELEASE pass)" }
 { sub(/^[ \t]+/, "") }
+/^@q / { sub(/^@q /, ""); printf "%4d  %s\n", ++n, $0; next }
 /^@D/ { printf "%4d  %-7s receives %s\n", ++n, who($2), msg($3,$4,$5,$6,$7,$8,$9); next }
 /^@C/ { printf "%4d  network DUPLICATES, %s receives %s (a copy stays in flight)\n", ++n, who($2), msg($3,$4,$5,$6,$7,$8,$9); next }
 /^@L/ { printf "%4d  network LOSES %s to %s\n", ++n, msg($3,$4,$5,$6,$7,$8,$9), who($2); next }

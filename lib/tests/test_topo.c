@@ -634,3 +634,30 @@ Test(topo_files, bad_json_file_names_path_and_line)
 	cr_assert_not_null(strstr(err, path), "%s", err);
 	cr_assert_not_null(strstr(err, ":3:"), "%s", err);
 }
+
+Test(topo, lock_mode)
+{
+	struct topo t;
+
+	load_ok("{" SW "," NODES "}", &t);
+	cr_assert_not(t.sw.queued, "retry is the default");
+	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
+		"'lock_mode':'retry'}," NODES "}",
+		&t);
+	cr_assert_not(t.sw.queued);
+	load_ok("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
+		"'lock_mode':'queued'}," NODES "}",
+		&t);
+	cr_assert(t.sw.queued);
+}
+
+Test(topo_bad, lock_mode)
+{
+	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
+		   "'lock_mode':'fifo'}," NODES "}",
+		   "switch.lock_mode: unknown lock mode \"fifo\" (known: "
+		   "retry, queued)");
+	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
+		   "'lock_mode':1}," NODES "}",
+		   "switch.lock_mode: expected string, got integer");
+}

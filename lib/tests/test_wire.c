@@ -390,3 +390,26 @@ Test(wire, serial_number_comparison)
 	cr_assert(lcf_seq_after(0, 0xffffffffu));
 	cr_assert(lcf_seq_after(5, 0xfffffff0u));
 }
+
+Test(wire, queued_lock_types)
+{
+	/* docs/QUEUED-LOCKS.md 4: 0x0c, 0x0d are pipeline types, 0x15 the
+	 * switch's reply (0x0b and 0x14: validate-on-hit, PROTOCOL.md 4.10). */
+	cr_assert(lcf_type_is_pipeline(LCF_T_QXFER));
+	cr_assert(lcf_type_is_pipeline(LCF_T_QRELEASE));
+	cr_assert(lcf_type_is_pipeline(LCF_T_VERSION_READ));
+	cr_assert_not(lcf_type_is_pipeline(0x0e));
+	cr_assert(lcf_type_from_switch(LCF_T_QXFER_ACK));
+	cr_assert(lcf_type_from_switch(LCF_T_VERSION));
+	cr_assert_not(lcf_type_from_switch(0x16));
+	cr_assert_not(lcf_type_is_pipeline(LCF_T_QXFER_ACK));
+	cr_assert_str_eq(lcf_type_name(LCF_T_QXFER), "QXFER");
+	cr_assert_str_eq(lcf_type_name(LCF_T_QXFER_ACK), "QXFER_ACK");
+	cr_assert_null(lcf_type_name(0x0e));
+
+	struct lcf_msg m = { .version = 1, .type = LCF_T_QRELEASE };
+
+	cr_assert_eq(lcf_msg_validate(&m, 0), LCF_DROP_NONE);
+	m.type = LCF_T_QXFER_ACK; /* arriving at the switch: a spoof */
+	cr_assert_eq(lcf_msg_validate(&m, 0), LCF_DROP_UNKNOWN_TYPE);
+}

@@ -238,11 +238,12 @@ check_addr_unique(char *err, const struct topo *t, uint32_t i, const char *pfx)
 static int
 parse_switch(char *err, json_t *root, struct topo *t)
 {
-	static const char *const keys[] = { "mac",           "ip",
-					    "profile",       "ways",
-					    "slots_per_way", NULL };
+	static const char *const keys[] = {
+		"mac",           "ip",        "profile", "ways",
+		"slots_per_way", "lock_mode", NULL
+	};
 	json_t *sw = json_object_get(root, "switch");
-	const char *name = TOPO_DEFAULT_PROFILE;
+	const char *name = TOPO_DEFAULT_PROFILE, *mode = "retry";
 	const struct topo_profile *p;
 	json_int_t ways, slots;
 
@@ -253,8 +254,14 @@ parse_switch(char *err, json_t *root, struct topo *t)
 			    type_name(sw));
 	if (check_keys(err, sw, "switch", keys) < 0 ||
 	    get_addr(err, sw, "switch", &t->sw.addr) < 0 ||
-	    get_str(err, sw, "switch", "profile", false, &name) < 0)
+	    get_str(err, sw, "switch", "profile", false, &name) < 0 ||
+	    get_str(err, sw, "switch", "lock_mode", false, &mode) < 0)
 		return -EINVAL;
+	if (strcmp(mode, "retry") != 0 && strcmp(mode, "queued") != 0)
+		return fail(err, "switch", "lock_mode",
+			    "unknown lock mode \"%s\" (known: retry, queued)",
+			    mode);
+	t->sw.queued = strcmp(mode, "queued") == 0;
 
 	p = topo_profile_find(name);
 	if (p == NULL) {

@@ -44,6 +44,7 @@ struct topo {
 		char profile[TOPO_PROFILE_LEN];
 		uint32_t ways;
 		uint32_t slots_per_way;
+		bool queued; /* lock_mode "queued" (docs/QUEUED-LOCKS.md) */
 	} sw;
 
 	uint32_t n_nodes;

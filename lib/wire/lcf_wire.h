@@ -27,8 +27,9 @@
 #define LCF_FRAME_HDRS (LCF_ETH_LEN + LCF_IPV4_LEN + LCF_UDP_LEN + LCF_HDR_LEN)
 
 /*
- * Message types. X(name, value, string). Pipeline types are 0x01-0x0b, types
- * the switch emits are 0x10-0x14, 0x20-0x7f are node-to-node (node-agent
+ * Message types. X(name, value, string). Pipeline types are 0x01-0x0b and the
+ * queued-lock types 0x0c-0x0d (docs/QUEUED-LOCKS.md), types the switch emits
+ * are 0x10-0x15, 0x20-0x7f are node-to-node (node-agent
  * defines them in lcf_node_msg.h; the switch forwards them as L2 traffic).
  */
 /* clang-format off */
@@ -44,11 +45,14 @@
 	X(REMOVE_FROM_SWITCH, 0x09, "REMOVE_FROM_SWITCH")  \
 	X(ABORT,              0x0a, "ABORT")               \
 	X(VERSION_READ,       0x0b, "VERSION_READ")        \
+	X(QXFER,              0x0c, "QXFER")               \
+	X(QRELEASE,           0x0d, "QRELEASE")            \
 	X(NACK,               0x10, "NACK")                \
 	X(UNLOCK_ACK,         0x11, "UNLOCK_ACK")          \
 	X(MIGRATE_ACK,        0x12, "MIGRATE_ACK")         \
 	X(ABORT_ACK,          0x13, "ABORT_ACK")           \
-	X(VERSION,            0x14, "VERSION")
+	X(VERSION,            0x14, "VERSION")             \
+	X(QXFER_ACK,          0x15, "QXFER_ACK")
 /* clang-format on */
 
 enum lcf_type {
@@ -165,19 +169,27 @@ const char *lcf_drop_name(enum lcf_drop reason);
 /** Name of a global status ("?" when out of range). */
 const char *lcf_gstatus_name(uint8_t gs);
 
-/** True for the types the switch pipeline processes (0x01-0x0b). */
+/** True for the queued-lock types the pipeline processes (0x0c, 0x0d). */
+static inline bool
+lcf_type_is_queue(uint8_t type)
+{
+	return type == LCF_T_QXFER || type == LCF_T_QRELEASE;
+}
+
+/** True for the types the switch pipeline processes (0x01-0x0d). */
 static inline bool
 lcf_type_is_pipeline(uint8_t type)
 {
-	return type >= LCF_T_PIPELINE_FIRST && type <= LCF_T_PIPELINE_LAST;
+	return (type >= LCF_T_PIPELINE_FIRST && type <= LCF_T_PIPELINE_LAST) ||
+	       lcf_type_is_queue(type);
 }
 
-/** True for the types only the switch emits (0x10-0x14): spoofs when they
+/** True for the types only the switch emits (0x10-0x15): spoofs when they
  * arrive at a switch, ordinary messages at a node. */
 static inline bool
 lcf_type_from_switch(uint8_t type)
 {
-	return type >= LCF_T_NACK && type <= LCF_T_VERSION;
+	return type >= LCF_T_NACK && type <= LCF_T_QXFER_ACK;
 }
 
 /*

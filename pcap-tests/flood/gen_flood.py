@@ -48,6 +48,7 @@ LCF_PORT = 7340
 THREADS = 16
 
 
+
 def validate(fr, port, topo):
     """docs/PROTOCOL.md section 3, frame level, in its order. Returns None for
     a frame that is not for the pipeline's validator (not IPv4/UDP to
@@ -76,7 +77,7 @@ def validate(fr, port, topo):
         lcfvec.LCF_HDR.unpack_from(fr, udp_off + 8)
     if ver != 1:
         return "bad_version"
-    if not (1 <= ty <= 0x0b or 0x20 <= ty <= 0x7f):
+    if not (1 <= ty <= 0x0d or 0x20 <= ty <= 0x7f):
         return "unknown_type"
     if ln != udp_len - 40:
         return "bad_payload_length"
@@ -231,7 +232,7 @@ MUTATIONS = ["truncate", "ip_version", "ip_ihl", "ip_total_big", "ip_total_small
              "ip_frag", "udp_len_small", "udp_len_big", "version", "type", "len",
              "flags", "gstatus", "node_range", "node_unknown", "spoof", "thread",
              "tag_home"]
-BAD_TYPES = [t for t in range(256) if not (1 <= t <= 0x0b or 0x20 <= t <= 0x7f)]
+BAD_TYPES = [t for t in range(256) if not (1 <= t <= 0x0d or 0x20 <= t <= 0x7f)]
 
 
 def valid_prefix(topo):

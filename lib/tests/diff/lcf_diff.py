@@ -35,8 +35,8 @@ sys.path.insert(0, HERE)
 import lcf_ref as R  # noqa: E402
 
 CMD = struct.Struct("<BBHIQ" + "BBBBHHIIQHHI")     # 48 bytes
-ANS = struct.Struct("<BBBBHHIIQ" + "BBBBHHIIQHHI" + "iIIHBBI" + "iIIBBHHBxI")
-assert CMD.size == 48 and ANS.size == 100
+ANS = struct.Struct("<BBBBHHIIQ" + "BBBBHHIIQHHI" + "iIIHBBI" + "iIIBBHHBxI" + "II")
+assert CMD.size == 48 and ANS.size == 108
 OP_PASS, OP_NODE_FAILED, OP_RESET, OP_READ = 0, 1, 2, 3
 
 
@@ -48,7 +48,7 @@ def pack(op, m, port=0, resub=False, meta=0):
 
 def regs_of(a):
     """(block view or None, requester view or None) from an answer tuple."""
-    b = None if a[21] != 0 else (a[22], a[23], a[24], a[25], a[27])
+    b = None if a[21] != 0 else (a[22], a[23], a[24], a[25], a[27], a[37], a[38])
     q = None if a[28] != 0 else (a[29], a[30], a[31], a[32], a[33], a[34], a[36],
                                  a[35])
     return b, q
@@ -88,6 +88,7 @@ class Traffic:
         self.sent = []                      # recent packets, for late copies
         self.mig = {n: 1 for n in self.nodes}
         self.granted = []                   # forwarded requests: unlock them
+        self.ref = None                     # the reference, for QXFER's ids
 
     GRANTS = {R.A[a] for a in ("FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
                                "MCAST_INVALIDATE", "ACK_SOLE_HOLDER",
@@ -104,6 +105,32 @@ class Traffic:
     def msg(self, typ, node, thread, seq, tag, gs=0, cs=0):
         m = R.Msg(version=1, type=typ, node=node, thread=thread, seq=seq & R.M32,
                   tag=tag, gstatus=gs, copyset=cs)
+        return m
+
+    def queue_msg(self, node, thread, cur, tag, gs, cs):
+        """QXFER or QRELEASE, mostly from the block's holder with its count
+        (peeking at the reference, as the holder would know them)."""
+        rng = self.rng
+        typ = rng.choice([R.QXFER, R.QRELEASE])
+        bv = self.ref.block_view(tag) if self.ref else None
+        seq, count = cur, rng.randrange(3)
+        if bv and bv[5] and rng.random() < 0.85:
+            qh = bv[5]
+            node, thread = (qh >> 26) - 1, qh >> 16 & 0x3ff
+            seq = self.seq.get((node, thread), 0)
+            seq = (seq & ~0xffff & R.M32) | (qh & 0xffff)
+            if rng.random() < 0.8:
+                count = bv[6] & 0xffff
+        if typ == R.QXFER:
+            n2, t2 = rng.choice(self.nodes), rng.randrange(self.threads)
+            nxt = ((n2 + 1) << 26 | t2 << 16 |
+                   (self.seq.get((n2, t2), 0) + rng.randrange(2)) & 0xffff)
+            if rng.random() < 0.05:
+                nxt = rng.choice([0, 9 << 26, (1 << 26) | (self.t.tpn << 16)])
+            m = self.msg(typ, node, thread, seq, tag, 0, nxt & R.M32)
+        else:
+            m = self.msg(typ, node, thread, seq, tag, gs, cs)
+        m.aux = count
         return m
 
     def next(self):
@@ -136,10 +163,14 @@ class Traffic:
             s = cur if rng.random() < 0.8 else (cur - rng.randrange(3)) & R.M32
             m = self.msg(rng.choice([R.READ_UNLOCK, R.WRITE_UNLOCK]), node, thread,
                          s, tag, gs, cs)
-        elif x < 0.83:                        # an ABORT
+        elif x < 0.83 and (self.t.queued or rng.random() < 0.2):
+            # QXFER / QRELEASE (in retry mode: always denied)
+            m = self.queue_msg(node, thread, cur, tag, gs, cs)
+            node = m.node
+        elif x < 0.86:                        # an ABORT
             s = cur if rng.random() < 0.8 else (cur - rng.randrange(3)) & R.M32
             m = self.msg(R.ABORT, node, thread, s, tag)
-        elif x < 0.86:                        # a VERSION_READ (4.10)
+        elif x < 0.89:                        # a VERSION_READ (4.10)
             m = self.msg(R.VERSION_READ, node, thread, rng.getrandbits(32), tag,
                          gs, cs)
         elif x < 0.96:                        # migration by the tag's home
@@ -214,6 +245,7 @@ def main():
     drv = Driver(a.driver, a.topo)
     rng = random.Random(a.seed)
     traffic = Traffic(rng, topo)
+    traffic.ref = ref
     n = bursts = 0
     t0 = time.monotonic()
     stats = {}

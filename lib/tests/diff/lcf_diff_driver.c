@@ -23,7 +23,7 @@ enum {
 };
 
 #define CMD_BYTES 48
-#define ANS_BYTES 100
+#define ANS_BYTES 108
 
 /* Field access into a record (x86 and every target here: little-endian). */
 #define PUT(buf, off, val)                              \
@@ -103,6 +103,8 @@ regs_put(uint8_t *a, const struct lcf_pipeline *p, const struct lcf_msg *m)
 		PUT(a, 68, bv.lock);
 		a[70] = bv.gstatus;
 		PUT(a, 72, bv.copyset);
+		PUT(a, 100, bv.qholder);
+		PUT(a, 104, bv.fwd_cnt);
 	}
 	rc = lcf_pipeline_read_requester(p, m->node, m->thread, &rv);
 	PUT(a, 76, (int32_t)rc);

@@ -14,6 +14,7 @@ READ_UNLOCK, WRITE_UNLOCK, ADD, REMOVE, ABORT = 6, 7, 8, 9, 10
 VERSION_READ = 0x0b
 NACK, UNLOCK_ACK, MIGRATE_ACK, ABORT_ACK, VERSION = 0x10, 0x11, 0x12, 0x13, 0x14
 VER_BUSY = 0x10000                  # VERSION aux: LOCK's writer bit (4.10)
+QXFER, QRELEASE, QXFER_ACK = 0x0c, 0x0d, 0x15
 IN_SWITCH, DATA_PROVIDER, FAIL = 1, 2, 4
 UNSHARED, SHARED, MODIFIED = 0, 1, 2
 NODE_NONE = 0xffff
@@ -28,7 +29,9 @@ ACTIONS = ["TAG_MISS_HOME", "FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
            "NACK_LOCK_BUSY", "NACK_CHECK_FAIL", "NACK_STALE", "RETRANSMIT_PASS",
            "RESUBMIT", "UNLOCK_EXEC", "UNLOCK_DUP", "ADD_OK", "ADD_DUP",
            "ADD_COLLISION", "REMOVE_OK", "MIRROR_SHADOW", "DROP", "ABORT_HOME",
-           "ABORT_PASSED", "NACK_ABORTED", "VERSION_HIT", "VERSION_MISS"]
+           "ABORT_PASSED", "NACK_ABORTED", "VERSION_HIT", "VERSION_MISS",
+           "FWD_HOLDER", "QXFER_OK", "QXFER_DENIED", "QRELEASE_EXEC",
+           "QRELEASE_DUP"]
 A = {n: i for i, n in enumerate(ACTIONS)}
 DROPS = ["NONE", "SHORT", "BAD_IP", "BAD_UDP", "BAD_VERSION", "UNKNOWN_TYPE",
          "BAD_LEN", "BAD_FLAGS", "BAD_GSTATUS", "NODE_RANGE", "NODE_UNKNOWN",
@@ -37,7 +40,16 @@ D = {n: i for i, n in enumerate(DROPS)}
 
 # SCOREBOARD c (PROTOCOL.md 4): COUNT 0..0x7fff, CLAIMED | n, ENDED
 CLAIMED, ENDED, COUNT_MAX = 0x80000000, 0x40000000, 0x7fff
-RS_RELEASE, RS_UNLOCK, RS_ADD, RS_REMOVE = 1, 2, 3, 4
+RS_RELEASE, RS_UNLOCK, RS_ADD, RS_REMOVE, RS_QRELEASE = 1, 2, 3, 4, 5
+Q_CLOSING, Q_MASK = 0x80000000, 0xffff     # PROTOCOL.md "Queued locks"
+
+
+def qid(node, thread, seq):
+    return ((node + 1) << 26 | (thread & 0x3ff) << 16 | (seq & 0xffff)) & M32
+
+
+def tenure(i):
+    return ((i >> 16) & 0x3ff) << 6 | (i & 0x3f)
 
 # Table 2: type -> (requester in copyset?, gstatus or None)
 CHECK = {READ_MISS: (False, None), WRITE_MISS: (False, None),
@@ -107,6 +119,7 @@ class Topo:
         self.port_node = {n["port"]: n["id"] for n in j["nodes"]}
         self.n_ports = max(self.port_node) + 1
         self.shadow = j.get("shadow", -1)
+        self.queued = sw.get("lock_mode", "retry") == "queued"
         self.seed = 1
         self.salt = 0
 
@@ -148,6 +161,8 @@ class Ref:
         n_req = 32 * t.tpn
         self.sb = [[[0, 0], [0, 0]] for _ in range(n_req)]
         self.lu = [[0, 0] for _ in range(n_req)]      # [seq, open]
+        # QSTATE [QHOLDER, FWD_CNT] per slot (queued mode)
+        self.q = [[[0, 0] for _ in range(t.slots)] for _ in range(t.ways)]
 
     # ---- hashing ------------------------------------------------------
     def slot(self, w, tag):
@@ -222,7 +237,7 @@ class Ref:
         home = m.tag >> (48 - t.shift)
         if home >= 32 or not (t.mask >> home & 1):
             return self.drop(r, "TAG_RANGE") or r
-        if not 1 <= m.type <= VERSION_READ:
+        if not 1 <= m.type <= QRELEASE:
             return self.drop(r, "UNKNOWN_TYPE") or r
         req = m.node * t.tpn + m.thread
         if resubmitted:
@@ -257,13 +272,18 @@ class Ref:
             return
         e = self.sb[req][m.seq & 1]
         lu = self.lu[req]
-        if m.type in (READ_UNLOCK, WRITE_UNLOCK):       # 4.3: open, hit or miss
+        if m.type in (READ_UNLOCK, WRITE_UNLOCK, QRELEASE):  # 4.3: open, hit or miss
             if after(m.seq, lu[0]):
                 lu[0], lu[1], lu_ans = m.seq, 1, "new"
             elif lu[0] == m.seq and lu[1]:
                 lu_ans = "open"
             else:
                 lu_ans = "dup"
+        elif m.type == QXFER:                           # ends the holder's event
+            if after(m.seq, lu[0]):
+                lu[0], lu[1] = m.seq, 0
+            elif lu[0] == m.seq:
+                lu[1] = 0
         if hit < 0:                                     # 4.1
             m.flags &= ~(IN_SWITCH | DATA_PROVIDER) & 0xff
             if m.type in (READ_UNLOCK, WRITE_UNLOCK):
@@ -276,7 +296,9 @@ class Ref:
             self.emit(r, "TAG_MISS_HOME", 1 << home, False)
             return
         md = self.meta[hit][self.slot(hit, m.tag)]
-        if m.type <= EVICT_MODIFIED:
+        if m.type in (QXFER, QRELEASE):
+            self.queue_first(r, hit, md)
+        elif m.type <= EVICT_MODIFIED:
             self.request(r, req, hit, md, e)
         elif m.type in (READ_UNLOCK, WRITE_UNLOCK):    # 4.3 first pass: claim
             cand, score = False, 0
@@ -304,8 +326,43 @@ class Ref:
                 m.gstatus, m.copyset = md[2], md[0]
                 self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_LOCK_BUSY")
 
+    def queue_ack(self, r, why, fc, action):
+        orig = r.out.type
+        self.reply(r, QXFER_ACK, IN_SWITCH | (FAIL if why else 0), action)
+        r.out.aux = orig << 24 | why << 16 | (fc & Q_MASK)
+
+    def queue_first(self, r, hit, md):
+        """QXFER, and QRELEASE's first pass, on a hit."""
+        m, t = r.out, self.t
+        q = self.q[hit][self.slot(hit, m.tag)]
+        me, count, why, fc = qid(m.node, m.thread, m.seq), m.aux & Q_MASK, 2, 0
+        if t.queued:
+            fc = q[1]
+            if q[0] != me:
+                why = 2
+            elif m.type == QRELEASE:
+                if not q[1] & Q_CLOSING and q[1] != count:
+                    why = 1
+                else:
+                    q[1], why = Q_CLOSING, 0
+                    return self.resubmit(r, RS_QRELEASE, hit)
+            else:
+                nxt = m.copyset
+                nn = (nxt >> 26) - 1
+                if q[1] & Q_CLOSING:
+                    why = 3
+                elif (nxt == 0 or not 0 <= nn < 32 or not t.mask >> nn & 1 or
+                      (nxt >> 16 & 0x3ff) >= t.tpn):
+                    why = 4
+                elif q[1] != count:
+                    why = 1
+                else:
+                    q[0], q[1], why = nxt, 0, 0
+        m.gstatus, m.copyset = md[2], md[0]
+        self.queue_ack(r, why, fc, "QXFER_DENIED" if why else "QXFER_OK")
+
     def request(self, r, req, hit, md, e):
-        m = r.out
+        m, t = r.out, self.t
         if not after(m.seq, self.lu[req][0]):           # stale
             self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_STALE")
             return
@@ -332,6 +389,16 @@ class Ref:
             elif count:
                 e[0], e[1] = m.seq, 1
         held = not over and e[0] == m.seq and e[1] > 0
+        if t.queued:                                    # "Queued locks"
+            q = self.q[hit][self.slot(hit, m.tag)]
+            if taken and write and chk and not over:
+                q[0], q[1] = qid(m.node, m.thread, m.seq), 0
+            elif (not taken and not held and not over and q[0] != 0 and
+                  not q[1] & Q_CLOSING and q[1] & Q_MASK != Q_MASK):
+                q[1] += 1
+                m.flags, m.aux = IN_SWITCH, tenure(q[0]) << 16 | q[1]
+                self.emit(r, "FWD_HOLDER", 1 << ((q[0] >> 26) - 1), False)
+                return
         if not taken and not held:
             self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_LOCK_BUSY")
             return
@@ -380,8 +447,10 @@ class Ref:
             want = RS_RELEASE
         elif m.type in (READ_UNLOCK, WRITE_UNLOCK):
             want = RS_UNLOCK
-        elif m.type in (ABORT, VERSION_READ):
+        elif m.type in (ABORT, VERSION_READ, QXFER):
             want = -1
+        elif m.type == QRELEASE:
+            want = RS_QRELEASE
         else:
             want = RS_ADD if m.type == ADD else RS_REMOVE
         reserved = md_word & 0xffff0000ff000000
@@ -429,6 +498,21 @@ class Ref:
                     e[1] = 0
             m.gstatus, m.copyset = md[2], md[0]
             self.reply(r, UNLOCK_ACK, IN_SWITCH, "UNLOCK_EXEC" if ex else "UNLOCK_DUP")
+        elif op == RS_QRELEASE:                         # "Queued locks"
+            lu = self.lu[req]
+            ex = lu[0] == m.seq and lu[1] == 1
+            if ex:
+                lu[1] = 0
+                md[1] &= ~WRITER
+                md[0] = m.copyset & t.mask
+                md[2] = m.gstatus
+                if e[0] == m.seq:
+                    e[1] = 0
+            q = self.q[way][s]
+            if t.queued and q[0] == qid(m.node, m.thread, m.seq) and q[1] & Q_CLOSING:
+                q[0], q[1] = 0, 0
+            m.gstatus, m.copyset = md[2], md[0]
+            self.queue_ack(r, 0, 0, "QRELEASE_EXEC" if ex else "QRELEASE_DUP")
         else:                                           # RS_REMOVE
             self.tag[way][s] = 0
             m.gstatus, m.copyset = md[2], md[0]
@@ -446,6 +530,7 @@ class Ref:
                 if self.tag[w][s] and (md[1] != 0 or md[0] >> node & 1):
                     self.tag[w][s] = 0
                     self.meta[w][s] = [0, 0, 0]
+                    self.q[w][s] = [0, 0]
         for q in range(32 * t.tpn):
             dead = q // t.tpn == node
             for e in self.sb[q]:
@@ -466,7 +551,8 @@ class Ref:
             return None
         s = self.slot(w, tag)
         md = self.meta[w][s]
-        return (w, s, md[1], md[2], md[0])
+        q = self.q[w][s] if self.t.queued else [0, 0]
+        return (w, s, md[1], md[2], md[0], q[0], q[1])
 
     def requester_view(self, node, thread):
         if node >= 32 or thread >= self.t.tpn:

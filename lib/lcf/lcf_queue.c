@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * QSTATE = {QHOLDER, FWD_CNT} of the queued lock mode (docs/QUEUED-LOCKS.md
+ * sections 2-4; the model is lib/model/qlock.pml). One paired register per
+ * way slot: QXFER must compare FWD_CNT and reset both halves in one step,
+ * or a forward could slip in between. Each function is the one
+ * read-modify-write of its pass kind.
+ */
+#include "lcf_queue.h"
+
+static inline struct lcf_q *
+q_at(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
+{
+	return &p->q[way][slot];
+}
+
+bool
+lcf_q_request(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
+	      bool grant, bool busy, uint16_t *to, uint32_t *aux)
+{
+	struct lcf_q *q = q_at(p, way, slot);
+
+	if (grant) {
+		/* The lock was free, so no queue existed: a new tenure. */
+		*q = (struct lcf_q){ id, 0 };
+		return false;
+	}
+	if (!busy || q->hi == 0 || (q->lo & LCF_Q_CLOSING) ||
+	    (q->lo & LCF_Q_COUNT_MASK) == LCF_Q_COUNT_MASK)
+		return false;
+	q->lo++;
+	*to = (uint16_t)lcf_q_id_node(q->hi);
+	*aux = lcf_q_fwd_aux(q->hi, q->lo);
+	return true;
+}
+
+static bool
+valid_next(const struct lcf_pipeline *p, uint32_t next)
+{
+	uint32_t node = lcf_q_id_node(next);
+
+	return next != 0 && node < LCF_MAX_NODES &&
+	       (p->cfg.node_mask & (1u << node)) &&
+	       lcf_q_id_thread(next) < p->cfg.threads_per_node;
+}
+
+enum lcf_q_reason
+lcf_q_xfer(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
+	   uint32_t count, uint32_t next, uint32_t *fwd_cnt)
+{
+	struct lcf_q *q = q_at(p, way, slot);
+
+	*fwd_cnt = q->lo;
+	if (q->hi != id)
+		return LCF_Q_NOT_HOLDER;
+	if (q->lo & LCF_Q_CLOSING)
+		return LCF_Q_IS_CLOSING;
+	if (!valid_next(p, next))
+		return LCF_Q_BAD_NEXT;
+	if (q->lo != (count & LCF_Q_COUNT_MASK))
+		return LCF_Q_COUNT;
+	*q = (struct lcf_q){ next, 0 };
+	return LCF_Q_OK;
+}
+
+enum lcf_q_reason
+lcf_q_release1(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
+	       uint32_t count, uint32_t *fwd_cnt)
+{
+	struct lcf_q *q = q_at(p, way, slot);
+
+	*fwd_cnt = q->lo;
+	if (q->hi != id)
+		return LCF_Q_NOT_HOLDER;
+	if (!(q->lo & LCF_Q_CLOSING) && q->lo != (count & LCF_Q_COUNT_MASK))
+		return LCF_Q_COUNT;
+	q->lo = LCF_Q_CLOSING;
+	return LCF_Q_OK;
+}
+
+void
+lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id)
+{
+	struct lcf_q *q;
+
+	if (p->q[way] == NULL) /* retry mode: forged metadata reached here */
+		return;
+	q = q_at(p, way, slot);
+	if (q->hi == id && (q->lo & LCF_Q_CLOSING))
+		*q = (struct lcf_q){ 0, 0 };
+}
+
+void
+lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
+{
+	struct lcf_lu *lu = &p->last_unlock[req];
+
+	if (lcf_seq_after(seq, lu->seq))
+		*lu = (struct lcf_lu){ seq, 0 };
+	else if (lu->seq == seq)
+		lu->open = 0;
+}
+
+void
+lcf_q_clear(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
+{
+	if (p->q[way] != NULL)
+		*q_at(p, way, slot) = (struct lcf_q){ 0, 0 };
+}
+
+bool
+lcf_q_first_pass(struct lcf_pipeline *p, const struct lcf_msg *m, uint32_t way,
+		 uint32_t slot, enum lcf_q_reason *why, uint32_t *fwd_cnt)
+{
+	uint32_t id = lcf_q_id(m->node, m->thread, m->seq);
+	uint32_t count = m->aux & LCF_Q_COUNT_MASK;
+
+	*why = LCF_Q_NOT_HOLDER; /* retry mode: no QSTATE, nobody holds */
+	*fwd_cnt = 0;
+	if (!p->cfg.queued)
+		return false;
+	if (m->type == LCF_T_QRELEASE) {
+		*why = lcf_q_release1(p, way, slot, id, count, fwd_cnt);
+		return *why == LCF_Q_OK;
+	}
+	*why = lcf_q_xfer(p, way, slot, id, count, m->copyset, fwd_cnt);
+	return false;
+}
+
+void
+lcf_q_ack(struct lcf_msg *m, enum lcf_q_reason why, uint32_t fwd_cnt)
+{
+	uint8_t orig = m->type;
+
+	m->type = LCF_T_QXFER_ACK;
+	m->flags = LCF_F_IN_SWITCH | (why == LCF_Q_OK ? 0 : LCF_F_FAIL);
+	m->aux = lcf_q_ack_aux(orig, why, fwd_cnt);
+}

@@ -1,0 +1,617 @@
+/*
+ * SPIN model of queued locks (docs/QUEUED-LOCKS.md; GCS, paper 002, 4.2):
+ * one switch-owned block in `queued` lock mode, write requests only (every
+ * conflict is M->M), the switch's QSTATE = {QHOLDER, FWD_CNT} with
+ * forward-to-holder, QXFER and the two-pass QRELEASE, LAST-UNLOCK and the
+ * scoreboard's "held" pass for retransmissions; every node an agent that is
+ * requester and, in turn, queue holder with a FIFO (by forward index),
+ * Q_GRANT/Q_GRANT_ACK hand-over with the rest of the queue.
+ * The coherence part of an event (Table 3 copies, ACKs, data) is abstracted
+ * into the switch's GRANTED reply: the lock is what this model is about.
+ *
+ * The network is a bag (any order), may drop LOSS and duplicate DUP
+ * messages; a resubmitted second pass may be lost (BADRS).
+ * Timeouts: a sender retransmits only when no copy of the message and none
+ * of its answer is in flight (a retransmission timer longer than the
+ * network's delay); a holder declares forward indices lost only when no
+ * forward of its tenure is in flight (the forward delay bound of
+ * QUEUED-LOCKS.md 5).
+ *
+ * Bounds (-D overridable):
+ *   N     nodes (2..3), one requester thread each
+ *   EV    events (write requests) per node (1..2)
+ *   RETX  retransmissions of a request that got no answer, per event
+ *   LOSS, DUP, BADRS  network budgets
+ *   NOCOUNT  wrong rule: QXFER/QRELEASE approved without comparing the count
+ *   NOLU     wrong rule: QXFER does not end the holder's event in LAST-UNLOCK
+ *
+ * Properties (assertions):
+ *   SWMR      at every grant nobody else holds the lock;
+ *   ONCE      no request is granted twice;
+ *   FIFO      hand-over grants follow the order the switch forwarded them;
+ *   STRAY     a forward that reaches a node that does not hold (or is not
+ *             about to receive) its tenure is a duplicate of one it queued;
+ *   QUIET     at quiescence (timeout): every event granted and ended, LOCK
+ *             free, QSTATE {0, 0}.
+ */
+
+#ifndef N
+#define N 3
+#endif
+#ifndef EV
+#define EV 1
+#endif
+#ifndef RETX
+#define RETX 1
+#endif
+#ifndef LOSS
+#define LOSS 1
+#endif
+#ifndef DUP
+#define DUP 1
+#endif
+#ifndef BADRS
+#define BADRS 0
+#endif
+#define NSLOT 6 /* the scans below are unrolled for 6 slots */
+
+#define SW N
+#define CLOSING 128
+#define ID(n, s) ((n) * 4 + (s))   /* tenure / holder id, seq 1..3: never 0 */
+#define IDN(i) ((i) / 4)
+#define IDS(i) ((i) % 4)
+
+/* message kinds */
+#define REQ 1     /* node -> switch: write request (src, seq) */
+#define GRANTED 2 /* switch -> node: the lock, the Table 3 path (seq) */
+#define NACK 3    /* switch -> node (seq) */
+#define FWD 4     /* switch -> holder: src, seq = the request; a = index; b = tenure */
+#define QXFER 5   /* holder -> switch: src, seq; a = count; b = next id */
+#define QREL 6    /* holder -> switch: src, seq; a = count */
+#define QACK 7    /* switch -> holder: seq; a = reason; b = FWD_CNT */
+#define QGRANT 8  /* giver -> next: src = giver, seq = next's seq; q = rest of the queue */
+#define QGACK 9   /* next -> giver: seq = next's seq, src = next */
+
+#define R_OK 0
+#define R_COUNT 1
+#define R_NOTHOLDER 2
+#define R_CLOSING 3
+
+typedef msg_t {
+	byte t;   /* 0 = free slot */
+	byte dst;
+	byte src;
+	byte seq;
+	byte a;
+	byte b;
+	byte q;   /* QGRANT: queue entries, id | id << 4 (0 = none) */
+};
+
+msg_t net[NSLOT];
+hidden msg_t tmp;
+/* Scratch of the atomic steps: each process's own locals (SCRATCH), zeroed
+ * at the end of every step by norm() so that they never tell states apart. */
+#define SCRATCH byte k, i, j, f, e, g, src, s, a, b, q, r, c, x, y
+byte loss = 0, dup = 0, badrs = 0;
+
+/* switch registers */
+bit lockw = 0;
+byte qhi = 0;         /* QHOLDER id, 0 none */
+byte qlo = 0;         /* FWD_CNT | CLOSING */
+byte sb[N];           /* SCOREBOARD: seq of the counted event, 0 none */
+byte lu_seq[N];       /* LAST-UNLOCK */
+bit lu_open[N];
+chan rs = [2] of { byte, byte }; /* resubmitted QRELEASE second passes: src, seq */
+byte stamp = 0;       /* ghost: forwards so far (global order) */
+
+/* node state */
+#define IDLE 0
+#define WAIT 1
+#define HOLD 2    /* in its critical section */
+#define ENDING 3  /* QXFER/QRELEASE sent, waiting for QACK */
+#define GIVING 4  /* Q_GRANT sent, waiting for Q_GRANT_ACK */
+#define DONE 5
+byte st[N];
+byte cur[N];          /* current event's seq */
+byte retx[N];
+byte qid[N * 5];      /* wait queue: ids, in order */
+byte qix[N * 5];      /* ... their forward index (0: handed over with the queue) */
+byte qlen[N];
+byte recv[N];         /* distinct forward indices received this tenure (bitmask) */
+byte cnt[N];          /* the count it sends: |recv| plus indices declared lost */
+byte fcnt[N];         /* FWD_CNT the switch reported in its last denial */
+byte next[N];         /* the id it hands over to (0: QRELEASE) */
+byte rest[N];         /* the queue it hands over */
+int seen[N];          /* ids it queued or handed over (bitmask over ids) */
+
+/* ghosts */
+byte granted[N * 4];  /* grants per id */
+byte fstamp[N * 4];   /* stamp of the forward an id was queued with */
+byte lastq = 0;       /* stamp of the last hand-over grant */
+byte inside = 255;    /* who holds the lock (SWMR) */
+
+/* unrolled scans of the bag (usable in guards) */
+#define SL(i, T, D, S, Q) (net[i].t == T && net[i].dst == D && net[i].src == S && net[i].seq == Q)
+#define ANY(T, D, S, Q) (SL(0, T, D, S, Q) || SL(1, T, D, S, Q) || SL(2, T, D, S, Q) || \
+			 SL(3, T, D, S, Q) || SL(4, T, D, S, Q) || SL(5, T, D, S, Q))
+#define FL(i, T) (net[i].t == FWD && net[i].b == T)
+#define ANYFWD(T) (FL(0, T) || FL(1, T) || FL(2, T) || FL(3, T) || FL(4, T) || FL(5, T))
+#define TO(i, D) (net[i].t != 0 && net[i].dst == D)
+#define HAS(D) (TO(0, D) || TO(1, D) || TO(2, D) || TO(3, D) || TO(4, D) || TO(5, D))
+#define NONEMPTY (net[0].t || net[1].t || net[2].t || net[3].t || net[4].t || net[5].t)
+
+#define QE(n, i) qid[(n) * 5 + (i)]
+#define QS(n, i) qix[(n) * 5 + (i)]
+
+inline put(T, D, S, Q, A, B, QQ)
+{
+	i = 0;
+	do
+	:: i < NSLOT && net[i].t != 0 -> i++
+	:: i < NSLOT && net[i].t == 0 ->
+		net[i].t = T; net[i].dst = D; net[i].src = S; net[i].seq = Q;
+		net[i].a = A; net[i].b = B; net[i].q = QQ; break
+	:: i == NSLOT -> printf("@q BAG FULL\n"); assert(false)
+	od
+}
+
+/* Keep the bag sorted (empty slots last) so that one multiset of messages
+ * in flight is one state. */
+#define KEY(m) (m.t * 1048576 + m.dst * 65536 + m.src * 4096 + m.seq * 1024 + m.a * 32 + m.b)
+#define GT(u, v) (net[v].t != 0 && (net[u].t == 0 || KEY(net[u]) > KEY(net[v]) || \
+		  (KEY(net[u]) == KEY(net[v]) && net[u].q > net[v].q)))
+inline norm()
+{
+	d_step {
+		y = 0;
+		do
+		:: y < NSLOT - 1 ->
+			i = 0;
+			do
+			:: i < NSLOT - 1 - y ->
+				if
+				:: GT(i, i + 1) ->
+					tmp.t = net[i].t; tmp.dst = net[i].dst; tmp.src = net[i].src;
+					tmp.seq = net[i].seq; tmp.a = net[i].a; tmp.b = net[i].b; tmp.q = net[i].q;
+					net[i].t = net[i + 1].t; net[i].dst = net[i + 1].dst; net[i].src = net[i + 1].src;
+					net[i].seq = net[i + 1].seq; net[i].a = net[i + 1].a; net[i].b = net[i + 1].b;
+					net[i].q = net[i + 1].q;
+					net[i + 1].t = tmp.t; net[i + 1].dst = tmp.dst; net[i + 1].src = tmp.src;
+					net[i + 1].seq = tmp.seq; net[i + 1].a = tmp.a; net[i + 1].b = tmp.b;
+					net[i + 1].q = tmp.q
+				:: else -> skip
+				fi;
+				i++
+			:: else -> break
+			od;
+			y++
+		:: else -> break
+		od;
+		k = 0; i = 0; j = 0; f = 0; e = 0; g = 0; src = 0; s = 0; a = 0; b = 0; q = 0;
+		r = 0; c = 0; x = 0; y = 0
+	}
+}
+
+inline popcount(x, c)
+{
+	c = 0; j = x;
+	do
+	:: j != 0 -> c = c + (j & 1); j = j >> 1
+	:: else -> break
+	od
+}
+
+proctype network()
+{
+	SCRATCH;
+end:	do
+	:: atomic { loss < LOSS && NONEMPTY ->
+		k = 0;
+		do
+		:: k < NSLOT - 1 -> k++
+		:: break
+		od;
+		if
+		:: net[k].t != 0 -> printf("@q network LOSES kind %d to %d (src %d seq %d a %d b %d)\n",
+				net[k].t, net[k].dst, net[k].src, net[k].seq, net[k].a, net[k].b);
+			net[k].t = 0; loss++
+		:: else -> skip
+		fi; norm() }
+	:: atomic { dup < DUP && NONEMPTY ->
+		k = 0;
+		do
+		:: k < NSLOT - 1 -> k++
+		:: break
+		od;
+		if
+		:: net[k].t != 0 ->
+			i = 0;
+			do
+			:: i < NSLOT && net[i].t != 0 -> i++
+			:: i < NSLOT && net[i].t == 0 ->
+				net[i].t = net[k].t; net[i].dst = net[k].dst; net[i].src = net[k].src;
+				net[i].seq = net[k].seq; net[i].a = net[k].a; net[i].b = net[k].b;
+				net[i].q = net[k].q; dup++;
+				printf("@q network DUPLICATES kind %d to %d\n", net[k].t, net[k].dst);
+				break
+			:: i == NSLOT -> break
+			od
+		:: else -> skip
+		fi; norm() }
+	od
+}
+
+/* ---- the switch ---- */
+
+inline sw_request(r, s)
+{
+	if
+	:: !(s > lu_seq[r]) ->
+		printf("@q switch: NACK stale r%d seq%d\n", r, s);
+		put(NACK, r, SW, s, 0, 0, 0)
+	:: else ->
+		if
+		:: !lockw ->
+			lockw = 1; sb[r] = s;
+			assert(qhi == 0 && qlo == 0); /* lock free => no queue */
+			qhi = ID(r, s); qlo = 0;
+			printf("@q switch: r%d seq%d takes the lock, holder\n", r, s);
+			put(GRANTED, r, SW, s, 0, 0, 0)
+		:: lockw && sb[r] == s ->
+			printf("@q switch: r%d seq%d passes on its score\n", r, s);
+			put(GRANTED, r, SW, s, 0, 0, 0)
+		:: lockw && sb[r] != s && qhi != 0 && !(qlo & CLOSING) ->
+			qlo++; stamp++;
+			printf("@q switch: FORWARDS r%d seq%d to holder %d (tenure %d, index %d)\n",
+				r, s, IDN(qhi), qhi, qlo);
+			put(FWD, IDN(qhi), r, s, qlo, qhi, stamp)
+		:: else ->
+			printf("@q switch: NACK busy r%d seq%d\n", r, s);
+			put(NACK, r, SW, s, 0, 0, 0)
+		fi
+	fi
+}
+
+inline sw_qxfer(r, s, c, nx)
+{
+#ifndef NOLU
+	if
+	:: s > lu_seq[r] -> lu_seq[r] = s; lu_open[r] = 0
+	:: s == lu_seq[r] -> lu_open[r] = 0
+	:: else -> skip
+	fi;
+#endif
+	if
+	:: qhi != ID(r, s) -> put(QACK, r, SW, s, R_NOTHOLDER, qlo, 0)
+	:: qhi == ID(r, s) && (qlo & CLOSING) -> put(QACK, r, SW, s, R_CLOSING, qlo, 0)
+#ifdef NOCOUNT
+	:: qhi == ID(r, s) && !(qlo & CLOSING) ->
+#else
+	:: qhi == ID(r, s) && qlo == c ->
+#endif
+		printf("@q switch: QXFER r%d seq%d -> %d approved\n", r, s, nx);
+		qhi = nx; qlo = 0;
+		put(QACK, r, SW, s, R_OK, 0, 0)
+	:: qhi == ID(r, s) && !(qlo & CLOSING) && qlo != c ->
+		printf("@q switch: QXFER r%d seq%d count %d != %d denied\n", r, s, c, qlo);
+		put(QACK, r, SW, s, R_COUNT, qlo, 0)
+	fi
+}
+
+inline sw_qrel1(r, s, c)
+{
+	if
+	:: s > lu_seq[r] -> lu_seq[r] = s; lu_open[r] = 1
+	:: else -> skip
+	fi;
+	if
+	:: qhi != ID(r, s) -> put(QACK, r, SW, s, R_NOTHOLDER, qlo, 0)
+#ifdef NOCOUNT
+	:: qhi == ID(r, s) ->
+#else
+	:: qhi == ID(r, s) && (qlo == c || (qlo & CLOSING)) ->
+#endif
+		printf("@q switch: QRELEASE r%d seq%d approved (pass 1)\n", r, s);
+		qlo = CLOSING;
+		rs!r, s
+	:: qhi == ID(r, s) && qlo != c && !(qlo & CLOSING) ->
+		printf("@q switch: QRELEASE r%d seq%d count %d != %d denied\n", r, s, c, qlo);
+		put(QACK, r, SW, s, R_COUNT, qlo, 0)
+	fi
+}
+
+inline sw_qrel2(r, s)
+{
+	if
+	:: lu_seq[r] == s && lu_open[r] ->
+		lu_open[r] = 0;
+		printf("@q switch: QRELEASE r%d seq%d releases the lock (pass 2)\n", r, s);
+		lockw = 0;
+		stamp = 0; lastq = 0; /* a new busy period starts a new order */
+		if
+		:: sb[r] == s -> sb[r] = 0
+		:: else -> skip
+		fi
+	:: else -> skip
+	fi;
+	if
+	:: qhi == ID(r, s) && (qlo & CLOSING) -> qhi = 0; qlo = 0
+	:: else -> skip
+	fi;
+	put(QACK, r, SW, s, R_OK, 0, 0)
+}
+
+proctype sw()
+{
+	SCRATCH;
+end:	do
+	:: atomic { HAS(SW) ->
+		k = 0;
+		do
+		:: k < NSLOT - 1 -> k++
+		:: break
+		od;
+		if
+		:: net[k].t != 0 && net[k].dst == SW ->
+			r = net[k].src; s = net[k].seq; c = net[k].a; x = net[k].b;
+			printf("@q switch receives kind %d r%d seq%d a %d b %d\n", net[k].t, r, s, c, x);
+			if
+			:: net[k].t == REQ -> net[k].t = 0; sw_request(r, s)
+			:: net[k].t == QXFER -> net[k].t = 0; sw_qxfer(r, s, c, x)
+			:: net[k].t == QREL -> net[k].t = 0; sw_qrel1(r, s, c)
+			:: else -> printf("@q switch: kind %d?\n", net[k].t); assert(false)
+			fi
+		:: else -> skip
+		fi; norm() }
+	:: atomic { rs?r, s ->
+		if
+		:: badrs < BADRS -> badrs++; printf("@q switch LOSES the second pass of QRELEASE r%d seq%d\n", r, s)
+		:: sw_qrel2(r, s)
+		fi; norm() }
+	od
+}
+
+/* ---- node agents ---- */
+
+/* Insert id `e` with forward index `g` into n's queue, in index order. */
+inline enqueue(n, e, g)
+{
+	if
+	:: qlen[n] < 3 ->
+		j = qlen[n];
+		do
+		:: j > 0 && QS(n, j - 1) > g -> QE(n, j) = QE(n, j - 1); QS(n, j) = QS(n, j - 1); j--
+		:: else -> break
+		od;
+		QE(n, j) = e; QS(n, j) = g; qlen[n]++
+	:: else -> assert(false)
+	fi
+}
+
+inline in_queue(n, e, f)
+{
+	f = 0; j = 0;
+	do
+	:: j < qlen[n] -> f = f || QE(n, j) == e; j++
+	:: else -> break
+	od
+}
+
+/* The event is over at n: forget its queue (canonical state). */
+inline idle(n)
+{
+	st[n] = IDLE;
+	j = 0;
+	do
+	:: j < 5 -> QE(n, j) = 0; QS(n, j) = 0; j++
+	:: else -> break
+	od;
+	qlen[n] = 0; recv[n] = 0; cnt[n] = 0; fcnt[n] = 0; next[n] = 0; rest[n] = 0
+}
+
+inline grant(n, how)
+{
+	printf("@q node %d: seq%d GRANTED (%d)\n", n, cur[n], how);
+	assert(inside == 255);  /* SWMR */
+	inside = n;
+	assert(granted[ID(n, cur[n])] == 0); /* ONCE */
+	granted[ID(n, cur[n])]++;
+	st[n] = HOLD
+}
+
+proctype node(byte me)
+{
+	SCRATCH;
+	cur[me] = 0;
+	st[me] = IDLE;
+end:	do
+	/* start the next event */
+	:: atomic { st[me] == IDLE && cur[me] < EV ->
+		cur[me]++; retx[me] = 0; st[me] = WAIT; recv[me] = 0; cnt[me] = 0; qlen[me] = 0;
+		printf("@q node %d starts seq%d\n", me, cur[me]);
+		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
+	:: atomic { st[me] == IDLE && cur[me] == EV -> st[me] = DONE; norm() }
+	/* retransmit a request nobody answered (its timer: only in runs where a
+	 * message was lost; a spurious timer is the network's duplicate) */
+	:: atomic { st[me] == WAIT && retx[me] < RETX && loss > 0 && !ANY(REQ, SW, me, cur[me]) &&
+		    !ANY(GRANTED, me, SW, cur[me]) && !ANY(NACK, me, SW, cur[me]) ->
+		retx[me]++; printf("@q node %d retransmits seq%d\n", me, cur[me]);
+		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
+	/* leave the critical section: hand over or release */
+	:: atomic { st[me] == HOLD ->
+		inside = 255;
+		popcount(recv[me], cnt[me]);
+		if
+		:: qlen[me] == 0 -> next[me] = 0;
+			printf("@q node %d: QRELEASE seq%d count %d\n", me, cur[me], cnt[me]);
+			put(QREL, SW, me, cur[me], cnt[me], 0, 0)
+		:: else -> next[me] = QE(me, 0);
+			rest[me] = 0;
+			if
+			:: qlen[me] > 1 -> rest[me] = QE(me, 1) :: else -> skip
+			fi;
+			if
+			:: qlen[me] > 2 -> rest[me] = rest[me] | (QE(me, 2) << 4) :: else -> skip
+			fi;
+			printf("@q node %d: QXFER seq%d count %d next %d\n", me, cur[me], cnt[me], next[me]);
+			put(QXFER, SW, me, cur[me], cnt[me], next[me], 0)
+		fi;
+		st[me] = ENDING; norm() }
+	/* retransmit QXFER/QRELEASE (timer): nothing of it in flight, and no
+	 * forward of its tenure either (it waits for those) */
+	:: atomic { st[me] == ENDING && !ANY(QXFER, SW, me, cur[me]) &&
+		    !ANY(QREL, SW, me, cur[me]) && !ANY(QACK, me, SW, cur[me]) &&
+		    len(rs) == 0 && !ANYFWD(ID(me, cur[me])) ->
+		/* indices still missing with no forward in flight: lost */
+		popcount(recv[me], cnt[me]);
+		if
+		:: fcnt[me] > cnt[me] -> cnt[me] = fcnt[me]
+		:: else -> skip
+		fi;
+		printf("@q node %d: timer, again with count %d\n", me, cnt[me]);
+		if
+		:: next[me] == 0 && qlen[me] == 0 -> put(QREL, SW, me, cur[me], cnt[me], 0, 0)
+		:: else ->
+			/* the queue may have grown or been re-sorted */
+			next[me] = QE(me, 0); rest[me] = 0;
+			if :: qlen[me] > 1 -> rest[me] = QE(me, 1) :: else -> skip fi;
+			if :: qlen[me] > 2 -> rest[me] = rest[me] | (QE(me, 2) << 4) :: else -> skip fi;
+			put(QXFER, SW, me, cur[me], cnt[me], next[me], 0)
+		fi; norm() }
+	/* retransmit Q_GRANT */
+	:: atomic { st[me] == GIVING && !ANY(QGRANT, IDN(next[me]), me, IDS(next[me])) &&
+		    !ANY(QGACK, me, IDN(next[me]), IDS(next[me])) ->
+		put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me]); norm() }
+	/* receive */
+	:: atomic { HAS(me) ->
+		k = 0;
+		do
+		:: k < NSLOT - 1 -> k++
+		:: break
+		od;
+		if
+		:: net[k].t != 0 && net[k].dst == me ->
+			src = net[k].src; s = net[k].seq; a = net[k].a; b = net[k].b; q = net[k].q;
+			e = net[k].t; net[k].t = 0;
+			printf("@q node %d receives kind %d src %d seq%d a %d b %d\n", me, e, src, s, a, b);
+			if
+			:: e == GRANTED && st[me] == WAIT && s == cur[me] -> grant(me, 0)
+			:: e == NACK && st[me] == WAIT && s == cur[me] ->
+				put(REQ, SW, me, cur[me], 0, 0, 0)   /* retry, same seq */
+			:: e == FWD ->
+				if
+				:: b == ID(me, cur[me]) && (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING) ->
+					/* a forward of my tenure (or of the one I am about to be granted) */
+					recv[me] = recv[me] | (1 << (a - 1));
+					if
+					:: ID(src, s) != ID(me, cur[me]) ->
+						in_queue(me, ID(src, s), f);
+						if
+						:: !f -> enqueue(me, ID(src, s), a);
+							seen[me] = seen[me] | (1 << ID(src, s));
+							if
+							:: fstamp[ID(src, s)] == 0 -> fstamp[ID(src, s)] = q
+							:: else -> skip
+							fi
+						:: else -> skip
+						fi
+					:: else -> skip
+					fi
+				:: else ->
+					/* STRAY: only a duplicate of a request it queued may come late */
+					assert(src == me || (seen[me] & (1 << ID(src, s))))
+				fi
+			:: e == QACK && st[me] == ENDING && s == cur[me] ->
+				if
+				:: a == R_OK || a == R_NOTHOLDER ->
+					if
+					:: next[me] == 0 -> idle(me)
+					:: else -> st[me] = GIVING;
+						printf("@q node %d: Q_GRANT to %d (rest %d)\n", me, next[me], rest[me]);
+						put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me])
+					fi
+				:: a == R_COUNT -> fcnt[me] = b
+				:: else -> assert(false)
+				fi
+			:: e == QGRANT ->
+				if
+				:: st[me] == WAIT && s == cur[me] ->
+					/* the rest of the queue goes before the forwards already
+					 * buffered; a buffered copy of a request in the rest is
+					 * dropped (the earlier place is kept) */
+					j = 0;
+					if :: (q & 15) != 0 -> j++ :: else -> skip fi;
+					if :: (q >> 4) != 0 -> j++ :: else -> skip fi;
+					f = qlen[me];
+					do
+					:: f > 0 -> f--; QE(me, f + j) = QE(me, f); QS(me, f + j) = QS(me, f)
+					:: else -> break
+					od;
+					if :: j > 0 -> QE(me, 0) = q & 15; QS(me, 0) = 0 :: else -> skip fi;
+					if :: j > 1 -> QE(me, 1) = q >> 4; QS(me, 1) = 0 :: else -> skip fi;
+					qlen[me] = qlen[me] + j;
+					f = j; /* compact: keep buffered entries not in the rest */
+					i = j;
+					do
+					:: i < qlen[me] ->
+						if
+						:: QE(me, i) != (q & 15) && QE(me, i) != (q >> 4) ->
+							QE(me, f) = QE(me, i); QS(me, f) = QS(me, i); f++
+						:: else -> skip
+						fi;
+						i++
+					:: else -> break
+					od;
+					i = f;
+					do
+					:: i < qlen[me] -> QE(me, i) = 0; QS(me, i) = 0; i++
+					:: else -> break
+					od;
+					qlen[me] = f;
+					/* remember what it was handed */
+					if :: (q & 15) != 0 -> seen[me] = seen[me] | (1 << (q & 15)) :: else -> skip fi;
+					if :: (q >> 4) != 0 -> seen[me] = seen[me] | (1 << (q >> 4)) :: else -> skip fi;
+					/* FIFO: hand-over grants in forward order */
+					assert(fstamp[ID(me, s)] > lastq);
+					lastq = fstamp[ID(me, s)]; fstamp[ID(me, s)] = 0;
+					grant(me, 1)
+				:: else -> skip
+				fi;
+				put(QGACK, src, me, s, 0, 0, 0)
+			:: e == QGACK && st[me] == GIVING && ID(src, s) == next[me] -> idle(me)
+			:: else -> skip /* a reply to an event it has finished */
+			fi
+		:: else -> skip
+		fi; norm() }
+	od
+}
+
+/* At quiescence every event was granted once and ended, nothing is held. */
+proctype quiet()
+{
+	byte n;
+	timeout ->
+	atomic {
+		n = 0;
+		do
+		:: n < N -> assert(st[n] == DONE || (st[n] == IDLE && cur[n] == EV)); n++
+		:: else -> break
+		od;
+		assert(lockw == 0 && qhi == 0 && qlo == 0);
+		assert(len(rs) == 0)
+	}
+}
+
+init {
+	byte n;
+	atomic {
+		n = 0;
+		do
+		:: n < N -> run node(n); n++
+		:: else -> break
+		od;
+		run sw();
+		run network();
+		run quiet()
+	}
+}

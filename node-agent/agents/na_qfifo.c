@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The queue holder's wait queue (na_qfifo.h, docs/QUEUED-LOCKS.md 5).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "na_qfifo.h"
+
+void
+na_qfifo_init(struct na_qfifo *q, enum na_qorder order, uint16_t node,
+	      uint16_t thread, uint32_t seq)
+{
+	memset(q, 0, sizeof(*q));
+	q->order = order;
+	q->self_node = node;
+	q->self_thread = thread;
+	q->self_seq = seq;
+}
+
+static bool
+same_req(const struct na_qentry *a, const struct na_qentry *b)
+{
+	return a->node == b->node && a->thread == b->thread && a->seq == b->seq;
+}
+
+/* Does `a` go before `b`? */
+static bool
+before(const struct na_qfifo *q, const struct na_qentry *a,
+       const struct na_qentry *b)
+{
+	if (q->order == NA_QORDER_PRIORITY && a->cls != b->cls)
+		return a->cls < b->cls;
+	if (a->phase != b->phase)
+		return a->phase < b->phase;
+	return a->index < b->index;
+}
+
+static int
+find(const struct na_qfifo *q, const struct na_qentry *e)
+{
+	for (uint32_t i = 0; i < q->n; i++)
+		if (same_req(&q->e[i], e))
+			return (int)i;
+	return -1;
+}
+
+static void
+insert_sorted(struct na_qfifo *q, const struct na_qentry *e)
+{
+	uint32_t i = q->n;
+
+	while (i > 0 && before(q, e, &q->e[i - 1])) {
+		q->e[i] = q->e[i - 1];
+		i--;
+	}
+	q->e[i] = *e;
+	q->n++;
+}
+
+/* Mark index `index` received; false when it already was. Indices beyond
+ * the bitmap are counted without duplicate detection. */
+static bool
+mark_index(struct na_qfifo *q, uint32_t index)
+{
+	uint32_t b = index - 1;
+
+	if (b < NA_QFIFO_INDICES) {
+		uint64_t bit = 1ull << (b % 64);
+
+		if (q->seen[b / 64] & bit)
+			return false;
+		q->seen[b / 64] |= bit;
+	}
+	q->received++;
+	return true;
+}
+
+int
+na_qfifo_forward(struct na_qfifo *q, const struct na_qentry *e, uint32_t index)
+{
+	struct na_qentry x = *e;
+
+	if (index == 0)
+		return -EINVAL;
+	if (!mark_index(q, index))
+		return NA_QFWD_DUP_INDEX;
+	if ((e->node == q->self_node && e->thread == q->self_thread &&
+	     e->seq == q->self_seq) ||
+	    find(q, e) >= 0)
+		return NA_QFWD_DUP_REQ;
+	if (q->n == NA_QFIFO_MAX)
+		return NA_QFWD_FULL;
+	x.phase = 1;
+	x.index = index;
+	insert_sorted(q, &x);
+	return NA_QFWD_QUEUED;
+}
+
+void
+na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt)
+{
+	if (fwd_cnt > q->received)
+		q->received = fwd_cnt;
+}
+
+static void
+put_be(uint8_t *p, uint64_t v, int bytes)
+{
+	for (int i = bytes - 1; i >= 0; i--) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static uint32_t
+get_be(const uint8_t *p, int bytes)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < bytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+int
+na_qfifo_export_rest(const struct na_qfifo *q, uint8_t *buf, size_t cap)
+{
+	uint32_t n = q->n ? q->n - 1 : 0;
+
+	if ((size_t)n * NA_QENTRY_WIRE > cap)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct na_qentry *e = &q->e[i + 1];
+		uint8_t *p = buf + (size_t)i * NA_QENTRY_WIRE;
+
+		put_be(p, e->node, 2);
+		put_be(p + 2, e->thread, 2);
+		put_be(p + 4, e->seq, 4);
+		p[8] = e->type;
+		p[9] = e->cls;
+		put_be(p + 10, 0, 2);
+		put_be(p + 12, e->index, 4);
+	}
+	return (int)(n * NA_QENTRY_WIRE);
+}
+
+static bool
+in_granted(const struct na_qentry *e, const struct na_qentry *g, uint32_t ng)
+{
+	for (uint32_t j = 0; j < ng; j++)
+		if (same_req(e, &g[j]))
+			return true;
+	return false;
+}
+
+int
+na_qfifo_import_granted(struct na_qfifo *q, const uint8_t *buf, size_t len)
+{
+	struct na_qentry g[NA_QFIFO_MAX];
+	uint32_t ng, kept = 0;
+
+	if (len % NA_QENTRY_WIRE)
+		return -EINVAL;
+	ng = (uint32_t)(len / NA_QENTRY_WIRE);
+	if (ng > NA_QFIFO_MAX)
+		return -ENOSPC;
+	for (uint32_t i = 0; i < ng; i++) {
+		const uint8_t *p = buf + (size_t)i * NA_QENTRY_WIRE;
+
+		g[i] = (struct na_qentry){
+			.node = (uint16_t)get_be(p, 2),
+			.thread = (uint16_t)get_be(p + 2, 2),
+			.seq = get_be(p + 4, 4),
+			.type = p[8],
+			.cls = p[9],
+			.phase = 0,
+			.index = i, /* the granted order */
+		};
+	}
+	/* Buffered entries that are not in the granted queue stay. */
+	for (uint32_t i = 0; i < q->n; i++)
+		kept += !in_granted(&q->e[i], g, ng);
+	if (kept + ng > NA_QFIFO_MAX)
+		return -ENOSPC; /* one entry per requester: does not happen */
+	kept = 0;
+	for (uint32_t i = 0; i < q->n; i++)
+		if (!in_granted(&q->e[i], g, ng))
+			q->e[kept++] = q->e[i];
+	q->n = kept;
+	for (uint32_t j = 0; j < ng; j++)
+		insert_sorted(q, &g[j]);
+	return (int)ng;
+}
