@@ -850,8 +850,7 @@ expected_rs_op(uint8_t type)
 		return LCF_RS_RELEASE;
 	if (is_unlock(type))
 		return LCF_RS_UNLOCK;
-	if (is_abort(type) || type == LCF_T_VERSION_READ ||
-	    type == LCF_T_QXFER)
+	if (is_abort(type) || type == LCF_T_VERSION_READ || type == LCF_T_QXFER)
 		return 0xff; /* one pass: no metadata is valid */
 	if (type == LCF_T_QRELEASE)
 		return LCF_RS_QRELEASE;
