@@ -1672,12 +1672,12 @@ def malformed():
 
     n = 107
     cases = []
-    for ty in (0x00, 0x0c, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x1f, 0x80, 0xff):
-        cases.append(("type 0x%02x%s" % (ty, " (a switch reply: spoof)" if 0x10 <= ty <= 0x14 else ""),
+    for ty in (0x00, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x1f, 0x80, 0xff):
+        cases.append(("type 0x%02x%s" % (ty, " (a switch reply: spoof)" if 0x10 <= ty <= 0x15 else ""),
                       Req(ty, 0, base_tag(n)).input()))
     drops(n, "drop-unknown-type", "unknown_type", cases,
-          "Types outside 0x01-0x0b and 0x20-0x7f, including the switch's own reply "
-          "types 0x10-0x14 arriving at the switch (spoofs).")
+          "Types outside 0x01-0x0d and 0x20-0x7f, including the switch's own reply "
+          "types 0x10-0x15 arriving at the switch (spoofs).")
 
     n = 108
     drops(n, "drop-bad-payload-length", "bad_payload_length",
@@ -1764,14 +1764,14 @@ def malformed():
     n = 116
     P = lambda **kw: Req("READ_MISS", 0, tag(n, 1), **kw).input()
     c1 = P(); c1["lcf"]["version"] = 2; c1["lcf"]["flags"] = 0x80
-    c2 = P(gstatus=9); c2["lcf"]["type"] = 0x0c
+    c2 = P(gstatus=9); c2["lcf"]["type"] = 0x0e
     c3 = P(flags=0x10, gstatus=7)
     c4 = P(); c4["lcf"]["len"] = 3; c4["lcf"]["node"] = 40
     c5 = P(gstatus=4); c5["lcf"]["node"] = 33
     c6 = dict(P(), truncate=70)
     c6["lcf"]["version"] = 3
     steps = [step(c1, [], "version 2 and reserved flags: bad_version first"),
-             step(c2, [], "type 0x0c and gstatus 9: unknown_type first"),
+             step(c2, [], "type 0x0e and gstatus 9: unknown_type first"),
              step(c3, [], "flags 0x10 and gstatus 7: reserved_flags_set first"),
              step(c4, [], "len 3 (no payload) and node 40: bad_payload_length first"),
              step(c5, [], "gstatus 4 and node 33: bad_gstatus first"),
