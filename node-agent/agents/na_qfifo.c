@@ -100,6 +100,10 @@ na_qfifo_forward(struct na_qfifo *q, const struct na_qentry *e, uint32_t index)
 void
 na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt)
 {
+	/* Their indices count as received: a copy arriving after all is a
+	 * duplicate index (the count stays FWD_CNT). */
+	for (uint32_t i = 1; i <= fwd_cnt && i <= NA_QFIFO_INDICES; i++)
+		q->seen[(i - 1) / 64] |= 1ull << ((i - 1) % 64);
 	if (fwd_cnt > q->received)
 		q->received = fwd_cnt;
 }

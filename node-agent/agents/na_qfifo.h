@@ -85,7 +85,8 @@ na_qfifo_count(const struct na_qfifo *q)
  * The switch reported FWD_CNT = `fwd_cnt` and no forward of this tenure
  * is in flight any more (the forward delay bound): the missing indices are
  * lost (their requesters retransmit). The count becomes `fwd_cnt` when it
- * was lower.
+ * was lower, and indices 1..fwd_cnt count as received (a copy arriving
+ * after all is NA_QFWD_DUP_INDEX).
  */
 void na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt);
 
