@@ -262,6 +262,9 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 		send_grant(h, out);
 		return 0;
 	case LCF_Q_COUNT:
+		if (na_qfifo_count(&h->q) > fwd_cnt)
+			return 0; /* a stale denial (a network duplicate of an
+				   * earlier one): the timer resends */
 		if (fwd_cnt > h->fwd_cnt || !h->count_wait)
 			h->fwd_cnt = fwd_cnt;
 		if (na_qfifo_count(&h->q) >= h->fwd_cnt) {

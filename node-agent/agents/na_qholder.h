@@ -150,7 +150,8 @@ int na_qholder_done(struct na_qholder *h, uint8_t gstatus, uint32_t copyset,
  * QXFER_ACK for event seq: reason (enum lcf_q_reason) and the switch's
  * FWD_CNT. Approved or `not_holder`: Q_GRANT to the head (GIVING) or the
  * tenure is over; `count`: resend when the count reaches FWD_CNT, else
- * wait (NA_QA_WAIT) until the bound. Anything else is ignored.
+ * wait (NA_QA_WAIT) until the bound; a denial whose FWD_CNT is below the
+ * count (a network duplicate of an earlier one) is ignored.
  *
  * @return 0, -ESRCH when it is not for the ENDING event (ignored),
  *         -EPROTO on `closing`/`bad_next` (a wrong holder: state kept).

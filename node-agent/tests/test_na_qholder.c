@@ -131,6 +131,9 @@ static const struct scenario scen[] = {
 	{FWD, 2, 0, S(2), .aux = F(2), .count = 3, .st = NA_QH_ENDING,
 	 .acts = {{NA_QA_QUEUED, 2, 1}, {NA_QA_QXFER, ME, 3, ID(1)}},
 	 .q = {2, 3, 4}},
+	/* a duplicate of the first denial: stale, no resend */
+	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 1, .now = 115,
+	 .st = NA_QH_ENDING, .count = 3, .q = {2, 3, 4}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 120, .st = NA_QH_GIVING,
 	 .count = 3, .q = {2, 3, 4},
 	 .acts = {{NA_QA_QGRANT, 1, 2, .pl = {3, 4}}}},
