@@ -385,3 +385,13 @@ na_qholder_tick(struct na_qholder *h, uint64_t now, struct na_qacts *out)
 	}
 	return 0;
 }
+
+uint64_t
+na_qholder_next_timer(const struct na_qholder *h)
+{
+	if (h->st == NA_QH_ENDING)
+		return h->count_wait ? h->deadline : h->retx_at;
+	if (h->st == NA_QH_GIVING)
+		return h->retx_at;
+	return UINT64_MAX;
+}

@@ -39,7 +39,8 @@ enum na_qh_state {
 };
 
 enum na_qact_kind {
-	NA_QA_QUEUED = 1, /* Q_QUEUED to `req`; aux = its queue position */
+	NA_QA_QUEUED = 1, /* Q_QUEUED to `req`; aux = its queue position
+			   * (before a Q_GRANT: among the buffered ones) */
 	NA_QA_QXFER,      /* QXFER: count, next (id) */
 	NA_QA_QRELEASE,   /* QRELEASE: count, gstatus, copyset */
 	NA_QA_QGRANT,     /* Q_GRANT to `req` (the next holder's event):
@@ -189,5 +190,13 @@ int na_qholder_qgrant_ack(struct na_qholder *h, uint16_t node, uint16_t thread,
  * @return 0.
  */
 int na_qholder_tick(struct na_qholder *h, uint64_t now, struct na_qacts *out);
+
+/**
+ * When na_qholder_tick() next has something to do: the count wait's
+ * deadline, or the QXFER/QRELEASE or Q_GRANT retransmission.
+ *
+ * @return that time, or UINT64_MAX when no timer runs.
+ */
+uint64_t na_qholder_next_timer(const struct na_qholder *h);
 
 #endif /* NA_QHOLDER_H */

@@ -189,6 +189,9 @@ static const struct scenario scen[] = {
 	 .q = {2, 3, 4}},
 	{QG, 4, 0, 1, .grant = {2, 3}, .count = 2, .st = NA_QH_HOLD,
 	 .acts = {{NA_QA_QGRANT_ACK, 4}}, .q = {2, 3, 4}}, /* duplicate */
+	/* for an event it is not waiting for: acknowledged, nothing else */
+	{QG, 4, 0, 7, .grant = {6}, .count = 2, .st = NA_QH_HOLD,
+	 .acts = {{NA_QA_QGRANT_ACK, 4}}, .q = {2, 3, 4}},
 	{DONE, .now = 0, .st = NA_QH_ENDING, .count = 2, .q = {2, 3, 4},
 	 .acts = {{NA_QA_QXFER, ME, 2, ID(1)}}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 5, .st = NA_QH_GIVING,
@@ -384,6 +387,22 @@ Test(qholder, ids)
 	cr_assert_eq(QID(3, 2, 7), lcf_q_id(3, 2, 7));
 	cr_assert_eq(QTEN(QID(3, 2, 7)), lcf_q_tenure(lcf_q_id(3, 2, 7)));
 	cr_assert_eq(F(5), lcf_q_fwd_aux(lcf_q_id(ME, 0, 1), 5));
+}
+
+Test(qholder, next_timer)
+{
+	struct na_qholder h;
+	struct na_qacts out = { 0 };
+
+	na_qholder_init(&h, NA_QORDER_FIFO, ME, 10);
+	cr_assert_eq(na_qholder_next_timer(&h), UINT64_MAX);
+	cr_assert_eq(na_qholder_request(&h, 0, 1), 0);
+	cr_assert_eq(na_qholder_switch_granted(&h, 0, 1), 0);
+	cr_assert_eq(na_qholder_next_timer(&h), UINT64_MAX);
+	cr_assert_eq(na_qholder_done(&h, 1, 0, 100, &out), 0);
+	cr_assert_eq(na_qholder_next_timer(&h), 160); /* retransmission */
+	cr_assert_eq(na_qholder_qack(&h, 1, LCF_Q_COUNT, 2, 110, &out), 0);
+	cr_assert_eq(na_qholder_next_timer(&h), 170); /* the bound */
 }
 
 Test(qholder, bad_grant_payload)
