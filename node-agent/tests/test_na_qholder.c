@@ -67,6 +67,12 @@ struct scenario {
 #define ID(n)        QID(n, 0, (n)*2 + 1)
 #define S(n)         ((n)*2 + 1) /* requester n's seq */
 
+/* An expected action: kind (NA_QA_ without prefix), node, fields. */
+#define A(k, n, ...)                                      \
+	{                                                 \
+		.kind = NA_QA_##k, .node = n, __VA_ARGS__ \
+	}
+
 #define HOLDING                                \
 	{ REQ, 0, 0, 1, .st = NA_QH_WAIT },    \
 	{                                      \
@@ -75,7 +81,7 @@ struct scenario {
 #define FW(n, i, pos, cnt, ...)                                               \
 	{                                                                     \
 		FWD, n, 0, S(n), .aux = F(i), .count = cnt, .st = NA_QH_HOLD, \
-				 .acts = { { NA_QA_QUEUED, n, pos } },        \
+				 .acts = { A(QUEUED, n, .a = pos) },          \
 				 .q = { __VA_ARGS__ }                         \
 	}
 
@@ -91,29 +97,29 @@ static const struct scenario scen[] = {
 	 .q = {2}},                           /* retransmission */
 	FW(2, 3, 1, 3, 2, 3),
 	{DONE, .now = 100, .st = NA_QH_ENDING, .count = 3,
-	 .acts = {{NA_QA_QXFER, ME, 3, ID(1)}}, .q = {2, 3}},
+	 .acts = {A(QXFER, ME, .a = 3, .b = ID(1))}, .q = {2, 3}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 110, .st = NA_QH_GIVING,
-	 .count = 3, .acts = {{NA_QA_QGRANT, 1, 1, .pl = {3}}}, .q = {2, 3}},
+	 .count = 3, .acts = {A(QGRANT, 1, .a = 1, .pl = {3})}, .q = {2, 3}},
 	{TICK, .now = 169, .st = NA_QH_GIVING, .count = 3, .q = {2, 3}},
 	{TICK, .now = 170, .st = NA_QH_GIVING, .count = 3, .q = {2, 3},
-	 .acts = {{NA_QA_QGRANT, 1, 1, .pl = {3}}}},
+	 .acts = {A(QGRANT, 1, .a = 1, .pl = {3})}},
 	{TICK, .now = 289, .st = NA_QH_GIVING, .count = 3, .q = {2, 3}},
 	{TICK, .now = 290, .st = NA_QH_GIVING, .count = 3, .q = {2, 3},
-	 .acts = {{NA_QA_QGRANT, 1, 1, .pl = {3}}}},  /* doubled: 120 */
+	 .acts = {A(QGRANT, 1, .a = 1, .pl = {3})}},  /* doubled: 120 */
 	{QGACK, 2, 0, S(2), .now = 300, .ret = -ESRCH,
 	 .st = NA_QH_GIVING, .count = 3, .q = {2, 3}}, /* not the next */
 	{QGACK, 1, 0, S(1), .now = 300, .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_OVER, ME}}},
+	 .acts = {A(OVER, ME)}},
 } },
 { "done with an empty queue: QRELEASE, retransmitted, approved",
   NA_QORDER_FIFO, {
 	HOLDING,
 	{DONE, .aux = 0x5, .now = 0, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QRELEASE, ME, 0, 0}}},
+	 .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
 	{TICK, .now = 60, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QRELEASE, ME, 0, 0}}},
+	 .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 70, .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_OVER, ME}}},
+	 .acts = {A(OVER, ME)}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 71, .ret = -ESRCH,
 	 .st = NA_QH_IDLE},
 } },
@@ -122,46 +128,46 @@ static const struct scenario scen[] = {
 	HOLDING,
 	FW(1, 1, 0, 1, 2),
 	{DONE, .now = 100, .st = NA_QH_ENDING, .count = 1, .q = {2},
-	 .acts = {{NA_QA_QXFER, ME, 1, ID(1)}}},
+	 .acts = {A(QXFER, ME, .a = 1, .b = ID(1))}},
 	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 3, .now = 105,
 	 .st = NA_QH_ENDING, .count = 1, .q = {2},
-	 .acts = {{NA_QA_WAIT, ME, 165}}},
+	 .acts = {A(WAIT, ME, .a = 165)}},
 	{FWD, 3, 0, S(3), .aux = F(3), .count = 2, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QUEUED, 3, 1}}, .q = {2, 4}},
+	 .acts = {A(QUEUED, 3, .a = 1)}, .q = {2, 4}},
 	{FWD, 2, 0, S(2), .aux = F(2), .count = 3, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QUEUED, 2, 1}, {NA_QA_QXFER, ME, 3, ID(1)}},
+	 .acts = {A(QUEUED, 2, .a = 1), A(QXFER, ME, .a = 3, .b = ID(1))},
 	 .q = {2, 3, 4}},
 	/* a duplicate of the first denial: stale, no resend */
 	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 1, .now = 115,
 	 .st = NA_QH_ENDING, .count = 3, .q = {2, 3, 4}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 120, .st = NA_QH_GIVING,
 	 .count = 3, .q = {2, 3, 4},
-	 .acts = {{NA_QA_QGRANT, 1, 2, .pl = {3, 4}}}},
+	 .acts = {A(QGRANT, 1, .a = 2, .pl = {3, 4})}},
 } },
 { "denied count on QRELEASE: a forward makes it a QXFER",
   NA_QORDER_FIFO, {
 	HOLDING,
 	{DONE, .now = 0, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QRELEASE, ME, 0, 0}}},
+	 .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
 	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 1, .now = 5,
-	 .st = NA_QH_ENDING, .acts = {{NA_QA_WAIT, ME, 65}}},
+	 .st = NA_QH_ENDING, .acts = {A(WAIT, ME, .a = 65)}},
 	{FWD, 2, 0, S(2), .aux = F(1), .count = 1, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QUEUED, 2, 0}, {NA_QA_QXFER, ME, 1, ID(2)}},
+	 .acts = {A(QUEUED, 2, .a = 0), A(QXFER, ME, .a = 1, .b = ID(2))},
 	 .q = {3}},
 } },
 { "denied count: missing indices declared lost at the bound",
   NA_QORDER_FIFO, {
 	HOLDING,
 	{DONE, .now = 0, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QRELEASE, ME, 0, 0}}},
+	 .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
 	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 4, .now = 5,
-	 .st = NA_QH_ENDING, .acts = {{NA_QA_WAIT, ME, 65}}},
+	 .st = NA_QH_ENDING, .acts = {A(WAIT, ME, .a = 65)}},
 	{FWD, 1, 0, S(1), .aux = F(2), .count = 1, .st = NA_QH_ENDING,
-	 .acts = {{NA_QA_QUEUED, 1, 0}}, .q = {2}},
+	 .acts = {A(QUEUED, 1, .a = 0)}, .q = {2}},
 	{TICK, .now = 64, .st = NA_QH_ENDING, .count = 1, .q = {2}},
 	{TICK, .now = 65, .st = NA_QH_ENDING, .count = 4, .q = {2},
-	 .acts = {{NA_QA_LOST, ME, 1, 1}, {NA_QA_LOST, ME, 3, 2},
-		  {NA_QA_QXFER, ME, 4, ID(1)}}},
+	 .acts = {A(LOST, ME, .a = 1, .b = 1), A(LOST, ME, .a = 3, .b = 2),
+		  A(QXFER, ME, .a = 4, .b = ID(1))}},
 	/* a lost one after all: a duplicate index, not counted */
 	{FWD, 3, 0, S(3), .aux = F(3), .count = 4, .st = NA_QH_ENDING,
 	 .q = {2}},
@@ -170,74 +176,74 @@ static const struct scenario scen[] = {
 	HOLDING,
 	FW(1, 1, 0, 1, 2),
 	{DONE, .now = 0, .st = NA_QH_ENDING, .count = 1, .q = {2},
-	 .acts = {{NA_QA_QXFER, ME, 1, ID(1)}}},
+	 .acts = {A(QXFER, ME, .a = 1, .b = ID(1))}},
 	{QACK, .seq = 1, .aux = LCF_Q_NOT_HOLDER, .fwd = 0, .now = 5,
 	 .st = NA_QH_GIVING, .count = 1, .q = {2},
-	 .acts = {{NA_QA_QGRANT, 1, 0, .pl = {0}}}},
+	 .acts = {A(QGRANT, 1, .a = 0, .pl = {0})}},
 	{QGACK, 1, 0, S(1), .now = 9, .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_OVER, ME}}},
+	 .acts = {A(OVER, ME)}},
 } },
 { "next holder: buffered forwards after the granted queue", NA_QORDER_FIFO, {
 	{REQ, 0, 0, 1, .st = NA_QH_WAIT},
 	{FWD, 3, 0, S(3), .aux = F(1), .count = 1, .st = NA_QH_WAIT,
-	 .acts = {{NA_QA_QUEUED, 3, 0}}, .q = {4}},
+	 .acts = {A(QUEUED, 3, .a = 0)}, .q = {4}},
 	/* a retransmission of a request that is also in the granted queue */
 	{FWD, 2, 0, S(2), .aux = F(2), .count = 2, .st = NA_QH_WAIT,
-	 .acts = {{NA_QA_QUEUED, 2, 1}}, .q = {4, 3}},
+	 .acts = {A(QUEUED, 2, .a = 1)}, .q = {4, 3}},
 	{QG, 4, 0, 1, .grant = {2, 3}, .count = 2, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_GRANTED, ME}, {NA_QA_QGRANT_ACK, 4}},
+	 .acts = {A(GRANTED, ME), A(QGRANT_ACK, 4)},
 	 .q = {2, 3, 4}},
 	{QG, 4, 0, 1, .grant = {2, 3}, .count = 2, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_QGRANT_ACK, 4}}, .q = {2, 3, 4}}, /* duplicate */
+	 .acts = {A(QGRANT_ACK, 4)}, .q = {2, 3, 4}}, /* duplicate */
 	/* for an event it is not waiting for: acknowledged, nothing else */
 	{QG, 4, 0, 7, .grant = {6}, .count = 2, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_QGRANT_ACK, 4}}, .q = {2, 3, 4}},
+	 .acts = {A(QGRANT_ACK, 4)}, .q = {2, 3, 4}},
 	{DONE, .now = 0, .st = NA_QH_ENDING, .count = 2, .q = {2, 3, 4},
-	 .acts = {{NA_QA_QXFER, ME, 2, ID(1)}}},
+	 .acts = {A(QXFER, ME, .a = 2, .b = ID(1))}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 5, .st = NA_QH_GIVING,
 	 .count = 2, .q = {2, 3, 4},
-	 .acts = {{NA_QA_QGRANT, 1, 2, .pl = {3, 4}}}},
+	 .acts = {A(QGRANT, 1, .a = 2, .pl = {3, 4})}},
 } },
 { "a forward for a tenure it no longer holds", NA_QORDER_FIFO, {
 	{FWD, 5, 0, S(5), .aux = F(1), .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_QNACK, 5}}},
+	 .acts = {A(QNACK, 5)}},
 	HOLDING,
 	FW(1, 1, 0, 1, 2),
 	FW(2, 2, 1, 2, 2, 3),
 	{FWD, 5, 0, S(5), .aux = OLD(1), .st = NA_QH_HOLD, .count = 2,
-	 .acts = {{NA_QA_QNACK, 5}}, .q = {2, 3}}, /* another tenure */
+	 .acts = {A(QNACK, 5)}, .q = {2, 3}}, /* another tenure */
 	{DONE, .now = 0, .st = NA_QH_ENDING, .count = 2, .q = {2, 3},
-	 .acts = {{NA_QA_QXFER, ME, 2, ID(1)}}},
+	 .acts = {A(QXFER, ME, .a = 2, .b = ID(1))}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 5, .st = NA_QH_GIVING,
-	 .count = 2, .q = {2, 3}, .acts = {{NA_QA_QGRANT, 1, 1, .pl = {3}}}},
+	 .count = 2, .q = {2, 3}, .acts = {A(QGRANT, 1, .a = 1, .pl = {3})}},
 	{FWD, 2, 0, S(2), .aux = F(3), .st = NA_QH_GIVING, .count = 2,
 	 .q = {2, 3}}, /* handed over: ignored */
 	{QGACK, 1, 0, S(1), .now = 10, .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_OVER, ME}}},
+	 .acts = {A(OVER, ME)}},
 	{FWD, 1, 0, S(1), .aux = F(4), .now = 20, .st = NA_QH_IDLE},
 	{FWD, 2, 0, S(2), .aux = F(5), .now = 69, .st = NA_QH_IDLE},
 	{FWD, 0, 1, 7, .aux = F(6), .now = 20, .st = NA_QH_IDLE}, /* own */
 	{FWD, 3, 0, S(3), .aux = F(6), .now = 20, .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_QNACK, 3}}},
+	 .acts = {A(QNACK, 3)}},
 	/* beyond the bound the handed-over ids are forgotten */
 	{FWD, 2, 0, S(2), .aux = F(7), .now = 70, .st = NA_QH_IDLE,
-	 .acts = {{NA_QA_QNACK, 2}}},
+	 .acts = {A(QNACK, 2)}},
 } },
 { "priority order via na_qfifo", NA_QORDER_PRIORITY, {
 	HOLDING,
 	{FWD, 1, 0, S(1), 2, F(1), .count = 1, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_QUEUED, 1, 0}}, .q = {2}},
+	 .acts = {A(QUEUED, 1, .a = 0)}, .q = {2}},
 	{FWD, 2, 0, S(2), 0, F(2), .count = 2, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_QUEUED, 2, 0}}, .q = {3, 2}},
+	 .acts = {A(QUEUED, 2, .a = 0)}, .q = {3, 2}},
 	{FWD, 3, 0, S(3), 2, F(3), .count = 3, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_QUEUED, 3, 2}}, .q = {3, 2, 4}},
+	 .acts = {A(QUEUED, 3, .a = 2)}, .q = {3, 2, 4}},
 	{FWD, 4, 0, S(4), 0, F(4), .count = 4, .st = NA_QH_HOLD,
-	 .acts = {{NA_QA_QUEUED, 4, 1}}, .q = {3, 5, 2, 4}},
+	 .acts = {A(QUEUED, 4, .a = 1)}, .q = {3, 5, 2, 4}},
 	{DONE, .now = 0, .st = NA_QH_ENDING, .count = 4, .q = {3, 5, 2, 4},
-	 .acts = {{NA_QA_QXFER, ME, 4, ID(2)}}},
+	 .acts = {A(QXFER, ME, .a = 4, .b = ID(2))}},
 	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 5, .st = NA_QH_GIVING,
 	 .count = 4, .q = {3, 5, 2, 4},
-	 .acts = {{NA_QA_QGRANT, 2, 3, .pl = {5, 2, 4}}}},
+	 .acts = {A(QGRANT, 2, .a = 3, .pl = {5, 2, 4})}},
 } },
 { "refusals", NA_QORDER_FIFO, {
 	{DONE, .ret = -EINVAL, .st = NA_QH_IDLE},
@@ -246,7 +252,7 @@ static const struct scenario scen[] = {
 	{SWG, 0, 0, 2, .ret = -EINVAL, .st = NA_QH_WAIT},
 	{FWD, 1, 0, S(1), .aux = F(0), .ret = -EINVAL, .st = NA_QH_WAIT},
 	{SWG, 0, 0, 1, .st = NA_QH_HOLD},
-	{DONE, .st = NA_QH_ENDING, .acts = {{NA_QA_QRELEASE, ME, 0, 0}}},
+	{DONE, .st = NA_QH_ENDING, .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
 	{QACK, .seq = 2, .aux = LCF_Q_OK, .ret = -ESRCH, .st = NA_QH_ENDING},
 	{QACK, .seq = 1, .aux = LCF_Q_IS_CLOSING, .ret = -EPROTO,
 	 .st = NA_QH_ENDING},
