@@ -49,7 +49,9 @@ enum na_qact_kind {
 	NA_QA_QGRANT_ACK, /* Q_GRANT_ACK to node `dst` for event `req` */
 	NA_QA_QNACK,      /* Q_NACK to `req` (a forward after its tenure) */
 	NA_QA_WAIT,       /* wait for missing indices until `deadline` */
-	NA_QA_LOST,       /* indices first .. first + n - 1 declared lost */
+	NA_QA_LOST,       /* indices first .. first + n - 1 declared lost
+			   * (runs; the last run may span received ones
+			   * when they outnumber the actions) */
 	NA_QA_GRANTED,    /* Q_GRANT taken: the lock is the event's, run its
 			   * request against gstatus, copyset */
 	NA_QA_OVER,       /* the tenure ended (approved); state IDLE */
