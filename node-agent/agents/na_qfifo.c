@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "na_qfifo.h"
+#include "na_qgrant.h"
+
+_Static_assert(NA_QENTRY_WIRE == NA_QG_ENTRY, "Q_GRANT entry size");
 
 void
 na_qfifo_init(struct na_qfifo *q, enum na_qorder order, uint16_t node,
@@ -100,49 +103,31 @@ na_qfifo_forward(struct na_qfifo *q, const struct na_qentry *e, uint32_t index)
 void
 na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt)
 {
+	/* Their indices count as received: a copy arriving after all is a
+	 * duplicate index (the count stays FWD_CNT). */
+	for (uint32_t i = 1; i <= fwd_cnt && i <= NA_QFIFO_INDICES; i++)
+		q->seen[(i - 1) / 64] |= 1ull << ((i - 1) % 64);
 	if (fwd_cnt > q->received)
 		q->received = fwd_cnt;
-}
-
-static void
-put_be(uint8_t *p, uint64_t v, int bytes)
-{
-	for (int i = bytes - 1; i >= 0; i--) {
-		p[i] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint32_t
-get_be(const uint8_t *p, int bytes)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < bytes; i++)
-		v = v << 8 | p[i];
-	return v;
 }
 
 int
 na_qfifo_export_rest(const struct na_qfifo *q, uint8_t *buf, size_t cap)
 {
+	struct na_qg_entry w[NA_QFIFO_MAX];
 	uint32_t n = q->n ? q->n - 1 : 0;
 
-	if ((size_t)n * NA_QENTRY_WIRE > cap)
-		return -ENOSPC;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct na_qentry *e = &q->e[i + 1];
-		uint8_t *p = buf + (size_t)i * NA_QENTRY_WIRE;
 
-		put_be(p, e->node, 2);
-		put_be(p + 2, e->thread, 2);
-		put_be(p + 4, e->seq, 4);
-		p[8] = e->type;
-		p[9] = e->cls;
-		put_be(p + 10, 0, 2);
-		put_be(p + 12, e->index, 4);
+		w[i] = (struct na_qg_entry){ .node = e->node,
+					     .thread = e->thread,
+					     .seq = e->seq,
+					     .type = e->type,
+					     .cls = e->cls,
+					     .index = e->index };
 	}
-	return (int)(n * NA_QENTRY_WIRE);
+	return na_qg_encode(w, n, buf, cap);
 }
 
 static bool
@@ -157,27 +142,24 @@ in_granted(const struct na_qentry *e, const struct na_qentry *g, uint32_t ng)
 int
 na_qfifo_import_granted(struct na_qfifo *q, const uint8_t *buf, size_t len)
 {
+	struct na_qg_entry w[NA_QFIFO_MAX];
 	struct na_qentry g[NA_QFIFO_MAX];
 	uint32_t ng, kept = 0;
+	int r = na_qg_decode(buf, len, w, NA_QFIFO_MAX);
 
-	if (len % NA_QENTRY_WIRE)
-		return -EINVAL;
-	ng = (uint32_t)(len / NA_QENTRY_WIRE);
-	if (ng > NA_QFIFO_MAX)
-		return -ENOSPC;
-	for (uint32_t i = 0; i < ng; i++) {
-		const uint8_t *p = buf + (size_t)i * NA_QENTRY_WIRE;
-
+	if (r < 0)
+		return r;
+	ng = (uint32_t)r;
+	for (uint32_t i = 0; i < ng; i++)
 		g[i] = (struct na_qentry){
-			.node = (uint16_t)get_be(p, 2),
-			.thread = (uint16_t)get_be(p + 2, 2),
-			.seq = get_be(p + 4, 4),
-			.type = p[8],
-			.cls = p[9],
+			.node = w[i].node,
+			.thread = w[i].thread,
+			.seq = w[i].seq,
+			.type = w[i].type,
+			.cls = w[i].cls,
 			.phase = 0,
 			.index = i, /* the granted order */
 		};
-	}
 	/* Buffered entries that are not in the granted queue stay. */
 	for (uint32_t i = 0; i < q->n; i++)
 		kept += !in_granted(&q->e[i], g, ng);

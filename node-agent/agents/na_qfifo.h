@@ -22,7 +22,7 @@
 
 #define NA_QFIFO_MAX     64   /* entries; one per waiting requester thread */
 #define NA_QFIFO_INDICES 1024 /* forward indices tracked per tenure */
-#define NA_QENTRY_WIRE   16   /* bytes of one entry in Q_GRANT */
+#define NA_QENTRY_WIRE   16   /* bytes of one entry in Q_GRANT (NA_QG_ENTRY) */
 
 enum na_qorder {
 	NA_QORDER_FIFO = 0,
@@ -85,7 +85,8 @@ na_qfifo_count(const struct na_qfifo *q)
  * The switch reported FWD_CNT = `fwd_cnt` and no forward of this tenure
  * is in flight any more (the forward delay bound): the missing indices are
  * lost (their requesters retransmit). The count becomes `fwd_cnt` when it
- * was lower.
+ * was lower, and indices 1..fwd_cnt count as received (a copy arriving
+ * after all is NA_QFWD_DUP_INDEX).
  */
 void na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt);
 
@@ -99,7 +100,7 @@ na_qfifo_head(const struct na_qfifo *q)
 /**
  * The queue without its head, in Q_GRANT's wire form (NA_QENTRY_WIRE
  * bytes per entry, big-endian: node u16, thread u16, seq u32, type u8,
- * class u8, 0 u16, index u32).
+ * class u8, 0 u16, index u32; encoded by na_qgrant.h).
  *
  * @return bytes written, or -ENOSPC when `cap` is too small.
  */
@@ -111,7 +112,8 @@ int na_qfifo_export_rest(const struct na_qfifo *q, uint8_t *buf, size_t cap);
  * forwarded to this tenure) keeps the granted place only.
  *
  * @return entries taken, or -EINVAL when `len` is not a multiple of
- *         NA_QENTRY_WIRE, -ENOSPC when they do not fit (nothing changed).
+ *         NA_QENTRY_WIRE or a pad field is not 0, -ENOSPC when they do not
+ *         fit (nothing changed).
  */
 int na_qfifo_import_granted(struct na_qfifo *q, const uint8_t *buf, size_t len);
 

@@ -55,7 +55,13 @@
 	X(VOH_WDATA,    0x5e, "VOH_WDATA")                \
 	X(VOH_DONE,     0x5f, "VOH_DONE")                 \
 	X(DIFF,         0x60, "NA_DIFF")                  \
-	X(DIFF_ACK,     0x61, "NA_DIFF_ACK")
+	X(DIFF_ACK,     0x61, "NA_DIFF_ACK")              \
+	X(Q_GRANT,      0x68, "Q_GRANT")                  \
+	X(Q_GRANT_ACK,  0x69, "Q_GRANT_ACK")              \
+	X(Q_QUEUED,     0x6a, "Q_QUEUED")                 \
+	X(Q_NACK,       0x6b, "Q_NACK")                   \
+	X(Q_INV,        0x6c, "Q_INV")                    \
+	X(Q_INV_ACK,    0x6d, "Q_INV_ACK")
 /* clang-format on */
 
 enum na_msg_type {
