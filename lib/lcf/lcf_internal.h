@@ -184,8 +184,13 @@ lcf_way_seed(const struct lcf_pipeline_config *cfg, uint32_t way)
 void lcf_version_add(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		     uint32_t seq);
 
-/** A WRITE_MISS / WRITE_SHARED first pass hit (way, slot), not stale. */
-void lcf_version_bump(struct lcf_pipeline *p, uint32_t way, uint32_t slot);
+/** A WRITE_MISS / WRITE_SHARED first pass hit (way, slot), not stale.
+ * Inline: it is on every write request's pass. */
+static inline void
+lcf_version_bump(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
+{
+	p->ver[way][slot]++;
+}
 
 /**
  * VERSION_READ: turn `m` into its VERSION reply. `way` is the TAG hit or

@@ -25,12 +25,6 @@ lcf_version_add(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 	p->ver[way][slot] = (seq & 0xffff) << LCF_VER_EPOCH_SHIFT;
 }
 
-void
-lcf_version_bump(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
-{
-	p->ver[way][slot]++;
-}
-
 enum lcf_action
 lcf_version_read(const struct lcf_pipeline *p, int way, uint32_t slot,
 		 uint16_t lock, uint8_t gstatus, struct lcf_msg *m)
