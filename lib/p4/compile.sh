@@ -79,6 +79,10 @@ pass=0
 fail=0
 for c in $configs; do
 	IFS=: read -r target arch w <<<"$c"
+	# bf-p4c's driver defines __TARGET_TOFINO__ (1, 2); p4c-barefoot alone
+	# does not
+	gen=1
+	[ "$target" = tofino2 ] && gen=2
 	[ -n "$only" ] && [ "$only" != "$target" ] && continue
 	[ -n "$ways" ] && w=$ways
 	dir="$out/$target-w$w"
@@ -89,7 +93,7 @@ for c in $configs; do
 	t0=$SECONDS
 	# -g: logs/resources.json and the per-stage logs the resource report reads
 	if ! "$p4c" --std p4-16 --target "$target" --arch "$arch" -g \
-		-I "$here" -DLCF_WAYS="$w" -o "$dir" \
+		-I "$here" -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$w" -o "$dir" \
 		--bf-rt-schema "$dir/bf-rt.json" "$here/lcf.p4" \
 		>"$dir/compile.log" 2>&1; then
 		grep -E "error|Error|ERROR" "$dir/compile.log" | head -40
