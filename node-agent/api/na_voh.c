@@ -120,18 +120,12 @@ region_of(struct na_voh *v, uint64_t tag)
 	return NULL;
 }
 
+/* A request of this thread to the home of `tag`. */
 static void
 msg_init(struct dsm_thread *t, struct lcf_msg *m, uint8_t type, uint64_t tag,
 	 uint32_t seq)
 {
-	memset(m, 0, sizeof(*m));
-	m->version = LCF_VERSION;
-	m->type = type;
-	m->node = t->n->self;
-	m->thread = t->id;
-	m->seq = seq;
-	m->tag = tag;
-	m->dst_node = na_req_home_of(t, tag);
+	na_req_msg(t, m, type, seq, tag, na_req_home_of(t, tag));
 }
 
 /* One version check. @return 0 with *stamp, -ENOTSUP, -EINTR. */
