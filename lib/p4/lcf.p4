@@ -6,9 +6,13 @@
  * stage budget and what differs: docs/TOFINO.md.
  *
  *   p4c --target tofino --arch tna -I lib/p4 lib/p4/lcf.p4
+ *   p4c --target tofino2 --arch t2na -I lib/p4 lib/p4/lcf.p4
+ * (lib/p4/compile.sh runs both; the compiler driver defines
+ * __TARGET_TOFINO__ as 1 or 2 and the program picks tna.p4 or t2na.p4).
  *
  * Compile-time sizes (-D on the compiler command line):
- *   LCF_WAYS           TAG ways, 1..7 (7 is what fits Tofino-1's 12 stages)
+ *   LCF_WAYS           TAG ways, 1..7 on Tofino-1 (12 stages), 1..10 on
+ *                      Tofino-2 (20 stages)
  *   LCF_SLOT_BITS      log2(slots per way), 0..16 (default 15: 32768 slots)
  *   LCF_MAX_REQUESTERS 32 * threads_per_node (default 512: 16 threads)
  *
@@ -26,7 +30,13 @@
  *   W+4     dispatch [res_* helpers of pass_first / pass_resubmitted]
  */
 #include <core.p4>
+#if __TARGET_TOFINO__ == 2
+#include <t2na.p4>
+#define LCF_MAX_WAYS 10
+#else
 #include <tna.p4>
+#define LCF_MAX_WAYS 7
+#endif
 
 #ifndef LCF_WAYS
 #define LCF_WAYS 7
@@ -38,8 +48,8 @@
 #define LCF_MAX_REQUESTERS 512
 #endif
 
-#if LCF_WAYS < 1 || LCF_WAYS > 7
-#error "LCF_WAYS must be 1..7 on Tofino-1 (see docs/TOFINO.md, Stages)"
+#if LCF_WAYS < 1 || LCF_WAYS > LCF_MAX_WAYS
+#error "LCF_WAYS must be 1..7 on Tofino-1, 1..10 on Tofino-2 (docs/TOFINO.md, Stages)"
 #endif
 #if LCF_SLOT_BITS > 16
 #error "LCF_SLOT_BITS must be 0..16"
@@ -105,6 +115,18 @@ control LcfIngress(inout lcf_headers_t hdr,
     LcfTagWay(6, LCF_WAY_SEED_6) tag6;
     LcfLcsWay(6) lcs6;
 #endif
+#if LCF_WAYS > 7
+    LcfTagWay(7, LCF_WAY_SEED_7) tag7;
+    LcfLcsWay(7) lcs7;
+#endif
+#if LCF_WAYS > 8
+    LcfTagWay(8, LCF_WAY_SEED_8) tag8;
+    LcfLcsWay(8) lcs8;
+#endif
+#if LCF_WAYS > 9
+    LcfTagWay(9, LCF_WAY_SEED_9) tag9;
+    LcfLcsWay(9) lcs9;
+#endif
     LCF_VER_DECLS
     LcfPick() pick;
     LcfCheck() check;
@@ -164,8 +186,26 @@ control LcfIngress(inout lcf_headers_t hdr,
 #if LCF_WAYS > 5
             LCF_LCS(5);
 #endif
+#if LCF_WAYS > 7
+            LCF_WAY(7, md.rv6);
+#endif
 #if LCF_WAYS > 6
             LCF_LCS(6);
+#endif
+#if LCF_WAYS > 8
+            LCF_WAY(8, md.rv7);
+#endif
+#if LCF_WAYS > 7
+            LCF_LCS(7);
+#endif
+#if LCF_WAYS > 9
+            LCF_WAY(9, md.rv8);
+#endif
+#if LCF_WAYS > 8
+            LCF_LCS(8);
+#endif
+#if LCF_WAYS > 9
+            LCF_LCS(9);
 #endif
             /* stage W+2: provider, owner, copyset membership */
             pick.apply(hdr, md);

@@ -313,6 +313,9 @@ struct lcf_ig_md_t {
     bit<32> rv4;
     bit<32> rv5;
     bit<32> rv6;
+    bit<32> rv7;                /* ways 7-9: Tofino-2 only */
+    bit<32> rv8;
+    bit<32> rv9;
     slot_t  slot0;
     slot_t  slot1;
     slot_t  slot2;
@@ -320,6 +323,9 @@ struct lcf_ig_md_t {
     slot_t  slot4;
     slot_t  slot5;
     slot_t  slot6;
+    slot_t  slot7;
+    slot_t  slot8;
+    slot_t  slot9;
     bit<1>  ins_done;           /* ADD pass 2: an earlier way took the tag */
     bit<1>  hit;                /* tag found (pass 2: found at rs_in.way) */
     bit<1>  bad_way;            /* pass 2: first hit is not rs_in.way */

@@ -114,7 +114,23 @@ control LcfVerWay(inout lcf_headers_t hdr,
 #else
 #define LCF_VER_6
 #endif
+#if LCF_WAYS > 7
+#define LCF_VER_7 LcfVerWay(7) ver7;
+#else
+#define LCF_VER_7
+#endif
+#if LCF_WAYS > 8
+#define LCF_VER_8 LcfVerWay(8) ver8;
+#else
+#define LCF_VER_8
+#endif
+#if LCF_WAYS > 9
+#define LCF_VER_9 LcfVerWay(9) ver9;
+#else
+#define LCF_VER_9
+#endif
 #define LCF_VER_DECLS \
-    LCF_VER_0 LCF_VER_1 LCF_VER_2 LCF_VER_3 LCF_VER_4 LCF_VER_5 LCF_VER_6
+    LCF_VER_0 LCF_VER_1 LCF_VER_2 LCF_VER_3 LCF_VER_4 LCF_VER_5 LCF_VER_6 \
+    LCF_VER_7 LCF_VER_8 LCF_VER_9
 
 #endif /* _LCF_VERSION_P4_ */

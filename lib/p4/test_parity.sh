@@ -7,7 +7,8 @@
 #  2. it must FAIL (exit 1) on each deliberate drift below, made on a copy of
 #     the sources in a temporary directory (the tree is never touched);
 #  3. the P4 sources must survive the C preprocessor for every supported
-#     LCF_WAYS / LCF_SLOT_BITS (balanced braces, no #error). This is not a P4
+#     target and LCF_WAYS / LCF_SLOT_BITS (balanced braces, one TAG, LOCK and
+#     VERSION stage per way, no #error). This is not a P4
 #     compile: there is no Tofino compiler here (docs/TOFINO.md).
 #
 # Exit 0 when every expectation holds. Prints "N passed, N failed".
@@ -180,32 +181,43 @@ if command -v cpp >/dev/null 2>&1; then
     mkdir -p "$stub"
     : > "$stub/core.p4"
     : > "$stub/tna.p4"
+    : > "$stub/t2na.p4"
     cfg_ok=1
-    for ways in 1 2 3 4 5 6 7; do
-        for bits in 0 3 15; do
-            out=$(cpp -P -nostdinc -I "$stub" -I "$here" -DLCF_WAYS=$ways \
-                  -DLCF_SLOT_BITS=$bits "$here/lcf.p4" 2>&1) || {
-                bad "cpp LCF_WAYS=$ways LCF_SLOT_BITS=$bits: $out"
-                cfg_ok=0
-                continue
-            }
-            opens=$(printf '%s' "$out" | tr -cd '{' | wc -c)
-            closes=$(printf '%s' "$out" | tr -cd '}' | wc -c)
-            popen=$(printf '%s' "$out" | tr -cd '(' | wc -c)
-            pclose=$(printf '%s' "$out" | tr -cd ')' | wc -c)
-            nlcs=$(printf '%s' "$out" | grep -Ec 'lcs[0-9]+\.apply')
-            if [ "$opens" != "$closes" ] || [ "$popen" != "$pclose" ] ||
-               [ "$nlcs" != "$ways" ]; then
-                bad "cpp LCF_WAYS=$ways LCF_SLOT_BITS=$bits: braces $opens/$closes, parens $popen/$pclose, $nlcs LOCK stages"
-                cfg_ok=0
-            fi
+    # target generation (the driver's __TARGET_TOFINO__), its largest LCF_WAYS
+    for gen_max in 1:7 2:10; do
+        gen=${gen_max%%:*}
+        max=${gen_max##*:}
+        for ways in $(seq 1 "$max"); do
+            for bits in 0 3 15; do
+                out=$(cpp -P -nostdinc -I "$stub" -I "$here" \
+                      -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$ways" \
+                      -DLCF_SLOT_BITS=$bits "$here/lcf.p4" 2>&1) || {
+                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits: $out"
+                    cfg_ok=0
+                    continue
+                }
+                opens=$(printf '%s' "$out" | tr -cd '{' | wc -c)
+                closes=$(printf '%s' "$out" | tr -cd '}' | wc -c)
+                popen=$(printf '%s' "$out" | tr -cd '(' | wc -c)
+                pclose=$(printf '%s' "$out" | tr -cd ')' | wc -c)
+                nlcs=$(printf '%s' "$out" | grep -Ec 'lcs[0-9]+\.apply')
+                ntag=$(printf '%s' "$out" | grep -Ec 'tag[0-9]+\.apply')
+                nver=$(printf '%s' "$out" | grep -Ec 'ver[0-9]+\.apply')
+                if [ "$opens" != "$closes" ] || [ "$popen" != "$pclose" ] ||
+                   [ "$nlcs" != "$ways" ] || [ "$ntag" != "$ways" ] ||
+                   [ "$nver" != "$ways" ]; then
+                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits: braces $opens/$closes, parens $popen/$pclose, $ntag TAG, $nlcs LOCK, $nver VERSION stages"
+                    cfg_ok=0
+                fi
+            done
         done
+        if out=$(cpp -P -nostdinc -I "$stub" -I "$here" -D__TARGET_TOFINO__="$gen" \
+                 -DLCF_WAYS=$((max + 1)) "$here/lcf.p4" 2>&1); then
+            bad "cpp accepts Tofino-$gen LCF_WAYS=$((max + 1)) (more than its stages hold)"
+            cfg_ok=0
+        fi
     done
-    if out=$(cpp -P -nostdinc -I "$stub" -I "$here" -DLCF_WAYS=8 "$here/lcf.p4" 2>&1); then
-        bad "cpp accepts LCF_WAYS=8 (more than Tofino-1's stages hold)"
-        cfg_ok=0
-    fi
-    [ "$cfg_ok" = 1 ] && ok "P4 sources preprocess for LCF_WAYS 1..7 x LCF_SLOT_BITS 0,3,15; LCF_WAYS=8 refused"
+    [ "$cfg_ok" = 1 ] && ok "P4 sources preprocess for Tofino-1 LCF_WAYS 1..7 and Tofino-2 1..10 x LCF_SLOT_BITS 0,3,15; 8 and 11 refused"
 else
     echo "skip preprocessor sanity: no cpp"
 fi
