@@ -22,8 +22,15 @@ struct tag_pair_t {
 /* ---------------------------------------------------------------------------
  * LAST-UNLOCK, stage 1. C: lcf_stage_last_unlock_stale(), _open(), _close().
  *
- * LAST_UNLOCK[r] is a paired register {seq, open} (PROTOCOL.md 4.3), used by
- * three kinds of pass, one RegisterAction each:
+ * LAST_UNLOCK[r] is C's pair {seq, open} (PROTOCOL.md 4.3), stored as
+ * {seq, open_seq} with open_seq = seq while open and seq + 1 once closed
+ * (power-on {0, 1}: seq 0, closed). "The same seq, still open" is then the
+ * one comparison open_seq == hdr.lcf.seq, so no RegisterAction needs more
+ * than the two comparison units of a Tofino-1 stateful ALU (C's test
+ * seq == v.seq && open == 1 plus the seq_after of the opening branch would
+ * be three). It is exact: a closed entry's open_seq = seq + 1 is after seq,
+ * so it equals no seq that reaches the "not after" branch. Used by three
+ * kinds of pass, one RegisterAction each:
  *   - a request's first pass only reads it: a seq that is not after it
  *     belongs to an event whose unlock has reached the switch, so this copy
  *     is late or duplicated and is NACKed (lu_stale_read -> lu_stale;
@@ -54,33 +61,35 @@ struct tag_pair_t {
  * ------------------------------------------------------------------------- */
 struct lu_pair_t {
     bit<32> seq;
-    bit<32> open;
+    bit<32> open_seq;   /* seq while open, seq + 1 once closed */
 }
 
 control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
-    Register<lu_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 0}) last_unlock;
+    Register<lu_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 1}) last_unlock;
 
     /* Unlock, pass 1: (int32)(seq - v.seq) > 0 opens; seq == v.seq while
-     * open answers 1 too; else 0. */
+     * open answers 1 too; else 0. Compares: seq after v.seq, v.open_seq ==
+     * seq. Output: the constant 1. */
     RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_open = {
         void apply(inout lu_pair_t v, out bit<1> rv) {
             if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
                 v.seq = hdr.lcf.seq;
-                v.open = 1;
+                v.open_seq = hdr.lcf.seq;
                 rv = 1;
-            } else if (v.seq == hdr.lcf.seq && v.open == 1) {
+            } else if (v.open_seq == hdr.lcf.seq) {
                 rv = 1;
             } else {
                 rv = 0;
             }
         }
     };
-    /* Unlock, pass 2: closes {seq, 1}. */
+    /* Unlock, pass 2: closes {seq, open}. Compares: v.seq == seq,
+     * v.open_seq == seq. Output: the constant 1. */
     RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_close = {
         void apply(inout lu_pair_t v, out bit<1> rv) {
-            if (v.seq == hdr.lcf.seq && v.open == 1) {
-                v.open = 0;
+            if (v.seq == hdr.lcf.seq && v.open_seq == hdr.lcf.seq) {
+                v.open_seq = hdr.lcf.seq + 1;
                 rv = 1;
             } else {
                 rv = 0;

@@ -303,6 +303,12 @@ def _ra_body(ctl, reg, name):
     return ra.group(1) if ra else ""
 
 
+def lu_power_on(ctl):
+    """LAST-UNLOCK's power-on value is closed at seq 0: {seq 0, open_seq 1}."""
+    return re.search(r"Register<lu_pair_t,\s*bit<16>>\(\s*LCF_MAX_REQUESTERS\s*,"
+                     r"\s*\{\s*0\s*,\s*1\s*\}\s*\)\s*last_unlock", ctl) is not None
+
+
 def _p4_unlock_record(p4, ctypes):
     ctl = _lu_control(p4)
     first = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_CLAIM"
@@ -331,14 +337,19 @@ def _p4_unlock_record(p4, ctypes):
     return {
         "pass 1 opens LAST-UNLOCK for every unlock, hit or miss":
         bool(first) and sel == want and "hit" not in first.group(1),
+        # P4 stores {seq, open_seq}: open_seq = seq while open, seq + 1
+        # once closed (power-on {0, 1}); open_seq == seq is C's
+        # "v.seq == seq && open" on the "not after" branch (lcf_ways.p4).
         "open: a later seq opens, the same seq still open answers again":
         re.search(r"if\s*\(\s*\(int<32>\)\s*\(\s*hdr\.lcf\.seq\s*-\s*v\.seq\s*\)\s*>"
-                  r"\s*0\s*\)\s*\{\s*v\.seq\s*=\s*hdr\.lcf\.seq\s*;\s*v\.open\s*=\s*1\s*;"
-                  r"\s*rv\s*=\s*1\s*;\s*\}\s*else\s+if\s*\(\s*v\.seq\s*==\s*hdr\.lcf\.seq"
-                  r"\s*&&\s*v\.open\s*==\s*1\s*\)\s*\{\s*rv\s*=\s*1\s*;", ob) is not None,
+                  r"\s*0\s*\)\s*\{\s*v\.seq\s*=\s*hdr\.lcf\.seq\s*;"
+                  r"\s*v\.open_seq\s*=\s*hdr\.lcf\.seq\s*;"
+                  r"\s*rv\s*=\s*1\s*;\s*\}\s*else\s+if\s*\(\s*v\.open_seq\s*==\s*hdr\.lcf\.seq"
+                  r"\s*\)\s*\{\s*rv\s*=\s*1\s*;", ob) is not None and
+        lu_power_on(ctl),
         "pass 2 executes only by closing {seq, open}":
-        re.search(r"if\s*\(\s*v\.seq\s*==\s*hdr\.lcf\.seq\s*&&\s*v\.open\s*==\s*1\s*\)"
-                  r"\s*\{\s*v\.open\s*=\s*0\s*;\s*rv\s*=\s*1\s*;", cb) is not None,
+        re.search(r"if\s*\(\s*v\.seq\s*==\s*hdr\.lcf\.seq\s*&&\s*v\.open_seq\s*==\s*hdr\.lcf\.seq\s*\)"
+                  r"\s*\{\s*v\.open_seq\s*=\s*hdr\.lcf\.seq\s*\+\s*1\s*;\s*rv\s*=\s*1\s*;", cb) is not None,
         "resubmit byte carrying may-execute (the claim)":
         "lock_kind" if arg and re.fullmatch(r"\(bit<8>\)\s*md\.may_exec",
                                             arg.group(1)) else

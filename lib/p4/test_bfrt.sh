@@ -212,8 +212,13 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.ver%d.version" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
                "lcf.pipe.LcfIngress.scoreboard.scoreboard"])
-check(cleared == want, "--reset clears TAG, LOCK, G-STATUS, COPYSET, VERSION of 3 "
-      "ways, LAST-UNLOCK and SCOREBOARD")
+lu_rows = sorted(kw.get("REGISTER_INDEX") for t, m, a, kw in log
+                 if m == "mod" and t.endswith("last_unlock.last_unlock") and
+                 kw.get("seq") == 0 and kw.get("open_seq") == 1)
+check(cleared == want and lu_rows == list(range(512)),
+      "--reset clears TAG, LOCK, G-STATUS, COPYSET, VERSION of 3 "
+      "ways, LAST-UNLOCK and SCOREBOARD, then closes all 512 LAST-UNLOCK rows "
+      "at seq 0 ({0, open_seq 1})")
 
 # the node-failed script: stop the world (every port down), evict the locked
 # and listing slots of every way (and only those), clear SCOREBOARD and the
@@ -279,13 +284,13 @@ want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
               [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
 sb_mods = sorted((kw.get("REGISTER_INDEX"), kw.get("seq"), kw.get("c"), kw.get("pipe"))
                  for t, m, a, kw in log if m == "mod" and t.endswith("scoreboard"))
-lu_ok = all(kw.get("seq") == 0 and kw.get("open") == 0 for t, m, a, kw in log
+lu_ok = all(kw.get("seq") == 0 and kw.get("open_seq") == 1 for t, m, a, kw in log
             if m == "mod" and t.endswith("last_unlock"))
 check(mods == want and lu_ok and not [t for t, m, a, kw in log if m == "clear"] and
       sb_mods == [(0, 7, 0, 1), (1, 8, 0, 1), (dead * threads * 2, 0, 0, 1)],
       "--node-failed: evicts the locked slot and the slots listing node %d in each way "
       "(TAG, LOCK, G-STATUS, COPYSET), not the others; zeroes every SCOREBOARD count "
-      "(seq and ENDED kept) and resets the dead node's %d LAST-UNLOCK {seq, open} and "
+      "(seq and ENDED kept) and resets the dead node's %d LAST-UNLOCK rows ({0, 1}) and "
       "SCOREBOARD rows" % (dead, threads))
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
@@ -335,9 +340,9 @@ if names_path:
     tb = broken["tables"]
     tb["pipe.LcfIngress.prepare.node_table"] = tb.pop("pipe.LcfIngress.prepare.node_tbl")
     lu = tb["pipe.LcfIngress.last_unlock.last_unlock"]
-    lu["data"] = [("opened" if d == "open" else d) for d in lu["data"]]
+    lu["data"] = [("opened" if d == "open_seq" else d) for d in lu["data"]]
     got = name_problems(every_call, broken)
-    check(any("node_tbl" in x for x in got) and any("open of" in x for x in got),
+    check(any("node_tbl" in x for x in got) and any("open_seq of" in x for x in got),
           "the names check catches a renamed table and register field")
 else:
     print("skip names check: no bf-rt.json (set BFRT_JSON, or commit "

@@ -139,6 +139,10 @@ drift "C: second pass executes without closing LAST-UNLOCK" lib/lcf/lcf_pipeline
     's/^\t\t\t\t   lcf_stage_last_unlock_close(p, phv);/\t\t\t\t   true;/'
 drift "P4: unlock opens LAST-UNLOCK only on the resubmitted pass" lib/p4/lcf_ways.p4 \
     's/if (md.pass2 == 0 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/if (md.pass2 == 1 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/'
+drift "P4 LAST-UNLOCK: power-on open at seq 0" lib/p4/lcf_ways.p4 \
+    's/(LCF_MAX_REQUESTERS, {0, 1}) last_unlock;/(LCF_MAX_REQUESTERS, {0, 0}) last_unlock;/'
+drift "P4 LAST-UNLOCK: closing leaves it open" lib/p4/lcf_ways.p4 \
+    's/v.open_seq = hdr.lcf.seq + 1;/v.open_seq = hdr.lcf.seq;/'
 drift "P4: may-execute not carried to the second pass" lib/p4/lcf_dispatch.p4 \
     's/resubmit_with(LCF_RS_UNLOCK, md.way, (bit<8>)md.may_exec, md.score)/resubmit_with(LCF_RS_UNLOCK, md.way, 0, md.score)/'
 # SCOREBOARD bound to its event (PROTOCOL.md 4.2)
