@@ -20,153 +20,226 @@ const bit<8> FWD_KIND_RETURN       = 6;
 const bit<8> FWD_KIND_SOLE_HOLDER  = 7;   /* MCAST_OTHERS, copyset == {node} */
 
 /* ---------------------------------------------------------------------------
- * SCOREBOARD, stage W+4, after the check table. C: lcf_stage_sb_request(),
+ * SCOREBOARD, two stages after the check table. C: lcf_stage_sb_request(),
  * _read_over(), _claim(), _unlock_miss(), _unlocked(), _abort().
  *
- * SCOREBOARD[r][seq & 1] is a paired register {seq, c} (PROTOCOL.md 4),
- * index sb_idx = 2r + (seq & 1) from stage 0. c is a COUNT (0 .. 0x7fff:
- * locks held by forwarded copies of event seq), CLAIMED | n (0x80000000 | n:
- * its unlock had its first pass) or ENDED (0x40000000: it ended holding no
- * switch lock). c >= 0x40000000 is "over" for a copy of event seq. Each pass
- * runs at most one RegisterAction, and each answers one 32-bit word that
- * the apply block decodes:
- *   sb_request  request, hit: COUNT += sb_count (took and check_ok, so a
- *               copy headed for a RELEASE pass is never counted); answers
- *               the new COUNT, or SB_RV_OVER for a copy of a CLAIMED, ENDED
- *               or older event (a later event of the parity exists)
- *   sb_read     request, tag miss: SB_RV_OVER or 0 (FAIL on the way home)
- *   sb_claim    unlock, pass 1, hit, not a duplicate: COUNT n > 0 becomes
- *               CLAIMED | n; answers SB_RV_MAY | n when CLAIMED (it may
- *               execute), else 0; an entry of an older event becomes
- *               {seq, ENDED}
- *   sb_end      unlock, pass 1, tag miss: {seq, ENDED}
- *   sb_unlocked unlock, pass 2, executed: COUNT 0
- *   sb_abort    ABORT: 1 when a copy passed (COUNT > 0 or CLAIMED), else
- *               {seq, ENDED} and 0
+ * C's entry SCOREBOARD[r][seq & 1] = {seq, c} (PROTOCOL.md 4), index sb_idx
+ * = 2r + (seq & 1) from stage 0, is held here as two arrays with the same
+ * index in consecutive stages: SEQ (sb_seq) and C (sb_c). A Tofino-1
+ * stateful ALU runs at most 4 RegisterActions per register, 2 comparisons
+ * and one output word per action; C's six operations on the pair need 3-5
+ * comparisons each. Split, every operation is at most 2 comparisons, and
+ * still one read-modify-write of the entry per pass: every packet meets SEQ
+ * and then C in the same order, so the pair is never seen half-updated.
+ *
+ * c is a COUNT (0 .. 0x7fff: locks held by forwarded copies of event seq),
+ * CLAIMED | n (0x80000000 | n: its unlock had its first pass) or ENDED
+ * (0x40000000: it ended holding no switch lock).
+ *
+ * SEQ (sq_look, sq_advance) answers d = hdr.lcf.seq - SEQ as it was, and
+ * sq_advance moves SEQ to the packet's seq when that is after it: every C
+ * operation that writes a later seq (a counted request, an unlock's first
+ * pass, an ABORT) writes it exactly then. The C table classifies d: EQ
+ * (d == 0), AFTER ((int32)d > 0) or OLDER, and runs at most one of:
+ *   c_add    request, EQ: COUNT += sb_count (a tag miss has sb_count 0)
+ *   c_claim  unlock pass 1 hit not a duplicate, EQ: COUNT n > 0 becomes
+ *            CLAIMED | n
+ *   c_abort  ABORT, EQ: COUNT 0 becomes ENDED (COUNT > 0 or CLAIMED: a
+ *            copy passed, nothing written; ENDED stays)
+ *   c_set    c = sb_newc: a counted request AFTER (1), an unlock's first
+ *            pass AFTER or a tag-miss unlock EQ (ENDED), an ABORT AFTER
+ *            (ENDED), an executed second pass EQ (0)
+ * each answering c as it was (sb_rv); the apply block decodes it.
  * ------------------------------------------------------------------------- */
-struct sb_pair_t {
-    bit<32> seq;
-    bit<32> c;
-}
-
 const bit<32> SB_ENDED    = 0x40000000;
 const bit<32> SB_CLAIMED  = 0x80000000;
-const bit<32> SB_RV_OVER  = 0xffffffff;
-const bit<32> SB_RV_MAY   = 0x00010000;
+
+const bit<2> SB_CLASS_OLDER = 0;
+const bit<2> SB_CLASS_EQ    = 1;
+const bit<2> SB_CLASS_AFTER = 2;
+const bit<2> SB_CLASS_NONE  = 3;   /* no SCOREBOARD access */
 
 control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
-    Register<sb_pair_t, bit<16>>(LCF_MAX_REQUESTERS * 2, {0, 0}) scoreboard;
+    Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS * 2, 0) sb_seq;
+    Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS * 2, 0) sb_c;
 
-    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_request = {
-        void apply(inout sb_pair_t v, out bit<32> rv) {
-            if (v.seq == hdr.lcf.seq && v.c < SB_ENDED) {
-                v.c = v.c + md.sb_count;
-                rv = v.c;
-            } else if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
-                if (md.sb_count == 1) {
-                    v.seq = hdr.lcf.seq;
-                    v.c = 1;
-                }
-                rv = md.sb_count;
-            } else {
-                rv = SB_RV_OVER;
+    /* Compares: none. Output: seq - SEQ. */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_seq) sq_look = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = hdr.lcf.seq - v;
+        }
+    };
+    /* A counted request: C replaces the entry unless it is the same event
+     * or over (SEQ after seq), i.e. when (int32)(SEQ - seq) < 0: d in
+     * [1, 2^31]. Compares: SEQ before seq. Output: seq - SEQ (before the
+     * write). */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_seq) sq_advance_req = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = hdr.lcf.seq - v;
+            if ((int<32>)(v - hdr.lcf.seq) < 0) {
+                v = hdr.lcf.seq;
             }
         }
     };
-    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_read = {
-        void apply(inout sb_pair_t v, out bit<32> rv) {
-            if (v.seq == hdr.lcf.seq && v.c < SB_ENDED) {
-                rv = 0;
-            } else if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
-                rv = 0;
-            } else {
-                rv = SB_RV_OVER;
+    /* Unlocks and ABORT: C moves the entry on when seq is after it, d in
+     * [1, 2^31 - 1]. Compares: seq after SEQ. Output: seq - SEQ (before
+     * the write). */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_seq) sq_advance = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = hdr.lcf.seq - v;
+            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+                v = hdr.lcf.seq;
             }
         }
     };
-    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_claim = {
-        void apply(inout sb_pair_t v, out bit<32> rv) {
-            if (v.seq == hdr.lcf.seq && v.c >= SB_CLAIMED) {
-                rv = SB_RV_MAY | (v.c & 0x7fff);
-            } else if (v.seq == hdr.lcf.seq && v.c > 0 && v.c < SB_ENDED) {
-                v.c = v.c | SB_CLAIMED;
-                rv = SB_RV_MAY | (v.c & 0x7fff);
-            } else if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
-                v.seq = hdr.lcf.seq;
-                v.c = SB_ENDED;
-                rv = 0;
-            } else {
-                rv = 0;
+    /* Compares: c < ENDED. Output: c before the write. */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_c) c_add = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            if (v < SB_ENDED) {
+                v = v + md.sb_count;
             }
         }
     };
-    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_end = {
-        void apply(inout sb_pair_t v, out bit<32> rv) {
-            if (v.seq == hdr.lcf.seq || (int<32>)(hdr.lcf.seq - v.seq) > 0) {
-                v.seq = hdr.lcf.seq;
-                v.c = SB_ENDED;
+    /* Compares: c > 0, c < ENDED. Output: c before the write. */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_c) c_claim = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            if (v > 0 && v < SB_ENDED) {
+                v = v | SB_CLAIMED;
             }
-            rv = 0;
         }
     };
-    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_unlocked = {
-        void apply(inout sb_pair_t v, out bit<32> rv) {
-            if (v.seq == hdr.lcf.seq) {
-                v.c = 0;
+    /* Compares: c == 0. Output: c before the write. */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_c) c_abort = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            if (v == 0) {
+                v = SB_ENDED;
             }
-            rv = 0;
         }
     };
-    RegisterAction<sb_pair_t, bit<16>, bit<32>>(scoreboard) sb_abort = {
-        void apply(inout sb_pair_t v, out bit<32> rv) {
-            if (v.seq == hdr.lcf.seq &&
-                ((v.c > 0 && v.c < SB_ENDED) || v.c >= SB_CLAIMED)) {
-                rv = 1;
-            } else if (v.seq == hdr.lcf.seq ||
-                       (int<32>)(hdr.lcf.seq - v.seq) > 0) {
-                v.seq = hdr.lcf.seq;
-                v.c = SB_ENDED;
-                rv = 0;
-            } else {
-                rv = 0;
-            }
+    /* Compares: none. Output: c before the write. */
+    RegisterAction<bit<32>, bit<16>, bit<32>>(sb_c) c_set = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = md.sb_newc;
         }
     };
 
-    action a_request()  { md.sb_rv = sb_request.execute(md.sb_idx); }
-    action a_read()     { md.sb_rv = sb_read.execute(md.sb_idx); }
-    action a_claim()    { md.sb_rv = sb_claim.execute(md.sb_idx); }
-    action a_end()      { md.sb_rv = sb_end.execute(md.sb_idx); }
-    action a_unlocked() { md.sb_rv = sb_unlocked.execute(md.sb_idx); }
-    action a_abort()    { md.sb_rv = sb_abort.execute(md.sb_idx); }
-    action a_none()     { md.sb_rv = 0; }
+    /* SEQ stage; the action data sb_newc is what c_set writes in the next
+     * stage for this kind of pass. */
+    action s_look(bit<32> newc)    { md.sb_d = sq_look.execute(md.sb_idx);
+                                     md.sb_newc = newc; }
+    action s_advance(bit<32> newc) { md.sb_d = sq_advance.execute(md.sb_idx);
+                                     md.sb_newc = newc; }
+    action s_advance_req(bit<32> newc) {
+        md.sb_d = sq_advance_req.execute(md.sb_idx);
+        md.sb_newc = newc;
+    }
+    action s_none()                { md.sb_d = 0; md.sb_newc = 0; }
 
+    table sb_seq_tbl {
+        key = {
+            md.sb_op : exact;
+            md.hit : exact;
+            md.lu_stale : exact;
+            md.lu_exec : exact;
+            md.sb_count : exact;
+        }
+        actions = { s_look; s_advance; s_advance_req; s_none; }
+        const default_action = s_none();
+        const entries = {
+            /* request, hit: a counted copy may start a later event; a
+             * stale request (LAST-UNLOCK) leaves the score alone */
+            (SB_OP_ACQ, 1, 0, 0, 1)   : s_advance_req(1);
+            (SB_OP_ACQ, 1, 0, 0, 0)   : s_look(0);
+            /* request, tag miss: read only */
+            (SB_OP_ACQ, 0, 0, 0, 0)   : s_look(0);
+            (SB_OP_ACQ, 0, 1, 0, 0)   : s_look(0);
+            /* unlock, pass 1: a hit claims (or ends an older entry); a
+             * duplicate or a miss ends */
+            (SB_OP_CLAIM, 1, 0, 1, 0) : s_advance(SB_ENDED);
+            (SB_OP_CLAIM, 0, 0, 1, 0) : s_advance(SB_ENDED);
+            (SB_OP_CLAIM, 0, 0, 0, 0) : s_advance(SB_ENDED);
+            /* unlock, pass 2: lu_exec is 1 when it executed */
+            (SB_OP_CLEAR, 1, 0, 1, 0) : s_look(0);
+            (SB_OP_ABORT, 1, 0, 0, 0) : s_advance(SB_ENDED);
+            (SB_OP_ABORT, 0, 0, 0, 0) : s_advance(SB_ENDED);
+        }
+        size = 16;
+    }
+
+    action c_none(bit<2> cls)         { md.sb_class = cls; md.sb_rv = 0; }
+    action c_do_add(bit<2> cls)       { md.sb_class = cls;
+                                        md.sb_rv = c_add.execute(md.sb_idx); }
+    action c_do_claim(bit<2> cls)     { md.sb_class = cls;
+                                        md.sb_rv = c_claim.execute(md.sb_idx); }
+    action c_do_abort(bit<2> cls)     { md.sb_class = cls;
+                                        md.sb_rv = c_abort.execute(md.sb_idx); }
+    action c_do_set(bit<2> cls)       { md.sb_class = cls;
+                                        md.sb_rv = c_set.execute(md.sb_idx); }
+
+    /* d = seq - SEQ: EQ is d == 0. For a request (C sb_over) the event is
+     * not over when d is in [1, 2^31] (AFTER), else OLDER; for unlocks
+     * and ABORT (C lcf_seq_after) AFTER is [1, 2^31 - 1]. Keys: EQ
+     * 0 &&& 0xffffffff, d == 2^31 0x80000000 &&& 0xffffffff, AFTER (bit 31
+     * clear) 0 &&& 0x80000000, OLDER _. Entries are in priority order;
+     * passes with no entry run nothing (SB_CLASS_NONE). */
     table sb {
         key = {
             md.sb_op : exact;
             md.hit : exact;
             md.lu_stale : exact;
             md.lu_exec : exact;
+            md.sb_count : exact;
+            md.sb_d : ternary;
         }
-        actions = { a_request; a_read; a_claim; a_end; a_unlocked; a_abort;
-                    a_none; }
-        const default_action = a_none();
+        actions = { c_none; c_do_add; c_do_claim; c_do_abort; c_do_set; }
+        const default_action = c_none(SB_CLASS_NONE);
         const entries = {
-            /* a stale request (LAST-UNLOCK) leaves the score alone */
-            (SB_OP_ACQ, 1, 0, 0)   : a_request();
-            (SB_OP_ACQ, 0, 0, 0)   : a_read();
-            (SB_OP_ACQ, 0, 1, 0)   : a_read();
-            /* unlock, pass 1: a duplicate claims nothing; a miss ends */
-            (SB_OP_CLAIM, 1, 0, 1) : a_claim();
-            (SB_OP_CLAIM, 0, 0, 1) : a_end();
-            (SB_OP_CLAIM, 0, 0, 0) : a_end();
-            /* unlock, pass 2: lu_exec is 1 when it executed */
-            (SB_OP_CLEAR, 1, 0, 1) : a_unlocked();
-            (SB_OP_ABORT, 1, 0, 0) : a_abort();
-            (SB_OP_ABORT, 0, 0, 0) : a_abort();
+            /* request, hit, counted */
+            (SB_OP_ACQ, 1, 0, 0, 1, 32w0 &&& 32w0xffffffff)      : c_do_add(SB_CLASS_EQ);
+            (SB_OP_ACQ, 1, 0, 0, 1, 32w0x80000000 &&& 32w0xffffffff)    : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 1, 0, 0, 1, 32w0 &&& 32w0x80000000)   : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 1, 0, 0, 1, _)     : c_none(SB_CLASS_OLDER);
+            /* request, hit, not counted; request, tag miss (sb_count 0) */
+            (SB_OP_ACQ, 1, 0, 0, 0, 32w0 &&& 32w0xffffffff)      : c_do_add(SB_CLASS_EQ);
+            (SB_OP_ACQ, 1, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff)    : c_none(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 1, 0, 0, 0, 32w0 &&& 32w0x80000000)   : c_none(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 1, 0, 0, 0, _)     : c_none(SB_CLASS_OLDER);
+            (SB_OP_ACQ, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)      : c_do_add(SB_CLASS_EQ);
+            (SB_OP_ACQ, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff)    : c_none(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 0, 0, 0, 0, 32w0 &&& 32w0x80000000)   : c_none(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 0, 0, 0, 0, _)     : c_none(SB_CLASS_OLDER);
+            (SB_OP_ACQ, 0, 1, 0, 0, 32w0 &&& 32w0xffffffff)      : c_do_add(SB_CLASS_EQ);
+            (SB_OP_ACQ, 0, 1, 0, 0, 32w0x80000000 &&& 32w0xffffffff)    : c_none(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 0, 1, 0, 0, 32w0 &&& 32w0x80000000)   : c_none(SB_CLASS_AFTER);
+            (SB_OP_ACQ, 0, 1, 0, 0, _)     : c_none(SB_CLASS_OLDER);
+            /* unlock, pass 1, hit, not a duplicate: claim, or end an
+             * older entry */
+            (SB_OP_CLAIM, 1, 0, 1, 0, 32w0 &&& 32w0xffffffff)    : c_do_claim(SB_CLASS_EQ);
+            (SB_OP_CLAIM, 1, 0, 1, 0, 32w0x80000000 &&& 32w0xffffffff)  : c_none(SB_CLASS_OLDER);
+            (SB_OP_CLAIM, 1, 0, 1, 0, 32w0 &&& 32w0x80000000) : c_do_set(SB_CLASS_AFTER);
+            /* unlock, pass 1, tag miss: ends */
+            (SB_OP_CLAIM, 0, 0, 1, 0, 32w0 &&& 32w0xffffffff)    : c_do_set(SB_CLASS_EQ);
+            (SB_OP_CLAIM, 0, 0, 1, 0, 32w0x80000000 &&& 32w0xffffffff)  : c_none(SB_CLASS_OLDER);
+            (SB_OP_CLAIM, 0, 0, 1, 0, 32w0 &&& 32w0x80000000) : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_CLAIM, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)    : c_do_set(SB_CLASS_EQ);
+            (SB_OP_CLAIM, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff)  : c_none(SB_CLASS_OLDER);
+            (SB_OP_CLAIM, 0, 0, 0, 0, 32w0 &&& 32w0x80000000) : c_do_set(SB_CLASS_AFTER);
+            /* unlock, pass 2, executed */
+            (SB_OP_CLEAR, 1, 0, 1, 0, 32w0 &&& 32w0xffffffff)    : c_do_set(SB_CLASS_EQ);
+            /* ABORT, hit or miss */
+            (SB_OP_ABORT, 1, 0, 0, 0, 32w0 &&& 32w0xffffffff)    : c_do_abort(SB_CLASS_EQ);
+            (SB_OP_ABORT, 1, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff)  : c_none(SB_CLASS_OLDER);
+            (SB_OP_ABORT, 1, 0, 0, 0, 32w0 &&& 32w0x80000000) : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_ABORT, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)    : c_do_abort(SB_CLASS_EQ);
+            (SB_OP_ABORT, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff)  : c_none(SB_CLASS_OLDER);
+            (SB_OP_ABORT, 0, 0, 0, 0, 32w0 &&& 32w0x80000000) : c_do_set(SB_CLASS_AFTER);
         }
-        size = 16;
+        size = 48;
     }
 
     apply {
@@ -175,18 +248,34 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.may_exec = 0;
         md.score = 0;
         if (md.drop == 0 && md.l2 == 0 && md.bad_way == 0) {
+            sb_seq_tbl.apply();
             sb.apply();
+            /* decode c as it was (sb_rv) */
             if (md.sb_op == SB_OP_ACQ) {
-                if (md.sb_rv == SB_RV_OVER) {
+                /* over: an older event's copy, or CLAIMED / ENDED */
+                if (md.sb_class == SB_CLASS_OLDER ||
+                    (md.sb_class == SB_CLASS_EQ && md.sb_rv >= SB_ENDED)) {
                     md.sb_over = 1;
-                } else if (md.sb_rv != 0) {
-                    md.sb_held = 1;
+                } else if (md.hit == 1 && md.sb_class == SB_CLASS_EQ &&
+                           md.sb_rv != 0) {
+                    md.sb_held = 1;       /* COUNT > 0 before this copy */
+                } else if (md.sb_count == 1 &&
+                           md.sb_class != SB_CLASS_NONE) {
+                    md.sb_held = 1;       /* this copy is counted */
                 }
             } else if (md.sb_op == SB_OP_CLAIM) {
-                md.may_exec = md.sb_rv[16:16];
-                md.score = md.sb_rv[15:0];
+                /* COUNT n > 0 (now CLAIMED) or CLAIMED | n: may execute */
+                if (md.sb_class == SB_CLASS_EQ && md.lu_exec == 1 &&
+                    md.hit == 1 && md.sb_rv != 0 && md.sb_rv != SB_ENDED) {
+                    md.may_exec = 1;
+                    md.score = md.sb_rv[15:0];
+                }
             } else if (md.sb_op == SB_OP_ABORT) {
-                md.sb_held = md.sb_rv[0:0];
+                /* a copy passed: COUNT > 0 or CLAIMED */
+                if (md.sb_class == SB_CLASS_EQ && md.sb_rv != 0 &&
+                    md.sb_rv != SB_ENDED) {
+                    md.sb_held = 1;
+                }
             }
         }
     }

@@ -342,7 +342,10 @@ struct lcf_ig_md_t {
     /* check, SCOREBOARD, forward */
     bit<1>  took;               /* the lock stage took the lock */
     bit<32> sb_count;           /* 1 when took and check_ok: count this copy */
-    bit<32> sb_rv;              /* the SCOREBOARD RegisterAction's answer */
+    bit<32> sb_d;               /* seq - SCOREBOARD SEQ as it was */
+    bit<32> sb_newc;            /* what c_set writes to SCOREBOARD C */
+    bit<2>  sb_class;           /* SB_CLASS_OLDER / _EQ / _AFTER of sb_d */
+    bit<32> sb_rv;              /* SCOREBOARD C as it was */
     bit<1>  sb_held;            /* request: the event holds a counted lock;
                                  * ABORT: a copy passed */
     bit<1>  sb_over;            /* the event is over (CLAIMED, ENDED, older) */

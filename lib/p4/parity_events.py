@@ -89,12 +89,18 @@ def _p4_outcome(p4, action, args):
 def _p4_untouched(p4, ctypes):
     """Do the LOCK and SCOREBOARD tables leave a stale request's state alone?"""
     sb = p4.entries("sb") or []
+    sq = p4.entries("sb_seq_tbl") or []
     took = p4.entries("took_tbl") or []
     lcs = p4.entries("lcs") or []
     acq_sb, acq_lcs = p4.consts.get("SB_OP_ACQ"), p4.consts.get("LCS_OP_ACQUIRE")
-    a, _ = first_match(sb, [acq_sb, 1, 1, 0])
-    if a not in (None, "a_none"):
-        return "SCOREBOARD: %s for a stale request" % a
+    for cnt in (0, 1):
+        a, _ = first_match(sq, [acq_sb, 1, 1, 0, cnt])
+        if a not in (None, "s_none"):
+            return "SCOREBOARD SEQ: %s for a stale request" % a
+        for d in (0, 1, 0x80000000, 0xffffffff):
+            a, _ = first_match(sb, [acq_sb, 1, 1, 0, cnt, d])
+            if a not in (None, "c_none"):
+                return "SCOREBOARD: %s for a stale request" % a
     for t in REQUESTS:
         for lk in (0, 1, 0x7ffe, 0x7fff, 0x8000):
             a, _ = first_match(took, [acq_sb, ctypes["LCF_T_" + t], lk, 1])
@@ -438,7 +444,7 @@ def _p4_scoreboard(p4):
                       p4.src, re.S)
     count = re.search(r"if\s*\(\s*md\.took\s*==\s*1\s*&&\s*md\.check_ok\s*==\s*1\s*\)"
                       r"\s*\{\s*md\.sb_count\s*=\s*1\s*;", p4.src)
-    req = _ra_body(ctl, "scoreboard", "sb_request")
+    req = _ra_body(ctl, "sb_c", "c_add")
     ops = p4.entries("op_select") or []
     none_op = p4.consts.get("SB_OP_NONE")
     rel_ok = bool(ops)
@@ -447,16 +453,20 @@ def _p4_scoreboard(p4):
                 args[1] == "LCS_OP_RELEASE" and p4.value(args[2]) != none_op:
             rel_ok = False
     return {
-        "entry is a paired {seq, c} register": re.search(
-            r"Register<sb_pair_t,", ctl) is not None and re.search(
-            r"struct\s+sb_pair_t\s*\{\s*bit<32>\s+seq\s*;\s*bit<32>\s+c\s*;\s*\}",
-            p4.src) is not None,
+        # C's pair is two arrays on Tofino, SEQ then C in the next stage,
+        # one index (a stateful ALU's limits, lcf_decide.p4): every packet
+        # meets both in the same order, so the pair is updated as one.
+        "entry is a paired {seq, c} register": all(re.search(
+            r"Register<bit<32>,\s*bit<16>>\(\s*LCF_MAX_REQUESTERS\s*\*\s*2\s*,"
+            r"\s*0\s*\)\s*%s\s*;" % r, ctl) for r in ("sb_seq", "sb_c")) and
+        re.search(r"sb_seq_tbl\.apply\(\);\s*sb\.apply\(\);", ctl) is not None,
         "Table 2 before SCOREBOARD; counted iff lock taken and check passed":
-        bool(order and count) and "v.c = v.c + md.sb_count;" in req,
+        bool(order and count) and re.search(r"v\s*=\s*v\s*\+\s*md\.sb_count\s*;",
+                                            req) is not None,
         "RELEASE second pass leaves SCOREBOARD alone": rel_ok,
         "no ABORTED register (ABORT marks the entry)":
         re.search(r"\bRegister<.*?\)\s*aborted\s*;", p4.src) is None and
-        "sb_abort" in ctl,
+        "c_abort" in ctl,
         "ABORT hit: a passed copy -> ABORT_ACK|FAIL from the switch, else home":
         _p4_abort_hit(p4),
     }

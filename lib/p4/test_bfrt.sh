@@ -211,7 +211,8 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
                for r in ("lock", "gstatus", "copyset")] +
               ["lcf.pipe.LcfIngress.ver%d.version" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
-               "lcf.pipe.LcfIngress.scoreboard.scoreboard"])
+               "lcf.pipe.LcfIngress.scoreboard.sb_seq",
+               "lcf.pipe.LcfIngress.scoreboard.sb_c"])
 lu_rows = sorted(kw.get("REGISTER_INDEX") for t, m, a, kw in log
                  if m == "mod" and t.endswith("last_unlock.last_unlock") and
                  kw.get("seq") == 0 and kw.get("open_seq") == 1)
@@ -253,12 +254,11 @@ ig = "lcf.pipe.LcfIngress."
 regs = {ig + "lcs0.lock": {5: 0x8000, 6: 0},
         ig + "lcs0.copyset": {5: 1, 9: 1 << ids[0], 11: 1 << dead},
         ig + "lcs1.copyset": {7: (1 << dead) | 1},
-        # SCOREBOARD {seq, c}: a count, a claimed count, an ENDED mark, a
-        # count of the dead node's first requester (row dead*threads*2)
-        ig + "scoreboard.scoreboard": {0: {"seq": 7, "c": 2},
-                                       1: {"seq": 8, "c": 0x80000001},
-                                       2: {"seq": 9, "c": 0x40000000},
-                                       dead * threads * 2: {"seq": 4, "c": 0x40000000}}}
+        # SCOREBOARD C: a count, a claimed count, an ENDED mark, and the
+        # dead node's first requester's rows (dead*threads*2, + 1)
+        ig + "scoreboard.sb_c": {0: 2, 1: 0x80000001, 2: 0x40000000,
+                                 dead * threads * 2: 0x40000000,
+                                 dead * threads * 2 + 1: 3}}
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", str(dead),
                     "--ways", "2", "--port-map", "%d:200" % nodes[-1]["port"]],
                    capture_output=True, text=True)
@@ -277,21 +277,24 @@ check(sorted(d for d, e in ports if not e) == devs and
       "--node-failed %d: every port down before the first register access, "
       "the survivors' up again after the last" % dead)
 mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log
-              if m == "mod" and t != "port.port" and not t.endswith("scoreboard"))
+              if m == "mod" and t != "port.port" and ".scoreboard." not in t)
 want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
               [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
                for r in ("lock", "gstatus", "copyset")] +
               [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
-sb_mods = sorted((kw.get("REGISTER_INDEX"), kw.get("seq"), kw.get("c"), kw.get("pipe"))
-                 for t, m, a, kw in log if m == "mod" and t.endswith("scoreboard"))
+sb_mods = sorted((t.rpartition(".")[2], kw.get("REGISTER_INDEX"), kw.get("f1"),
+                  kw.get("pipe") or 0)
+                 for t, m, a, kw in log if m == "mod" and ".scoreboard." in t)
+dead_sb = [(r, i, 0, 0) for r in ("sb_c", "sb_seq")
+           for i in range(dead * threads * 2, (dead + 1) * threads * 2)]
 lu_ok = all(kw.get("seq") == 0 and kw.get("open_seq") == 1 for t, m, a, kw in log
             if m == "mod" and t.endswith("last_unlock"))
 check(mods == want and lu_ok and not [t for t, m, a, kw in log if m == "clear"] and
-      sb_mods == [(0, 7, 0, 1), (1, 8, 0, 1), (dead * threads * 2, 0, 0, 1)],
+      sb_mods == sorted([("sb_c", 0, 0, 1), ("sb_c", 1, 0, 1)] + dead_sb),
       "--node-failed: evicts the locked slot and the slots listing node %d in each way "
       "(TAG, LOCK, G-STATUS, COPYSET), not the others; zeroes every SCOREBOARD count "
-      "(seq and ENDED kept) and resets the dead node's %d LAST-UNLOCK rows ({0, 1}) and "
-      "SCOREBOARD rows" % (dead, threads))
+      "(SEQ and ENDED kept) and resets the dead node's %d LAST-UNLOCK rows ({0, 1}) and "
+      "SCOREBOARD SEQ and C rows" % (dead, threads))
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "not a node" in p.stderr,

@@ -139,6 +139,12 @@ drift "C: second pass executes without closing LAST-UNLOCK" lib/lcf/lcf_pipeline
     's/^\t\t\t\t   lcf_stage_last_unlock_close(p, phv);/\t\t\t\t   true;/'
 drift "P4: unlock opens LAST-UNLOCK only on the resubmitted pass" lib/p4/lcf_ways.p4 \
     's/if (md.pass2 == 0 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/if (md.pass2 == 1 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/'
+drift "P4 SCOREBOARD: a copy counted whatever its check" lib/p4/lcf_decide.p4 \
+    's/                v = v + md.sb_count;/                v = v + 1;/'
+drift "P4 SCOREBOARD: a stale request moves SEQ" lib/p4/lcf_decide.p4 \
+    's/            (SB_OP_ACQ, 0, 1, 0, 0)   : s_look(0);/            (SB_OP_ACQ, 1, 1, 0, 1)   : s_advance_req(1);/'
+drift "P4 SCOREBOARD: SEQ and C in one array" lib/p4/lcf_decide.p4 \
+    's/(LCF_MAX_REQUESTERS \* 2, 0) sb_c;/(LCF_MAX_REQUESTERS, 0) sb_c;/'
 drift "P4 LAST-UNLOCK: power-on open at seq 0" lib/p4/lcf_ways.p4 \
     's/(LCF_MAX_REQUESTERS, {0, 1}) last_unlock;/(LCF_MAX_REQUESTERS, {0, 0}) last_unlock;/'
 drift "P4 LAST-UNLOCK: closing leaves it open" lib/p4/lcf_ways.p4 \
