@@ -183,9 +183,16 @@ control LcfTagWay(inout lcf_headers_t hdr,
         }
     };
 
+    /* Always 0 (never written by the control plane): OR-ed into hi by
+     * tag_insert's second branch so that both branches answer the hi ALU's
+     * result, not memory in one and the ALU in the other (a paired
+     * register's RegisterAction has one output operand). */
+    RegisterParam<bit<32>>(0) hi_same;
+
     /* ADD, second pass: take the slot when empty (hi == 0); a slot that
      * already holds the tag is also "placed here" (C: raced with a
-     * duplicate). Two conditions: hi == 0, lo == key_lo. */
+     * duplicate). Compares: hi == 0, lo == key_lo. Output: hi after the
+     * ALU (key_hi, or hi unchanged). */
     RegisterAction<tag_pair_t, slot_t, bit<32>>(tag) tag_insert = {
         void apply(inout tag_pair_t v, out bit<32> r) {
             r = 0;
@@ -194,6 +201,7 @@ control LcfTagWay(inout lcf_headers_t hdr,
                 v.lo = md.key_lo;
                 r = v.hi;
             } else if (v.lo == md.key_lo) {
+                v.hi = v.hi | hi_same.read();
                 r = v.hi;
             }
         }
