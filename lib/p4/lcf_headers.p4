@@ -338,6 +338,7 @@ struct lcf_ig_md_t {
     bit<8>  blk_gs;
     bit<32> blk_cs;
     bit<32> ver_rv;             /* VERSION of the hit way (lcf_version.p4) */
+    bit<32> ver_epoch;          /* (seq & 0xffff) << 16, stage 0 */
 
     /* check, SCOREBOARD, forward */
     bit<1>  took;               /* the lock stage took the lock */

@@ -223,6 +223,9 @@ control LcfPrepare(inout lcf_headers_t hdr,
             md.key_hi = hdr.lcf.tag[63:32] | 32w0x80000000;   /* | 1 << 63 */
             md.key_lo = hdr.lcf.tag[31:0];
             md.aux_type = hdr.lcf.type ++ 24w0;               /* type << 24 */
+            /* VERSION's epoch for ADD (lcf_version.p4 ver_set): a stateful
+             * ALU cannot shift, so the shifted value is a PHV input */
+            md.ver_epoch = hdr.lcf.seq[15:0] ++ 16w0;           /* seq << 16 */
             /* PROTOCOL.md 4.3: installed copysets are masked with the nodes */
             md.pkt_cs = hdr.lcf.copyset & md.node_mask;
         }

@@ -36,7 +36,7 @@ control LcfVerWay(inout lcf_headers_t hdr,
 
     RegisterAction<bit<32>, slot_t, bit<32>>(version) ver_set = {
         void apply(inout bit<32> v, out bit<32> r) {
-            v = hdr.lcf.seq[15:0] ++ 16w0;
+            v = md.ver_epoch;           /* seq[15:0] ++ 16w0, stage 0 */
             r = v;
         }
     };

@@ -42,8 +42,10 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     # the values written
     if not re.search(r"\(seq\s*&\s*0xffff\)\s*<<\s*LCF_VER_EPOCH_SHIFT", ver_c):
         diff.append("C lcf_version_add(): not (seq & 0xffff) << LCF_VER_EPOCH_SHIFT")
-    if not re.search(r"v\s*=\s*hdr\.lcf\.seq\[15:0\]\s*\+\+\s*16w0", p4.src):
-        diff.append("P4 ver_set: not seq[15:0] ++ 16w0")
+    if not (re.search(r"v\s*=\s*md\.ver_epoch\s*;", p4.src) and
+            re.search(r"md\.ver_epoch\s*=\s*hdr\.lcf\.seq\[15:0\]\s*\+\+\s*16w0\s*;",
+                      p4.src)):
+        diff.append("P4 ver_set: not seq[15:0] ++ 16w0 (md.ver_epoch)")
     # the bump is inline in lcf_internal.h (every write request's pass)
     if not re.search(r"p->ver\[way\]\[slot\]\+\+", ver_c + internal_h) or \
             not re.search(r"v\s*=\s*v\s*\+\s*1\s*;", p4.src):
