@@ -30,6 +30,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dsm_app.h"
 
@@ -43,6 +44,7 @@ struct lk_opts {
 	bool locality;
 	uint32_t data_blocks;
 	double hold_us;
+	double max_rate;
 	const char *grants;
 };
 
@@ -87,7 +89,10 @@ usage(FILE *f, const char *prg)
 		"default 1)\n"
 		"  --hold-us U       time in the critical section (default "
 		"0)\n"
-		"  --grants FILE     handover: every grant as a CSV line\n\n",
+		"  --grants FILE     handover: every grant as a CSV line\n"
+		"  --max-rate R      operations/s per thread at most (default "
+		"0: no limit;\n"
+		"                    bounds histories)\n\n",
 		prg, DSM_REGION_MAX_BLOCKS);
 	app_opts_usage(f);
 }
@@ -104,6 +109,7 @@ parse(int argc, char **argv, struct app_opts *o, struct lk_opts *k)
 		{ "data-blocks", required_argument, NULL, 'b' },
 		{ "hold-us", required_argument, NULL, 'u' },
 		{ "grants", required_argument, NULL, 'g' },
+		{ "max-rate", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -151,6 +157,10 @@ parse(int argc, char **argv, struct app_opts *o, struct lk_opts *k)
 		case 'g':
 			k->grants = optarg;
 			break;
+		case 'r':
+			if (app_parse_double(optarg, 0, 1e9, &k->max_rate))
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout, argv[0]);
 			exit(0);
@@ -177,6 +187,26 @@ hold(double us)
 
 	while (us > 0 && app_now_ns() < until)
 		;
+}
+
+/* Sleep while the thread is ahead of --max-rate (op n since t_start). */
+static void
+pace(const struct app *a, double rate, uint64_t n)
+{
+	uint64_t due;
+
+	if (rate <= 0)
+		return;
+	due = a->t_start_ns + (uint64_t)((double)n / rate * 1e9);
+	for (;;) {
+		uint64_t now = app_now_ns();
+
+		if (app_time_up(a) || now >= due)
+			return;
+		usleep((useconds_t)((due - now) / 1000 > 100000
+					    ? 100000
+					    : (due - now) / 1000 + 1));
+	}
 }
 
 static int
@@ -283,6 +313,7 @@ worker(struct app *a, uint16_t id, void *arg)
 			app_hist(a, id, "incr", r->data, counter, t0,
 				 app_now_ns());
 		atomic_fetch_add(&a->cnt[id].ops, 1);
+		pace(a, r->k.max_rate, n);
 	}
 	dsm_sync(t);
 	return rc;
