@@ -62,7 +62,7 @@ cluster_up(double loss)
 		       "\"02:00:00:00:00:fe\",\"ip\":\"10.0.0.254\","
 		       "\"profile\":\"tiny\",\"ways\":2,\"slots_per_way\":64},"
 		       "\"nodes\":[",
-		       BS, THREADS);
+		       BS, (unsigned int)THREADS);
 	for (int i = 0; i < NODES; i++)
 		len += snprintf(json + len, sizeof(json) - (size_t)len,
 				"%s{\"id\":%d,\"mac\":\"02:00:00:00:00:%02x\","
