@@ -109,9 +109,12 @@ def run_cluster(a, topo, outdir, argv_of, label):
             now = time.time()
             if ops > seen:
                 seen, last = ops, now
-            if now - last > a.watchdog:
-                aborted = ("no operation completed for %.0f s (%d before)"
-                           % (now - last, seen))
+            # before the first operation: set-up (load, barrier) may
+            # take longer on a loaded machine
+            if now - last > (a.watchdog if seen else a.setup_watchdog):
+                aborted = ("no operation completed for %.0f s (%d before%s)"
+                           % (now - last, seen,
+                              "" if seen else ": set-up did not finish"))
                 break
             if now - start > a.duration + a.setup_timeout:
                 aborted = "still running after %.0f s" % (now - start)
@@ -614,7 +617,9 @@ def main():
     ap.add_argument("--watchdog", type=float, default=15,
                     help="abort a run with no completed operation for "
                     "this many seconds")
-    ap.add_argument("--setup-timeout", type=float, default=60)
+    ap.add_argument("--setup-watchdog", type=float, default=40,
+                    help="the watchdog before a run's first operation")
+    ap.add_argument("--setup-timeout", type=float, default=90)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--plot", metavar="CSV")
     a = ap.parse_args()
