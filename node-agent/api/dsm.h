@@ -266,4 +266,56 @@ int dsm_write_through(struct dsm_thread *t, dsm_addr_t addr, const void *buf,
 int dsm_read_remote(struct dsm_thread *t, dsm_addr_t addr, size_t len,
 		    void *buf);
 
+/* ---- region locks (docs/QUEUED-LOCKS.md "Region locks") ---------------- */
+
+/* Most blocks one region lock covers: the ways of one bucket of the local
+ * cache, so that a region's pinned blocks always fit even if they all hash
+ * to one bucket. */
+#define DSM_REGION_MAX_BLOCKS 8
+
+/**
+ * Write-lock the region [addr, addr + size): every block of it, in address
+ * order (two region lockers cannot deadlock), each as dsm_wlock does: the
+ * block is obtained Modified and pinned, lock and data in one coherence
+ * event (WRITE_MISS brings the block; WRITE_SHARED when a clean copy is
+ * cached; none at all when the block is still cached Modified: a warm
+ * re-acquire sends no packet). `addr` and `size` must be multiples of the
+ * block size, the region within one home node's memory and at most
+ * DSM_REGION_MAX_BLOCKS blocks. A thread holding a region holds no other
+ * lock unless it orders its acquires itself (by address: no deadlock
+ * detection). If an acquire fails part-way, the blocks already taken are
+ * released before returning.
+ * @return 0; -EINVAL (size 0, addr or size not block-aligned, the region
+ * wraps or leaves the home's 48-bit offset space, unknown home node);
+ * -E2BIG (more than DSM_REGION_MAX_BLOCKS blocks); -EINTR (dsm_stop()).
+ */
+int dsm_wlock_region(struct dsm_thread *t, dsm_addr_t addr, size_t size);
+
+/**
+ * Read-lock the region [addr, addr + size): as dsm_wlock_region, each block
+ * obtained Shared or Modified and pinned as dsm_rlock does (READ_MISS
+ * brings the data; a block still cached is local). @return as
+ * dsm_wlock_region.
+ */
+int dsm_rlock_region(struct dsm_thread *t, dsm_addr_t addr, size_t size);
+
+/**
+ * Release this thread's read or write lock of every block of the region
+ * (local: the requests the pins held off run now). Every block is released
+ * even when one is not held. @return 0; -EINVAL (as dsm_wlock_region);
+ * -E2BIG; -ENOENT (some block was not locked by this thread).
+ */
+int dsm_unlock_region(struct dsm_thread *t, dsm_addr_t addr, size_t size);
+
+/**
+ * Drop this node's cached copies of the blocks overlapping [addr, addr +
+ * size): each is evicted as the cache would evict it (EVICT_SHARED, or
+ * EVICT_MODIFIED with the write-back), so the next access is a coherence
+ * event again. Blocks not cached are skipped. Used by benchmarks to run
+ * without lock/data locality (GCS's "w/o locality" scheme).
+ * @return 0; -EINVAL (size 0, bad address); -EBUSY (a block is locked
+ * (pinned) by some thread: not dropped, the others are); -EINTR.
+ */
+int dsm_evict_region(struct dsm_thread *t, dsm_addr_t addr, size_t size);
+
 #endif /* DSM_H */

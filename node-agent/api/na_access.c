@@ -306,3 +306,32 @@ na_req_unpin(struct dsm_thread *t, uint64_t tag)
 		na_node_run_deferred(t->n); /* requests we held off */
 	return rc;
 }
+
+int
+na_req_drop(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+
+	for (;;) {
+		struct na_centry *e;
+
+		pthread_mutex_lock(&b->mu);
+		e = na_cache_find(b, tag);
+		if (e == NULL ||
+		    (e->state == NA_L_INVALID && e->busy == NA_NOBODY)) {
+			pthread_mutex_unlock(&b->mu);
+			return 0;
+		}
+		if (e->pin_w != NA_NOBODY || e->pin_r) {
+			pthread_mutex_unlock(&b->mu);
+			return -EBUSY;
+		}
+		if (e->busy != NA_NOBODY) {
+			local_wait(t, b);
+			continue;
+		}
+		e->busy = (int16_t)t->id;
+		pthread_mutex_unlock(&b->mu);
+		return evict(t, b, e);
+	}
+}

@@ -139,6 +139,13 @@ int na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off,
 /** Release this thread's pin on `tag`. @return 0 or -ENOENT. */
 int na_req_unpin(struct dsm_thread *t, uint64_t tag);
 
+/**
+ * Evict block `tag` from the local cache if it is there (EVICT_SHARED, or
+ * EVICT_MODIFIED and its write-back), waiting for a local thread that has
+ * it busy. @return 0, -EBUSY (pinned: left alone) or -EINTR.
+ */
+int na_req_drop(struct dsm_thread *t, uint64_t tag);
+
 /** Wait until this thread's last unlock is acknowledged. */
 void na_req_flush(struct dsm_thread *t);
 

@@ -36,6 +36,7 @@ struct kv_opts {
 	uint64_t keys; /* 0: the default */
 	double fill;
 	double max_rate; /* operations/s per thread, 0: no limit */
+	bool rwlock;     /* GETs under dsm_rlock (per-bucket rwlocks) */
 };
 
 /* One thread's counters: written by it, read after it ended. */
@@ -75,7 +76,10 @@ usage(FILE *f, const char *prg)
 		"  --load-factor F   average bucket fill after the load, 0..1 "
 		"(default 0.75)\n"
 		"  --max-rate R      operations/s per thread at most (default "
-		"0: no limit)\n\n",
+		"0: no limit)\n"
+		"  --rwlock          per-bucket rwlocks: GET reads the bucket "
+		"under dsm_rlock\n"
+		"                    (PUT always writes under dsm_wlock)\n\n",
 		prg);
 	app_opts_usage(f);
 }
@@ -93,6 +97,7 @@ parse(int argc, char **argv, struct app_opts *o, struct kv_opts *ko, bool *help)
 		{ "keys", required_argument, NULL, 'k' },
 		{ "load-factor", required_argument, NULL, 'l' },
 		{ "max-rate", required_argument, NULL, 'r' },
+		{ "rwlock", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -173,6 +178,9 @@ parse(int argc, char **argv, struct app_opts *o, struct kv_opts *ko, bool *help)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'L':
+			ko->rwlock = true;
 			break;
 		case 'h':
 			*help = true;
@@ -388,6 +396,7 @@ main(int argc, char **argv)
 		app_close(&a);
 		return 2;
 	}
+	r.st.rlock_gets = r.ko.rwlock;
 	r.ts = calloc(o.threads, sizeof(*r.ts));
 	rc = r.ts == NULL ? -ENOMEM : run(&a, &r, &load_s);
 	for (uint16_t i = 0; r.ts != NULL && i < o.threads; i++) {

@@ -145,8 +145,20 @@ kv_get(struct dsm_thread *t, const struct kv_store *s, uint64_t key,
 	for (uint64_t probes = 0; probes < g->per_node; probes++) {
 		dsm_addr_t addr = kv_bucket_addr(s, b);
 
-		/* One block: the keys and values are one atomic snapshot. */
+		/* One block: the keys and values are one atomic snapshot.
+		 * With --rwlock, under the bucket's read lock (per-bucket
+		 * rwlocks, docs/QUEUED-LOCKS.md "Benchmark"). */
+		if (s->rlock_gets) {
+			rc = dsm_rlock(t, addr);
+			if (rc != 0)
+				return rc;
+		}
 		rc = dsm_read(t, addr, buf, kv_bucket_bytes(g));
+		if (s->rlock_gets) {
+			int rc2 = dsm_unlock(t, addr);
+
+			rc = rc != 0 ? rc : rc2;
+		}
 		if (rc != 0)
 			return rc;
 		slot = kv_find(g, buf, key);

@@ -37,6 +37,7 @@ kv_seg_skip(const struct app *a)
 struct kv_store {
 	struct kv_geom g;
 	dsm_addr_t seg[KV_MAX_NODES][KV_MAX_SEGS];
+	bool rlock_gets; /* --rwlock: GET reads a bucket under dsm_rlock */
 };
 
 /**

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * Region locks (dsm_wlock_region, dsm_rlock_region, dsm_unlock_region,
+ * dsm_evict_region) over the simulated cluster: the real libdsm, agents and
+ * switch pipeline built with NA_SIM (docs/SIMULATION.md), with loss and
+ * duplication. All nodes live in this process, so mutual exclusion is
+ * checked directly: a counter per block of the threads inside a critical
+ * section that covers it.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "na_requester.h"
+#include "na_sim_net.h"
+#include "na_sim_sched.h"
+#include "na_transport_sim.h"
+
+#define NODES   3
+#define THREADS 2
+#define BS      4096u
+#define BLOCKS  5 /* the shared blocks the regions overlap on */
+
+static struct {
+	struct topo topo;
+	struct na_sim_net *net;
+	struct dsm *d[NODES];
+	volatile int closing;
+	volatile int done;
+	uint32_t running;
+	/* the mutual-exclusion check */
+	int writers[BLOCKS], readers[BLOCKS];
+	uint64_t incrs[BLOCKS];
+	uint32_t violations;
+	int errors;
+} s;
+
+static void
+tick(void *ctx, void *arg)
+{
+	struct dsm *d = ctx;
+
+	(void)arg;
+	if (s.closing)
+		return;
+	na_node_timers(&d->node);
+	na_sim_at(na_now_ns() + 1000000ull, tick, d, NULL);
+}
+
+/* A cluster of NODES nodes; `switch_blocks` of each home's first blocks
+ * moved to the switch at start (0: every block served by its home). */
+static void
+cluster_up(double loss)
+{
+	char json[2048], err[256];
+	int len;
+
+	memset(&s, 0, sizeof(s));
+	len = snprintf(json, sizeof(json),
+		       "{\"lcf_port\":7340,\"block_size\":%u,"
+		       "\"threads_per_node\":%u,\"switch\":{\"mac\":"
+		       "\"02:00:00:00:00:fe\",\"ip\":\"10.0.0.254\","
+		       "\"profile\":\"tiny\",\"ways\":2,\"slots_per_way\":64},"
+		       "\"nodes\":[",
+		       BS, (unsigned int)THREADS);
+	for (int i = 0; i < NODES; i++)
+		len += snprintf(json + len, sizeof(json) - (size_t)len,
+				"%s{\"id\":%d,\"mac\":\"02:00:00:00:00:%02x\","
+				"\"ip\":\"10.0.0.%d\",\"port\":%d}",
+				i ? "," : "", i, i + 1, i + 1, i);
+	snprintf(json + len, sizeof(json) - (size_t)len, "],\"shadow\":%d}",
+		 NODES - 1);
+	cr_assert_eq(topo_load_string(json, &s.topo, err), 0, "%s", err);
+	cr_assert_eq(na_sim_init(), 0);
+	struct na_sim_net_config nc = {
+		.topo = &s.topo,
+		.seed = 7,
+		.loss = loss,
+		.dup = loss,
+		.delay_ns = 2000,
+		.jitter_ns = 4000,
+	};
+	cr_assert_eq(na_sim_net_create(&nc, &s.net), 0);
+	na_transport_sim_bind(s.net);
+	for (int i = 0; i < NODES; i++) {
+		struct dsm_config dc = {
+			.node = (uint16_t)i,
+			.threads = THREADS,
+			.cache_blocks = 64,
+			.mem_mb = 64,
+			.seed = 7,
+		};
+
+		cr_assert_eq(na_dsm_open(&dc, &s.topo, &na_transport_sim, true,
+					 &s.d[i], err, sizeof(err)),
+			     0, "%s", err);
+		na_sim_net_attach(s.net, (uint16_t)i, &s.d[i]->node);
+		na_sim_at(1000000ull, tick, s.d[i], NULL);
+	}
+}
+
+static void *
+close_all(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < NODES; i++)
+		dsm_close(s.d[i]);
+	return NULL;
+}
+
+static void
+cluster_down(void)
+{
+	na_thread_t t;
+
+	s.closing = 1;
+	for (int i = 0; i < NODES; i++)
+		na_sim_net_attach(s.net, (uint16_t)i, NULL);
+	cr_assert_eq(na_sim_spawn(&t, close_all, NULL), 0);
+	na_sim_run(0, NULL);
+	na_sim_net_free(s.net);
+	na_sim_fini();
+}
+
+/* Run coroutines fn(arg[i]) to completion (at most `max` events). */
+static void
+run_all(void *(*fn)(void *), void **args, int n, uint64_t max)
+{
+	na_thread_t t;
+	uint64_t taken = 0;
+
+	s.running = (uint32_t)n;
+	s.done = 0;
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(na_sim_spawn(&t, fn, args[i]), 0);
+	while (!s.done && taken < max)
+		taken += na_sim_run(20000, &s.done);
+	cr_assert(s.done, "coroutines stuck after %lu events",
+		  (unsigned long)taken);
+}
+
+static void
+finished(void)
+{
+	if (--s.running == 0)
+		s.done = 1;
+}
+
+static uint64_t
+sent_total(const struct dsm *d)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < 256; i++)
+		n += d->node.st.sent[i];
+	return n;
+}
+
+/* The shared blocks: node 0's static region, blocks 2 .. 2+BLOCKS-1. */
+static dsm_addr_t
+blk(int i)
+{
+	return dsm_static_addr(0, (uint64_t)(2 + i) * BS);
+}
+
+/* ---- bad input --------------------------------------------------------- */
+
+static void *
+bad_input(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	dsm_addr_t a = blk(0);
+	dsm_addr_t top = dsm_static_addr(0, (1ull << 48) - BS);
+
+	(void)arg;
+	cr_expect_eq(dsm_wlock_region(t, a, 0), -EINVAL, "size 0");
+	cr_expect_eq(dsm_rlock_region(t, a, 0), -EINVAL, "size 0");
+	cr_expect_eq(dsm_wlock_region(t, a + 8, BS), -EINVAL, "addr");
+	cr_expect_eq(dsm_wlock_region(t, a, BS + 8), -EINVAL, "size");
+	cr_expect_eq(dsm_rlock_region(t, a, 100), -EINVAL, "size");
+	cr_expect_eq(dsm_wlock_region(t, top, 2 * BS), -EINVAL, "past 2^48");
+	cr_expect_eq(dsm_wlock_region(t, a, SIZE_MAX - BS + 1), -EINVAL,
+		     "wraps");
+	cr_expect_eq(dsm_wlock_region(t, dsm_static_addr(9, 0), BS), -EINVAL,
+		     "no node 9");
+	cr_expect_eq(dsm_wlock_region(t, a, (DSM_REGION_MAX_BLOCKS + 1) * BS),
+		     -E2BIG);
+	cr_expect_eq(dsm_unlock_region(t, a, 0), -EINVAL);
+	cr_expect_eq(dsm_unlock_region(t, a, BS), -ENOENT, "not held");
+	cr_expect_eq(dsm_evict_region(t, a, 0), -EINVAL);
+	/* nothing was sent for any of them */
+	cr_expect_eq(sent_total(s.d[1]), 0);
+	finished();
+	return NULL;
+}
+
+Test(region, bad_input)
+{
+	void *args[1] = { NULL };
+
+	cluster_up(0);
+	run_all(bad_input, args, 1, 1000000);
+	cluster_down();
+}
+
+/* ---- one event per block, none on a warm re-acquire -------------------- */
+
+static void *
+warm(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	const struct na_stats *st = &s.d[1]->node.st;
+	dsm_addr_t a = blk(0);
+	uint64_t wm, rm, ws, before;
+	uint8_t buf[3 * BS];
+
+	(void)arg;
+	memset(buf, 0x5a, sizeof(buf));
+	/* another node writes the data first: ours must come with the lock */
+	cr_assert_eq(dsm_write(dsm_thread(s.d[2], 0), a, buf, sizeof(buf)), 0);
+	dsm_sync(dsm_thread(s.d[2], 0));
+	wm = st->sent[LCF_T_WRITE_MISS];
+	rm = st->sent[LCF_T_READ_MISS];
+	ws = st->sent[LCF_T_WRITE_SHARED];
+	cr_assert_eq(dsm_wlock_region(t, a, 3 * BS), 0);
+	/* cold: one WRITE_MISS per block (no retransmission without loss),
+	 * no separate fetch */
+	cr_expect_eq(st->sent[LCF_T_WRITE_MISS] - wm, 3);
+	cr_expect_eq(st->sent[LCF_T_READ_MISS] - rm, 0);
+	cr_expect_eq(st->sent[LCF_T_WRITE_SHARED] - ws, 0);
+	memset(buf, 0, sizeof(buf));
+	before = sent_total(s.d[1]);
+	cr_assert_eq(dsm_read(t, a, buf, sizeof(buf)), 0);
+	cr_expect_eq(buf[0], 0x5a);
+	cr_expect_eq(buf[3 * BS - 1], 0x5a);
+	cr_expect_eq(sent_total(s.d[1]), before, "data came with the lock");
+	cr_assert_eq(dsm_unlock_region(t, a, 3 * BS), 0);
+	dsm_sync(t);
+	for (int i = 0; i < 3; i++) {
+		before = sent_total(s.d[1]);
+		cr_assert_eq(dsm_wlock_region(t, a, 3 * BS), 0);
+		cr_assert_eq(dsm_write(t, a + 8, &i, sizeof(i)), 0);
+		cr_assert_eq(dsm_unlock_region(t, a, 3 * BS), 0);
+		cr_assert_eq(dsm_rlock_region(t, a, 3 * BS), 0);
+		cr_assert_eq(dsm_unlock_region(t, a, 3 * BS), 0);
+		cr_expect_eq(sent_total(s.d[1]), before,
+			     "warm re-acquire %d sent packets", i);
+	}
+	/* the other thread of the node re-acquires locally too */
+	before = sent_total(s.d[1]);
+	cr_assert_eq(dsm_rlock_region(dsm_thread(s.d[1], 1), a, 3 * BS), 0);
+	cr_assert_eq(dsm_unlock_region(dsm_thread(s.d[1], 1), a, 3 * BS), 0);
+	cr_expect_eq(sent_total(s.d[1]), before);
+	/* evicted: the next acquire is a coherence event again */
+	cr_assert_eq(dsm_evict_region(t, a, 3 * BS), 0);
+	wm = st->sent[LCF_T_WRITE_MISS];
+	cr_assert_eq(dsm_wlock_region(t, a, BS), 0);
+	cr_expect_eq(dsm_evict_region(t, a, BS), -EBUSY, "pinned");
+	cr_expect_eq(st->sent[LCF_T_WRITE_MISS] - wm, 1);
+	cr_assert_eq(dsm_unlock_region(t, a, BS), 0);
+	dsm_sync(t);
+	finished();
+	return NULL;
+}
+
+Test(region, one_event_per_block_and_warm_reacquire_is_local)
+{
+	void *args[1] = { NULL };
+
+	cluster_up(0);
+	run_all(warm, args, 1, 5000000);
+	cluster_down();
+}
+
+/* ---- mutual exclusion of overlapping regions across nodes -------------- */
+
+struct worker {
+	int node, thread, iters;
+	bool reader;
+};
+
+static void *
+contend(void *arg)
+{
+	struct worker *w = arg;
+	struct dsm_thread *t = dsm_thread(s.d[w->node], (uint16_t)w->thread);
+	int k = w->node * THREADS + w->thread;
+	int first = k % (BLOCKS - 2), n = 3; /* regions overlap */
+
+	for (int it = 0; it < w->iters; it++) {
+		int rc = w->reader ? dsm_rlock_region(t, blk(first), n * BS)
+				   : dsm_wlock_region(t, blk(first), n * BS);
+
+		if (rc != 0) {
+			s.errors++;
+			break;
+		}
+		for (int b = first; b < first + n; b++) {
+			if (w->reader)
+				s.readers[b]++;
+			else
+				s.writers[b]++;
+			if (s.writers[b] > 1 || (s.writers[b] && s.readers[b]))
+				s.violations++;
+		}
+		for (int b = first; b < first + n && !w->reader; b++) {
+			uint64_t c;
+
+			if (dsm_read(t, blk(b), &c, sizeof(c)) != 0 ||
+			    dsm_write(t, blk(b), &(uint64_t){ c + 1 },
+				      sizeof(c)) != 0)
+				s.errors++;
+			s.incrs[b]++;
+		}
+		/* hold it a while: others' requests meet the lock */
+		na_sleep_until(na_now_ns() + 20000);
+		for (int b = first; b < first + n; b++) {
+			if (w->reader)
+				s.readers[b]--;
+			else
+				s.writers[b]--;
+		}
+		if (dsm_unlock_region(t, blk(first), n * BS) != 0)
+			s.errors++;
+	}
+	dsm_sync(t);
+	finished();
+	return NULL;
+}
+
+static void *
+read_counters(void *arg)
+{
+	uint64_t *out = arg;
+
+	for (int b = 0; b < BLOCKS; b++)
+		if (dsm_read(dsm_thread(s.d[0], 0), blk(b), &out[b],
+			     sizeof(out[b])) != 0)
+			s.errors++;
+	finished();
+	return NULL;
+}
+
+static void *
+migrate(void *arg)
+{
+	uint32_t *moved = arg;
+
+	/* node 0's first 8 static blocks (the shared ones among them) */
+	*moved = na_node_migrate_static(&s.d[0]->node, 8);
+	finished();
+	return NULL;
+}
+
+static void
+exclusion(double loss, bool readers, bool in_switch)
+{
+	struct worker w[NODES * THREADS];
+	void *args[NODES * THREADS];
+	uint64_t got[BLOCKS] = { 0 };
+	void *rargs[1] = { got };
+	uint32_t moved = 0;
+	void *margs[1] = { &moved };
+
+	cluster_up(loss);
+	if (in_switch) {
+		run_all(migrate, margs, 1, 5000000);
+		cr_assert_gt(moved, 0, "no block moved to the switch");
+	}
+	for (int i = 0; i < NODES * THREADS; i++) {
+		w[i] = (struct worker){ .node = i / THREADS,
+					.thread = i % THREADS,
+					.iters = 40,
+					.reader = readers && i % 3 == 2 };
+		args[i] = &w[i];
+	}
+	run_all(contend, args, NODES * THREADS, 50000000);
+	cr_expect_eq(s.violations, 0, "%u mutual-exclusion violations",
+		     s.violations);
+	cr_expect_eq(s.errors, 0);
+	if (in_switch)
+		cr_expect_gt(lcf_pipeline_counters(na_sim_net_pipeline(s.net))
+				     ->action[LCF_A_UNLOCK_EXEC],
+			     0, "no event serialised by the switch");
+	run_all(read_counters, rargs, 1, 5000000);
+	for (int b = 0; b < BLOCKS; b++)
+		cr_expect_eq(got[b], s.incrs[b],
+			     "block %d: counter %lu, %lu increments", b,
+			     (unsigned long)got[b], (unsigned long)s.incrs[b]);
+	cluster_down();
+}
+
+Test(region, overlapping_writers_exclude_each_other)
+{
+	exclusion(0, false, false);
+}
+
+Test(region, overlapping_writers_and_readers_under_loss)
+{
+	exclusion(0.02, true, false);
+}
+
+Test(region, overlapping_regions_of_switch_owned_blocks_under_loss)
+{
+	exclusion(0.02, true, true);
+}
