@@ -25,7 +25,10 @@ lib/lcf/lcf_pipeline.c, lib/lcf/lcf_internal.h) or the normative document
      LAST-UNLOCK stage, every unlock's LAST-UNLOCK record (hit or miss, on
      its first pass) and the data provider hashed from (requester, seq);
   7. the VERSION stage (parity_version.py, lib/lcf/lcf_version.c vs
-     lib/p4/lcf_version.p4).
+     lib/p4/lcf_version.p4);
+  8. the queued lock mode (parity_queue.py, lib/lcf/lcf_queue.c vs
+     lib/p4/lcf_queue.p4): request decisions, QSTATE events of a random
+     sequence through both, LAST-UNLOCK, validation, the stateful-ALU budget.
 
 Helpers: parity_src.py. Standard library only. Usage: check_parity.py [--root DIR] [-q]
 """
@@ -39,6 +42,7 @@ from parity_src import (P4, Report, c_defines, c_enum_values, c_function,
                         read, strip_c_comments)
 from parity_events import (check_provider, check_scoreboard, check_stale,
                            check_unlock_record)
+from parity_queue import check_queue
 from parity_version import check_version
 
 # ----------------------------------------------------------------- checks --
@@ -81,24 +85,18 @@ def check_header(rep, p4, wire_h, wire_c):
                                  (hl, ptot // 8)])
 
 
-# The queued lock mode (docs/QUEUED-LOCKS.md) is in the C pipeline only: the
-# P4 program has the retry mode, and drops QXFER/QRELEASE as unknown types
-# (TOFINO.md, "Not in the P4"). Its constants are left out of the comparison;
-# its action counters are the last of LCF_ACTION_LIST.
-C_ONLY = {
-    "LCF_T_QXFER", "LCF_T_QRELEASE", "LCF_T_QXFER_ACK",
-    "LCF_A_FWD_HOLDER", "LCF_A_QXFER_OK", "LCF_A_QXFER_DENIED",
-    "LCF_A_QRELEASE_EXEC", "LCF_A_QRELEASE_DUP", "LCF_RS_QRELEASE",
-}
+# Names the P4 program has and C has not: the second pass of an approved
+# QXFER (a Tofino-1 stateful ALU cannot compare the event and its count and
+# write the next holder in one pass; lcf_queue.p4, docs/TOFINO.md).
+P4_ONLY = {"LCF_RS_QXFER2"}
 
 
-def c_only_out(rep, what, cmap):
-    """cmap without the C-only names (reported as such)."""
-    gone = sorted(k for k in cmap if k in C_ONLY)
+def p4_only_out(rep, what, pmap):
+    """pmap without the P4-only names (reported as such)."""
+    gone = sorted(k for k in pmap if k in P4_ONLY)
     if gone:
-        rep.ok("%s: C only, not in the P4 (queued lock mode): %s"
-               % (what, ", ".join(gone)))
-    return {k: v for k, v in cmap.items() if k not in C_ONLY}
+        rep.ok("%s: P4 only (lcf_queue.p4): %s" % (what, ", ".join(gone)))
+    return {k: v for k, v in pmap.items() if k not in P4_ONLY}
 
 
 def check_constants(rep, p4, wire_h, pipe_h):
@@ -116,7 +114,7 @@ def check_constants(rep, p4, wire_h, pipe_h):
               and k not in ("LCF_T_PIPELINE_FIRST", "LCF_T_PIPELINE_LAST",
                             "LCF_T_NODE_FIRST", "LCF_T_NODE_LAST")}
     rep.compare("message types: C LCF_TYPE_LIST vs P4 LCF_T_*", "C",
-                c_only_out(rep, "message types", ctypes), "P4", ptypes)
+                ctypes, "P4", ptypes)
 
     def resolve(v):
         while isinstance(v, str):
@@ -163,18 +161,13 @@ def check_constants(rep, p4, wire_h, pipe_h):
     cact["LCF_A_MAX"] = (len(cact), "-")
     pact = {k: (v, p4.const_comment.get(k, "-")) for k, v in p4.consts.items()
             if k.startswith("LCF_A_")}
-    cmp_act = c_only_out(rep, "action counters", cact)
-    n_only = len(cact) - len(cmp_act)
-    if n_only and all(cact[k][0] >= len(cact) - 1 - n_only
-                      for k in cact if k in C_ONLY):
-        cmp_act["LCF_A_MAX"] = (len(cact) - 1 - n_only, "-")
     rep.compare("action counters: C LCF_ACTION_LIST (value, counter name) vs P4",
-                "C", cmp_act, "P4", pact)
+                "C", cact, "P4", pact)
 
     crs = c_enum_values(ph, "lcf_resubmit_op") or {}
     prs = {k: v for k, v in p4.consts.items() if k.startswith("LCF_RS_")}
     rep.compare("resubmit ops: C enum lcf_resubmit_op vs P4 LCF_RS_*", "C",
-                c_only_out(rep, "resubmit ops", crs), "P4", prs)
+                crs, "P4", p4_only_out(rep, "resubmit ops", prs))
     return ctypes, cdrop, cact, crs
 
 
@@ -442,7 +435,7 @@ def check_validate(rep, p4, wire_c, pipe_c, cdrop, cact):
         if not re.search(r"\b%s\b" % name, uses):
             missing.append("drop reason %s is never counted" % name)
     for name in cact:
-        if name == "LCF_A_MAX" or name in C_ONLY:
+        if name == "LCF_A_MAX":
             continue
         if name == "LCF_A_RETRANSMIT_PASS":
             ok = "lcf_retransmit_ctr.count" in p4.src
@@ -479,6 +472,7 @@ def main():
         pipe_c = strip_c_comments(read(path("lib", "lcf", "lcf_pipeline.c")))
         internal_h = read(path("lib", "lcf", "lcf_internal.h"))
         ver_c = strip_c_comments(read(path("lib", "lcf", "lcf_version.c")))
+        queue_c = read(path("lib", "lcf", "lcf_queue.c"))
         protocol = read(path("docs", "PROTOCOL.md"))
     except OSError as e:
         print("check_parity: %s" % e, file=sys.stderr)
@@ -498,6 +492,7 @@ def main():
         check_scoreboard(rep, p4, pipe_c, read(path("lib", "lcf", "lcf_internal.h")))
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
         check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c)
+        check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes)
     except (ValueError, KeyError, IndexError, AttributeError) as e:
         rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])
     if rep.errors:

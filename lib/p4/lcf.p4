@@ -58,6 +58,7 @@
 #define LCF_SLOTS (32w1 << LCF_SLOT_BITS)
 
 #include "lcf_headers.p4"
+#include "lcf_queue.p4"
 #include "lcf_parser.p4"
 #include "lcf_validate.p4"
 #include "lcf_ways.p4"
@@ -132,7 +133,9 @@ control LcfIngress(inout lcf_headers_t hdr,
     LcfCheck() check;
     LcfScoreboard() scoreboard;
     LcfForward() forward;
+    LcfQueue() queue;
     LcfDispatch() dispatch;
+    LcfQueueOut() queue_out;
     LcfL2() l2;
 
     apply {
@@ -214,13 +217,17 @@ control LcfIngress(inout lcf_headers_t hdr,
             /* stage W+4 */
             scoreboard.apply(hdr, md);
             forward.apply(hdr, md);
+            /* stage W+5: QSTATE (queued lock mode, lcf_queue.p4) */
+            queue.apply(hdr, md);
         }
 
         /* stage W+5. Dispatch and L2 both write the bridge header and the
          * egress port: as two branches of one if/else they are exclusive,
          * so the compiler puts them in one stage instead of ordering them
          * (a write-after-write dependency, one more stage). */
-        if (md.to_lcf == 1 && hdr.lcf.isValid() && md.drop == 0 &&
+        if (md.q_out == 1 || md.q_frv != 0) {
+            queue_out.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
+        } else if (md.to_lcf == 1 && hdr.lcf.isValid() && md.drop == 0 &&
             md.l2 == 0) {
             dispatch.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
         } else if (md.l2 == 1) {

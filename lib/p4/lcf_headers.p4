@@ -33,11 +33,14 @@ const bit<8> LCF_T_ADD_TO_SWITCH      = 0x08;
 const bit<8> LCF_T_REMOVE_FROM_SWITCH = 0x09;
 const bit<8> LCF_T_ABORT              = 0x0a;
 const bit<8> LCF_T_VERSION_READ       = 0x0b;
+const bit<8> LCF_T_QXFER              = 0x0c;   /* queued lock mode (lcf_queue.p4) */
+const bit<8> LCF_T_QRELEASE           = 0x0d;
 const bit<8> LCF_T_NACK               = 0x10;
 const bit<8> LCF_T_UNLOCK_ACK         = 0x11;
 const bit<8> LCF_T_MIGRATE_ACK        = 0x12;
 const bit<8> LCF_T_ABORT_ACK          = 0x13;
 const bit<8> LCF_T_VERSION            = 0x14;
+const bit<8> LCF_T_QXFER_ACK          = 0x15;
 
 const bit<8> LCF_T_PIPELINE_FIRST = 0x01;
 const bit<8> LCF_T_PIPELINE_LAST  = 0x0b;
@@ -109,13 +112,19 @@ const bit<8> LCF_A_ABORT_PASSED     = 21; // abort_copy_passed
 const bit<8> LCF_A_NACK_ABORTED     = 22; // nack_aborted_request
 const bit<8> LCF_A_VERSION_HIT      = 23; // version_read_hit
 const bit<8> LCF_A_VERSION_MISS     = 24; // version_read_miss
-const bit<8> LCF_A_MAX              = 25;
+const bit<8> LCF_A_FWD_HOLDER       = 25; // forward_to_holder
+const bit<8> LCF_A_QXFER_OK         = 26; // qxfer_approved
+const bit<8> LCF_A_QXFER_DENIED     = 27; // qxfer_denied
+const bit<8> LCF_A_QRELEASE_EXEC    = 28; // qrelease_executed
+const bit<8> LCF_A_QRELEASE_DUP     = 29; // qrelease_duplicate_ignored
+const bit<8> LCF_A_MAX              = 30;
 
 /* Resubmit ops: C enum lcf_resubmit_op (docs/PROTOCOL.md 4.8 byte 0). */
 const bit<8> LCF_RS_RELEASE = 1;
 const bit<8> LCF_RS_UNLOCK  = 2;
 const bit<8> LCF_RS_ADD     = 3;
 const bit<8> LCF_RS_REMOVE  = 4;
+const bit<8> LCF_RS_QRELEASE = 5;
 
 /* Way seeds of the slot hash: C lcf_way_seed() = 0x9e3779b9 * (w + 1), salt 0. */
 const bit<32> LCF_WAY_SEED_0 = 0x9e3779b9;
@@ -361,6 +370,19 @@ struct lcf_ig_md_t {
     bit<1>  check_ok;
     bit<8>  fwd_ctr;            /* LCF_A_* of the forward action */
     bit<8>  fwd_kind;           /* FWD_KIND_* */
+
+    /* queued lock mode (lcf_queue.p4) */
+    bit<1>  q_mode;             /* switch.lock_mode "queued" */
+    bit<8>  q_kind;             /* Q_K_*: what QSTATE does this pass */
+    bit<1>  q_out;              /* QXFER/QRELEASE: LcfQueueOut decides */
+    bit<16> q_idhi;             /* (node + 1) << 10 | thread */
+    bit<10> q_hbhi;             /* (node + 1) << 4 | (thread & 0xf) */
+    bit<1>  q_next_ok;          /* QXFER: next names a node and thread */
+    bit<10> q_nhbhi;            /* the same of the next id */
+    bit<32> q_a;                /* QSTATE operand (phv_hi) */
+    bit<32> q_b;                /* QSTATE operand (phv_lo) */
+    bit<32> q_frv;              /* q_fwd: the new lo when forwarded, else 0 */
+    bit<32> q_crv;              /* q_check: the old lo when hi is the event */
 }
 
 /* Egress metadata. */

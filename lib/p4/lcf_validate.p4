@@ -142,6 +142,10 @@ control LcfPrepare(inout lcf_headers_t hdr,
              0 .. (LCF_WAYS - 1), 0 .. 1, 0, 0) : rs_good();
             (LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, LCF_RS_REMOVE,
              0 .. (LCF_WAYS - 1), 0 .. 1, 0, 0) : rs_good();
+            (LCF_T_QRELEASE .. LCF_T_QRELEASE, LCF_RS_QRELEASE,
+             0 .. (LCF_WAYS - 1), 0 .. 1, 0, 0) : rs_good();
+            (LCF_T_QXFER .. LCF_T_QXFER, LCF_RS_QXFER2,
+             0 .. (LCF_WAYS - 1), 0 .. 1, 0, 0) : rs_good();
         }
         size = 8;
     }
@@ -185,6 +189,8 @@ control LcfPrepare(inout lcf_headers_t hdr,
             (0, LCF_T_REMOVE_FROM_SWITCH, _) : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_TOOK, 1, 0x8000);
             (0, LCF_T_ABORT, _)          : op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_ABORT, 0, 0);
             (0, LCF_T_VERSION_READ, _)   : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
+            (0, LCF_T_QXFER, _)          : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_QEND, 0, 0);
+            (0, LCF_T_QRELEASE, _)       : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_QOPEN, 0, 0);
             /* second pass: C lcf_stage_lock_release() (SCOREBOARD untouched:
              * the copy was never counted), _unlock(), insert,
              * lcf_stage_lock_clear() */
@@ -202,6 +208,8 @@ control LcfPrepare(inout lcf_headers_t hdr,
             (1, LCF_T_WRITE_UNLOCK, _)   : op(TAG_OP_LOOKUP, LCS_OP_UNLOCK_W, SB_OP_CLEAR, 0x8000, 1);
             (1, LCF_T_ADD_TO_SWITCH, _)  : op(TAG_OP_INSERT, LCS_OP_INSTALL, SB_OP_NONE, 0, 0);
             (1, LCF_T_REMOVE_FROM_SWITCH, _) : op(TAG_OP_REMOVE, LCS_OP_CLEAR, SB_OP_NONE, 0, 0);
+            (1, LCF_T_QRELEASE, _)       : op(TAG_OP_LOOKUP, LCS_OP_UNLOCK_W, SB_OP_CLEAR, 0x8000, 1);
+            (1, LCF_T_QXFER, _)          : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
         }
         size = 32;
     }
@@ -323,7 +331,7 @@ control LcfValidate(inout lcf_headers_t hdr,
             (_, _, _, _, _, _, _, 0 .. 0, _, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_VERSION);
             (_, _, _, _, _, _, _, 2 .. 255, _, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_VERSION);
             (_, _, _, _, _, _, _, _, 0x00 .. 0x00, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
-            (_, _, _, _, _, _, _, _, 0x0c .. 0x1f, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
+            (_, _, _, _, _, _, _, _, 0x0e .. 0x1f, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
             (_, _, _, _, _, _, _, _, 0x80 .. 0xff, _, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_UNKNOWN_TYPE);
             /* len != udp.length - 40, i.e. y != 40 */
             (_, _, _, _, _, _, _, _, _, 0 .. 39, _, _, _, _, _, _, _, _, _) : v_drop(LCF_DROP_BAD_LEN);

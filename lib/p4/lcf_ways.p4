@@ -96,6 +96,20 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             }
         }
     };
+    /* QXFER, pass 1, hit or miss (C lcf_q_lu_end(); lcf_queue.p4): the
+     * holder's event ends: a later seq -> {seq, 0}, the same seq -> open 0.
+     * Compares: (int32)(seq - v.seq) > 0, v.seq == seq. No output. */
+    RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_end = {
+        void apply(inout lu_pair_t v, out bit<1> rv) {
+            if ((int<32>)(hdr.lcf.seq - v.seq) > 0 || v.seq == hdr.lcf.seq) {
+                v.open = 0;
+            }
+            if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
+                v.seq = hdr.lcf.seq;
+            }
+            rv = 0;
+        }
+    };
     /* Request, pass 1, read only: 1 <=> !((int32)(seq - v.seq) > 0). */
     RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_stale_read = {
         void apply(inout lu_pair_t v, out bit<1> rv) {
@@ -132,8 +146,18 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             md.lu_exec = lu_open.execute(md.req);
         } else if (md.pass2 == 0 && md.sb_op == SB_OP_ACQ) {
             md.lu_stale = lu_stale_read.execute(md.req);
+        } else if (md.pass2 == 0 && (md.sb_op == SB_OP_QOPEN || md.sb_op == SB_OP_QEND) &&
+                   md.node_known == 1 && md.port_ok == 1 && md.req_ok == 1 &&
+                   md.home_ok == 1) {
+            /* QRELEASE opens it as an unlock does (answer unused); QXFER
+             * ends its event (lcf_queue.p4) */
+            if (md.sb_op == SB_OP_QOPEN) {
+                lu_open.execute(md.req);
+            } else {
+                lu_end.execute(md.req);
+            }
         } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR &&
-                   md.rs_in.lock_kind == 1) {
+                   (md.rs_in.lock_kind == 1 || md.rs_in.op == LCF_RS_QRELEASE)) {
             md.lu_exec = lu_close.execute(md.req);  /* it may: does it? */
         }
         md.prov_hash = prov_hash.get({

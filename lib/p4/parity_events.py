@@ -319,7 +319,9 @@ def _p4_unlock_record(p4, ctypes):
     ctl = _lu_control(p4)
     first = re.search(r"md\.pass2\s*==\s*0\s*&&\s*md\.sb_op\s*==\s*SB_OP_CLAIM"
                       r"([^{]*)\{\s*md\.lu_exec\s*=\s*(\w+)\.execute", ctl)
-    second = re.search(r"md\.pass2\s*==\s*1[^{]*md\.rs_in\.lock_kind\s*==\s*1\s*\)"
+    # (QRELEASE's second pass closes it too: parity_queue.py)
+    second = re.search(r"md\.pass2\s*==\s*1[^{]*md\.rs_in\.lock_kind\s*==\s*1"
+                       r"(?:\s*\|\|\s*md\.rs_in\.op\s*==\s*LCF_RS_QRELEASE\s*\))?\s*\)"
                        r"\s*\{\s*md\.lu_exec\s*=\s*(\w+)\.execute", ctl)
     ob = _ra_body(ctl, "last_unlock", first.group(2) if first else "-")
     cb = _ra_body(ctl, "last_unlock", second.group(1) if second else "-")

@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The queued lock mode (docs/QUEUED-LOCKS.md sections 1-4 and 10,
+ * docs/PROTOCOL.md "Queued locks"): QSTATE = {QHOLDER, FWD_CNT} per way
+ * slot, forward to the queue holder, QXFER and QRELEASE. C:
+ * lib/lcf/lcf_queue.c, called from pass_request_queue(), pass_queue() and
+ * pass_resubmitted() in lib/lcf/lcf_pipeline.c.
+ *
+ * Controls (lcf.p4 applies them):
+ *   LcfQueue     the QSTATE stage, stage W+5 (after SCOREBOARD, W+4): the
+ *                lock mode, the id tables, the SALU operands, and per way
+ *                one paired register qstate (LcfQWay);
+ *   LcfQueueOut  the outcome of a queue pass, stage W+6, instead of
+ *                LcfDispatch: forward to the holder, QXFER_ACK, resubmit,
+ *                tag miss, bad resubmit.
+ *
+ * QSTATE on Tofino-1. A stateful ALU compares at most twice, reads two
+ * 32-bit PHV words and outputs one 32-bit word per pass. Three consequences
+ * (docs/TOFINO.md "Queued lock mode"):
+ *
+ *  1. lo keeps a copy of the holder's node, thread and seq in its low 16
+ *     bits, FWD_CNT in its high 16 bits. A forward needs the holder (node,
+ *     tenure) and the new index in one output word:
+ *       hi = QHOLDER (C: the same id, (node + 1) << 26 | thread << 16 | seq)
+ *       lo = FWD_CNT << 16 | hb(hi),
+ *            hb(id) = (node + 1) << 10 | (thread & 0xf) << 6 | (seq & 0x3f)
+ *       lo = Q_MARK (0xffff0000): C's CLOSING (FWD_CNT bit 31), and the
+ *            P4-only "QXFER approved, second pass due" (3. below)
+ *     {0, 0} is "no queue" as in C. hb(id) >= 0x400 (node + 1 >= 1), so no
+ *     open holder's lo equals Q_MARK, and FWD_CNT saturated (0xffff) with
+ *     hb is above it: `lo < Q_MARK` is "open and not saturated" in one
+ *     compare. The C view: FWD_CNT = lo >> 16, or CLOSING when lo == Q_MARK.
+ *     The tenure in hb has 4 thread bits: the queued mode needs
+ *     threads_per_node <= 16 (topo_to_bfrt.py refuses more).
+ *  2. QXFER/QRELEASE's first pass outputs the old lo only when QHOLDER is
+ *     the packet's event (else 0): the reason is exact, but a not_holder
+ *     denial reports FWD_CNT 0 (C: the current holder's count).
+ *  3. An approved QXFER needs the event id and the count (compares) and the
+ *     next id (write): three PHV words. The first pass compares and marks
+ *     lo = Q_MARK; a resubmit (LCF_RS_QXFER2, P4 only) writes {next, hb(next)}
+ *     and sends the QXFER_ACK. No other pass can approve or forward while
+ *     the mark is set, so only that second pass consumes it; a request in
+ *     between is NACKed (C forwards it to the new holder).
+ */
+#ifndef _LCF_QUEUE_P4_
+#define _LCF_QUEUE_P4_
+
+/* LAST-UNLOCK ops of the queue types (op_select's sb_op; LcfLastUnlock). */
+const bit<8> SB_OP_QEND  = 7;     /* QXFER, pass 1: C lcf_q_lu_end() */
+const bit<8> SB_OP_QOPEN = 8;     /* QRELEASE, pass 1: opened as an unlock */
+
+/* Resubmit op of an approved QXFER's second pass: P4 only (3. above). */
+const bit<8> LCF_RS_QXFER2 = 6;
+
+/* QXFER_ACK reasons: C enum lcf_q_reason (lib/wire/lcf_qlock.h). */
+const bit<8> LCF_Q_OK         = 0;
+const bit<8> LCF_Q_COUNT      = 1;
+const bit<8> LCF_Q_NOT_HOLDER = 2;
+const bit<8> LCF_Q_IS_CLOSING = 3;
+const bit<8> LCF_Q_BAD_NEXT   = 4;
+
+/* lo values (1. above). */
+const bit<32> Q_MARK = 0xffff0000;  /* CLOSING, or QXFER second pass due */
+const bit<32> Q_INC  = 0x00010000;  /* one forward */
+const bit<32> Q_NONE = 0xffffffff;  /* a q_cmp no lo equals (bad next) */
+
+/* What the QSTATE register does this pass (LcfQWay). */
+const bit<8> Q_K_NONE  = 0;
+const bit<8> Q_K_REQ   = 1;         /* request, pass 1, queued mode */
+const bit<8> Q_K_CHECK = 2;         /* QXFER or QRELEASE, pass 1, queued */
+const bit<8> Q_K_PASS2 = 3;         /* QXFER2 / QRELEASE second pass */
+
+struct q_pair_t {
+    bit<32> lo;
+    bit<32> hi;
+}
+
+/* ---------------------------------------------------------------------------
+ * QSTATE of way w. C: lcf_q_request(), lcf_q_xfer(), lcf_q_release1(),
+ * lcf_q_release2(). Four RegisterActions (the Tofino-1 limit). Operands:
+ * phv_hi = md.q_a, phv_lo = md.q_b (the same two words for every action;
+ * LcfQueue sets them per pass kind). Big constants in the register file:
+ * Q_MARK, Q_INC (2 of 4).
+ * ------------------------------------------------------------------------- */
+control LcfQWay(inout lcf_headers_t hdr,
+                inout lcf_ig_md_t md,
+                in slot_t slot)
+               (bit<8> way_id)
+{
+    Register<q_pair_t, slot_t>(LCF_SLOTS, {0, 0}) qstate;
+
+    /* Request granted and counted (C lcf_q_request(), grant): a new tenure,
+     * {id, hb(id)}; q_a = id, q_b = hb(id).
+     * Compares: none. Instructions: 2 (hi, lo). Output: none. */
+    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_grant = {
+        void apply(inout q_pair_t v, out bit<32> rv) {
+            v.hi = md.q_a;
+            v.lo = md.q_b;
+            rv = 0;
+        }
+    };
+    /* Request that found the lock busy (C lcf_q_request(), busy): when a
+     * holder exists, is not CLOSING and FWD_CNT < 0xffff, FWD_CNT += 1.
+     * Compares: hi != 0; lo < Q_MARK (unsigned).
+     * Instructions: 2 (lo + Q_INC; output). Output: the new lo (ALU lo),
+     * 0 when not forwarded; the copy goes to node rv[15:10] - 1 with aux =
+     * rv[9:0] << 16 | rv[31:16] (tenure, index). */
+    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_fwd = {
+        void apply(inout q_pair_t v, out bit<32> rv) {
+            rv = 0;
+            if (v.hi != 0 && v.lo < Q_MARK) {
+                v.lo = v.lo + Q_INC;
+                rv = v.lo;
+            }
+        }
+    };
+    /* QXFER or QRELEASE, pass 1 (C lcf_q_xfer(), lcf_q_release1()): when
+     * hi is the event (q_a = id) and lo is {its count, hb(id)} (q_b =
+     * q_cmp; Q_NONE for a QXFER with a bad next), lo = Q_MARK.
+     * Compares: hi == q_a; lo == q_b.
+     * Instructions: 2 (lo = Q_MARK; output). Output: the old lo (memory lo)
+     * when hi == q_a, else 0. LcfQueueOut: rv == q_cmp approved; rv ==
+     * Q_MARK a QRELEASE retransmission (approved) or a late QXFER copy
+     * (not_holder); rv == 0 not_holder; else closing/bad next/count. */
+    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_check = {
+        void apply(inout q_pair_t v, out bit<32> rv) {
+            rv = 0;
+            if (v.hi == md.q_a) {
+                rv = v.lo;
+            }
+            if (v.hi == md.q_a && v.lo == md.q_b) {
+                v.lo = Q_MARK;
+            }
+        }
+    };
+    /* Second pass (C lcf_q_release2(); the P4-only QXFER2): lo == Q_MARK
+     * -> {q_a, q_b}: {next, hb(next)} for QXFER2, {0, 0} for QRELEASE.
+     * Compares: lo == Q_MARK. Instructions: 2 (hi, lo). Output: none.
+     * C also requires hi == id for QRELEASE: only a pass 2 whose pass 1
+     * set or found the mark gets here, and the mark of another event
+     * would need a new grant and its QXFER/QRELEASE within one resubmit. */
+    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_pass2 = {
+        void apply(inout q_pair_t v, out bit<32> rv) {
+            if (v.lo == Q_MARK) {
+                v.hi = md.q_a;
+                v.lo = md.q_b;
+            }
+            rv = 0;
+        }
+    };
+
+    action a_grant() { md.q_frv = q_grant.execute(slot); }
+    action a_fwd()   { md.q_frv = q_fwd.execute(slot); }
+    action a_check() { md.q_crv = q_check.execute(slot); }
+    action a_pass2() { q_pass2.execute(slot); }
+    action a_none()  { }
+
+    /* C pass_request_queue(): grant = lock taken && write && check passed
+     * && event not over; busy = lock not taken && no counted lock held &&
+     * event not over. sb_rv: 0 nothing held, SB_RV_OVER over, else held
+     * (LcfScoreboard). A stale request (lu_stale) never gets here in C. */
+    table qsel {
+        key = {
+            md.q_kind : exact;
+            hdr.lcf.type : range;
+            md.lu_stale : exact;
+            md.took : exact;
+            md.check_ok : exact;
+            md.sb_rv : ternary;
+        }
+        actions = { a_grant; a_fwd; a_check; a_pass2; a_none; }
+        const default_action = a_none();
+        const entries = {
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _) : a_none();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _, _, SB_RV_OVER) : a_none();
+            (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, 0) : a_fwd();
+            (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, 0, _, _, _) : a_check();
+            (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, 0, _, _, _) : a_pass2();
+        }
+        size = 8;
+    }
+
+    apply {
+        /* the first way that has the tag (LcfLcsWay: md.way) */
+        if (md.hit == 1 && md.bad_way == 0 && md.way == way_id) {
+            qsel.apply();
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The QSTATE stage. C: the queued-mode branches of pass_request(),
+ * pass_queue(), pass_resubmitted(); lcf_q_id(), valid_next().
+ * ------------------------------------------------------------------------- */
+control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
+{
+    LcfQWay(0) qw0;
+#if LCF_WAYS > 1
+    LcfQWay(1) qw1;
+#endif
+#if LCF_WAYS > 2
+    LcfQWay(2) qw2;
+#endif
+#if LCF_WAYS > 3
+    LcfQWay(3) qw3;
+#endif
+#if LCF_WAYS > 4
+    LcfQWay(4) qw4;
+#endif
+#if LCF_WAYS > 5
+    LcfQWay(5) qw5;
+#endif
+#if LCF_WAYS > 6
+    LcfQWay(6) qw6;
+#endif
+
+    /* switch.lock_mode (topo_to_bfrt.py): 1 = "queued", 0 = "retry". */
+    action set_lock_mode(bit<1> queued) { md.q_mode = queued; }
+    table lock_mode_cfg {
+        actions = { set_lock_mode; }
+        default_action = set_lock_mode(0);
+        size = 1;
+    }
+
+    /* The packet's event: idhi = (node + 1) << 10 | thread, hbhi = (node +
+     * 1) << 4 | (thread & 0xf) (C lcf_q_id(); Tofino cannot add and shift
+     * into one field in one step). One entry per node and thread. */
+    action q_self(bit<16> idhi, bit<10> hbhi) {
+        md.q_idhi = idhi;
+        md.q_hbhi = hbhi;
+    }
+    table q_self_tbl {
+        key = {
+            hdr.lcf.node : exact @name("node");
+            hdr.lcf.thread : exact @name("thread");
+        }
+        actions = { q_self; NoAction; }
+        default_action = NoAction();
+        size = LCF_MAX_REQUESTERS;
+    }
+
+    /* QXFER's next holder (copyset): C valid_next() = an entry for its
+     * (node + 1, thread), node in the topology, thread < threads_per_node. */
+    action q_next(bit<10> hbhi) {
+        md.q_next_ok = 1;
+        md.q_nhbhi = hbhi;
+    }
+    action q_next_bad() { md.q_next_ok = 0; md.q_nhbhi = 0; }
+    table q_next_tbl {
+        key = { hdr.lcf.copyset[31:16] : exact @name("next_hi"); }
+        actions = { q_next; q_next_bad; }
+        default_action = q_next_bad();
+        size = LCF_MAX_REQUESTERS;
+    }
+
+    /* The SALU operands (phv_hi = q_a, phv_lo = q_b) and the pass kind. */
+    action in_req() {
+        md.q_kind = Q_K_REQ;
+        md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
+        md.q_b = 16w0 ++ md.q_hbhi ++ hdr.lcf.seq[5:0];
+    }
+    action in_check() {
+        md.q_kind = Q_K_CHECK;
+        md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
+        md.q_b = hdr.lcf.aux[15:0] ++ md.q_hbhi ++ hdr.lcf.seq[5:0];
+    }
+    action in_check_bad_next() {
+        md.q_kind = Q_K_CHECK;
+        md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
+        md.q_b = Q_NONE;
+    }
+    action in_xfer2() {
+        md.q_kind = Q_K_PASS2;
+        md.q_a = hdr.lcf.copyset;
+        md.q_b = 16w0 ++ md.q_nhbhi ++ hdr.lcf.copyset[5:0];
+    }
+    action in_release2() {
+        md.q_kind = Q_K_PASS2;
+        md.q_a = 0;
+        md.q_b = 0;
+    }
+    action in_none() { md.q_kind = Q_K_NONE; }
+    table q_in {
+        key = {
+            md.q_mode : exact;
+            md.pass2 : exact;
+            hdr.lcf.type : range;
+            md.q_next_ok : exact;
+            md.rs_in.op : exact;
+        }
+        actions = { in_req; in_check; in_check_bad_next; in_xfer2;
+                    in_release2; in_none; }
+        const default_action = in_none();
+        const entries = {
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0) : in_req();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0) : in_req();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0)       : in_check();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0)       : in_check_bad_next();
+            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, 0) : in_check();
+            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, 0) : in_check();
+            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2) : in_xfer2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, LCF_RS_QRELEASE) : in_release2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, LCF_RS_QRELEASE) : in_release2();
+        }
+        size = 16;
+    }
+
+    apply {
+        lock_mode_cfg.apply();
+        md.q_frv = 0;
+        md.q_crv = 0;
+        md.q_out = 0;
+        if (md.drop == 0 && md.l2 == 0) {
+            /* no dependency on the ways: the compiler may place these in
+             * any stage before QSTATE's */
+            q_self_tbl.apply();
+            q_next_tbl.apply();
+            q_in.apply();
+            /* QXFER and QRELEASE leave through LcfQueueOut, hit or miss,
+             * in both modes */
+            if (hdr.lcf.type == LCF_T_QXFER || hdr.lcf.type == LCF_T_QRELEASE) {
+                md.q_out = 1;
+            }
+            /* stage W+5 */
+            qw0.apply(hdr, md, md.slot0);
+#if LCF_WAYS > 1
+            qw1.apply(hdr, md, md.slot1);
+#endif
+#if LCF_WAYS > 2
+            qw2.apply(hdr, md, md.slot2);
+#endif
+#if LCF_WAYS > 3
+            qw3.apply(hdr, md, md.slot3);
+#endif
+#if LCF_WAYS > 4
+            qw4.apply(hdr, md, md.slot4);
+#endif
+#if LCF_WAYS > 5
+            qw5.apply(hdr, md, md.slot5);
+#endif
+#if LCF_WAYS > 6
+            qw6.apply(hdr, md, md.slot6);
+#endif
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The outcome of a queue pass, stage W+6, applied instead of LcfDispatch
+ * (lcf.p4) when md.q_out == 1 (QXFER, QRELEASE) or md.q_frv != 0 (a
+ * request forwarded to the holder). C: the res_*() calls of
+ * pass_request_queue(), pass_queue(), pass_miss() and pass_resubmitted()'s
+ * QRELEASE case; lcf_q_ack(). Counters: lcf_q_action_ctr[LCF_A_*] (C
+ * action[a] = dispatch.lcf_action_ctr[a] + queue_out.lcf_q_action_ctr[a]),
+ * lcf_q_drop_resubmit_ctr (drop[bad_resubmit_metadata], with dispatch's).
+ * ------------------------------------------------------------------------- */
+control LcfQueueOut(inout lcf_headers_t hdr,
+                    inout lcf_ig_md_t md,
+                    in ingress_intrinsic_metadata_t ig_intr_md,
+                    inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                    inout ingress_intrinsic_metadata_for_tm_t ig_tm_md)
+{
+    Counter<bit<64>, bit<8>>((bit<32>)LCF_A_MAX, CounterType_t.PACKETS) lcf_q_action_ctr;
+    Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) lcf_q_drop_resubmit_ctr;
+
+    action q_copy(bit<8> dst_node) {
+        hdr.bridge.setValid();
+        hdr.bridge.kind = LCF_BR_LCF;
+        hdr.bridge.dst_node = dst_node;
+        hdr.bridge.provider = LCF_NODE_NONE8;
+        hdr.bridge.mcast = 0;
+        hdr.bridge.dest_mask = 0;
+        hdr.bridge.in_port = ig_intr_md.ingress_port;
+        hdr.bridge.mirror = 0;
+    }
+    /* C res_qxfer_ack() / lcf_q_ack(): to the holder, from the switch,
+     * type QXFER_ACK, the block's gstatus/copyset */
+    action q_ack_common() {
+        q_copy(hdr.lcf.node[7:0]);
+        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        hdr.ethernet.src_addr = md.sw_mac;
+        hdr.ipv4.src_addr = md.sw_ip;
+        hdr.lcf.type = LCF_T_QXFER_ACK;
+        hdr.lcf.gstatus = md.blk_gs;
+        hdr.lcf.copyset = md.blk_cs;
+    }
+
+    /* C pass_request_queue(): the request itself, IN_SWITCH, the block's
+     * metadata, aux = tenure << 16 | index, to the holder's node */
+    action q_fwd_holder(bit<8> node, PortId_t port) {
+        q_copy(node);
+        ig_tm_md.ucast_egress_port = port;
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.gstatus = md.blk_gs;
+        hdr.lcf.copyset = md.blk_cs;
+        hdr.lcf.aux = 6w0 ++ md.q_frv[9:0] ++ md.q_frv[31:16];
+        lcf_q_action_ctr.count(LCF_A_FWD_HOLDER);
+    }
+    /* unreachable: every QHOLDER id names a node of the topology (grant:
+     * the requester; QXFER: q_next_tbl) */
+    action q_holder_unknown() {
+        ig_dprsr_md.drop_ctl = 1;
+        lcf_q_action_ctr.count(LCF_A_DROP);
+    }
+    /* holder node + 1 (lo bits 10-15) -> node, port (topo_to_bfrt.py) */
+    table holder_port {
+        key = { md.q_frv[15:10] : exact @name("node1"); }
+        actions = { q_fwd_holder; q_holder_unknown; }
+        default_action = q_holder_unknown();
+        size = 64;
+    }
+
+    /* C pass_miss(): QXFER/QRELEASE on a tag miss go home */
+    action q_tag_miss() {
+        q_copy(md.home);
+        ig_tm_md.ucast_egress_port = md.home_port;
+        hdr.lcf.flags = hdr.lcf.flags & ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+        lcf_q_action_ctr.count(LCF_A_TAG_MISS_HOME);
+    }
+    /* denied: ackhi = original type << 8 | reason; FWD_CNT as found */
+    action q_deny(bit<16> ackhi) {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = ackhi ++ md.q_crv[31:16];
+        lcf_q_action_ctr.count(LCF_A_QXFER_DENIED);
+    }
+    /* denied with FWD_CNT 0 (not_holder, closing, retry mode) */
+    action q_deny0(bit<16> ackhi) {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = ackhi ++ 16w0;
+        lcf_q_action_ctr.count(LCF_A_QXFER_DENIED);
+    }
+    action q_resubmit(bit<8> op) {
+        md.rs_out.setValid();
+        md.rs_out.op = op;
+        md.rs_out.way = md.way;
+        md.rs_out.lock_kind = 0;
+        md.rs_out.rsvd0 = 0;
+        md.rs_out.score = 0;
+        md.rs_out.rsvd1 = 0;
+        ig_dprsr_md.resubmit_type = LCF_RESUBMIT_TYPE;
+        lcf_q_action_ctr.count(LCF_A_RESUBMIT);
+    }
+    /* QXFER2: approved, FWD_CNT = the count (it equalled it) */
+    action q_xfer_ok() {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.aux = 16w0x0c00 ++ hdr.lcf.aux[15:0];
+        lcf_q_action_ctr.count(LCF_A_QXFER_OK);
+    }
+    /* QRELEASE, second pass: approved either way, FWD_CNT 0 */
+    action q_release_ack(bit<8> ctr) {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.aux = 32w0x0d000000;
+        lcf_q_action_ctr.count(ctr);
+    }
+    action q_bad_resubmit() {
+        ig_dprsr_md.drop_ctl = 1;
+        lcf_q_drop_resubmit_ctr.count(0);
+        lcf_q_action_ctr.count(LCF_A_DROP);
+    }
+
+    table qout {
+        key = {
+            md.pass2 : exact @name("pass2");
+            md.rs_in.op : ternary @name("rs_op");
+            hdr.lcf.type : exact @name("type");
+            md.hit : ternary @name("hit");
+            md.bad_way : ternary @name("bad_way");
+            md.q_mode : ternary @name("queued");
+            md.q_crv : ternary @name("crv");
+            md.q_next_ok : ternary @name("next_ok");
+            md.lu_exec : ternary @name("lu_exec");
+        }
+        actions = { q_tag_miss; q_deny; q_deny0; q_resubmit; q_xfer_ok;
+                    q_release_ack; q_bad_resubmit; }
+        const default_action = q_bad_resubmit();
+        /* (pass2, rs_op, type, hit, bad_way, queued, crv, next_ok, lu_exec) */
+        const entries = {
+            /* ---- first pass: C pass_first() ---- */
+            (0, _, LCF_T_QXFER, 0, _, _, _, _, _)    : q_tag_miss();
+            (0, _, LCF_T_QRELEASE, 0, _, _, _, _, _) : q_tag_miss();
+            /* retry mode: no QSTATE, nobody holds */
+            (0, _, LCF_T_QXFER, 1, _, 0, _, _, _)    : q_deny0(0x0c02);
+            (0, _, LCF_T_QRELEASE, 1, _, 0, _, _, _) : q_deny0(0x0d02);
+            /* lcf_q_release1(): a retransmission after a lost second pass */
+            (0, _, LCF_T_QRELEASE, 1, _, 1, Q_MARK, _, _) : q_resubmit(LCF_RS_QRELEASE);
+            /* hi is not the event (rv 0), or QXFER approved already */
+            (0, _, LCF_T_QXFER, 1, _, 1, 0, _, _)      : q_deny0(0x0c02);
+            (0, _, LCF_T_QRELEASE, 1, _, 1, 0, _, _)   : q_deny0(0x0d02);
+            (0, _, LCF_T_QXFER, 1, _, 1, Q_MARK, _, _) : q_deny0(0x0c02);
+            /* lcf_q_xfer(): bad next, then count */
+            (0, _, LCF_T_QXFER, 1, _, 1, _, 0, _)    : q_deny(0x0c04);
+            (0, _, LCF_T_QXFER, 1, _, 1, _, 1, _)    : q_deny(0x0c01);
+            (0, _, LCF_T_QRELEASE, 1, _, 1, _, _, _) : q_deny(0x0d01);
+            /* ---- second pass: C pass_resubmitted() ---- */
+            (1, _, LCF_T_QXFER, _, 1, _, _, _, _)    : q_bad_resubmit();
+            (1, _, LCF_T_QRELEASE, _, 1, _, _, _, _) : q_bad_resubmit();
+            (1, LCF_RS_QXFER2, LCF_T_QXFER, 1, 0, _, _, _, _) : q_xfer_ok();
+            (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, _, _, _, 1) : q_release_ack(LCF_A_QRELEASE_EXEC);
+            (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, _, _, _, 0) : q_release_ack(LCF_A_QRELEASE_DUP);
+        }
+        size = 24;
+    }
+
+    apply {
+        if (md.q_out == 0) {
+            holder_port.apply();                    /* md.q_frv != 0 */
+        } else if (md.pass2 == 0 && md.hit == 1 && md.q_mode == 1 &&
+                   md.q_crv == md.q_b) {
+            /* approved by q_check (rv == q_cmp; a gateway comparing two
+             * fields): C lcf_q_release1() resubmits with op 5;
+             * lcf_q_xfer() approves in one pass, P4 in two (LCF_RS_QXFER2,
+             * the top of this file) */
+            if (hdr.lcf.type == LCF_T_QXFER) {
+                q_resubmit(LCF_RS_QXFER2);
+            } else {
+                q_resubmit(LCF_RS_QRELEASE);
+            }
+        } else {
+            qout.apply();
+        }
+    }
+}
+
+#endif /* _LCF_QUEUE_P4_ */

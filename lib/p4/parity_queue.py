@@ -1,0 +1,548 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Parity of the queued lock mode: C lib/lcf/lcf_queue.c (and its callers in
+lcf_pipeline.c) against P4 lib/p4/lcf_queue.p4.
+
+  - which QSTATE RegisterAction a request runs: C pass_request_queue()'s
+    grant and busy expressions, evaluated on every (type, lock taken,
+    check, scoreboard, stale) against the P4 qsel const entries;
+  - QSTATE events: a seeded random sequence of grants, forwards, QXFERs
+    and QRELEASEs (both passes) on one slot, run through a model of the C
+    rules read out of lcf_queue.c (the conditions and the order of the
+    reasons are taken from the source, so a changed C rule changes the
+    model) and through an interpreter of the P4 RegisterAction bodies and
+    the LcfQueueOut tables; every decision, reason, FWD_CNT, forward
+    destination and aux, and the register view must agree, save for the
+    Tofino-1 deviations listed in DEVIATIONS (docs/TOFINO.md);
+  - LAST-UNLOCK of QXFER (C lcf_q_lu_end() vs P4 lu_end), the passes of the
+    queue types in op_select, the validate table accepting 0x0c/0x0d;
+  - the stateful-ALU budget of every RegisterAction in lcf_queue.p4 and
+    lu_end: at most 2 distinct compares, 4 instructions (writes and the
+    output), one output operand besides 0, 4 RegisterActions per register.
+
+Standard library only.
+"""
+import random
+import re
+
+from parity_src import c_function, first_match, strip_c_comments
+
+CLOSING, MASK = 0x80000000, 0xffff
+# Tofino-1 deviations the comparison allows (docs/TOFINO.md, "Queued lock
+# mode"): the FWD_CNT of a not_holder denial is 0; a QXFER that meets its own
+# event's CLOSING is denied not_holder (C: closing).
+DEVIATIONS = ["not_holder denial reports FWD_CNT 0",
+              "QXFER of an event whose QRELEASE is closing: not_holder"]
+REASONS = {"LCF_Q_OK": 0, "LCF_Q_COUNT": 1, "LCF_Q_NOT_HOLDER": 2,
+           "LCF_Q_IS_CLOSING": 3, "LCF_Q_BAD_NEXT": 4}
+
+
+def _c_expr(e, names):
+    """A C boolean expression of lcf_queue.c as Python source."""
+    e = re.sub(r"\s+", " ", e).strip()
+    e = e.replace("LCF_Q_CLOSING", str(CLOSING)).replace("LCF_Q_COUNT_MASK", str(MASK))
+    e = re.sub(r"!valid_next\(\s*p\s*,\s*next\s*\)", " not next_ok ", e)
+    e = re.sub(r"\bvalid_next\(\s*p\s*,\s*next\s*\)", " next_ok ", e)
+    for c, py in names.items():
+        e = e.replace(c, py)
+    e = e.replace("&&", " and ").replace("||", " or ")
+    e = re.sub(r"!(?!=)", " not ", e)
+    return e
+
+
+Q_NAMES = {"q->hi": "hi", "q->lo": "lo"}
+
+
+class CModel:
+    """lcf_queue.c's rules, read from the source."""
+
+    def __init__(self, qc):
+        self.ok = True
+        self.why = []
+        req = c_function(qc, "lcf_q_request") or ""
+        m = re.search(r"if\s*\(grant\)\s*\{[^}]*\*q\s*=\s*\(struct lcf_q\)\{\s*id\s*,\s*0\s*\}", req)
+        f = re.search(r"if\s*\((!busy[^;{]*?)\)\s*return\s+false;\s*q->lo\+\+;", req)
+        self.fwd_block = _c_expr(f.group(1), dict(Q_NAMES, busy="busy")) if f else None
+        if not m or not f:
+            self.fail("lcf_q_request(): grant {id, 0} / forward condition, lo++")
+        self.xfer = self._reasons(c_function(qc, "lcf_q_xfer") or "",
+                                  r"\*q\s*=\s*\(struct lcf_q\)\{\s*next\s*,\s*0\s*\}")
+        self.rel1 = self._reasons(c_function(qc, "lcf_q_release1") or "",
+                                  r"q->lo\s*=\s*LCF_Q_CLOSING\s*;")
+        r2 = c_function(qc, "lcf_q_release2") or ""
+        m = re.search(r"if\s*\(([^;{]*?)\)\s*\*q\s*=\s*\(struct lcf_q\)\{\s*0\s*,\s*0\s*\}", r2)
+        self.rel2 = _c_expr(m.group(1), Q_NAMES) if m else None
+        if not m:
+            self.fail("lcf_q_release2(): {0, 0} when ...")
+
+    def fail(self, what):
+        self.ok = False
+        self.why.append("rule not found in lcf_queue.c (C changed? update the "
+                        "P4 and this checker): " + what)
+
+    def _reasons(self, body, ok_write):
+        out = [(_c_expr(c, dict(Q_NAMES, count="count")), r) for c, r in
+               re.findall(r"if\s*\(([^;{]*?)\)\s*return\s+(LCF_Q_\w+)\s*;", body)]
+        if not out or not re.search(ok_write + r";?\s*return\s+LCF_Q_OK\s*;", body) \
+                or not re.search(r"\*fwd_cnt\s*=\s*q->lo\s*;", body):
+            self.fail("reasons, the approving write and *fwd_cnt = q->lo")
+        return out
+
+    def run(self, st, op):
+        hi, lo = st
+        kind = op[0]
+        if kind == "grant":
+            return (op[1], 0), ("grant",)
+        if kind == "fwd":
+            if eval(self.fwd_block, {}, dict(hi=hi, lo=lo, busy=True)):
+                return st, ("none",)
+            lo += 1
+            ten = ((hi >> 16) & 0x3ff) << 6 | (hi & 0x3f)
+            return (hi, lo), ("fwd", (hi >> 26) - 1, ten << 16 | (lo & MASK))
+        if kind == "rel2":
+            if eval(self.rel2, {}, dict(hi=hi, lo=lo, id=op[1])):
+                return (0, 0), ("rel2",)
+            return st, ("rel2",)
+        _, ident, count, nxt, next_ok = op
+        env = dict(hi=hi, lo=lo, id=ident, count=count & MASK, next_ok=next_ok)
+        for cond, r in (self.xfer if kind == "xfer" else self.rel1):
+            if eval(cond, {}, env):
+                fwd = lo & MASK
+                if r == "LCF_Q_NOT_HOLDER":
+                    fwd = 0                         # DEVIATIONS[0]
+                if kind == "xfer" and r == "LCF_Q_IS_CLOSING":
+                    r, fwd = "LCF_Q_NOT_HOLDER", 0  # DEVIATIONS[1]
+                return st, ("deny", REASONS[r], fwd)
+        if kind == "xfer":
+            return (nxt, 0), ("ok", count & MASK)
+        return (hi, CLOSING), ("ok", None)
+
+
+# ------------------------------------------------------------------ P4 ----
+
+def _ra_bodies(src, reg):
+    return {m.group(1): m.group(2) for m in re.finditer(
+        r"RegisterAction<[^(]*>\(%s\)\s*(\w+)\s*=\s*\{\s*void\s+apply\([^)]*\)\s*\{(.*?)\n        \}\s*\};"
+        % reg, src, re.S)}
+
+
+def _p4_expr(e, consts):
+    e = re.sub(r"\s+", " ", e).strip()
+    e = re.sub(r"\b(v|md)\.(\w+)", r"\2", e)
+    e = re.sub(r"\b\d+w(0x[0-9a-fA-F]+|\d+)", r"\1", e)
+    e = re.sub(r"\b([A-Z][A-Z0-9_]+)\b",
+               lambda m: str(consts[m.group(1)]) if m.group(1) in consts else m.group(1), e)
+    return e.replace("&&", " and ").replace("||", " or ")
+
+
+def run_ra(body, consts, env):
+    """Interpret a RegisterAction body: if blocks and assignments to v.hi,
+    v.lo and rv, in order (what the P4 RegisterAction states)."""
+    env = dict(env)
+    env["rv"] = 0
+    stmts = re.findall(r"(if\s*\(([^{]*)\)\s*\{([^}]*)\})|([^;{}]+;)", body)
+    for whole, cond, block, simple in stmts:
+        if whole:
+            if not eval(_p4_expr(cond, consts), {}, env):
+                continue
+            lines = block.split(";")
+        else:
+            lines = [simple]
+        for ln in lines:
+            m = re.match(r"\s*(?:v\.)?(\w+)\s*=\s*(.+)", ln.strip().rstrip(";"))
+            if m:
+                env[m.group(1)] = eval(_p4_expr(m.group(2), consts), {}, env) & 0xffffffff
+    return env
+
+
+def concat(expr, fields):
+    """Value of a P4 concatenation of slices, fields and NwV constants."""
+    val = 0
+    for part in [p.strip() for p in expr.split("++")]:
+        m = re.fullmatch(r"(\d+)w(0x[0-9a-fA-F]+|\d+)", part)
+        if m:
+            w, v = int(m.group(1)), int(m.group(2), 0)
+        else:
+            m = re.fullmatch(r"([\w.]+)\[(\d+):(\d+)\]", part)
+            if m:
+                w = int(m.group(2)) - int(m.group(3)) + 1
+                v = (fields[m.group(1)] >> int(m.group(3))) & ((1 << w) - 1)
+            else:
+                w, v = fields[part + "#w"], fields[part]
+        val = val << w | v
+    return val
+
+
+class P4Model:
+    def __init__(self, p4):
+        self.p4, self.c = p4, p4.consts
+        self.bodies = _ra_bodies(p4.src, "qstate")
+        self.qout = p4.entries("qout") or []
+        self.qsel = p4.entries("qsel") or []
+
+    def action_assign(self, action, field):
+        body = self.p4.action_body(action) or ""
+        m = re.search(r"%s\s*=\s*([^;]+);" % re.escape(field), body)
+        return m.group(1) if m else None
+
+    def operands(self, action, f):
+        out = []
+        for fld in ("md.q_a", "md.q_b"):
+            e = self.action_assign(action, fld)
+            if e is None:
+                return None
+            e = e.strip()
+            out.append(self.c[e] if e in self.c else
+                       int(e, 0) if re.fullmatch(r"\d+|0x\w+", e) else concat(e, f))
+        return out
+
+    def fields(self, node, thread, seq, aux=0, cs=0):
+        return {"md.q_idhi": (node + 1) << 10 | thread, "md.q_idhi#w": 16,
+                "md.q_hbhi": (node + 1) << 4 | (thread & 0xf), "md.q_hbhi#w": 10,
+                "md.q_nhbhi": ((cs >> 26) << 4 | (cs >> 16 & 0xf)), "md.q_nhbhi#w": 10,
+                "hdr.lcf.seq": seq, "hdr.lcf.aux": aux, "hdr.lcf.copyset": cs,
+                "hdr.lcf.seq#w": 32, "hdr.lcf.aux#w": 32, "hdr.lcf.copyset#w": 32}
+
+    def ra(self, name, st, a, b):
+        env = run_ra(self.bodies.get(name, ""), self.c, dict(hi=st[0], lo=st[1], q_a=a, q_b=b))
+        return (env["hi"], env["lo"]), env["rv"]
+
+    def run(self, st, op, ev):
+        kind = op[0]
+        if kind == "grant":
+            a, b = self.operands("in_req", self.fields(*ev))
+            st, _ = self.ra("q_grant", st, a, b)
+            return st, ("grant",)
+        if kind == "fwd":
+            st, rv = self.ra("q_fwd", st, 0, 0)
+            if rv == 0:
+                return st, ("none",)
+            aux = concat(self.action_assign("q_fwd_holder", "hdr.lcf.aux"), {"md.q_frv": rv})
+            key = re.search(r"md\.q_frv\[(\d+):(\d+)\]\s*:\s*exact", self.p4.src)
+            node1 = (rv >> int(key.group(2))) & ((1 << (int(key.group(1)) - int(key.group(2)) + 1)) - 1)
+            return st, ("fwd", node1 - 1, aux)
+        if kind == "rel2":
+            a, b = self.operands("in_release2", {})
+            st, _ = self.ra("q_pass2", st, a, b)
+            return st, ("rel2",)
+        _, ident, count, nxt, next_ok = op
+        f = self.fields(*ev, aux=count, cs=nxt)
+        t = self.c["LCF_T_QXFER" if kind == "xfer" else "LCF_T_QRELEASE"]
+        act = "in_check" if next_ok or kind == "rel1" else "in_check_bad_next"
+        a, b = self.operands(act, f)
+        st, crv = self.ra("q_check", st, a, b)
+        if crv == b:                                   # approved (gateway)
+            if kind == "rel1":
+                return st, ("ok", None)
+            a2, b2 = self.operands("in_xfer2", f)
+            st, _ = self.ra("q_pass2", st, a2, b2)
+            act, _ = first_match(self.qout, [1, self.c["LCF_RS_QXFER2"], t, 1, 0, 1, 0, 1, 0])
+            body = self.p4.action_body(act or "") or ""
+            fwd = concat(re.search(r"hdr\.lcf\.aux\s*=\s*([^;]+);", body).group(1),
+                         {"hdr.lcf.aux": count}) & MASK if act == "q_xfer_ok" else -1
+            return st, ("ok", fwd)
+        act, args = first_match(self.qout, [0, 0, t, 1, 0, 1, crv, int(next_ok), 0])
+        if act == "q_resubmit" and args and self.c.get(args[0]) == self.c["LCF_RS_QRELEASE"]:
+            return st, ("ok", None)
+        if act in ("q_deny", "q_deny0"):
+            ackhi = int(args[0], 0)
+            if ackhi >> 8 != t:
+                return st, ("ack of type 0x%x" % (ackhi >> 8),)
+            return st, ("deny", ackhi & 0xff, (crv >> 16) if act == "q_deny" else 0)
+        return st, ("p4 action %s" % act,)
+
+    def view(self, st):
+        """The register in C's terms (lcf_queue.p4, 1.)."""
+        hi, lo = st
+        if lo == self.c.get("Q_MARK"):
+            return (hi, CLOSING)
+        return (hi, lo >> 16 if hi else lo)
+
+
+def _events(rng, n):
+    ev = [(0, 0, 5), (0, 0, 69), (1, 1, 7), (2, 15, 0xfffe), (1, 0, 6)]
+    ops = []
+    for _ in range(n):
+        k = rng.choice(["grant", "fwd", "fwd", "fwd", "xfer", "xfer", "rel1", "rel2",
+                        "rel2", "sat"])
+        e = rng.choice(ev)
+        nxt = rng.choice(ev + [(5, 0, 1)])           # node 5: not in the topology
+        ident = (e[0] + 1) << 26 | e[1] << 16 | e[2]
+        nid = (nxt[0] + 1) << 26 | nxt[1] << 16 | nxt[2]
+        cnt = rng.choice([0, 1, 2, 3, 0xfffe, 0xffff])
+        ops.append((k, e, ident, cnt, nid, nxt[0] != 5))
+    return ops
+
+
+def check_queue_events(rep, p4, qc):
+    cm, pm = CModel(qc), P4Model(p4)
+    if not cm.ok:
+        rep.fail("queued mode: C rules in lcf_queue.c", cm.why)
+        return
+    missing = [n for n in ("q_grant", "q_fwd", "q_check", "q_pass2") if n not in pm.bodies]
+    if missing or not pm.qout:
+        rep.fail("queued mode: P4 lcf_queue.p4", ["RegisterAction(s) %s or table qout "
+                                                   "not found" % missing])
+        return
+    rng = random.Random(16)
+    diffs, steps, tally = [], 0, {}
+    for trial in range(60):
+        cst, pst = (0, 0), (0, 0)
+        holder_ev, pend, evof = None, [], {}
+        for k, e, ident, cnt, nid, nok in _events(rng, 40):
+            if k == "sat":                    # FWD_CNT near saturation
+                if not cst[0] or holder_ev is None or pst[1] == pm.c.get("Q_MARK"):
+                    continue
+                cst = (cst[0], 0xfffe)
+                pst = (pst[0], 0xfffe << 16 | (pst[1] & 0xffff))
+                continue
+            if k in ("xfer", "rel1", "rel2") and holder_ev and rng.random() < 0.6:
+                e, ident = holder_ev                  # mostly the holder
+            if k == "rel1" and rng.random() < 0.5:
+                cnt = cst[1] & MASK                   # mostly the right count
+            if k == "xfer" and rng.random() < 0.5:
+                cnt = cst[1] & MASK
+            if k == "grant" and pend:
+                k = "rel2"      # a grant needs the lock a due second pass frees
+            if k == "rel2":
+                if not pend:
+                    continue
+                ident = pend.pop(0)             # an approved first pass's
+                e = evof.get(ident, e)
+            op = {"grant": ("grant", ident), "fwd": ("fwd",), "rel2": ("rel2", ident),
+                  "xfer": ("xfer", ident, cnt, nid, nok),
+                  "rel1": ("rel1", ident, cnt, nid, nok)}[k]
+            cst2, cout = cm.run(cst, op)
+            pst2, pout = pm.run(pst, op, e)
+            steps += 1
+            tally[(k, cout[0], cout[1] if cout[0] == "deny" else "")] = \
+                tally.get((k, cout[0], cout[1] if cout[0] == "deny" else ""), 0) + 1
+            evof[ident] = e
+            if k == "rel1" and cout == ("ok", None) and pout == cout:
+                pend.append(ident)              # its second pass is due
+            if k == "grant":
+                holder_ev = (e, ident)
+            if k == "xfer" and cout[0] == "ok":
+                ne = [x for x in [(0, 0, 5), (0, 0, 69), (1, 1, 7), (2, 15, 0xfffe), (1, 0, 6)]
+                      if ((x[0] + 1) << 26 | x[1] << 16 | x[2]) == nid]
+                holder_ev = (ne[0], nid) if ne else None
+            if cout != pout or cst2 != pm.view(pst2):
+                diffs.append("trial %d %s: C %s -> %s, P4 %s -> %s (lo 0x%x)"
+                             % (trial, op, cout, _hx(cst2), pout, _hx(pm.view(pst2)), pst2[1]))
+            cst, pst = cst2, pst2
+            if len(diffs) > 6:
+                break
+    if diffs:
+        rep.fail("queued mode: QSTATE events, C lcf_queue.c vs P4 lcf_queue.p4 "
+                 "(allowed: %s)" % "; ".join(DEVIATIONS), diffs[:6])
+    else:
+        rep.ok("queued mode: QSTATE events, C lcf_queue.c vs P4 RegisterActions + "
+               "LcfQueueOut, %d random steps (grant, forward, QXFER, QRELEASE, "
+               "saturation; allowed: %s): %s" % (steps, "; ".join(DEVIATIONS), ", ".join(
+                   "%s %s%s %d" % (k, o, (" reason %s" % r) if r != "" else "", n)
+                   for (k, o, r), n in sorted(tally.items(), key=str))))
+
+
+def _hx(st):
+    return "{0x%x, 0x%x}" % st
+
+
+# ---------------------------------------------------- request decisions --
+
+REQUESTS = ["READ_MISS", "WRITE_MISS", "WRITE_SHARED", "EVICT_SHARED",
+            "EVICT_MODIFIED"]
+
+
+def check_queue_request(rep, p4, pipe_c, ctypes):
+    body = c_function(pipe_c, "pass_request_queue") or ""
+    call = re.search(r"lcf_q_request\(([^;]*)\)\s*\)", body, re.S)
+    site = re.search(r"p->cfg\.queued\s*&&\s*pass_request_queue\(\s*p\s*,\s*phv\s*,"
+                     r"\s*res\s*,\s*([^)]+)\)\)", c_function(pipe_c, "pass_request") or "")
+    args = []
+    if call:
+        depth, cur = 0, ""
+        for ch in call.group(1):
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            if ch == "," and depth == 0:
+                args.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        args.append(cur.strip())
+    if len(args) < 6 or not site:
+        rep.fail("queued mode: C pass_request_queue()",
+                 ["lcf_q_request(p, w, slot, id, GRANT, BUSY, ...) or its call "
+                  "p->cfg.queued && pass_request_queue(..., write && chk) not found"])
+        return
+    names = {"phv->lock_taken": "took", "phv->sb_over": "over",
+             "phv->sb_held": "held", "write_ok": "(%s)" % site.group(1)}
+
+    def py(e):
+        e = e.replace("write && chk", "write and chk")
+        return _c_expr(e, names)
+    grant, busy = py(args[4]), py(args[5])
+    sel = p4.entries("qsel") or []
+    kind = p4.consts.get("Q_K_REQ")
+    over_rv = p4.consts.get("SB_RV_OVER")
+    cres, pres = {}, {}
+    for t in REQUESTS:
+        for took in (0, 1):
+            for chk in (0, 1):
+                for sb in ("none", "held", "over"):
+                    for stale in (0, 1):
+                        held = sb == "held" or (took and chk and sb != "over")
+                        over = sb == "over"
+                        env = dict(took=bool(took), chk=bool(chk), held=held, over=over,
+                                   write=t != "READ_MISS")
+                        k = "%s took=%d chk=%d sb=%s stale=%d" % (t, took, chk, sb, stale)
+                        if stale:
+                            cres[k] = "none"
+                        elif eval(grant, {}, env):
+                            cres[k] = "grant"
+                        elif eval(busy, {}, env):
+                            cres[k] = "forward if a holder"
+                        else:
+                            cres[k] = "none"
+                        rv = over_rv if over else (1 if held else 0)
+                        a, _ = first_match(sel, [kind, ctypes["LCF_T_" + t], stale, took, chk, rv])
+                        pres[k] = {"a_grant": "grant", "a_fwd": "forward if a holder"}.get(a, "none")
+    rep.compare("queued mode: request -> QSTATE (C pass_request_queue() grant/busy "
+                "vs P4 qsel)", "C", cres, "P4", pres)
+
+
+# ------------------------------------------------------------ structure --
+
+def check_queue_structure(rep, p4, pipe_c, qc, wire_h):
+    diff = []
+    lu = c_function(qc, "lcf_q_lu_end") or ""
+    if not (re.search(r"if\s*\(\s*lcf_seq_after\(\s*seq\s*,\s*lu->seq\s*\)\s*\)\s*\*lu\s*="
+                      r"\s*\(struct lcf_lu\)\{\s*seq\s*,\s*0\s*\}", lu) and
+            re.search(r"else\s+if\s*\(\s*lu->seq\s*==\s*seq\s*\)\s*lu->open\s*=\s*0", lu)):
+        diff.append("C lcf_q_lu_end(): later seq -> {seq, 0}, same seq -> open 0")
+    ra = _ra_bodies(p4.src, "last_unlock").get("lu_end", "")
+    env0 = dict(seq=10, open=1)
+    ok = True
+    for vseq, vopen, seq, want in ((5, 1, 10, (10, 0)), (10, 1, 10, (10, 0)),
+                                   (12, 1, 10, (12, 1)), (0xfffffff0, 1, 3, (3, 0))):
+        e = run_ra(re.sub(r"\(int<32>\)\s*\(hdr\.lcf\.seq\s*-\s*v\.seq\)\s*>\s*0",
+                          "(0 < ((hseq - seq) & 0xffffffff) < 0x80000000)", ra)
+                   .replace("hdr.lcf.seq", "hseq"), {}, dict(env0, seq=vseq, open=vopen, hseq=seq))
+        ok = ok and (e["seq"], e["open"]) == want
+    if not ra or not ok:
+        diff.append("P4 lu_end: later seq -> {seq, 0}, same seq -> open 0")
+    first = c_function(pipe_c, "pass_first") or ""
+    if not re.search(r"type\s*==\s*LCF_T_QRELEASE\)[^;]*\n?\s*\(void\)\s*lcf_stage_last_unlock_open", first) \
+            or not re.search(r"type\s*==\s*LCF_T_QXFER\)[^;]*\n?\s*lcf_q_lu_end\(", first):
+        diff.append("C pass_first(): QRELEASE opens LAST-UNLOCK, QXFER ends it, hit or miss")
+    ops = p4.entries("op_select") or []
+    c = p4.consts
+
+    def opsel(pass2, t):
+        a, args = first_match(ops, [pass2, c[t], 0])
+        return (a, args[1:3] if args else None)
+    want = {(0, "LCF_T_QXFER"): ("op", ["LCS_OP_READ", "SB_OP_QEND"]),
+            (0, "LCF_T_QRELEASE"): ("op", ["LCS_OP_READ", "SB_OP_QOPEN"]),
+            (1, "LCF_T_QRELEASE"): ("op", ["LCS_OP_UNLOCK_W", "SB_OP_CLEAR"])}
+    for k, v in want.items():
+        if opsel(*k) != v:
+            diff.append("P4 op_select %s pass %d: %s, expected %s" % (k[1], k[0], opsel(*k), v))
+    lul = re.search(r"control\s+LcfLastUnlock\b.*?\n\}", p4.src, re.S)
+    lul = lul.group(0) if lul else ""
+    if not re.search(r"md\.sb_op\s*==\s*SB_OP_QOPEN\)\s*\{\s*lu_open\.execute", lul) or \
+            not re.search(r"else\s*\{\s*lu_end\.execute", lul) or \
+            not re.search(r"md\.rs_in\.lock_kind\s*==\s*1\s*\|\|\s*md\.rs_in\.op\s*==\s*"
+                          r"LCF_RS_QRELEASE", lul):
+        diff.append("P4 LcfLastUnlock: QOPEN -> lu_open, QEND -> lu_end, QRELEASE's "
+                    "second pass closes it whatever its lock kind")
+    sec = (c_function(pipe_c, "pass_resubmitted") or "").split("case LCF_RS_QRELEASE:", 1)[-1]
+    sec = sec.split("break;", 1)[0]
+    if not re.search(r"unlock_exec\s*=\s*lcf_stage_last_unlock_close\(", sec) or \
+            "lcf_stage_lock_unlock(" not in sec or "lcf_stage_sb_unlocked(" not in sec:
+        diff.append("C QRELEASE second pass: close LAST-UNLOCK, unlock as WRITE_UNLOCK, "
+                    "SCOREBOARD c = 0")
+    # validate: 0x0c, 0x0d are pipeline types (C lcf_type_is_pipeline)
+    if not re.search(r"lcf_type_is_queue\(type\)", c_function(wire_h, "lcf_type_is_pipeline") or ""):
+        diff.append("C lcf_type_is_pipeline(): not the queue types")
+    for m in re.finditer(r"(0x[0-9a-f]+)\s*\.\.\s*(0x[0-9a-f]+),[^\n]*v_drop\(LCF_DROP_UNKNOWN_TYPE\)",
+                         p4.src):
+        lo, hi = int(m.group(1), 16), int(m.group(2), 16)
+        if lo <= 0x0d and hi >= 0x0c:
+            diff.append("P4 validate drops 0x0c/0x0d as unknown_type (%s .. %s)"
+                        % (m.group(1), m.group(2)))
+    rs = re.search(r"table\s+rs_check_tbl\s*\{(.*?)\n    \}", p4.src, re.S)
+    for t, op in (("LCF_T_QRELEASE", "LCF_RS_QRELEASE"), ("LCF_T_QXFER", "LCF_RS_QXFER2")):
+        if not rs or not re.search(r"\(%s\s*\.\.\s*%s,\s*%s,[^:]*\)\s*:\s*rs_good"
+                                   % (t, t, op), rs.group(1)):
+            diff.append("P4 rs_check_tbl refuses %s with %s" % (t, op))
+    if not re.search(r"md\.q_crv\s*==\s*md\.q_b\)\s*\{\s*if\s*\(hdr\.lcf\.type\s*==\s*"
+                     r"LCF_T_QXFER\)\s*\{\s*q_resubmit\(LCF_RS_QXFER2\);\s*\}\s*else\s*\{\s*"
+                     r"q_resubmit\(LCF_RS_QRELEASE\);", p4.src):
+        diff.append("P4 LcfQueueOut: approved (q_crv == q_b) -> QXFER resubmit op 6, "
+                    "QRELEASE op 5")
+    if diff:
+        rep.fail("queued mode: LAST-UNLOCK, passes, validation (C vs P4)", diff)
+    else:
+        rep.ok("queued mode: QXFER ends / QRELEASE opens LAST-UNLOCK (lu_end, lu_open), "
+               "QRELEASE pass 2 as WRITE_UNLOCK, 0x0c/0x0d validated, resubmit ops 5 and 6 checked")
+
+
+# ---------------------------------------------------------- SALU budget --
+
+def salu_budget(body):
+    """(distinct compares, instructions, output operands) of a
+    RegisterAction body, as Tofino-1 counts them."""
+    conds = re.findall(r"if\s*\(([^{]*)\)\s*\{", body)
+    cmps = set()
+    for cnd in conds:
+        for atom in re.split(r"&&|\|\|", cnd):
+            atom = re.sub(r"\s+", "", atom).strip("()")
+            if atom:
+                cmps.add(atom)
+    writes = set()
+    for blk in [body] + re.findall(r"\{([^{}]*)\}", body):
+        pass
+    nwrite = len(re.findall(r"\bv\.\w+\s*=[^=]", body))
+    outs = {re.sub(r"\s+", "", o) for o in re.findall(r"\brv\s*=\s*([^;]+);", body)} - {"0"}
+    return len(cmps), nwrite + (1 if outs else 0), outs
+
+
+def check_queue_salu(rep, p4):
+    diff, rows = [], []
+    q = re.search(r"#ifndef _LCF_QUEUE_P4_.*", p4.src, re.S)
+    qsrc = q.group(0) if q else ""
+    regs = {}
+    for m in re.finditer(r"RegisterAction<[^(]*>\((\w+)\)\s*(\w+)\s*=\s*\{\s*void\s+apply"
+                         r"\([^)]*\)\s*\{(.*?)\n        \}\s*\};", p4.src, re.S):
+        reg, name, body = m.groups()
+        regs[reg] = regs.get(reg, 0) + 1
+        if reg != "qstate" and name != "lu_end":
+            continue
+        ncmp, ninst, outs = salu_budget(body)
+        rows.append("%s: %d compares, %d instructions, output %s"
+                    % (name, ncmp, ninst, "/".join(sorted(outs)) or "none"))
+        if ncmp > 2 or ninst > 4 or len(outs) > 1:
+            diff.append("%s: %d compares, %d instructions, outputs %s (Tofino-1: 2, 4, one)"
+                        % (name, ncmp, ninst, sorted(outs)))
+    for reg in ("qstate", "last_unlock"):
+        if regs.get(reg, 0) > 4:
+            diff.append("%s has %d RegisterActions (Tofino-1: 4)" % (reg, regs[reg]))
+    big = {v for v in re.findall(r"\b(Q_[A-Z]+)\b", " ".join(
+        _ra_bodies(qsrc, "qstate").values()))}
+    if len(big) > 4:
+        diff.append("qstate uses %d big constants (register file: 4)" % len(big))
+    if not rows:
+        diff.append("no QSTATE RegisterAction found")
+    if diff:
+        rep.fail("queued mode: stateful-ALU budget (Tofino-1)", diff)
+    else:
+        rep.ok("queued mode: stateful-ALU budget (Tofino-1) -- " + "; ".join(rows))
+
+
+def check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes):
+    qc = strip_c_comments(queue_c)
+    check_queue_request(rep, p4, pipe_c, ctypes)
+    check_queue_events(rep, p4, qc)
+    check_queue_structure(rep, p4, pipe_c, qc, strip_c_comments(wire_h))
+    check_queue_salu(rep, p4)
