@@ -21,6 +21,7 @@ lcf_pipeline.c) against P4 lib/p4/lcf_queue.p4.
 
 Standard library only.
 """
+import functools
 import random
 import re
 
@@ -32,6 +33,15 @@ CLOSING, MASK = 0x80000000, 0xffff
 # event's CLOSING is denied not_holder (C: closing).
 DEVIATIONS = ["not_holder denial reports FWD_CNT 0",
               "QXFER of an event whose QRELEASE is closing: not_holder"]
+@functools.lru_cache(maxsize=None)
+def _code(expr):
+    return compile(expr.strip(), "<rule>", "eval")
+
+
+def ev(expr, env):
+    return eval(_code(expr), {}, env)
+
+
 REASONS = {"LCF_Q_OK": 0, "LCF_Q_COUNT": 1, "LCF_Q_NOT_HOLDER": 2,
            "LCF_Q_IS_CLOSING": 3, "LCF_Q_BAD_NEXT": 4}
 
@@ -93,19 +103,19 @@ class CModel:
         if kind == "grant":
             return (op[1], 0), ("grant",)
         if kind == "fwd":
-            if eval(self.fwd_block, {}, dict(hi=hi, lo=lo, busy=True)):
+            if ev(self.fwd_block, dict(hi=hi, lo=lo, busy=True)):
                 return st, ("none",)
             lo += 1
             ten = ((hi >> 16) & 0x3ff) << 6 | (hi & 0x3f)
             return (hi, lo), ("fwd", (hi >> 26) - 1, ten << 16 | (lo & MASK))
         if kind == "rel2":
-            if eval(self.rel2, {}, dict(hi=hi, lo=lo, id=op[1])):
+            if ev(self.rel2, dict(hi=hi, lo=lo, id=op[1])):
                 return (0, 0), ("rel2",)
             return st, ("rel2",)
         _, ident, count, nxt, next_ok = op
         env = dict(hi=hi, lo=lo, id=ident, count=count & MASK, next_ok=next_ok)
         for cond, r in (self.xfer if kind == "xfer" else self.rel1):
-            if eval(cond, {}, env):
+            if ev(cond, env):
                 fwd = lo & MASK
                 if r == "LCF_Q_NOT_HOLDER":
                     fwd = 0                         # DEVIATIONS[0]
@@ -134,23 +144,33 @@ def _p4_expr(e, consts):
     return e.replace("&&", " and ").replace("||", " or ")
 
 
+@functools.lru_cache(maxsize=None)
+def _ra_program(body, consts_key):
+    consts = dict(consts_key)
+    prog = []
+    for whole, cond, block, simple in re.findall(
+            r"(if\s*\(([^{]*)\)\s*\{([^}]*)\})|([^;{}]+;)", body):
+        lines = block.split(";") if whole else [simple]
+        sets = []
+        for ln in lines:
+            m = re.match(r"\s*(?:v\.)?(\w+)\s*=\s*(.+)", ln.strip().rstrip(";"))
+            if m:
+                sets.append((m.group(1), _p4_expr(m.group(2), consts)))
+        prog.append((_p4_expr(cond, consts) if whole else None, sets))
+    return prog
+
+
 def run_ra(body, consts, env):
     """Interpret a RegisterAction body: if blocks and assignments to v.hi,
     v.lo and rv, in order (what the P4 RegisterAction states)."""
     env = dict(env)
     env["rv"] = 0
-    stmts = re.findall(r"(if\s*\(([^{]*)\)\s*\{([^}]*)\})|([^;{}]+;)", body)
-    for whole, cond, block, simple in stmts:
-        if whole:
-            if not eval(_p4_expr(cond, consts), {}, env):
-                continue
-            lines = block.split(";")
-        else:
-            lines = [simple]
-        for ln in lines:
-            m = re.match(r"\s*(?:v\.)?(\w+)\s*=\s*(.+)", ln.strip().rstrip(";"))
-            if m:
-                env[m.group(1)] = eval(_p4_expr(m.group(2), consts), {}, env) & 0xffffffff
+    key = tuple(sorted((k, v) for k, v in consts.items() if k in body))
+    for cond, sets in _ra_program(body, key):
+        if cond is not None and not ev(cond, env):
+            continue
+        for name, expr in sets:
+            env[name] = ev(expr, env) & 0xffffffff
     return env
 
 
@@ -178,9 +198,12 @@ class P4Model:
         self.bodies = _ra_bodies(p4.src, "qstate")
         self.qout = p4.entries("qout") or []
         self.qsel = p4.entries("qsel") or []
+        self.abody = {}
 
     def action_assign(self, action, field):
-        body = self.p4.action_body(action) or ""
+        if action not in self.abody:
+            self.abody[action] = self.p4.action_body(action) or ""
+        body = self.abody[action]
         m = re.search(r"%s\s*=\s*([^;]+);" % re.escape(field), body)
         return m.group(1) if m else None
 
@@ -236,8 +259,7 @@ class P4Model:
             a2, b2 = self.operands("in_xfer2", f)
             st, _ = self.ra("q_pass2", st, a2, b2)
             act, _ = first_match(self.qout, [1, self.c["LCF_RS_QXFER2"], t, 1, 0, 1, 0, 1, 0])
-            body = self.p4.action_body(act or "") or ""
-            fwd = concat(re.search(r"hdr\.lcf\.aux\s*=\s*([^;]+);", body).group(1),
+            fwd = concat(self.action_assign(act or "-", "hdr.lcf.aux"),
                          {"hdr.lcf.aux": count}) & MASK if act == "q_xfer_ok" else -1
             return st, ("ok", fwd)
         act, args = first_match(self.qout, [0, 0, t, 1, 0, 1, crv, int(next_ok), 0])

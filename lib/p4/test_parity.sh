@@ -28,6 +28,7 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
        lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
        lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4 lib/p4/lcf_version.p4
+       lib/p4/lcf_queue.p4 lib/lcf/lcf_queue.c
        lib/wire/lcf_wire.h lib/wire/lcf_wire.c
        lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
        lib/lcf/lcf_version.c
@@ -184,6 +185,38 @@ drift "C VERSION: busy bit moved" lib/wire/lcf_wire.h \
     's/#define LCF_VER_AUX_BUSY 0x10000u/#define LCF_VER_AUX_BUSY 0x20000u/'
 drift "P4 VERSION reply: no busy bit" lib/p4/lcf_dispatch.p4 \
     's/hdr.lcf.aux = md.aux_type | ((bit<32>)md.lk_old\[15:15\] << 16);/hdr.lcf.aux = md.aux_type;/'
+
+# the queued lock mode (parity_queue.py)
+drift "P4 QSTATE: a forward while CLOSING" lib/p4/lcf_queue.p4 \
+    's/if (v.hi != 0 \&\& v.lo < Q_MARK) {/if (v.hi != 0 \&\& v.lo <= Q_MARK) {/'
+drift "P4 QSTATE: QXFER/QRELEASE approved without the count" lib/p4/lcf_queue.p4 \
+    's/if (v.hi == md.q_a \&\& v.lo == md.q_b) {/if (v.hi == md.q_a) {/'
+drift "P4 QXFER2: the next holder installed without its lo copy" lib/p4/lcf_queue.p4 \
+    's/md.q_b = 16w0 ++ md.q_nhbhi ++ hdr.lcf.copyset\[5:0\];/md.q_b = 0;/'
+drift "P4 qsel: a write granted without passing Table 2" lib/p4/lcf_queue.p4 \
+    's/LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();/LCF_T_EVICT_MODIFIED, 0, 1, _, _) : a_grant();/'
+drift "P4 qsel: a READ_MISS makes a holder" lib/p4/lcf_queue.p4 \
+    's/(Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();/'
+drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue.p4 \
+    's/q_deny(0x0c04)/q_deny(0x0c01)/'
+drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue.p4 \
+    's/hdr.lcf.aux = 6w0 ++ md.q_frv\[9:0\] ++ md.q_frv\[31:16\];/hdr.lcf.aux = md.q_frv[31:16] ++ 6w0 ++ md.q_frv[9:0];/'
+drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
+    's/if (v.hi != 0 \&\& v.lo < Q_MARK) {/if (v.hi != 0 \&\& v.lo < Q_MARK \&\& v.lo != md.q_b) {/'
+drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
+    '/^    action a_grant()/i\    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_extra = {\n        void apply(inout q_pair_t v, out bit<32> rv) {\n            rv = v.hi;\n        }\n    };'
+drift "P4 LAST-UNLOCK: QXFER leaves its event open" lib/p4/lcf_ways.p4 \
+    '/lu_end = {/,/};/s/v.open = 0;/v.open = 1;/'
+drift "P4 validate: 0x0c/0x0d unknown types again" lib/p4/lcf_validate.p4 \
+    's/0x0e .. 0x1f/0x0c .. 0x1f/'
+drift "P4 op_select: QRELEASE does not open LAST-UNLOCK" lib/p4/lcf_validate.p4 \
+    's/LCS_OP_READ, SB_OP_QOPEN, 0, 0)/LCS_OP_READ, SB_OP_NONE, 0, 0)/'
+drift "C: a QRELEASE retransmission after CLOSING denied" lib/lcf/lcf_queue.c \
+    's/if (!(q->lo \& LCF_Q_CLOSING) \&\& q->lo != (count \& LCF_Q_COUNT_MASK))/if (q->lo != (count \& LCF_Q_COUNT_MASK))/'
+drift "C: QXFER approved whatever the next id" lib/lcf/lcf_queue.c \
+    '/if (!valid_next(p, next))/,+1d'
+drift "C: a grant without a passed check" lib/lcf/lcf_pipeline.c \
+    's/pass_request_queue(p, phv, res, write \&\& chk))/pass_request_queue(p, phv, res, write))/'
 
 # ---- 3. preprocessor sanity of every configuration --------------------------
 if command -v cpp >/dev/null 2>&1; then
