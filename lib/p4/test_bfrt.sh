@@ -178,6 +178,33 @@ for pm, devof in ((None, {n["id"]: n["port"] for n in nodes}),
           % (tag, 32 * len(ids)))
     ports_ok = all(e["port"] == devof[e["node"]] for e in pv + ow)
     check(ports_ok, "%s: provider/owner entries carry the node's dev_port" % tag)
+    # queued lock mode (lcf_queue.p4)
+    lm = calls("queue.lock_mode_cfg", "set_default_with_set_lock_mode")
+    want_q = 1 if topo["switch"].get("lock_mode", "retry") == "queued" else 0
+    check(lm == [{"queued": want_q}], "%s: lock mode %d from switch.lock_mode" % (tag, want_q))
+    qs = calls("queue.q_self_tbl", "add_with_q_self")
+    qn = calls("queue.q_next_tbl", "add_with_q_next")
+    want_s = sorted((i, t, (i + 1) << 10 | t, (i + 1) << 4 | (t & 0xf))
+                    for i in ids for t in range(threads))
+    check(sorted((k["node"], k["thread"], k["idhi"], k["hbhi"]) for k in qs) == want_s and
+          sorted((k["next_hi"], k["hbhi"]) for k in qn) ==
+          sorted((a[2], a[3]) for a in want_s),
+          "%s: q_self_tbl/q_next_tbl: idhi = (node + 1) << 10 | thread, hbhi = "
+          "(node + 1) << 4 | thread & 0xf, %d entries each (C lcf_q_id())" % (tag, len(want_s)))
+    hp = calls("queue_out.holder_port", "add_with_q_fwd_holder")
+    check(sorted((k["node1"], k["node"], k["port"]) for k in hp) ==
+          sorted((i + 1, i, devof[i]) for i in ids),
+          "%s: holder_port: node + 1 -> node, dev_port" % tag)
+
+# the queued lock mode: switch.lock_mode "queued" sets the mode
+qt = dict(topo)
+qt["switch"] = dict(topo["switch"], lock_mode="queued")
+qt["threads_per_node"] = min(threads, 16)
+json.dump(qt, open(tmp + "/queued.json", "w"))
+p, log = run(topo=tmp + "/queued.json")
+check(log is not None and
+      [kw for t, m, a, kw in log if t.endswith("queue.lock_mode_cfg")] == [{"queued": 1}],
+      "switch.lock_mode \"queued\": lock_mode_cfg queued=1")
 
 # refusals
 bad = {
@@ -188,6 +215,14 @@ bad = {
                           "shadow": 5},
     "bad MAC": {"switch": {"mac": "02:zz:00:00:00:fe", "ip": "10.0.0.254"},
                 "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
+    "lock mode fifo": {"switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254",
+                                  "lock_mode": "fifo"},
+                       "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
+    "queued mode and 32 threads": {"threads_per_node": 32,
+                                   "switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254",
+                                              "lock_mode": "queued"},
+                                   "nodes": [{"id": 0, "mac": "02:00:00:00:00:01",
+                                              "ip": "10.0.0.1", "port": 0}]},
     "too many threads": {"threads_per_node": 64,
                          "switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254"},
                          "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
@@ -210,6 +245,7 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.lcs%d.%s" % (w, r) for w in range(3)
                for r in ("lock", "gstatus", "copyset")] +
               ["lcf.pipe.LcfIngress.ver%d.version" % w for w in range(3)] +
+              ["lcf.pipe.LcfIngress.queue.qw%d.qstate" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
                "lcf.pipe.LcfIngress.scoreboard.sb_seq",
                "lcf.pipe.LcfIngress.scoreboard.sb_c"])
@@ -217,7 +253,7 @@ lu_rows = sorted(kw.get("REGISTER_INDEX") for t, m, a, kw in log
                  if m == "mod" and t.endswith("last_unlock.last_unlock") and
                  kw.get("seq") == 0 and kw.get("open_seq") == 1)
 check(cleared == want and lu_rows == list(range(512)),
-      "--reset clears TAG, LOCK, G-STATUS, COPYSET, VERSION of 3 "
+      "--reset clears TAG, LOCK, G-STATUS, COPYSET, VERSION, QSTATE of 3 "
       "ways, LAST-UNLOCK and SCOREBOARD, then closes all 512 LAST-UNLOCK rows "
       "at seq 0 ({0, open_seq 1})")
 
@@ -281,6 +317,7 @@ mods = sorted((t, kw.get("REGISTER_INDEX")) for t, m, a, kw in log
 want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
               [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
                for r in ("lock", "gstatus", "copyset")] +
+              [(ig + "queue.qw%d.qstate" % w, i) for w, i in ((0, 5), (0, 11), (1, 7))] +
               [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
 sb_mods = sorted((t.rpartition(".")[2], kw.get("REGISTER_INDEX"), kw.get("f1"),
                   kw.get("pipe") or 0)
@@ -289,12 +326,14 @@ dead_sb = [(r, i, 0, 0) for r in ("sb_c", "sb_seq")
            for i in range(dead * threads * 2, (dead + 1) * threads * 2)]
 lu_ok = all(kw.get("seq") == 0 and kw.get("open_seq") == 1 for t, m, a, kw in log
             if m == "mod" and t.endswith("last_unlock"))
+lu_ok = lu_ok and all(kw.get("lo") == 0 and kw.get("hi") == 0 for t, m, a, kw in log
+                      if m == "mod" and t.endswith("qstate"))
 check(mods == want and lu_ok and not [t for t, m, a, kw in log if m == "clear"] and
       sb_mods == sorted([("sb_c", 0, 0, 1), ("sb_c", 1, 0, 1)] + dead_sb),
       "--node-failed: evicts the locked slot and the slots listing node %d in each way "
-      "(TAG, LOCK, G-STATUS, COPYSET), not the others; zeroes every SCOREBOARD count "
-      "(SEQ and ENDED kept) and resets the dead node's %d LAST-UNLOCK rows ({0, 1}) and "
-      "SCOREBOARD SEQ and C rows" % (dead, threads))
+      "(TAG, LOCK, G-STATUS, COPYSET, QSTATE {0, 0}: C lcf_q_clear()), not the others; "
+      "zeroes every SCOREBOARD count (SEQ and ENDED kept) and resets the dead node's "
+      "%d LAST-UNLOCK rows ({0, 1}) and SCOREBOARD SEQ and C rows" % (dead, threads))
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "not a node" in p.stderr,

@@ -16,13 +16,17 @@ and writes a bfrt_python script (run it with `bfshell -b FILE`) that fills:
   * the copyset multicast group (one L1 node per topology node, rid = node id;
     egress prunes by copyset bit) and the L2 flood group;
   * the L2 dmac table (node MACs);
-  * the data-provider and owner selection tables (pick_provider, pick_owner).
+  * the data-provider and owner selection tables (pick_provider, pick_owner);
+  * the queued lock mode (lcf_queue.p4, docs/QUEUED-LOCKS.md): the lock mode
+    from switch.lock_mode (lock_mode_cfg), the queue-holder ids of every
+    node and thread (q_self_tbl, q_next_tbl) and the holder -> port table
+    (holder_port).
 
 --reset writes a script that clears every register array instead, and
 --node-failed NODE one that evicts the blocks a dead memory node blocks
-(held LOCK, or NODE in COPYSET), clears SCOREBOARD and NODE's LAST-UNLOCK
-rows, with every port disabled meanwhile (docs/FAULTS.md section 2,
-docs/TOFINO.md).
+(held LOCK, or NODE in COPYSET) with their QSTATE, clears SCOREBOARD and
+NODE's LAST-UNLOCK rows, with every port disabled meanwhile (docs/FAULTS.md
+section 2, docs/TOFINO.md).
 
 The check, forward, validate and dispatch tables are const entries in the P4
 program; nothing here touches them.
@@ -42,6 +46,7 @@ MAX_NODES = 32
 DEFAULT_LCF_PORT = 7340
 DEFAULT_BLOCK = 4096
 DEFAULT_THREADS = 16
+QUEUED_MAX_THREADS = 16  # lcf_queue.p4 keeps 4 thread bits of the holder
 MCAST_GRP = 1          # LCF_MCAST_GRP in lcf_headers.p4
 FLOOD_GRP = 2          # LCF_FLOOD_GRP
 MCAST_NODE_BASE = 1000  # PRE L1 node ids: MCAST_NODE_BASE + node id
@@ -109,6 +114,10 @@ def load_topology(path):
     topo["sw_mac"] = parse_mac(need(sw, "mac", "switch", str), "switch.mac")
     topo["sw_ip"] = parse_ip(need(sw, "ip", "switch", str), "switch.ip")
     topo["ways"] = sw.get("ways")
+    mode = sw.get("lock_mode", "retry")
+    if mode not in ("retry", "queued"):
+        raise TopoError('switch.lock_mode: expected "retry" or "queued", got %r' % (mode,))
+    topo["queued"] = mode == "queued"
     topo["slots"] = sw.get("slots_per_way")
     nodes = need(t, "nodes", "", list)
     if not isinstance(nodes, list) or not 1 <= len(nodes) <= MAX_NODES:
@@ -136,6 +145,11 @@ def load_topology(path):
             "mac": parse_mac(need(n, "mac", where, str), where + ".mac"),
             "ip": parse_ip(need(n, "ip", where, str), where + ".ip"),
         })
+    if topo["queued"] and topo["threads"] > QUEUED_MAX_THREADS:
+        raise TopoError("switch.lock_mode \"queued\": the Tofino program keeps %d "
+                        "thread bits of a queue holder, threads_per_node must be "
+                        "at most %d" % (QUEUED_MAX_THREADS.bit_length() - 1,
+                                        QUEUED_MAX_THREADS))
     sh = topo["shadow"]
     if sh != -1 and sh not in ids:
         raise TopoError("shadow: %s is not a node id" % sh)
@@ -216,6 +230,7 @@ def generate(topo, port_map, program, max_requesters, seed, src):
     w("    for t in (ig.prepare.node_tbl, ig.prepare.node_port_tbl,")
     w("              ig.prepare.requester_tbl, ig.prepare.home_tbl,")
     w("              ig.pick.pick_provider, ig.pick.pick_owner, ig.l2.dmac,")
+    w("              ig.queue.q_self_tbl, ig.queue.q_next_tbl, ig.queue_out.holder_port,")
     w("              eg.eg_node, p4.LcfIngressParser.lcf_port_vs):")
     w("        t.clear()")
     w("    for mgid in (%d, %d):" % (MCAST_GRP, FLOOD_GRP))
@@ -327,6 +342,20 @@ def generate(topo, port_map, program, max_requesters, seed, src):
       "copyset_mask=before | (1 << node), MATCH_PRIORITY=prio, node=node, port=DEV_PORT[node])")
     w("        before |= 1 << node")
     w("")
+    w("# ---- queued lock mode (lcf_queue.p4): mode, holder ids, holder -> port ----")
+    w("ig.queue.lock_mode_cfg.set_default_with_set_lock_mode(queued=%d)"
+      % (1 if topo["queued"] else 0))
+    w("for node in %r:" % [n["id"] for n in nodes])
+    w("    for thread in range(%d):" % threads)
+    w("        idhi = (node + 1) << 10 | thread")
+    w("        hbhi = (node + 1) << 4 | (thread & 0xf)")
+    w("        ig.queue.q_self_tbl.add_with_q_self(node=node, thread=thread, "
+      "idhi=idhi, hbhi=hbhi)")
+    w("        ig.queue.q_next_tbl.add_with_q_next(next_hi=idhi, hbhi=hbhi)")
+    for n in nodes:
+        w("ig.queue_out.holder_port.add_with_q_fwd_holder(node1=%d, node=%d, port=%d)"
+          % (n["id"] + 1, n["id"], dev[n["id"]]))
+    w("")
     w("bfrt.complete_operations()")
     w("print('lcf: topology %s loaded: %d nodes')" % (src.replace("'", ""), len(nodes)))
     return "\n".join(out) + "\n"
@@ -343,7 +372,7 @@ def generate_reset(program, ways, max_requesters):
            "for reg in ("]
     for w in range(ways):
         out.append("        ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
-                   " ig.ver%d.version," % (w, w, w, w, w))
+                   " ig.ver%d.version, ig.queue.qw%d.qstate," % (w, w, w, w, w, w))
     out += ["        ig.last_unlock.last_unlock, ig.scoreboard.sb_seq, ig.scoreboard.sb_c):",
             "    reg.clear()",
             "for r in range(%d):" % max_requesters,
@@ -378,10 +407,10 @@ def generate_node_failed(topo, port_map, program, ways, node):
            "            for e in reg.dump(from_hw=True, return_ents=True, print_zero=False) or ()}",
            "",
            "evicted = 0",
-           "for w, tag, lock, gstatus, copyset in ("]
+           "for w, tag, lock, gstatus, copyset, qstate in ("]
     for w in range(ways):
-        out.append("        (%d, ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset),"
-                   % (w, w, w, w, w))
+        out.append("        (%d, ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
+                   " ig.queue.qw%d.qstate)," % (w, w, w, w, w, w))
     out += ["        ):",
             "    # A held LOCK (holders unknown: maybe the dead node) or a COPYSET",
             "    # naming it: the block is forgotten, as a restarted switch would.",
@@ -393,6 +422,7 @@ def generate_node_failed(topo, port_map, program, ways, node):
             "        lock.mod(REGISTER_INDEX=i, f1=0)",
             "        gstatus.mod(REGISTER_INDEX=i, f1=0)",
             "        copyset.mod(REGISTER_INDEX=i, f1=0)",
+            "        qstate.mod(REGISTER_INDEX=i, lo=0, hi=0)   # C: lcf_q_clear()",
             "    evicted += len(slots)",
             "# No lock is held any more: no SCOREBOARD count may remain. A count",
             "# or a claimed count (C below ENDED, or CLAIMED) becomes 0, keeping",
