@@ -522,9 +522,6 @@ def salu_budget(body):
             atom = re.sub(r"\s+", "", atom).strip("()")
             if atom:
                 cmps.add(atom)
-    writes = set()
-    for blk in [body] + re.findall(r"\{([^{}]*)\}", body):
-        pass
     nwrite = len(re.findall(r"\bv\.\w+\s*=[^=]", body))
     outs = {re.sub(r"\s+", "", o) for o in re.findall(r"\brv\s*=\s*([^;]+);", body)} - {"0"}
     return len(cmps), nwrite + (1 if outs else 0), outs
