@@ -58,12 +58,12 @@
 #define LCF_SLOTS (32w1 << LCF_SLOT_BITS)
 
 #include "lcf_headers.p4"
-#include "lcf_queue.p4"
 #include "lcf_parser.p4"
 #include "lcf_validate.p4"
 #include "lcf_ways.p4"
 #include "lcf_version.p4"
 #include "lcf_decide.p4"
+#include "lcf_queue.p4"
 #include "lcf_dispatch.p4"
 #include "lcf_egress.p4"
 
@@ -217,7 +217,7 @@ control LcfIngress(inout lcf_headers_t hdr,
             /* stage W+4 */
             scoreboard.apply(hdr, md);
             forward.apply(hdr, md);
-            /* stage W+5: QSTATE (queued lock mode, lcf_queue.p4) */
+            /* after SCOREBOARD C: QSTATE (queued lock mode, lcf_queue.p4) */
             queue.apply(hdr, md);
         }
 

@@ -125,6 +125,7 @@ const bit<8> LCF_RS_UNLOCK  = 2;
 const bit<8> LCF_RS_ADD     = 3;
 const bit<8> LCF_RS_REMOVE  = 4;
 const bit<8> LCF_RS_QRELEASE = 5;
+const bit<8> LCF_RS_QXFER2   = 6;   /* P4 only: an approved QXFER's 2nd pass */
 
 /* Way seeds of the slot hash: C lcf_way_seed() = 0x9e3779b9 * (w + 1), salt 0. */
 const bit<32> LCF_WAY_SEED_0 = 0x9e3779b9;

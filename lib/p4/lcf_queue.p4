@@ -7,10 +7,10 @@
  * pass_resubmitted() in lib/lcf/lcf_pipeline.c.
  *
  * Controls (lcf.p4 applies them):
- *   LcfQueue     the QSTATE stage, stage W+5 (after SCOREBOARD, W+4): the
+ *   LcfQueue     the QSTATE stage, W+6 (after SCOREBOARD C, W+5): the
  *                lock mode, the id tables, the SALU operands, and per way
  *                one paired register qstate (LcfQWay);
- *   LcfQueueOut  the outcome of a queue pass, stage W+6, instead of
+ *   LcfQueueOut  the outcome of a queue pass, stage W+7, instead of
  *                LcfDispatch: forward to the holder, QXFER_ACK, resubmit,
  *                tag miss, bad resubmit.
  *
@@ -45,12 +45,9 @@
 #ifndef _LCF_QUEUE_P4_
 #define _LCF_QUEUE_P4_
 
-/* LAST-UNLOCK ops of the queue types (op_select's sb_op; LcfLastUnlock). */
-const bit<8> SB_OP_QEND  = 7;     /* QXFER, pass 1: C lcf_q_lu_end() */
-const bit<8> SB_OP_QOPEN = 8;     /* QRELEASE, pass 1: opened as an unlock */
-
-/* Resubmit op of an approved QXFER's second pass: P4 only (3. above). */
-const bit<8> LCF_RS_QXFER2 = 6;
+/* Also of the queued mode, declared where their kind is: SB_OP_QEND,
+ * SB_OP_QOPEN (lcf_validate.p4: LAST-UNLOCK of QXFER and QRELEASE) and
+ * LCF_RS_QXFER2 (lcf_headers.p4: the P4-only resubmit op of 3. above). */
 
 /* QXFER_ACK reasons: C enum lcf_q_reason (lib/wire/lcf_qlock.h). */
 const bit<8> LCF_Q_OK         = 0;
@@ -157,8 +154,12 @@ control LcfQWay(inout lcf_headers_t hdr,
 
     /* C pass_request_queue(): grant = lock taken && write && check passed
      * && event not over; busy = lock not taken && no counted lock held &&
-     * event not over. sb_rv: 0 nothing held, SB_RV_OVER over, else held
-     * (LcfScoreboard). A stale request (lu_stale) never gets here in C. */
+     * event not over. Keyed on SCOREBOARD C's raw answer (LcfScoreboard:
+     * sb_class of seq against SEQ, sb_rv = c as it was), not on the decoded
+     * sb_held/sb_over, so QSTATE sits in the stage right after it: over =
+     * OLDER, or EQ with c >= SB_ENDED; a copy that did not take the lock
+     * holds a counted lock when EQ with c != 0. A stale request (lu_stale)
+     * never gets here in C. */
     table qsel {
         key = {
             md.q_kind : exact;
@@ -166,17 +167,20 @@ control LcfQWay(inout lcf_headers_t hdr,
             md.lu_stale : exact;
             md.took : exact;
             md.check_ok : exact;
-            md.sb_rv : ternary;
+            md.sb_class : exact;
+            md.sb_rv : range;
         }
         actions = { a_grant; a_fwd; a_check; a_pass2; a_none; }
         const default_action = a_none();
         const entries = {
-            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, _, _, _) : a_none();
-            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, _, _, SB_RV_OVER) : a_none();
-            (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();
-            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, 0) : a_fwd();
-            (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, 0, _, _, _) : a_check();
-            (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, 0, _, _, _) : a_pass2();
+            (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();
+            (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_EQ, 0 .. 0x3fffffff) : a_grant();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_AFTER, _) : a_fwd();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_AFTER, _) : a_fwd();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_EQ, 0 .. 0) : a_fwd();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_EQ, 0 .. 0) : a_fwd();
+            (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
+            (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_pass2();
         }
         size = 8;
     }
@@ -213,6 +217,15 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 #endif
 #if LCF_WAYS > 6
     LcfQWay(6) qw6;
+#endif
+#if LCF_WAYS > 7
+    LcfQWay(7) qw7;
+#endif
+#if LCF_WAYS > 8
+    LcfQWay(8) qw8;
+#endif
+#if LCF_WAYS > 9
+    LcfQWay(9) qw9;
 #endif
 
     /* switch.lock_mode (topo_to_bfrt.py): 1 = "queued", 0 = "retry". */
@@ -322,7 +335,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             if (hdr.lcf.type == LCF_T_QXFER || hdr.lcf.type == LCF_T_QRELEASE) {
                 md.q_out = 1;
             }
-            /* stage W+5 */
+            /* stage W+6 */
             qw0.apply(hdr, md, md.slot0);
 #if LCF_WAYS > 1
             qw1.apply(hdr, md, md.slot1);
@@ -342,12 +355,21 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 #if LCF_WAYS > 6
             qw6.apply(hdr, md, md.slot6);
 #endif
+#if LCF_WAYS > 7
+            qw7.apply(hdr, md, md.slot7);
+#endif
+#if LCF_WAYS > 8
+            qw8.apply(hdr, md, md.slot8);
+#endif
+#if LCF_WAYS > 9
+            qw9.apply(hdr, md, md.slot9);
+#endif
         }
     }
 }
 
 /* ---------------------------------------------------------------------------
- * The outcome of a queue pass, stage W+6, applied instead of LcfDispatch
+ * The outcome of a queue pass, stage W+7, applied instead of LcfDispatch
  * (lcf.p4) when md.q_out == 1 (QXFER, QRELEASE) or md.q_frv != 0 (a
  * request forwarded to the holder). C: the res_*() calls of
  * pass_request_queue(), pass_queue(), pass_miss() and pass_resubmitted()'s

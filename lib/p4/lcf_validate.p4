@@ -31,6 +31,8 @@ const bit<8> SB_OP_TOOK  = 2;     /* REMOVE: only learn whether it was taken */
 const bit<8> SB_OP_CLAIM = 3;     /* unlock, pass 1: claim (hit) or end (miss) */
 const bit<8> SB_OP_CLEAR = 5;     /* unlock, pass 2: count 0 when executed */
 const bit<8> SB_OP_ABORT = 6;     /* ABORT: mark ENDED unless a copy passed */
+const bit<8> SB_OP_QEND  = 7;     /* QXFER, pass 1: LAST-UNLOCK ends its event */
+const bit<8> SB_OP_QOPEN = 8;     /* QRELEASE, pass 1: LAST-UNLOCK opened */
 
 /* ---------------------------------------------------------------------------
  * Stage 0. C: lcf_stage_parse() (node, port, thread, home), the requester

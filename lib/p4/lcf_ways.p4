@@ -97,12 +97,13 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         }
     };
     /* QXFER, pass 1, hit or miss (C lcf_q_lu_end(); lcf_queue.p4): the
-     * holder's event ends: a later seq -> {seq, 0}, the same seq -> open 0.
-     * Compares: (int32)(seq - v.seq) > 0, v.seq == seq. No output. */
+     * holder's event ends: a later seq -> {seq, closed}, the same seq ->
+     * closed (open_seq = seq + 1). Compares: seq after v.seq, v.seq == seq.
+     * Output: none. */
     RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_end = {
         void apply(inout lu_pair_t v, out bit<1> rv) {
             if ((int<32>)(hdr.lcf.seq - v.seq) > 0 || v.seq == hdr.lcf.seq) {
-                v.open = 0;
+                v.open_seq = hdr.lcf.seq + 1;
             }
             if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
                 v.seq = hdr.lcf.seq;

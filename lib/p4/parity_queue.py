@@ -407,7 +407,13 @@ def check_queue_request(rep, p4, pipe_c, ctypes):
     grant, busy = py(args[4]), py(args[5])
     sel = p4.entries("qsel") or []
     kind = p4.consts.get("Q_K_REQ")
-    over_rv = p4.consts.get("SB_RV_OVER")
+    cls = {n: p4.consts.get("SB_CLASS_" + n) for n in ("OLDER", "EQ", "AFTER", "NONE")}
+    ended, claimed = p4.consts.get("SB_ENDED"), p4.consts.get("SB_CLAIMED")
+    # C's SCOREBOARD state of the event -> what SCOREBOARD C answers in P4
+    # (sb_class, c as it was), every encoding (LcfScoreboard)
+    enc = {"none": [("AFTER", 0), ("EQ", 0)],
+           "held": [("EQ", 1), ("EQ", 0x7fff)],
+           "over": [("OLDER", 0), ("EQ", ended), ("EQ", claimed | 2)]}
     cres, pres = {}, {}
     for t in REQUESTS:
         for took in (0, 1):
@@ -421,15 +427,21 @@ def check_queue_request(rep, p4, pipe_c, ctypes):
                         k = "%s took=%d chk=%d sb=%s stale=%d" % (t, took, chk, sb, stale)
                         if stale:
                             cres[k] = "none"
-                        elif eval(grant, {}, env):
+                        elif ev(grant, env):
                             cres[k] = "grant"
-                        elif eval(busy, {}, env):
+                        elif ev(busy, env):
                             cres[k] = "forward if a holder"
                         else:
                             cres[k] = "none"
-                        rv = over_rv if over else (1 if held else 0)
-                        a, _ = first_match(sel, [kind, ctypes["LCF_T_" + t], stale, took, chk, rv])
-                        pres[k] = {"a_grant": "grant", "a_fwd": "forward if a holder"}.get(a, "none")
+                        codes = enc[sb] + ([("AFTER", 7), ("AFTER", ended)]
+                                           if took and chk and sb == "none" else [])
+                        got = set()
+                        for c, rv in codes:
+                            a, _ = first_match(sel, [kind, ctypes["LCF_T_" + t], stale, took,
+                                                     chk, cls[c], rv])
+                            got.add({"a_grant": "grant",
+                                     "a_fwd": "forward if a holder"}.get(a, "none"))
+                        pres[k] = " / ".join(sorted(got))
     rep.compare("queued mode: request -> QSTATE (C pass_request_queue() grant/busy "
                 "vs P4 qsel)", "C", cres, "P4", pres)
 
@@ -444,16 +456,20 @@ def check_queue_structure(rep, p4, pipe_c, qc, wire_h):
             re.search(r"else\s+if\s*\(\s*lu->seq\s*==\s*seq\s*\)\s*lu->open\s*=\s*0", lu)):
         diff.append("C lcf_q_lu_end(): later seq -> {seq, 0}, same seq -> open 0")
     ra = _ra_bodies(p4.src, "last_unlock").get("lu_end", "")
-    env0 = dict(seq=10, open=1)
     ok = True
+    # LAST-UNLOCK is {seq, open_seq}: open_seq = seq while open, seq + 1 once
+    # closed (lcf_ways.p4). C: {seq, open}.
     for vseq, vopen, seq, want in ((5, 1, 10, (10, 0)), (10, 1, 10, (10, 0)),
-                                   (12, 1, 10, (12, 1)), (0xfffffff0, 1, 3, (3, 0))):
+                                   (12, 1, 10, (12, 1)), (0xfffffff0, 1, 3, (3, 0)),
+                                   (10, 0, 10, (10, 0)), (12, 0, 10, (12, 0))):
         e = run_ra(re.sub(r"\(int<32>\)\s*\(hdr\.lcf\.seq\s*-\s*v\.seq\)\s*>\s*0",
                           "(0 < ((hseq - seq) & 0xffffffff) < 0x80000000)", ra)
-                   .replace("hdr.lcf.seq", "hseq"), {}, dict(env0, seq=vseq, open=vopen, hseq=seq))
-        ok = ok and (e["seq"], e["open"]) == want
+                   .replace("hdr.lcf.seq", "hseq"), {},
+                   dict(seq=vseq, open_seq=vseq if vopen else (vseq + 1) & 0xffffffff, hseq=seq))
+        got = (e["seq"], 1 if e["open_seq"] == e["seq"] else 0)
+        ok = ok and got == want and e["open_seq"] in (e["seq"], (e["seq"] + 1) & 0xffffffff)
     if not ra or not ok:
-        diff.append("P4 lu_end: later seq -> {seq, 0}, same seq -> open 0")
+        diff.append("P4 lu_end: later seq -> {seq, closed}, same seq -> closed")
     first = c_function(pipe_c, "pass_first") or ""
     if not re.search(r"type\s*==\s*LCF_T_QRELEASE\)[^;]*\n?\s*\(void\)\s*lcf_stage_last_unlock_open", first) \
             or not re.search(r"type\s*==\s*LCF_T_QXFER\)[^;]*\n?\s*lcf_q_lu_end\(", first):

@@ -246,10 +246,11 @@ if command -v cpp >/dev/null 2>&1; then
                 nlcs=$(printf '%s' "$out" | grep -Ec 'lcs[0-9]+\.apply')
                 ntag=$(printf '%s' "$out" | grep -Ec 'tag[0-9]+\.apply')
                 nver=$(printf '%s' "$out" | grep -Ec 'ver[0-9]+\.apply')
+                nqw=$(printf '%s' "$out" | grep -Ec 'qw[0-9]+\.apply')
                 if [ "$opens" != "$closes" ] || [ "$popen" != "$pclose" ] ||
                    [ "$nlcs" != "$ways" ] || [ "$ntag" != "$ways" ] ||
-                   [ "$nver" != "$ways" ]; then
-                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits: braces $opens/$closes, parens $popen/$pclose, $ntag TAG, $nlcs LOCK, $nver VERSION stages"
+                   [ "$nver" != "$ways" ] || [ "$nqw" != "$ways" ]; then
+                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits: braces $opens/$closes, parens $popen/$pclose, $ntag TAG, $nlcs LOCK, $nver VERSION, $nqw QSTATE stages"
                     cfg_ok=0
                 fi
             done
