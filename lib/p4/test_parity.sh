@@ -193,10 +193,12 @@ drift "P4 QSTATE: QXFER/QRELEASE approved without the count" lib/p4/lcf_queue.p4
     's/if (v.hi == md.q_a \&\& v.lo == md.q_b) {/if (v.hi == md.q_a) {/'
 drift "P4 QXFER2: the next holder installed without its lo copy" lib/p4/lcf_queue.p4 \
     's/md.q_b = 16w0 ++ md.q_nhbhi ++ hdr.lcf.copyset\[5:0\];/md.q_b = 0;/'
-drift "P4 qsel: a write granted without passing Table 2" lib/p4/lcf_queue.p4 \
-    's/LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();/LCF_T_EVICT_MODIFIED, 0, 1, _, _) : a_grant();/'
+drift "P4 qsel: a write granted when Table 2 failed" lib/p4/lcf_queue.p4 \
+    's/0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/0, 1, 0, SB_CLASS_AFTER, _) : a_grant();/'
 drift "P4 qsel: a READ_MISS makes a holder" lib/p4/lcf_queue.p4 \
-    's/(Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, _) : a_grant();/'
+    's/(Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/'
+drift "P4 qsel: a copy of a held or over event forwarded" lib/p4/lcf_queue.p4 \
+    's/SB_CLASS_EQ, 0 .. 0) : a_fwd();/SB_CLASS_EQ, 0 .. 0xffffffff) : a_fwd();/'
 drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue.p4 \
     's/q_deny(0x0c04)/q_deny(0x0c01)/'
 drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue.p4 \
@@ -206,7 +208,7 @@ drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
 drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
     '/^    action a_grant()/i\    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_extra = {\n        void apply(inout q_pair_t v, out bit<32> rv) {\n            rv = v.hi;\n        }\n    };'
 drift "P4 LAST-UNLOCK: QXFER leaves its event open" lib/p4/lcf_ways.p4 \
-    '/lu_end = {/,/};/s/v.open = 0;/v.open = 1;/'
+    '/lu_end = {/,/};/s/v.open_seq = hdr.lcf.seq + 1;/v.open_seq = hdr.lcf.seq;/'
 drift "P4 validate: 0x0c/0x0d unknown types again" lib/p4/lcf_validate.p4 \
     's/0x0e .. 0x1f/0x0c .. 0x1f/'
 drift "P4 op_select: QRELEASE does not open LAST-UNLOCK" lib/p4/lcf_validate.p4 \
