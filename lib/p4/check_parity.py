@@ -26,8 +26,9 @@ lib/lcf/lcf_pipeline.c, lib/lcf/lcf_internal.h) or the normative document
      its first pass) and the data provider hashed from (requester, seq);
   7. the VERSION stage (parity_version.py, lib/lcf/lcf_version.c vs
      lib/p4/lcf_version.p4);
-  8. the queued lock mode (parity_queue.py, lib/lcf/lcf_queue.c vs
-     lib/p4/lcf_queue.p4): request decisions, QSTATE events of a random
+  8. the queued lock mode (parity_queue.py, parity_queue_static.py;
+     lib/lcf/lcf_queue.c vs lib/p4/lcf_queue.p4, lcf_queue_out.p4):
+     request decisions, QSTATE events of a random
      sequence through both, LAST-UNLOCK, validation, the stateful-ALU budget.
 
 Helpers: parity_src.py. Standard library only. Usage: check_parity.py [--root DIR] [-q]
@@ -42,7 +43,7 @@ from parity_src import (P4, Report, c_defines, c_enum_values, c_function,
                         read, strip_c_comments)
 from parity_events import (check_provider, check_scoreboard, check_stale,
                            check_unlock_record)
-from parity_queue import check_queue
+from parity_queue_static import check_queue
 from parity_version import check_version
 
 # ----------------------------------------------------------------- checks --

@@ -28,7 +28,7 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
        lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
        lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4 lib/p4/lcf_version.p4
-       lib/p4/lcf_queue.p4 lib/lcf/lcf_queue.c
+       lib/p4/lcf_queue.p4 lib/p4/lcf_queue_out.p4 lib/lcf/lcf_queue.c
        lib/wire/lcf_wire.h lib/wire/lcf_wire.c
        lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
        lib/lcf/lcf_version.c
@@ -199,9 +199,9 @@ drift "P4 qsel: a READ_MISS makes a holder" lib/p4/lcf_queue.p4 \
     's/(Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/'
 drift "P4 qsel: a copy of a held or over event forwarded" lib/p4/lcf_queue.p4 \
     's/SB_CLASS_EQ, 0 .. 0) : a_fwd();/SB_CLASS_EQ, 0 .. 0xffffffff) : a_fwd();/'
-drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue.p4 \
+drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue_out.p4 \
     's/q_deny(0x0c04)/q_deny(0x0c01)/'
-drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue.p4 \
+drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue_out.p4 \
     's/hdr.lcf.aux = 6w0 ++ md.q_frv\[9:0\] ++ md.q_frv\[31:16\];/hdr.lcf.aux = md.q_frv[31:16] ++ 6w0 ++ md.q_frv[9:0];/'
 drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
     's/if (v.hi != 0 \&\& v.lo < Q_MARK) {/if (v.hi != 0 \&\& v.lo < Q_MARK \&\& v.lo != md.q_b) {/'

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The queued lock mode's outcome stage (included by lcf_queue.p4; its
+ * register layout and differences from C are described there).
+ */
+#ifndef _LCF_QUEUE_OUT_P4_
+#define _LCF_QUEUE_OUT_P4_
+
+/* ---------------------------------------------------------------------------
+ * The outcome of a queue pass, stage W+7, applied instead of LcfDispatch
+ * (lcf.p4) when md.q_out == 1 (QXFER, QRELEASE) or md.q_frv != 0 (a
+ * request forwarded to the holder). C: the res_*() calls of
+ * pass_request_queue(), pass_queue(), pass_miss() and pass_resubmitted()'s
+ * QRELEASE case; lcf_q_ack(). Counters: lcf_q_action_ctr[LCF_A_*] (C
+ * action[a] = dispatch.lcf_action_ctr[a] + queue_out.lcf_q_action_ctr[a]),
+ * lcf_q_drop_resubmit_ctr (drop[bad_resubmit_metadata], with dispatch's).
+ * ------------------------------------------------------------------------- */
+control LcfQueueOut(inout lcf_headers_t hdr,
+                    inout lcf_ig_md_t md,
+                    in ingress_intrinsic_metadata_t ig_intr_md,
+                    inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                    inout ingress_intrinsic_metadata_for_tm_t ig_tm_md)
+{
+    Counter<bit<64>, bit<8>>((bit<32>)LCF_A_MAX, CounterType_t.PACKETS) lcf_q_action_ctr;
+    Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) lcf_q_drop_resubmit_ctr;
+
+    action q_copy(bit<8> dst_node) {
+        hdr.bridge.setValid();
+        hdr.bridge.kind = LCF_BR_LCF;
+        hdr.bridge.dst_node = dst_node;
+        hdr.bridge.provider = LCF_NODE_NONE8;
+        hdr.bridge.mcast = 0;
+        hdr.bridge.dest_mask = 0;
+        hdr.bridge.in_port = ig_intr_md.ingress_port;
+        hdr.bridge.mirror = 0;
+    }
+    /* C res_qxfer_ack() / lcf_q_ack(): to the holder, from the switch,
+     * type QXFER_ACK, the block's gstatus/copyset */
+    action q_ack_common() {
+        q_copy(hdr.lcf.node[7:0]);
+        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        hdr.ethernet.src_addr = md.sw_mac;
+        hdr.ipv4.src_addr = md.sw_ip;
+        hdr.lcf.type = LCF_T_QXFER_ACK;
+        hdr.lcf.gstatus = md.blk_gs;
+        hdr.lcf.copyset = md.blk_cs;
+    }
+
+    /* C pass_request_queue(): the request itself, IN_SWITCH, the block's
+     * metadata, aux = tenure << 16 | index, to the holder's node */
+    action q_fwd_holder(bit<8> node, PortId_t port) {
+        q_copy(node);
+        ig_tm_md.ucast_egress_port = port;
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.gstatus = md.blk_gs;
+        hdr.lcf.copyset = md.blk_cs;
+        hdr.lcf.aux = 6w0 ++ md.q_frv[9:0] ++ md.q_frv[31:16];
+        lcf_q_action_ctr.count(LCF_A_FWD_HOLDER);
+    }
+    /* unreachable: every QHOLDER id names a node of the topology (grant:
+     * the requester; QXFER: q_next_tbl) */
+    action q_holder_unknown() {
+        ig_dprsr_md.drop_ctl = 1;
+        lcf_q_action_ctr.count(LCF_A_DROP);
+    }
+    /* holder node + 1 (lo bits 10-15) -> node, port (topo_to_bfrt.py) */
+    table holder_port {
+        key = { md.q_frv[15:10] : exact @name("node1"); }
+        actions = { q_fwd_holder; q_holder_unknown; }
+        default_action = q_holder_unknown();
+        size = 64;
+    }
+
+    /* C pass_miss(): QXFER/QRELEASE on a tag miss go home */
+    action q_tag_miss() {
+        q_copy(md.home);
+        ig_tm_md.ucast_egress_port = md.home_port;
+        hdr.lcf.flags = hdr.lcf.flags & ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+        lcf_q_action_ctr.count(LCF_A_TAG_MISS_HOME);
+    }
+    /* denied: ackhi = original type << 8 | reason; FWD_CNT as found */
+    action q_deny(bit<16> ackhi) {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = ackhi ++ md.q_crv[31:16];
+        lcf_q_action_ctr.count(LCF_A_QXFER_DENIED);
+    }
+    /* denied with FWD_CNT 0 (not_holder, closing, retry mode) */
+    action q_deny0(bit<16> ackhi) {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = ackhi ++ 16w0;
+        lcf_q_action_ctr.count(LCF_A_QXFER_DENIED);
+    }
+    action q_resubmit(bit<8> op) {
+        md.rs_out.setValid();
+        md.rs_out.op = op;
+        md.rs_out.way = md.way;
+        md.rs_out.lock_kind = 0;
+        md.rs_out.rsvd0 = 0;
+        md.rs_out.score = 0;
+        md.rs_out.rsvd1 = 0;
+        ig_dprsr_md.resubmit_type = LCF_RESUBMIT_TYPE;
+        lcf_q_action_ctr.count(LCF_A_RESUBMIT);
+    }
+    /* QXFER2: approved, FWD_CNT = the count (it equalled it) */
+    action q_xfer_ok() {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.aux = 16w0x0c00 ++ hdr.lcf.aux[15:0];
+        lcf_q_action_ctr.count(LCF_A_QXFER_OK);
+    }
+    /* QRELEASE, second pass: approved either way, FWD_CNT 0 */
+    action q_release_ack(bit<8> ctr) {
+        q_ack_common();
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.aux = 32w0x0d000000;
+        lcf_q_action_ctr.count(ctr);
+    }
+    action q_bad_resubmit() {
+        ig_dprsr_md.drop_ctl = 1;
+        lcf_q_drop_resubmit_ctr.count(0);
+        lcf_q_action_ctr.count(LCF_A_DROP);
+    }
+
+    table qout {
+        key = {
+            md.pass2 : exact @name("pass2");
+            md.rs_in.op : ternary @name("rs_op");
+            hdr.lcf.type : exact @name("type");
+            md.hit : ternary @name("hit");
+            md.bad_way : ternary @name("bad_way");
+            md.q_mode : ternary @name("queued");
+            md.q_crv : ternary @name("crv");
+            md.q_next_ok : ternary @name("next_ok");
+            md.lu_exec : ternary @name("lu_exec");
+        }
+        actions = { q_tag_miss; q_deny; q_deny0; q_resubmit; q_xfer_ok;
+                    q_release_ack; q_bad_resubmit; }
+        const default_action = q_bad_resubmit();
+        /* (pass2, rs_op, type, hit, bad_way, queued, crv, next_ok, lu_exec) */
+        const entries = {
+            /* ---- first pass: C pass_first() ---- */
+            (0, _, LCF_T_QXFER, 0, _, _, _, _, _)    : q_tag_miss();
+            (0, _, LCF_T_QRELEASE, 0, _, _, _, _, _) : q_tag_miss();
+            /* retry mode: no QSTATE, nobody holds */
+            (0, _, LCF_T_QXFER, 1, _, 0, _, _, _)    : q_deny0(0x0c02);
+            (0, _, LCF_T_QRELEASE, 1, _, 0, _, _, _) : q_deny0(0x0d02);
+            /* lcf_q_release1(): a retransmission after a lost second pass */
+            (0, _, LCF_T_QRELEASE, 1, _, 1, Q_MARK, _, _) : q_resubmit(LCF_RS_QRELEASE);
+            /* hi is not the event (rv 0), or QXFER approved already */
+            (0, _, LCF_T_QXFER, 1, _, 1, 0, _, _)      : q_deny0(0x0c02);
+            (0, _, LCF_T_QRELEASE, 1, _, 1, 0, _, _)   : q_deny0(0x0d02);
+            (0, _, LCF_T_QXFER, 1, _, 1, Q_MARK, _, _) : q_deny0(0x0c02);
+            /* lcf_q_xfer(): bad next, then count */
+            (0, _, LCF_T_QXFER, 1, _, 1, _, 0, _)    : q_deny(0x0c04);
+            (0, _, LCF_T_QXFER, 1, _, 1, _, 1, _)    : q_deny(0x0c01);
+            (0, _, LCF_T_QRELEASE, 1, _, 1, _, _, _) : q_deny(0x0d01);
+            /* ---- second pass: C pass_resubmitted() ---- */
+            (1, _, LCF_T_QXFER, _, 1, _, _, _, _)    : q_bad_resubmit();
+            (1, _, LCF_T_QRELEASE, _, 1, _, _, _, _) : q_bad_resubmit();
+            (1, LCF_RS_QXFER2, LCF_T_QXFER, 1, 0, _, _, _, _) : q_xfer_ok();
+            (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, _, _, _, 1) : q_release_ack(LCF_A_QRELEASE_EXEC);
+            (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, _, _, _, 0) : q_release_ack(LCF_A_QRELEASE_DUP);
+        }
+        size = 24;
+    }
+
+    apply {
+        if (md.q_out == 0) {
+            holder_port.apply();                    /* md.q_frv != 0 */
+        } else if (md.pass2 == 0 && md.hit == 1 && md.q_mode == 1 &&
+                   md.q_crv == md.q_b) {
+            /* approved by q_check (rv == q_cmp; a gateway comparing two
+             * fields): C lcf_q_release1() resubmits with op 5;
+             * lcf_q_xfer() approves in one pass, P4 in two (LCF_RS_QXFER2,
+             * the top of this file) */
+            if (hdr.lcf.type == LCF_T_QXFER) {
+                q_resubmit(LCF_RS_QXFER2);
+            } else {
+                q_resubmit(LCF_RS_QRELEASE);
+            }
+        } else {
+            qout.apply();
+        }
+    }
+}
+
+#endif /* _LCF_QUEUE_OUT_P4_ */
