@@ -109,6 +109,10 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 		if (roles & NA_ROLE_HOME)
 			na_voh_handle(&n->voh, m, payload, m->len, &out);
 		break;
+	case NA_ROUTE_QUEUE:
+	case NA_ROUTE_QINV:
+		na_node_queue_process(n, m, payload, &out);
+		break;
 	case NA_ROUTE_SHADOW:
 		if (!(roles & NA_ROLE_SHADOW))
 			break;
@@ -363,6 +367,7 @@ na_node_timers(struct na_node *n)
 		n->next_epoch_ns += n->cfg.epoch_ms * 1000000ull;
 	}
 	migrate_tick(n);
+	na_node_queue_tick(n);
 }
 
 void *

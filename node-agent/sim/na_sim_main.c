@@ -81,9 +81,11 @@ make_topo(const struct na_sim_opts *o, struct topo *t)
 		       "\"threads_per_node\":%u,"
 		       "\"switch\":{\"mac\":\"02:00:00:00:00:fe\","
 		       "\"ip\":\"10.0.0.254\",\"profile\":\"tiny\","
-		       "\"ways\":2,\"slots_per_way\":8},\"nodes\":[",
+		       "\"ways\":2,\"slots_per_way\":8,\"lock_mode\":\"%s\"},"
+		       "\"nodes\":[",
 		       o->block_size,
-		       o->threads < 2 ? 2u : (unsigned int)o->threads);
+		       o->threads < 2 ? 2u : (unsigned int)o->threads,
+		       o->queued ? "queued" : "retry");
 	for (uint16_t i = 0; i < o->nodes; i++)
 		len += snprintf(json + len, sizeof(json) - (size_t)len,
 				"%s{\"id\":%u,\"mac\":\"02:00:00:00:00:%02x\","
@@ -231,6 +233,40 @@ voh_summary(FILE *f)
 		t.sw_uncached, t.sw_writes);
 }
 
+/* Queued locks (docs/QUEUED-LOCKS.md): the holders' and requesters'
+ * counters summed over the nodes. */
+static void
+qlock_summary(FILE *f)
+{
+	struct na_qt_stats q = { 0 };
+	struct na_req_stats r = { 0 };
+
+	for (uint32_t i = 0; i < sim.n_nodes; i++) {
+		const struct na_node *n = &sim.node[i].d->node;
+
+		if (n->qt) {
+#define NA_X_ADD(name) q.name += n->qt->st.name;
+			NA_QT_COUNTERS(NA_X_ADD)
+#undef NA_X_ADD
+		}
+#define NA_X_ADD(name) r.name += n->st.req.name;
+		NA_REQ_COUNTERS(NA_X_ADD)
+#undef NA_X_ADD
+	}
+	fprintf(f, "\"mode\":\"%s\"", sim.topo.sw.queued ? "queued" : "retry");
+#define NA_X_PRINT(name) fprintf(f, ",\"" #name "\":%" PRIu64, q.name);
+	NA_QT_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+	fprintf(f,
+		",\"requester_nacks\":%" PRIu64 ",\"requester_events\":%" PRIu64
+		",\"req_queued\":%" PRIu64 ",\"req_q_nacks\":%" PRIu64
+		",\"req_nack_ignored\":%" PRIu64 ",\"req_watchdog\":%" PRIu64
+		",\"req_grants\":%" PRIu64 ",\"req_converted\":%" PRIu64
+		",\"req_noop\":%" PRIu64 ",\"req_q_ends\":%" PRIu64,
+		r.nacks, r.events, r.q_queued, r.q_nacks, r.q_nack_ignored,
+		r.q_watchdog, r.q_grants, r.q_converted, r.q_noop, r.q_ends);
+}
+
 static void
 print_summary(FILE *f, double wall_s, bool stuck)
 {
@@ -279,6 +315,8 @@ print_summary(FILE *f, double wall_s, bool stuck)
 	pipe_summary(f);
 	fprintf(f, "},\"voh\":{");
 	voh_summary(f);
+	fprintf(f, "},\"qlock\":{");
+	qlock_summary(f);
 	fprintf(f, "}}\n");
 }
 

@@ -50,6 +50,9 @@ usage(FILE *f)
 		"200000)\n"
 		"  --migrate           dynamic migration of hot blocks\n"
 		"  --directory         the directory protocol instead of LCF\n"
+		"  --lock-mode M       generated topology's switch.lock_mode: "
+		"retry (default)\n                      or queued "
+		"(docs/QUEUED-LOCKS.md)\n"
 		"  --pipe-depth W      PIPE diff write-back, credit window W "
 		"(default 0: off)\n"
 		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
@@ -120,6 +123,7 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		{ "max-rate", 1, 0, 'r' },
 		{ "migrate", 0, 0, 'm' },
 		{ "directory", 0, 0, 'R' },
+		{ "lock-mode", 1, 0, 'Q' },
 		{ "pipe-depth", 1, 0, 'W' },
 		{ "history", 1, 0, 'H' },
 		{ "stuck-s", 1, 0, 'k' },
@@ -223,6 +227,16 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			break;
 		case 'R':
 			o->directory = true;
+			break;
+		case 'Q':
+			if (strcmp(optarg, "queued") && strcmp(optarg, "retry")) {
+				fprintf(stderr,
+					"na-sim: --lock-mode %s: expected "
+					"retry or queued\n",
+					optarg);
+				rc = -1;
+			}
+			o->queued = !strcmp(optarg, "queued");
 			break;
 		case 'W':
 			rc = num("--pipe-depth", optarg, 0, 64, &v);

@@ -22,6 +22,7 @@ struct na_sim_opts {
 	uint64_t delay_ns, jitter_ns;
 	const char *topo, *history, *workload;
 	bool directory, migrate, quiet;
+	bool queued; /* --lock-mode queued (docs/QUEUED-LOCKS.md) */
 };
 
 /**
