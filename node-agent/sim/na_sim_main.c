@@ -240,9 +240,14 @@ qlock_summary(FILE *f)
 {
 	struct na_qt_stats q = { 0 };
 	struct na_req_stats r = { 0 };
+	uint64_t hl = 0, hc = 0, hn = 0;
 
 	for (uint32_t i = 0; i < sim.n_nodes; i++) {
 		const struct na_node *n = &sim.node[i].d->node;
+
+		hl += n->home.st.pipeline_nack_lock;
+		hc += n->home.st.pipeline_nack_check;
+		hn += n->home.st.pipeline_nack_not_home;
 
 		if (n->qt) {
 #define NA_X_ADD(name) q.name += n->qt->st.name;
@@ -265,6 +270,10 @@ qlock_summary(FILE *f)
 		",\"req_noop\":%" PRIu64 ",\"req_q_ends\":%" PRIu64,
 		r.nacks, r.events, r.q_queued, r.q_nacks, r.q_nack_ignored,
 		r.q_watchdog, r.q_grants, r.q_converted, r.q_noop, r.q_ends);
+	fprintf(f,
+		",\"home_nack_lock\":%" PRIu64 ",\"home_nack_check\":%" PRIu64
+		",\"home_nack_not_home\":%" PRIu64,
+		hl, hc, hn);
 }
 
 static void
@@ -391,7 +400,7 @@ main(int argc, char **argv)
 		.kind = (enum na_wl_kind)rc,
 		.threads = sim.o.threads,
 		.duration_s = sim.o.duration,
-		.read_ratio = 0.5,
+		.read_ratio = sim.o.read_ratio,
 		.sharing_ratio = 0.8,
 		.shared_blocks = sim.o.blocks,
 		.private_blocks = 4,
