@@ -230,9 +230,8 @@ na_qtable_switch_granted(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 {
 	struct na_qslot *s = find(qt, tag, thread);
 
-	return s && na_qholder_switch_granted(&s->h, thread, seq) == 0
-		       ? 0
-		       : -ESRCH;
+	return s && na_qholder_switch_granted(&s->h, thread, seq) == 0 ? 0
+								       : -ESRCH;
 }
 
 void
@@ -273,8 +272,7 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	struct na_qslot *s = find(qt, tag, thread);
 	struct na_qacts a = { 0 };
 
-	if (!s || s->h.st != NA_QH_HOLD ||
-	    s->h.seq != seq)
+	if (!s || s->h.st != NA_QH_HOLD || s->h.seq != seq)
 		return -ESRCH;
 	s->last = now;
 	na_qholder_done(&s->h, gs, cs, now, &a);
@@ -412,9 +410,8 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 			return 0;
 		}
 		if (na_qholder_qgrant(&s->h, (uint16_t)(m->aux >> 16),
-				      m->thread, m->seq, m->gstatus,
-				      m->copyset, payload, m->len, now,
-				      &a) != 0)
+				      m->thread, m->seq, m->gstatus, m->copyset,
+				      payload, m->len, now, &a) != 0)
 			return 0; /* malformed: not acknowledged */
 	} else if (m->type == NA_MSG_Q_GRANT_ACK) {
 		if (!s)

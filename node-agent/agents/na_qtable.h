@@ -39,25 +39,25 @@ struct na_qlocals {
 	struct na_qlocal l[NA_QT_LOCAL_MAX];
 };
 
-#define NA_QT_COUNTERS(X)                                                    \
-	X(forwards)          /* forward-to-holder copies received */         \
-	X(queued_sent)       /* Q_QUEUED */                                  \
-	X(qnack_sent)        /* Q_NACK */                                    \
-	X(qxfer_sent)        /* QXFER, retransmissions included */           \
-	X(qrelease_sent)     /* QRELEASE, retransmissions included */        \
-	X(qxfer_approved)    /* QXFER_ACK approved (or not_holder) */        \
-	X(qxfer_denied)      /* QXFER_ACK `count` for a QXFER */             \
-	X(qrelease_approved) /* QXFER_ACK approved for a QRELEASE */         \
-	X(qrelease_denied)   /* QXFER_ACK `count` for a QRELEASE */          \
-	X(qack_ignored)      /* QXFER_ACK for no ENDING event */             \
-	X(qgrant_sent)       /* Q_GRANT, retransmissions included */         \
-	X(qgrant_recv)       /* Q_GRANT received */                          \
-	X(qgrant_taken)      /* ... that granted the waiting event */        \
-	X(qgrant_ack_recv)   /* Q_GRANT_ACK that ended a hand-over */        \
-	X(lost_declared)     /* forward indices declared lost */             \
-	X(count_waits)       /* `count` denials waited out */                \
+#define NA_QT_COUNTERS(X)                                                     \
+	X(forwards)          /* forward-to-holder copies received */          \
+	X(queued_sent)       /* Q_QUEUED */                                   \
+	X(qnack_sent)        /* Q_NACK */                                     \
+	X(qxfer_sent)        /* QXFER, retransmissions included */            \
+	X(qrelease_sent)     /* QRELEASE, retransmissions included */         \
+	X(qxfer_approved)    /* QXFER_ACK approved (or not_holder) */         \
+	X(qxfer_denied)      /* QXFER_ACK `count` for a QXFER */              \
+	X(qrelease_approved) /* QXFER_ACK approved for a QRELEASE */          \
+	X(qrelease_denied)   /* QXFER_ACK `count` for a QRELEASE */           \
+	X(qack_ignored)      /* QXFER_ACK for no ENDING event */              \
+	X(qgrant_sent)       /* Q_GRANT, retransmissions included */          \
+	X(qgrant_recv)       /* Q_GRANT received */                           \
+	X(qgrant_taken)      /* ... that granted the waiting event */         \
+	X(qgrant_ack_recv)   /* Q_GRANT_ACK that ended a hand-over */         \
+	X(lost_declared)     /* forward indices declared lost */              \
+	X(count_waits)       /* `count` denials waited out */                 \
 	X(no_slot)           /* requests run without a holder (table full) */ \
-	X(abandoned_waits)   /* a waiting event given up */                  \
+	X(abandoned_waits)   /* a waiting event given up */                   \
 	X(abandoned_holds)   /* a granted event given up: passed on */
 
 struct na_qt_stats {

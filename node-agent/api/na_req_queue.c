@@ -113,8 +113,9 @@ na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
 	case NA_MSG_Q_QUEUED:
 		if (!q->granted && !c->got_reply) {
 			q->queued = true;
-			*deadline = now + na_req_timeout(
-						  t, NA_QUEUED_WATCHDOG_RTTS, 0);
+			*deadline = now +
+				    na_req_timeout(t, NA_QUEUED_WATCHDOG_RTTS,
+						   0);
 		}
 		NA_STAT_INC(t->n->st.req.q_queued);
 		return true;

@@ -308,8 +308,8 @@ bool na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
 
 /** t->mail: Q_QUEUED, Q_NACK, Q_GRANT, or a NACK the queue overrides.
  * @return true when consumed. */
-bool na_reqq_mail(struct dsm_thread *t, struct na_reqq *q,
-		  struct na_collect *c, uint64_t *deadline);
+bool na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
+		  uint64_t *deadline);
 
 /** The event's timer expired: Q_INVs again, or the request. */
 void na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q);

@@ -88,7 +88,7 @@ struct na_node {
 	struct na_mailbox *mbox;   /* cfg.threads */
 	struct na_sabre_rx *sabrx; /* cfg.threads: SABRe landing zones */
 
-	struct na_rec *rec; /* switch restart recovery */
+	struct na_rec *rec;   /* switch restart recovery */
 	struct na_qtable *qt; /* queued locks (topology lock_mode "queued") */
 	uint64_t next_q_tick_ns;
 

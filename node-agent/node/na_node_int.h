@@ -35,7 +35,7 @@ void na_node_queue_fini(struct na_node *n);
 void na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 			   const void *payload, struct na_out *out);
 
-/** The holders' timers (dispatch thread). */
-void na_node_queue_tick(struct na_node *n);
+/** Deliver the holders' messages for requester threads (mailboxes). */
+void na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc);
 
 #endif /* NA_NODE_INT_H */

@@ -4,7 +4,8 @@
  * holders (na_qtable.h) run in the agents' section; what they send goes
  * out, what they deliver to a requester thread goes to its mailbox; Q_INV
  * is answered by the cache or home agent as the switch copy it stands for
- * (na_qplan.h). The requester's calls (na_node.h, na_node_q_*).
+ * (na_qplan.h). The holders' timer is in na_node.c, the requester's calls
+ * (na_node_q_*) in na_node_qreq.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,8 +49,8 @@ na_node_queue_fini(struct na_node *n)
 	n->qt = NULL;
 }
 
-static void
-deliver(struct na_node *n, const struct na_qlocals *loc)
+void
+na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc)
 {
 	for (uint32_t i = 0; i < loc->n; i++) {
 		const struct na_qlocal *l = &loc->l[i];
@@ -82,92 +83,5 @@ na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 		return;
 	}
 	na_qtable_handle(n->qt, m, payload, na_now_ns(), out, &loc);
-	deliver(n, &loc);
-}
-
-void
-na_node_queue_tick(struct na_node *n)
-{
-	static __thread struct na_out out;
-	struct na_qlocals loc = { 0 };
-	uint64_t now = na_now_ns();
-
-	if (!n->qt || now < n->next_q_tick_ns)
-		return;
-	n->next_q_tick_ns = now + NA_QT_RTT_NS / 4;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	na_qtable_tick(n->qt, now, &out, &loc);
-	deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
-}
-
-int
-na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,
-		  uint32_t seq)
-{
-	static __thread struct na_out out;
-	struct na_qlocals loc = { 0 };
-	int rc;
-
-	if (!n->qt)
-		return -ENOTSUP;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	rc = na_qtable_request(n->qt, tag, thread, seq, na_now_ns(), &out,
-			       &loc);
-	deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
-	return rc;
-}
-
-void
-na_node_q_result(struct na_node *n, uint64_t tag, uint16_t thread,
-		 uint32_t seq, bool holds)
-{
-	if (!n->qt)
-		return;
-	na_node_agents_enter(n);
-	if (!holds || na_qtable_switch_granted(n->qt, tag, thread, seq) != 0)
-		na_qtable_cancel(n->qt, tag, thread, seq);
-	na_node_agents_leave(n);
-}
-
-int
-na_node_q_done(struct na_node *n, uint64_t tag, uint16_t thread, uint32_t seq,
-	       uint8_t gs, uint32_t cs)
-{
-	static __thread struct na_out out;
-	struct na_qlocals loc = { 0 };
-	int rc;
-
-	if (!n->qt)
-		return -ESRCH;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	rc = na_qtable_done(n->qt, tag, thread, seq, gs, cs, na_now_ns(), &out,
-			    &loc);
-	deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
-	return rc;
-}
-
-void
-na_node_q_abandon(struct na_node *n, uint64_t tag, uint16_t thread,
-		  uint32_t seq)
-{
-	static __thread struct na_out out;
-	struct na_qlocals loc = { 0 };
-
-	if (!n->qt)
-		return;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	na_qtable_abandon(n->qt, tag, thread, seq, na_now_ns(), &out, &loc);
-	deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
+	na_node_queue_deliver(n, &loc);
 }

@@ -163,10 +163,11 @@ na_node_stats_json(struct na_node *n, FILE *f)
 	}
 	if (n->qt) {
 		fprintf(f, ",\"queue_holders\":{");
-#define NA_X_PRINT(name) fprintf(f, "\"" #name "\":%" PRIu64 ",", n->qt->st.name);
+#define NA_X_PRINT(name) \
+	fprintf(f, "\"" #name "\":%" PRIu64 ",", n->qt->st.name);
 		NA_QT_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
-		fprintf(f, "\"slots\":%u}", NA_QT_SLOTS);
+		fprintf(f, "\"slots\":%d}", NA_QT_SLOTS);
 	}
 	sabres_json(n, f);
 	fprintf(f, ",");

@@ -19,11 +19,11 @@
 #include "lcf_wire.h"
 
 struct na_qplan {
-	bool noop;        /* the check failed: end with the metadata as is */
-	uint8_t type;     /* the request run (maybe WRITE_SHARED -> MISS) */
-	uint32_t to;      /* Q_INV to these nodes */
+	bool noop;         /* the check failed: end with the metadata as is */
+	uint8_t type;      /* the request run (maybe WRITE_SHARED -> MISS) */
+	uint32_t to;       /* Q_INV to these nodes */
 	uint16_t provider; /* ... this one with DATA_PROVIDER, or NONE */
-	bool home;        /* Q_INV to the block's home (Unshared: the data) */
+	bool home;         /* Q_INV to the block's home (Unshared: the data) */
 };
 
 /**

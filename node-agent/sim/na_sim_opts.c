@@ -235,7 +235,8 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			rc = num("--read-ratio", optarg, 0, 1, &o->read_ratio);
 			break;
 		case 'Q':
-			if (strcmp(optarg, "queued") && strcmp(optarg, "retry")) {
+			if (strcmp(optarg, "queued") &&
+			    strcmp(optarg, "retry")) {
 				fprintf(stderr,
 					"na-sim: --lock-mode %s: expected "
 					"retry or queued\n",
