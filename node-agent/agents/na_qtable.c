@@ -254,7 +254,7 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 	if (!s || s->h.seq != seq)
 		return;
-	if (s->h.st == NA_QH_WAIT) {
+	if (s->h.st == NA_QH_WAIT && na_qfifo_count(&s->h.q) == 0) {
 		qt->st.abandoned_waits++;
 		cancel(s, thread, seq);
 	} else if (s->h.st == NA_QH_HOLD) {
@@ -272,6 +272,11 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	struct na_qslot *s = find(qt, tag, thread);
 	struct na_qacts a = { 0 };
 
+	if (s && s->h.st == NA_QH_WAIT && s->h.seq == seq &&
+	    na_qfifo_count(&s->h.q) > 0)
+		/* Forwards came for it: a copy took the write lock (a NACKed
+		 * request's, settled by na_req_quarantine): it holds. */
+		na_qholder_switch_granted(&s->h, thread, seq);
 	if (!s || s->h.st != NA_QH_HOLD || s->h.seq != seq)
 		return -ESRCH;
 	s->last = now;
@@ -302,6 +307,32 @@ qack(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
 	} else {
 		qt->st.qrelease_denied++;
 	}
+}
+
+/*
+ * A request of another thread of this node forwarded to this node's
+ * tenure while it is still waiting: the tenure's event is a NACKed request
+ * whose later copy the switch granted, and its thread cannot retry while
+ * this one keeps the block busy locally (one event per block and node).
+ * Queueing it would deadlock the two; the index is counted, the request
+ * is not queued and gets a NACK (it backs off, the other thread retries).
+ */
+static bool
+local_wait_forward(struct na_qtable *qt, struct na_qslot *s,
+		   const struct na_qentry *e, const struct lcf_msg *m,
+		   struct na_qacts *a, struct na_out *out)
+{
+	struct lcf_msg r;
+
+	if (e->node != qt->self || e->thread == s->h.thread ||
+	    s->h.st != NA_QH_WAIT || a->n == 0 || a->a[0].kind != NA_QA_QUEUED)
+		return false;
+	na_qfifo_remove(&s->h.q, e->node, e->thread, e->seq);
+	na_reply_hdr(m, &r, NA_MSG_NACK);
+	r.aux = na_aux_orig(m->type, qt->self);
+	na_out_push(out, r.dst_node, &r, NULL);
+	qt->st.local_nacks++;
+	return true;
 }
 
 /* The slot handing its queue to the event Q_GRANT_ACK `m` is about. */
@@ -377,6 +408,8 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		}
 		before = s->h.st;
 		na_qholder_forward(&s->h, &e, m->aux, now, &a);
+		if (local_wait_forward(qt, s, &e, m, &a, out))
+			return 0;
 	} else if (m->type == LCF_T_QXFER_ACK) {
 		if (!s || m->node != qt->self) {
 			qt->st.qack_ignored++;

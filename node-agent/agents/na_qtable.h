@@ -58,7 +58,9 @@ struct na_qlocals {
 	X(count_waits)       /* `count` denials waited out */                 \
 	X(no_slot)           /* requests run without a holder (table full) */ \
 	X(abandoned_waits)   /* a waiting event given up */                   \
-	X(abandoned_holds)   /* a granted event given up: passed on */
+	X(abandoned_holds)   /* a granted event given up: passed on */        \
+	X(local_nacks)       /* a local thread's forward NACKed (waiting
+				tenure of another local thread) */
 
 struct na_qt_stats {
 #define NA_X_FIELD(name) uint64_t name;
@@ -125,7 +127,8 @@ void na_qtable_cancel(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 /**
  * The requester gave event (thread, seq) up (a NACKed seq it will not
- * retry). Waiting: cancelled. Holding (its Q_GRANT arrived while the
+ * retry). Waiting: cancelled, unless forwards came for it (a copy took the
+ * write lock: its settling unlock, na_qtable_done, ends it). Holding (its Q_GRANT arrived while the
  * requester was backing off): the event ends as a no-op, QXFER/QRELEASE
  * with the metadata the grant carried, so the lock is passed on.
  */
@@ -136,7 +139,8 @@ void na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 /**
  * The holding event (thread, seq) is done with metadata (gs, cs): QRELEASE
  * or QXFER instead of its unlock; an UNLOCK_ACK follows in `loc` when the
- * switch approved it.
+ * switch approved it. A waiting event that received forwards holds (a copy
+ * of it took the write lock) and ends the same way.
  *
  * @return 0, or -ESRCH when the event does not hold `tag`'s queue (the
  *         caller sends its unlock).

@@ -276,6 +276,35 @@ qlock_summary(FILE *f)
 		hl, hc, hn);
 }
 
+/* A stuck run: the queue holders not idle. */
+static void
+qlock_dump(const struct na_node *n)
+{
+	const struct dsm *d = (const struct dsm *)n; /* node is first */
+
+	for (uint16_t k = 0; getenv("QDBG") && k < n->cfg.threads; k++) {
+		const struct dsm_thread *t = &d->threads[k];
+
+		fprintf(stderr,
+			"  thread %u seq %u unl %d/%d seq %u stale %d seq %u "
+			"qgrant %d seq %u\n",
+			k, t->seq, t->unl.valid, t->unl.queued, t->unl.m.seq,
+			t->stale.valid, t->stale.seq, t->qgrant_valid,
+			t->qgrant.seq);
+	}
+	for (uint32_t i = 0; n->qt && i < NA_QT_SLOTS; i++) {
+		const struct na_qslot *s = &n->qt->s[i];
+
+		if (!s->used || s->h.st == NA_QH_IDLE)
+			continue;
+		fprintf(stderr,
+			"  holder tag %#" PRIx64 " thread %u seq %u state %d "
+			"count %u next %#x queue %u count_wait %d\n",
+			s->tag, s->h.thread, s->h.seq, (int)s->h.st,
+			s->h.count, s->h.next, s->h.q.n, (int)s->h.count_wait);
+	}
+}
+
 static void
 print_summary(FILE *f, double wall_s, bool stuck)
 {
@@ -447,6 +476,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "node %u: {", sim.topo.nodes[i].id);
 			na_node_stats_json(&sim.node[i].d->node, stderr);
 			fprintf(stderr, "}\n");
+			qlock_dump(&sim.node[i].d->node);
 		}
 		return 3; /* threads are mid-operation: no orderly close */
 	}

@@ -272,6 +272,40 @@ Test(qtable, stray_forwards)
 	teardown();
 }
 
+Test(qtable, waiting_tenure_nacks_local_thread_and_settles)
+{
+	uint32_t stale = lcf_q_id(1, 0, 4);
+	struct lcf_msg m;
+
+	setup(1);
+	clear();
+	/* Thread 0's seq 4 was NACKed, a later copy took the write lock. */
+	na_qtable_request(&qt, TAG, 0, 4, 0, &out, &loc);
+	m = forward(2, 1, 9, stale, 1); /* another node: queued */
+	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
+	clear();
+	m = forward(1, 2, 7, stale, 2); /* this node's thread 2: NACK */
+	na_qtable_handle(&qt, &m, NULL, 2, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
+	cr_assert_eq(out.m[0].msg.thread, 2);
+	cr_assert_eq(out.m[0].msg.seq, 7);
+	cr_assert_eq(qt.st.local_nacks, 1);
+	/* Given up, it is kept: the forwards came for it. */
+	na_qtable_abandon(&qt, TAG, 0, 4, 3, &out, &loc);
+	cr_assert_eq(qt.st.abandoned_waits, 0);
+	/* Its settling unlock hands over to node 2, counting both. */
+	clear();
+	cr_assert_eq(na_qtable_done(&qt, TAG, 0, 4, LCF_GS_MODIFIED, 2, 4, &out,
+				    &loc),
+		     0);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[0].msg.aux, 2);
+	cr_assert_eq(out.m[0].msg.copyset, lcf_q_id(2, 1, 9));
+	teardown();
+}
+
 Test(qplan, runs_the_request_against_the_grant)
 {
 	struct na_qplan p;
