@@ -300,8 +300,8 @@ qlock_dump(const struct na_node *n)
 		fprintf(stderr,
 			"  holder tag %#" PRIx64 " thread %u seq %u state %d "
 			"count %u next %#x queue %u count_wait %d\n",
-			s->tag, s->h.thread, s->h.seq, (int)s->h.st,
-			s->h.count, s->h.next, s->h.q.n, (int)s->h.count_wait);
+			s->tag, s->h.thread, s->h.seq, (int)s->h.st, s->h.count,
+			s->h.next, s->h.q.n, (int)s->h.count_wait);
 	}
 }
 
