@@ -219,8 +219,8 @@ na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	s->last = now;
 	if (s->h.seq != seq)
 		na_qtable_abandon(qt, tag, thread, s->h.seq, now, out, loc);
-	else if (s->h.st == NA_QH_WAIT)
-		return 0;
+	else if (s->h.st == NA_QH_WAIT || s->h.st == NA_QH_HOLD)
+		return 0; /* retried; HOLD: its Q_GRANT came meanwhile */
 	return na_qholder_request(&s->h, thread, seq);
 }
 

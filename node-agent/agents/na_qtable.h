@@ -102,8 +102,8 @@ void na_qtable_fini(struct na_qtable *qt);
 /**
  * This node's event (thread, seq) requests block `tag`: its tenure starts
  * (forwards for it are buffered until it holds). One holder per block and
- * requester thread: calling it again for the same waiting event does
- * nothing; the thread's earlier event on the block, if it still waits or
+ * requester thread: calling it again for the same event (retried after a
+ * NACK, still waiting or granted meanwhile) does nothing; the thread's earlier event on the block, if it still waits or
  * holds, is given up first (na_qtable_abandon).
  *
  * @return 0, -EBUSY when the thread's earlier tenure on the block is still

@@ -200,6 +200,8 @@ Test(qtable, next_holder_takes_grant_once)
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
 	cr_assert_eq(out.m[0].dst, 0);
+	/* The request retried (its grant came during a backoff): kept. */
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 3, 1, &out, &loc), 0);
 	/* A network duplicate: acknowledged, nothing delivered. */
 	clear();
 	na_qtable_handle(&qt, &m, NULL, 2, &out, &loc);
