@@ -37,7 +37,8 @@ trap 'rm -rf "$WORK"' EXIT
 FAILED=0
 
 # run NAME "NA-SIM OPTIONS" [JSON-PATH ...]: each JSON path of the summary
-# (e.g. net.lost, switch_actions.nack_lock_busy) must be non-zero.
+# (e.g. net.lost, switch_actions.nack_lock_busy) must be non-zero; an
+# argument "expr:PYTHON" must be true of the summary `s` instead.
 run() {
 	local name=$1 opts=$2 d rc
 	shift 2
@@ -61,6 +62,10 @@ bad = []
 if s["stuck"] or s["ops"] == 0 or s["errors"]:
     bad.append("stuck/ops/errors")
 for path in sys.argv[2:]:
+    if path.startswith("expr:"):
+        if not eval(path[5:], {"s": s}):
+            bad.append(path[5:] + " is false")
+        continue
     v = s
     for k in path.split("."):
         v = v.get(k, 0) if isinstance(v, dict) else 0
@@ -132,6 +137,23 @@ run pipe-loss "--seed 8 --workload micro --loss 0.05 --dup 0.05 --pipe-depth 2" 
 	net.lost pipe.diff_writebacks pipe.diffs_applied
 run pipe-home-16k "--seed 12 --workload micro --switch-blocks 0 --loss 0.05 --block-size 16384 --pipe-depth 1" \
 	pipe.diff_writebacks pipe.diffs_applied
+
+# Queued locks (docs/QUEUED-LOCKS.md): every thread of 4 nodes writing one
+# switch-owned block, without and with 5% loss and duplication: conflicts
+# are forwarded to the queue holder and granted by Q_GRANT; the switch's
+# NACKs for the block are at most the QRELEASE window's (< 1% of the
+# forwards). Then the counter workload (reads, writes, increments under
+# dsm_wlock) with loss, and with dynamic migration.
+QNACK='expr:s["switch_actions"].get("nack_lock_busy",0)*100 <= s["switch_actions"]["forward_to_holder"]'
+run queued-contended "--seed 9 --events 60000 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0 --dup 0 --lock-mode queued" \
+	switch_actions.forward_to_holder switch_actions.qxfer_approved \
+	qlock.req_grants qlock.queued_sent "$QNACK"
+run queued-contended-loss "--seed 10 --events 60000 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.05 --lock-mode queued" \
+	net.lost switch_actions.forward_to_holder qlock.req_grants "$QNACK"
+run queued-counter-loss "--seed 11 --events 60000 --nodes 4 --threads 3 --loss 0.05 --dup 0.05 --lock-mode queued" \
+	net.lost qlock.req_grants qlock.qrelease_approved
+run queued-migrate "--seed 13 --events 60000 --migrate --switch-blocks 0 --loss 0.05 --dup 0.05 --lock-mode queued" \
+	switch_actions.add_to_switch_ok qlock.req_grants
 
 # REGRESSIONS: seeds that once failed, with their options (none yet).
 

@@ -174,3 +174,19 @@ na_qfifo_import_granted(struct na_qfifo *q, const uint8_t *buf, size_t len)
 		insert_sorted(q, &g[j]);
 	return (int)ng;
 }
+
+int
+na_qfifo_remove(struct na_qfifo *q, uint16_t node, uint16_t thread,
+		uint32_t seq)
+{
+	for (uint32_t i = 0; i < q->n; i++) {
+		if (q->e[i].node != node || q->e[i].thread != thread ||
+		    q->e[i].seq != seq)
+			continue;
+		memmove(&q->e[i], &q->e[i + 1],
+			(q->n - i - 1) * sizeof(q->e[0]));
+		q->n--;
+		return 0;
+	}
+	return -ENOENT;
+}

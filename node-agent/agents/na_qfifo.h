@@ -98,6 +98,15 @@ na_qfifo_head(const struct na_qfifo *q)
 }
 
 /**
+ * Take request (node, thread, seq) out of the queue; its index stays
+ * counted (the holder answered it otherwise).
+ *
+ * @return 0, or -ENOENT when it is not queued.
+ */
+int na_qfifo_remove(struct na_qfifo *q, uint16_t node, uint16_t thread,
+		    uint32_t seq);
+
+/**
  * The queue without its head, in Q_GRANT's wire form (NA_QENTRY_WIRE
  * bytes per entry, big-endian: node u16, thread u16, seq u32, type u8,
  * class u8, 0 u16, index u32; encoded by na_qgrant.h).

@@ -90,6 +90,16 @@ na_qholder_switch_granted(struct na_qholder *h, uint16_t thread, uint32_t seq)
 	return 0;
 }
 
+int
+na_qholder_cancel(struct na_qholder *h, uint16_t thread, uint32_t seq)
+{
+	if (h->st != NA_QH_WAIT || h->thread != thread || h->seq != seq)
+		return -EINVAL;
+	h->st = NA_QH_IDLE;
+	na_qfifo_init(&h->q, h->order, h->node, thread, seq);
+	return 0;
+}
+
 /* Send QRELEASE (queue empty) or QXFER to the head, with the count
  * (model: the HOLD step and the ENDING timer, which re-reads the head). */
 static void

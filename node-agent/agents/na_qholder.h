@@ -120,6 +120,15 @@ void na_qholder_init(struct na_qholder *h, enum na_qorder order, uint16_t node,
 int na_qholder_request(struct na_qholder *h, uint16_t thread, uint32_t seq);
 
 /**
+ * The waiting event (thread, seq) will not hold the lock through this
+ * holder (the home answered it, the switch granted a read lock, or the
+ * requester gave the seq up): IDLE, its buffered forwards dropped.
+ *
+ * @return 0, or -EINVAL when (thread, seq) is not the waiting event.
+ */
+int na_qholder_cancel(struct na_qholder *h, uint16_t thread, uint32_t seq);
+
+/**
  * The switch granted the event's request itself (it took the lock and
  * is QHOLDER with FWD_CNT 0): HOLD.
  *

@@ -103,6 +103,8 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 			e->busy = NA_NOBODY;
 			na_cond_broadcast(&b->cv);
 			pthread_mutex_unlock(&b->mu);
+			if (rt.seq) /* a NACKed eviction not retried */
+				na_node_q_abandon(t->n, rt.tag, t->id, rt.seq);
 			return 0;
 		}
 		pthread_mutex_unlock(&b->mu);
@@ -162,6 +164,8 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 		release_busy(b, e);
 		return ev == NA_EV_NACK ? 1 : -EINTR;
 	}
+	/* Queued mode may have run it as another request (na_qplan.h). */
+	type = c.type;
 	pthread_mutex_lock(&b->mu);
 	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
 		/*
@@ -254,6 +258,10 @@ na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				e->ts = na_now_ns();
 				pthread_mutex_unlock(&b->mu);
 				NA_STAT_INC(t->n->st.req.hits);
+				/* A NACKed request not retried: give it up. */
+				if (rt.seq)
+					na_node_q_abandon(t->n, tag, t->id,
+							  rt.seq);
 				return 0;
 			}
 			e->busy = (int16_t)t->id;

@@ -25,7 +25,7 @@ on_unlock_ack(struct dsm_thread *t, const struct lcf_msg *m)
 	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
 		return false;
 	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		if (!t->unl.retx)
+		if (!t->unl.retx && !t->unl.queued)
 			na_req_rtt_sample(t, na_now_ns() - t->unl.sent_ns);
 		t->unl.valid = false;
 	} else {
@@ -39,6 +39,11 @@ unlock_timer(struct dsm_thread *t, uint64_t now)
 {
 	if (!t->unl.valid || now < t->unl.deadline_ns)
 		return;
+	if (t->unl.queued) {
+		/* The queue holder retransmits QXFER/QRELEASE itself. */
+		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
+		return;
+	}
 	na_node_send(t->n, na_req_home_of(t, t->unl.m.tag), &t->unl.m, NULL);
 	NA_STAT_INC(t->n->st.req.retransmit_unlock);
 	t->unl.retx = true;
@@ -103,6 +108,11 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 		if (t->unl.valid && t->unl.deadline_ns < dl)
 			dl = t->unl.deadline_ns;
 		rc = na_node_mbox_wait(t->n, t->id, &t->mail, dl);
+		if (rc == 0 && t->mail.m.type == NA_MSG_Q_GRANT) {
+			/* Kept: it may answer a request being retried. */
+			t->qgrant = t->mail.m;
+			t->qgrant_valid = true;
+		}
 		if (rc == 0 && (on_unlock_ack(t, &t->mail.m) ||
 				on_stale_mail(t, &t->mail)))
 			continue;
@@ -156,6 +166,17 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	t->unl.m.dst_node = na_req_home_of(t, tag);
 	t->unl.valid = true;
 	t->last_unlock_seq = seq;
+	if (na_node_q_done(t->n, tag, t->id, seq, gs, cs) == 0) {
+		/* Queued mode, the event holds the queue: QXFER/QRELEASE
+		 * went instead; the holder's approval acknowledges. */
+		t->unl.queued = true;
+		t->any_unlock = true;
+		t->unl.sent_ns = na_now_ns();
+		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
+		NA_STAT_INC(t->n->st.req.q_ends);
+		na_rec_idle(t->n->rec, t->id, false);
+		return;
+	}
 	t->any_unlock = true;
 	t->unl.sent_ns = na_now_ns();
 	t->unl.deadline_ns = t->unl.sent_ns +

@@ -140,6 +140,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	uint64_t sent, deadline, now;
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
+	struct na_reqq q;
 
 	switch (rec_before_event(t, tag)) {
 	case 0:
@@ -160,8 +161,12 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 			t->stale.valid = false;
 		}
 	} else {
-		if (t->stale.valid)
+		if (t->stale.valid) {
+			/* Queued mode: a grant of the NACKed seq passes on. */
+			na_node_q_abandon(t->n, t->stale.tag, t->id,
+					  t->stale.seq);
 			na_req_quarantine(t);
+		}
 		seq = na_req_next_seq(t);
 		rt->copies = 0;
 		rt->nacks = 0;
@@ -177,18 +182,26 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
 	NA_STAT_INC(t->n->st.req.events);
 	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
+	na_reqq_begin(t, &q, &m);
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	na_rec_sent(t->n->rec, t->id, tag, seq);
-	na_node_send(t->n, home, &m, NULL);
-	rt->copies++;
+	if (!na_reqq_pending_grant(t, &q, c, &deadline)) {
+		na_node_send(t->n, home, &m, NULL);
+		rt->copies++;
+	}
 	for (;;) {
+		if (q.noop || (q.granted && na_collect_done(c)))
+			break;
 		if (na_req_wait_mail(t, deadline) == 0) {
+			if (na_reqq_mail(t, &q, c, &deadline))
+				continue;
 			if (t->mail.m.seq == seq &&
 			    (t->mail.m.type == LCF_T_NACK ||
 			     t->mail.m.type == NA_MSG_NACK))
 				rt->nacks++;
-			on_event_mail(t, type, seq, tag, c);
+			on_event_mail(t, q.granted ? c->type : type, seq, tag,
+				      c);
 			if (na_collect_done(c))
 				break;
 		}
@@ -207,15 +220,28 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
-		na_node_send(t->n, home, &m, NULL);
+		if (q.on)
+			na_reqq_retransmit(t, &q);
+		else
+			na_node_send(t->n, home, &m, NULL);
 		rt->copies++;
 		NA_STAT_INC(t->n->st.req.retransmit_request);
 		tries++;
 		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
 	}
-	if (!tries)
+	if (!tries && !q.queued && !q.granted)
 		na_req_rtt_sample(t,
 				  na_now_ns() - sent); /* Karn: clean samples */
+	if (q.noop) {
+		/* Granted, but the request no longer fits: end the event
+		 * with the metadata unchanged (passes the lock on) and let
+		 * the caller re-read its state; that seq is spent. */
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, q.gs, q.cs);
+		rt->seq = 0;
+		na_rec_idle(t->n->rec, t->id, false);
+		return NA_EV_NACK;
+	}
+	na_reqq_end(t, &q, c);
 	if (c->nacked) {
 		na_rec_idle(t->n->rec, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);

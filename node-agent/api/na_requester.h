@@ -14,6 +14,7 @@
 #include "dsm.h"
 #include "na_node.h"
 #include "na_proto.h"
+#include "na_qplan.h"
 
 /* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
 #define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
@@ -54,6 +55,7 @@ struct na_rmw {
 struct na_unlock_pending {
 	bool valid;
 	bool retx;
+	bool queued; /* ended by the queue holder (QXFER/QRELEASE) */
 	struct lcf_msg m;
 	uint64_t sent_ns;
 	uint64_t deadline_ns;
@@ -101,6 +103,8 @@ struct dsm_thread {
 	struct na_stale stale;
 	uint32_t last_unlock_seq; /* seq of the last unlock sent */
 	bool any_unlock;
+	struct lcf_msg qgrant; /* queued mode: the last Q_GRANT received */
+	bool qgrant_valid;
 	uint32_t sab_seq; /* SABRe ids: a sequence of their own, so events'
 			     seq parity is untouched (docs/SABRES.md) */
 };
@@ -284,5 +288,41 @@ void na_req_backoff(struct dsm_thread *t, unsigned attempt);
 
 /** Handle whatever arrived while no event is in progress. */
 void na_req_service(struct dsm_thread *t);
+
+/* ---- queued lock mode (na_req_queue.c, docs/QUEUED-LOCKS.md 5) ---- */
+
+/* One event's queued-mode state. */
+struct na_reqq {
+	bool on;      /* registered with the node's queue holders */
+	bool queued;  /* Q_QUEUED: only the watchdog retransmits */
+	bool granted; /* Q_GRANT: the lock is the event's */
+	bool noop;    /* granted, but the check failed (na_qplan.h) */
+	struct lcf_msg req;
+	struct na_qplan plan;
+	uint8_t gs;
+	uint32_t cs;
+};
+
+/** Register the event of request `m` (waits while another local event's
+ * tenure on the block ends). */
+void na_reqq_begin(struct dsm_thread *t, struct na_reqq *q,
+		   const struct lcf_msg *m);
+
+/** A Q_GRANT for this event arrived before it (during a backoff)? Then
+ * take it. @return true when taken. */
+bool na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
+			   struct na_collect *c, uint64_t *deadline);
+
+/** t->mail: Q_QUEUED, Q_NACK, Q_GRANT, or a NACK the queue overrides.
+ * @return true when consumed. */
+bool na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
+		  uint64_t *deadline);
+
+/** The event's timer expired: Q_INVs again, or the request. */
+void na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q);
+
+/** The event completed through the switch or home path (not granted). */
+void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
+		 const struct na_collect *c);
 
 #endif /* NA_REQUESTER_H */

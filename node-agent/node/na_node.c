@@ -109,6 +109,10 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 		if (roles & NA_ROLE_HOME)
 			na_voh_handle(&n->voh, m, payload, m->len, &out);
 		break;
+	case NA_ROUTE_QUEUE:
+	case NA_ROUTE_QINV:
+		na_node_queue_process(n, m, payload, &out);
+		break;
 	case NA_ROUTE_SHADOW:
 		if (!(roles & NA_ROLE_SHADOW))
 			break;
@@ -344,6 +348,26 @@ rec_tick(struct na_node *n)
 	na_node_agents_leave(n);
 }
 
+/* Dispatch thread: the queue holders' timers (queued locks, na_qtable.h),
+ * every 0.25 ms. */
+static void
+queue_tick(struct na_node *n)
+{
+	static __thread struct na_out out;
+	struct na_qlocals loc = { 0 };
+	uint64_t now = na_now_ns();
+
+	if (!n->qt || now < n->next_q_tick_ns)
+		return;
+	n->next_q_tick_ns = now + 250000ull;
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	na_qtable_tick(n->qt, now, &out, &loc);
+	na_node_queue_deliver(n, &loc);
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
+}
+
 void
 na_node_receive(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
@@ -363,6 +387,7 @@ na_node_timers(struct na_node *n)
 		n->next_epoch_ns += n->cfg.epoch_ms * 1000000ull;
 	}
 	migrate_tick(n);
+	queue_tick(n);
 }
 
 void *

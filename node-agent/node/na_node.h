@@ -24,6 +24,7 @@
 #include "na_home.h"
 #include "na_mailbox.h"
 #include "na_migrate.h"
+#include "na_qtable.h"
 #include "na_sabre_rx.h"
 #include "na_shadow.h"
 #include "na_stats.h"
@@ -87,7 +88,9 @@ struct na_node {
 	struct na_mailbox *mbox;   /* cfg.threads */
 	struct na_sabre_rx *sabrx; /* cfg.threads: SABRe landing zones */
 
-	struct na_rec *rec; /* switch restart recovery */
+	struct na_rec *rec;   /* switch restart recovery */
+	struct na_qtable *qt; /* queued locks (topology lock_mode "queued") */
+	uint64_t next_q_tick_ns;
 
 	pthread_t disp;
 	bool disp_running;
@@ -141,6 +144,38 @@ void na_node_timers(struct na_node *n);
 
 /** Run the cache agent's deferred requests (a pin was released). */
 void na_node_run_deferred(struct na_node *n);
+
+/*
+ * Queued locks (docs/QUEUED-LOCKS.md 5; na_node_queue.c), for the
+ * requester. All are no-ops (-ENOTSUP / -ESRCH) unless the topology's
+ * lock_mode is "queued".
+ */
+
+/**
+ * Event (thread, seq) requests `tag`: it may become the queue holder.
+ * @return 0, -EBUSY (another local event still has the block's holder:
+ *         wait and call again), -ENOSPC / -ENOTSUP (run without).
+ */
+int na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,
+		      uint32_t seq);
+
+/** The event's answer: `holds` when the switch granted it a write lock
+ * (it holds the queue now), else it will not hold through the queue. */
+void na_node_q_result(struct na_node *n, uint64_t tag, uint16_t thread,
+		      uint32_t seq, bool holds);
+
+/**
+ * The event is done: QXFER/QRELEASE with (gs, cs) instead of its unlock;
+ * an UNLOCK_ACK reaches the thread's mailbox when the switch approved.
+ * @return 0, or -ESRCH when the event does not hold the queue (send the
+ *         unlock).
+ */
+int na_node_q_done(struct na_node *n, uint64_t tag, uint16_t thread,
+		   uint32_t seq, uint8_t gs, uint32_t cs);
+
+/** The requester gave event (thread, seq) up (na_qtable_abandon). */
+void na_node_q_abandon(struct na_node *n, uint64_t tag, uint16_t thread,
+		       uint32_t seq);
 
 /** Start ADD_TO_SWITCH of the first `count` blocks, wait for the ACKs. */
 uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);

@@ -26,4 +26,16 @@ void *na_node_dispatch(void *arg);
 int na_node_voh_start(struct na_node *n);
 void na_node_voh_stop(struct na_node *n);
 
+/** Queued locks (na_node_queue.c): the holders' table, when the topology
+ * says lock_mode "queued". @return 0 or -ENOMEM. */
+int na_node_queue_init(struct na_node *n);
+void na_node_queue_fini(struct na_node *n);
+
+/** A message of NA_ROUTE_QUEUE or NA_ROUTE_QINV; agents' section held. */
+void na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
+			   const void *payload, struct na_out *out);
+
+/** Deliver the holders' messages for requester threads (mailboxes). */
+void na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc);
+
 #endif /* NA_NODE_INT_H */

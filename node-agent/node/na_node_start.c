@@ -114,7 +114,7 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
 			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
 		goto fail;
-	if (rec_init(n))
+	if (rec_init(n) || na_node_queue_init(n))
 		goto fail;
 	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);
 	n->mbox = calloc(cfg->threads, sizeof(*n->mbox));
@@ -172,6 +172,7 @@ na_node_stop(struct na_node *n)
 	n->fifo = NULL;
 	na_rec_fini(n->rec);
 	n->rec = NULL;
+	na_node_queue_fini(n);
 	na_shadow_fini(&n->shadow);
 	na_migrate_fini(&n->migrate);
 	na_cagent_fini(&n->cagent);

@@ -161,6 +161,14 @@ na_node_stats_json(struct na_node *n, FILE *f)
 #undef NA_X_PRINT
 		fprintf(f, "\"deferred_now\":%u}", n->cagent.n_def);
 	}
+	if (n->qt) {
+		fprintf(f, ",\"queue_holders\":{");
+#define NA_X_PRINT(name) \
+	fprintf(f, "\"" #name "\":%" PRIu64 ",", n->qt->st.name);
+		NA_QT_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+		fprintf(f, "\"slots\":%d}", NA_QT_SLOTS);
+	}
 	sabres_json(n, f);
 	fprintf(f, ",");
 	na_rec_stats_json(n->rec, f);

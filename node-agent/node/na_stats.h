@@ -41,7 +41,18 @@
 	X(aborts_passed)             \
 	X(allocs)                    \
 	X(events_in_switch)          \
-	X(events_at_home)
+	X(events_at_home)            \
+	X(q_queued)                  \
+	X(q_nacks)                   \
+	X(q_nack_ignored)            \
+	X(q_watchdog)                \
+	X(q_grants)                  \
+	X(q_converted)               \
+	X(q_noop)                    \
+	X(q_inv_sent)                \
+	X(q_ends)                    \
+	X(q_busy_waits)              \
+	X(q_unregistered)
 
 struct na_req_stats {
 #define NA_X_FIELD(name) uint64_t name;

@@ -120,6 +120,10 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		/* A tag miss (or no switch at all): the home runs the pipeline. */
 		if (!(m->flags & LCF_F_IN_SWITCH))
 			return NA_ROUTE_HOME;
+		/* Forwarded to the queue holder (aux = tenure << 16 | index;
+		 * Table 3 copies carry the request's aux, 0). */
+		if (m->aux & 0xffff)
+			return NA_ROUTE_QUEUE;
 		/* Returned by the switch: evictions and the sole-holder ACK. */
 		if (m->type == LCF_T_EVICT_SHARED ||
 		    m->type == LCF_T_EVICT_MODIFIED ||
@@ -152,6 +156,17 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
 	case LCF_T_MIGRATE_ACK:
 		return NA_ROUTE_MIGRATE;
+	case LCF_T_QXFER_ACK:
+		return m->node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
+	case NA_MSG_Q_GRANT:
+		return m->node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
+	case NA_MSG_Q_GRANT_ACK:
+		return NA_ROUTE_QUEUE; /* to the giver, about the receiver */
+	case NA_MSG_Q_QUEUED:
+	case NA_MSG_Q_NACK:
+		return m->node == self ? NA_ROUTE_REQUESTER : NA_ROUTE_DROP;
+	case NA_MSG_Q_INV:
+		return NA_ROUTE_QINV;
 	case NA_MSG_FWD:
 	case NA_MSG_DIR_INV:
 		return NA_ROUTE_CACHE;

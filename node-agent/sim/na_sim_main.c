@@ -81,9 +81,11 @@ make_topo(const struct na_sim_opts *o, struct topo *t)
 		       "\"threads_per_node\":%u,"
 		       "\"switch\":{\"mac\":\"02:00:00:00:00:fe\","
 		       "\"ip\":\"10.0.0.254\",\"profile\":\"tiny\","
-		       "\"ways\":2,\"slots_per_way\":8},\"nodes\":[",
+		       "\"ways\":2,\"slots_per_way\":8,\"lock_mode\":\"%s\"},"
+		       "\"nodes\":[",
 		       o->block_size,
-		       o->threads < 2 ? 2u : (unsigned int)o->threads);
+		       o->threads < 2 ? 2u : (unsigned int)o->threads,
+		       o->queued ? "queued" : "retry");
 	for (uint16_t i = 0; i < o->nodes; i++)
 		len += snprintf(json + len, sizeof(json) - (size_t)len,
 				"%s{\"id\":%u,\"mac\":\"02:00:00:00:00:%02x\","
@@ -231,6 +233,78 @@ voh_summary(FILE *f)
 		t.sw_uncached, t.sw_writes);
 }
 
+/* Queued locks (docs/QUEUED-LOCKS.md): the holders' and requesters'
+ * counters summed over the nodes. */
+static void
+qlock_summary(FILE *f)
+{
+	struct na_qt_stats q = { 0 };
+	struct na_req_stats r = { 0 };
+	uint64_t hl = 0, hc = 0, hn = 0;
+
+	for (uint32_t i = 0; i < sim.n_nodes; i++) {
+		const struct na_node *n = &sim.node[i].d->node;
+
+		hl += n->home.st.pipeline_nack_lock;
+		hc += n->home.st.pipeline_nack_check;
+		hn += n->home.st.pipeline_nack_not_home;
+
+		if (n->qt) {
+#define NA_X_ADD(name) q.name += n->qt->st.name;
+			NA_QT_COUNTERS(NA_X_ADD)
+#undef NA_X_ADD
+		}
+#define NA_X_ADD(name) r.name += n->st.req.name;
+		NA_REQ_COUNTERS(NA_X_ADD)
+#undef NA_X_ADD
+	}
+	fprintf(f, "\"mode\":\"%s\"", sim.topo.sw.queued ? "queued" : "retry");
+#define NA_X_PRINT(name) fprintf(f, ",\"" #name "\":%" PRIu64, q.name);
+	NA_QT_COUNTERS(NA_X_PRINT)
+#undef NA_X_PRINT
+	fprintf(f,
+		",\"requester_nacks\":%" PRIu64 ",\"requester_events\":%" PRIu64
+		",\"req_queued\":%" PRIu64 ",\"req_q_nacks\":%" PRIu64
+		",\"req_nack_ignored\":%" PRIu64 ",\"req_watchdog\":%" PRIu64
+		",\"req_grants\":%" PRIu64 ",\"req_converted\":%" PRIu64
+		",\"req_noop\":%" PRIu64 ",\"req_q_ends\":%" PRIu64,
+		r.nacks, r.events, r.q_queued, r.q_nacks, r.q_nack_ignored,
+		r.q_watchdog, r.q_grants, r.q_converted, r.q_noop, r.q_ends);
+	fprintf(f,
+		",\"home_nack_lock\":%" PRIu64 ",\"home_nack_check\":%" PRIu64
+		",\"home_nack_not_home\":%" PRIu64,
+		hl, hc, hn);
+}
+
+/* A stuck run: the queue holders not idle. */
+static void
+qlock_dump(const struct na_node *n)
+{
+	const struct dsm *d = (const struct dsm *)n; /* node is first */
+
+	for (uint16_t k = 0; getenv("QDBG") && k < n->cfg.threads; k++) {
+		const struct dsm_thread *t = &d->threads[k];
+
+		fprintf(stderr,
+			"  thread %u seq %u unl %d/%d seq %u stale %d seq %u "
+			"qgrant %d seq %u\n",
+			k, t->seq, t->unl.valid, t->unl.queued, t->unl.m.seq,
+			t->stale.valid, t->stale.seq, t->qgrant_valid,
+			t->qgrant.seq);
+	}
+	for (uint32_t i = 0; n->qt && i < NA_QT_SLOTS; i++) {
+		const struct na_qslot *s = &n->qt->s[i];
+
+		if (!s->used || s->h.st == NA_QH_IDLE)
+			continue;
+		fprintf(stderr,
+			"  holder tag %#" PRIx64 " thread %u seq %u state %d "
+			"count %u next %#x queue %u count_wait %d\n",
+			s->tag, s->h.thread, s->h.seq, (int)s->h.st, s->h.count,
+			s->h.next, s->h.q.n, (int)s->h.count_wait);
+	}
+}
+
 static void
 print_summary(FILE *f, double wall_s, bool stuck)
 {
@@ -279,6 +353,8 @@ print_summary(FILE *f, double wall_s, bool stuck)
 	pipe_summary(f);
 	fprintf(f, "},\"voh\":{");
 	voh_summary(f);
+	fprintf(f, "},\"qlock\":{");
+	qlock_summary(f);
 	fprintf(f, "}}\n");
 }
 
@@ -353,7 +429,7 @@ main(int argc, char **argv)
 		.kind = (enum na_wl_kind)rc,
 		.threads = sim.o.threads,
 		.duration_s = sim.o.duration,
-		.read_ratio = 0.5,
+		.read_ratio = sim.o.read_ratio,
 		.sharing_ratio = 0.8,
 		.shared_blocks = sim.o.blocks,
 		.private_blocks = 4,
@@ -400,6 +476,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "node %u: {", sim.topo.nodes[i].id);
 			na_node_stats_json(&sim.node[i].d->node, stderr);
 			fprintf(stderr, "}\n");
+			qlock_dump(&sim.node[i].d->node);
 		}
 		return 3; /* threads are mid-operation: no orderly close */
 	}

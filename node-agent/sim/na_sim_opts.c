@@ -28,6 +28,7 @@ usage(FILE *f)
 		"  --threads T         application threads per node (default 2)\n"
 		"  --topo FILE         a topology instead of the generated one\n"
 		"  --workload W        counter (default), micro or poll\n"
+		"  --read-ratio R      micro: share of reads (default 0.5)\n"
 		"  --policy P          poll: validate (default), validate-rpc "
 		"or ttl\n"
 		"  --ttl-us U          poll: the TTL (default 500000)\n"
@@ -50,6 +51,9 @@ usage(FILE *f)
 		"200000)\n"
 		"  --migrate           dynamic migration of hot blocks\n"
 		"  --directory         the directory protocol instead of LCF\n"
+		"  --lock-mode M       generated topology's switch.lock_mode: "
+		"retry (default)\n                      or queued "
+		"(docs/QUEUED-LOCKS.md)\n"
 		"  --pipe-depth W      PIPE diff write-back, credit window W "
 		"(default 0: off)\n"
 		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
@@ -120,6 +124,8 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		{ "max-rate", 1, 0, 'r' },
 		{ "migrate", 0, 0, 'm' },
 		{ "directory", 0, 0, 'R' },
+		{ "lock-mode", 1, 0, 'Q' },
+		{ "read-ratio", 1, 0, 'X' },
 		{ "pipe-depth", 1, 0, 'W' },
 		{ "history", 1, 0, 'H' },
 		{ "stuck-s", 1, 0, 'k' },
@@ -138,6 +144,7 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 
 	*o = (struct na_sim_opts){
 		.seed = 1,
+		.read_ratio = 0.5,
 		.events = 1000000,
 		.nodes = 3,
 		.threads = 2,
@@ -223,6 +230,20 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			break;
 		case 'R':
 			o->directory = true;
+			break;
+		case 'X':
+			rc = num("--read-ratio", optarg, 0, 1, &o->read_ratio);
+			break;
+		case 'Q':
+			if (strcmp(optarg, "queued") &&
+			    strcmp(optarg, "retry")) {
+				fprintf(stderr,
+					"na-sim: --lock-mode %s: expected "
+					"retry or queued\n",
+					optarg);
+				rc = -1;
+			}
+			o->queued = !strcmp(optarg, "queued");
 			break;
 		case 'W':
 			rc = num("--pipe-depth", optarg, 0, 64, &v);

@@ -16,12 +16,14 @@ struct na_sim_opts {
 	uint64_t events;
 	uint16_t nodes, threads;
 	uint32_t blocks, switch_blocks, cache_blocks, block_size, pipe_depth;
+	double read_ratio; /* micro (default 0.5) */
 	double loss, dup, max_rate, duration, stuck_s, update_s, ttl_us;
 	unsigned policy; /* --workload poll */
 	bool all_updaters;
 	uint64_t delay_ns, jitter_ns;
 	const char *topo, *history, *workload;
 	bool directory, migrate, quiet;
+	bool queued; /* --lock-mode queued (docs/QUEUED-LOCKS.md) */
 };
 
 /**

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A node's queue holders (docs/QUEUED-LOCKS.md section 5): one
+ * `struct na_qholder` per block the node has an event on or holds the
+ * queue of, found by tag, and the translation between the wire and
+ * na_qholder's inputs and actions. In: the switch's forward-to-holder
+ * copies (IN_SWITCH, `aux` low half non-zero), QXFER_ACK, Q_GRANT,
+ * Q_GRANT_ACK, the requester's calls (request, granted, cancel, done) and
+ * a timer tick. Out: messages (struct na_out: Q_QUEUED, Q_NACK, QXFER,
+ * QRELEASE, Q_GRANT, Q_GRANT_ACK) and deliveries to the node's requester
+ * threads (struct na_qlocals: the Q_GRANT that answers a request, and an
+ * UNLOCK_ACK when a holder's QXFER/QRELEASE was approved, which ends its
+ * event as the switch's UNLOCK_ACK ends an unlock). Pure: no sockets,
+ * threads or clocks; the node runs it in the agents' section.
+ *
+ * Limits: NA_QT_SLOTS (block, thread) pairs per node at a time (a request
+ * finding no free slot runs in retry mode: -ENOSPC).
+ */
+#ifndef NA_QTABLE_H
+#define NA_QTABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "na_out.h"
+#include "na_qholder.h"
+
+#define NA_QT_SLOTS     256
+#define NA_QT_LOCAL_MAX 16
+
+/* A message for requester thread `thread` of this node. */
+struct na_qlocal {
+	uint16_t thread;
+	struct lcf_msg m;
+};
+
+struct na_qlocals {
+	uint32_t n;
+	struct na_qlocal l[NA_QT_LOCAL_MAX];
+};
+
+#define NA_QT_COUNTERS(X)                                                     \
+	X(forwards)          /* forward-to-holder copies received */          \
+	X(queued_sent)       /* Q_QUEUED */                                   \
+	X(qnack_sent)        /* Q_NACK */                                     \
+	X(qxfer_sent)        /* QXFER, retransmissions included */            \
+	X(qrelease_sent)     /* QRELEASE, retransmissions included */         \
+	X(qxfer_approved)    /* QXFER_ACK approved (or not_holder) */         \
+	X(qxfer_denied)      /* QXFER_ACK `count` for a QXFER */              \
+	X(qrelease_approved) /* QXFER_ACK approved for a QRELEASE */          \
+	X(qrelease_denied)   /* QXFER_ACK `count` for a QRELEASE */           \
+	X(qack_ignored)      /* QXFER_ACK for no ENDING event */              \
+	X(qgrant_sent)       /* Q_GRANT, retransmissions included */          \
+	X(qgrant_recv)       /* Q_GRANT received */                           \
+	X(qgrant_taken)      /* ... that granted the waiting event */         \
+	X(qgrant_ack_recv)   /* Q_GRANT_ACK that ended a hand-over */         \
+	X(lost_declared)     /* forward indices declared lost */              \
+	X(count_waits)       /* `count` denials waited out */                 \
+	X(no_slot)           /* requests run without a holder (table full) */ \
+	X(abandoned_waits)   /* a waiting event given up */                   \
+	X(abandoned_holds)   /* a granted event given up: passed on */        \
+	X(local_nacks)       /* a local thread's forward NACKed (waiting
+				tenure of another local thread) */
+
+struct na_qt_stats {
+#define NA_X_FIELD(name) uint64_t name;
+	NA_QT_COUNTERS(NA_X_FIELD)
+#undef NA_X_FIELD
+};
+
+struct na_qslot {
+	bool used;
+	bool gone; /* gone_*: the last event cancelled while waiting */
+	uint16_t gone_thread;
+	uint32_t gone_seq;
+	uint64_t tag;
+	uint64_t last; /* time of the last use (free-slot choice) */
+	struct na_qholder h;
+};
+
+struct na_qtable {
+	uint16_t self;
+	uint64_t rtt;
+	uint16_t (*home_of)(const void *ctx, uint64_t tag);
+	const void *home_ctx;
+	struct na_qslot *s; /* NA_QT_SLOTS */
+	struct na_qt_stats st;
+};
+
+/**
+ * Node `self`'s table; `rtt` (ns) sets the holders' delay bound and
+ * retransmission; home_of(ctx, tag) is where QXFER/QRELEASE go (the
+ * switch intercepts them on a tag hit).
+ *
+ * @return 0, or -ENOMEM.
+ */
+int na_qtable_init(struct na_qtable *qt, uint16_t self, uint64_t rtt,
+		   uint16_t (*home_of)(const void *ctx, uint64_t tag),
+		   const void *ctx);
+void na_qtable_fini(struct na_qtable *qt);
+
+/**
+ * This node's event (thread, seq) requests block `tag`: its tenure starts
+ * (forwards for it are buffered until it holds). One holder per block and
+ * requester thread: calling it again for the same event (retried after a
+ * NACK, still waiting or granted meanwhile) does nothing; the thread's earlier event on the block, if it still waits or
+ * holds, is given up first (na_qtable_abandon).
+ *
+ * @return 0, -EBUSY when the thread's earlier tenure on the block is still
+ *         ending (wait and call again), -ENOSPC when no slot is free.
+ */
+int na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		      uint32_t seq, uint64_t now, struct na_out *out,
+		      struct na_qlocals *loc);
+
+/**
+ * The switch granted the waiting event a write lock: it holds the queue.
+ *
+ * @return 0, or -ESRCH when (thread, seq) is not waiting on `tag`.
+ */
+int na_qtable_switch_granted(struct na_qtable *qt, uint64_t tag,
+			     uint16_t thread, uint32_t seq);
+
+/** The waiting event (thread, seq) will not hold through the queue. */
+void na_qtable_cancel(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		      uint32_t seq);
+
+/**
+ * The requester gave event (thread, seq) up (a NACKed seq it will not
+ * retry). Waiting: cancelled, unless forwards came for it (a copy took the
+ * write lock: its settling unlock, na_qtable_done, ends it). Holding (its Q_GRANT arrived while the
+ * requester was backing off): the event ends as a no-op, QXFER/QRELEASE
+ * with the metadata the grant carried, so the lock is passed on.
+ */
+void na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		       uint32_t seq, uint64_t now, struct na_out *out,
+		       struct na_qlocals *loc);
+
+/**
+ * The holding event (thread, seq) is done with metadata (gs, cs): QRELEASE
+ * or QXFER instead of its unlock; an UNLOCK_ACK follows in `loc` when the
+ * switch approved it. A waiting event that received forwards holds (a copy
+ * of it took the write lock) and ends the same way.
+ *
+ * @return 0, or -ESRCH when the event does not hold `tag`'s queue (the
+ *         caller sends its unlock).
+ */
+int na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		   uint32_t seq, uint8_t gs, uint32_t cs, uint64_t now,
+		   struct na_out *out, struct na_qlocals *loc);
+
+/**
+ * A received forward-to-holder copy, QXFER_ACK, Q_GRANT (`payload`, m->len
+ * bytes) or Q_GRANT_ACK. A Q_GRANT for the event last cancelled on an
+ * idle slot (the requester gave it up before its grant arrived) is taken
+ * and passed on at once (QXFER/QRELEASE with the grant's metadata), so
+ * the lock is not stranded.
+ *
+ * @return 0, or -EINVAL when `m` is none of them (nothing done).
+ */
+int na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
+		     const void *payload, uint64_t now, struct na_out *out,
+		     struct na_qlocals *loc);
+
+/** Run the holders' timers due at `now`. */
+void na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,
+		    struct na_qlocals *loc);
+
+/** Is `m` a copy the switch forwarded to a queue holder? */
+static inline bool
+na_qtable_is_forward(const struct lcf_msg *m)
+{
+	return m->type >= LCF_T_READ_MISS && m->type <= LCF_T_EVICT_MODIFIED &&
+	       (m->flags & LCF_F_IN_SWITCH) && (m->aux & 0xffff) != 0;
+}
+
+#endif /* NA_QTABLE_H */
