@@ -29,6 +29,7 @@ na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
 	h->n_blocks = (uint32_t)(mem_size >> t->block_shift);
 	h->n_chunks = (uint32_t)(mem_size / NA_CHUNK_SIZE);
 	h->next_chunk = 1;
+	na_hq_cfg_init(&h->qcfg, t);
 	h->rng = seed ? seed : 0x2545f491u;
 	na_sabres_init(&h->sab);
 	/* calloc: global memory starts zeroed, pages are faulted in lazily. */
@@ -199,6 +200,8 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	/* Lock. */
 	if (b->writer || (write && b->readers) ||
 	    (!write && b->readers == 0x7fff)) { /* 15-bit reader count */
+		if (na_home_q_busy(h, m, b, out))
+			return; /* queued mode: to the holder */
 		h->st.pipeline_nack_lock++;
 		emit_decision(h, m, &nack, out);
 		return;
@@ -210,10 +213,12 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		return;
 	}
 	na_le_commit(&rq->req, m->seq);
-	if (write)
+	if (write) {
 		b->writer = true;
-	else
+		na_home_q_granted(h, m, b);
+	} else {
 		b->readers++;
+	}
 	rq->held[m->seq & 1] = (struct na_hheld){
 		.valid = true, .write = write, .seq = m->seq, .tag = m->tag
 	};
@@ -299,6 +304,7 @@ unlock(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		if (hl->valid && hl->seq == m->seq && hl->tag == m->tag) {
 			if (hl->write) {
 				b->writer = false;
+				na_hq_clear(&b->q);
 				b->cs = m->copyset;
 			} else {
 				if (b->readers)
@@ -428,6 +434,10 @@ na_home_handle(struct na_home *h, const struct lcf_msg *m, const void *payload,
 		return;
 	case LCF_T_ABORT:
 		abort_event(h, m, rq, out);
+		return;
+	case LCF_T_QXFER:
+	case LCF_T_QRELEASE:
+		na_home_q_end(h, m, rq, b, out);
 		return;
 	case LCF_T_MIGRATE_ACK:
 		na_home_migrate_ack(h, m, b);

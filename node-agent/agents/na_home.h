@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "na_home_queue.h"
 #include "na_out.h"
 #include "na_proto.h"
 #include "na_sabres.h"
@@ -50,6 +51,7 @@ struct na_hblock {
 	uint32_t add_seq; /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
 				   a new set) */
+	struct na_hqs q;  /* queued mode (na_home_queue.h) */
 };
 
 /* What the home agent did with a request; re-sent for duplicates. */
@@ -118,6 +120,12 @@ struct na_hreq {
 	X(migrate_fail)           \
 	X(migrate_late_ok)        \
 	X(remove_ok)              \
+	X(q_forwards)             \
+	X(qxfer_approved)         \
+	X(qxfer_denied)           \
+	X(qxfer_duplicate)        \
+	X(qrelease_executed)      \
+	X(qrelease_duplicate)     \
 	X(bad)
 
 struct na_home_stats {
@@ -158,6 +166,8 @@ struct na_home {
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory
 				 writes, takes no coherence state */
 	na_home_ext_fn ext;   /* its handler, or NULL */
+	/* The lock mode (na_home_queue.h). */
+	struct na_hq_cfg qcfg;
 };
 
 /**
@@ -185,8 +195,9 @@ na_home_wb_allowed(const struct na_hreq *rq, const struct na_hblock *b,
 	 * lock. For home-owned blocks we know the holder; for switch-owned
 	 * ones the best we have is "not older than this requester's last".
 	 */
-	if (b->owner == NA_OWN_HOME)
-		ok = hl->valid && hl->seq == m->seq && hl->tag == m->tag;
+	if (b->owner == NA_OWN_HOME) /* or its tenure, granted by Q_GRANT */
+		ok = (hl->valid && hl->seq == m->seq && hl->tag == m->tag) ||
+		     na_hq_holds(&b->q, lcf_q_id(m->node, m->thread, m->seq));
 	else /* nor an event whose unlock reached us: served here, since
 		 * moved to the switch (a late copy: docs/NODE-AGENT.md) */
 		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&

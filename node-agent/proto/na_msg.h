@@ -61,7 +61,9 @@
 	X(Q_QUEUED,     0x6a, "Q_QUEUED")                 \
 	X(Q_NACK,       0x6b, "Q_NACK")                   \
 	X(Q_INV,        0x6c, "Q_INV")                    \
-	X(Q_INV_ACK,    0x6d, "Q_INV_ACK")
+	X(Q_INV_ACK,    0x6d, "Q_INV_ACK")                \
+	X(QXFER_ACK,    0x6e, "NA_QXFER_ACK")             \
+	X(QFWD,         0x6f, "NA_QFWD")
 /* clang-format on */
 
 enum na_msg_type {

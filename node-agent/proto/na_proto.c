@@ -139,6 +139,9 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 		return NA_ROUTE_HOME; /* tag miss: a home-owned block */
 	case LCF_T_ABORT:
 		return NA_ROUTE_HOME; /* hit or miss: the home answers (4.9) */
+	case LCF_T_QXFER:
+	case LCF_T_QRELEASE:
+		return NA_ROUTE_HOME; /* tag miss: a home-owned block */
 	case LCF_T_REMOVE_FROM_SWITCH:
 	case NA_MSG_REMOVE_REQ:
 		return NA_ROUTE_HOME_MIGRATE;

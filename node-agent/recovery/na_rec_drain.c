@@ -59,7 +59,8 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 
 		if (b->owner != NA_OWN_HOME ||
 		    (!na_cs_has(b->cs, dead) &&
-		     !held_by(home, dead, na_home_tag(home, i))))
+		     !held_by(home, dead, na_home_tag(home, i)) &&
+		     !na_hq_held_by(&b->q, dead))) /* a queue's tenure */
 			continue;
 		drain_block(r, b, na_bit(dead));
 	}

@@ -272,6 +272,7 @@ rebuild(struct na_rec *r)
 				   : LCF_GS_UNSHARED;
 		b->readers = 0; /* the switch's locks died with it */
 		b->writer = false;
+		na_hq_clear(&b->q);
 		b->hot = 0;
 		b->owner = NA_OWN_HOME;
 		r->st.blocks_recovered++;
@@ -409,6 +410,7 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 			b->cs = m->copyset;
 			b->writer = false;
 			b->readers = 0;
+			na_hq_clear(&b->q);
 			r->st.probe_switch_had_it++;
 			/* Home after the drain, listing a dead node: drain it. */
 			if (b->cs &

@@ -375,6 +375,35 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
 }
 
 /*
+ * Queued mode (QUEUED-LOCKS.md 11): node 3 holds block 3's write lock as a
+ * queue tenure granted by Q_GRANT (no lock record here, not in the
+ * copyset): the drain finds it by QSTATE, the rebuild frees the lock and
+ * clears QSTATE.
+ */
+Test(na_recovery, drain_finds_a_dead_queue_holder)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_MODIFIED;
+	n.home.blk[3].cs = 1u << 1;
+	n.home.blk[3].writer = true;
+	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(3, 0, 11), 2 };
+	na_rec_drain(n.rec, 3, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	round = self_round();
+	report(1, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	report(2, round, e, 0, 0);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_not(n.home.blk[3].writer);
+	cr_assert_eq(n.home.blk[3].q.holder, 0);
+	cr_assert_eq(n.home.blk[3].q.fwd, 0);
+}
+
+/*
  * The switch's control plane evicted block 0 for dead node 3 and kept block
  * 1: the home recovers block 0 alone (taking block 1 would make two owners),
  * without node 3, and the shadow forgets block 0 only.
