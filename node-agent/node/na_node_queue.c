@@ -82,6 +82,15 @@ na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 		NA_STAT_INC(n->st.dropped);
 		return;
 	}
+	if (m->type == NA_MSG_QFWD || m->type == NA_MSG_QXFER_ACK) {
+		/* A home's forward and answer stand for the switch's forwarded
+		 * copy and QXFER_ACK (QUEUED-LOCKS.md 11). */
+		if (na_qplan_home_as_switch(m, payload, &c) < 0) {
+			NA_STAT_INC(n->st.dropped);
+			return;
+		}
+		m = &c;
+	}
 	na_qtable_handle(n->qt, m, payload, na_now_ns(), out, &loc);
 	na_node_queue_deliver(n, &loc);
 }

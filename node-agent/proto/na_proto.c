@@ -160,7 +160,10 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case LCF_T_MIGRATE_ACK:
 		return NA_ROUTE_MIGRATE;
 	case LCF_T_QXFER_ACK:
+	case NA_MSG_QXFER_ACK: /* from the home of a home-owned block */
 		return m->node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
+	case NA_MSG_QFWD: /* a home's forward to this queue holder */
+		return m->dst_node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
 	case NA_MSG_Q_GRANT:
 		return m->node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
 	case NA_MSG_Q_GRANT_ACK:

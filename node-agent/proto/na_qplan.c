@@ -2,6 +2,8 @@
  *
  * The next queue holder's event; see na_qplan.h.
  */
+#include <errno.h>
+
 #include "na_msg.h"
 #include "na_proto.h"
 #include "na_qplan.h"
@@ -43,4 +45,26 @@ na_qplan_inv_as_copy(const struct lcf_msg *m, struct lcf_msg *copy)
 	copy->flags = LCF_F_IN_SWITCH | (m->flags & LCF_F_DATA_PROVIDER);
 	copy->aux = 0;
 	copy->len = 0;
+}
+
+int
+na_qplan_home_as_switch(const struct lcf_msg *m, const void *payload,
+			struct lcf_msg *copy)
+{
+	const uint8_t *p = payload;
+
+	*copy = *m;
+	copy->flags |= LCF_F_IN_SWITCH;
+	if (m->type == NA_MSG_QXFER_ACK) {
+		copy->type = LCF_T_QXFER_ACK;
+		return 0;
+	}
+	/* NA_QFWD: the request type is the payload's first byte. */
+	if (m->type != NA_MSG_QFWD || m->len < 1 || !p ||
+	    p[0] < LCF_T_READ_MISS || p[0] > LCF_T_EVICT_MODIFIED ||
+	    (m->aux & 0xffff) == 0)
+		return -EINVAL;
+	copy->type = p[0];
+	copy->len = 0;
+	return 0;
 }

@@ -40,4 +40,17 @@ void na_qplan_make(uint8_t type, uint16_t self, uint8_t gs, uint32_t cs,
  */
 void na_qplan_inv_as_copy(const struct lcf_msg *m, struct lcf_msg *copy);
 
+/**
+ * A home's queued-lock message (QUEUED-LOCKS.md 11) as the switch's: NA_QFWD
+ * becomes the forwarded copy of the request type in its payload's first
+ * byte, NA_QXFER_ACK becomes QXFER_ACK (0x15); IN_SWITCH set, the rest
+ * kept.
+ *
+ * @return 0, or -EINVAL for an NA_QFWD without a request type (0x01-0x05)
+ *         in its payload or without a forward index in aux, or any other
+ *         message type.
+ */
+int na_qplan_home_as_switch(const struct lcf_msg *m, const void *payload,
+			    struct lcf_msg *copy);
+
 #endif /* NA_QPLAN_H */

@@ -378,3 +378,39 @@ Test(qplan, classify)
 	m.type = NA_MSG_Q_INV;
 	cr_assert_eq(na_classify(&m, 1), NA_ROUTE_QINV);
 }
+
+Test(qplan, home_messages_as_the_switch_s)
+{
+	uint8_t pl[4] = { LCF_T_WRITE_MISS, 0, 0, 0 };
+	struct lcf_msg m = { .type = NA_MSG_QFWD,
+			     .node = 1,
+			     .thread = 2,
+			     .seq = 9,
+			     .dst_node = 0,
+			     .len = 4,
+			     .aux = 5u << 16 | 3 },
+		       c;
+
+	cr_assert_eq(na_classify(&m, 0), NA_ROUTE_QUEUE);
+	cr_assert_eq(na_classify(&m, 1), NA_ROUTE_DROP);
+	cr_assert_eq(na_qplan_home_as_switch(&m, pl, &c), 0);
+	cr_assert_eq(c.type, LCF_T_WRITE_MISS);
+	cr_assert(c.flags & LCF_F_IN_SWITCH);
+	cr_assert_eq(c.aux, 5u << 16 | 3);
+	cr_assert_eq(c.len, 0);
+	cr_assert(na_qtable_is_forward(&c));
+	/* refused: no request type, an unlock's type, no forward index */
+	cr_assert_eq(na_qplan_home_as_switch(&m, NULL, &c), -EINVAL);
+	pl[0] = LCF_T_WRITE_UNLOCK;
+	cr_assert_eq(na_qplan_home_as_switch(&m, pl, &c), -EINVAL);
+	pl[0] = LCF_T_READ_MISS;
+	m.aux = 5u << 16;
+	cr_assert_eq(na_qplan_home_as_switch(&m, pl, &c), -EINVAL);
+
+	m = (struct lcf_msg){ .type = NA_MSG_QXFER_ACK, .node = 0, .aux = 7 };
+	cr_assert_eq(na_classify(&m, 0), NA_ROUTE_QUEUE);
+	cr_assert_eq(na_classify(&m, 1), NA_ROUTE_DROP);
+	cr_assert_eq(na_qplan_home_as_switch(&m, NULL, &c), 0);
+	cr_assert_eq(c.type, LCF_T_QXFER_ACK);
+	cr_assert_eq(c.aux, 7);
+}
