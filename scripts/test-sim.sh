@@ -154,6 +154,10 @@ run queued-counter-loss "--seed 11 --events 60000 --nodes 4 --threads 3 --loss 0
 	net.lost qlock.req_grants qlock.qrelease_approved
 run queued-migrate "--seed 13 --events 60000 --migrate --switch-blocks 0 --loss 0.05 --dup 0.05 --lock-mode queued" \
 	switch_actions.add_to_switch_ok qlock.req_grants
+# Home-owned blocks only (QUEUED-LOCKS.md 11): the homes forward to the
+# holders (NA_QFWD), which hand over with QXFER approved by the home.
+run queued-home "--seed 14 --events 60000 --switch-blocks 0 --cache-blocks 64 --loss 0.05 --dup 0.05 --lock-mode queued" \
+	qlock.forwards qlock.qxfer_approved qlock.req_grants
 
 # REGRESSIONS: seeds that once failed, with their options (none yet).
 
