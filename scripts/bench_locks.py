@@ -386,6 +386,11 @@ def smoke(a):
                       r["fifo_share"] != "")
                 check(tag + ": contention crossed nodes (handovers > 0)",
                       int(r["handovers"]) > 0, r["handovers"])
+                if mode == "queued":
+                    # GCS: conflicting requests wait in the queue, none is
+                    # refused (switch and homes' NACKs, the whole run)
+                    check(tag + ": no NACK (every conflict queued)",
+                          int(r["nacks"]) == 0, r["nacks"])
             if v.endswith("locality-off"):
                 # every acquire a coherence event again (dsm_evict_region)
                 check(tag + ": no locality: >= 1 coherence event per "

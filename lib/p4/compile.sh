@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # target:arch:ways -- the largest number of ways that fits each target
 # (docs/TOFINO.md, Stages; docs/TOFINO-RESOURCES.md).
-configs="tofino:tna:7 tofino2:t2na:10"
+configs="tofino:tna:4 tofino2:t2na:10"
 
 usage() {
 	sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'

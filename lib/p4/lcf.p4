@@ -38,8 +38,15 @@
 #define LCF_MAX_WAYS 7
 #endif
 
+/* The default is the largest number of ways whose stages fit the target
+ * (docs/TOFINO.md, Stages): 4 on Tofino-1 with the two-stage SCOREBOARD and
+ * the queued mode's QSTATE stage, 10 (the paper's) on Tofino-2. */
 #ifndef LCF_WAYS
-#define LCF_WAYS 7
+#if __TARGET_TOFINO__ == 2
+#define LCF_WAYS 10
+#else
+#define LCF_WAYS 4
+#endif
 #endif
 #ifndef LCF_SLOT_BITS
 #define LCF_SLOT_BITS 15

@@ -468,8 +468,8 @@ def main():
     ap.add_argument("--port-map", default="",
                     help='swswitch port -> Tofino dev_port: "0:128,1:136" or a JSON file')
     ap.add_argument("--program", default="lcf", help="P4 program name in bfrt (default lcf)")
-    ap.add_argument("--ways", type=int, default=7,
-                    help="LCF_WAYS the program was compiled with (default 7)")
+    ap.add_argument("--ways", type=int, default=4,
+                    help="LCF_WAYS the program was compiled with (default 4, Tofino-1; 10 for a Tofino-2 build)")
     ap.add_argument("--slot-bits", type=int, default=15,
                     help="LCF_SLOT_BITS the program was compiled with (default 15)")
     ap.add_argument("--max-requesters", type=int, default=512,
