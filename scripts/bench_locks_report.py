@@ -158,6 +158,11 @@ def plot(rows, out):
                       "kv": "(c) KV, per-bucket rwlocks"}[wl], fontsize=9)
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=8, title="lock_mode")
+    for ax in axes:
+        # log scale: bars start at 0, so show every positive one in full
+        pos = [b.get_height() for b in ax.patches if b.get_height() > 0]
+        if pos:
+            ax.set_ylim(bottom=min(pos) / 2)
     fig.tight_layout()
     fig.savefig(os.path.join(out, "locks.png"), dpi=90)
     plt.close(fig)
