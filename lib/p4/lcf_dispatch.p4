@@ -200,7 +200,7 @@ control LcfDispatch(inout lcf_headers_t hdr,
         hdr.lcf.flags = LCF_F_IN_SWITCH;
         hdr.lcf.gstatus = md.blk_gs;
         hdr.lcf.copyset = md.ver_rv;
-        hdr.lcf.aux = md.aux_type | ((bit<32>)md.lk_old[15:15] << 16);
+        hdr.lcf.aux = md.aux_type | md.aux_busy;
         lcf_action_ctr.count(LCF_A_VERSION_HIT);
     }
     action d_version_miss() {
@@ -229,9 +229,11 @@ control LcfDispatch(inout lcf_headers_t hdr,
     action d_resubmit_remove()         { resubmit_with(LCF_RS_REMOVE, md.way, 0, 0); }
     action d_resubmit_release(bit<8> kind) { resubmit_with(LCF_RS_RELEASE, md.way, kind, 0); }
 
+    /* lcf_drop_resubmit_ctr is counted after the table (md.bad_rs): a
+     * Tofino table's actions address all its counters with one expression. */
     action d_bad_resubmit() {
         ig_dprsr_md.drop_ctl = 1;
-        lcf_drop_resubmit_ctr.count(0);
+        md.bad_rs = 1;
         lcf_action_ctr.count(LCF_A_DROP);
     }
 
@@ -330,7 +332,13 @@ control LcfDispatch(inout lcf_headers_t hdr,
     /* Applied only to an LCF frame that is neither dropped nor L2 traffic
      * (LcfIngress). */
     apply {
+        /* d_version_hit's busy bit: one action cannot shift lk_old and OR
+         * it with aux_type in one stage */
+        md.aux_busy = (bit<32>)md.lk_old[15:15] << 16;
         dispatch.apply();
+        if (md.bad_rs == 1) {
+            lcf_drop_resubmit_ctr.count(0);
+        }
         if (md.hit == 1 && md.lu_stale == 0 && md.sb_over == 0) {
             retransmit.apply();
         }

@@ -92,6 +92,7 @@ control LcfEgress(inout lcf_headers_t hdr,
                 if (hdr.bridge.isValid() && hdr.bridge.mirror == 1 &&
                     md.shadow != LCF_NODE_NONE8) {
                     eg_dprsr_md.mirror_type = LCF_MIRROR_TYPE;
+                    md.mirror_kind = LCF_BR_MIRROR;
                     lcf_mirror_ctr.count(0);
                 }
             }

@@ -271,7 +271,6 @@ struct lcf_ig_md_t {
     /* parser */
     bit<1>  to_lcf;             /* IPv4/UDP to the LCF port */
     bit<1>  pass2;              /* resubmitted */
-    bit<16> ip_hlen;            /* ihl * 4 */
 
     /* stage 0 (C lcf_stage_parse) */
     bit<16> ipx;                /* total_len |-| udp.length */
@@ -291,6 +290,7 @@ struct lcf_ig_md_t {
     bit<32> key_lo;
     bit<32> pkt_cs;             /* packet copyset & node_mask */
     bit<32> aux_type;           /* original type << 24 */
+    bit<32> aux_busy;           /* LOCK writer bit << 16 (VERSION reply) */
     mac_addr_t sw_mac;
     ipv4_addr_t sw_ip;
     bit<1>  has_shadow;
@@ -304,7 +304,9 @@ struct lcf_ig_md_t {
 
     /* verdict of stage 1 */
     bit<1>  drop;
+    bit<8>  drop_reason;        /* LCF_DROP_* of a drop */
     bit<1>  l2;                 /* not for the pipeline: switch at L2 */
+    bit<1>  bad_rs;             /* dispatch/queue-out: bad resubmit */
 
     /* LAST-UNLOCK */
     bit<1>  lu_exec;            /* unlock: pass 1 not a duplicate (new or
@@ -397,6 +399,8 @@ struct lcf_eg_md_t {
     bit<1>  upd_ck;
     bit<8>  shadow;
     MirrorId_t mirror_sid;
+    bit<8>  mirror_kind;        /* LCF_BR_MIRROR: a mirror field list takes
+                                 * PHV fields, not constants */
 }
 
 #endif /* _LCF_HEADERS_P4_ */

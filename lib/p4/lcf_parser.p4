@@ -25,7 +25,6 @@ parser LcfIngressParser(packet_in pkt,
     state start {
         pkt.extract(ig_intr_md);
         md.to_lcf = 0;
-        md.ip_hlen = 0;
         transition select(ig_intr_md.resubmit_flag) {
             1 : parse_resubmit;
             default : parse_port_metadata;
@@ -57,43 +56,84 @@ parser LcfIngressParser(packet_in pkt,
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.protocol) {
-            (4, 5, IPPROTO_UDP)  : ipv4_hlen_20;
-            (4, 6, IPPROTO_UDP)  : ipv4_opt_1;
-            (4, 7, IPPROTO_UDP)  : ipv4_opt_2;
-            (4, 8, IPPROTO_UDP)  : ipv4_opt_3;
-            (4, 9, IPPROTO_UDP)  : ipv4_opt_4;
-            (4, 10, IPPROTO_UDP) : ipv4_opt_5;
-            (4, 11, IPPROTO_UDP) : ipv4_opt_6;
-            (4, 12, IPPROTO_UDP) : ipv4_opt_7;
-            (4, 13, IPPROTO_UDP) : ipv4_opt_8;
-            (4, 14, IPPROTO_UDP) : ipv4_opt_9;
-            (4, 15, IPPROTO_UDP) : ipv4_opt_10;
+            (4, 5, IPPROTO_UDP)          : parse_udp;
+            (4, 6 &&& 0xe, IPPROTO_UDP)  : opt_0;    /* 6, 7 */
+            (4, 8 &&& 0x8, IPPROTO_UDP)  : opt_0;    /* 8-15 */
             default : accept;
         }
     }
 
-    /* Options are kept (re-emitted and covered by the egress checksum). The
-     * states are unrolled because Tofino's parser cannot advance by a field. */
-    state ipv4_hlen_20 { md.ip_hlen = 20; transition parse_udp; }
-    state ipv4_opt_1  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 24; transition parse_udp; }
-    state ipv4_opt_2  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 28; transition ipv4_opt_tail_1; }
-    state ipv4_opt_3  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 32; transition ipv4_opt_tail_2; }
-    state ipv4_opt_4  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 36; transition ipv4_opt_tail_3; }
-    state ipv4_opt_5  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 40; transition ipv4_opt_tail_4; }
-    state ipv4_opt_6  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 44; transition ipv4_opt_tail_5; }
-    state ipv4_opt_7  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 48; transition ipv4_opt_tail_6; }
-    state ipv4_opt_8  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 52; transition ipv4_opt_tail_7; }
-    state ipv4_opt_9  { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 56; transition ipv4_opt_tail_8; }
-    state ipv4_opt_10 { pkt.extract(hdr.ipv4_opt.next); md.ip_hlen = 60; transition ipv4_opt_tail_9; }
-    state ipv4_opt_tail_9 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_8; }
-    state ipv4_opt_tail_8 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_7; }
-    state ipv4_opt_tail_7 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_6; }
-    state ipv4_opt_tail_6 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_5; }
-    state ipv4_opt_tail_5 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_4; }
-    state ipv4_opt_tail_4 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_3; }
-    state ipv4_opt_tail_3 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_2; }
-    state ipv4_opt_tail_2 { pkt.extract(hdr.ipv4_opt.next); transition ipv4_opt_tail_1; }
-    state ipv4_opt_tail_1 { pkt.extract(hdr.ipv4_opt.next); transition parse_udp; }
+    /* Options are kept (re-emitted and covered by the egress checksum).
+     * Option word k is extracted by state opt_k into stack entry k, ending
+     * at IHL = k + 6: each state writes one fixed entry, as Tofino's parser
+     * requires (a state reached with two stack depths would write two). */
+    state opt_0 {
+        pkt.extract(hdr.ipv4_opt[0]);
+        transition select(hdr.ipv4.ihl) {
+            6 : parse_udp;
+            default : opt_1;
+        }
+    }
+    state opt_1 {
+        pkt.extract(hdr.ipv4_opt[1]);
+        transition select(hdr.ipv4.ihl) {
+            7 : parse_udp;
+            default : opt_2;
+        }
+    }
+    state opt_2 {
+        pkt.extract(hdr.ipv4_opt[2]);
+        transition select(hdr.ipv4.ihl) {
+            8 : parse_udp;
+            default : opt_3;
+        }
+    }
+    state opt_3 {
+        pkt.extract(hdr.ipv4_opt[3]);
+        transition select(hdr.ipv4.ihl) {
+            9 : parse_udp;
+            default : opt_4;
+        }
+    }
+    state opt_4 {
+        pkt.extract(hdr.ipv4_opt[4]);
+        transition select(hdr.ipv4.ihl) {
+            10 : parse_udp;
+            default : opt_5;
+        }
+    }
+    state opt_5 {
+        pkt.extract(hdr.ipv4_opt[5]);
+        transition select(hdr.ipv4.ihl) {
+            11 : parse_udp;
+            default : opt_6;
+        }
+    }
+    state opt_6 {
+        pkt.extract(hdr.ipv4_opt[6]);
+        transition select(hdr.ipv4.ihl) {
+            12 : parse_udp;
+            default : opt_7;
+        }
+    }
+    state opt_7 {
+        pkt.extract(hdr.ipv4_opt[7]);
+        transition select(hdr.ipv4.ihl) {
+            13 : parse_udp;
+            default : opt_8;
+        }
+    }
+    state opt_8 {
+        pkt.extract(hdr.ipv4_opt[8]);
+        transition select(hdr.ipv4.ihl) {
+            14 : parse_udp;
+            default : opt_9;
+        }
+    }
+    state opt_9 {
+        pkt.extract(hdr.ipv4_opt[9]);
+        transition parse_udp;
+    }
 
     /* C: UDP destination port != lcf_port -> LCF_FRAME_OTHER. */
     state parse_udp {
@@ -177,30 +217,80 @@ parser LcfEgressParser(packet_in pkt,
         pkt.extract(hdr.ethernet);
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl) {
-            5  : parse_udp;
-            6  : opt_1;
-            7  : opt_2;
-            8  : opt_3;
-            9  : opt_4;
-            10 : opt_5;
-            11 : opt_6;
-            12 : opt_7;
-            13 : opt_8;
-            14 : opt_9;
-            15 : opt_10;
+            5 : parse_udp;
+            6 &&& 0xe : opt_0;
+            8 &&& 0x8 : opt_0;
             default : accept;
         }
     }
-    state opt_10 { pkt.extract(hdr.ipv4_opt.next); transition opt_9; }
-    state opt_9  { pkt.extract(hdr.ipv4_opt.next); transition opt_8; }
-    state opt_8  { pkt.extract(hdr.ipv4_opt.next); transition opt_7; }
-    state opt_7  { pkt.extract(hdr.ipv4_opt.next); transition opt_6; }
-    state opt_6  { pkt.extract(hdr.ipv4_opt.next); transition opt_5; }
-    state opt_5  { pkt.extract(hdr.ipv4_opt.next); transition opt_4; }
-    state opt_4  { pkt.extract(hdr.ipv4_opt.next); transition opt_3; }
-    state opt_3  { pkt.extract(hdr.ipv4_opt.next); transition opt_2; }
-    state opt_2  { pkt.extract(hdr.ipv4_opt.next); transition opt_1; }
-    state opt_1  { pkt.extract(hdr.ipv4_opt.next); transition parse_udp; }
+    /* as in LcfIngressParser */
+    state opt_0 {
+        pkt.extract(hdr.ipv4_opt[0]);
+        transition select(hdr.ipv4.ihl) {
+            6 : parse_udp;
+            default : opt_1;
+        }
+    }
+    state opt_1 {
+        pkt.extract(hdr.ipv4_opt[1]);
+        transition select(hdr.ipv4.ihl) {
+            7 : parse_udp;
+            default : opt_2;
+        }
+    }
+    state opt_2 {
+        pkt.extract(hdr.ipv4_opt[2]);
+        transition select(hdr.ipv4.ihl) {
+            8 : parse_udp;
+            default : opt_3;
+        }
+    }
+    state opt_3 {
+        pkt.extract(hdr.ipv4_opt[3]);
+        transition select(hdr.ipv4.ihl) {
+            9 : parse_udp;
+            default : opt_4;
+        }
+    }
+    state opt_4 {
+        pkt.extract(hdr.ipv4_opt[4]);
+        transition select(hdr.ipv4.ihl) {
+            10 : parse_udp;
+            default : opt_5;
+        }
+    }
+    state opt_5 {
+        pkt.extract(hdr.ipv4_opt[5]);
+        transition select(hdr.ipv4.ihl) {
+            11 : parse_udp;
+            default : opt_6;
+        }
+    }
+    state opt_6 {
+        pkt.extract(hdr.ipv4_opt[6]);
+        transition select(hdr.ipv4.ihl) {
+            12 : parse_udp;
+            default : opt_7;
+        }
+    }
+    state opt_7 {
+        pkt.extract(hdr.ipv4_opt[7]);
+        transition select(hdr.ipv4.ihl) {
+            13 : parse_udp;
+            default : opt_8;
+        }
+    }
+    state opt_8 {
+        pkt.extract(hdr.ipv4_opt[8]);
+        transition select(hdr.ipv4.ihl) {
+            14 : parse_udp;
+            default : opt_9;
+        }
+    }
+    state opt_9 {
+        pkt.extract(hdr.ipv4_opt[9]);
+        transition parse_udp;
+    }
 
     state parse_udp {
         pkt.extract(hdr.udp);
@@ -238,7 +328,7 @@ control LcfEgressDeparser(packet_out pkt,
                 hdr.ipv4_opt[8].word, hdr.ipv4_opt[9].word });
         }
         if (eg_dprsr_md.mirror_type == LCF_MIRROR_TYPE) {
-            mirror.emit<lcf_mirror_h>(md.mirror_sid, { LCF_BR_MIRROR });
+            mirror.emit<lcf_mirror_h>(md.mirror_sid, { md.mirror_kind });
         }
         /* The bridge header was invalidated by the egress control. */
         pkt.emit(hdr);

@@ -98,14 +98,16 @@ control LcfQWay(inout lcf_headers_t hdr,
     };
     /* Request that found the lock busy (C lcf_q_request(), busy): when a
      * holder exists, is not CLOSING and FWD_CNT < 0xffff, FWD_CNT += 1.
-     * Compares: hi != 0; lo < Q_MARK (unsigned).
+     * Compares: hi != 0; lo < q_b (= Q_MARK, unsigned). Q_MARK comes from
+     * the PHV: an unsigned compare sign-extends a constant operand, and
+     * Tofino-1's 32-bit constant file cannot hold -Q_MARK.
      * Instructions: 2 (lo + Q_INC; output). Output: the new lo (ALU lo),
      * 0 when not forwarded; the copy goes to node rv[15:10] - 1 with aux =
      * rv[9:0] << 16 | rv[31:16] (tenure, index). */
     RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_fwd = {
         void apply(inout q_pair_t v, out bit<32> rv) {
             rv = 0;
-            if (v.hi != 0 && v.lo < Q_MARK) {
+            if (v.hi != 0 && v.lo < md.q_b) {
                 v.lo = v.lo + Q_INC;
                 rv = v.lo;
             }
@@ -164,10 +166,11 @@ control LcfQWay(inout lcf_headers_t hdr,
         key = {
             md.q_kind : exact;
             hdr.lcf.type : range;
-            md.lu_stale : exact;
-            md.took : exact;
-            md.check_ok : exact;
-            md.sb_class : exact;
+            /* ternary, not exact: the QXFER/QRELEASE rows do not care */
+            md.lu_stale : ternary;
+            md.took : ternary;
+            md.check_ok : ternary;
+            md.sb_class : ternary;
             md.sb_rv : range;
         }
         actions = { a_grant; a_fwd; a_check; a_pass2; a_none; }
@@ -267,11 +270,18 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         size = LCF_MAX_REQUESTERS;
     }
 
-    /* The SALU operands (phv_hi = q_a, phv_lo = q_b) and the pass kind. */
+    /* The SALU operands (phv_hi = q_a, phv_lo = q_b) and the pass kind.
+     * A request that took the lock may be granted (q_grant: {id, hb(id)});
+     * one that did not may be forwarded (q_fwd: q_b = Q_MARK). */
     action in_req() {
         md.q_kind = Q_K_REQ;
         md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
         md.q_b = 16w0 ++ md.q_hbhi ++ hdr.lcf.seq[5:0];
+    }
+    action in_req_fwd() {
+        md.q_kind = Q_K_REQ;
+        md.q_a = 0;
+        md.q_b = Q_MARK;
     }
     action in_check() {
         md.q_kind = Q_K_CHECK;
@@ -301,20 +311,23 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             hdr.lcf.type : range;
             md.q_next_ok : exact;
             md.rs_in.op : exact;
+            md.took : ternary;
         }
-        actions = { in_req; in_check; in_check_bad_next; in_xfer2;
-                    in_release2; in_none; }
+        actions = { in_req; in_req_fwd; in_check; in_check_bad_next;
+                    in_xfer2; in_release2; in_none; }
         const default_action = in_none();
         const entries = {
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0) : in_req();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0) : in_req();
-            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0)       : in_check();
-            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0)       : in_check_bad_next();
-            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, 0) : in_check();
-            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, 0) : in_check();
-            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2) : in_xfer2();
-            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, LCF_RS_QRELEASE) : in_release2();
-            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, LCF_RS_QRELEASE) : in_release2();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1) : in_req();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, 1) : in_req();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0) : in_req_fwd();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, 0) : in_req_fwd();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0, _)       : in_check();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0, _)       : in_check_bad_next();
+            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, 0, _) : in_check();
+            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, 0, _) : in_check();
+            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2, _) : in_xfer2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, LCF_RS_QRELEASE, _) : in_release2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, LCF_RS_QRELEASE, _) : in_release2();
         }
         size = 16;
     }
@@ -325,8 +338,8 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.q_crv = 0;
         md.q_out = 0;
         if (md.drop == 0 && md.l2 == 0) {
-            /* no dependency on the ways: the compiler may place these in
-             * any stage before QSTATE's */
+            /* q_self_tbl and q_next_tbl do not depend on the ways; q_in
+             * follows the LOCK stage (md.took), all before QSTATE's */
             q_self_tbl.apply();
             q_next_tbl.apply();
             q_in.apply();

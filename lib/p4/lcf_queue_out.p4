@@ -117,9 +117,11 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.lcf.aux = 32w0x0d000000;
         lcf_q_action_ctr.count(ctr);
     }
+    /* lcf_q_drop_resubmit_ctr is counted after the table (md.bad_rs), as in
+     * LcfDispatch. */
     action q_bad_resubmit() {
         ig_dprsr_md.drop_ctl = 1;
-        lcf_q_drop_resubmit_ctr.count(0);
+        md.bad_rs = 1;
         lcf_q_action_ctr.count(LCF_A_DROP);
     }
 
@@ -182,6 +184,9 @@ control LcfQueueOut(inout lcf_headers_t hdr,
             }
         } else {
             qout.apply();
+            if (md.bad_rs == 1) {
+                lcf_q_drop_resubmit_ctr.count(0);
+            }
         }
     }
 }

@@ -258,10 +258,12 @@ control LcfValidate(inout lcf_headers_t hdr,
     /* C: struct lcf_counters.packets (passes of LCF frames, drops included). */
     Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) lcf_packet_ctr;
 
+    /* The drop counter is counted after the table: a Tofino table's actions
+     * address all its counters with one expression (packets: 0). */
     action v_drop(bit<8> reason) {
         md.drop = 1;
+        md.drop_reason = reason;
         ig_dprsr_md.drop_ctl = 1;
-        lcf_drop_ctr.count(reason);
         lcf_packet_ctr.count(0);
     }
     /* Node-to-node types (0x20-0x7f) that pass validation: L2 traffic. */
@@ -361,6 +363,9 @@ control LcfValidate(inout lcf_headers_t hdr,
             md.l2 = 1;              /* C: LCF_FRAME_OTHER */
         } else {
             validate.apply();
+            if (md.drop == 1) {
+                lcf_drop_ctr.count(md.drop_reason);
+            }
         }
         /* The program reads ig_prsr_md.parser_err, so a frame with
          * PARSER_ERROR_PARTIAL_HDR is not dropped by the parser: when it was

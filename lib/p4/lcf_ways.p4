@@ -395,6 +395,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     action a_install() {
         here();
         md.placed = 1;
+        /* LOCK is left as it is (0); the table's actions address all three
+         * registers, as Tofino requires of one table's indirect externs */
+        lock_read.execute(slot);
         md.blk_gs = gs_write.execute(slot);
         md.blk_cs = cs_write.execute(slot);
     }

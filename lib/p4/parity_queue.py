@@ -233,7 +233,8 @@ class P4Model:
             st, _ = self.ra("q_grant", st, a, b)
             return st, ("grant",)
         if kind == "fwd":
-            st, rv = self.ra("q_fwd", st, 0, 0)
+            a, b = self.operands("in_req_fwd", {})
+            st, rv = self.ra("q_fwd", st, a, b)
             if rv == 0:
                 return st, ("none",)
             aux = concat(self.action_assign("q_fwd_holder", "hdr.lcf.aux"), {"md.q_frv": rv})

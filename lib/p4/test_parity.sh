@@ -184,11 +184,11 @@ drift "P4 VERSION: WRITE_SHARED does not bump" lib/p4/lcf_version.p4 \
 drift "C VERSION: busy bit moved" lib/wire/lcf_wire.h \
     's/#define LCF_VER_AUX_BUSY 0x10000u/#define LCF_VER_AUX_BUSY 0x20000u/'
 drift "P4 VERSION reply: no busy bit" lib/p4/lcf_dispatch.p4 \
-    's/hdr.lcf.aux = md.aux_type | ((bit<32>)md.lk_old\[15:15\] << 16);/hdr.lcf.aux = md.aux_type;/'
+    's/hdr.lcf.aux = md.aux_type | md.aux_busy;/hdr.lcf.aux = md.aux_type;/'
 
 # the queued lock mode (parity_queue.py)
 drift "P4 QSTATE: a forward while CLOSING" lib/p4/lcf_queue.p4 \
-    's/if (v.hi != 0 \&\& v.lo < Q_MARK) {/if (v.hi != 0 \&\& v.lo <= Q_MARK) {/'
+    's/if (v.hi != 0 \&\& v.lo < md.q_b) {/if (v.hi != 0 \&\& v.lo <= md.q_b) {/'
 drift "P4 QSTATE: QXFER/QRELEASE approved without the count" lib/p4/lcf_queue.p4 \
     's/if (v.hi == md.q_a \&\& v.lo == md.q_b) {/if (v.hi == md.q_a) {/'
 drift "P4 QXFER2: the next holder installed without its lo copy" lib/p4/lcf_queue.p4 \
@@ -204,7 +204,7 @@ drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue_out.p4 \
 drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue_out.p4 \
     's/hdr.lcf.aux = 6w0 ++ md.q_frv\[9:0\] ++ md.q_frv\[31:16\];/hdr.lcf.aux = md.q_frv[31:16] ++ 6w0 ++ md.q_frv[9:0];/'
 drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
-    's/if (v.hi != 0 \&\& v.lo < Q_MARK) {/if (v.hi != 0 \&\& v.lo < Q_MARK \&\& v.lo != md.q_b) {/'
+    's/if (v.hi != 0 \&\& v.lo < md.q_b) {/if (v.hi != 0 \&\& v.lo < md.q_b \&\& v.lo != md.q_a) {/'
 drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
     '/^    action a_grant()/i\    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_extra = {\n        void apply(inout q_pair_t v, out bit<32> rv) {\n            rv = v.hi;\n        }\n    };'
 drift "P4 LAST-UNLOCK: QXFER leaves its event open" lib/p4/lcf_ways.p4 \
