@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * dsm_app: the applications' shared options, set-up, barrier, threads,
- * progress, histories and report; see dsm_app.h.
+ * progress, histories, report, and what SIGINT/SIGTERM write; see dsm_app.h.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -423,6 +424,53 @@ sum_ops(const struct app *a, uint64_t *aborts)
 	return ops;
 }
 
+/* dsm_stats_json into `path`. @return 0, or -EIO (message printed). */
+static int
+write_stats(struct dsm *d, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (f == NULL || dsm_stats_json(d, f) != 0)
+		rc = -EIO;
+	if (f != NULL && fclose(f) != 0)
+		rc = -EIO;
+	if (rc != 0)
+		fprintf(stderr, "%s: cannot write the statistics\n", path);
+	return rc;
+}
+
+/*
+ * SIGINT/SIGTERM during a run: the watch loop writes --stats and flushes
+ * the histories so far (a run a watchdog took down is diagnosed from
+ * them), then exits 128 + the signal; workers blocked in the DSM cannot
+ * be joined.
+ */
+static volatile sig_atomic_t app_signal;
+
+static void
+on_signal(int sig)
+{
+	app_signal = sig;
+}
+
+static void
+interrupted(struct app *a)
+{
+	int sig = app_signal;
+
+	fprintf(stderr,
+		"node %d: %s: writing the statistics and histories "
+		"so far, exiting\n",
+		a->o.node, strsignal(sig));
+	if (a->o.stats != NULL)
+		(void)write_stats(a->d, a->o.stats);
+	for (uint16_t t = 0; a->hist != NULL && t < a->o.threads; t++)
+		if (a->hist[t] != NULL)
+			fflush(a->hist[t]);
+	_exit(128 + sig);
+}
+
 /* Wait for the workers; a progress line every second if asked. */
 static void
 watch(struct app *a, struct worker *w)
@@ -432,6 +480,8 @@ watch(struct app *a, struct worker *w)
 
 	do {
 		usleep(20000);
+		if (app_signal)
+			interrupted(a);
 		all = true;
 		for (uint16_t t = 0; t < a->o.threads; t++)
 			all = all && atomic_load(&w[t].done);
@@ -450,22 +500,6 @@ watch(struct app *a, struct worker *w)
 	} while (!all);
 }
 
-/* dsm_stats_json into `path`. @return 0, or -EIO (message printed). */
-static int
-write_stats(struct dsm *d, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	int rc = 0;
-
-	if (f == NULL || dsm_stats_json(d, f) != 0)
-		rc = -EIO;
-	if (f != NULL && fclose(f) != 0)
-		rc = -EIO;
-	if (rc != 0)
-		fprintf(stderr, "%s: cannot write the statistics\n", path);
-	return rc;
-}
-
 int
 app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 		void *arg)
@@ -481,6 +515,8 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 		return -EIO;
 	}
 	a->stop = 0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	a->t_start_ns = app_now_ns();
 	for (; started < a->o.threads; started++) {
 		w[started] = (struct worker){
