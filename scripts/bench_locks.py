@@ -418,17 +418,17 @@ def smoke(a):
                 check(tag + ": contention crossed nodes (handovers > 0)",
                       int(r["handovers"]) > 0, r["handovers"])
                 if mode == "queued":
-                    # GCS: conflicting requests wait in the queue; the only
-                    # refusals are lock-busy NACKs of requests arriving
-                    # between a QRELEASE's two passes (QUEUED-LOCKS.md 9):
-                    # at most writers - 1 per QRELEASE
+                    # GCS: conflicting requests wait in the queue. NACKs
+                    # remain only in short windows (a request between a
+                    # QRELEASE's two passes, a block moving to the switch;
+                    # QUEUED-LOCKS.md 9): at most 1 per 1,000 operations
+                    # (retry mode: about 6)
                     busy, rel = release_window(outdir)
-                    bound = rel * (a.nodes * a.threads - 1)
-                    check(tag + ": every conflict queued (NACKs only in "
-                          "QRELEASE windows: %s <= %d)" % (r["nacks"], bound),
-                          int(r["nacks"]) == busy <= bound,
-                          "%s NACKs, %d lock-busy, %d QRELEASEs" %
-                          (r["nacks"], busy, rel))
+                    check(tag + ": conflicts queued (NACKs <= 1 per 1,000 "
+                          "operations)", int(r["nacks"]) * 1000 <= ops,
+                          "%s NACKs in %d operations (%d lock-busy at the "
+                          "switch, %d QRELEASEs; %s at the homes)" %
+                          (r["nacks"], ops, busy, rel, r["home_nacks"]))
             if v.endswith("locality-off"):
                 # every acquire a coherence event again (dsm_evict_region)
                 check(tag + ": no locality: >= 1 coherence event per "

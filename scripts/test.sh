@@ -113,9 +113,10 @@ step "TPC-C: aborts at distribution ratio 0.3, an injected bug caught" \
 step "PageRank: SNAP input, malformed input refused" \
 	scripts/test-app-pagerank.sh --mode home
 # ~2-3 min: the lock benchmark's hand-over and GCS workloads in both lock
-# modes, on a namespace cluster (histories, 0 NACKs for queued hand-overs;
-# never speed), one application thread per node: with several, a queued
-# run can stall, and so can a queued KV run (docs/QUEUED-LOCKS.md, Limits).
+# modes, on a namespace cluster (histories; queued hand-overs: at most 1
+# NACK per 1,000 operations; never speed), one application thread per
+# node: with several, a queued run can stall, and so can a queued KV run
+# (docs/QUEUED-LOCKS.md, Limits).
 step "lock benchmark (smoke: retry and queued modes, histories checked)" \
 	scripts/bench-locks.sh --smoke --modes retry,queued --workloads handover,gcs \
 	--threads 1 --out /tmp/swswitch-bench-locks-smoke
