@@ -384,7 +384,6 @@ struct lcf_ig_md_t {
     bit<10> q_nhbhi;            /* the same of the next id */
     bit<32> q_a;                /* QSTATE operand (phv_hi) */
     bit<32> q_b;                /* QSTATE operand (phv_lo) */
-    bit<32> q_nseq;             /* copyset & 0x3f (QXFER: next's seq) */
     bit<32> q_frv;              /* q_fwd: the new lo when forwarded, else 0 */
     bit<32> q_crv;              /* q_check: the old lo when hi is the event */
 }

@@ -296,7 +296,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     action in_xfer2() {
         md.q_kind = Q_K_PASS2;
         md.q_a = hdr.lcf.copyset;
-        md.q_b = 16w0 ++ md.q_nhbhi ++ md.q_nseq[5:0];
+        md.q_b = 16w0 ++ md.q_nhbhi ++ hdr.lcf.copyset[5:0];
     }
     action in_release2() {
         md.q_kind = Q_K_PASS2;

@@ -238,9 +238,6 @@ control LcfPrepare(inout lcf_headers_t hdr,
             md.ver_epoch = hdr.lcf.seq[15:0] ++ 16w0;           /* seq << 16 */
             /* PROTOCOL.md 4.3: installed copysets are masked with the nodes */
             md.pkt_cs = hdr.lcf.copyset & md.node_mask;
-            /* QXFER's next seq & 0x3f (lcf_queue.p4 in_xfer2), masked here
-             * so that no action slices hdr.lcf.copyset */
-            md.q_nseq = hdr.lcf.copyset & 32w0x3f;
         }
     }
 }

@@ -219,7 +219,6 @@ class P4Model:
         return {"md.q_idhi": (node + 1) << 10 | thread, "md.q_idhi#w": 16,
                 "md.q_hbhi": (node + 1) << 4 | (thread & 0xf), "md.q_hbhi#w": 10,
                 "md.q_nhbhi": ((cs >> 26) << 4 | (cs >> 16 & 0xf)), "md.q_nhbhi#w": 10,
-                "md.q_nseq": cs & 0x3f, "md.q_nseq#w": 32,
                 "hdr.lcf.seq": seq, "hdr.lcf.aux": aux, "hdr.lcf.copyset": cs,
                 "hdr.lcf.seq#w": 32, "hdr.lcf.aux#w": 32, "hdr.lcf.copyset#w": 32}
 
