@@ -33,6 +33,10 @@ control LcfDispatch(inout lcf_headers_t hdr,
         hdr.bridge.dest_mask = 0;
         hdr.bridge.in_port = ig_intr_md.ingress_port;
         hdr.bridge.mirror = 0;
+        /* every bit of a bridge container written: no container read back */
+        hdr.bridge._pad0 = 0;
+        hdr.bridge._pad1 = 0;
+        hdr.bridge._pad2 = 0;
     }
     /* Block metadata into the header (C: phv->m.gstatus/copyset). */
     action block_md() {

@@ -235,17 +235,21 @@ header lcf_resubmit_h {
 }
 
 /* Ingress -> egress bridged metadata (prepended to every packet). */
+/* The narrow fields share the first 8 bytes and dest_mask has a 32-bit
+ * container of its own: a container packing part of dest_mask with
+ * in_port or the flag bits needs more sources than a Tofino action may
+ * write from (it is written from md.blk_cs, md.others or 0). */
 header lcf_bridge_h {
     bit<8>  kind;          /* LCF_BR_* */
     bit<8>  dst_node;      /* unicast copies: the node addressed */
     bit<8>  provider;      /* multicast: the replica that is data provider */
-    bit<7>  _pad0;
+    bit<6>  _pad0;
     bit<1>  mcast;         /* copy made by the copyset multicast group */
-    bit<32> dest_mask;     /* multicast: nodes that keep their replica */
+    bit<1>  mirror;        /* MIGRATE_ACK: E2E mirror to the shadow node */
     bit<7>  _pad1;
     PortId_t in_port;      /* L2 flood: do not send back */
-    bit<7>  _pad2;
-    bit<1>  mirror;        /* MIGRATE_ACK: E2E mirror to the shadow node */
+    bit<16> _pad2;
+    bit<32> dest_mask;     /* multicast: nodes that keep their replica */
 }
 
 /* Prepended to the E2E mirror copy. */

@@ -33,6 +33,10 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.bridge.dest_mask = 0;
         hdr.bridge.in_port = ig_intr_md.ingress_port;
         hdr.bridge.mirror = 0;
+        /* every bit of a bridge container written: no container read back */
+        hdr.bridge._pad0 = 0;
+        hdr.bridge._pad1 = 0;
+        hdr.bridge._pad2 = 0;
     }
     /* C res_qxfer_ack() / lcf_q_ack(): to the holder, from the switch,
      * type QXFER_ACK, the block's gstatus/copyset */

@@ -409,6 +409,10 @@ control LcfL2(inout lcf_headers_t hdr,
         hdr.bridge.in_port = ig_intr_md.ingress_port;
         hdr.bridge.mcast = 0;
         hdr.bridge.mirror = 0;
+        /* every bit of a bridge container written: no container read back */
+        hdr.bridge._pad0 = 0;
+        hdr.bridge._pad1 = 0;
+        hdr.bridge._pad2 = 0;
         dmac.apply();
     }
 }
