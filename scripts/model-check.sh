@@ -179,6 +179,17 @@ if [ $DEEP = 0 ]; then
 	# of its request takes the lock for an event that is over.
 	PML=qlock.pml run qlock-no-lu "violation:seen\[me\]|lockw==0" \
 		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=0 -DNOLU" "$QL" "-m100000 -w22"
+	# Several threads per node (qlock-threads.pml): node 0 has two threads,
+	# per-thread holder slots, local hits, a NACKed seq given up and ended
+	# with an ABORT, the rules of local_wait_forward and pass_on. A late
+	# copy of a request (DUPK=1: only requests are duplicated) takes the
+	# lock after its thread gave the seq up for a hit.
+	PML=qlock-threads.pml run qlock-threads-late-copy pass \
+		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1" "$QL" "-m100000 -w22"
+	# The given-up event ended only at its thread's next miss (the C before
+	# na_req_give_up): the lock stays with it while the node's threads hit.
+	PML=qlock-threads.pml run qlock-threads-lateq "violation:lockw==0" \
+		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DLATEQ" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -198,6 +209,8 @@ else
 		"$SAFE" "-m100000 -w24"
 	QL="$SAFE"
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
+	PML=qlock-threads.pml run qlock-threads-two-ops pass \
+		"-DN=2 -DNT=2 -DOPS=2 -DDUP=0" "$QL" "-m100000 -w22"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi
