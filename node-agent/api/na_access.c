@@ -104,7 +104,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 			na_cond_broadcast(&b->cv);
 			pthread_mutex_unlock(&b->mu);
 			if (rt.seq) /* a NACKed eviction not retried */
-				na_node_q_abandon(t->n, rt.tag, t->id, rt.seq);
+				na_req_give_up(t, rt.tag, rt.seq);
 			return 0;
 		}
 		pthread_mutex_unlock(&b->mu);
@@ -251,6 +251,20 @@ na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				pthread_mutex_unlock(&b->mu);
 				if ((rc = evict(t, b, e)) < 0)
 					return rc;
+				continue;
+			}
+			if (sufficient(e, write) && rt.seq && t->n->qt) {
+				/*
+				 * Queued mode, a NACKed request not retried:
+				 * end it before the hit. A late copy of it may
+				 * hold the lock, which would stay with it until
+				 * this thread's next miss while the node keeps
+				 * the block (lib/model/qlock-threads.pml,
+				 * LATEQ). Then look again.
+				 */
+				pthread_mutex_unlock(&b->mu);
+				na_req_give_up(t, tag, rt.seq);
+				rt.seq = 0;
 				continue;
 			}
 			if (sufficient(e, write)) {
