@@ -9,12 +9,16 @@
  *   - one event per block and node (the cache entry's busy claim), a node
  *     that ended an event keeps the block Modified until another node's
  *     event is granted, and its threads then hit it without an event;
- *   - a NACK ends the event (na_access.c miss: busy released, backoff);
- *     the thread then retries with the same seq, or finds a hit and gives
- *     the seq up (na_node_q_abandon); its next miss first ends the given-up
- *     event (na_req_quarantine: ABORT; "a copy passed" -> the unlock,
+ *   - a NACK ends the event (na_access.c miss) and the thread backs off,
+ *     keeping the node's busy claim on the block (RELBUSY: releasing it,
+ *     as the C did); it then retries with the same seq (a Q_GRANT kept
+ *     meanwhile answers it at once), or finds a hit and gives the seq up
+ *     (na_req_give_up: na_node_q_abandon, then the given-up event is ended
+ *     at once by na_req_quarantine: ABORT; "a copy passed" -> the unlock,
  *     through the queue when the slot holds or counted forwards,
- *     na_qtable_done) and then takes a new seq;
+ *     na_qtable_done; LATEQ: only at the thread's next miss, as the C did);
+ *   - NACKX: NACKs of any request copy for causes outside the model (the
+ *     home's "not home" while the block moves to the switch, migration);
  *   - rule 1: a forward of another thread of the holder's own node to a
  *     tenure still WAITING is counted and NACKed (local_wait_forward);
  *   - rule 2: a Q_GRANT for the event last cancelled on the slot is taken
@@ -25,11 +29,11 @@
  *     node, ignored; a duplicate of one it queued or handed over, ignored;
  *     else Q_NACK (the requester re-sends at once, same seq).
  * Rule 4 (data with Q_INV) is below the abstraction (the grant is the
- * lock). Q_QUEUED is instantaneous (a flag at the requester: a NACK of
- * another copy while queued is ignored); the ABORT is one atomic round trip.
+ * lock). Q_QUEUED is instantaneous unless QQMSG (a flag at the requester:
+ * a NACK of another copy while queued is ignored); the ABORT is one atomic
+ * round trip.
  *
- * LATEQ: the C as built: a given-up event is ended only at its thread's
- * next miss (na_req_event), not when it is given up.
+ * QQMSG: Q_QUEUED is a message (may be delayed, duplicated, lost).
  *
  * Bounds: N nodes, NT threads on node 0, OPS accesses per thread of node 0
  * (each a hit or a write event), OPS1 per thread of the other nodes, RETX,
@@ -62,6 +66,9 @@
 #ifndef DUP
 #define DUP 0
 #endif
+#ifndef NACKX
+#define NACKX 0                   /* NACKs of any request copy (other causes) */
+#endif
 #ifndef DUPK
 #define DUPK 0                    /* duplicate only this kind (0: any) */
 #endif
@@ -85,6 +92,7 @@
 #define QGRANT 8  /* giver -> next: src = giver, seq = next's seq; q = rest */
 #define QGACK 9   /* next -> giver: seq = next's seq, src = next */
 #define QNACK 10  /* a slot not holding the tenure -> requester (seq) */
+#define QQUEUED 11 /* holder slot -> requester (seq): queued, stop retrying */
 
 #define R_OK 0
 #define R_COUNT 1
@@ -114,6 +122,7 @@ bit lockw = 0;
 byte qhi = 0;
 byte qlo = 0;
 byte sb[P];
+byte nackx = 0;
 byte ab[P];           /* SCOREBOARD marked ENDED by an ABORT: that seq's copies are NACKed */
 byte lu_seq[P];
 bit lu_open[P];
@@ -387,6 +396,12 @@ end:	do
 		:: net[k].t != 0 && net[k].dst == SW ->
 			r = net[k].src; s = net[k].seq; c = net[k].a; x = net[k].b;
 			if
+			:: net[k].t == REQ && nackx < NACKX ->
+				/* a NACK from elsewhere: the home's "not home" while the
+				 * block moves to the switch, a migration window */
+				net[k].t = 0; nackx++;
+				printf("@q switch: NACK (other cause) r%d seq%d\n", r, s);
+				put(NACK, r, SW, s, 0, 0, 0)
 			:: net[k].t == REQ -> net[k].t = 0; sw_request(r, s)
 			:: net[k].t == QXFER -> net[k].t = 0; sw_qxfer(r, s, c, x)
 			:: net[k].t == QREL -> net[k].t = 0; sw_qrel1(r, s, c)
@@ -422,6 +437,30 @@ inline in_queue(n, e, f)
 	:: else -> break
 	od
 }
+
+/* Rule 1 (local_wait_forward): a forward of another thread of this node
+ * to a tenure still WAITING is counted and NACKed. */
+#define RULE1(n) (st[n] == WAIT)
+
+/* The node's busy claim on the block after a NACK: kept until the event
+ * is retried or given up (na_access.c miss, queued mode), so that no other
+ * thread of the node can queue behind a grant this thread is about to
+ * take; RELBUSY: released for the backoff (the C before this model: two
+ * threads of one node deadlock, the na-sim seed 129 stall). */
+#ifndef RELBUSY
+#define RELEASE_ON_NACK(n) skip
+#define FREE(n) (busy[NODE(n)] == 255 || busy[NODE(n)] == n)
+#else
+#define RELEASE_ON_NACK(n) busy[NODE(n)] = 255
+#define FREE(n) (busy[NODE(n)] == 255)
+#endif
+
+#ifdef QQMSG
+#define QUEUED_TO(r, s) put(QQUEUED, r, me, s, 0, 0, 0)
+#else
+/* Q_QUEUED as an instantaneous flag */
+#define QUEUED_TO(r, s) if :: rst[r] == T_WAIT && rseq[r] == s -> qd[r] = 1 :: else -> skip fi
+#endif
 
 inline idle(n)
 {
@@ -569,8 +608,8 @@ end:	do
 	/* a hit: the node holds the block Modified, no event; a NACKed seq
 	 * is given up (na_access.c, na_node_q_abandon) */
 	:: atomic { (rst[me] == T_IDLE || rst[me] == T_BACK) && ops[me] < MYOPS(me) &&
-		    mod[NODE(me)] && busy[NODE(me)] == 255 ->
-		ops[me]++;
+		    mod[NODE(me)] && FREE(me) ->
+		ops[me]++; busy[NODE(me)] = 255;
 		printf("@q r%d: hit (op %d)\n", me, ops[me]);
 		if
 		:: rst[me] == T_BACK -> abandon(me, stale[me]); rst[me] = T_IDLE;
@@ -584,7 +623,7 @@ end:	do
 		fi; norm() }
 	/* a miss after a NACK: the same seq again (na_req_event reuses it) */
 	:: atomic { rst[me] == T_BACK && ops[me] < MYOPS(me) && !mod[NODE(me)] &&
-		    busy[NODE(me)] == 255 ->
+		    FREE(me) ->
 		busy[NODE(me)] = me; stale[me] = 0; qd[me] = 0; retx[me] = 0;
 		rst[me] = T_WAIT;
 		printf("@q r%d: retries seq%d\n", me, rseq[me]);
@@ -660,7 +699,8 @@ end:	do
 				st[me] = HOLD; once(me, s); enter(me)
 			:: e == NACK && rst[me] == T_WAIT && s == rseq[me] && !qd[me] ->
 				printf("@q r%d: NACKed seq%d, backs off\n", me, s);
-				busy[NODE(me)] = 255; stale[me] = s; rst[me] = T_BACK
+				RELEASE_ON_NACK(me); stale[me] = s; rst[me] = T_BACK
+			:: e == QQUEUED && rst[me] == T_WAIT && s == rseq[me] -> qd[me] = 1
 			:: e == QNACK && rst[me] == T_WAIT && s == rseq[me] ->
 				qd[me] = 0; put(REQ, SW, me, s, 0, 0, 0)
 			:: e == FWD ->
@@ -671,7 +711,7 @@ end:	do
 					:: ID(src, s) != ID(me, cur[me]) ->
 						in_queue(me, ID(src, s), f);
 						if
-						:: !f && NODE(src) == NODE(me) && st[me] == WAIT ->
+						:: !f && NODE(src) == NODE(me) && RULE1(me) ->
 #ifndef NORULE1
 							/* rule 1: local_wait_forward */
 							printf("@q slot r%d: rule 1, NACKs r%d seq%d\n", me, src, s);
@@ -679,14 +719,14 @@ end:	do
 #else
 							enqueue(me, ID(src, s), a);
 							seen[me] = seen[me] | (1 << ID(src, s));
-							if :: rst[src] == T_WAIT && rseq[src] == s -> qd[src] = 1 :: else -> skip fi;
+							QUEUED_TO(src, s);
 							if :: fstamp[ID(src, s)] == 0 -> fstamp[ID(src, s)] = q :: else -> skip fi
 #endif
-						:: !f && !(NODE(src) == NODE(me) && st[me] == WAIT) ->
+						:: !f && !(NODE(src) == NODE(me) && RULE1(me)) ->
 							enqueue(me, ID(src, s), a);
 							seen[me] = seen[me] | (1 << ID(src, s));
 							/* Q_QUEUED (instantaneous) */
-							if :: rst[src] == T_WAIT && rseq[src] == s -> qd[src] = 1 :: else -> skip fi;
+							QUEUED_TO(src, s);
 							if
 							:: fstamp[ID(src, s)] == 0 -> fstamp[ID(src, s)] = q
 							:: else -> skip
