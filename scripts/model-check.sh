@@ -186,6 +186,8 @@ if [ $DEEP = 0 ]; then
 	# (NACKX=1: the home's "not home") for one copy of a queued request.
 	QT="-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1"
 	PML=qlock-threads.pml run qlock-threads pass "$QT -DNACKX=1" "$QL" "-m100000 -w22"
+	PML=qlock-threads.pml run qlock-threads-two-ops pass \
+		"-DN=2 -DNT=2 -DOPS=2 -DOPS1=1 -DDUP=0 -DNACKX=1" "$QL" "-m100000 -w22"
 	# The busy claim released during a NACK's backoff: the Q_GRANT comes
 	# while the thread backs off, the other local thread queues behind it.
 	PML=qlock-threads.pml run qlock-threads-relbusy "violation:rst\[n\]" \
@@ -213,8 +215,6 @@ else
 		"$SAFE" "-m100000 -w24"
 	QL="$SAFE"
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
-	PML=qlock-threads.pml run qlock-threads-two-ops pass \
-		"-DN=2 -DNT=2 -DOPS=2 -DOPS1=1 -DDUP=0 -DNACKX=1" "$QL" "-m100000 -w22"
 	PML=qlock-threads.pml run qlock-threads-qqueued pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
