@@ -166,7 +166,7 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 		 * its backoff. Its copy may be queued at a holder and its
 		 * Q_GRANT come meanwhile; another local thread claiming the
 		 * block would queue behind that grant, which this thread could
-		 * then never take (lib/model/qlock-threads.pml, KEEPBUSY).
+		 * then never take (lib/model/qlock-threads.pml; RELBUSY finds it).
 		 */
 		if (ev != NA_EV_NACK || !t->n->qt)
 			release_busy(b, e);
