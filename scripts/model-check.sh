@@ -179,6 +179,23 @@ if [ $DEEP = 0 ]; then
 	# of its request takes the lock for an event that is over.
 	PML=qlock.pml run qlock-no-lu "violation:seen\[me\]|lockw==0" \
 		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=0 -DNOLU" "$QL" "-m100000 -w22"
+	# Several threads per node (qlock-threads.pml): node 0 has two threads,
+	# per-thread holder slots, local hits, a NACKed seq retried or given up
+	# (ABORT), local_wait_forward and pass_on. A late copy of a request
+	# (DUPK=1: requests duplicated) and a NACK from outside the model
+	# (NACKX=1: the home's "not home") for one copy of a queued request.
+	QT="-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1"
+	PML=qlock-threads.pml run qlock-threads pass "$QT -DNACKX=1" "$QL" "-m100000 -w22"
+	PML=qlock-threads.pml run qlock-threads-two-ops pass \
+		"-DN=2 -DNT=2 -DOPS=2 -DOPS1=1 -DDUP=0 -DNACKX=1" "$QL" "-m100000 -w22"
+	# The busy claim released during a NACK's backoff: the Q_GRANT comes
+	# while the thread backs off, the other local thread queues behind it.
+	PML=qlock-threads.pml run qlock-threads-relbusy "violation:rst\[n\]" \
+		"$QT -DNACKX=1 -DRELBUSY" "$QL" "-m100000 -w22"
+	# ... and the given-up event ended only at its thread's next miss: the
+	# lock stays with it while the node's threads hit.
+	PML=qlock-threads.pml run qlock-threads-lateq "violation:lockw==0" \
+		"$QT -DRELBUSY -DLATEQ" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -198,6 +215,8 @@ else
 		"$SAFE" "-m100000 -w24"
 	QL="$SAFE"
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
+	PML=qlock-threads.pml run qlock-threads-qqueued pass \
+		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

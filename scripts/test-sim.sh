@@ -159,7 +159,13 @@ run queued-migrate "--seed 13 --events 60000 --migrate --switch-blocks 0 --loss 
 run queued-home "--seed 14 --events 60000 --switch-blocks 0 --cache-blocks 64 --loss 0.05 --dup 0.05 --lock-mode queued" \
 	qlock.forwards qlock.qxfer_approved qlock.req_grants
 
-# REGRESSIONS: seeds that once failed, with their options (none yet).
+# REGRESSIONS: seeds that once failed, with their options.
+# Queued mode, two threads of one node deadlocked: one backed off after a
+# NACK (busy released) while its queued copy's Q_GRANT came, the other
+# queued behind it holding the block busy (lib/model/qlock-threads.pml
+# RELBUSY; fixed by keeping the busy claim through the backoff).
+run regress-queued-129 "--seed 129 --events 60000 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.2 --lock-mode queued" \
+	qlock.req_grants
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

@@ -104,7 +104,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 			na_cond_broadcast(&b->cv);
 			pthread_mutex_unlock(&b->mu);
 			if (rt.seq) /* a NACKed eviction not retried */
-				na_node_q_abandon(t->n, rt.tag, t->id, rt.seq);
+				na_req_give_up(t, rt.tag, rt.seq);
 			return 0;
 		}
 		pthread_mutex_unlock(&b->mu);
@@ -161,7 +161,15 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	uint32_t seq = rt->seq, cs;
 
 	if (ev != NA_EV_OK) {
-		release_busy(b, e);
+		/*
+		 * Queued mode: a NACKed request keeps the block busy through
+		 * its backoff. Its copy may be queued at a holder and its
+		 * Q_GRANT come meanwhile; another local thread claiming the
+		 * block would queue behind that grant, which this thread could
+		 * then never take (lib/model/qlock-threads.pml; RELBUSY finds it).
+		 */
+		if (ev != NA_EV_NACK || !t->n->qt)
+			release_busy(b, e);
 		return ev == NA_EV_NACK ? 1 : -EINTR;
 	}
 	/* Queued mode may have run it as another request (na_qplan.h). */
@@ -253,7 +261,26 @@ na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 					return rc;
 				continue;
 			}
+			if (sufficient(e, write) && rt.seq && t->n->qt) {
+				/*
+				 * Queued mode, a NACKed request not retried:
+				 * end it before the hit. A late copy of it may
+				 * hold the lock, which would stay with it until
+				 * this thread's next miss while the node keeps
+				 * the block (lib/model/qlock-threads.pml,
+				 * LATEQ). Then look again.
+				 */
+				pthread_mutex_unlock(&b->mu);
+				na_req_give_up(t, tag, rt.seq);
+				rt.seq = 0;
+				continue;
+			}
 			if (sufficient(e, write)) {
+				if (e->busy == (int16_t)t->id) {
+					/* kept through a NACK's backoff */
+					e->busy = NA_NOBODY;
+					na_cond_broadcast(&b->cv);
+				}
 				perform(e, t->id, mode, off, len, buf);
 				e->ts = na_now_ns();
 				pthread_mutex_unlock(&b->mu);

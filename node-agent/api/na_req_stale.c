@@ -154,3 +154,12 @@ na_req_quarantine(struct dsm_thread *t)
 	settle_stale(t);
 	s->valid = false;
 }
+
+void
+na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
+{
+	na_node_q_abandon(t->n, tag, t->id, seq);
+	if (t->n->qt && t->stale.valid && t->stale.seq == seq &&
+	    t->stale.tag == tag)
+		na_req_quarantine(t);
+}

@@ -237,6 +237,16 @@ int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 /** End the abandoned request (t->stale) before a new seq: ABORT it. */
 void na_req_quarantine(struct dsm_thread *t);
 
+/**
+ * Give up a NACKed request that is not retried (seq on tag): its queue
+ * holder slot is cancelled (or, holding, ends through the queue) and, in
+ * queued lock mode, the event is ended now with na_req_quarantine(), not
+ * at the thread's next miss: a late copy of it may hold the lock while the
+ * node's threads keep the block by hits (lib/model/qlock-threads.pml).
+ * No error returns.
+ */
+void na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq);
+
 enum {
 	NA_EV_OK = 0,
 	NA_EV_NACK = 1,
