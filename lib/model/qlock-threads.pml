@@ -1,4 +1,8 @@
 /*
+ * (One file over 500 lines, as lcf.pml and qlock.pml: a Promela model is
+ * one set of processes over shared globals, and the switch's and the
+ * nodes' rules interleave in every step.)
+ *
  * SPIN model of queued locks with several requester threads per node
  * (docs/QUEUED-LOCKS.md 5 "In the node agent", 9; docs/MODEL.md "Queued
  * locks, several threads per node"). The switch's rules are qlock.pml's;
