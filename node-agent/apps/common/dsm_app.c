@@ -531,6 +531,10 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 	}
 	if (started == a->o.threads)
 		watch(a, w);
+	/* After the run (the final barrier, the report): a signal ends the
+	 * process again, as before the run. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	for (uint16_t t = 0; t < started; t++) {
 		pthread_join(w[t].tid, NULL);
 		if (rc == 0)
