@@ -336,9 +336,14 @@ control LcfDispatch(inout lcf_headers_t hdr,
     /* Applied only to an LCF frame that is neither dropped nor L2 traffic
      * (LcfIngress). */
     apply {
-        /* d_version_hit's busy bit: one action cannot shift lk_old and OR
-         * it with aux_type in one stage */
-        md.aux_busy = (bit<32>)md.lk_old[15:15] << 16;
+        /* d_version_hit's busy bit (LOCK writer bit 15 -> aux bit 16), set
+         * from a constant under a gateway: an action reading the 16-bit
+         * lk_old into a 32-bit field would tie both to one container size */
+        if (md.lk_old[15:15] == 1) {
+            md.aux_busy = LCF_VER_AUX_BUSY;
+        } else {
+            md.aux_busy = 0;
+        }
         dispatch.apply();
         if (md.bad_rs == 1) {
             lcf_drop_resubmit_ctr.count(0);

@@ -382,10 +382,10 @@ struct lcf_ig_md_t {
     bit<1>  q_mode;             /* switch.lock_mode "queued" */
     bit<8>  q_kind;             /* Q_K_*: what QSTATE does this pass */
     bit<1>  q_out;              /* QXFER/QRELEASE: LcfQueueOut decides */
-    bit<16> q_idhi;             /* (node + 1) << 10 | thread */
-    bit<10> q_hbhi;             /* (node + 1) << 4 | (thread & 0xf) */
+    bit<32> q_id;               /* the packet's event id (C lcf_q_id()) */
+    bit<32> q_hb;               /* hb(q_id) (lcf_queue.p4, 1.) */
     bit<1>  q_next_ok;          /* QXFER: next names a node and thread */
-    bit<10> q_nhbhi;            /* the same of the next id */
+    bit<32> q_nhb;              /* hb(next) of a QXFER */
     bit<32> q_a;                /* QSTATE operand (phv_hi) */
     bit<32> q_b;                /* QSTATE operand (phv_lo) */
     bit<32> q_frv;              /* q_fwd: the new lo when forwarded, else 0 */

@@ -239,12 +239,16 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         size = 1;
     }
 
-    /* The packet's event: idhi = (node + 1) << 10 | thread, hbhi = (node +
-     * 1) << 4 | (thread & 0xf) (C lcf_q_id(); Tofino cannot add and shift
-     * into one field in one step). One entry per node and thread. */
+    /* The packet's event as the two SALU words: q_id = C lcf_q_id() =
+     * idhi << 16 | seq & 0xffff with idhi = (node + 1) << 10 | thread, and
+     * q_hb = hb(id) = hbhi << 6 | seq & 0x3f with hbhi = (node + 1) << 4 |
+     * (thread & 0xf). Written here, from action data and one PHV source
+     * each: Tofino cannot add and shift into one field in one step, and an
+     * action may read at most one PHV field besides action data. One entry
+     * per node and thread. */
     action q_self(bit<16> idhi, bit<10> hbhi) {
-        md.q_idhi = idhi;
-        md.q_hbhi = hbhi;
+        md.q_id = idhi ++ hdr.lcf.seq[15:0];
+        md.q_hb = 16w0 ++ hbhi ++ hdr.lcf.seq[5:0];
     }
     table q_self_tbl {
         key = {
@@ -260,9 +264,9 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
      * (node + 1, thread), node in the topology, thread < threads_per_node. */
     action q_next(bit<10> hbhi) {
         md.q_next_ok = 1;
-        md.q_nhbhi = hbhi;
+        md.q_nhb = 16w0 ++ hbhi ++ hdr.lcf.copyset[5:0];   /* hb(next) */
     }
-    action q_next_bad() { md.q_next_ok = 0; md.q_nhbhi = 0; }
+    action q_next_bad() { md.q_next_ok = 0; md.q_nhb = 0; }
     table q_next_tbl {
         key = { hdr.lcf.copyset[31:16] : exact @name("next_hi"); }
         actions = { q_next; q_next_bad; }
@@ -275,8 +279,8 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
      * one that did not may be forwarded (q_fwd: q_b = Q_MARK). */
     action in_req() {
         md.q_kind = Q_K_REQ;
-        md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
-        md.q_b = 16w0 ++ md.q_hbhi ++ hdr.lcf.seq[5:0];
+        md.q_a = md.q_id;
+        md.q_b = md.q_hb;
     }
     action in_req_fwd() {
         md.q_kind = Q_K_REQ;
@@ -285,18 +289,18 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     }
     action in_check() {
         md.q_kind = Q_K_CHECK;
-        md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
-        md.q_b = hdr.lcf.aux[15:0] ++ md.q_hbhi ++ hdr.lcf.seq[5:0];
+        md.q_a = md.q_id;
+        md.q_b = hdr.lcf.aux[15:0] ++ md.q_hb[15:0];       /* q_cmp */
     }
     action in_check_bad_next() {
         md.q_kind = Q_K_CHECK;
-        md.q_a = md.q_idhi ++ hdr.lcf.seq[15:0];
+        md.q_a = md.q_id;
         md.q_b = Q_NONE;
     }
     action in_xfer2() {
         md.q_kind = Q_K_PASS2;
         md.q_a = hdr.lcf.copyset;
-        md.q_b = 16w0 ++ md.q_nhbhi ++ hdr.lcf.copyset[5:0];
+        md.q_b = md.q_nhb;
     }
     action in_release2() {
         md.q_kind = Q_K_PASS2;

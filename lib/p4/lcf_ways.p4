@@ -350,7 +350,10 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         void apply(inout bit<32> v, out bit<32> r) { r = v; v = 0; }
     };
 
-    /* Every action records the hit way (C phv->hit_way). */
+    /* One table per register: a table's actions address one stateful ALU
+     * (its meter address bus), so LOCK, G-STATUS and COPYSET are three
+     * tables of one stage with the same key and entries. The LOCK table's
+     * actions also record the hit way (C phv->hit_way). */
     action here() {
         md.hit = 1;
         md.way = way_id;
@@ -360,78 +363,114 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     action a_acquire() {
         here();
         md.lk_old = lock_acquire.execute(slot);
-        md.blk_gs = gs_read.execute(slot);
-        md.blk_cs = cs_read.execute(slot);
     }
     action a_read() {
         here();
         md.lk_old = lock_read.execute(slot);
-        md.blk_gs = gs_read.execute(slot);
-        md.blk_cs = cs_read.execute(slot);
     }
-    /* C lcf_stage_lock_release() */
+    /* C lcf_stage_lock_release(), and lcf_stage_lock_unlock() of an
+     * executed READ_UNLOCK or WRITE_UNLOCK */
     action a_release() {
         here();
         md.lk_old = lock_release.execute(slot);
-        md.blk_gs = gs_read.execute(slot);
-        md.blk_cs = cs_read.execute(slot);
-    }
-    /* C lcf_stage_lock_unlock(), executed READ_UNLOCK */
-    action a_unlock_read() {
-        here();
-        md.lk_old = lock_release.execute(slot);
-        md.blk_gs = gs_write.execute(slot);
-        md.blk_cs = cs_or.execute(slot);
-    }
-    /* C lcf_stage_lock_unlock(), executed WRITE_UNLOCK */
-    action a_unlock_write() {
-        here();
-        md.lk_old = lock_release.execute(slot);
-        md.blk_gs = gs_write.execute(slot);
-        md.blk_cs = cs_write.execute(slot);
     }
     /* C pass_resubmitted(), ADD: meta = { packet copyset, gstatus, LOCK 0 }.
      * LOCK is already 0 in an empty slot (REMOVE and power-on clear it). */
     action a_install() {
         here();
         md.placed = 1;
-        /* LOCK is left as it is (0); the table's actions address all three
-         * registers, as Tofino requires of one table's indirect externs */
-        lock_read.execute(slot);
-        md.blk_gs = gs_write.execute(slot);
-        md.blk_cs = cs_write.execute(slot);
     }
     /* C lcf_stage_lock_clear() */
     action a_clear() {
         here();
         md.lk_old = lock_zero.execute(slot);
-        md.blk_gs = gs_clear.execute(slot);
-        md.blk_cs = cs_clear.execute(slot);
     }
     action a_none() { here(); }
 
+    action g_read()  { md.blk_gs = gs_read.execute(slot); }
+    action g_write() { md.blk_gs = gs_write.execute(slot); }
+    action g_clear() { md.blk_gs = gs_clear.execute(slot); }
+    action g_none()  { }
+
+    action c_read()  { md.blk_cs = cs_read.execute(slot); }
+    action c_or()    { md.blk_cs = cs_or.execute(slot); }
+    action c_write() { md.blk_cs = cs_write.execute(slot); }
+    action c_clear() { md.blk_cs = cs_clear.execute(slot); }
+    action c_none()  { }
+
+    /* (lcs_op, lu_exec, lu_stale) of the three tables:
+     *   ACQUIRE           acquire   read   read
+     *   ACQUIRE, stale    -         -      -     (C pass_request(): a stale
+     *                     request leaves LOCK alone; its NACK carries the
+     *                     packet's gstatus/copyset, d_nack_stale)
+     *   READ              read      read   read
+     *   RELEASE           release   read   read
+     *   UNLOCK_R executed release   write  or
+     *   UNLOCK_W executed release   write  write
+     *   UNLOCK_x duplicate read     read   read
+     *   INSTALL           -         write  write
+     *   CLEAR             zero      clear  clear */
     table lcs {
         key = {
             md.lcs_op : exact;
             md.lu_exec : exact;
             md.lu_stale : exact;
         }
-        actions = { a_acquire; a_read; a_release; a_unlock_read;
-                    a_unlock_write; a_install; a_clear; a_none; }
+        actions = { a_acquire; a_read; a_release; a_install; a_clear; a_none; }
         const default_action = a_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : a_acquire();
-            /* C pass_request(): a stale request leaves LOCK alone, and its
-             * NACK carries the packet's gstatus/copyset (d_nack_stale) */
             (LCS_OP_ACQUIRE, 0, 1)  : a_none();
             (LCS_OP_READ, 0, 0)     : a_read();
             (LCS_OP_RELEASE, 0, 0)  : a_release();
-            (LCS_OP_UNLOCK_R, 1, 0) : a_unlock_read();
+            (LCS_OP_UNLOCK_R, 1, 0) : a_release();
             (LCS_OP_UNLOCK_R, 0, 0) : a_read();        /* duplicate unlock */
-            (LCS_OP_UNLOCK_W, 1, 0) : a_unlock_write();
+            (LCS_OP_UNLOCK_W, 1, 0) : a_release();
             (LCS_OP_UNLOCK_W, 0, 0) : a_read();        /* duplicate unlock */
             (LCS_OP_INSTALL, 0, 0)  : a_install();
             (LCS_OP_CLEAR, 0, 0)    : a_clear();
+        }
+        size = 16;
+    }
+    table lcs_gs {
+        key = {
+            md.lcs_op : exact;
+            md.lu_exec : exact;
+            md.lu_stale : exact;
+        }
+        actions = { g_read; g_write; g_clear; g_none; }
+        const default_action = g_none();
+        const entries = {
+            (LCS_OP_ACQUIRE, 0, 0)  : g_read();
+            (LCS_OP_READ, 0, 0)     : g_read();
+            (LCS_OP_RELEASE, 0, 0)  : g_read();
+            (LCS_OP_UNLOCK_R, 1, 0) : g_write();
+            (LCS_OP_UNLOCK_R, 0, 0) : g_read();
+            (LCS_OP_UNLOCK_W, 1, 0) : g_write();
+            (LCS_OP_UNLOCK_W, 0, 0) : g_read();
+            (LCS_OP_INSTALL, 0, 0)  : g_write();
+            (LCS_OP_CLEAR, 0, 0)    : g_clear();
+        }
+        size = 16;
+    }
+    table lcs_cs {
+        key = {
+            md.lcs_op : exact;
+            md.lu_exec : exact;
+            md.lu_stale : exact;
+        }
+        actions = { c_read; c_or; c_write; c_clear; c_none; }
+        const default_action = c_none();
+        const entries = {
+            (LCS_OP_ACQUIRE, 0, 0)  : c_read();
+            (LCS_OP_READ, 0, 0)     : c_read();
+            (LCS_OP_RELEASE, 0, 0)  : c_read();
+            (LCS_OP_UNLOCK_R, 1, 0) : c_or();
+            (LCS_OP_UNLOCK_R, 0, 0) : c_read();
+            (LCS_OP_UNLOCK_W, 1, 0) : c_write();
+            (LCS_OP_UNLOCK_W, 0, 0) : c_read();
+            (LCS_OP_INSTALL, 0, 0)  : c_write();
+            (LCS_OP_CLEAR, 0, 0)    : c_clear();
         }
         size = 16;
     }
@@ -446,6 +485,8 @@ control LcfLcsWay(inout lcf_headers_t hdr,
                 md.bad_way = 1;
             } else {
                 lcs.apply();
+                lcs_gs.apply();
+                lcs_cs.apply();
             }
         }
     }

@@ -216,11 +216,19 @@ class P4Model:
         return out
 
     def fields(self, node, thread, seq, aux=0, cs=0):
-        return {"md.q_idhi": (node + 1) << 10 | thread, "md.q_idhi#w": 16,
-                "md.q_hbhi": (node + 1) << 4 | (thread & 0xf), "md.q_hbhi#w": 10,
-                "md.q_nhbhi": ((cs >> 26) << 4 | (cs >> 16 & 0xf)), "md.q_nhbhi#w": 10,
-                "hdr.lcf.seq": seq, "hdr.lcf.aux": aux, "hdr.lcf.copyset": cs,
-                "hdr.lcf.seq#w": 32, "hdr.lcf.aux#w": 32, "hdr.lcf.copyset#w": 32}
+        """The packet's fields, and md.q_id / q_hb / q_nhb as q_self_tbl and
+        q_next_tbl's actions write them from their action data."""
+        f = {"hdr.lcf.seq": seq, "hdr.lcf.aux": aux, "hdr.lcf.copyset": cs,
+             "hdr.lcf.seq#w": 32, "hdr.lcf.aux#w": 32, "hdr.lcf.copyset#w": 32}
+        own = dict(f, idhi=(node + 1) << 10 | thread, hbhi=(node + 1) << 4 | (thread & 0xf))
+        own.update({"idhi#w": 16, "hbhi#w": 10})
+        nxt = dict(f, hbhi=(cs >> 26) << 4 | (cs >> 16 & 0xf))
+        nxt["hbhi#w"] = 10
+        for fld, act, env in (("md.q_id", "q_self", own), ("md.q_hb", "q_self", own),
+                              ("md.q_nhb", "q_next", nxt)):
+            e = self.action_assign(act, fld)
+            f[fld], f[fld + "#w"] = (concat(e.strip(), env) if e else 0), 32
+        return f
 
     def ra(self, name, st, a, b):
         env = run_ra(self.bodies.get(name, ""), self.c, dict(hi=st[0], lo=st[1], q_a=a, q_b=b))

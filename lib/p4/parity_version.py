@@ -56,7 +56,9 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     h = hit.group(1) if hit else ""
     if not (re.search(r"hdr\.lcf\.copyset\s*=\s*md\.ver_rv", h) and
             re.search(r"md\.aux_busy", h) and
-            re.search(r"md\.aux_busy\s*=\s*\(bit<32>\)md\.lk_old\[15:15\]\s*<<\s*16", p4.src) and
+            re.search(r"if\s*\(md\.lk_old\[15:15\]\s*==\s*1\)\s*\{\s*"
+                      r"md\.aux_busy\s*=\s*LCF_VER_AUX_BUSY\s*;\s*\}\s*else\s*\{\s*"
+                      r"md\.aux_busy\s*=\s*0\s*;", p4.src) and
             re.search(r"flags\s*=\s*LCF_F_IN_SWITCH\s*;", h)):
         diff.append("P4 d_version_hit: copyset = VERSION, busy = LOCK bit 15 << 16, IN_SWITCH")
     if not (miss and re.search(r"flags\s*=\s*LCF_F_FAIL\s*;", miss.group(1))):

@@ -192,7 +192,7 @@ drift "P4 QSTATE: a forward while CLOSING" lib/p4/lcf_queue.p4 \
 drift "P4 QSTATE: QXFER/QRELEASE approved without the count" lib/p4/lcf_queue.p4 \
     's/if (v.hi == md.q_a \&\& v.lo == md.q_b) {/if (v.hi == md.q_a) {/'
 drift "P4 QXFER2: the next holder installed without its lo copy" lib/p4/lcf_queue.p4 \
-    's/md.q_b = 16w0 ++ md.q_nhbhi ++ hdr.lcf.copyset\[5:0\];/md.q_b = 0;/'
+    's/md.q_b = md.q_nhb;/md.q_b = 0;/'
 drift "P4 qsel: a write granted when Table 2 failed" lib/p4/lcf_queue.p4 \
     's/0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/0, 1, 0, SB_CLASS_AFTER, _) : a_grant();/'
 drift "P4 qsel: a READ_MISS makes a holder" lib/p4/lcf_queue.p4 \
