@@ -35,14 +35,16 @@ control LcfEgress(inout lcf_headers_t hdr,
         size = 1;
     }
 
-    /* Node id -> addresses (topology nodes[]). */
+    /* Node id -> addresses (topology nodes[]). keep = dest_mask & 1 << n,
+     * here with the node's bit as action data: a gateway cannot AND two
+     * PHV fields, and an action may AND one with action data. */
     action node_addr(mac_addr_t mac, ipv4_addr_t ip, bit<32> n_bit) {
         hdr.ethernet.dst_addr = mac;
         hdr.ipv4.dst_addr = ip;
-        md.n_bit = n_bit;
+        md.keep = hdr.bridge.dest_mask & n_bit;
         md.known = 1;
     }
-    action node_unknown() { md.n_bit = 0; md.known = 0; }
+    action node_unknown() { md.keep = 0; md.known = 0; }
     table eg_node {
         key = { md.n : exact @name("node"); }
         actions = { node_addr; node_unknown; }
@@ -73,8 +75,6 @@ control LcfEgress(inout lcf_headers_t hdr,
 
         if (md.n != LCF_NODE_NONE8) {
             eg_node.apply();
-            md.keep = hdr.bridge.dest_mask & md.n_bit;
-            md.prov_x = md.n ^ hdr.bridge.provider;
             if (md.known == 0) {
                 drop();                         /* no such node */
             } else if (hdr.bridge.isValid() && hdr.bridge.mcast == 1 &&
@@ -82,7 +82,7 @@ control LcfEgress(inout lcf_headers_t hdr,
                 drop();                         /* not in the copyset */
             } else {
                 if (hdr.bridge.isValid() && hdr.bridge.mcast == 1 &&
-                    md.prov_x == 0) {
+                    md.n == hdr.bridge.provider) {
                     hdr.lcf.flags = hdr.lcf.flags | LCF_F_DATA_PROVIDER;
                 }
                 hdr.lcf.dst_node = (bit<16>)md.n;

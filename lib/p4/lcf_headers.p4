@@ -316,7 +316,6 @@ struct lcf_ig_md_t {
     bit<1>  lu_exec;            /* unlock: pass 1 not a duplicate (new or
                                  * still open); pass 2 executes (closed it) */
     bit<1>  lu_stale;           /* pass 1 request: seq not after it */
-    bit<32> prov_hash;          /* crc32c(0, event), stage 1 */
     bit<5>  prov_sel;           /* data-provider permutation, per event */
     bit<5>  prov_k;             /* crc32c(seed, 8 zero bytes)[4:0] */
 
@@ -396,9 +395,7 @@ struct lcf_ig_md_t {
 struct lcf_eg_md_t {
     lcf_mirror_h mirror;
     bit<8>  n;                  /* node this copy goes to */
-    bit<32> n_bit;
-    bit<32> keep;               /* dest_mask & n_bit */
-    bit<8>  prov_x;             /* n ^ provider */
+    bit<32> keep;               /* dest_mask & 1 << n (eg_node) */
     bit<1>  known;
     bit<1>  upd_ck;
     bit<8>  shadow;

@@ -129,13 +129,14 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
      * compile-time one; a CRC without final xor is linear, so
      * crc32c(seed, D) = crc32c(0, D) ^ crc32c(seed, 8 zero bytes), and the
      * control plane loads the second term (prov_k, topo_to_bfrt.py --seed).
-     * Only 5 bits are used (pick_provider's permutation), so only 5 are
-     * kept. A retransmission that passes on the scoreboard thus names the
+     * Only 5 bits are used (pick_provider's permutation), so the hash
+     * has 5 (its result reaches the action through the table's 32-bit
+     * immediate path) and goes into prov_sel in the same action. A retransmission that passes on the scoreboard thus names the
      * same provider as the first pass, as in C; the mapping from the hash
      * to a copyset node differs (LcfPick).
      */
     CRCPolynomial<bit<32>>(32w0x1EDC6F41, true, false, false, 32w0, 32w0) crc32c;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, crc32c) prov_hash;
+    Hash<bit<5>>(HashAlgorithm_t.CUSTOM, crc32c) prov_hash;
 
     apply {
         md.lu_exec = 0;
@@ -161,12 +162,9 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
                    (md.rs_in.lock_kind == 1 || md.rs_in.op == LCF_RS_QRELEASE)) {
             md.lu_exec = lu_close.execute(md.req);  /* it may: does it? */
         }
-        md.prov_hash = prov_hash.get({
+        md.prov_sel = prov_hash.get({
             hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],
-            hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 });
-        /* depends on the hash output: the compiler may place it in the
-         * next stage, well before pick_provider (stage W+2) reads it */
-        md.prov_sel = md.prov_hash[4:0] ^ md.prov_k;
+            hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 }) ^ md.prov_k;
     }
 }
 

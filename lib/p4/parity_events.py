@@ -241,14 +241,14 @@ def check_provider(rep, p4, pipe_c):
                 dict(enumerate(pb)))
     diff = []
     crc = re.search(r"CRCPolynomial<bit<32>>\((\w+),\s*(\w+),\s*(\w+),\s*(\w+),"
-                    r"\s*(\w+),\s*(\w+)\)\s*(\w+);\s*Hash<bit<32>>\(HashAlgorithm_t"
+                    r"\s*(\w+),\s*(\w+)\)\s*(\w+);\s*Hash<bit<(?:5|32)>>\(HashAlgorithm_t"
                     r"\.CUSTOM,\s*(\w+)\)\s*prov_hash", p4.src)
     if not crc or crc.group(7) != crc.group(8) or \
             [crc.group(i) for i in range(1, 7)] != \
             ["32w0x1EDC6F41", "true", "false", "false", "32w0", "32w0"]:
         diff.append("prov_hash is not CRC-32C reflected, init 0 (the seed is "
                     "folded in by prov_k), no final xor")
-    if not re.search(r"md\.prov_sel\s*=\s*md\.prov_hash\[\d+:0\]\s*\^\s*md\.prov_k",
+    if not re.search(r"md\.prov_sel\s*=\s*prov_hash\.get\(\{[^}]*\}\)\s*\^\s*md\.prov_k",
                      p4.src):
         diff.append("prov_sel is not prov_hash ^ prov_k")
     if not re.search(r"md\.prov_sel\s*:\s*exact", p4.src):

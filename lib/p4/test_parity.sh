@@ -172,7 +172,7 @@ drift "P4: a hit ABORT answered by the switch alone" lib/p4/lcf_dispatch.p4 \
 drift "P4 provider hash: requester bytes swapped" lib/p4/lcf_ways.p4 \
     's/md.req\[7:0\], md.req\[15:8\]/md.req[15:8], md.req[7:0]/'
 drift "P4 provider: seed term not folded in" lib/p4/lcf_ways.p4 \
-    's/md.prov_sel = md.prov_hash\[4:0\] ^ md.prov_k;/md.prov_sel = md.prov_hash[4:0];/'
+    's/16w0 }) ^ md.prov_k;/16w0 });/'
 drift "C provider: a draw per pass again" lib/lcf/lcf_pipeline.c \
     's/lcf_crc32c_u64(p->cfg.seed, event)/lcf_xorshift32(\&p->rng)/'
 
