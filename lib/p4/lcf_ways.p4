@@ -243,14 +243,16 @@ control LcfTagWay(inout lcf_headers_t hdr,
     };
 
     apply {
-        bit<32> h = slot_hash.get({
-            hdr.lcf.tag[7:0],   hdr.lcf.tag[15:8],  hdr.lcf.tag[23:16],
-            hdr.lcf.tag[31:24], hdr.lcf.tag[39:32], hdr.lcf.tag[47:40],
-            hdr.lcf.tag[55:48], hdr.lcf.tag[63:56] });
+        /* only the slot's bits of the hash go to the PHV: a table's hash
+         * results share its 32-bit immediate path (the compiler puts this
+         * stage's hashes in one table) */
 #if LCF_SLOT_BITS == 0
         slot = 0;
 #else
-        slot = h[31:(32 - LCF_SLOT_BITS)];
+        slot = slot_hash.get({
+            hdr.lcf.tag[7:0],   hdr.lcf.tag[15:8],  hdr.lcf.tag[23:16],
+            hdr.lcf.tag[31:24], hdr.lcf.tag[39:32], hdr.lcf.tag[47:40],
+            hdr.lcf.tag[55:48], hdr.lcf.tag[63:56] })[31:(32 - LCF_SLOT_BITS)];
 #endif
         rv = 0;
         if (md.tag_op == TAG_OP_INSERT) {
