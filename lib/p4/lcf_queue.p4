@@ -171,17 +171,18 @@ control LcfQWay(inout lcf_headers_t hdr,
             md.took : ternary;
             md.check_ok : ternary;
             md.sb_class : ternary;
-            md.sb_rv : range;
+            /* ternary: a range key wider than 4 nibbles is refused */
+            md.sb_rv : ternary;
         }
         actions = { a_grant; a_fwd; a_check; a_pass2; a_none; }
         const default_action = a_none();
         const entries = {
             (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();
-            (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_EQ, 0 .. 0x3fffffff) : a_grant();
+            (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_EQ, 0 &&& 0xc0000000) : a_grant();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_AFTER, _) : a_fwd();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_AFTER, _) : a_fwd();
-            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_EQ, 0 .. 0) : a_fwd();
-            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_EQ, 0 .. 0) : a_fwd();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
             (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
             (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_pass2();
         }

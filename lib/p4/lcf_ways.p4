@@ -162,9 +162,15 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
                    (md.rs_in.lock_kind == 1 || md.rs_in.op == LCF_RS_QRELEASE)) {
             md.lu_exec = lu_close.execute(md.req);  /* it may: does it? */
         }
-        md.prov_sel = prov_hash.get({
-            hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],
-            hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 }) ^ md.prov_k;
+        /* first passes only (a provider is chosen for a request's
+         * forward): under its own condition this is a table of its own, not
+         * one with the TAG ways' slot hashes, whose results would share its
+         * 32-bit immediate path */
+        if (md.pass2 == 0) {
+            md.prov_sel = prov_hash.get({
+                hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],
+                hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 }) ^ md.prov_k;
+        }
     }
 }
 

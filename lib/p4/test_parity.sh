@@ -198,7 +198,7 @@ drift "P4 qsel: a write granted when Table 2 failed" lib/p4/lcf_queue.p4 \
 drift "P4 qsel: a READ_MISS makes a holder" lib/p4/lcf_queue.p4 \
     's/(Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();/'
 drift "P4 qsel: a copy of a held or over event forwarded" lib/p4/lcf_queue.p4 \
-    's/SB_CLASS_EQ, 0 .. 0) : a_fwd();/SB_CLASS_EQ, 0 .. 0xffffffff) : a_fwd();/'
+    's/SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();/SB_CLASS_EQ, 0 \&\&\& 0) : a_fwd();/'
 drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue_out.p4 \
     's/q_deny(0x0c04)/q_deny(0x0c01)/'
 drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue_out.p4 \
