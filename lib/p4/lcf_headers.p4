@@ -384,6 +384,7 @@ struct lcf_ig_md_t {
     bit<32> q_id;               /* the packet's event id (C lcf_q_id()) */
     bit<32> q_hb;               /* hb(q_id) (lcf_queue.p4, 1.) */
     bit<1>  q_next_ok;          /* QXFER: next names a node and thread */
+    bit<32> q_nid;              /* QXFER: the next id (copyset) */
     bit<32> q_nhb;              /* hb(next) of a QXFER */
     bit<32> q_a;                /* QSTATE operand (phv_hi) */
     bit<32> q_b;                /* QSTATE operand (phv_lo) */

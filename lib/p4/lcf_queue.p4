@@ -232,6 +232,13 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     LcfQWay(9) qw9;
 #endif
 
+    /* QXFER's next id (its copyset) copied by the hash unit, not by an
+     * action: fields an action moves between must be sliced alike, and
+     * a move from hdr.lcf.copyset would tie the copyset fields to the
+     * sequence number's slices (q_id, q_hb), which PHV allocation cannot
+     * satisfy. */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) next_ident;
+
     /* switch.lock_mode (topo_to_bfrt.py): 1 = "queued", 0 = "retry". */
     action set_lock_mode(bit<1> queued) { md.q_mode = queued; }
     table lock_mode_cfg {
@@ -265,7 +272,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
      * (node + 1, thread), node in the topology, thread < threads_per_node. */
     action q_next(bit<10> hbhi) {
         md.q_next_ok = 1;
-        md.q_nhb = 16w0 ++ hbhi ++ hdr.lcf.copyset[5:0];   /* hb(next) */
+        md.q_nhb = 16w0 ++ hbhi ++ md.q_nid[5:0];          /* hb(next) */
     }
     action q_next_bad() { md.q_next_ok = 0; md.q_nhb = 0; }
     table q_next_tbl {
@@ -300,7 +307,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     }
     action in_xfer2() {
         md.q_kind = Q_K_PASS2;
-        md.q_a = hdr.lcf.copyset;
+        md.q_a = md.q_nid;
         md.q_b = md.q_nhb;
     }
     action in_release2() {
@@ -345,6 +352,11 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         if (md.drop == 0 && md.l2 == 0) {
             /* q_self_tbl and q_next_tbl do not depend on the ways; q_in
              * follows the LOCK stage (md.took), all before QSTATE's */
+            /* under its own condition: a table of its own, whose 32-bit
+             * immediate path carries nothing else */
+            if (hdr.lcf.type == LCF_T_QXFER) {
+                md.q_nid = next_ident.get({ hdr.lcf.copyset });
+            }
             q_self_tbl.apply();
             q_next_tbl.apply();
             q_in.apply();

@@ -220,6 +220,9 @@ class P4Model:
         q_next_tbl's actions write them from their action data."""
         f = {"hdr.lcf.seq": seq, "hdr.lcf.aux": aux, "hdr.lcf.copyset": cs,
              "hdr.lcf.seq#w": 32, "hdr.lcf.aux#w": 32, "hdr.lcf.copyset#w": 32}
+        if re.search(r"md\.q_nid\s*=\s*next_ident\.get\(\{\s*hdr\.lcf\.copyset\s*\}\)",
+                     self.p4.src) and "HashAlgorithm_t.IDENTITY) next_ident" in self.p4.src:
+            f["md.q_nid"], f["md.q_nid#w"] = cs, 32
         own = dict(f, idhi=(node + 1) << 10 | thread, hbhi=(node + 1) << 4 | (thread & 0xf))
         own.update({"idhi#w": 16, "hbhi#w": 10})
         nxt = dict(f, hbhi=(cs >> 26) << 4 | (cs >> 16 & 0xf))
