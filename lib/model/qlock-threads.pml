@@ -635,6 +635,27 @@ end:	do
 		:: gq[me] == rseq[me] -> gq[me] = 0; enter(me) /* na_reqq_pending_grant */
 		:: else -> put(REQ, SW, me, rseq[me], 0, 0, 0)
 		fi; norm() }
+#ifdef TYPECHG
+	/* a miss after a NACK as another request (na_req_event: its type
+	 * changed, e.g. the Shared copy a WRITE_SHARED was for was invalidated
+	 * in the backoff, so it is a WRITE_MISS now): the NACKed seq is given
+	 * up (na_node_q_abandon, na_req_quarantine), the request a new seq */
+	:: atomic { rst[me] == T_BACK && ops[me] < MYOPS(me) && !mod[NODE(me)] &&
+		    FREE(me) && nseq[me] < MAXSEQ ->
+		busy[NODE(me)] = me; rst[me] = T_IDLE;
+		quarantine(me);
+		nseq[me]++; rseq[me] = nseq[me]; qd[me] = 0; retx[me] = 0;
+		printf("@q r%d: type changed: new event seq%d\n", me, rseq[me]);
+		if
+		:: cur[me] != 0 && cur[me] != rseq[me] -> abandon(me, cur[me])
+		:: else -> skip
+		fi;
+		if
+		:: st[me] == IDLE -> cur[me] = rseq[me]; st[me] = WAIT; rst[me] = T_WAIT;
+			put(REQ, SW, me, rseq[me], 0, 0, 0)
+		:: else -> rst[me] = T_REG
+		fi; norm() }
+#endif
 	/* a miss: end the given-up event first (na_req_quarantine), new seq */
 	:: atomic { rst[me] == T_IDLE && ops[me] < MYOPS(me) && !mod[NODE(me)] &&
 		    busy[NODE(me)] == 255 && nseq[me] < MAXSEQ ->
