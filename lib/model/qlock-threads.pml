@@ -38,6 +38,8 @@
  * round trip.
  *
  * QQMSG: Q_QUEUED is a message (may be delayed, duplicated, lost).
+ * TYPECHG: a thread backing off after a NACK may also retry as another
+ * request (na_req_event: its type changed), giving the seq up for a new one.
  *
  * Bounds: N nodes, NT threads on node 0, OPS accesses per thread of node 0
  * (each a hit or a write event), OPS1 per thread of the other nodes, RETX,
@@ -127,7 +129,14 @@ byte qhi = 0;
 byte qlo = 0;
 byte sb[P];
 byte nackx = 0;
-byte ab[P];           /* SCOREBOARD marked ENDED by an ABORT: that seq's copies are NACKed */
+/* SCOREBOARD, one row per thread and seq parity (lcf_sb): ROW the row's
+ * seq (an ABORT, or a copy that took the lock, moves it on), AB a seq the
+ * row marks ENDED by an ABORT. A copy is over when its row is ENDED for its
+ * seq or has moved past it (sb_over): NACKed. */
+byte ab[2 * P];
+byte row[2 * P];
+#define AB(r, s) ab[2 * (r) + ((s) & 1)]
+#define ROW(r, s) row[2 * (r) + ((s) & 1)]
 byte lu_seq[P];
 bit lu_open[P];
 chan rs = [2] of { byte, byte };
@@ -294,7 +303,7 @@ end:	do
 inline sw_request(r, s)
 {
 	if
-	:: !(s > lu_seq[r]) || s == ab[r] ->
+	:: !(s > lu_seq[r]) || s == AB(r, s) || s < ROW(r, s) ->
 		printf("@q switch: NACK stale r%d seq%d\n", r, s);
 		put(NACK, r, SW, s, 0, 0, 0)
 	:: else ->
@@ -302,7 +311,7 @@ inline sw_request(r, s)
 		:: !lockw ->
 			/* a plain unlock (rule 3, slot cancelled) leaves QSTATE:
 			 * the grant overwrites it (lcf_q_request) */
-			lockw = 1; sb[r] = s;
+			lockw = 1; sb[r] = s; ROW(r, s) = s;
 			qhi = ID(r, s); qlo = 0;
 			printf("@q switch: r%d seq%d takes the lock, holder\n", r, s);
 			put(GRANTED, r, SW, s, 0, 0, 0)
@@ -599,7 +608,9 @@ inline quarantine(n)
 			fi
 		:: else ->
 			printf("@q r%d: ABORT seq%d: aborted\n", n, s);
-			ab[n] = s /* SCOREBOARD: the event ENDED (lcf_stage_sb_abort) */
+			/* SCOREBOARD: the event ENDED (lcf_stage_sb_abort) */
+			AB(n, s) = s;
+			if :: s > ROW(n, s) -> ROW(n, s) = s :: else -> skip fi
 		fi
 	:: else -> skip
 	fi
