@@ -196,6 +196,14 @@ if [ $DEEP = 0 ]; then
 	# lock stays with it while the node's threads hit.
 	PML=qlock-threads.pml run qlock-threads-lateq "violation:lockw==0" \
 		"$QT -DRELBUSY -DLATEQ" "$QL" "-m100000 -w22"
+	# A NACKed seq given up for a new seq of the same thread (na_req_event:
+	# its type changed, WRITE_SHARED -> WRITE_MISS when the Shared copy went
+	# in the backoff; the KV benchmark's rwlocks): a copy of the old seq
+	# queued meanwhile is granted while the slot serves the new seq; the
+	# Q_GRANT is acknowledged and dropped and the lock stays with the old
+	# seq (docs/QUEUED-LOCKS.md 9; open: no rule covers it yet).
+	PML=qlock-threads.pml run qlock-threads-typechg "known:rst\[n\]==5|lockw==0" \
+		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

@@ -158,6 +158,14 @@ run queued-migrate "--seed 13 --events 60000 --migrate --switch-blocks 0 --loss 
 # holders (NA_QFWD), which hand over with QXFER approved by the home.
 run queued-home "--seed 14 --events 60000 --switch-blocks 0 --cache-blocks 64 --loss 0.05 --dup 0.05 --lock-mode queued" \
 	qlock.forwards qlock.qxfer_approved qlock.req_grants
+# Read and write locks (--workload rwlock, the KV benchmark's shape:
+# dsm_rlock reads, dsm_wlock increments) in both modes, with loss and
+# duplication. (Queued mode still stalls on some seeds: --blocks 1
+# --threads 3 --loss 0.05 --dup 0.2 --seed 61; docs/QUEUED-LOCKS.md 9.)
+run rwlock-retry "--seed 15 --events 60000 --workload rwlock --read-ratio 0.5 --blocks 2 --nodes 4 --threads 3 --loss 0.05 --dup 0.05" \
+	net.lost reads incrs
+run rwlock-queued "--seed 1 --events 60000 --workload rwlock --read-ratio 0.9 --blocks 1 --nodes 4 --threads 2 --loss 0.02 --dup 0.02 --jitter-us 50 --lock-mode queued" \
+	net.lost reads incrs qlock.req_grants
 
 # REGRESSIONS: seeds that once failed, with their options.
 # Queued mode, two threads of one node deadlocked: one backed off after a

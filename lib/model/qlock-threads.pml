@@ -38,6 +38,8 @@
  * round trip.
  *
  * QQMSG: Q_QUEUED is a message (may be delayed, duplicated, lost).
+ * TYPECHG: a thread backing off after a NACK may also retry as another
+ * request (na_req_event: its type changed), giving the seq up for a new one.
  *
  * Bounds: N nodes, NT threads on node 0, OPS accesses per thread of node 0
  * (each a hit or a write event), OPS1 per thread of the other nodes, RETX,
@@ -127,7 +129,14 @@ byte qhi = 0;
 byte qlo = 0;
 byte sb[P];
 byte nackx = 0;
-byte ab[P];           /* SCOREBOARD marked ENDED by an ABORT: that seq's copies are NACKed */
+/* SCOREBOARD, one row per thread and seq parity (lcf_sb): ROW the row's
+ * seq (an ABORT, or a copy that took the lock, moves it on), AB a seq the
+ * row marks ENDED by an ABORT. A copy is over when its row is ENDED for its
+ * seq or has moved past it (sb_over): NACKed. */
+byte ab[2 * P];
+byte row[2 * P];
+#define AB(r, s) ab[2 * (r) + ((s) & 1)]
+#define ROW(r, s) row[2 * (r) + ((s) & 1)]
 byte lu_seq[P];
 bit lu_open[P];
 chan rs = [2] of { byte, byte };
@@ -294,7 +303,7 @@ end:	do
 inline sw_request(r, s)
 {
 	if
-	:: !(s > lu_seq[r]) || s == ab[r] ->
+	:: !(s > lu_seq[r]) || s == AB(r, s) || s < ROW(r, s) ->
 		printf("@q switch: NACK stale r%d seq%d\n", r, s);
 		put(NACK, r, SW, s, 0, 0, 0)
 	:: else ->
@@ -302,7 +311,7 @@ inline sw_request(r, s)
 		:: !lockw ->
 			/* a plain unlock (rule 3, slot cancelled) leaves QSTATE:
 			 * the grant overwrites it (lcf_q_request) */
-			lockw = 1; sb[r] = s;
+			lockw = 1; sb[r] = s; ROW(r, s) = s;
 			qhi = ID(r, s); qlo = 0;
 			printf("@q switch: r%d seq%d takes the lock, holder\n", r, s);
 			put(GRANTED, r, SW, s, 0, 0, 0)
@@ -599,7 +608,9 @@ inline quarantine(n)
 			fi
 		:: else ->
 			printf("@q r%d: ABORT seq%d: aborted\n", n, s);
-			ab[n] = s /* SCOREBOARD: the event ENDED (lcf_stage_sb_abort) */
+			/* SCOREBOARD: the event ENDED (lcf_stage_sb_abort) */
+			AB(n, s) = s;
+			if :: s > ROW(n, s) -> ROW(n, s) = s :: else -> skip fi
 		fi
 	:: else -> skip
 	fi
@@ -635,6 +646,27 @@ end:	do
 		:: gq[me] == rseq[me] -> gq[me] = 0; enter(me) /* na_reqq_pending_grant */
 		:: else -> put(REQ, SW, me, rseq[me], 0, 0, 0)
 		fi; norm() }
+#ifdef TYPECHG
+	/* a miss after a NACK as another request (na_req_event: its type
+	 * changed, e.g. the Shared copy a WRITE_SHARED was for was invalidated
+	 * in the backoff, so it is a WRITE_MISS now): the NACKed seq is given
+	 * up (na_node_q_abandon, na_req_quarantine), the request a new seq */
+	:: atomic { rst[me] == T_BACK && ops[me] < MYOPS(me) && !mod[NODE(me)] &&
+		    FREE(me) && nseq[me] < MAXSEQ ->
+		busy[NODE(me)] = me; rst[me] = T_IDLE;
+		quarantine(me);
+		nseq[me]++; rseq[me] = nseq[me]; qd[me] = 0; retx[me] = 0;
+		printf("@q r%d: type changed: new event seq%d\n", me, rseq[me]);
+		if
+		:: cur[me] != 0 && cur[me] != rseq[me] -> abandon(me, cur[me])
+		:: else -> skip
+		fi;
+		if
+		:: st[me] == IDLE -> cur[me] = rseq[me]; st[me] = WAIT; rst[me] = T_WAIT;
+			put(REQ, SW, me, rseq[me], 0, 0, 0)
+		:: else -> rst[me] = T_REG
+		fi; norm() }
+#endif
 	/* a miss: end the given-up event first (na_req_quarantine), new seq */
 	:: atomic { rst[me] == T_IDLE && ops[me] < MYOPS(me) && !mod[NODE(me)] &&
 		    busy[NODE(me)] == 255 && nseq[me] < MAXSEQ ->

@@ -419,9 +419,10 @@ main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 2 : 0;
 	rc = na_workload_parse(sim.o.workload);
-	if (rc != NA_WL_COUNTER && rc != NA_WL_MICRO && rc != NA_WL_POLL) {
+	if (rc != NA_WL_COUNTER && rc != NA_WL_MICRO && rc != NA_WL_POLL &&
+	    rc != NA_WL_RWLOCK) {
 		fprintf(stderr,
-			"na-sim: --workload %s: counter, micro or poll\n",
+			"na-sim: --workload %s: counter, micro, poll or rwlock\n",
 			sim.o.workload);
 		return 2;
 	}

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,18 @@ hop(struct frame *f, na_sim_fn arrive)
 		  arrive, net, f);
 }
 
+/* NA_SIM_TRACE set: every frame delivered to a node and every switch pass
+ * on stderr, one line each (docs/SIMULATION.md). */
+static bool
+tracing(void)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("NA_SIM_TRACE") != NULL;
+	return on;
+}
+
 /* A frame lands at its node. */
 static void
 node_arrive(void *ctx, void *arg)
@@ -158,6 +171,13 @@ node_arrive(void *ctx, void *arg)
 		net->st.rejected++;
 	else {
 		net->st.delivered++;
+		if (tracing())
+			fprintf(stderr,
+				"T %llu ->%u %s n%u t%u s%u fl%#x aux%#x gs%u "
+				"cs%#x\n",
+				(unsigned long long)na_now_ns(), f->dst,
+				na_type_name(m.type), m.node, m.thread, m.seq,
+				m.flags, m.aux, m.gstatus, m.copyset);
 		na_node_receive(n, &m, payload);
 	}
 	free(f);
@@ -198,6 +218,13 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 
 	net->st.passes++;
 	lcf_pipeline_process(net->pipe, m, &ing, &res);
+	if (tracing())
+		fprintf(stderr,
+			"T %llu SW %s n%u t%u s%u aux%#x rs%d -> v%d to%#x %s\n",
+			(unsigned long long)na_now_ns(), na_type_name(m->type),
+			m->node, m->thread, m->seq, m->aux, (int)f->resubmitted,
+			(int)res.verdict, res.to_nodes,
+			na_type_name(res.out.type));
 	switch (res.verdict) {
 	case LCF_V_EMIT:
 		for (uint16_t n = 0; n < LCF_MAX_NODES; n++) {

@@ -38,6 +38,8 @@ na_workload_parse(const char *s)
 		return NA_WL_COUNTER;
 	if (!strcmp(s, "poll"))
 		return NA_WL_POLL;
+	if (!strcmp(s, "rwlock"))
+		return NA_WL_RWLOCK;
 	return -1;
 }
 
@@ -245,6 +247,43 @@ run_counter(struct wl_thread *w)
 	}
 }
 
+/* rwlock: the lock benchmark's KV shape (dsm_kv --rwlock): a read of the
+ * block's counter under dsm_rlock, or an increment under dsm_wlock. */
+static void
+run_rwlock(struct wl_thread *w)
+{
+	struct dsm_thread *t = dsm_thread(w->d, w->id);
+	uint64_t start = na_now_ns();
+
+	while (!done(w, start)) {
+		dsm_addr_t blk = shared_block(w->d, shared_pick(w));
+		bool read = frand(w) < w->cfg->read_ratio;
+		uint64_t t0 = na_now_ns(), v = 0;
+		int rc = read ? dsm_rlock(t, blk) : dsm_wlock(t, blk);
+
+		if (rc == 0) {
+			rc = dsm_read(t, blk, &v, 8);
+			if (rc == 0 && !read) {
+				v++;
+				rc = dsm_write(t, blk, &v, 8);
+			}
+			if (dsm_unlock(t, blk) < 0 && rc == 0)
+				rc = -EIO;
+		}
+		if (rc < 0) {
+			w->r.errors++;
+			break;
+		}
+		na_history_op(w->h, w->id, read ? "read" : "incr", blk, v, t0,
+			      na_now_ns());
+		if (read)
+			w->r.reads++;
+		else
+			w->r.incrs++;
+		w->r.ops++;
+	}
+}
+
 /* poll: one updater writing every data slot each period, readers. */
 static void
 run_poll(struct wl_thread *w)
@@ -312,6 +351,8 @@ wl_main(void *arg)
 		run_poll(w);
 	else if (w->cfg->kind == NA_WL_MICRO)
 		run_micro(w);
+	else if (w->cfg->kind == NA_WL_RWLOCK)
+		run_rwlock(w);
 	else
 		run_counter(w);
 	/* Nobody retransmits our last unlock once we stop: settle it. */
@@ -336,7 +377,8 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 	    cfg->op_size > dsm_block_size(d) ||
 	    dsm_block_size(d) % cfg->op_size || !cfg->private_blocks)
 		return -EINVAL;
-	if (cfg->zipf > 0 && cfg->kind == NA_WL_MICRO &&
+	if (cfg->zipf > 0 &&
+	    (cfg->kind == NA_WL_MICRO || cfg->kind == NA_WL_RWLOCK) &&
 	    !(zipf = zipf_cdf_make(cfg->shared_blocks, cfg->zipf)))
 		return -ENOMEM;
 	for (uint32_t b = 0; cfg->kind == NA_WL_POLL && b < cfg->shared_blocks;

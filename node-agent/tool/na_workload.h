@@ -19,6 +19,11 @@
  *             of every node: concurrent updaters), every other
  *             thread reads random data slots (paced by max_rate). Recorded
  *             to the history: the checker counts stale reads.
+ *  - rwlock:  the lock benchmark's key-value shape (dsm_kv --rwlock,
+ *             docs/QUEUED-LOCKS.md "Benchmark"): on a shared block (Zipf
+ *             with `zipf` > 0), a read of its counter (slot 0) under
+ *             dsm_rlock with probability `read_ratio`, else an increment
+ *             under dsm_wlock; recorded to the history (read, incr).
  * Shared block i lives at dsm_static_addr(nodes[i % N], (i / N) * block).
  */
 #ifndef NA_WORKLOAD_H
@@ -34,6 +39,7 @@ enum na_wl_kind {
 	NA_WL_MICRO,
 	NA_WL_COUNTER,
 	NA_WL_POLL,
+	NA_WL_RWLOCK,
 };
 
 #define NA_WL_ALL_NODES 0xffff
@@ -48,7 +54,7 @@ struct na_wl_config {
 	uint32_t shared_blocks;
 	uint32_t private_blocks; /* per thread (micro) */
 	uint32_t op_size;        /* micro: bytes per op (<= block) */
-	double zipf;             /* micro: > 0: shared block of rank i
+	double zipf;             /* micro, rwlock: > 0: shared block of rank i
 					   (shared block i) drawn with
 					   probability ~ 1/(i+1)^zipf; 0:
 					   uniform */
@@ -79,7 +85,7 @@ int na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 		    struct na_history *h, volatile int *stop,
 		    struct na_wl_result *res);
 
-/** "none", "micro", "counter", "poll" -> kind; -1 when unknown. */
+/** "none", "micro", "counter", "poll", "rwlock" -> kind; -1 when unknown. */
 int na_workload_parse(const char *s);
 
 #endif /* NA_WORKLOAD_H */
