@@ -154,8 +154,8 @@ typedef bit<32> ipv4_addr_t;
 const bit<16> ETHERTYPE_IPV4 = 0x0800;
 const bit<8>  IPPROTO_UDP    = 17;
 
-const bit<3>  LCF_RESUBMIT_TYPE  = 1;    /* ig_dprsr_md.resubmit_type */
-const bit<3>  LCF_MIRROR_TYPE    = 1;    /* eg_dprsr_md.mirror_type (E2E) */
+const ResubmitType_t LCF_RESUBMIT_TYPE = 1; /* ig_dprsr_md.resubmit_type */
+const MirrorType_t LCF_MIRROR_TYPE = 1;   /* eg_dprsr_md.mirror_type (E2E); bit<3> on Tofino-1, bit<4> on Tofino-2 */
 const bit<16> LCF_MCAST_GRP      = 1;    /* copyset multicast, rid = node id */
 const bit<16> LCF_FLOOD_GRP      = 2;    /* L2 flood */
 const bit<8>  LCF_NODE_NONE8     = 0xff;

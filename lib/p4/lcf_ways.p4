@@ -139,8 +139,10 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     Hash<bit<5>>(HashAlgorithm_t.CUSTOM, crc32c) prov_hash;
 
     apply {
-        md.lu_exec = 0;
-        md.lu_stale = 0;
+        /* lu_exec and lu_stale start at 0 (@pa_auto_init_metadata, and a
+         * resubmitted pass is parsed again): an unconditional "= 0" here
+         * would be a write the register tables below must follow, one
+         * stage more. */
         /* sb_op: SB_OP_CLAIM only for an unlock's first pass, SB_OP_ACQ
          * only for a request's, SB_OP_CLEAR only for a resubmitted unlock. */
         if (md.pass2 == 0 && md.sb_op == SB_OP_CLAIM && md.node_known == 1 &&
@@ -191,7 +193,7 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 control LcfTagWay(inout lcf_headers_t hdr,
                   inout lcf_ig_md_t md,
                   in bit<32> prev_rv,
-                  out bit<32> rv,
+                  inout bit<32> rv,     /* md.rv<w>: 0 until written */
                   out slot_t slot)
                  (bit<8> way_id, bit<32> seed)
 {
@@ -260,7 +262,9 @@ control LcfTagWay(inout lcf_headers_t hdr,
             hdr.lcf.tag[31:24], hdr.lcf.tag[39:32], hdr.lcf.tag[47:40],
             hdr.lcf.tag[55:48], hdr.lcf.tag[63:56] })[31:(32 - LCF_SLOT_BITS)];
 #endif
-        rv = 0;
+        /* rv is md.rv<w>, 0 from the parser (@pa_auto_init_metadata): no
+         * "rv = 0" first, which the register tables would have to follow
+         * (a stage) */
         if (md.tag_op == TAG_OP_INSERT) {
             if (md.pass2 == 1 && md.rs_ok == 1 && md.ins_done == 0) {
                 /* C lcf_stage_tag_insert(): first way in stage order. */
