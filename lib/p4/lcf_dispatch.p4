@@ -34,9 +34,10 @@ control LcfDispatch(inout lcf_headers_t hdr,
         hdr.bridge.in_port = ig_intr_md.ingress_port;
         hdr.bridge.mirror = 0;
         /* every bit of a bridge container written: no container read back */
+        hdr.bridge.aux_fix = LCF_AUX_FIX_NONE;
         hdr.bridge._pad0 = 0;
         hdr.bridge._pad1 = 0;
-        hdr.bridge._pad2 = 0;
+        hdr.bridge.ackhi = 0;
     }
     /* Block metadata into the header (C: phv->m.gstatus/copyset). */
     action block_md() {

@@ -54,6 +54,13 @@ control LcfEgress(inout lcf_headers_t hdr,
 
     action drop() { eg_dprsr_md.drop_ctl = 1; }
 
+    /* LCF_AUX_FIX_* (lcf_headers.p4): the queue's aux words, finished here
+     * (C res_fwd_holder(): aux = tenure << 16 | index, the tenure's top 6
+     * bits 0 with 16 threads; lcf_q_ack(): type << 24 | reason << 16 |
+     * FWD_CNT) */
+    action aux_fix_fwd()  { hdr.lcf.aux = 6w0 ++ hdr.lcf.aux[9:0] ++ hdr.lcf.aux[31:16]; }
+    action aux_fix_deny() { hdr.lcf.aux = hdr.bridge.ackhi ++ hdr.lcf.aux[31:16]; }
+
     apply {
         shadow_cfg.apply();
         if (md.mirror.isValid()) {
@@ -86,6 +93,11 @@ control LcfEgress(inout lcf_headers_t hdr,
                     hdr.lcf.flags = hdr.lcf.flags | LCF_F_DATA_PROVIDER;
                 }
                 hdr.lcf.dst_node = (bit<16>)md.n;
+                if (hdr.bridge.isValid() && hdr.bridge.aux_fix == LCF_AUX_FIX_FWD) {
+                    aux_fix_fwd();
+                } else if (hdr.bridge.isValid() && hdr.bridge.aux_fix == LCF_AUX_FIX_DENY) {
+                    aux_fix_deny();
+                }
                 hdr.udp.checksum = 0;
                 md.upd_ck = 1;
                 /* C res_migrate_ack(): mirror_nodes = {shadow}. */

@@ -243,14 +243,24 @@ header lcf_bridge_h {
     bit<8>  kind;          /* LCF_BR_* */
     bit<8>  dst_node;      /* unicast copies: the node addressed */
     bit<8>  provider;      /* multicast: the replica that is data provider */
-    bit<6>  _pad0;
+    bit<2>  aux_fix;       /* LCF_AUX_FIX_*: egress finishes hdr.lcf.aux */
+    bit<4>  _pad0;
     bit<1>  mcast;         /* copy made by the copyset multicast group */
     bit<1>  mirror;        /* MIGRATE_ACK: E2E mirror to the shadow node */
     bit<7>  _pad1;
     PortId_t in_port;      /* L2 flood: do not send back */
-    bit<16> _pad2;
+    bit<16> ackhi;         /* LCF_AUX_FIX_DENY: aux bits 16-31 */
     bit<32> dest_mask;     /* multicast: nodes that keep their replica */
 }
+
+/* The queue's aux words (LcfQueueOut) hold a rotation of a stateful ALU's
+ * answer. One Tofino instruction cannot rotate a PHV source and merge a
+ * constant or action data, so ingress writes the answer as it is and
+ * egress, where hdr.lcf.aux may sit in two 16-bit containers, finishes it
+ * (LcfEgress). */
+const bit<2> LCF_AUX_FIX_NONE = 0;
+const bit<2> LCF_AUX_FIX_FWD  = 1;   /* aux = 6w0 ++ aux[9:0] ++ aux[31:16] */
+const bit<2> LCF_AUX_FIX_DENY = 2;   /* aux = ackhi ++ aux[31:16] */
 
 /* Prepended to the E2E mirror copy. */
 header lcf_mirror_h {
@@ -385,6 +395,7 @@ struct lcf_ig_md_t {
     bit<32> q_hb;               /* hb(q_id) (lcf_queue.p4, 1.) */
     bit<1>  q_next_ok;          /* QXFER: next names a node and thread */
     bit<32> q_nid;              /* QXFER: the next id (copyset) */
+    bit<32> q_cnt;              /* QXFER/QRELEASE: the count << 16 */
     bit<32> q_nhb;              /* hb(next) of a QXFER */
     bit<32> q_a;                /* QSTATE operand (phv_hi) */
     bit<32> q_b;                /* QSTATE operand (phv_lo) */

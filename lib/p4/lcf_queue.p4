@@ -238,6 +238,10 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
      * sequence number's slices (q_id, q_hb), which PHV allocation cannot
      * satisfy. */
     Hash<bit<32>>(HashAlgorithm_t.IDENTITY) next_ident;
+    /* The count of a QXFER or QRELEASE (aux bits 0-15) the same way, as
+     * count << 16: an action move from hdr.lcf.aux would tie aux, and with
+     * it every reply's aux, to the sequence number's slices. */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) count_ident;
 
     /* switch.lock_mode (topo_to_bfrt.py): 1 = "queued", 0 = "retry". */
     action set_lock_mode(bit<1> queued) { md.q_mode = queued; }
@@ -298,7 +302,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     action in_check() {
         md.q_kind = Q_K_CHECK;
         md.q_a = md.q_id;
-        md.q_b = hdr.lcf.aux[15:0] ++ md.q_hb[15:0];       /* q_cmp */
+        md.q_b = md.q_cnt | md.q_hb;                       /* q_cmp */
     }
     action in_check_bad_next() {
         md.q_kind = Q_K_CHECK;
@@ -356,6 +360,9 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
              * immediate path carries nothing else */
             if (hdr.lcf.type == LCF_T_QXFER) {
                 md.q_nid = next_ident.get({ hdr.lcf.copyset });
+            }
+            if (hdr.lcf.type == LCF_T_QXFER || hdr.lcf.type == LCF_T_QRELEASE) {
+                md.q_cnt = count_ident.get({ hdr.lcf.aux[15:0], 16w0 });
             }
             q_self_tbl.apply();
             q_next_tbl.apply();

@@ -34,9 +34,10 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.bridge.in_port = ig_intr_md.ingress_port;
         hdr.bridge.mirror = 0;
         /* every bit of a bridge container written: no container read back */
+        hdr.bridge.aux_fix = LCF_AUX_FIX_NONE;
         hdr.bridge._pad0 = 0;
         hdr.bridge._pad1 = 0;
-        hdr.bridge._pad2 = 0;
+        hdr.bridge.ackhi = 0;
     }
     /* C res_qxfer_ack() / lcf_q_ack(): to the holder, from the switch,
      * type QXFER_ACK, the block's gstatus/copyset */
@@ -51,14 +52,16 @@ control LcfQueueOut(inout lcf_headers_t hdr,
     }
 
     /* C pass_request_queue(): the request itself, IN_SWITCH, the block's
-     * metadata, aux = tenure << 16 | index, to the holder's node */
+     * metadata, aux = tenure << 16 | index (finished in egress), to the
+     * holder's node */
     action q_fwd_holder(bit<8> node, PortId_t port) {
         q_copy(node);
         ig_tm_md.ucast_egress_port = port;
         hdr.lcf.flags = LCF_F_IN_SWITCH;
         hdr.lcf.gstatus = md.blk_gs;
         hdr.lcf.copyset = md.blk_cs;
-        hdr.lcf.aux = 6w0 ++ md.q_frv[9:0] ++ md.q_frv[31:16];
+        hdr.lcf.aux = md.q_frv;              /* egress: LCF_AUX_FIX_FWD */
+        hdr.bridge.aux_fix = LCF_AUX_FIX_FWD;
         lcf_q_action_ctr.count(LCF_A_FWD_HOLDER);
     }
     /* unreachable: every QHOLDER id names a node of the topology (grant:
@@ -82,11 +85,14 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.lcf.flags = hdr.lcf.flags & ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
         lcf_q_action_ctr.count(LCF_A_TAG_MISS_HOME);
     }
-    /* denied: ackhi = original type << 8 | reason; FWD_CNT as found */
+    /* denied: aux = ackhi << 16 | FWD_CNT as found (finished in egress),
+     * ackhi = original type << 8 | reason */
     action q_deny(bit<16> ackhi) {
         q_ack_common();
         hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
-        hdr.lcf.aux = ackhi ++ md.q_crv[31:16];
+        hdr.lcf.aux = md.q_crv;              /* egress: LCF_AUX_FIX_DENY */
+        hdr.bridge.aux_fix = LCF_AUX_FIX_DENY;
+        hdr.bridge.ackhi = ackhi;
         lcf_q_action_ctr.count(LCF_A_QXFER_DENIED);
     }
     /* denied with FWD_CNT 0 (not_holder, closing, retry mode) */

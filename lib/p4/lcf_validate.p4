@@ -410,9 +410,10 @@ control LcfL2(inout lcf_headers_t hdr,
         hdr.bridge.mcast = 0;
         hdr.bridge.mirror = 0;
         /* every bit of a bridge container written: no container read back */
+        hdr.bridge.aux_fix = LCF_AUX_FIX_NONE;
         hdr.bridge._pad0 = 0;
         hdr.bridge._pad1 = 0;
-        hdr.bridge._pad2 = 0;
+        hdr.bridge.ackhi = 0;
         dmac.apply();
     }
 }

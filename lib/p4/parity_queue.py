@@ -211,8 +211,11 @@ class P4Model:
             if e is None:
                 return None
             e = e.strip()
-            out.append(self.c[e] if e in self.c else
-                       int(e, 0) if re.fullmatch(r"\d+|0x\w+", e) else concat(e, f))
+            val = 0
+            for t in (t.strip() for t in e.split("|")):     # an OR of concatenations
+                val |= (self.c[t] if t in self.c else
+                        int(t, 0) if re.fullmatch(r"\d+|0x\w+", t) else concat(t, f))
+            out.append(val)
         return out
 
     def fields(self, node, thread, seq, aux=0, cs=0):
@@ -223,6 +226,9 @@ class P4Model:
         if re.search(r"md\.q_nid\s*=\s*next_ident\.get\(\{\s*hdr\.lcf\.copyset\s*\}\)",
                      self.p4.src) and "HashAlgorithm_t.IDENTITY) next_ident" in self.p4.src:
             f["md.q_nid"], f["md.q_nid#w"] = cs, 32
+        if re.search(r"md\.q_cnt\s*=\s*count_ident\.get\(\{\s*hdr\.lcf\.aux\[15:0\],\s*16w0\s*\}\)",
+                     self.p4.src) and "HashAlgorithm_t.IDENTITY) count_ident" in self.p4.src:
+            f["md.q_cnt"], f["md.q_cnt#w"] = (aux & 0xffff) << 16, 32
         own = dict(f, idhi=(node + 1) << 10 | thread, hbhi=(node + 1) << 4 | (thread & 0xf))
         own.update({"idhi#w": 16, "hbhi#w": 10})
         nxt = dict(f, hbhi=(cs >> 26) << 4 | (cs >> 16 & 0xf))
@@ -232,6 +238,21 @@ class P4Model:
             e = self.action_assign(act, fld)
             f[fld], f[fld + "#w"] = (concat(e.strip(), env) if e else 0), 32
         return f
+
+    def aux_out(self, action, env, ackhi=0):
+        """hdr.lcf.aux as the copy leaves: the ingress action's value, then
+        the egress finish its LCF_AUX_FIX_* code selects (lcf_egress.p4)."""
+        aux = concat(self.action_assign(action, "hdr.lcf.aux"), env)
+        code = self.action_assign(action, "hdr.bridge.aux_fix")
+        if code is None or code.strip() == "LCF_AUX_FIX_NONE":
+            return aux
+        m = re.search(r"hdr\.bridge\.aux_fix\s*==\s*%s\)\s*\{\s*(\w+)\(\);"
+                      % re.escape(code.strip()), self.p4.src)
+        if not m:
+            return -1
+        return concat(self.action_assign(m.group(1), "hdr.lcf.aux"),
+                      {"hdr.lcf.aux": aux, "hdr.lcf.aux#w": 32,
+                       "hdr.bridge.ackhi": ackhi, "hdr.bridge.ackhi#w": 16})
 
     def ra(self, name, st, a, b):
         env = run_ra(self.bodies.get(name, ""), self.c, dict(hi=st[0], lo=st[1], q_a=a, q_b=b))
@@ -248,7 +269,7 @@ class P4Model:
             st, rv = self.ra("q_fwd", st, a, b)
             if rv == 0:
                 return st, ("none",)
-            aux = concat(self.action_assign("q_fwd_holder", "hdr.lcf.aux"), {"md.q_frv": rv})
+            aux = self.aux_out("q_fwd_holder", {"md.q_frv": rv, "md.q_frv#w": 32})
             key = re.search(r"md\.q_frv\[(\d+):(\d+)\]\s*:\s*exact", self.p4.src)
             node1 = (rv >> int(key.group(2))) & ((1 << (int(key.group(1)) - int(key.group(2)) + 1)) - 1)
             return st, ("fwd", node1 - 1, aux)
@@ -278,7 +299,12 @@ class P4Model:
             ackhi = int(args[0], 0)
             if ackhi >> 8 != t:
                 return st, ("ack of type 0x%x" % (ackhi >> 8),)
-            return st, ("deny", ackhi & 0xff, (crv >> 16) if act == "q_deny" else 0)
+            aux = self.aux_out(act, {"md.q_crv": crv, "md.q_crv#w": 32}, ackhi) \
+                if act == "q_deny" else concat(self.action_assign(act, "hdr.lcf.aux"),
+                                               {"ackhi": ackhi, "ackhi#w": 16})
+            if aux < 0 or aux >> 16 != ackhi:
+                return st, ("deny aux 0x%x" % aux,)
+            return st, ("deny", ackhi & 0xff, aux & 0xffff)
         return st, ("p4 action %s" % act,)
 
     def view(self, st):

@@ -201,8 +201,12 @@ drift "P4 qsel: a copy of a held or over event forwarded" lib/p4/lcf_queue.p4 \
     's/SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();/SB_CLASS_EQ, 0 \&\&\& 0) : a_fwd();/'
 drift "P4 qout: a bad next denied as count" lib/p4/lcf_queue_out.p4 \
     's/q_deny(0x0c04)/q_deny(0x0c01)/'
-drift "P4 forward: index and tenure swapped in aux" lib/p4/lcf_queue_out.p4 \
-    's/hdr.lcf.aux = 6w0 ++ md.q_frv\[9:0\] ++ md.q_frv\[31:16\];/hdr.lcf.aux = md.q_frv[31:16] ++ 6w0 ++ md.q_frv[9:0];/'
+drift "P4 forward: index and tenure swapped in aux (egress finish)" lib/p4/lcf_egress.p4 \
+    's/hdr.lcf.aux = 6w0 ++ hdr.lcf.aux\[9:0\] ++ hdr.lcf.aux\[31:16\];/hdr.lcf.aux = hdr.lcf.aux[31:16] ++ 6w0 ++ hdr.lcf.aux[9:0];/'
+drift "P4 denial: FWD_CNT not rotated into aux (egress finish)" lib/p4/lcf_egress.p4 \
+    's/hdr.lcf.aux = hdr.bridge.ackhi ++ hdr.lcf.aux\[31:16\];/hdr.lcf.aux = hdr.bridge.ackhi ++ hdr.lcf.aux[15:0];/'
+drift "P4 forward: egress finish not selected" lib/p4/lcf_queue_out.p4 \
+    's/hdr.bridge.aux_fix = LCF_AUX_FIX_FWD;/hdr.bridge.aux_fix = LCF_AUX_FIX_NONE;/'
 drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
     's/if (v.hi != 0 \&\& v.lo < md.q_b) {/if (v.hi != 0 \&\& v.lo < md.q_b \&\& v.lo != md.q_a) {/'
 drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
