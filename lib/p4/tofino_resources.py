@@ -88,7 +88,7 @@ def stage_rows(r):
             "tables": tables,
             "sram": (len(rams["srams"]), rams["nRows"] * rams["nColumns"]),
             "map_ram": (len(mr.get("maprams", mr.get("map_rams", []))),
-                        mr.get("nRows", 0) * mr.get("nColumns", 0)),
+                        mr.get("nRows", 0) * mr.get("nUnits", mr.get("nColumns", 0))),
             "tcam": (len(tcams["tcams"]), tcams["nRows"] * tcams["nColumns"]),
             "salu": (len(salu), meters["nAlus"]),
             "salu_users": sorted(_users(salu)),
