@@ -32,21 +32,24 @@ control LcfVerWay(inout lcf_headers_t hdr,
                   in slot_t slot)
                  (bit<8> way_id)
 {
-    Register<bit<32>, slot_t>(LCF_SLOTS, 0) version;
+    /* not "version": bfas resolves a stateful ALU's action-bus output by
+     * its last name component, and an exact-match table's entry format
+     * has a 4-bit field "version" */
+    Register<bit<32>, slot_t>(LCF_SLOTS, 0) blk_version;
 
-    RegisterAction<bit<32>, slot_t, bit<32>>(version) ver_set = {
+    RegisterAction<bit<32>, slot_t, bit<32>>(blk_version) ver_set = {
         void apply(inout bit<32> v, out bit<32> r) {
             v = md.ver_epoch;           /* seq[15:0] ++ 16w0, stage 0 */
             r = v;
         }
     };
-    RegisterAction<bit<32>, slot_t, bit<32>>(version) ver_bump = {
+    RegisterAction<bit<32>, slot_t, bit<32>>(blk_version) ver_bump = {
         void apply(inout bit<32> v, out bit<32> r) {
             v = v + 1;
             r = v;
         }
     };
-    RegisterAction<bit<32>, slot_t, bit<32>>(version) ver_read = {
+    RegisterAction<bit<32>, slot_t, bit<32>>(blk_version) ver_read = {
         void apply(inout bit<32> v, out bit<32> r) { r = v; }
     };
 

@@ -244,7 +244,7 @@ cleared = sorted(t for t, m, a, kw in log if m == "clear")
 want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.lcs%d.%s" % (w, r) for w in range(3)
                for r in ("lock", "gstatus", "copyset")] +
-              ["lcf.pipe.LcfIngress.ver%d.version" % w for w in range(3)] +
+              ["lcf.pipe.LcfIngress.ver%d.blk_version" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.queue.qw%d.qstate" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
                "lcf.pipe.LcfIngress.scoreboard.sb_seq",

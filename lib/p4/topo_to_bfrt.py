@@ -372,7 +372,7 @@ def generate_reset(program, ways, max_requesters):
            "for reg in ("]
     for w in range(ways):
         out.append("        ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
-                   " ig.ver%d.version, ig.queue.qw%d.qstate," % (w, w, w, w, w, w))
+                   " ig.ver%d.blk_version, ig.queue.qw%d.qstate," % (w, w, w, w, w, w))
     out += ["        ig.last_unlock.last_unlock, ig.scoreboard.sb_seq, ig.scoreboard.sb_c):",
             "    reg.clear()",
             "for r in range(%d):" % max_requesters,
