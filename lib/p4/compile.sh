@@ -10,6 +10,8 @@
 #
 #   P4C_BAREFOOT  the compiler (default: p4c-barefoot on PATH)
 #   BFAS          the assembler (default: bfas beside P4C_BAREFOOT, or on PATH)
+#   P4C_INCLUDE   extra include directories, colon-separated (a build tree's
+#                 p4include when the compiler is not installed)
 #
 # Without a compiler it prints "compiler not installed, skipped" and exits 0
 # (CI has none). Exit 1 when any configuration fails to compile or assemble.
@@ -22,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 configs="tofino:tna:4 tofino2:t2na:10"
 
 usage() {
-	sed -n '4,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -82,7 +84,17 @@ for c in $configs; do
 	# bf-p4c's driver defines __TARGET_TOFINO__ (1, 2); p4c-barefoot alone
 	# does not
 	gen=1
-	[ "$target" = tofino2 ] && gen=2
+	extra=()
+	if [ "$target" = tofino2 ]; then
+		gen=2
+		# the IP option stack's CLOTs reach bfas without their lengths
+		# ("No length for clot 9"): fields in PHV instead
+		extra+=(--no-clot)
+	fi
+	IFS=: read -ra incs <<<"${P4C_INCLUDE:-}"
+	for i in "${incs[@]}"; do
+		[ -n "$i" ] && extra+=(-I "$i")
+	done
 	[ -n "$only" ] && [ "$only" != "$target" ] && continue
 	[ -n "$ways" ] && w=$ways
 	dir="$out/$target-w$w"
@@ -93,6 +105,7 @@ for c in $configs; do
 	t0=$SECONDS
 	# -g: logs/resources.json and the per-stage logs the resource report reads
 	if ! "$p4c" --std p4-16 --target "$target" --arch "$arch" -g \
+		"${extra[@]}" \
 		-I "$here" -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$w" -o "$dir" \
 		--bf-rt-schema "$dir/bf-rt.json" "$here/lcf.p4" \
 		>"$dir/compile.log" 2>&1; then
