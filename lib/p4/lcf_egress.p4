@@ -55,7 +55,7 @@ control LcfEgress(inout lcf_headers_t hdr,
     action drop() { eg_dprsr_md.drop_ctl = 1; }
 
     /* LCF_AUX_FIX_* (lcf_headers.p4): the queue's aux words, finished here
-     * (C res_fwd_holder(): aux = tenure << 16 | index, the tenure's top 6
+     * (C pass_request_queue(): aux = tenure << 16 | index, the tenure's top 6
      * bits 0 with 16 threads; lcf_q_ack(): type << 24 | reason << 16 |
      * FWD_CNT) */
     action aux_fix_fwd()  { hdr.lcf.aux = 6w0 ++ hdr.lcf.aux[9:0] ++ hdr.lcf.aux[31:16]; }

@@ -354,16 +354,16 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.q_crv = 0;
         md.q_out = 0;
         if (md.drop == 0 && md.l2 == 0) {
-            /* q_self_tbl and q_next_tbl do not depend on the ways; q_in
-             * follows the LOCK stage (md.took), all before QSTATE's */
-            /* under its own condition: a table of its own, whose 32-bit
-             * immediate path carries nothing else */
+            /* the identity hashes under conditions of their own: each a
+             * table whose 32-bit immediate path carries nothing else */
             if (hdr.lcf.type == LCF_T_QXFER) {
                 md.q_nid = next_ident.get({ hdr.lcf.copyset });
             }
             if (hdr.lcf.type == LCF_T_QXFER || hdr.lcf.type == LCF_T_QRELEASE) {
                 md.q_cnt = count_ident.get({ hdr.lcf.aux[15:0], 16w0 });
             }
+            /* q_self_tbl and q_next_tbl do not depend on the ways; q_in
+             * follows the LOCK stage (md.took), all before QSTATE's */
             q_self_tbl.apply();
             q_next_tbl.apply();
             q_in.apply();
