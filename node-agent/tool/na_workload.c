@@ -190,6 +190,25 @@ run_micro(struct wl_thread *w)
 	}
 }
 
+/* The block's counter (its first 8 bytes) under its lock: read under a
+ * read lock, or read and incremented under the write lock. *v gets the
+ * value read, or the value written. Returns 0 or the first error. */
+static int
+locked_counter(struct dsm_thread *t, dsm_addr_t blk, bool incr, uint64_t *v)
+{
+	int rc = incr ? dsm_wlock(t, blk) : dsm_rlock(t, blk);
+
+	if (rc < 0)
+		return rc;
+	rc = dsm_read(t, blk, v, 8);
+	if (rc == 0 && incr) {
+		(*v)++;
+		rc = dsm_write(t, blk, v, 8);
+	}
+	if (dsm_unlock(t, blk) < 0 && rc == 0)
+		rc = -EIO;
+	return rc;
+}
 static void
 run_counter(struct wl_thread *w)
 {
@@ -207,15 +226,7 @@ run_counter(struct wl_thread *w)
 		if (kind == 2) {
 			/* Increment under the block's write lock. */
 			a = blk;
-			rc = dsm_wlock(t, blk);
-			if (rc == 0) {
-				rc = dsm_read(t, a, &v, 8);
-				v++;
-				if (rc == 0)
-					rc = dsm_write(t, a, &v, 8);
-				if (dsm_unlock(t, blk) < 0 && rc == 0)
-					rc = -EIO;
-			}
+			rc = locked_counter(t, blk, true, &v);
 			if (rc < 0) {
 				w->r.errors++;
 				break;
@@ -259,17 +270,8 @@ run_rwlock(struct wl_thread *w)
 		dsm_addr_t blk = shared_block(w->d, shared_pick(w));
 		bool read = frand(w) < w->cfg->read_ratio;
 		uint64_t t0 = na_now_ns(), v = 0;
-		int rc = read ? dsm_rlock(t, blk) : dsm_wlock(t, blk);
+		int rc = locked_counter(t, blk, !read, &v);
 
-		if (rc == 0) {
-			rc = dsm_read(t, blk, &v, 8);
-			if (rc == 0 && !read) {
-				v++;
-				rc = dsm_write(t, blk, &v, 8);
-			}
-			if (dsm_unlock(t, blk) < 0 && rc == 0)
-				rc = -EIO;
-		}
 		if (rc < 0) {
 			w->r.errors++;
 			break;
