@@ -15,6 +15,10 @@
  *                      Tofino-2 (20 stages)
  *   LCF_SLOT_BITS      log2(slots per way), 0..16 (default 15: 32768 slots)
  *   LCF_MAX_REQUESTERS 32 * threads_per_node (default 512: 16 threads)
+ *   LCF_QUEUE          1 (default): the queued lock mode (lcf_queue.p4), the
+ *                      topology's lock_mode chooses at run time; 0: retry
+ *                      mode only, no QSTATE (QXFER and QRELEASE are denied
+ *                      not_holder, as C does in retry mode)
  *
  * Ingress stage map (C stage function in brackets):
  *   0       LcfPrepare: topology tables, op select, field arithmetic
@@ -53,6 +57,9 @@
 #endif
 #ifndef LCF_MAX_REQUESTERS
 #define LCF_MAX_REQUESTERS 512
+#endif
+#ifndef LCF_QUEUE
+#define LCF_QUEUE 1
 #endif
 
 #if LCF_WAYS < 1 || LCF_WAYS > LCF_MAX_WAYS
@@ -232,7 +239,7 @@ control LcfIngress(inout lcf_headers_t hdr,
          * egress port: as two branches of one if/else they are exclusive,
          * so the compiler puts them in one stage instead of ordering them
          * (a write-after-write dependency, one more stage). */
-        if (md.q_out == 1 || md.q_frv != 0) {
+        if (LCF_QUEUE_OUT) {
             queue_out.apply(hdr, md, ig_intr_md, ig_dprsr_md, ig_tm_md);
         } else if (md.to_lcf == 1 && hdr.lcf.isValid() && md.drop == 0 &&
             md.l2 == 0) {

@@ -351,8 +351,10 @@ control LcfPick(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
  * ------------------------------------------------------------------------- */
 control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
+    /* sb_count (took_tbl's, a stage before) is cleared by a failed check:
+     * SCOREBOARD's SEQ table keys on it in the stage after this one. */
     action check_pass() { md.check_ok = 1; }
-    action check_fail() { md.check_ok = 0; }
+    action check_fail() { md.check_ok = 0; md.sb_count = 0; }
 
     table check {
         key = {
@@ -378,8 +380,8 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     /* Did the lock stage take the lock? Read off the old LOCK value: a
      * read lock is taken while it is below 0x7fff, a write lock while it
      * is 0 (C lcf_stage_lock()). A stale request ran no lock stage. */
-    action took_yes() { md.took = 1; }
-    action took_no()  { md.took = 0; }
+    action took_yes() { md.took = 1; md.sb_count = 1; }
+    action took_no()  { md.took = 0; md.sb_count = 0; }
     table took_tbl {
         key = {
             md.sb_op : exact;
@@ -402,13 +404,12 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.took = 0;
         md.sb_count = 0;
         if (md.drop == 0 && md.l2 == 0 && md.hit == 1 && md.pass2 == 0) {
+            /* C pass_request(): only a copy that took the lock and passes
+             * Table 2 is counted in SCOREBOARD: sb_count = took, then
+             * cleared by check_fail. (A gateway on took && check_ok would
+             * put SCOREBOARD a stage later.) */
             took_tbl.apply();
             check.apply();
-            /* C pass_request(): only a copy that took the lock and passes
-             * Table 2 is counted in SCOREBOARD */
-            if (md.took == 1 && md.check_ok == 1) {
-                md.sb_count = 1;
-            }
         }
     }
 }

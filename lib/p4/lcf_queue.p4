@@ -197,6 +197,10 @@ control LcfQWay(inout lcf_headers_t hdr,
     }
 }
 
+#if LCF_QUEUE
+/* LcfQueueOut decides the packet (lcf.p4): QXFER, QRELEASE, a forward */
+#define LCF_QUEUE_OUT (md.q_out == 1 || md.q_frv != 0)
+
 /* ---------------------------------------------------------------------------
  * The QSTATE stage. C: the queued-mode branches of pass_request(),
  * pass_queue(), pass_resubmitted(); lcf_q_id(), valid_next().
@@ -404,6 +408,31 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         }
     }
 }
+
+#else /* LCF_QUEUE */
+#define LCF_QUEUE_OUT (md.q_out == 1)
+
+/* ---------------------------------------------------------------------------
+ * Compiled without the queued mode (-DLCF_QUEUE=0): no QSTATE, no id
+ * tables, retry mode only (topo_to_bfrt.py --no-queue refuses a queued
+ * topology). QXFER and QRELEASE still leave through LcfQueueOut, denied
+ * not_holder as C denies them in retry mode.
+ * ------------------------------------------------------------------------- */
+control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
+{
+    apply {
+        md.q_mode = 0;
+        md.q_frv = 0;
+        md.q_crv = 0;
+        md.q_out = 0;
+        if (md.drop == 0 && md.l2 == 0) {
+            if (hdr.lcf.type == LCF_T_QXFER || hdr.lcf.type == LCF_T_QRELEASE) {
+                md.q_out = 1;
+            }
+        }
+    }
+}
+#endif /* LCF_QUEUE */
 
 #include "lcf_queue_out.p4"
 

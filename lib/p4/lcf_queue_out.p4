@@ -179,6 +179,7 @@ control LcfQueueOut(inout lcf_headers_t hdr,
     }
 
     apply {
+#if LCF_QUEUE
         if (md.q_out == 0) {
             holder_port.apply();                    /* md.q_frv != 0 */
         } else if (md.pass2 == 0 && md.hit == 1 && md.q_mode == 1 &&
@@ -192,7 +193,9 @@ control LcfQueueOut(inout lcf_headers_t hdr,
             } else {
                 q_resubmit(LCF_RS_QRELEASE);
             }
-        } else {
+        } else
+#endif
+        {
             qout.apply();
             if (md.bad_rs == 1) {
                 lcf_q_drop_resubmit_ctr.count(0);

@@ -444,8 +444,14 @@ def _p4_scoreboard(p4):
     ctl = ctl.group(0) if ctl else ""
     order = re.search(r"check\.apply\(hdr,\s*md\);.*?scoreboard\.apply\(hdr,\s*md\);",
                       p4.src, re.S)
-    count = re.search(r"if\s*\(\s*md\.took\s*==\s*1\s*&&\s*md\.check_ok\s*==\s*1\s*\)"
-                      r"\s*\{\s*md\.sb_count\s*=\s*1\s*;", p4.src)
+    # sb_count = took && check_ok: took_tbl's actions set it to took, a
+    # failed check (the check table's later stage) clears it
+    def sets(act, v):
+        return re.search(r"md\.sb_count\s*=\s*%d\s*;" % v,
+                         p4.action_body(act) or "") is not None
+    count = (sets("took_yes", 1) and sets("took_no", 0) and sets("check_fail", 0) and
+             "sb_count" not in (p4.action_body("check_pass") or "sb_count") and
+             re.search(r"took_tbl\.apply\(\);\s*check\.apply\(\);", p4.src) is not None)
     req = _ra_body(ctl, "sb_c", "c_add")
     ops = p4.entries("op_select") or []
     none_op = p4.consts.get("SB_OP_NONE")

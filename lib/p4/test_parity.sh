@@ -142,6 +142,8 @@ drift "P4: unlock opens LAST-UNLOCK only on the resubmitted pass" lib/p4/lcf_way
     's/if (md.pass2 == 0 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/if (md.pass2 == 1 \&\& md.sb_op == SB_OP_CLAIM \&\& md.node_known == 1 \&\&/'
 drift "P4 SCOREBOARD: a copy counted whatever its check" lib/p4/lcf_decide.p4 \
     's/                v = v + md.sb_count;/                v = v + 1;/'
+drift "P4 SCOREBOARD: a failed check leaves the copy counted" lib/p4/lcf_decide.p4 \
+    's/    action check_fail() { md.check_ok = 0; md.sb_count = 0; }/    action check_fail() { md.check_ok = 0; }/'
 drift "P4 SCOREBOARD: a stale request moves SEQ" lib/p4/lcf_decide.p4 \
     's/            (SB_OP_ACQ, 0, 1, 0, 0)   : s_look(0);/            (SB_OP_ACQ, 1, 1, 0, 1)   : s_advance_req(1);/'
 drift "P4 SCOREBOARD: SEQ and C in one array" lib/p4/lcf_decide.p4 \
