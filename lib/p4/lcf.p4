@@ -151,6 +151,7 @@ control LcfIngress(inout lcf_headers_t hdr,
     LcfDispatch() dispatch;
     LcfQueueOut() queue_out;
     LcfL2() l2;
+    LcfDropCount() drop_count;
 
     apply {
         /* stage 0 */
@@ -247,6 +248,7 @@ control LcfIngress(inout lcf_headers_t hdr,
         } else if (md.l2 == 1) {
             l2.apply(hdr, md, ig_intr_md, ig_tm_md);
         }
+        drop_count.apply(md);
     }
 }
 

@@ -253,13 +253,12 @@ control LcfValidate(inout lcf_headers_t hdr,
                     in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
                     inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md)
 {
-    /* C: struct lcf_counters.drop[], indexed by LCF_DROP_*. */
-    Counter<bit<64>, bit<8>>((bit<32>)LCF_DROP_MAX, CounterType_t.PACKETS) lcf_drop_ctr;
     /* C: struct lcf_counters.packets (passes of LCF frames, drops included). */
     Counter<bit<64>, bit<1>>(1, CounterType_t.PACKETS) lcf_packet_ctr;
 
-    /* The drop counter is counted after the table: a Tofino table's actions
-     * address all its counters with one expression (packets: 0). */
+    /* The drop counter is LcfDropCount's, counted after the table: a
+     * Tofino table's actions address all its counters with one expression
+     * (packets: 0). */
     action v_drop(bit<8> reason) {
         md.drop = 1;
         md.drop_reason = reason;
@@ -357,23 +356,41 @@ control LcfValidate(inout lcf_headers_t hdr,
     }
 
     apply {
-        md.drop = 0;
-        md.l2 = 0;
-        if (md.to_lcf == 0) {
-            md.l2 = 1;              /* C: LCF_FRAME_OTHER */
-        } else {
-            validate.apply();
-            if (md.drop == 1) {
-                lcf_drop_ctr.count(md.drop_reason);
-            }
-        }
+        /* drop and l2 start at 0 (@pa_auto_init_metadata; a resubmitted
+         * pass is parsed again): an unconditional "= 0" would be a write
+         * the l2 writes below must follow, a stage each. */
         /* The program reads ig_prsr_md.parser_err, so a frame with
          * PARSER_ERROR_PARTIAL_HDR is not dropped by the parser: when it was
          * cut inside the LCF header, hdr.lcf is invalid and the validate table
          * drops it (bad_ipv4_header); when it was cut before, it is L2
-         * traffic (C: LCF_FRAME_OTHER). */
+         * traffic (C: LCF_FRAME_OTHER), as every frame with to_lcf 0 is
+         * below. First in program order: after validate's writes of l2 it
+         * would hold the LCF stages back a stage. */
         if (ig_prsr_md.parser_err[1:1] == 1 && md.to_lcf == 0) {
             md.l2 = 1;
+        }
+        if (md.to_lcf == 0) {
+            md.l2 = 1;              /* C: LCF_FRAME_OTHER */
+        } else {
+            validate.apply();
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * The drop counter of the validate table, C counters.drop[reason]: counted
+ * at the end of ingress (lcf.p4), off the path from the verdict to the
+ * ways (a Tofino table's actions address all its counters with one
+ * expression, so it cannot be counted in v_drop beside lcf_packet_ctr).
+ * ------------------------------------------------------------------------- */
+control LcfDropCount(in lcf_ig_md_t md)
+{
+    /* C: struct lcf_counters.drop[], indexed by LCF_DROP_*. */
+    Counter<bit<64>, bit<8>>((bit<32>)LCF_DROP_MAX, CounterType_t.PACKETS) lcf_drop_ctr;
+
+    apply {
+        if (md.to_lcf == 1 && md.drop == 1) {
+            lcf_drop_ctr.count(md.drop_reason);
         }
     }
 }
