@@ -10,7 +10,9 @@ reduces bf-rt.json to those names, so that topo_to_bfrt.py's output can be
 checked against what the compiler wrote (lib/p4/test_bfrt.sh) without the
 compiler: lib/p4/bfrt-names.json is the committed reduction.
 
-  bfrt_names.py BF_RT_JSON [-o OUT]     reduce (default: standard output)
+  bfrt_names.py BF_RT_JSON [-o OUT] [--source TEXT]
+                                       reduce (default: standard output);
+                                       TEXT says which compile it came from
 
 The reduced form: {"program": ..., "tables": {"pipe.LcfIngress.prepare.node_tbl":
 {"type": "MatchAction_Direct", "size": 64, "keys": {"node": "Exact"},
@@ -59,6 +61,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("bfrt_json")
     ap.add_argument("-o", "--output")
+    ap.add_argument("--source", help="the compile the file came from (kept as \"source\")")
     a = ap.parse_args()
     try:
         with open(a.bfrt_json) as f:
@@ -66,6 +69,8 @@ def main():
     except (OSError, ValueError, KeyError) as e:
         print(f"bfrt_names.py: {a.bfrt_json}: {e}", file=sys.stderr)
         return 1
+    if a.source:
+        red["source"] = a.source
     text = json.dumps(red, indent=1, sort_keys=True) + "\n"
     if a.output:
         with open(a.output, "w") as f:

@@ -6,7 +6,12 @@
 # print the stages each gress uses. docs/TOFINO.md says which compiler commit
 # and options the committed results came from.
 #
-#   lib/p4/compile.sh [--out DIR] [--only tofino|tofino2] [--ways N] [--keep]
+#   lib/p4/compile.sh [--out DIR] [--only tofino|tofino2] [--ways N]
+#                     [--queue 0|1] [--keep]
+#
+#   --ways N      LCF_WAYS instead of each target's largest that fits
+#   --queue 0|1   LCF_QUEUE instead of each target's (0: retry mode only;
+#                 the queued lock mode does not fit yet, docs/TOFINO.md)
 #
 #   P4C_BAREFOOT  the compiler (default: p4c-barefoot on PATH)
 #   BFAS          the assembler (default: bfas beside P4C_BAREFOOT, or on PATH)
@@ -19,24 +24,26 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 
-# target:arch:ways -- the largest number of ways that fits each target
-# (docs/TOFINO.md, Stages; docs/TOFINO-RESOURCES.md).
-configs="tofino:tna:4 tofino2:t2na:10"
+# target:arch:ways:queue -- the largest number of ways that fits each
+# target, and LCF_QUEUE (docs/TOFINO.md, Stages; docs/TOFINO-RESOURCES.md).
+configs="tofino:tna:2:0 tofino2:t2na:@W2@:0"
 
 usage() {
-	sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
 out=""
 only=""
 ways=""
+queue=""
 keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--only) only=${2:?--only needs tofino or tofino2}; shift 2 ;;
 	--ways) ways=${2:?--ways needs a number}; shift 2 ;;
+	--queue) queue=${2:?--queue needs 0 or 1}; shift 2 ;;
 	--keep) keep=1; shift ;;
 	-h | --help) usage 0 ;;
 	*) echo "compile.sh: unknown option '$1'" >&2; usage 2 ;;
@@ -49,6 +56,11 @@ case $only in "" | tofino | tofino2) ;; *)
 esac
 case $ways in "" | [1-9] | 1[0-9]) ;; *)
 	echo "compile.sh: --ways: '$ways' is not 1..19" >&2
+	exit 2
+	;;
+esac
+case $queue in "" | 0 | 1) ;; *)
+	echo "compile.sh: --queue: '$queue' is not 0 or 1" >&2
 	exit 2
 	;;
 esac
@@ -80,7 +92,7 @@ echo "compiler: $p4c ($("$p4c" --version 2>&1 | head -1))"
 pass=0
 fail=0
 for c in $configs; do
-	IFS=: read -r target arch w <<<"$c"
+	IFS=: read -r target arch w q <<<"$c"
 	# bf-p4c's driver defines __TARGET_TOFINO__ (1, 2); p4c-barefoot alone
 	# does not
 	gen=1
@@ -97,20 +109,22 @@ for c in $configs; do
 	done
 	[ -n "$only" ] && [ "$only" != "$target" ] && continue
 	[ -n "$ways" ] && w=$ways
-	dir="$out/$target-w$w"
+	[ -n "$queue" ] && q=$queue
+	name="$target LCF_WAYS=$w LCF_QUEUE=$q"
+	dir="$out/$target-w$w-q$q"
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	echo
-	echo "=== $target ($arch), LCF_WAYS=$w ==="
+	echo "=== $target ($arch), LCF_WAYS=$w, LCF_QUEUE=$q ==="
 	t0=$SECONDS
 	# -g: logs/resources.json and the per-stage logs the resource report reads
 	if ! "$p4c" --std p4-16 --target "$target" --arch "$arch" -g \
 		"${extra[@]}" \
-		-I "$here" -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$w" -o "$dir" \
+		-I "$here" -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$w" -DLCF_QUEUE="$q" -o "$dir" \
 		--bf-rt-schema "$dir/bf-rt.json" "$here/lcf.p4" \
 		>"$dir/compile.log" 2>&1; then
 		grep -E "error|Error|ERROR" "$dir/compile.log" | head -40
-		echo "FAIL $target LCF_WAYS=$w: compile errors ($dir/compile.log)"
+		echo "FAIL $name: compile errors ($dir/compile.log)"
 		fail=$((fail + 1))
 		continue
 	fi
@@ -118,13 +132,13 @@ for c in $configs; do
 	if [ -z "$bfa" ] || ! "$bfas" --target "$target" -o "$(dirname "$bfa")" \
 		"$bfa" >"$dir/bfas.log" 2>&1; then
 		tail -20 "$dir/bfas.log" 2>/dev/null
-		echo "FAIL $target LCF_WAYS=$w: assembler ($dir/bfas.log)"
+		echo "FAIL $name: assembler ($dir/bfas.log)"
 		fail=$((fail + 1))
 		continue
 	fi
 	python3 "$here/tofino_resources.py" --stages "$dir" ||
 		echo "(no stage summary: $dir)"
-	echo "ok   $target LCF_WAYS=$w compiled and assembled in $((SECONDS - t0)) s ($dir)"
+	echo "ok   $name compiled and assembled in $((SECONDS - t0)) s ($dir)"
 	pass=$((pass + 1))
 done
 echo

@@ -250,22 +250,18 @@ control LcfTagWay(inout lcf_headers_t hdr,
         }
     };
 
-    /* The slot, as the register tables' index: the hash unit addresses
-     * the stateful ALU in the table's own stage. Through a PHV field
-     * instead (slot), TAG way 0 would wait a stage for its own hash. Only
-     * the slot's bits of the hash go to the PHV (LOCK, VERSION, QSTATE
-     * read slot): a table's hash results share its 32-bit immediate path. */
-#if LCF_SLOT_BITS == 0
-#define LCF_SLOT_OF_TAG 0
-#else
-#define LCF_SLOT_OF_TAG (slot_t)slot_hash.get({ \
-            hdr.lcf.tag[7:0],   hdr.lcf.tag[15:8],  hdr.lcf.tag[23:16], \
-            hdr.lcf.tag[31:24], hdr.lcf.tag[39:32], hdr.lcf.tag[47:40], \
-            hdr.lcf.tag[55:48], hdr.lcf.tag[63:56] })[31:(32 - LCF_SLOT_BITS)]
-#endif
-
     apply {
-        slot = LCF_SLOT_OF_TAG;
+        /* only the slot's bits of the hash go to the PHV: a table's hash
+         * results share its 32-bit immediate path (the compiler puts this
+         * stage's hashes in one table) */
+#if LCF_SLOT_BITS == 0
+        slot = 0;
+#else
+        slot = slot_hash.get({
+            hdr.lcf.tag[7:0],   hdr.lcf.tag[15:8],  hdr.lcf.tag[23:16],
+            hdr.lcf.tag[31:24], hdr.lcf.tag[39:32], hdr.lcf.tag[47:40],
+            hdr.lcf.tag[55:48], hdr.lcf.tag[63:56] })[31:(32 - LCF_SLOT_BITS)];
+#endif
         /* rv is md.rv<w>, 0 from the parser (@pa_auto_init_metadata): no
          * "rv = 0" first, which the register tables would have to follow
          * (a stage) */
@@ -275,15 +271,15 @@ control LcfTagWay(inout lcf_headers_t hdr,
                 if (prev_rv == md.key_hi) {
                     md.ins_done = 1;        /* the previous way took it */
                 } else {
-                    rv = tag_insert.execute(LCF_SLOT_OF_TAG);
+                    rv = tag_insert.execute(slot);
                 }
             }
         } else if (md.tag_op == TAG_OP_REMOVE && md.rs_in.way == way_id) {
             if (md.pass2 == 1 && md.rs_ok == 1) {
-                rv = tag_remove.execute(LCF_SLOT_OF_TAG);
+                rv = tag_remove.execute(slot);
             }
         } else {
-            rv = tag_lookup.execute(LCF_SLOT_OF_TAG);
+            rv = tag_lookup.execute(slot);
         }
     }
 }

@@ -42,7 +42,7 @@ EOF
 fi
 
 python3 - "$gen" "$topo" "$tmp" "$names" <<'PYEOF'
-import json, subprocess, sys
+import json, re, subprocess, sys
 
 gen, topo_path, tmp, names_path = sys.argv[1:5]
 every_call = []     # every recorded bfrt call, for the names check
@@ -363,7 +363,9 @@ def name_problems(calls, names):
             allowed = set(e["keys"])
         elif meth == "mod":                 # register
             allowed = set(e["keys"]) | set(e["data"]) | {"pipe"}
-        elif meth not in ("clear", "dump", "get"):
+        elif meth in ("clear", "dump", "get"):
+            continue                        # options (from_hw, ...), no fields
+        else:
             probs.add("method %s of %s" % (meth, t))
             continue
         for k in kw:
@@ -372,11 +374,48 @@ def name_problems(calls, names):
                 probs.add("field %s of %s.%s" % (k, t, meth))
     return sorted(probs)
 
+# --no-queue (a program compiled with -DLCF_QUEUE=0): no queue tables, no
+# QSTATE, and a queued topology refused
+def gen_calls(args, regs=None):
+    p = subprocess.run([sys.executable, gen, topo_path, "-o", tmp + "/g.py"] + args,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return p, None
+    log = []
+    exec(compile(open(tmp + "/g.py").read(), "generated", "exec"),
+         {"bfrt": Regs(log, regs or {}), "print": lambda *a: None})
+    return p, log
+nq = [gen_calls(["--no-queue", "--ways", "2"] + x)
+      for x in ([], ["--reset"], ["--node-failed", str(dead)])]
+check(all(l is not None for _, l in nq) and
+      not [c for _, l in nq for c in l if ".queue" in c[0] or "qstate" in c[0]] and
+      any(c[0].endswith("tag1.tag") for c in nq[1][1]),
+      "--no-queue: set-up, --reset and --node-failed touch no queue table or QSTATE")
+qtopo = json.load(open(topo_path))
+qtopo["switch"]["lock_mode"] = "queued"
+json.dump(qtopo, open(tmp + "/q.json", "w"))
+p = subprocess.run([sys.executable, gen, tmp + "/q.json", "--no-queue"],
+                   capture_output=True, text=True)
+check(p.returncode != 0 and "LCF_QUEUE=0" in p.stderr,
+      "--no-queue refuses switch.lock_mode \"queued\"")
+
 if names_path:
     names = json.load(open(names_path))
+    # the generated scripts for the program the names come from: its ways
+    # (TAG registers) and whether the queued mode is compiled in
+    tb = names["tables"]
+    nways = len([t for t in tb if re.fullmatch(r"pipe\.LcfIngress\.tag\d+\.tag", t)])
+    flags = ["--ways", str(nways)]
+    if "pipe.LcfIngress.queue.lock_mode_cfg" not in tb:
+        flags.append("--no-queue")
+    every_call.clear()
+    for x in ([], ["--reset"], ["--node-failed", str(dead)]):
+        gen_calls(flags + x)
     probs = name_problems(every_call, names)
-    check(not probs, "every table, action, key and data field used is in "
-          "bf-rt.json (%s)%s" % (names_path, "".join("\n       missing: " + x for x in probs)))
+    check(nways > 0 and every_call and not probs,
+          "every table, action, key and data field used is in bf-rt.json "
+          "(%s: %d ways%s)%s" % (names_path, nways, ", no queue" if "--no-queue" in flags
+                                 else "", "".join("\n       missing: " + x for x in probs)))
     # the check can fail: a renamed table and a renamed register field
     broken = json.loads(json.dumps(names))
     tb = broken["tables"]

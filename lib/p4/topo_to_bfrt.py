@@ -20,7 +20,8 @@ and writes a bfrt_python script (run it with `bfshell -b FILE`) that fills:
   * the queued lock mode (lcf_queue.p4, docs/QUEUED-LOCKS.md): the lock mode
     from switch.lock_mode (lock_mode_cfg), the queue-holder ids of every
     node and thread (q_self_tbl, q_next_tbl) and the holder -> port table
-    (holder_port).
+    (holder_port); none of it with --no-queue, for a program compiled with
+    -DLCF_QUEUE=0, which refuses switch.lock_mode "queued".
 
 --reset writes a script that clears every register array instead, and
 --node-failed NODE one that evicts the blocks a dead memory node blocks
@@ -199,7 +200,7 @@ def provider_seed_term(seed):
     return crc32c(seed, bytes(8)) & 0x1f
 
 
-def generate(topo, port_map, program, max_requesters, seed, src):
+def generate(topo, port_map, program, max_requesters, seed, src, queue=True):
     out = []
     w = out.append
     nodes = sorted(topo["nodes"], key=lambda n: n["id"])
@@ -209,6 +210,10 @@ def generate(topo, port_map, program, max_requesters, seed, src):
         node_mask |= 1 << n["id"]
     shadow = topo["shadow"]
     threads = topo["threads"]
+    if topo["queued"] and not queue:
+        raise TopoError('switch.lock_mode "queued": the program was compiled '
+                        'without the queued lock mode (-DLCF_QUEUE=0, --no-queue); '
+                        'compile it with LCF_QUEUE=1 or use lock_mode "retry"')
     if MAX_NODES * threads > max_requesters:
         raise TopoError("threads_per_node %d needs LCF_MAX_REQUESTERS >= %d; "
                         "recompile lcf.p4 with -DLCF_MAX_REQUESTERS=%d or pass "
@@ -230,7 +235,8 @@ def generate(topo, port_map, program, max_requesters, seed, src):
     w("    for t in (ig.prepare.node_tbl, ig.prepare.node_port_tbl,")
     w("              ig.prepare.requester_tbl, ig.prepare.home_tbl,")
     w("              ig.pick.pick_provider, ig.pick.pick_owner, ig.l2.dmac,")
-    w("              ig.queue.q_self_tbl, ig.queue.q_next_tbl, ig.queue_out.holder_port,")
+    if queue:
+        w("              ig.queue.q_self_tbl, ig.queue.q_next_tbl, ig.queue_out.holder_port,")
     w("              eg.eg_node, p4.LcfIngressParser.lcf_port_vs):")
     w("        t.clear()")
     w("    for mgid in (%d, %d):" % (MCAST_GRP, FLOOD_GRP))
@@ -342,26 +348,27 @@ def generate(topo, port_map, program, max_requesters, seed, src):
       "copyset_mask=before | (1 << node), MATCH_PRIORITY=prio, node=node, port=DEV_PORT[node])")
     w("        before |= 1 << node")
     w("")
-    w("# ---- queued lock mode (lcf_queue.p4): mode, holder ids, holder -> port ----")
-    w("ig.queue.lock_mode_cfg.set_default_with_set_lock_mode(queued=%d)"
-      % (1 if topo["queued"] else 0))
-    w("for node in %r:" % [n["id"] for n in nodes])
-    w("    for thread in range(%d):" % threads)
-    w("        idhi = (node + 1) << 10 | thread")
-    w("        hbhi = (node + 1) << 4 | (thread & 0xf)")
-    w("        ig.queue.q_self_tbl.add_with_q_self(node=node, thread=thread, "
-      "idhi=idhi, hbhi=hbhi)")
-    w("        ig.queue.q_next_tbl.add_with_q_next(next_hi=idhi, hbhi=hbhi)")
-    for n in nodes:
-        w("ig.queue_out.holder_port.add_with_q_fwd_holder(node1=%d, node=%d, port=%d)"
-          % (n["id"] + 1, n["id"], dev[n["id"]]))
+    if queue:
+        w("# ---- queued lock mode (lcf_queue.p4): mode, holder ids, holder -> port ----")
+        w("ig.queue.lock_mode_cfg.set_default_with_set_lock_mode(queued=%d)"
+          % (1 if topo["queued"] else 0))
+        w("for node in %r:" % [n["id"] for n in nodes])
+        w("    for thread in range(%d):" % threads)
+        w("        idhi = (node + 1) << 10 | thread")
+        w("        hbhi = (node + 1) << 4 | (thread & 0xf)")
+        w("        ig.queue.q_self_tbl.add_with_q_self(node=node, thread=thread, "
+          "idhi=idhi, hbhi=hbhi)")
+        w("        ig.queue.q_next_tbl.add_with_q_next(next_hi=idhi, hbhi=hbhi)")
+        for n in nodes:
+            w("ig.queue_out.holder_port.add_with_q_fwd_holder(node1=%d, node=%d, port=%d)"
+              % (n["id"] + 1, n["id"], dev[n["id"]]))
     w("")
     w("bfrt.complete_operations()")
     w("print('lcf: topology %s loaded: %d nodes')" % (src.replace("'", ""), len(nodes)))
     return "\n".join(out) + "\n"
 
 
-def generate_reset(program, ways, max_requesters):
+def generate_reset(program, ways, max_requesters, queue=True):
     """bfrt_python that brings every register array back to power-on: run
     before each pcap vector (pcap-tests/run_vectors.py --reset-cmd). Every
     array is 0 at power-on except LAST-UNLOCK, {seq 0, open_seq 1} (closed
@@ -372,7 +379,8 @@ def generate_reset(program, ways, max_requesters):
            "for reg in ("]
     for w in range(ways):
         out.append("        ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
-                   " ig.ver%d.blk_version, ig.queue.qw%d.qstate," % (w, w, w, w, w, w))
+                   " ig.ver%d.blk_version,%s" % (w, w, w, w, w,
+                                                (" ig.queue.qw%d.qstate," % w) if queue else ""))
     out += ["        ig.last_unlock.last_unlock, ig.scoreboard.sb_seq, ig.scoreboard.sb_c):",
             "    reg.clear()",
             "for r in range(%d):" % max_requesters,
@@ -382,7 +390,7 @@ def generate_reset(program, ways, max_requesters):
     return "\n".join(out)
 
 
-def generate_node_failed(topo, port_map, program, ways, node):
+def generate_node_failed(topo, port_map, program, ways, node, queue=True):
     """bfrt_python for a memory node declared dead: what swswitch's
     /swswitch/node_failed does (lib/lcf/lcf_control.c), as control-plane
     register writes (docs/TOFINO.md "Memory-node failure")."""
@@ -410,7 +418,7 @@ def generate_node_failed(topo, port_map, program, ways, node):
            "for w, tag, lock, gstatus, copyset, qstate in ("]
     for w in range(ways):
         out.append("        (%d, ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
-                   " ig.queue.qw%d.qstate)," % (w, w, w, w, w, w))
+                   " %s)," % (w, w, w, w, w, ("ig.queue.qw%d.qstate" % w) if queue else "None"))
     out += ["        ):",
             "    # A held LOCK (holders unknown: maybe the dead node) or a COPYSET",
             "    # naming it: the block is forgotten, as a restarted switch would.",
@@ -422,7 +430,8 @@ def generate_node_failed(topo, port_map, program, ways, node):
             "        lock.mod(REGISTER_INDEX=i, f1=0)",
             "        gstatus.mod(REGISTER_INDEX=i, f1=0)",
             "        copyset.mod(REGISTER_INDEX=i, f1=0)",
-            "        qstate.mod(REGISTER_INDEX=i, lo=0, hi=0)   # C: lcf_q_clear()",
+            "        if qstate is not None:   # None: compiled with LCF_QUEUE=0",
+            "            qstate.mod(REGISTER_INDEX=i, lo=0, hi=0)   # C: lcf_q_clear()",
             "    evicted += len(slots)",
             "# No lock is held any more: no SCOREBOARD count may remain. A count",
             "# or a claimed count (C below ENDED, or CLAIMED) becomes 0, keeping",
@@ -474,6 +483,9 @@ def main():
                     help="LCF_SLOT_BITS the program was compiled with (default 15)")
     ap.add_argument("--max-requesters", type=int, default=512,
                     help="LCF_MAX_REQUESTERS the program was compiled with (default 512)")
+    ap.add_argument("--no-queue", action="store_true",
+                    help="the program was compiled with -DLCF_QUEUE=0 (no queued lock mode): "
+                         "no queue tables or QSTATE; a queued topology is refused")
     ap.add_argument("--seed", type=int, default=1,
                     help="data-provider seed, swswitch --seed (default 1): the "
                          "permutations and the hash's prov_k")
@@ -484,16 +496,18 @@ def main():
                          "blocks instead (docs/FAULTS.md section 2)")
     a = ap.parse_args()
     if a.reset:
-        write_out(generate_reset(a.program, a.ways, a.max_requesters), a.output)
+        write_out(generate_reset(a.program, a.ways, a.max_requesters, not a.no_queue),
+                  a.output)
         return 0
     try:
         topo = load_topology(a.topology)
         pm = parse_port_map(a.port_map)
         if a.node_failed is not None:
             write_out(generate_node_failed(topo, pm, a.program, a.ways,
-                                           a.node_failed), a.output)
+                                           a.node_failed, not a.no_queue), a.output)
             return 0
-        text = generate(topo, pm, a.program, a.max_requesters, a.seed, a.topology)
+        text = generate(topo, pm, a.program, a.max_requesters, a.seed, a.topology,
+                        not a.no_queue)
     except TopoError as e:
         print("topo_to_bfrt: %s" % e, file=sys.stderr)
         return 1
