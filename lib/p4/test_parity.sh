@@ -7,7 +7,7 @@
 #  2. it must FAIL (exit 1) on each deliberate drift below, made on a copy of
 #     the sources in a temporary directory (the tree is never touched);
 #  3. the P4 sources must survive the C preprocessor for every supported
-#     target and LCF_WAYS / LCF_SLOT_BITS (balanced braces, one TAG, LOCK and
+#     target and LCF_WAYS / LCF_SLOT_BITS / LCF_QUEUE (balanced braces, one TAG, LOCK and
 #     VERSION stage per way, no #error). This is not a P4
 #     compile: there is no Tofino compiler here (docs/TOFINO.md).
 #
@@ -239,11 +239,13 @@ if command -v cpp >/dev/null 2>&1; then
         gen=${gen_max%%:*}
         max=${gen_max##*:}
         for ways in $(seq 1 "$max"); do
-            for bits in 0 3 15; do
+            for bq in 0:1 3:1 15:1 15:0; do
+                bits=${bq%%:*}
+                q=${bq##*:}
                 out=$(cpp -P -nostdinc -I "$stub" -I "$here" \
                       -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$ways" \
-                      -DLCF_SLOT_BITS=$bits "$here/lcf.p4" 2>&1) || {
-                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits: $out"
+                      -DLCF_SLOT_BITS=$bits -DLCF_QUEUE=$q "$here/lcf.p4" 2>&1) || {
+                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits LCF_QUEUE=$q: $out"
                     cfg_ok=0
                     continue
                 }
@@ -255,10 +257,12 @@ if command -v cpp >/dev/null 2>&1; then
                 ntag=$(printf '%s' "$out" | grep -Ec 'tag[0-9]+\.apply')
                 nver=$(printf '%s' "$out" | grep -Ec 'ver[0-9]+\.apply')
                 nqw=$(printf '%s' "$out" | grep -Ec 'qw[0-9]+\.apply')
+                nmode=$(printf '%s' "$out" | grep -Ec 'lock_mode_cfg\.apply')
                 if [ "$opens" != "$closes" ] || [ "$popen" != "$pclose" ] ||
                    [ "$nlcs" != "$ways" ] || [ "$ntag" != "$ways" ] ||
-                   [ "$nver" != "$ways" ] || [ "$nqw" != "$ways" ]; then
-                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits: braces $opens/$closes, parens $popen/$pclose, $ntag TAG, $nlcs LOCK, $nver VERSION, $nqw QSTATE stages"
+                   [ "$nver" != "$ways" ] || [ "$nqw" != $((q * ways)) ] ||
+                   [ "$nmode" != "$q" ]; then
+                    bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits LCF_QUEUE=$q: braces $opens/$closes, parens $popen/$pclose, $ntag TAG, $nlcs LOCK, $nver VERSION, $nqw QSTATE stages, $nmode lock mode tables"
                     cfg_ok=0
                 fi
             done
@@ -269,7 +273,7 @@ if command -v cpp >/dev/null 2>&1; then
             cfg_ok=0
         fi
     done
-    [ "$cfg_ok" = 1 ] && ok "P4 sources preprocess for Tofino-1 LCF_WAYS 1..7 and Tofino-2 1..10 x LCF_SLOT_BITS 0,3,15; 8 and 11 refused"
+    [ "$cfg_ok" = 1 ] && ok "P4 sources preprocess for Tofino-1 LCF_WAYS 1..7 and Tofino-2 1..10 x LCF_SLOT_BITS 0,3,15 (and LCF_QUEUE=0: no QSTATE); 8 and 11 refused"
 else
     echo "skip preprocessor sanity: no cpp"
 fi

@@ -3,7 +3,7 @@
 """Resource report of a compiled lcf.p4, from the compiler's own output.
 
 Reads what p4c-barefoot -g writes into a compile directory (compile.sh
---out DIR gives one per target: DIR/tofino-w7, DIR/tofino2-w10):
+--out DIR gives one per configuration: DIR/tofino-w2-q0, DIR/tofino2-w7-q0):
 pipe/logs/resources.json (per MAU stage: SRAM, TCAM, map RAM, stateful and
 statistics ALUs, hash bits, gateways, logical tables), pipe/logs/phv.json
 (PHV containers) and bf-rt.json (register sizes).
@@ -18,7 +18,14 @@ import argparse
 import glob
 import json
 import os
+import re
 import sys
+
+# Concordia section 5: the switch's cache-coherence state takes "about 6 MB"
+# of SRAM for 375K blocks.
+PAPER_BYTES = 6e6
+PAPER_BLOCKS = 375000
+TARGET_NAMES = {"tofino": "Tofino-1", "tofino2": "Tofino-2"}
 
 
 def _one(pattern):
@@ -63,6 +70,30 @@ def _users(items):
     return out
 
 
+def config_of(dirname):
+    """(title, ways) of a compile.sh directory name target-wW-qQ."""
+    name = os.path.basename(os.path.normpath(dirname))
+    m = re.fullmatch(r"(tofino2?)-w(\d+)(?:-q(\d))?", name)
+    if not m:
+        return name, None
+    q = m.group(3)
+    title = "%s, LCF_WAYS=%s" % (TARGET_NAMES[m.group(1)], m.group(2))
+    if q is not None:
+        title += ", LCF_QUEUE=%s%s" % (q, " (retry mode only)" if q == "0" else "")
+    return title, int(m.group(2))
+
+
+def p4_tables(names):
+    """The program's own tables of a stage (not the compiler's tbl_*, cond-*
+    for assignments and conditions), without the control prefix."""
+    out = []
+    for t in names:
+        if t.startswith(("tbl_", "cond-")) or "checksum" in t:
+            continue
+        out.append(t[len("LcfIngress."):] if t.startswith("LcfIngress.") else t)
+    return out
+
+
 def stage_rows(r):
     """One dict per MAU stage that holds anything."""
     mau = r["resources"]["mau"]
@@ -96,6 +127,7 @@ def stage_rows(r):
             "hash_bits": (len(hb["bits"]), hb["nBits"] * hb["nFunctions"]),
             "gateways": (len(gw.get("gateways", [])), gw.get("nRows", 0)),
             "ltables": (len(lts), st["logical_tables"]["size"]),
+            "tables": tables,
         })
     return rows, mau["nStages"]
 
@@ -169,14 +201,42 @@ def report(dirs, commit):
     if commit:
         w(f"Compiler: p4lang/p4c `{commit}`, backends/tofino.")
         w("")
+    loaded = []
     for d in dirs:
         r, p, b = load(d)
         rows, n = stage_rows(r)
+        title, ways = config_of(d)
+        loaded.append((d, r, p, b, rows, n, title, ways))
+
+    w("## Summary")
+    w("")
+    w("Register memory against the paper's (Concordia section 5: about 6 MB "
+      f"for {PAPER_BLOCKS:,} blocks, {PAPER_BYTES / PAPER_BLOCKS:.0f} bytes a "
+      "block). Per block: the sum of the per-way arrays' bits (TAG, LOCK, "
+      "G-STATUS, COPYSET, VERSION, and QSTATE when the queued mode is in); "
+      "the rest (LAST-UNLOCK, SCOREBOARD) is per requester.")
+    w("")
+    w("| configuration | ingress stages | egress stages | blocks | bytes per block "
+      "| register memory | the paper's 6 MB |")
+    w("| --- | --- | --- | --- | --- | --- | --- |")
+    for d, r, p, b, rows, n, title, ways in loaded:
         g = stages_per_gress(rows)
-        name = os.path.basename(os.path.normpath(d))
-        w(f"## {name}")
+        regs = register_bits(b)
+        total = sum(e * bits // 8 for e, bits in regs.values())
+        per_way = [(e, bits) for k, (e, bits) in regs.items()
+                   if re.search(r"\.(tag|lcs|ver|queue\.qw)\d", k)]
+        blocks = (max(e for e, _ in per_way) * ways) if per_way and ways else 0
+        bpb = (sum(bits for _, bits in per_way) // 8 // ways) if ways else 0
+        w(f"| {title} | {g['ingress']} of {n} | {g['egress']} of {n} | "
+          f"{blocks:,} | {bpb} | {total / 2**20:.2f} MiB | "
+          f"{100 * total / PAPER_BYTES:.0f}% |")
+    w("")
+
+    for d, r, p, b, rows, n, title, ways in loaded:
+        g = stages_per_gress(rows)
+        w(f"## {title}")
         w("")
-        w(f"{r.get('compiler_version', '')}; MAU stages: ingress "
+        w(f"p4c-barefoot {r.get('compiler_version', '')}; MAU stages: ingress "
           f"{g['ingress']}, egress {g['egress']} of {n}.")
         w("")
         w("| stage | gress | SRAM | map RAM | TCAM | stateful ALU | "
@@ -198,6 +258,15 @@ def report(dirs, commit):
           f"{tot['map_ram']}/{cap['map_ram']} | {tot['tcam']}/{cap['tcam']}"
           f" | {tot['salu']}/{cap['salu']} | | "
           f"{tot['hash_bits']}/{cap['hash_bits']} | | |")
+        w("")
+        w("The program's tables per stage (without the compiler's own for "
+          "assignments, conditions and register executions outside a table: "
+          "the last column above names the registers):")
+        w("")
+        w("| stage | tables |")
+        w("| --- | --- |")
+        for row in rows:
+            w(f"| {row['stage']} | {', '.join(p4_tables(row['tables'])) or '-'} |")
         w("")
         pu = phv_usage(p, r)
         if pu:
