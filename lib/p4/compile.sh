@@ -26,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 # target:arch:ways:queue -- the largest number of ways that fits each
 # target, and LCF_QUEUE (docs/TOFINO.md, Stages; docs/TOFINO-RESOURCES.md).
-configs="tofino:tna:2:0 tofino2:t2na:@W2@:0"
+configs="tofino:tna:2:0 tofino2:t2na:8:0"
 
 usage() {
 	sed -n '4,22p' "$0" | sed 's/^# \{0,1\}//'

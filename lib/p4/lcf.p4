@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The lock-check-forward (LCF) pipeline for Tofino-1 (TNA): the same pipeline
+ * The lock-check-forward (LCF) pipeline for Tofino (TNA, T2NA): the same pipeline
  * and wire format as swswitch's C library (lib/lcf/lcf_pipeline.c,
  * lib/wire/lcf_wire.h). Normative behaviour: docs/PROTOCOL.md. Tofino notes,
  * stage budget and what differs: docs/TOFINO.md.
@@ -11,27 +11,33 @@
  * __TARGET_TOFINO__ as 1 or 2 and the program picks tna.p4 or t2na.p4).
  *
  * Compile-time sizes (-D on the compiler command line):
- *   LCF_WAYS           TAG ways, 1..7 on Tofino-1 (12 stages), 1..10 on
- *                      Tofino-2 (20 stages)
+ *   LCF_WAYS           TAG ways, 1..7 on Tofino-1, 1..10 on Tofino-2;
+ *                      the default is the most that compiles: 2 on
+ *                      Tofino-1 (12 stages), 8 on Tofino-2 (20 stages)
  *   LCF_SLOT_BITS      log2(slots per way), 0..16 (default 15: 32768 slots)
  *   LCF_MAX_REQUESTERS 32 * threads_per_node (default 512: 16 threads)
- *   LCF_QUEUE          1 (default): the queued lock mode (lcf_queue.p4), the
- *                      topology's lock_mode chooses at run time; 0: retry
- *                      mode only, no QSTATE (QXFER and QRELEASE are denied
- *                      not_holder, as C does in retry mode)
+ *   LCF_QUEUE          0 (default): retry mode only, no QSTATE (QXFER and
+ *                      QRELEASE are denied not_holder, as C does in retry
+ *                      mode); 1: the queued lock mode (lcf_queue.p4), the
+ *                      topology's lock_mode chooses at run time (does not
+ *                      compile yet: PHV allocation, docs/TOFINO.md)
  *
- * Ingress stage map (C stage function in brackets):
+ * Ingress stages as the compiler places them (Tofino-1, 2 ways; the
+ * resource report docs/TOFINO-RESOURCES.md has every configuration; C stage
+ * function in brackets):
  *   0       LcfPrepare: topology tables, op select, field arithmetic
  *           [lcf_frame_classify, lcf_stage_parse]
- *   1       LcfValidate (drop rules) [lcf_msg_validate, lcf_stage_parse],
- *           LAST-UNLOCK [lcf_stage_last_unlock, _stale], provider hash
- *           [pick_provider's crc32c], TAG way 0
- *   w+1     TAG way w [lcf_stage_tag_lookup / lcf_stage_tag_insert]
- *   w+2     LOCK+G-STATUS+COPYSET way w [lcf_stage_lock*, _clear]
- *   W+2     SCOREBOARD [lcf_stage_scoreboard], provider/owner pick
- *           [pick_provider, ctz]
- *   W+3     check table [lcf_table_check], forward table [lcf_table_forward]
- *   W+4     dispatch [res_* helpers of pass_first / pass_resubmitted]
+ *   1       LcfValidate (drop rules) [lcf_msg_validate], LAST-UNLOCK
+ *           [lcf_stage_last_unlock*], provider hash, slot hashes
+ *   w+2     TAG way w [lcf_stage_tag_lookup / _insert], LOCK, COPYSET,
+ *           VERSION of way w-1 [lcf_stage_lock*], G-STATUS of way w-2 (4
+ *           stateful ALUs a stage, 5 a way)
+ *   W+3     took, provider/owner pick [pick_provider, ctz]
+ *   W+4     check table [lcf_table_check], forward table [lcf_table_forward]
+ *   W+5, +6 SCOREBOARD SEQ, then C [lcf_stage_sb_*]
+ *   W+7     the SCOREBOARD decode, L2, the queue outcome (QXFER/QRELEASE)
+ *   W+8     dispatch [res_* helpers of pass_first / pass_resubmitted]
+ *   W+9     counters of the dispatch's outcome
  */
 #include <core.p4>
 #if __TARGET_TOFINO__ == 2
@@ -42,14 +48,13 @@
 #define LCF_MAX_WAYS 7
 #endif
 
-/* The default is the largest number of ways whose stages fit the target
- * (docs/TOFINO.md, Stages): 4 on Tofino-1 with the two-stage SCOREBOARD and
- * the queued mode's QSTATE stage, 10 (the paper's) on Tofino-2. */
+/* The default is the largest number of ways that compiles for the target
+ * (docs/TOFINO.md, Stages; docs/TOFINO-RESOURCES.md). */
 #ifndef LCF_WAYS
 #if __TARGET_TOFINO__ == 2
-#define LCF_WAYS 10
+#define LCF_WAYS 8
 #else
-#define LCF_WAYS 4
+#define LCF_WAYS 2
 #endif
 #endif
 #ifndef LCF_SLOT_BITS
@@ -59,7 +64,7 @@
 #define LCF_MAX_REQUESTERS 512
 #endif
 #ifndef LCF_QUEUE
-#define LCF_QUEUE 1
+#define LCF_QUEUE 0
 #endif
 
 #if LCF_WAYS < 1 || LCF_WAYS > LCF_MAX_WAYS

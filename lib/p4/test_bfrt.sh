@@ -74,7 +74,7 @@ class Rec:
         return self
 
 def run(port_map=None, topo=topo_path):
-    cmd = [sys.executable, gen, topo, "-o", tmp + "/out.py"]
+    cmd = [sys.executable, gen, topo, "-o", tmp + "/out.py", "--queue"]
     if port_map:
         cmd += ["--port-map", port_map]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -235,7 +235,7 @@ for what, doc in bad.items():
           "refuses a topology with %s (%s)" % (what, p.stderr.strip()))
 
 # the register reset script clears every register array of every way
-p = subprocess.run([sys.executable, gen, topo_path, "--reset", "--ways", "3"],
+p = subprocess.run([sys.executable, gen, topo_path, "--reset", "--ways", "3", "--queue"],
                    capture_output=True, text=True)
 log = []
 if p.returncode == 0:
@@ -295,7 +295,7 @@ regs = {ig + "lcs0.lock": {5: 0x8000, 6: 0},
         ig + "scoreboard.sb_c": {0: 2, 1: 0x80000001, 2: 0x40000000,
                                  dead * threads * 2: 0x40000000,
                                  dead * threads * 2 + 1: 3}}
-p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", str(dead),
+p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", str(dead), "--queue",
                     "--ways", "2", "--port-map", "%d:200" % nodes[-1]["port"]],
                    capture_output=True, text=True)
 log = []
@@ -374,8 +374,8 @@ def name_problems(calls, names):
                 probs.add("field %s of %s.%s" % (k, t, meth))
     return sorted(probs)
 
-# --no-queue (a program compiled with -DLCF_QUEUE=0): no queue tables, no
-# QSTATE, and a queued topology refused
+# without --queue (a program compiled with LCF_QUEUE=0, the default): no
+# queue tables, no QSTATE, and a queued topology refused
 def gen_calls(args, regs=None):
     p = subprocess.run([sys.executable, gen, topo_path, "-o", tmp + "/g.py"] + args,
                        capture_output=True, text=True)
@@ -385,19 +385,19 @@ def gen_calls(args, regs=None):
     exec(compile(open(tmp + "/g.py").read(), "generated", "exec"),
          {"bfrt": Regs(log, regs or {}), "print": lambda *a: None})
     return p, log
-nq = [gen_calls(["--no-queue", "--ways", "2"] + x)
+nq = [gen_calls(["--ways", "2"] + x)
       for x in ([], ["--reset"], ["--node-failed", str(dead)])]
 check(all(l is not None for _, l in nq) and
       not [c for _, l in nq for c in l if ".queue" in c[0] or "qstate" in c[0]] and
       any(c[0].endswith("tag1.tag") for c in nq[1][1]),
-      "--no-queue: set-up, --reset and --node-failed touch no queue table or QSTATE")
+      "without --queue: set-up, --reset and --node-failed touch no queue table or QSTATE")
 qtopo = json.load(open(topo_path))
 qtopo["switch"]["lock_mode"] = "queued"
 json.dump(qtopo, open(tmp + "/q.json", "w"))
-p = subprocess.run([sys.executable, gen, tmp + "/q.json", "--no-queue"],
+p = subprocess.run([sys.executable, gen, tmp + "/q.json"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "LCF_QUEUE=0" in p.stderr,
-      "--no-queue refuses switch.lock_mode \"queued\"")
+      "without --queue, switch.lock_mode \"queued\" is refused")
 
 if names_path:
     names = json.load(open(names_path))
@@ -406,15 +406,15 @@ if names_path:
     tb = names["tables"]
     nways = len([t for t in tb if re.fullmatch(r"pipe\.LcfIngress\.tag\d+\.tag", t)])
     flags = ["--ways", str(nways)]
-    if "pipe.LcfIngress.queue.lock_mode_cfg" not in tb:
-        flags.append("--no-queue")
+    if "pipe.LcfIngress.queue.lock_mode_cfg" in tb:
+        flags.append("--queue")
     every_call.clear()
     for x in ([], ["--reset"], ["--node-failed", str(dead)]):
         gen_calls(flags + x)
     probs = name_problems(every_call, names)
     check(nways > 0 and every_call and not probs,
           "every table, action, key and data field used is in bf-rt.json "
-          "(%s: %d ways%s)%s" % (names_path, nways, ", no queue" if "--no-queue" in flags
+          "(%s: %d ways%s)%s" % (names_path, nways, ", queue" if "--queue" in flags
                                  else "", "".join("\n       missing: " + x for x in probs)))
     # the check can fail: a renamed table and a renamed register field
     broken = json.loads(json.dumps(names))

@@ -244,7 +244,7 @@ if command -v cpp >/dev/null 2>&1; then
                 q=${bq##*:}
                 out=$(cpp -P -nostdinc -I "$stub" -I "$here" \
                       -D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$ways" \
-                      -DLCF_SLOT_BITS=$bits -DLCF_QUEUE=$q "$here/lcf.p4" 2>&1) || {
+                      -DLCF_SLOT_BITS="$bits" -DLCF_QUEUE="$q" "$here/lcf.p4" 2>&1) || {
                     bad "cpp Tofino-$gen LCF_WAYS=$ways LCF_SLOT_BITS=$bits LCF_QUEUE=$q: $out"
                     cfg_ok=0
                     continue

@@ -219,6 +219,7 @@ def report(dirs, commit):
     w("| configuration | ingress stages | egress stages | blocks | bytes per block "
       "| register memory | the paper's 6 MB |")
     w("| --- | --- | --- | --- | --- | --- | --- |")
+    last_bpb = 0
     for d, r, p, b, rows, n, title, ways in loaded:
         g = stages_per_gress(rows)
         regs = register_bits(b)
@@ -230,7 +231,17 @@ def report(dirs, commit):
         w(f"| {title} | {g['ingress']} of {n} | {g['egress']} of {n} | "
           f"{blocks:,} | {bpb} | {total / 2**20:.2f} MiB | "
           f"{100 * total / PAPER_BYTES:.0f}% |")
+        last_bpb = bpb
     w("")
+    if loaded and last_bpb:
+        w("swswitch's `tofino` and `tofino2` topology profiles (lib/topo/topo.c, "
+          "docs/TOPOLOGY.md) default to the geometries above. The `tofino` "
+          f"profile's limits, the paper's {PAPER_BLOCKS:,} blocks, would take "
+          f"{PAPER_BLOCKS * last_bpb / 2**20:.2f} MiB at these widths: "
+          f"{last_bpb} bytes a block against the paper's "
+          f"{PAPER_BYTES / PAPER_BLOCKS:.0f} (VERSION's 4 bytes are ours, "
+          "PROTOCOL.md 4.10).")
+        w("")
 
     for d, r, p, b, rows, n, title, ways in loaded:
         g = stages_per_gress(rows)

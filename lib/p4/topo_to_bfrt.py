@@ -20,8 +20,8 @@ and writes a bfrt_python script (run it with `bfshell -b FILE`) that fills:
   * the queued lock mode (lcf_queue.p4, docs/QUEUED-LOCKS.md): the lock mode
     from switch.lock_mode (lock_mode_cfg), the queue-holder ids of every
     node and thread (q_self_tbl, q_next_tbl) and the holder -> port table
-    (holder_port); none of it with --no-queue, for a program compiled with
-    -DLCF_QUEUE=0, which refuses switch.lock_mode "queued".
+    (holder_port); only with --queue, for a program compiled with
+    -DLCF_QUEUE=1 (without it, switch.lock_mode "queued" is refused).
 
 --reset writes a script that clears every register array instead, and
 --node-failed NODE one that evicts the blocks a dead memory node blocks
@@ -200,7 +200,7 @@ def provider_seed_term(seed):
     return crc32c(seed, bytes(8)) & 0x1f
 
 
-def generate(topo, port_map, program, max_requesters, seed, src, queue=True):
+def generate(topo, port_map, program, max_requesters, seed, src, queue=False):
     out = []
     w = out.append
     nodes = sorted(topo["nodes"], key=lambda n: n["id"])
@@ -212,8 +212,9 @@ def generate(topo, port_map, program, max_requesters, seed, src, queue=True):
     threads = topo["threads"]
     if topo["queued"] and not queue:
         raise TopoError('switch.lock_mode "queued": the program was compiled '
-                        'without the queued lock mode (-DLCF_QUEUE=0, --no-queue); '
-                        'compile it with LCF_QUEUE=1 or use lock_mode "retry"')
+                        'without the queued lock mode (LCF_QUEUE=0, the default); '
+                        'compile it with -DLCF_QUEUE=1 and pass --queue, or use '
+                        'lock_mode "retry"')
     if MAX_NODES * threads > max_requesters:
         raise TopoError("threads_per_node %d needs LCF_MAX_REQUESTERS >= %d; "
                         "recompile lcf.p4 with -DLCF_MAX_REQUESTERS=%d or pass "
@@ -368,7 +369,7 @@ def generate(topo, port_map, program, max_requesters, seed, src, queue=True):
     return "\n".join(out) + "\n"
 
 
-def generate_reset(program, ways, max_requesters, queue=True):
+def generate_reset(program, ways, max_requesters, queue=False):
     """bfrt_python that brings every register array back to power-on: run
     before each pcap vector (pcap-tests/run_vectors.py --reset-cmd). Every
     array is 0 at power-on except LAST-UNLOCK, {seq 0, open_seq 1} (closed
@@ -390,7 +391,7 @@ def generate_reset(program, ways, max_requesters, queue=True):
     return "\n".join(out)
 
 
-def generate_node_failed(topo, port_map, program, ways, node, queue=True):
+def generate_node_failed(topo, port_map, program, ways, node, queue=False):
     """bfrt_python for a memory node declared dead: what swswitch's
     /swswitch/node_failed does (lib/lcf/lcf_control.c), as control-plane
     register writes (docs/TOFINO.md "Memory-node failure")."""
@@ -477,15 +478,16 @@ def main():
     ap.add_argument("--port-map", default="",
                     help='swswitch port -> Tofino dev_port: "0:128,1:136" or a JSON file')
     ap.add_argument("--program", default="lcf", help="P4 program name in bfrt (default lcf)")
-    ap.add_argument("--ways", type=int, default=4,
-                    help="LCF_WAYS the program was compiled with (default 4, Tofino-1; 10 for a Tofino-2 build)")
+    ap.add_argument("--ways", type=int, default=2,
+                    help="LCF_WAYS the program was compiled with (default 2, Tofino-1's; "
+                         "8 for the Tofino-2 default)")
     ap.add_argument("--slot-bits", type=int, default=15,
                     help="LCF_SLOT_BITS the program was compiled with (default 15)")
     ap.add_argument("--max-requesters", type=int, default=512,
                     help="LCF_MAX_REQUESTERS the program was compiled with (default 512)")
-    ap.add_argument("--no-queue", action="store_true",
-                    help="the program was compiled with -DLCF_QUEUE=0 (no queued lock mode): "
-                         "no queue tables or QSTATE; a queued topology is refused")
+    ap.add_argument("--queue", action="store_true",
+                    help="the program was compiled with -DLCF_QUEUE=1 (the queued lock mode): "
+                         "fill its tables; without it a queued topology is refused")
     ap.add_argument("--seed", type=int, default=1,
                     help="data-provider seed, swswitch --seed (default 1): the "
                          "permutations and the hash's prov_k")
@@ -496,7 +498,7 @@ def main():
                          "blocks instead (docs/FAULTS.md section 2)")
     a = ap.parse_args()
     if a.reset:
-        write_out(generate_reset(a.program, a.ways, a.max_requesters, not a.no_queue),
+        write_out(generate_reset(a.program, a.ways, a.max_requesters, a.queue),
                   a.output)
         return 0
     try:
@@ -504,10 +506,10 @@ def main():
         pm = parse_port_map(a.port_map)
         if a.node_failed is not None:
             write_out(generate_node_failed(topo, pm, a.program, a.ways,
-                                           a.node_failed, not a.no_queue), a.output)
+                                           a.node_failed, a.queue), a.output)
             return 0
         text = generate(topo, pm, a.program, a.max_requesters, a.seed, a.topology,
-                        not a.no_queue)
+                        a.queue)
     except TopoError as e:
         print("topo_to_bfrt: %s" % e, file=sys.stderr)
         return 1

@@ -113,8 +113,8 @@ Test(topo, defaults)
 	cr_assert_eq(t.block_shift, 12);
 	cr_assert_eq(t.threads_per_node, TOPO_DEFAULT_THREADS);
 	cr_assert_str_eq(t.sw.profile, "tofino");
-	cr_assert_eq(t.sw.ways, 10);
-	cr_assert_eq(t.sw.slots_per_way, 37500);
+	cr_assert_eq(t.sw.ways, 2);
+	cr_assert_eq(t.sw.slots_per_way, 32768);
 	cr_assert_eq(t.shadow, -1);
 }
 
@@ -168,7 +168,7 @@ Test(topo, profile_defaults)
 		"'ways':4}," NODES "}",
 		&t);
 	cr_assert_eq(t.sw.ways, 4);
-	cr_assert_eq(t.sw.slots_per_way, 37500);
+	cr_assert_eq(t.sw.slots_per_way, 32768);
 }
 
 Test(topo, profile_limits_are_the_papers)
@@ -178,6 +178,13 @@ Test(topo, profile_limits_are_the_papers)
 	cr_assert_not_null(p);
 	cr_assert_eq(p->max_ways, 10);
 	cr_assert_eq(p->max_blocks, 375000);
+	/* the defaults are the compiled P4's (docs/TOFINO-RESOURCES.md) */
+	cr_assert_eq(p->default_ways, 2);
+	cr_assert_eq(p->default_slots, 32768);
+	p = topo_profile_find("tofino2");
+	cr_assert_not_null(p);
+	cr_assert_eq(p->default_slots, 32768);
+	cr_assert_leq(p->default_ways * p->default_slots, p->max_blocks);
 	cr_assert_not_null(topo_profile_find("large"));
 	cr_assert_not_null(topo_profile_find("tiny"));
 	cr_assert_null(topo_profile_find("Tofino"));
@@ -471,8 +478,8 @@ Test(topo_bad, slots_out_of_range)
 Test(topo_bad, unknown_profile)
 {
 	expect_bad("{'switch':{'mac':'02:00:00:00:00:fe','ip':'10.0.0.254',"
-		   "'profile':'tofino2'}," NODES "}",
-		   "switch.profile: unknown profile \"tofino2\"");
+		   "'profile':'tofino3'}," NODES "}",
+		   "switch.profile: unknown profile \"tofino3\"");
 }
 
 Test(topo_bad, block_size)

@@ -26,9 +26,14 @@
 #define TOPO_DEFAULT_PROFILE "tofino"
 
 static const struct topo_profile topo_profiles[] = {
-	/* The paper's switch (section 5): TAG/LOCK/G-STATUS/COPYSET spread
-	 * over 10 stages, 375K blocks in all. */
-	{ "tofino", 10, 375000, 10, 37500 },
+	/* Limits: the paper's switch (section 5: TAG/LOCK/G-STATUS/COPYSET
+	 * over 10 stages, 375K blocks). Defaults: what lib/p4/lcf.p4 holds
+	 * as compiled for Tofino-1 (docs/TOFINO-RESOURCES.md: 2 ways of 2^15
+	 * slots), so collision and migration rates are not optimistic. */
+	{ "tofino", 10, 375000, 2, 32768 },
+	/* The same program compiled for Tofino-2 (20 stages): the ways that
+	 * fit, 2^15 slots; up to 10 ways of 2^16 as the source allows. */
+	{ "tofino2", 10, 10 * 65536, 8, 32768 },
 	/* Beyond Tofino: what a software switch can hold, 16M blocks. */
 	{ "large", 32, 64 * 1024 * 1024, 16, 1048576 },
 	/* Small enough that a test can fill it and force collisions. */
