@@ -473,7 +473,8 @@ def write_out(text, path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("topology", help="topology JSON (docs/TOPOLOGY.md)")
+    ap.add_argument("topology", nargs="?",
+                    help="topology JSON (docs/TOPOLOGY.md); not with --reset")
     ap.add_argument("-o", "--output", help="output file (default: stdout)")
     ap.add_argument("--port-map", default="",
                     help='swswitch port -> Tofino dev_port: "0:128,1:136" or a JSON file')
@@ -497,6 +498,8 @@ def main():
                     help="emit the script that evicts what dead node NODE "
                          "blocks instead (docs/FAULTS.md section 2)")
     a = ap.parse_args()
+    if not a.reset and a.topology is None:
+        ap.error("a topology is needed (only --reset runs without one)")
     if a.reset:
         write_out(generate_reset(a.program, a.ways, a.max_requesters, a.queue),
                   a.output)
