@@ -87,7 +87,7 @@ if [ -z "$out" ]; then
 	[ "$keep" -eq 1 ] || trap 'rm -rf "$out"' EXIT
 fi
 mkdir -p "$out" || exit 1
-echo "compiler: $p4c ($("$p4c" --version 2>&1 | head -1))"
+echo "compiler: $p4c ($("$p4c" --version 2>&1 | grep -m1 -i version))"
 
 pass=0
 fail=0
