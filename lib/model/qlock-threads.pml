@@ -26,7 +26,11 @@
  *   - rule 1: a forward of another thread of the holder's own node to a
  *     tenure still WAITING is counted and NACKed (local_wait_forward);
  *   - rule 2: a Q_GRANT for the event last cancelled on the slot is taken
- *     and passed on at once (pass_on);
+ *     and passed on at once (pass_on), whatever the slot serves meanwhile
+ *     (the thread's next event may wait there): by a passing slot of its
+ *     own (PH), which holds the given-up tenure until its QXFER/QRELEASE
+ *     is approved and its Q_GRANT acknowledged, and buffers the forwards
+ *     for that tenure that arrive before the Q_GRANT;
  *   - rule 3: a given-up event whose copy took the lock ends through the
  *     queue (QXFER / QRELEASE) or, slot cancelled, with a plain unlock;
  *   - a forward for a tenure the slot does not hold: from the holder's own
@@ -162,24 +166,28 @@ bit qd[P];            /* Q_QUEUED received for the current request */
 byte gq[P];           /* seq of a Q_GRANT delivered, not yet taken (t->qgrant) */
 byte retx[P];
 
-/* holder slots, one per (block, thread) */
+/* holder slots, one per (block, thread): h = the thread; h = PH(thread):
+ * the slot passing a given-up tenure on while the thread's own slot serves
+ * a newer seq (rule 2) */
+#define PH(n) ((n) + P)
+#define TH(h) ((h) % P)
 #define IDLE 0
 #define WAIT 1
 #define HOLD 2
 #define ENDING 3
 #define GIVING 4
-byte st[P];
-byte cur[P];          /* the slot's seq */
+byte st[2 * P];
+byte cur[2 * P];      /* the slot's seq */
 byte gone[P];         /* seq cancelled last (s->gone), 0 none */
-byte qid[P * 5];
-byte qix[P * 5];
-byte qlen[P];
-byte recv[P];
-byte cnt[P];
-byte fcnt[P];
-byte next[P];
-byte rest[P];
-int seen[P];
+byte qid[2 * P * 5];
+byte qix[2 * P * 5];
+byte qlen[2 * P];
+byte recv[2 * P];
+byte cnt[2 * P];
+byte fcnt[2 * P];
+byte next[2 * P];
+byte rest[2 * P];
+int seen[P];          /* the thread's slot: ids queued or handed over */
 
 /* ghosts */
 byte granted[P * 4];
@@ -492,14 +500,14 @@ inline holder_end(n)
 	popcount(recv[n], cnt[n]);
 	if
 	:: qlen[n] == 0 -> next[n] = 0;
-		printf("@q slot r%d: QRELEASE seq%d count %d\n", n, cur[n], cnt[n]);
-		put(QREL, SW, n, cur[n], cnt[n], 0, 0)
+		printf("@q slot %d: QRELEASE seq%d count %d\n", n, cur[n], cnt[n]);
+		put(QREL, SW, TH(n), cur[n], cnt[n], 0, 0)
 	:: else -> next[n] = QE(n, 0);
 		rest[n] = 0;
 		if :: qlen[n] > 1 -> rest[n] = QE(n, 1) :: else -> skip fi;
 		if :: qlen[n] > 2 -> rest[n] = rest[n] | (QE(n, 2) << 4) :: else -> skip fi;
-		printf("@q slot r%d: QXFER seq%d count %d next %d\n", n, cur[n], cnt[n], next[n]);
-		put(QXFER, SW, n, cur[n], cnt[n], next[n], 0)
+		printf("@q slot %d: QXFER seq%d count %d next %d\n", n, cur[n], cnt[n], next[n]);
+		put(QXFER, SW, TH(n), cur[n], cnt[n], next[n], 0)
 	fi;
 	st[n] = ENDING
 }
@@ -551,8 +559,65 @@ inline take_queue(me, q)
 	:: else -> break
 	od;
 	qlen[me] = f;
-	if :: (q & 15) != 0 -> seen[me] = seen[me] | (1 << (q & 15)) :: else -> skip fi;
-	if :: (q >> 4) != 0 -> seen[me] = seen[me] | (1 << (q >> 4)) :: else -> skip fi
+	if
+	:: me < P ->
+		if :: (q & 15) != 0 -> seen[me] = seen[me] | (1 << (q & 15)) :: else -> skip fi;
+		if :: (q >> 4) != 0 -> seen[me] = seen[me] | (1 << (q >> 4)) :: else -> skip fi
+	:: else -> skip /* a passing slot is freed when idle: no record */
+	fi
+}
+
+/* The slots' timers: QXFER/QRELEASE nobody answered (re-reading the head),
+ * Q_GRANT nobody acknowledged. */
+#define ENDING_DUE(h) (st[h] == ENDING && !ANY(QXFER, SW, TH(h), cur[h]) && \
+		       !ANY(QREL, SW, TH(h), cur[h]) && !ANY(QACK, TH(h), SW, cur[h]) && \
+		       len(rs) == 0 && !ANYFWD(ID(TH(h), cur[h])))
+#define GIVING_DUE(h) (st[h] == GIVING && !ANY(QGRANT, IDN(next[h]), TH(h), IDS(next[h])) && \
+		       !ANY(QGACK, TH(h), IDN(next[h]), IDS(next[h])))
+
+inline end_again(h)
+{
+	popcount(recv[h], cnt[h]);
+	if
+	:: fcnt[h] > cnt[h] -> cnt[h] = fcnt[h]
+	:: else -> skip
+	fi;
+	if
+	:: next[h] == 0 && qlen[h] == 0 -> put(QREL, SW, TH(h), cur[h], cnt[h], 0, 0)
+	:: else ->
+		next[h] = QE(h, 0); rest[h] = 0;
+		if :: qlen[h] > 1 -> rest[h] = QE(h, 1) :: else -> skip fi;
+		if :: qlen[h] > 2 -> rest[h] = rest[h] | (QE(h, 2) << 4) :: else -> skip fi;
+		put(QXFER, SW, TH(h), cur[h], cnt[h], next[h], 0)
+	fi
+}
+
+inline grant_again(h)
+{
+	put(QGRANT, IDN(next[h]), TH(h), IDS(next[h]), 0, 0, rest[h])
+}
+
+/* A forward for tenure b goes to thread n's passing slot: the tenure it
+ * passes on, or (idle) the tenure of the seq given up last on the thread's
+ * slot, which does not hold it: a Q_GRANT for it is coming. */
+#define PASSES(n, b) ((st[PH(n)] != IDLE && st[PH(n)] != GIVING && (b) == ID(n, cur[PH(n)])) || \
+		      (st[PH(n)] == IDLE && gone[n] != 0 && (b) == ID(n, gone[n]) && \
+		       !(st[n] != IDLE && (b) == ID(n, cur[n]))))
+
+/* QXFER_ACK for slot h's ENDING event */
+inline qack(h, a, b)
+{
+	if
+	:: a == R_OK || a == R_NOTHOLDER ->
+		if
+		:: next[h] == 0 -> idle(h)
+		:: else -> st[h] = GIVING;
+			printf("@q slot %d: Q_GRANT to %d (rest %d)\n", h, next[h], rest[h]);
+			put(QGRANT, IDN(next[h]), TH(h), IDS(next[h]), 0, 0, rest[h])
+		fi
+	:: a == R_COUNT -> fcnt[h] = b
+	:: else -> assert(false)
+	fi
 }
 
 /* ---- requester threads ---- */
@@ -601,7 +666,11 @@ inline quarantine(n)
 			:: cur[n] == s && st[n] == WAIT && recv[n] != 0 ->
 				st[n] = HOLD; holder_end(n) /* na_qtable_done */
 			:: cur[n] == s && (st[n] == ENDING || st[n] == GIVING) -> skip
-			:: else ->
+			:: st[PH(n)] == WAIT && cur[PH(n)] == s ->
+				/* forwards came to its passing slot: it holds */
+				gone[n] = 0; st[PH(n)] = HOLD; holder_end(PH(n))
+			:: !(cur[n] == s && st[n] != IDLE) && !(st[PH(n)] == WAIT && cur[PH(n)] == s) ->
+				gone[n] = 0;
 				printf("@q r%d: plain unlock seq%d\n", n, s);
 				lu_seq[n] = s; lu_open[n] = 0;
 				sw_free(n, s)
@@ -697,26 +766,11 @@ end:	do
 		inside = 255; ops[me]++; busy[NODE(me)] = 255; rst[me] = T_IDLE;
 		assert(st[me] == HOLD && cur[me] == rseq[me]);
 		holder_end(me); norm() }
-	/* the slot's timers */
-	:: atomic { st[me] == ENDING && !ANY(QXFER, SW, me, cur[me]) &&
-		    !ANY(QREL, SW, me, cur[me]) && !ANY(QACK, me, SW, cur[me]) &&
-		    len(rs) == 0 && !ANYFWD(ID(me, cur[me])) ->
-		popcount(recv[me], cnt[me]);
-		if
-		:: fcnt[me] > cnt[me] -> cnt[me] = fcnt[me]
-		:: else -> skip
-		fi;
-		if
-		:: next[me] == 0 && qlen[me] == 0 -> put(QREL, SW, me, cur[me], cnt[me], 0, 0)
-		:: else ->
-			next[me] = QE(me, 0); rest[me] = 0;
-			if :: qlen[me] > 1 -> rest[me] = QE(me, 1) :: else -> skip fi;
-			if :: qlen[me] > 2 -> rest[me] = rest[me] | (QE(me, 2) << 4) :: else -> skip fi;
-			put(QXFER, SW, me, cur[me], cnt[me], next[me], 0)
-		fi; norm() }
-	:: atomic { st[me] == GIVING && !ANY(QGRANT, IDN(next[me]), me, IDS(next[me])) &&
-		    !ANY(QGACK, me, IDN(next[me]), IDS(next[me])) ->
-		put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me]); norm() }
+	/* the slots' timers (the thread's slot, its passing slot) */
+	:: atomic { ENDING_DUE(me) -> end_again(me); norm() }
+	:: atomic { ENDING_DUE(PH(me)) -> end_again(PH(me)); norm() }
+	:: atomic { GIVING_DUE(me) -> grant_again(me); norm() }
+	:: atomic { GIVING_DUE(PH(me)) -> grant_again(PH(me)); norm() }
 	/* receive */
 	:: atomic { HAS(me) ->
 		k = 0;
@@ -739,7 +793,26 @@ end:	do
 			:: e == QQUEUED && rst[me] == T_WAIT && s == rseq[me] -> qd[me] = 1
 			:: e == QNACK && rst[me] == T_WAIT && s == rseq[me] ->
 				qd[me] = 0; put(REQ, SW, me, s, 0, 0, 0)
-			:: e == FWD ->
+			:: e == FWD && PASSES(me, b) ->
+				/* the given-up tenure: its passing slot buffers
+				 * (WAIT until the Q_GRANT) or holds the queue */
+				if
+				:: st[PH(me)] == IDLE -> cur[PH(me)] = gone[me]; st[PH(me)] = WAIT
+				:: else -> skip
+				fi;
+				recv[PH(me)] = recv[PH(me)] | (1 << (a - 1));
+				in_queue(PH(me), ID(src, s), f);
+				if
+				:: !f && ID(src, s) != ID(me, cur[PH(me)]) ->
+					enqueue(PH(me), ID(src, s), a);
+					QUEUED_TO(src, s);
+					if
+					:: fstamp[ID(src, s)] == 0 -> fstamp[ID(src, s)] = q
+					:: else -> skip
+					fi
+				:: else -> skip
+				fi
+			:: e == FWD && !PASSES(me, b) ->
 				if
 				:: b == ID(me, cur[me]) && (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING) ->
 					recv[me] = recv[me] | (1 << (a - 1));
@@ -779,18 +852,10 @@ end:	do
 						put(QNACK, src, me, s, 0, 0, 0)
 					fi
 				fi
-			:: e == QACK && st[me] == ENDING && s == cur[me] ->
-				if
-				:: a == R_OK || a == R_NOTHOLDER ->
-					if
-					:: next[me] == 0 -> idle(me)
-					:: else -> st[me] = GIVING;
-						printf("@q slot r%d: Q_GRANT to %d (rest %d)\n", me, next[me], rest[me]);
-						put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me])
-					fi
-				:: a == R_COUNT -> fcnt[me] = b
-				:: else -> assert(false)
-				fi
+			:: e == QACK && st[me] == ENDING && s == cur[me] -> qack(me, a, b)
+			:: e == QACK && st[PH(me)] == ENDING && s == cur[PH(me)] ->
+				qack(PH(me), a, b);
+				if :: st[PH(me)] == IDLE -> cur[PH(me)] = 0 :: else -> skip fi
 			:: e == QGRANT ->
 				if
 				:: st[me] == WAIT && s == cur[me] ->
@@ -802,19 +867,23 @@ end:	do
 					:: rst[me] == T_WAIT && rseq[me] == s -> enter(me)
 					:: else -> gq[me] = s; printf("@q r%d: Q_GRANT seq%d kept for the thread\n", me, s)
 					fi
-				:: st[me] == IDLE && gone[me] == s ->
-					/* rule 2: pass_on */
+				:: !(st[me] == WAIT && s == cur[me]) && gone[me] == s ->
+					/* rule 2 (pass_on): the given-up tenure's passing
+					 * slot takes it and ends it at once */
 					printf("@q slot r%d: Q_GRANT for given-up seq%d: passed on\n", me, s);
-					gone[me] = 0; cur[me] = s; st[me] = WAIT;
-					take_queue(me, q);
+					assert(st[PH(me)] == IDLE || (st[PH(me)] == WAIT && cur[PH(me)] == s));
+					gone[me] = 0; cur[PH(me)] = s;
+					take_queue(PH(me), q);
 					assert(fstamp[ID(me, s)] > lastq);
 					lastq = fstamp[ID(me, s)]; fstamp[ID(me, s)] = 0;
 					once(me, s);
-					st[me] = HOLD; holder_end(me)
+					st[PH(me)] = HOLD; holder_end(PH(me))
 				:: else -> skip
 				fi;
 				put(QGACK, src, me, s, 0, 0, 0)
 			:: e == QGACK && st[me] == GIVING && ID(src, s) == next[me] -> idle(me)
+			:: e == QGACK && st[PH(me)] == GIVING && ID(src, s) == next[PH(me)] ->
+				idle(PH(me)); cur[PH(me)] = 0
 			:: else -> skip
 			fi
 		:: else -> skip
@@ -829,7 +898,7 @@ proctype quiet()
 	atomic {
 		n = 0;
 		do
-		:: n < P -> assert(rst[n] == T_DONE && st[n] == IDLE); n++
+		:: n < P -> assert(rst[n] == T_DONE && st[n] == IDLE && st[PH(n)] == IDLE); n++
 		:: else -> break
 		od;
 		assert(lockw == 0);
