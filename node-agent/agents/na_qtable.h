@@ -70,7 +70,8 @@ struct na_qt_stats {
 
 struct na_qslot {
 	bool used;
-	bool gone; /* gone_*: the last event cancelled while waiting */
+	bool passing; /* passes a given-up tenure on (not na_qslot_find's) */
+	bool gone;    /* gone_*: the last event cancelled while waiting */
 	uint16_t gone_thread;
 	uint32_t gone_seq;
 	uint64_t tag;
