@@ -199,11 +199,13 @@ if [ $DEEP = 0 ]; then
 	# A NACKed seq given up for a new seq of the same thread (na_req_event:
 	# its type changed, WRITE_SHARED -> WRITE_MISS when the Shared copy went
 	# in the backoff; the KV benchmark's rwlocks): a copy of the old seq
-	# queued meanwhile is granted while the slot serves the new seq; the
-	# Q_GRANT is acknowledged and dropped and the lock stays with the old
-	# seq (docs/QUEUED-LOCKS.md 9; open: no rule covers it yet).
+	# queued meanwhile is granted while the slot serves the new seq; a
+	# passing slot takes the Q_GRANT and passes it on (pass_on). Twice
+	# (NACKX=2): two seqs given up in a row, the first one's Q_GRANT comes.
 	PML=qlock-threads.pml run qlock-threads-typechg pass \
 		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=qlock-threads.pml run qlock-threads-typechg-twice pass \
+		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=2 -DTYPECHG" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

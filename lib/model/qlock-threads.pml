@@ -25,12 +25,14 @@
  *     home's "not home" while the block moves to the switch, migration);
  *   - rule 1: a forward of another thread of the holder's own node to a
  *     tenure still WAITING is counted and NACKed (local_wait_forward);
- *   - rule 2: a Q_GRANT for the event last cancelled on the slot is taken
- *     and passed on at once (pass_on), whatever the slot serves meanwhile
- *     (the thread's next event may wait there): by a passing slot of its
- *     own (PH), which holds the given-up tenure until its QXFER/QRELEASE
- *     is approved and its Q_GRANT acknowledged, and buffers the forwards
- *     for that tenure that arrive before the Q_GRANT;
+ *   - rule 2: a Q_GRANT for an event cancelled on the slot (given up; the
+ *     slot remembers them, s->gone) is taken and passed on at once
+ *     (pass_on), whatever the slot serves meanwhile (the thread's next
+ *     event may wait there): by a passing slot of its own (PH, one per
+ *     given-up seq), which holds the given-up tenure until its
+ *     QXFER/QRELEASE is approved and its Q_GRANT acknowledged, and buffers
+ *     the forwards for that tenure that arrive before the Q_GRANT; a
+ *     settling unlock of the given-up event (rule 3) ends the record;
  *   - rule 3: a given-up event whose copy took the lock ends through the
  *     queue (QXFER / QRELEASE) or, slot cancelled, with a plain unlock;
  *   - a forward for a tenure the slot does not hold: from the holder's own
@@ -50,8 +52,8 @@
  * LOSS, DUP as in qlock.pml; DUPK: only messages of this kind are
  * duplicated (REQ = 1: a late copy of a request).
  * Properties: SWMR, ONCE (no event granted twice), FIFO of hand-overs,
- * QUIET: at quiescence every thread finished its OPS, the lock is free and
- * no holder slot is busy.
+ * QUIET: at quiescence every thread finished its OPS (or, idle, used up
+ * the model's MAXSEQ seqs), the lock is free and no holder slot is busy.
  */
 
 #ifndef N
@@ -166,27 +168,27 @@ bit qd[P];            /* Q_QUEUED received for the current request */
 byte gq[P];           /* seq of a Q_GRANT delivered, not yet taken (t->qgrant) */
 byte retx[P];
 
-/* holder slots, one per (block, thread): h = the thread; h = PH(thread):
- * the slot passing a given-up tenure on while the thread's own slot serves
- * a newer seq (rule 2) */
-#define PH(n) ((n) + P)
-#define TH(h) ((h) % P)
+/* holder slots, one per (block, thread): h = the thread; h = PH(thread, s):
+ * the passing slot of the thread's given-up seq s (rule 2) */
+#define NH (P + P * MAXSEQ)
+#define PH(n, s) (P + (n) * MAXSEQ + (s) - 1)
+#define TH(h) (((h) < P) * (h) + ((h) >= P) * (((h) - P) / MAXSEQ))
 #define IDLE 0
 #define WAIT 1
 #define HOLD 2
 #define ENDING 3
 #define GIVING 4
-byte st[2 * P];
-byte cur[2 * P];      /* the slot's seq */
-byte gone[P];         /* seq cancelled last (s->gone), 0 none */
-byte qid[2 * P * 5];
-byte qix[2 * P * 5];
-byte qlen[2 * P];
-byte recv[2 * P];
-byte cnt[2 * P];
-byte fcnt[2 * P];
-byte next[2 * P];
-byte rest[2 * P];
+byte st[NH];
+byte cur[NH];      /* the slot's seq */
+byte gone[P];         /* seqs cancelled (s->gone), a bit per seq */
+byte qid[NH * 5];
+byte qix[NH * 5];
+byte qlen[NH];
+byte recv[NH];
+byte cnt[NH];
+byte fcnt[NH];
+byte next[NH];
+byte rest[NH];
 int seen[P];          /* the thread's slot: ids queued or handed over */
 
 /* ghosts */
@@ -518,7 +520,7 @@ inline abandon(n, s)
 	if
 	:: cur[n] == s && st[n] == WAIT && recv[n] == 0 ->
 		printf("@q slot r%d: seq%d cancelled (given up)\n", n, s);
-		idle(n); gone[n] = s
+		idle(n); gone[n] = gone[n] | (1 << s)
 	:: cur[n] == s && st[n] == HOLD ->
 		printf("@q slot r%d: seq%d given up while holding: ends it\n", n, s);
 		holder_end(n)
@@ -600,9 +602,13 @@ inline grant_again(h)
 /* A forward for tenure b goes to thread n's passing slot: the tenure it
  * passes on, or (idle) the tenure of the seq given up last on the thread's
  * slot, which does not hold it: a Q_GRANT for it is coming. */
-#define PASSES(n, b) ((st[PH(n)] != IDLE && st[PH(n)] != GIVING && (b) == ID(n, cur[PH(n)])) || \
-		      (st[PH(n)] == IDLE && gone[n] != 0 && (b) == ID(n, gone[n]) && \
+#define PASSES(n, b) ((st[PH(n, IDS(b))] != IDLE && st[PH(n, IDS(b))] != GIVING) || \
+		      (st[PH(n, IDS(b))] == IDLE && (gone[n] & (1 << IDS(b))) && \
 		       !(st[n] != IDLE && (b) == ID(n, cur[n]))))
+
+/* Q_GRANT_ACK from (src, s) for the Q_GRANT thread n's passing slot of
+ * seq k gives */
+#define GAVE(n, k, src, s) (st[PH(n, k)] == GIVING && ID(src, s) == next[PH(n, k)])
 
 /* QXFER_ACK for slot h's ENDING event */
 inline qack(h, a, b)
@@ -666,11 +672,11 @@ inline quarantine(n)
 			:: cur[n] == s && st[n] == WAIT && recv[n] != 0 ->
 				st[n] = HOLD; holder_end(n) /* na_qtable_done */
 			:: cur[n] == s && (st[n] == ENDING || st[n] == GIVING) -> skip
-			:: st[PH(n)] == WAIT && cur[PH(n)] == s ->
+			:: st[PH(n, s)] == WAIT ->
 				/* forwards came to its passing slot: it holds */
-				gone[n] = 0; st[PH(n)] = HOLD; holder_end(PH(n))
-			:: !(cur[n] == s && st[n] != IDLE) && !(st[PH(n)] == WAIT && cur[PH(n)] == s) ->
-				gone[n] = 0;
+				gone[n] = gone[n] & ~(1 << s); st[PH(n, s)] = HOLD; holder_end(PH(n, s))
+			:: !(cur[n] == s && st[n] != IDLE) && st[PH(n, s)] != WAIT ->
+				gone[n] = gone[n] & ~(1 << s);
 				printf("@q r%d: plain unlock seq%d\n", n, s);
 				lu_seq[n] = s; lu_open[n] = 0;
 				sw_free(n, s)
@@ -768,9 +774,13 @@ end:	do
 		holder_end(me); norm() }
 	/* the slots' timers (the thread's slot, its passing slot) */
 	:: atomic { ENDING_DUE(me) -> end_again(me); norm() }
-	:: atomic { ENDING_DUE(PH(me)) -> end_again(PH(me)); norm() }
+	:: atomic { ENDING_DUE(PH(me, 1)) -> end_again(PH(me, 1)); norm() }
+	:: atomic { ENDING_DUE(PH(me, 2)) -> end_again(PH(me, 2)); norm() }
+	:: atomic { ENDING_DUE(PH(me, 3)) -> end_again(PH(me, 3)); norm() }
 	:: atomic { GIVING_DUE(me) -> grant_again(me); norm() }
-	:: atomic { GIVING_DUE(PH(me)) -> grant_again(PH(me)); norm() }
+	:: atomic { GIVING_DUE(PH(me, 1)) -> grant_again(PH(me, 1)); norm() }
+	:: atomic { GIVING_DUE(PH(me, 2)) -> grant_again(PH(me, 2)); norm() }
+	:: atomic { GIVING_DUE(PH(me, 3)) -> grant_again(PH(me, 3)); norm() }
 	/* receive */
 	:: atomic { HAS(me) ->
 		k = 0;
@@ -797,14 +807,15 @@ end:	do
 				/* the given-up tenure: its passing slot buffers
 				 * (WAIT until the Q_GRANT) or holds the queue */
 				if
-				:: st[PH(me)] == IDLE -> cur[PH(me)] = gone[me]; st[PH(me)] = WAIT
+				:: st[PH(me, IDS(b))] == IDLE -> cur[PH(me, IDS(b))] = IDS(b); st[PH(me, IDS(b))] = WAIT
 				:: else -> skip
 				fi;
-				recv[PH(me)] = recv[PH(me)] | (1 << (a - 1));
-				in_queue(PH(me), ID(src, s), f);
+				x = PH(me, IDS(b));
+				recv[x] = recv[x] | (1 << (a - 1));
+				in_queue(x, ID(src, s), f);
 				if
-				:: !f && ID(src, s) != ID(me, cur[PH(me)]) ->
-					enqueue(PH(me), ID(src, s), a);
+				:: !f && ID(src, s) != b ->
+					enqueue(x, ID(src, s), a);
 					QUEUED_TO(src, s);
 					if
 					:: fstamp[ID(src, s)] == 0 -> fstamp[ID(src, s)] = q
@@ -853,9 +864,9 @@ end:	do
 					fi
 				fi
 			:: e == QACK && st[me] == ENDING && s == cur[me] -> qack(me, a, b)
-			:: e == QACK && st[PH(me)] == ENDING && s == cur[PH(me)] ->
-				qack(PH(me), a, b);
-				if :: st[PH(me)] == IDLE -> cur[PH(me)] = 0 :: else -> skip fi
+			:: e == QACK && !(st[me] == ENDING && s == cur[me]) && st[PH(me, s)] == ENDING ->
+				qack(PH(me, s), a, b);
+				if :: st[PH(me, s)] == IDLE -> cur[PH(me, s)] = 0 :: else -> skip fi
 			:: e == QGRANT ->
 				if
 				:: st[me] == WAIT && s == cur[me] ->
@@ -867,23 +878,24 @@ end:	do
 					:: rst[me] == T_WAIT && rseq[me] == s -> enter(me)
 					:: else -> gq[me] = s; printf("@q r%d: Q_GRANT seq%d kept for the thread\n", me, s)
 					fi
-				:: !(st[me] == WAIT && s == cur[me]) && gone[me] == s ->
+				:: !(st[me] == WAIT && s == cur[me]) && (gone[me] & (1 << s)) ->
 					/* rule 2 (pass_on): the given-up tenure's passing
 					 * slot takes it and ends it at once */
 					printf("@q slot r%d: Q_GRANT for given-up seq%d: passed on\n", me, s);
-					assert(st[PH(me)] == IDLE || (st[PH(me)] == WAIT && cur[PH(me)] == s));
-					gone[me] = 0; cur[PH(me)] = s;
-					take_queue(PH(me), q);
+					assert(st[PH(me, s)] == IDLE || st[PH(me, s)] == WAIT);
+					gone[me] = gone[me] & ~(1 << s); cur[PH(me, s)] = s;
+					take_queue(PH(me, s), q);
 					assert(fstamp[ID(me, s)] > lastq);
 					lastq = fstamp[ID(me, s)]; fstamp[ID(me, s)] = 0;
 					once(me, s);
-					st[PH(me)] = HOLD; holder_end(PH(me))
+					st[PH(me, s)] = HOLD; holder_end(PH(me, s))
 				:: else -> skip
 				fi;
 				put(QGACK, src, me, s, 0, 0, 0)
 			:: e == QGACK && st[me] == GIVING && ID(src, s) == next[me] -> idle(me)
-			:: e == QGACK && st[PH(me)] == GIVING && ID(src, s) == next[PH(me)] ->
-				idle(PH(me)); cur[PH(me)] = 0
+			:: e == QGACK && GAVE(me, 1, src, s) -> idle(PH(me, 1)); cur[PH(me, 1)] = 0
+			:: e == QGACK && GAVE(me, 2, src, s) -> idle(PH(me, 2)); cur[PH(me, 2)] = 0
+			:: e == QGACK && GAVE(me, 3, src, s) -> idle(PH(me, 3)); cur[PH(me, 3)] = 0
 			:: else -> skip
 			fi
 		:: else -> skip
@@ -898,7 +910,9 @@ proctype quiet()
 	atomic {
 		n = 0;
 		do
-		:: n < P -> assert(rst[n] == T_DONE && st[n] == IDLE && st[PH(n)] == IDLE); n++
+		:: n < P -> assert((rst[n] == T_DONE || (rst[n] == T_IDLE && nseq[n] == MAXSEQ)) &&
+				   st[n] == IDLE && st[PH(n, 1)] == IDLE &&
+				   st[PH(n, 2)] == IDLE && st[PH(n, 3)] == IDLE); n++
 		:: else -> break
 		od;
 		assert(lockw == 0);
