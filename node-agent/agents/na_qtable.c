@@ -33,20 +33,46 @@ na_qtable_fini(struct na_qtable *qt)
 	qt->s = NULL;
 }
 
+/* The record of seq `seq` given up on slot `s`, or -1. */
+static int
+gone_find(const struct na_qslot *s, uint32_t seq)
+{
+	for (int i = 0; i < NA_QT_GONE; i++)
+		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
+			return i;
+	return -1;
+}
+
+static void
+gone_del(struct na_qslot *s, uint32_t seq)
+{
+	int i = gone_find(s, seq);
+
+	if (i >= 0)
+		s->gone &= (uint8_t) ~(1u << i);
+}
+
 static void
 cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
 {
-	if (na_qholder_cancel(&s->h, thread, seq) == 0) {
-		s->gone = true;
-		s->gone_thread = thread;
-		s->gone_seq = seq;
+	uint32_t i = 0;
+
+	if (na_qholder_cancel(&s->h, thread, seq) != 0)
+		return;
+	while (i < NA_QT_GONE && (s->gone >> i & 1))
+		i++;
+	if (i == NA_QT_GONE) {
+		i = s->gone_next;
+		s->gone_next = (uint8_t)((i + 1) % NA_QT_GONE);
 	}
+	s->gone |= (uint8_t)(1u << i);
+	s->gone_seq[i] = seq;
 }
 
 /*
  * Passing slots (docs/QUEUED-LOCKS.md 5 "Giving a request up";
  * lib/model/qlock-threads.pml rule 2, PH): a tenure of a seq given up on
- * a thread's slot (its `gone` record) is held by a slot of its own, so
+ * a thread's slot (its `gone` records) is held by a slot of its own, so
  * that the thread's next event may wait on its own slot meanwhile. It
  * buffers the forwards for that tenure that arrive before the Q_GRANT
  * (WAIT), takes the Q_GRANT and ends the tenure at once (QXFER to the
@@ -101,15 +127,22 @@ free_passing(struct na_qslot *p)
 	}
 }
 
-/* Is `tenure` the tenure of the seq given up last on slot `s`, which
+/* Is `tenure` the tenure of a seq given up on slot `s` (`seq`), which
  * does not hold it? */
 static bool
 gone_tenure(const struct na_qtable *qt, const struct na_qslot *s,
-	    uint16_t tenure)
+	    uint16_t tenure, uint32_t *seq)
 {
-	return s->gone && !holds(&s->h, tenure) &&
-	       lcf_q_tenure(lcf_q_id(qt->self, s->gone_thread, s->gone_seq)) ==
-		       tenure;
+	if (holds(&s->h, tenure))
+		return false;
+	for (int i = 0; i < NA_QT_GONE; i++)
+		if ((s->gone >> i & 1) &&
+		    lcf_q_tenure(lcf_q_id(qt->self, s->h.thread,
+					  s->gone_seq[i])) == tenure) {
+			*seq = s->gone_seq[i];
+			return true;
+		}
+	return false;
 }
 
 /* The slot a forward to (tag, thread)'s `tenure` goes to: the passing
@@ -120,6 +153,7 @@ forward_slot(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	     uint16_t tenure, uint64_t now)
 {
 	struct na_qslot *s = na_qslot_find(qt, tag, thread);
+	uint32_t seq;
 
 	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
 		struct na_qslot *p = &qt->s[i];
@@ -128,8 +162,8 @@ forward_slot(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		    p->h.thread == thread && holds(&p->h, tenure))
 			return p;
 	}
-	if (s && gone_tenure(qt, s, tenure))
-		return new_passing(qt, s, s->gone_seq, now);
+	if (s && gone_tenure(qt, s, tenure, &seq))
+		return new_passing(qt, s, seq, now);
 	return s;
 }
 
@@ -201,8 +235,8 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	struct na_qslot *p = passing(qt, tag, thread, seq);
 	struct na_qacts a = { 0 };
 
-	if (s && s->gone && s->gone_thread == thread && s->gone_seq == seq)
-		s->gone = false; /* its lock ends here: no Q_GRANT comes */
+	if (s)
+		gone_del(s, seq); /* its lock ends here: no Q_GRANT comes */
 	if (p && p->h.st == NA_QH_WAIT)
 		s = p; /* forwards came to its passing slot */
 	if (s && s->h.st == NA_QH_WAIT && s->h.seq == seq &&
@@ -306,7 +340,7 @@ pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
 		}
 		return; /* malformed: not acknowledged */
 	}
-	s->gone = false;
+	gone_del(s, m->seq);
 	for (uint32_t i = 0; i < a.n; i++)
 		if (a.a[i].kind != NA_QA_GRANTED)
 			b.a[b.n++] = a.a[i];
@@ -366,8 +400,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		qack(qt, s, m, now, &a);
 	} else if (m->type == NA_MSG_Q_GRANT) {
 		qt->st.qgrant_recv++;
-		if (s && s->gone && s->gone_thread == m->thread &&
-		    s->gone_seq == m->seq &&
+		if (s && gone_find(s, m->seq) >= 0 &&
 		    !(s->h.st == NA_QH_WAIT && s->h.seq == m->seq)) {
 			pass_on(qt, s, m, payload, now, out, loc);
 			return 0;

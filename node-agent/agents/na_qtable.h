@@ -68,12 +68,14 @@ struct na_qt_stats {
 #undef NA_X_FIELD
 };
 
+#define NA_QT_GONE 4 /* given-up seqs remembered per slot */
+
 struct na_qslot {
 	bool used;
 	bool passing; /* passes a given-up tenure on (not na_qslot_find's) */
-	bool gone;    /* gone_*: the last event cancelled while waiting */
-	uint16_t gone_thread;
-	uint32_t gone_seq;
+	uint8_t gone; /* bit i: gone_seq[i] was cancelled while waiting */
+	uint8_t gone_next; /* the record overwritten when all are in use */
+	uint32_t gone_seq[NA_QT_GONE];
 	uint64_t tag;
 	uint64_t last; /* time of the last use (free-slot choice) */
 	struct na_qholder h;

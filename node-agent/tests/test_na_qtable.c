@@ -595,3 +595,28 @@ Test(qtable, given_up_tenure_with_forwards_settles_through_the_queue)
 	cr_assert_eq(loc.n, 0);
 	teardown();
 }
+
+/* Two seqs given up in a row (NACKed twice, the type changed twice) while
+ * a copy of the first is queued: its Q_GRANT still passes on. */
+Test(qtable, earlier_given_up_seq_is_remembered)
+{
+	struct na_qg_entry q[1] = {
+		{ .node = 1, .thread = 0, .seq = 3, .type = 2, .index = 2 }
+	};
+	uint8_t buf[64];
+	struct lcf_msg g = qgrant(0, 1, 0, 1, q, 1, buf, sizeof(buf));
+
+	setup(1);
+	clear();
+	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
+	na_qtable_request(&qt, TAG, 0, 2, 1, &out, &loc); /* gives 1 up */
+	na_qtable_request(&qt, TAG, 0, 3, 2, &out, &loc); /* gives 2 up */
+	cr_assert_eq(qt.st.abandoned_waits, 2);
+	na_qtable_handle(&qt, &g, buf, 3, &out, &loc);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[1].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[1].msg.seq, 1);
+	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(1, 0, 3));
+	teardown();
+}
