@@ -206,6 +206,11 @@ if [ $DEEP = 0 ]; then
 		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 	PML=qlock-threads.pml run qlock-threads-typechg-twice pass \
 		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=2 -DTYPECHG" "$QL" "-m100000 -w22"
+	# Two duplicates of the request: one NACKed, one queued and handed the
+	# lock, one forwarded to that tenure (counted: the thread's slot is
+	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
+	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
+		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

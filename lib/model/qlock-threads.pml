@@ -34,7 +34,9 @@
  *     the forwards for that tenure that arrive before the Q_GRANT; a
  *     settling unlock of the given-up event (rule 3) ends the record;
  *   - rule 3: a given-up event whose copy took the lock ends through the
- *     queue (QXFER / QRELEASE) or, slot cancelled, with a plain unlock;
+ *     queue (QXFER / QRELEASE) or, slot cancelled, with a plain unlock; a
+ *     given-up event whose slot is kept for the forwards that came for its
+ *     tenure (kept) passes its Q_GRANT on at once in place (pass_on);
  *   - a forward for a tenure the slot does not hold: from the holder's own
  *     node, ignored; a duplicate of one it queued or handed over, ignored;
  *     else Q_NACK (the requester re-sends at once, same seq).
@@ -181,6 +183,7 @@ byte retx[P];
 byte st[NH];
 byte cur[NH];      /* the slot's seq */
 byte gone[P];         /* seqs cancelled (s->gone), a bit per seq */
+bit kept[P];          /* its WAIT seq was given up, kept for its forwards */
 byte qid[NH * 5];
 byte qix[NH * 5];
 byte qlen[NH];
@@ -524,6 +527,9 @@ inline abandon(n, s)
 	:: cur[n] == s && st[n] == HOLD ->
 		printf("@q slot r%d: seq%d given up while holding: ends it\n", n, s);
 		holder_end(n)
+	:: cur[n] == s && st[n] == WAIT && recv[n] != 0 ->
+		/* kept for the forwards that came for it (its tenure) */
+		kept[n] = 1
 	:: else -> skip
 	fi;
 	if :: gq[n] == s -> gq[n] = 0 :: else -> skip fi
@@ -670,7 +676,7 @@ inline quarantine(n)
 			once(n, s); invalidate(n);
 			if
 			:: cur[n] == s && st[n] == WAIT && recv[n] != 0 ->
-				st[n] = HOLD; holder_end(n) /* na_qtable_done */
+				kept[n] = 0; st[n] = HOLD; holder_end(n) /* na_qtable_done */
 			:: cur[n] == s && (st[n] == ENDING || st[n] == GIVING) -> skip
 			:: st[PH(n, s)] == WAIT ->
 				/* forwards came to its passing slot: it holds */
@@ -875,8 +881,14 @@ end:	do
 					lastq = fstamp[ID(me, s)]; fstamp[ID(me, s)] = 0;
 					st[me] = HOLD; once(me, s);
 					if
-					:: rst[me] == T_WAIT && rseq[me] == s -> enter(me)
-					:: else -> gq[me] = s; printf("@q r%d: Q_GRANT seq%d kept for the thread\n", me, s)
+					:: kept[me] ->
+						/* given up, kept for its forwards: passed on
+						 * at once in place (pass_on) */
+						printf("@q slot r%d: Q_GRANT for kept given-up seq%d: passed on\n", me, s);
+						kept[me] = 0; holder_end(me)
+					:: !kept[me] && rst[me] == T_WAIT && rseq[me] == s -> enter(me)
+					:: !kept[me] && !(rst[me] == T_WAIT && rseq[me] == s) ->
+						gq[me] = s; printf("@q r%d: Q_GRANT seq%d kept for the thread\n", me, s)
 					fi
 				:: !(st[me] == WAIT && s == cur[me]) && (gone[me] & (1 << s)) ->
 					/* rule 2 (pass_on): the given-up tenure's passing
