@@ -59,6 +59,7 @@ cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
 
 	if (na_qholder_cancel(&s->h, thread, seq) != 0)
 		return;
+	s->kept = false;
 	while (i < NA_QT_GONE && (s->gone >> i & 1))
 		i++;
 	if (i == NA_QT_GONE) {
@@ -183,7 +184,10 @@ na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		na_qtable_abandon(qt, tag, thread, s->h.seq, now, out, loc);
 	else if (s->h.st == NA_QH_WAIT || s->h.st == NA_QH_HOLD)
 		return 0; /* retried; HOLD: its Q_GRANT came meanwhile */
-	return na_qholder_request(&s->h, thread, seq);
+	if (na_qholder_request(&s->h, thread, seq) != 0)
+		return -EBUSY;
+	s->kept = false;
+	return 0;
 }
 
 int
@@ -223,6 +227,8 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		qt->st.abandoned_holds++;
 		na_qholder_done(&s->h, s->h.gstatus, s->h.copyset, now, &a);
 		na_qslot_emit(qt, s, NA_QH_HOLD, &a, out, loc);
+	} else if (s->h.st == NA_QH_WAIT) {
+		s->kept = true; /* forwards came for its tenure */
 	}
 }
 
@@ -244,6 +250,8 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		/* Forwards came for it: a copy took the write lock (a NACKed
 		 * request's, settled by na_req_quarantine): it holds. */
 		na_qholder_switch_granted(&s->h, thread, seq);
+	if (s)
+		s->kept = false;
 	if (!s || s->h.st != NA_QH_HOLD || s->h.seq != seq)
 		return -ESRCH;
 	s->last = now;
@@ -316,31 +324,19 @@ giver(struct na_qtable *qt, const struct lcf_msg *m)
 	return NULL;
 }
 
-/* A Q_GRANT for the event given up last on slot `s` (m->seq): its passing
- * slot takes it and ends it at once. Without a free slot it is not
- * acknowledged (the giver retransmits). */
-static void
-pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
-	const void *payload, uint64_t now, struct na_out *out,
-	struct na_qlocals *loc)
+/* Q_GRANT `m` on slot `p`, waiting for its event, which was given up:
+ * taken for nobody, the tenure ends at once with the grant's metadata. */
+static int
+take_and_end(struct na_qtable *qt, struct na_qslot *p, const struct lcf_msg *m,
+	     const void *payload, uint64_t now, struct na_out *out,
+	     struct na_qlocals *loc)
 {
-	struct na_qslot *p = passing(qt, m->tag, m->thread, m->seq);
 	struct na_qacts a = { 0 }, b = { 0 };
 
-	if (!p)
-		p = new_passing(qt, s, m->seq, now);
-	if (!p)
-		return;
 	if (na_qholder_qgrant(&p->h, (uint16_t)(m->aux >> 16), m->thread,
 			      m->seq, m->gstatus, m->copyset, payload, m->len,
-			      now, &a) != 0) {
-		if (na_qfifo_count(&p->h.q) == 0) {
-			na_qholder_cancel(&p->h, m->thread, m->seq);
-			free_passing(p);
-		}
-		return; /* malformed: not acknowledged */
-	}
-	gone_del(s, m->seq);
+			      now, &a) != 0)
+		return -EINVAL;
 	for (uint32_t i = 0; i < a.n; i++)
 		if (a.a[i].kind != NA_QA_GRANTED)
 			b.a[b.n++] = a.a[i];
@@ -350,6 +346,31 @@ pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
 	a.n = 0;
 	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);
 	na_qslot_emit(qt, p, NA_QH_HOLD, &a, out, loc);
+	return 0;
+}
+
+/* A Q_GRANT for an event given up on slot `s` (m->seq): its passing slot
+ * takes it and ends it at once. Without a free slot it is not
+ * acknowledged (the giver retransmits). */
+static void
+pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
+	const void *payload, uint64_t now, struct na_out *out,
+	struct na_qlocals *loc)
+{
+	struct na_qslot *p = passing(qt, m->tag, m->thread, m->seq);
+
+	if (!p)
+		p = new_passing(qt, s, m->seq, now);
+	if (!p)
+		return;
+	if (take_and_end(qt, p, m, payload, now, out, loc) != 0) {
+		if (na_qfifo_count(&p->h.q) == 0) {
+			na_qholder_cancel(&p->h, m->thread, m->seq);
+			free_passing(p);
+		}
+		return; /* malformed: not acknowledged */
+	}
+	gone_del(s, m->seq);
 }
 
 int
@@ -403,6 +424,14 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		if (s && gone_find(s, m->seq) >= 0 &&
 		    !(s->h.st == NA_QH_WAIT && s->h.seq == m->seq)) {
 			pass_on(qt, s, m, payload, now, out, loc);
+			return 0;
+		}
+		if (s && s->kept && s->h.st == NA_QH_WAIT &&
+		    s->h.seq == m->seq) {
+			/* Given up, kept for its tenure's forwards: passed on
+			 * in place. */
+			if (take_and_end(qt, s, m, payload, now, out, loc) == 0)
+				s->kept = false;
 			return 0;
 		}
 		if (!s) {

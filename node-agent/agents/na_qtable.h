@@ -73,6 +73,8 @@ struct na_qt_stats {
 struct na_qslot {
 	bool used;
 	bool passing; /* passes a given-up tenure on (not na_qslot_find's) */
+	bool kept;    /* its waiting event was given up, kept for the forwards
+		       * that came for its tenure */
 	uint8_t gone; /* bit i: gone_seq[i] was cancelled while waiting */
 	uint8_t gone_next; /* the record overwritten when all are in use */
 	uint32_t gone_seq[NA_QT_GONE];

@@ -620,3 +620,48 @@ Test(qtable, earlier_given_up_seq_is_remembered)
 	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(1, 0, 3));
 	teardown();
 }
+
+/* A seq given up while its slot is kept for a forward that came for its
+ * tenure (lib/model/qlock-threads.pml, qlock-threads-typechg-kept): its
+ * Q_GRANT is passed on in place, then the thread's next seq registers. */
+Test(qtable, kept_given_up_seq_passes_its_grant_on)
+{
+	struct na_qg_entry q[1] = {
+		{ .node = 2, .thread = 1, .seq = 7, .type = 2, .index = 3 }
+	};
+	uint8_t buf[64];
+	struct lcf_msg g = qgrant(0, 1, 0, 1, q, 1, buf, sizeof(buf)), m;
+
+	setup(1);
+	clear();
+	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
+	m = forward(1, 0, 1, lcf_q_id(1, 0, 1), 1); /* its own copy */
+	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
+	na_qtable_abandon(&qt, TAG, 0, 1, 2, &out, &loc);
+	cr_assert_eq(qt.st.abandoned_waits, 0, "kept: a forward came");
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 2, 3, &out, &loc), -EBUSY);
+	clear();
+	na_qtable_handle(&qt, &g, buf, 4, &out, &loc);
+	cr_assert_eq(loc.n, 0, "not delivered: given up");
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[1].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[1].msg.seq, 1);
+	cr_assert_eq(out.m[1].msg.aux, 1);
+	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(2, 1, 7));
+	clear();
+	m = qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 1);
+	na_qtable_handle(&qt, &m, NULL, 5, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);
+	cr_assert_eq(out.m[0].dst, 2);
+	clear();
+	m = (struct lcf_msg){ .type = NA_MSG_Q_GRANT_ACK,
+			      .node = 2,
+			      .thread = 1,
+			      .seq = 7,
+			      .tag = TAG };
+	na_qtable_handle(&qt, &m, NULL, 6, &out, &loc);
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 2, 7, &out, &loc), 0);
+	teardown();
+}
