@@ -250,7 +250,7 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		/* Forwards came for it: a copy took the write lock (a NACKed
 		 * request's, settled by na_req_quarantine): it holds. */
 		na_qholder_switch_granted(&s->h, thread, seq);
-	if (s)
+	if (s && s->h.seq == seq)
 		s->kept = false;
 	if (!s || s->h.st != NA_QH_HOLD || s->h.seq != seq)
 		return -ESRCH;
