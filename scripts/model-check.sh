@@ -232,6 +232,8 @@ else
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
 	PML=qlock-threads.pml run qlock-threads-qqueued pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
+	PML=qlock-threads.pml run qlock-threads-typechg-threads pass \
+		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w26"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi
