@@ -199,11 +199,18 @@ if [ $DEEP = 0 ]; then
 	# A NACKed seq given up for a new seq of the same thread (na_req_event:
 	# its type changed, WRITE_SHARED -> WRITE_MISS when the Shared copy went
 	# in the backoff; the KV benchmark's rwlocks): a copy of the old seq
-	# queued meanwhile is granted while the slot serves the new seq; the
-	# Q_GRANT is acknowledged and dropped and the lock stays with the old
-	# seq (docs/QUEUED-LOCKS.md 9; open: no rule covers it yet).
-	PML=qlock-threads.pml run qlock-threads-typechg "known:rst\[n\]==5|lockw==0" \
+	# queued meanwhile is granted while the slot serves the new seq; a
+	# passing slot takes the Q_GRANT and passes it on (pass_on). Twice
+	# (NACKX=2): two seqs given up in a row, the first one's Q_GRANT comes.
+	PML=qlock-threads.pml run qlock-threads-typechg pass \
 		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=qlock-threads.pml run qlock-threads-typechg-twice pass \
+		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=2 -DTYPECHG" "$QL" "-m100000 -w22"
+	# Two duplicates of the request: one NACKed, one queued and handed the
+	# lock, one forwarded to that tenure (counted: the thread's slot is
+	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
+	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
+		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -225,6 +232,8 @@ else
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
 	PML=qlock-threads.pml run qlock-threads-qqueued pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
+	PML=qlock-threads.pml run qlock-threads-typechg-threads pass \
+		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w26"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

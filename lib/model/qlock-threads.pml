@@ -25,10 +25,18 @@
  *     home's "not home" while the block moves to the switch, migration);
  *   - rule 1: a forward of another thread of the holder's own node to a
  *     tenure still WAITING is counted and NACKed (local_wait_forward);
- *   - rule 2: a Q_GRANT for the event last cancelled on the slot is taken
- *     and passed on at once (pass_on);
+ *   - rule 2: a Q_GRANT for an event cancelled on the slot (given up; the
+ *     slot remembers them, s->gone) is taken and passed on at once
+ *     (pass_on), whatever the slot serves meanwhile (the thread's next
+ *     event may wait there): by a passing slot of its own (PH, one per
+ *     given-up seq), which holds the given-up tenure until its
+ *     QXFER/QRELEASE is approved and its Q_GRANT acknowledged, and buffers
+ *     the forwards for that tenure that arrive before the Q_GRANT; a
+ *     settling unlock of the given-up event (rule 3) ends the record;
  *   - rule 3: a given-up event whose copy took the lock ends through the
- *     queue (QXFER / QRELEASE) or, slot cancelled, with a plain unlock;
+ *     queue (QXFER / QRELEASE) or, slot cancelled, with a plain unlock; a
+ *     given-up event whose slot is kept for the forwards that came for its
+ *     tenure (kept) passes its Q_GRANT on at once in place (pass_on);
  *   - a forward for a tenure the slot does not hold: from the holder's own
  *     node, ignored; a duplicate of one it queued or handed over, ignored;
  *     else Q_NACK (the requester re-sends at once, same seq).
@@ -46,8 +54,8 @@
  * LOSS, DUP as in qlock.pml; DUPK: only messages of this kind are
  * duplicated (REQ = 1: a late copy of a request).
  * Properties: SWMR, ONCE (no event granted twice), FIFO of hand-overs,
- * QUIET: at quiescence every thread finished its OPS, the lock is free and
- * no holder slot is busy.
+ * QUIET: at quiescence every thread finished its OPS (or, idle, used up
+ * the model's MAXSEQ seqs), the lock is free and no holder slot is busy.
  */
 
 #ifndef N
@@ -162,24 +170,29 @@ bit qd[P];            /* Q_QUEUED received for the current request */
 byte gq[P];           /* seq of a Q_GRANT delivered, not yet taken (t->qgrant) */
 byte retx[P];
 
-/* holder slots, one per (block, thread) */
+/* holder slots, one per (block, thread): h = the thread; h = PH(thread, s):
+ * the passing slot of the thread's given-up seq s (rule 2) */
+#define NH (P + P * MAXSEQ)
+#define PH(n, s) (P + (n) * MAXSEQ + (s) - 1)
+#define TH(h) (((h) < P) * (h) + ((h) >= P) * (((h) - P) / MAXSEQ))
 #define IDLE 0
 #define WAIT 1
 #define HOLD 2
 #define ENDING 3
 #define GIVING 4
-byte st[P];
-byte cur[P];          /* the slot's seq */
-byte gone[P];         /* seq cancelled last (s->gone), 0 none */
-byte qid[P * 5];
-byte qix[P * 5];
-byte qlen[P];
-byte recv[P];
-byte cnt[P];
-byte fcnt[P];
-byte next[P];
-byte rest[P];
-int seen[P];
+byte st[NH];
+byte cur[NH];      /* the slot's seq */
+byte gone[P];         /* seqs cancelled (s->gone), a bit per seq */
+bit kept[P];          /* its WAIT seq was given up, kept for its forwards */
+byte qid[NH * 5];
+byte qix[NH * 5];
+byte qlen[NH];
+byte recv[NH];
+byte cnt[NH];
+byte fcnt[NH];
+byte next[NH];
+byte rest[NH];
+int seen[P];          /* the thread's slot: ids queued or handed over */
 
 /* ghosts */
 byte granted[P * 4];
@@ -492,14 +505,14 @@ inline holder_end(n)
 	popcount(recv[n], cnt[n]);
 	if
 	:: qlen[n] == 0 -> next[n] = 0;
-		printf("@q slot r%d: QRELEASE seq%d count %d\n", n, cur[n], cnt[n]);
-		put(QREL, SW, n, cur[n], cnt[n], 0, 0)
+		printf("@q slot %d: QRELEASE seq%d count %d\n", n, cur[n], cnt[n]);
+		put(QREL, SW, TH(n), cur[n], cnt[n], 0, 0)
 	:: else -> next[n] = QE(n, 0);
 		rest[n] = 0;
 		if :: qlen[n] > 1 -> rest[n] = QE(n, 1) :: else -> skip fi;
 		if :: qlen[n] > 2 -> rest[n] = rest[n] | (QE(n, 2) << 4) :: else -> skip fi;
-		printf("@q slot r%d: QXFER seq%d count %d next %d\n", n, cur[n], cnt[n], next[n]);
-		put(QXFER, SW, n, cur[n], cnt[n], next[n], 0)
+		printf("@q slot %d: QXFER seq%d count %d next %d\n", n, cur[n], cnt[n], next[n]);
+		put(QXFER, SW, TH(n), cur[n], cnt[n], next[n], 0)
 	fi;
 	st[n] = ENDING
 }
@@ -510,10 +523,13 @@ inline abandon(n, s)
 	if
 	:: cur[n] == s && st[n] == WAIT && recv[n] == 0 ->
 		printf("@q slot r%d: seq%d cancelled (given up)\n", n, s);
-		idle(n); gone[n] = s
+		idle(n); gone[n] = gone[n] | (1 << s)
 	:: cur[n] == s && st[n] == HOLD ->
 		printf("@q slot r%d: seq%d given up while holding: ends it\n", n, s);
 		holder_end(n)
+	:: cur[n] == s && st[n] == WAIT && recv[n] != 0 ->
+		/* kept for the forwards that came for it (its tenure) */
+		kept[n] = 1
 	:: else -> skip
 	fi;
 	if :: gq[n] == s -> gq[n] = 0 :: else -> skip fi
@@ -551,8 +567,69 @@ inline take_queue(me, q)
 	:: else -> break
 	od;
 	qlen[me] = f;
-	if :: (q & 15) != 0 -> seen[me] = seen[me] | (1 << (q & 15)) :: else -> skip fi;
-	if :: (q >> 4) != 0 -> seen[me] = seen[me] | (1 << (q >> 4)) :: else -> skip fi
+	if
+	:: me < P ->
+		if :: (q & 15) != 0 -> seen[me] = seen[me] | (1 << (q & 15)) :: else -> skip fi;
+		if :: (q >> 4) != 0 -> seen[me] = seen[me] | (1 << (q >> 4)) :: else -> skip fi
+	:: else -> skip /* a passing slot is freed when idle: no record */
+	fi
+}
+
+/* The slots' timers: QXFER/QRELEASE nobody answered (re-reading the head),
+ * Q_GRANT nobody acknowledged. */
+#define ENDING_DUE(h) (st[h] == ENDING && !ANY(QXFER, SW, TH(h), cur[h]) && \
+		       !ANY(QREL, SW, TH(h), cur[h]) && !ANY(QACK, TH(h), SW, cur[h]) && \
+		       len(rs) == 0 && !ANYFWD(ID(TH(h), cur[h])))
+#define GIVING_DUE(h) (st[h] == GIVING && !ANY(QGRANT, IDN(next[h]), TH(h), IDS(next[h])) && \
+		       !ANY(QGACK, TH(h), IDN(next[h]), IDS(next[h])))
+
+inline end_again(h)
+{
+	popcount(recv[h], cnt[h]);
+	if
+	:: fcnt[h] > cnt[h] -> cnt[h] = fcnt[h]
+	:: else -> skip
+	fi;
+	if
+	:: next[h] == 0 && qlen[h] == 0 -> put(QREL, SW, TH(h), cur[h], cnt[h], 0, 0)
+	:: else ->
+		next[h] = QE(h, 0); rest[h] = 0;
+		if :: qlen[h] > 1 -> rest[h] = QE(h, 1) :: else -> skip fi;
+		if :: qlen[h] > 2 -> rest[h] = rest[h] | (QE(h, 2) << 4) :: else -> skip fi;
+		put(QXFER, SW, TH(h), cur[h], cnt[h], next[h], 0)
+	fi
+}
+
+inline grant_again(h)
+{
+	put(QGRANT, IDN(next[h]), TH(h), IDS(next[h]), 0, 0, rest[h])
+}
+
+/* A forward for tenure b goes to thread n's passing slot: the tenure it
+ * passes on, or (idle) the tenure of the seq given up last on the thread's
+ * slot, which does not hold it: a Q_GRANT for it is coming. */
+#define PASSES(n, b) ((st[PH(n, IDS(b))] != IDLE && st[PH(n, IDS(b))] != GIVING) || \
+		      (st[PH(n, IDS(b))] == IDLE && (gone[n] & (1 << IDS(b))) && \
+		       !(st[n] != IDLE && (b) == ID(n, cur[n]))))
+
+/* Q_GRANT_ACK from (src, s) for the Q_GRANT thread n's passing slot of
+ * seq k gives */
+#define GAVE(n, k, src, s) (st[PH(n, k)] == GIVING && ID(src, s) == next[PH(n, k)])
+
+/* QXFER_ACK for slot h's ENDING event */
+inline qack(h, a, b)
+{
+	if
+	:: a == R_OK || a == R_NOTHOLDER ->
+		if
+		:: next[h] == 0 -> idle(h)
+		:: else -> st[h] = GIVING;
+			printf("@q slot %d: Q_GRANT to %d (rest %d)\n", h, next[h], rest[h]);
+			put(QGRANT, IDN(next[h]), TH(h), IDS(next[h]), 0, 0, rest[h])
+		fi
+	:: a == R_COUNT -> fcnt[h] = b
+	:: else -> assert(false)
+	fi
 }
 
 /* ---- requester threads ---- */
@@ -599,9 +676,13 @@ inline quarantine(n)
 			once(n, s); invalidate(n);
 			if
 			:: cur[n] == s && st[n] == WAIT && recv[n] != 0 ->
-				st[n] = HOLD; holder_end(n) /* na_qtable_done */
+				kept[n] = 0; st[n] = HOLD; holder_end(n) /* na_qtable_done */
 			:: cur[n] == s && (st[n] == ENDING || st[n] == GIVING) -> skip
-			:: else ->
+			:: st[PH(n, s)] == WAIT ->
+				/* forwards came to its passing slot: it holds */
+				gone[n] = gone[n] & ~(1 << s); st[PH(n, s)] = HOLD; holder_end(PH(n, s))
+			:: !(cur[n] == s && st[n] != IDLE) && st[PH(n, s)] != WAIT ->
+				gone[n] = gone[n] & ~(1 << s);
 				printf("@q r%d: plain unlock seq%d\n", n, s);
 				lu_seq[n] = s; lu_open[n] = 0;
 				sw_free(n, s)
@@ -697,26 +778,15 @@ end:	do
 		inside = 255; ops[me]++; busy[NODE(me)] = 255; rst[me] = T_IDLE;
 		assert(st[me] == HOLD && cur[me] == rseq[me]);
 		holder_end(me); norm() }
-	/* the slot's timers */
-	:: atomic { st[me] == ENDING && !ANY(QXFER, SW, me, cur[me]) &&
-		    !ANY(QREL, SW, me, cur[me]) && !ANY(QACK, me, SW, cur[me]) &&
-		    len(rs) == 0 && !ANYFWD(ID(me, cur[me])) ->
-		popcount(recv[me], cnt[me]);
-		if
-		:: fcnt[me] > cnt[me] -> cnt[me] = fcnt[me]
-		:: else -> skip
-		fi;
-		if
-		:: next[me] == 0 && qlen[me] == 0 -> put(QREL, SW, me, cur[me], cnt[me], 0, 0)
-		:: else ->
-			next[me] = QE(me, 0); rest[me] = 0;
-			if :: qlen[me] > 1 -> rest[me] = QE(me, 1) :: else -> skip fi;
-			if :: qlen[me] > 2 -> rest[me] = rest[me] | (QE(me, 2) << 4) :: else -> skip fi;
-			put(QXFER, SW, me, cur[me], cnt[me], next[me], 0)
-		fi; norm() }
-	:: atomic { st[me] == GIVING && !ANY(QGRANT, IDN(next[me]), me, IDS(next[me])) &&
-		    !ANY(QGACK, me, IDN(next[me]), IDS(next[me])) ->
-		put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me]); norm() }
+	/* the slots' timers (the thread's slot, its passing slot) */
+	:: atomic { ENDING_DUE(me) -> end_again(me); norm() }
+	:: atomic { ENDING_DUE(PH(me, 1)) -> end_again(PH(me, 1)); norm() }
+	:: atomic { ENDING_DUE(PH(me, 2)) -> end_again(PH(me, 2)); norm() }
+	:: atomic { ENDING_DUE(PH(me, 3)) -> end_again(PH(me, 3)); norm() }
+	:: atomic { GIVING_DUE(me) -> grant_again(me); norm() }
+	:: atomic { GIVING_DUE(PH(me, 1)) -> grant_again(PH(me, 1)); norm() }
+	:: atomic { GIVING_DUE(PH(me, 2)) -> grant_again(PH(me, 2)); norm() }
+	:: atomic { GIVING_DUE(PH(me, 3)) -> grant_again(PH(me, 3)); norm() }
 	/* receive */
 	:: atomic { HAS(me) ->
 		k = 0;
@@ -739,7 +809,27 @@ end:	do
 			:: e == QQUEUED && rst[me] == T_WAIT && s == rseq[me] -> qd[me] = 1
 			:: e == QNACK && rst[me] == T_WAIT && s == rseq[me] ->
 				qd[me] = 0; put(REQ, SW, me, s, 0, 0, 0)
-			:: e == FWD ->
+			:: e == FWD && PASSES(me, b) ->
+				/* the given-up tenure: its passing slot buffers
+				 * (WAIT until the Q_GRANT) or holds the queue */
+				if
+				:: st[PH(me, IDS(b))] == IDLE -> cur[PH(me, IDS(b))] = IDS(b); st[PH(me, IDS(b))] = WAIT
+				:: else -> skip
+				fi;
+				x = PH(me, IDS(b));
+				recv[x] = recv[x] | (1 << (a - 1));
+				in_queue(x, ID(src, s), f);
+				if
+				:: !f && ID(src, s) != b ->
+					enqueue(x, ID(src, s), a);
+					QUEUED_TO(src, s);
+					if
+					:: fstamp[ID(src, s)] == 0 -> fstamp[ID(src, s)] = q
+					:: else -> skip
+					fi
+				:: else -> skip
+				fi
+			:: e == FWD && !PASSES(me, b) ->
 				if
 				:: b == ID(me, cur[me]) && (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING) ->
 					recv[me] = recv[me] | (1 << (a - 1));
@@ -779,18 +869,10 @@ end:	do
 						put(QNACK, src, me, s, 0, 0, 0)
 					fi
 				fi
-			:: e == QACK && st[me] == ENDING && s == cur[me] ->
-				if
-				:: a == R_OK || a == R_NOTHOLDER ->
-					if
-					:: next[me] == 0 -> idle(me)
-					:: else -> st[me] = GIVING;
-						printf("@q slot r%d: Q_GRANT to %d (rest %d)\n", me, next[me], rest[me]);
-						put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me])
-					fi
-				:: a == R_COUNT -> fcnt[me] = b
-				:: else -> assert(false)
-				fi
+			:: e == QACK && st[me] == ENDING && s == cur[me] -> qack(me, a, b)
+			:: e == QACK && !(st[me] == ENDING && s == cur[me]) && st[PH(me, s)] == ENDING ->
+				qack(PH(me, s), a, b);
+				if :: st[PH(me, s)] == IDLE -> cur[PH(me, s)] = 0 :: else -> skip fi
 			:: e == QGRANT ->
 				if
 				:: st[me] == WAIT && s == cur[me] ->
@@ -799,22 +881,33 @@ end:	do
 					lastq = fstamp[ID(me, s)]; fstamp[ID(me, s)] = 0;
 					st[me] = HOLD; once(me, s);
 					if
-					:: rst[me] == T_WAIT && rseq[me] == s -> enter(me)
-					:: else -> gq[me] = s; printf("@q r%d: Q_GRANT seq%d kept for the thread\n", me, s)
+					:: kept[me] ->
+						/* given up, kept for its forwards: passed on
+						 * at once in place (pass_on) */
+						printf("@q slot r%d: Q_GRANT for kept given-up seq%d: passed on\n", me, s);
+						kept[me] = 0; holder_end(me)
+					:: !kept[me] && rst[me] == T_WAIT && rseq[me] == s -> enter(me)
+					:: !kept[me] && !(rst[me] == T_WAIT && rseq[me] == s) ->
+						gq[me] = s; printf("@q r%d: Q_GRANT seq%d kept for the thread\n", me, s)
 					fi
-				:: st[me] == IDLE && gone[me] == s ->
-					/* rule 2: pass_on */
+				:: !(st[me] == WAIT && s == cur[me]) && (gone[me] & (1 << s)) ->
+					/* rule 2 (pass_on): the given-up tenure's passing
+					 * slot takes it and ends it at once */
 					printf("@q slot r%d: Q_GRANT for given-up seq%d: passed on\n", me, s);
-					gone[me] = 0; cur[me] = s; st[me] = WAIT;
-					take_queue(me, q);
+					assert(st[PH(me, s)] == IDLE || st[PH(me, s)] == WAIT);
+					gone[me] = gone[me] & ~(1 << s); cur[PH(me, s)] = s;
+					take_queue(PH(me, s), q);
 					assert(fstamp[ID(me, s)] > lastq);
 					lastq = fstamp[ID(me, s)]; fstamp[ID(me, s)] = 0;
 					once(me, s);
-					st[me] = HOLD; holder_end(me)
+					st[PH(me, s)] = HOLD; holder_end(PH(me, s))
 				:: else -> skip
 				fi;
 				put(QGACK, src, me, s, 0, 0, 0)
 			:: e == QGACK && st[me] == GIVING && ID(src, s) == next[me] -> idle(me)
+			:: e == QGACK && GAVE(me, 1, src, s) -> idle(PH(me, 1)); cur[PH(me, 1)] = 0
+			:: e == QGACK && GAVE(me, 2, src, s) -> idle(PH(me, 2)); cur[PH(me, 2)] = 0
+			:: e == QGACK && GAVE(me, 3, src, s) -> idle(PH(me, 3)); cur[PH(me, 3)] = 0
 			:: else -> skip
 			fi
 		:: else -> skip
@@ -829,7 +922,9 @@ proctype quiet()
 	atomic {
 		n = 0;
 		do
-		:: n < P -> assert(rst[n] == T_DONE && st[n] == IDLE); n++
+		:: n < P -> assert((rst[n] == T_DONE || (rst[n] == T_IDLE && nseq[n] == MAXSEQ)) &&
+				   st[n] == IDLE && st[PH(n, 1)] == IDLE &&
+				   st[PH(n, 2)] == IDLE && st[PH(n, 3)] == IDLE); n++
 		:: else -> break
 		od;
 		assert(lockw == 0);

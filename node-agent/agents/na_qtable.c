@@ -9,6 +9,7 @@
 
 #include "lcf_qlock.h"
 #include "na_msg.h"
+#include "na_qslot.h"
 #include "na_qtable.h"
 
 int
@@ -32,177 +33,139 @@ na_qtable_fini(struct na_qtable *qt)
 	qt->s = NULL;
 }
 
-/* The slot of (tag, thread): one holder per block and requester thread. */
-static struct na_qslot *
-find(struct na_qtable *qt, uint64_t tag, uint16_t thread)
+/* The record of seq `seq` given up on slot `s`, or -1. */
+static int
+gone_find(const struct na_qslot *s, uint32_t seq)
 {
-	for (uint32_t i = 0; i < NA_QT_SLOTS; i++)
-		if (qt->s[i].used && qt->s[i].tag == tag &&
-		    qt->s[i].h.thread == thread)
-			return &qt->s[i];
-	return NULL;
-}
-
-/* (tag, thread)'s slot, or the least recently used idle one made it. */
-static struct na_qslot *
-slot_for(struct na_qtable *qt, uint64_t tag, uint16_t thread, uint64_t now)
-{
-	struct na_qslot *s = find(qt, tag, thread), *best = NULL;
-
-	if (s)
-		return s;
-	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
-		s = &qt->s[i];
-		if (s->used && s->h.st != NA_QH_IDLE)
-			continue;
-		if (!best || !s->used || (best->used && s->last < best->last))
-			best = s;
-		if (!s->used)
-			break;
-	}
-	if (!best)
-		return NULL;
-	memset(best, 0, sizeof(*best) - sizeof(best->h));
-	best->used = true;
-	best->tag = tag;
-	best->last = now;
-	na_qholder_init(&best->h, NA_QORDER_FIFO, qt->self, qt->rtt);
-	best->h.thread = thread;
-	return best;
+	for (int i = 0; i < NA_QT_GONE; i++)
+		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
+			return i;
+	return -1;
 }
 
 static void
-local(struct na_qlocals *loc, uint16_t thread, uint8_t type, uint64_t tag,
-      uint16_t self, uint32_t seq)
+gone_del(struct na_qslot *s, uint32_t seq)
 {
-	struct na_qlocal *l;
+	int i = gone_find(s, seq);
 
-	if (loc->n == NA_QT_LOCAL_MAX)
-		return; /* not reached: at most 2 per input */
-	l = &loc->l[loc->n++];
-	memset(l, 0, sizeof(*l));
-	l->thread = thread;
-	l->m.version = LCF_VERSION;
-	l->m.type = type;
-	l->m.node = self;
-	l->m.thread = thread;
-	l->m.seq = seq;
-	l->m.tag = tag;
-	l->m.dst_node = self;
-}
-
-/* A message about request `e` to its node. */
-static void
-to_requester(struct na_out *out, uint8_t type, uint64_t tag,
-	     const struct na_qentry *e, uint32_t aux)
-{
-	struct lcf_msg m = { .version = LCF_VERSION };
-
-	m.type = type;
-	m.node = e->node;
-	m.thread = e->thread;
-	m.seq = e->seq;
-	m.tag = tag;
-	m.dst_node = e->node;
-	m.aux = aux;
-	na_out_push(out, e->node, &m, NULL);
-}
-
-/* Turn a holder's actions into messages and local deliveries. */
-static void
-emit(struct na_qtable *qt, struct na_qslot *s, enum na_qh_state before,
-     const struct na_qacts *a, struct na_out *out, struct na_qlocals *loc)
-{
-	const struct na_qholder *h = &s->h;
-
-	for (uint32_t i = 0; i < a->n; i++) {
-		const struct na_qact *x = &a->a[i];
-		struct lcf_msg m = { .version = LCF_VERSION };
-
-		switch (x->kind) {
-		case NA_QA_QUEUED:
-			to_requester(out, NA_MSG_Q_QUEUED, s->tag, &x->req,
-				     x->aux);
-			qt->st.queued_sent++;
-			break;
-		case NA_QA_QNACK:
-			to_requester(out, NA_MSG_Q_NACK, s->tag, &x->req, 0);
-			qt->st.qnack_sent++;
-			break;
-		case NA_QA_QXFER:
-		case NA_QA_QRELEASE:
-			m.type = x->kind == NA_QA_QXFER ? LCF_T_QXFER
-							: LCF_T_QRELEASE;
-			m.node = qt->self;
-			m.thread = x->req.thread;
-			m.seq = x->req.seq;
-			m.tag = s->tag;
-			m.aux = x->count & LCF_Q_COUNT_MASK;
-			if (x->kind == NA_QA_QXFER) {
-				m.copyset = x->next;
-				qt->st.qxfer_sent++;
-			} else {
-				m.gstatus = x->gstatus;
-				m.copyset = x->copyset;
-				qt->st.qrelease_sent++;
-			}
-			m.dst_node = qt->home_of(qt->home_ctx, s->tag);
-			na_out_push(out, m.dst_node, &m, NULL);
-			break;
-		case NA_QA_QGRANT:
-			m.type = NA_MSG_Q_GRANT;
-			m.node = x->req.node;
-			m.thread = x->req.thread;
-			m.seq = x->req.seq;
-			m.tag = s->tag;
-			m.gstatus = x->gstatus;
-			m.copyset = x->copyset;
-			m.aux = x->aux;
-			m.len = (uint16_t)x->payload_len;
-			m.dst_node = x->req.node;
-			na_out_push(out, m.dst_node, &m, x->payload);
-			qt->st.qgrant_sent++;
-			break;
-		case NA_QA_QGRANT_ACK:
-			m.type = NA_MSG_Q_GRANT_ACK;
-			m.node = x->req.node;
-			m.thread = x->req.thread;
-			m.seq = x->req.seq;
-			m.tag = s->tag;
-			m.dst_node = x->dst;
-			na_out_push(out, x->dst, &m, NULL);
-			break;
-		case NA_QA_GRANTED:
-			local(loc, x->req.thread, NA_MSG_Q_GRANT, s->tag,
-			      qt->self, x->req.seq);
-			loc->l[loc->n - 1].m.gstatus = x->gstatus;
-			loc->l[loc->n - 1].m.copyset = x->copyset;
-			qt->st.qgrant_taken++;
-			break;
-		case NA_QA_LOST:
-			qt->st.lost_declared += x->n;
-			break;
-		case NA_QA_WAIT:
-			qt->st.count_waits++;
-			break;
-		case NA_QA_OVER:
-			break;
-		}
-	}
-	/* QXFER/QRELEASE approved: the event is over for its requester. */
-	if (before == NA_QH_ENDING && h->st != NA_QH_ENDING)
-		local(loc, h->thread, LCF_T_UNLOCK_ACK, s->tag, qt->self,
-		      h->seq);
+	if (i >= 0)
+		s->gone &= (uint8_t) ~(1u << i);
 }
 
 static void
 cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
 {
-	if (na_qholder_cancel(&s->h, thread, seq) == 0) {
-		s->gone = true;
-		s->gone_thread = thread;
-		s->gone_seq = seq;
+	uint32_t i = 0;
+
+	if (na_qholder_cancel(&s->h, thread, seq) != 0)
+		return;
+	s->kept = false;
+	while (i < NA_QT_GONE && (s->gone >> i & 1))
+		i++;
+	if (i == NA_QT_GONE) {
+		i = s->gone_next;
+		s->gone_next = (uint8_t)((i + 1) % NA_QT_GONE);
 	}
+	s->gone |= (uint8_t)(1u << i);
+	s->gone_seq[i] = seq;
+}
+
+/*
+ * Passing slots (docs/QUEUED-LOCKS.md 5 "Giving a request up";
+ * lib/model/qlock-threads.pml rule 2, PH): a tenure of a seq given up on
+ * a thread's slot (its `gone` records) is held by a slot of its own, so
+ * that the thread's next event may wait on its own slot meanwhile. It
+ * buffers the forwards for that tenure that arrive before the Q_GRANT
+ * (WAIT), takes the Q_GRANT and ends the tenure at once (QXFER to the
+ * head, often the thread's next event, or QRELEASE); freed when idle.
+ */
+static bool
+holds(const struct na_qholder *h, uint16_t tenure)
+{
+	return (h->st == NA_QH_WAIT || h->st == NA_QH_HOLD ||
+		h->st == NA_QH_ENDING) &&
+	       lcf_q_tenure(h->id) == tenure;
+}
+
+/* Thread `thread`'s passing slot on `tag` for event `seq`, not idle. */
+static struct na_qslot *
+passing(struct na_qtable *qt, uint64_t tag, uint16_t thread, uint32_t seq)
+{
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
+		struct na_qslot *p = &qt->s[i];
+
+		if (p->used && p->passing && p->tag == tag &&
+		    p->h.thread == thread && p->h.seq == seq &&
+		    p->h.st != NA_QH_IDLE)
+			return p;
+	}
+	return NULL;
+}
+
+/* A passing slot for thread `s`'s given-up event (seq): WAIT. */
+static struct na_qslot *
+new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
+	    uint64_t now)
+{
+	struct na_qslot *p = na_qslot_new(qt, s->tag, s->h.thread, now, s);
+
+	if (!p) {
+		qt->st.no_slot++;
+		return NULL;
+	}
+	p->passing = true;
+	na_qholder_request(&p->h, s->h.thread, seq);
+	return p;
+}
+
+/* A passing slot that went idle is free again. */
+static void
+free_passing(struct na_qslot *p)
+{
+	if (p->passing && p->h.st == NA_QH_IDLE) {
+		p->used = false;
+		p->passing = false;
+	}
+}
+
+/* Is `tenure` the tenure of a seq given up on slot `s` (`seq`), which
+ * does not hold it? */
+static bool
+gone_tenure(const struct na_qtable *qt, const struct na_qslot *s,
+	    uint16_t tenure, uint32_t *seq)
+{
+	if (holds(&s->h, tenure))
+		return false;
+	for (int i = 0; i < NA_QT_GONE; i++)
+		if ((s->gone >> i & 1) &&
+		    lcf_q_tenure(lcf_q_id(qt->self, s->h.thread,
+					  s->gone_seq[i])) == tenure) {
+			*seq = s->gone_seq[i];
+			return true;
+		}
+	return false;
+}
+
+/* The slot a forward to (tag, thread)'s `tenure` goes to: the passing
+ * slot holding it, a new one for the given-up seq's tenure, else the
+ * thread's own slot (NULL: none). */
+static struct na_qslot *
+forward_slot(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+	     uint16_t tenure, uint64_t now)
+{
+	struct na_qslot *s = na_qslot_find(qt, tag, thread);
+	uint32_t seq;
+
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
+		struct na_qslot *p = &qt->s[i];
+
+		if (p->used && p->passing && p->tag == tag &&
+		    p->h.thread == thread && holds(&p->h, tenure))
+			return p;
+	}
+	if (s && gone_tenure(qt, s, tenure, &seq))
+		return new_passing(qt, s, seq, now);
+	return s;
 }
 
 int
@@ -210,7 +173,7 @@ na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		  uint32_t seq, uint64_t now, struct na_out *out,
 		  struct na_qlocals *loc)
 {
-	struct na_qslot *s = slot_for(qt, tag, thread, now);
+	struct na_qslot *s = na_qslot_for(qt, tag, thread, now);
 
 	if (!s) {
 		qt->st.no_slot++;
@@ -221,14 +184,17 @@ na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		na_qtable_abandon(qt, tag, thread, s->h.seq, now, out, loc);
 	else if (s->h.st == NA_QH_WAIT || s->h.st == NA_QH_HOLD)
 		return 0; /* retried; HOLD: its Q_GRANT came meanwhile */
-	return na_qholder_request(&s->h, thread, seq);
+	if (na_qholder_request(&s->h, thread, seq) != 0)
+		return -EBUSY;
+	s->kept = false;
+	return 0;
 }
 
 int
 na_qtable_switch_granted(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 			 uint32_t seq)
 {
-	struct na_qslot *s = find(qt, tag, thread);
+	struct na_qslot *s = na_qslot_find(qt, tag, thread);
 
 	return s && na_qholder_switch_granted(&s->h, thread, seq) == 0 ? 0
 								       : -ESRCH;
@@ -238,7 +204,7 @@ void
 na_qtable_cancel(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		 uint32_t seq)
 {
-	struct na_qslot *s = find(qt, tag, thread);
+	struct na_qslot *s = na_qslot_find(qt, tag, thread);
 
 	if (s)
 		cancel(s, thread, seq);
@@ -249,7 +215,7 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		  uint32_t seq, uint64_t now, struct na_out *out,
 		  struct na_qlocals *loc)
 {
-	struct na_qslot *s = find(qt, tag, thread);
+	struct na_qslot *s = na_qslot_find(qt, tag, thread);
 	struct na_qacts a = { 0 };
 
 	if (!s || s->h.seq != seq)
@@ -260,7 +226,9 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	} else if (s->h.st == NA_QH_HOLD) {
 		qt->st.abandoned_holds++;
 		na_qholder_done(&s->h, s->h.gstatus, s->h.copyset, now, &a);
-		emit(qt, s, NA_QH_HOLD, &a, out, loc);
+		na_qslot_emit(qt, s, NA_QH_HOLD, &a, out, loc);
+	} else if (s->h.st == NA_QH_WAIT) {
+		s->kept = true; /* forwards came for its tenure */
 	}
 }
 
@@ -269,19 +237,27 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	       uint32_t seq, uint8_t gs, uint32_t cs, uint64_t now,
 	       struct na_out *out, struct na_qlocals *loc)
 {
-	struct na_qslot *s = find(qt, tag, thread);
+	struct na_qslot *s = na_qslot_find(qt, tag, thread);
+	struct na_qslot *p = passing(qt, tag, thread, seq);
 	struct na_qacts a = { 0 };
 
+	if (s)
+		gone_del(s, seq); /* its lock ends here: no Q_GRANT comes */
+	if (p && p->h.st == NA_QH_WAIT)
+		s = p; /* forwards came to its passing slot */
 	if (s && s->h.st == NA_QH_WAIT && s->h.seq == seq &&
 	    na_qfifo_count(&s->h.q) > 0)
 		/* Forwards came for it: a copy took the write lock (a NACKed
 		 * request's, settled by na_req_quarantine): it holds. */
 		na_qholder_switch_granted(&s->h, thread, seq);
+	if (s && s->h.seq == seq)
+		s->kept = false;
 	if (!s || s->h.st != NA_QH_HOLD || s->h.seq != seq)
 		return -ESRCH;
 	s->last = now;
 	na_qholder_done(&s->h, gs, cs, now, &a);
-	emit(qt, s, NA_QH_HOLD, &a, out, loc);
+	na_qslot_emit(qt, s, NA_QH_HOLD, &a, out, loc);
+	free_passing(s);
 	return 0;
 }
 
@@ -324,7 +300,7 @@ local_wait_forward(struct na_qtable *qt, struct na_qslot *s,
 {
 	struct lcf_msg r;
 
-	if (e->node != qt->self || e->thread == s->h.thread ||
+	if (s->passing || e->node != qt->self || e->thread == s->h.thread ||
 	    s->h.st != NA_QH_WAIT || a->n == 0 || a->a[0].kind != NA_QA_QUEUED)
 		return false;
 	na_qfifo_remove(&s->h.q, e->node, e->thread, e->seq);
@@ -348,31 +324,53 @@ giver(struct na_qtable *qt, const struct lcf_msg *m)
 	return NULL;
 }
 
-/* A Q_GRANT for the event cancelled last: take it, end it at once. */
+/* Q_GRANT `m` on slot `p`, waiting for its event, which was given up:
+ * taken for nobody, the tenure ends at once with the grant's metadata. */
+static int
+take_and_end(struct na_qtable *qt, struct na_qslot *p, const struct lcf_msg *m,
+	     const void *payload, uint64_t now, struct na_out *out,
+	     struct na_qlocals *loc)
+{
+	struct na_qacts a = { 0 }, b = { 0 };
+
+	if (na_qholder_qgrant(&p->h, (uint16_t)(m->aux >> 16), m->thread,
+			      m->seq, m->gstatus, m->copyset, payload, m->len,
+			      now, &a) != 0)
+		return -EINVAL;
+	for (uint32_t i = 0; i < a.n; i++)
+		if (a.a[i].kind != NA_QA_GRANTED)
+			b.a[b.n++] = a.a[i];
+	qt->st.abandoned_holds++;
+	p->last = now;
+	na_qslot_emit(qt, p, NA_QH_WAIT, &b, out, loc);
+	a.n = 0;
+	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);
+	na_qslot_emit(qt, p, NA_QH_HOLD, &a, out, loc);
+	return 0;
+}
+
+/* A Q_GRANT for an event given up on slot `s` (m->seq): its passing slot
+ * takes it and ends it at once. Without a free slot it is not
+ * acknowledged (the giver retransmits). */
 static void
 pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
 	const void *payload, uint64_t now, struct na_out *out,
 	struct na_qlocals *loc)
 {
-	struct na_qacts a = { 0 }, b = { 0 };
+	struct na_qslot *p = passing(qt, m->tag, m->thread, m->seq);
 
-	s->gone = false;
-	if (na_qholder_request(&s->h, m->thread, m->seq) != 0 ||
-	    na_qholder_qgrant(&s->h, (uint16_t)(m->aux >> 16), m->thread,
-			      m->seq, m->gstatus, m->copyset, payload, m->len,
-			      now, &a) != 0) {
-		na_qholder_cancel(&s->h, m->thread, m->seq);
+	if (!p)
+		p = new_passing(qt, s, m->seq, now);
+	if (!p)
 		return;
+	if (take_and_end(qt, p, m, payload, now, out, loc) != 0) {
+		if (na_qfifo_count(&p->h.q) == 0) {
+			na_qholder_cancel(&p->h, m->thread, m->seq);
+			free_passing(p);
+		}
+		return; /* malformed: not acknowledged */
 	}
-	for (uint32_t i = 0; i < a.n; i++)
-		if (a.a[i].kind != NA_QA_GRANTED)
-			b.a[b.n++] = a.a[i];
-	qt->st.abandoned_holds++;
-	s->last = now;
-	emit(qt, s, NA_QH_WAIT, &b, out, loc);
-	a.n = 0;
-	na_qholder_done(&s->h, s->h.gstatus, s->h.copyset, now, &a);
-	emit(qt, s, NA_QH_HOLD, &a, out, loc);
+	gone_del(s, m->seq);
 }
 
 int
@@ -386,11 +384,14 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 
 	if (na_qtable_is_forward(m))
 		/* tenure = thread << 6 | seq & 0x3f (lcf_q_tenure) */
-		s = find(qt, m->tag, (uint16_t)(m->aux >> 22));
+		s = forward_slot(qt, m->tag, (uint16_t)(m->aux >> 22),
+				 (uint16_t)(m->aux >> 16), now);
 	else if (m->type == NA_MSG_Q_GRANT_ACK)
 		s = giver(qt, m);
-	else
-		s = find(qt, m->tag, m->thread);
+	else if (m->type != LCF_T_QXFER_ACK ||
+		 !(s = passing(qt, m->tag, m->thread, m->seq)))
+		/* a QXFER_ACK goes to the passing slot ending its tenure */
+		s = na_qslot_find(qt, m->tag, m->thread);
 	if (na_qtable_is_forward(m)) {
 		struct na_qentry e = { .node = m->node,
 				       .thread = m->thread,
@@ -401,7 +402,8 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		if (!s) {
 			/* No tenure here at all: Q_NACK (not our own). */
 			if (m->node != qt->self) {
-				to_requester(out, NA_MSG_Q_NACK, m->tag, &e, 0);
+				na_qslot_to_requester(out, NA_MSG_Q_NACK,
+						      m->tag, &e, 0);
 				qt->st.qnack_sent++;
 			}
 			return 0;
@@ -419,6 +421,19 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		qack(qt, s, m, now, &a);
 	} else if (m->type == NA_MSG_Q_GRANT) {
 		qt->st.qgrant_recv++;
+		if (s && gone_find(s, m->seq) >= 0 &&
+		    !(s->h.st == NA_QH_WAIT && s->h.seq == m->seq)) {
+			pass_on(qt, s, m, payload, now, out, loc);
+			return 0;
+		}
+		if (s && s->kept && s->h.st == NA_QH_WAIT &&
+		    s->h.seq == m->seq) {
+			/* Given up, kept for its tenure's forwards: passed on
+			 * in place. */
+			if (take_and_end(qt, s, m, payload, now, out, loc) == 0)
+				s->kept = false;
+			return 0;
+		}
 		if (!s) {
 			/* Not waiting here: acknowledge, change nothing. */
 			struct na_qentry e = { .node = qt->self,
@@ -437,11 +452,6 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 			return 0;
 		}
 		before = s->h.st;
-		if (s->h.st == NA_QH_IDLE && s->gone &&
-		    s->gone_thread == m->thread && s->gone_seq == m->seq) {
-			pass_on(qt, s, m, payload, now, out, loc);
-			return 0;
-		}
 		if (na_qholder_qgrant(&s->h, (uint16_t)(m->aux >> 16),
 				      m->thread, m->seq, m->gstatus, m->copyset,
 				      payload, m->len, now, &a) != 0)
@@ -457,7 +467,8 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		return -EINVAL;
 	}
 	s->last = now;
-	emit(qt, s, before, &a, out, loc);
+	na_qslot_emit(qt, s, before, &a, out, loc);
+	free_passing(s);
 	return 0;
 }
 
@@ -473,6 +484,7 @@ na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,
 		if (!s->used || na_qholder_next_timer(&s->h) > now)
 			continue;
 		na_qholder_tick(&s->h, now, &a);
-		emit(qt, s, before, &a, out, loc);
+		na_qslot_emit(qt, s, before, &a, out, loc);
+		free_passing(s);
 	}
 }

@@ -68,11 +68,16 @@ struct na_qt_stats {
 #undef NA_X_FIELD
 };
 
+#define NA_QT_GONE 4 /* given-up seqs remembered per slot */
+
 struct na_qslot {
 	bool used;
-	bool gone; /* gone_*: the last event cancelled while waiting */
-	uint16_t gone_thread;
-	uint32_t gone_seq;
+	bool passing; /* passes a given-up tenure on (not na_qslot_find's) */
+	bool kept;    /* its waiting event was given up, kept for the forwards
+		       * that came for its tenure */
+	uint8_t gone; /* bit i: gone_seq[i] was cancelled while waiting */
+	uint8_t gone_next; /* the record overwritten when all are in use */
+	uint32_t gone_seq[NA_QT_GONE];
 	uint64_t tag;
 	uint64_t last; /* time of the last use (free-slot choice) */
 	struct na_qholder h;
@@ -127,10 +132,12 @@ void na_qtable_cancel(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 /**
  * The requester gave event (thread, seq) up (a NACKed seq it will not
- * retry). Waiting: cancelled, unless forwards came for it (a copy took the
- * write lock: its settling unlock, na_qtable_done, ends it). Holding (its Q_GRANT arrived while the
- * requester was backing off): the event ends as a no-op, QXFER/QRELEASE
- * with the metadata the grant carried, so the lock is passed on.
+ * retry). Waiting: cancelled and remembered (its Q_GRANT may still come),
+ * unless forwards came for its tenure: then kept, and its settling unlock
+ * (na_qtable_done) or its Q_GRANT ends it. Holding (its Q_GRANT arrived
+ * while the requester was backing off): the event ends as a no-op,
+ * QXFER/QRELEASE with the metadata the grant carried, so the lock is
+ * passed on.
  */
 void na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		       uint32_t seq, uint64_t now, struct na_out *out,
@@ -140,7 +147,8 @@ void na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
  * The holding event (thread, seq) is done with metadata (gs, cs): QRELEASE
  * or QXFER instead of its unlock; an UNLOCK_ACK follows in `loc` when the
  * switch approved it. A waiting event that received forwards holds (a copy
- * of it took the write lock) and ends the same way.
+ * of it took the write lock) and ends the same way, in its passing slot
+ * when it was given up and the forwards went there.
  *
  * @return 0, or -ESRCH when the event does not hold `tag`'s queue (the
  *         caller sends its unlock).
@@ -151,10 +159,12 @@ int na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 /**
  * A received forward-to-holder copy, QXFER_ACK, Q_GRANT (`payload`, m->len
- * bytes) or Q_GRANT_ACK. A Q_GRANT for the event last cancelled on an
- * idle slot (the requester gave it up before its grant arrived) is taken
- * and passed on at once (QXFER/QRELEASE with the grant's metadata), so
- * the lock is not stranded.
+ * bytes) or Q_GRANT_ACK. A Q_GRANT for an event the requester gave up
+ * (one of the last NA_QT_GONE cancelled on its slot, or the kept one) is
+ * taken and passed on at once (QXFER/QRELEASE with the grant's metadata),
+ * by a passing slot of its own while the thread's slot serves its next
+ * event, so the lock is not stranded; forwards for that tenure before the
+ * Q_GRANT are buffered in the passing slot.
  *
  * @return 0, or -EINVAL when `m` is none of them (nothing done).
  */

@@ -414,3 +414,254 @@ Test(qplan, home_messages_as_the_switch_s)
 	cr_assert_eq(c.type, LCF_T_QXFER_ACK);
 	cr_assert_eq(c.aux, 7);
 }
+
+/* Q_GRANT from node `giver` for (node, thread, seq) with `n` queue
+ * entries `e` encoded into `buf`. */
+static struct lcf_msg
+qgrant(uint16_t giver, uint16_t node, uint16_t thread, uint32_t seq,
+       const struct na_qg_entry *e, uint32_t n, uint8_t *buf, size_t cap)
+{
+	int len = na_qg_encode(e, n, buf, cap);
+
+	cr_assert_geq(len, 0);
+	return (struct lcf_msg){ .version = LCF_VERSION,
+				 .type = NA_MSG_Q_GRANT,
+				 .node = node,
+				 .thread = thread,
+				 .seq = seq,
+				 .tag = TAG,
+				 .gstatus = LCF_GS_MODIFIED,
+				 .copyset = 1,
+				 .len = (uint16_t)len,
+				 .aux = na_qg_aux(giver, (uint16_t)n) };
+}
+
+/*
+ * lib/model/qlock-threads.pml TYPECHG (docs/QUEUED-LOCKS.md 5 "Giving a
+ * request up"): node 1's thread 0 gives seq 1 up for seq 2 (a NACKed
+ * request retried as another type) while a copy of seq 1 is queued at node
+ * 0, seq 2 behind it. Node 0 hands over to seq 1 with seq 2 in the queue:
+ * the Q_GRANT finds the thread's slot waiting for seq 2. A passing slot
+ * takes it and hands over to seq 2 (QXFER, Q_GRANT to itself), which is
+ * granted to the thread.
+ */
+Test(qtable, given_up_seq_granted_while_next_seq_waits_passes_on)
+{
+	struct na_qg_entry q[1] = {
+		{ .node = 1, .thread = 0, .seq = 2, .type = 2, .index = 2 }
+	};
+	uint8_t buf[64];
+	struct lcf_msg g = qgrant(0, 1, 0, 1, q, 1, buf, sizeof(buf)), m;
+
+	setup(1);
+	clear();
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc), 0);
+	/* NACKed; retried as another request: seq 1 given up, seq 2 waits. */
+	na_qtable_abandon(&qt, TAG, 0, 1, 1, &out, &loc);
+	cr_assert_eq(qt.st.abandoned_waits, 1);
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 2, 2, &out, &loc), 0);
+	cr_assert_eq(out.n + loc.n, 0);
+
+	na_qtable_handle(&qt, &g, buf, 3, &out, &loc);
+	cr_assert_eq(loc.n, 0, "not delivered: the thread waits for seq 2");
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[0].dst, 0);
+	cr_assert_eq(out.m[0].msg.seq, 1);
+	m = out.m[1].msg;
+	cr_assert_eq(m.type, LCF_T_QXFER, "passed on at once");
+	cr_assert_eq(out.m[1].dst, HOME);
+	cr_assert_eq(m.thread, 0);
+	cr_assert_eq(m.seq, 1);
+	cr_assert_eq(m.aux, 0, "no forward came for seq 1's tenure");
+	cr_assert_eq(m.copyset, lcf_q_id(1, 0, 2), "to seq 2");
+	cr_assert_eq(qt.st.abandoned_holds, 1);
+	/* A duplicate of the Q_GRANT changes nothing. */
+	clear();
+	na_qtable_handle(&qt, &g, buf, 4, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(loc.n, 0);
+
+	/* Approved: Q_GRANT to seq 2, on this node. */
+	clear();
+	m = qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 0);
+	na_qtable_handle(&qt, &m, NULL, 5, &out, &loc);
+	cr_assert_eq(qt.st.qxfer_approved, 1);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);
+	cr_assert_eq(out.m[0].dst, 1);
+	cr_assert_eq(out.m[0].msg.thread, 0);
+	cr_assert_eq(out.m[0].msg.seq, 2);
+	cr_assert_eq(out.m[0].msg.gstatus, LCF_GS_MODIFIED);
+	m = out.m[0].msg;
+
+	/* It arrives: seq 2 is granted to the thread. */
+	clear();
+	na_qtable_handle(&qt, &m, NULL, 6, &out, &loc);
+	cr_assert_eq(loc.n, 1);
+	cr_assert_eq(loc.l[0].thread, 0);
+	cr_assert_eq(loc.l[0].m.type, NA_MSG_Q_GRANT);
+	cr_assert_eq(loc.l[0].m.seq, 2);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[0].dst, 1);
+	m = out.m[0].msg;
+	m.tag = TAG;
+
+	/* Its acknowledgement ends seq 1's tenure; seq 2 holds and ends. */
+	clear();
+	na_qtable_handle(&qt, &m, NULL, 7, &out, &loc);
+	cr_assert_eq(qt.st.qgrant_ack_recv, 1);
+	cr_assert_eq(out.n, 0);
+	clear();
+	cr_assert_eq(na_qtable_done(&qt, TAG, 0, 2, LCF_GS_MODIFIED, 2, 8, &out,
+				    &loc),
+		     0);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
+	cr_assert_eq(out.m[0].msg.seq, 2);
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++)
+		cr_assert(!qt.s[i].passing, "the passing slot is free again");
+	teardown();
+}
+
+/* Forwards for the given-up seq's tenure before its Q_GRANT (the switch
+ * forwards to the new holder from the approval on): buffered in the
+ * passing slot, queued after the granted queue, counted in its QXFER. */
+Test(qtable, given_up_tenure_buffers_forwards_before_its_grant)
+{
+	uint32_t gone = lcf_q_id(1, 0, 1);
+	uint8_t buf[64];
+	struct lcf_msg g = qgrant(0, 1, 0, 1, NULL, 0, buf, sizeof(buf)), m;
+
+	setup(1);
+	clear();
+	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
+	na_qtable_abandon(&qt, TAG, 0, 1, 1, &out, &loc);
+	na_qtable_request(&qt, TAG, 0, 2, 2, &out, &loc);
+	m = forward(1, 0, 2, gone, 1); /* the thread's own seq 2 */
+	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
+	cr_assert_eq(out.m[0].msg.seq, 2);
+	clear();
+	m = forward(2, 1, 5, gone, 2); /* another node's */
+	na_qtable_handle(&qt, &m, NULL, 4, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
+	clear();
+	na_qtable_handle(&qt, &g, buf, 5, &out, &loc);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[1].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[1].msg.seq, 1);
+	cr_assert_eq(out.m[1].msg.aux, 2, "both forwards counted");
+	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(1, 0, 2), "FIFO head");
+	cr_assert_eq(loc.n, 0);
+	teardown();
+}
+
+/* Without its Q_GRANT, the given-up event's copy took the lock: its
+ * settling unlock (na_req_quarantine) ends the tenure through the passing
+ * slot's queue. */
+Test(qtable, given_up_tenure_with_forwards_settles_through_the_queue)
+{
+	uint32_t gone = lcf_q_id(1, 0, 1);
+	uint8_t buf[16];
+	struct lcf_msg m;
+
+	setup(1);
+	clear();
+	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
+	na_qtable_abandon(&qt, TAG, 0, 1, 1, &out, &loc);
+	na_qtable_request(&qt, TAG, 0, 2, 2, &out, &loc);
+	m = forward(2, 1, 5, gone, 1);
+	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
+	clear();
+	cr_assert_eq(na_qtable_done(&qt, TAG, 0, 1, LCF_GS_MODIFIED, 2, 4, &out,
+				    &loc),
+		     0);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[0].msg.seq, 1);
+	cr_assert_eq(out.m[0].msg.copyset, lcf_q_id(2, 1, 5));
+	/* A Q_GRANT for seq 1 now is a duplicate: acknowledged only. */
+	clear();
+	m = qgrant(0, 1, 0, 1, NULL, 0, buf, sizeof(buf));
+	na_qtable_handle(&qt, &m, buf, 5, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(loc.n, 0);
+	teardown();
+}
+
+/* Two seqs given up in a row (NACKed twice, the type changed twice) while
+ * a copy of the first is queued: its Q_GRANT still passes on. */
+Test(qtable, earlier_given_up_seq_is_remembered)
+{
+	struct na_qg_entry q[1] = {
+		{ .node = 1, .thread = 0, .seq = 3, .type = 2, .index = 2 }
+	};
+	uint8_t buf[64];
+	struct lcf_msg g = qgrant(0, 1, 0, 1, q, 1, buf, sizeof(buf));
+
+	setup(1);
+	clear();
+	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
+	na_qtable_request(&qt, TAG, 0, 2, 1, &out, &loc); /* gives 1 up */
+	na_qtable_request(&qt, TAG, 0, 3, 2, &out, &loc); /* gives 2 up */
+	cr_assert_eq(qt.st.abandoned_waits, 2);
+	na_qtable_handle(&qt, &g, buf, 3, &out, &loc);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[1].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[1].msg.seq, 1);
+	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(1, 0, 3));
+	teardown();
+}
+
+/* A seq given up while its slot is kept for a forward that came for its
+ * tenure (lib/model/qlock-threads.pml, qlock-threads-typechg-kept): its
+ * Q_GRANT is passed on in place, then the thread's next seq registers. */
+Test(qtable, kept_given_up_seq_passes_its_grant_on)
+{
+	struct na_qg_entry q[1] = {
+		{ .node = 2, .thread = 1, .seq = 7, .type = 2, .index = 3 }
+	};
+	uint8_t buf[64];
+	struct lcf_msg g = qgrant(0, 1, 0, 1, q, 1, buf, sizeof(buf)), m;
+
+	setup(1);
+	clear();
+	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
+	m = forward(1, 0, 1, lcf_q_id(1, 0, 1), 1); /* its own copy */
+	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
+	na_qtable_abandon(&qt, TAG, 0, 1, 2, &out, &loc);
+	cr_assert_eq(qt.st.abandoned_waits, 0, "kept: a forward came");
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 2, 3, &out, &loc), -EBUSY);
+	clear();
+	na_qtable_handle(&qt, &g, buf, 4, &out, &loc);
+	cr_assert_eq(loc.n, 0, "not delivered: given up");
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[1].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[1].msg.seq, 1);
+	cr_assert_eq(out.m[1].msg.aux, 1);
+	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(2, 1, 7));
+	clear();
+	m = qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 1);
+	na_qtable_handle(&qt, &m, NULL, 5, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);
+	cr_assert_eq(out.m[0].dst, 2);
+	clear();
+	m = (struct lcf_msg){ .type = NA_MSG_Q_GRANT_ACK,
+			      .node = 2,
+			      .thread = 1,
+			      .seq = 7,
+			      .tag = TAG };
+	na_qtable_handle(&qt, &m, NULL, 6, &out, &loc);
+	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 2, 7, &out, &loc), 0);
+	teardown();
+}
