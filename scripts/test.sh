@@ -112,13 +112,12 @@ step "TPC-C: aborts at distribution ratio 0.3, an injected bug caught" \
 	scripts/test-app-tpcc.sh --mode home
 step "PageRank: SNAP input, malformed input refused" \
 	scripts/test-app-pagerank.sh --mode home
-# ~2-3 min: the lock benchmark's hand-over (4 nodes x 2 threads) and GCS
-# workloads in both lock modes, on a namespace cluster (histories; queued
-# hand-overs: at most 1 NACK per 1,000 operations; a watchdog; never
-# speed). The KV workload is left out: a queued KV run once stalled
-# (docs/QUEUED-LOCKS.md, Limits).
+# ~2-3 min: the lock benchmark's hand-over (4 nodes x 2 threads), GCS and
+# KV (per-bucket rwlocks) workloads in both lock modes, on a namespace
+# cluster (histories; queued hand-overs: at most 1 NACK per 1,000
+# operations; a watchdog; never speed).
 step "lock benchmark (smoke: retry and queued modes, histories checked)" \
-	scripts/bench-locks.sh --smoke --modes retry,queued --workloads handover,gcs \
+	scripts/bench-locks.sh --smoke --modes retry,queued --workloads handover,gcs,kv \
 	--out /tmp/swswitch-bench-locks-smoke
 # ~20 s: SABRes torn objects, validate-on-hit stale reads, PIPE diff round
 # trips (correctness counters of the three benchmarks, never speed)
