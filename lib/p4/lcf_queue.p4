@@ -414,7 +414,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 
 /* ---------------------------------------------------------------------------
  * Compiled without the queued mode (-DLCF_QUEUE=0): no QSTATE, no id
- * tables, retry mode only (topo_to_bfrt.py --no-queue refuses a queued
+ * tables, retry mode only (topo_to_bfrt.py without --queue refuses a queued
  * topology). QXFER and QRELEASE still leave through LcfQueueOut, denied
  * not_holder as C denies them in retry mode.
  * ------------------------------------------------------------------------- */
