@@ -84,11 +84,12 @@ def config_of(dirname):
 
 
 def p4_tables(names):
-    """The program's own tables of a stage (not the compiler's tbl_*, cond-*
-    for assignments and conditions), without the control prefix."""
+    """The program's own tables of a stage (not the compiler's: tbl_* and
+    cond-* for assignments and conditions, $next-table-* for Tofino-2's
+    control flow), without the control prefix."""
     out = []
     for t in names:
-        if t.startswith(("tbl_", "cond-")) or "checksum" in t:
+        if t.startswith(("tbl_", "cond-", "$")) or "checksum" in t:
             continue
         out.append(t[len("LcfIngress."):] if t.startswith("LcfIngress.") else t)
     return out
