@@ -40,7 +40,8 @@ struct topo;
 
 #define LCF_MAX_WAYS     32
 #define LCF_LOCK_WRITER  0x8000u
-#define LCF_LOCK_READERS 0x7fffu
+#define LCF_LOCK_WAITING 0x4000u /* queued mode: a writer waits for readers */
+#define LCF_LOCK_READERS 0x3fffu
 
 /* Everything the pipeline needs from the topology. */
 struct lcf_pipeline_config {
@@ -91,7 +92,9 @@ struct lcf_pipeline_config {
 	X(QXFER_OK,          "qxfer_approved")                    \
 	X(QXFER_DENIED,      "qxfer_denied")                      \
 	X(QRELEASE_EXEC,     "qrelease_executed")                 \
-	X(QRELEASE_DUP,      "qrelease_duplicate_ignored")
+	X(QRELEASE_DUP,      "qrelease_duplicate_ignored")        \
+	X(QWAIT,             "q_wait")                            \
+	X(QGRANT,            "q_grant")
 /* clang-format on */
 
 enum lcf_action {

@@ -401,7 +401,9 @@ Test(wire, queued_lock_types)
 	cr_assert_not(lcf_type_is_pipeline(0x0e));
 	cr_assert(lcf_type_from_switch(LCF_T_QXFER_ACK));
 	cr_assert(lcf_type_from_switch(LCF_T_VERSION));
-	cr_assert_not(lcf_type_from_switch(0x16));
+	cr_assert(lcf_type_from_switch(LCF_T_QWAIT));
+	cr_assert(lcf_type_from_switch(LCF_T_QGRANT));
+	cr_assert_not(lcf_type_from_switch(0x18));
 	cr_assert_not(lcf_type_is_pipeline(LCF_T_QXFER_ACK));
 	cr_assert_str_eq(lcf_type_name(LCF_T_QXFER), "QXFER");
 	cr_assert_str_eq(lcf_type_name(LCF_T_QXFER_ACK), "QXFER_ACK");

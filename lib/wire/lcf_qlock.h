@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #define LCF_Q_CLOSING    0x80000000u /* FWD_CNT bit 31 */
+#define LCF_Q_SWITCH     0x40000000u /* FWD_CNT bit 30: a waiting writer's
+				      * tenure, granted by the switch */
 #define LCF_Q_COUNT_MASK 0xffffu     /* FWD_CNT bits 0-15 */
 
 /* QXFER_ACK reasons (aux bits 16-23). */
@@ -21,6 +23,7 @@ enum lcf_q_reason {
 	LCF_Q_NOT_HOLDER = 2, /* QHOLDER is not this event */
 	LCF_Q_IS_CLOSING = 3, /* a QXFER while QRELEASE's second pass is due */
 	LCF_Q_BAD_NEXT = 4,   /* the next id names no node or thread */
+	LCF_Q_WAITING = 5,    /* a waiting writer's tenure, readers hold */
 };
 
 /** The id of event (node, thread, seq): (node + 1) << 26 | thread << 16 |

@@ -29,7 +29,7 @@
 /*
  * Message types. X(name, value, string). Pipeline types are 0x01-0x0b and the
  * queued-lock types 0x0c-0x0d (docs/QUEUED-LOCKS.md), types the switch emits
- * are 0x10-0x15, 0x20-0x7f are node-to-node (node-agent
+ * are 0x10-0x17, 0x20-0x7f are node-to-node (node-agent
  * defines them in lcf_node_msg.h; the switch forwards them as L2 traffic).
  */
 /* clang-format off */
@@ -52,7 +52,9 @@
 	X(MIGRATE_ACK,        0x12, "MIGRATE_ACK")         \
 	X(ABORT_ACK,          0x13, "ABORT_ACK")           \
 	X(VERSION,            0x14, "VERSION")             \
-	X(QXFER_ACK,          0x15, "QXFER_ACK")
+	X(QXFER_ACK,          0x15, "QXFER_ACK")           \
+	X(QWAIT,              0x16, "QWAIT")               \
+	X(QGRANT,             0x17, "QGRANT")
 /* clang-format on */
 
 enum lcf_type {
@@ -184,12 +186,12 @@ lcf_type_is_pipeline(uint8_t type)
 	       lcf_type_is_queue(type);
 }
 
-/** True for the types only the switch emits (0x10-0x15): spoofs when they
+/** True for the types only the switch emits (0x10-0x17): spoofs when they
  * arrive at a switch, ordinary messages at a node. */
 static inline bool
 lcf_type_from_switch(uint8_t type)
 {
-	return type >= LCF_T_NACK && type <= LCF_T_QXFER_ACK;
+	return type >= LCF_T_NACK && type <= LCF_T_QGRANT;
 }
 
 /*

@@ -91,7 +91,7 @@ Test(udp_parse, invalid_headers_rejected)
 {
 	uint8_t buf[LCF_HDR_LEN + 16];
 	struct lcf_msg m;
-	static const uint8_t bad_types[] = { 0,    0x0e, 0x0f, 0x16,
+	static const uint8_t bad_types[] = { 0,    0x0e, 0x0f, 0x18,
 					     0x1f, 0x80, 0xff };
 
 	m = good(LCF_T_READ_MISS, 0);
