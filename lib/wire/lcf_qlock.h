@@ -12,8 +12,7 @@
 #include <stdint.h>
 
 #define LCF_Q_CLOSING    0x80000000u /* FWD_CNT bit 31 */
-#define LCF_Q_SWITCH     0x40000000u /* FWD_CNT bit 30: a waiting writer's
-				      * tenure, granted by the switch */
+#define LCF_Q_SWITCH     0x40000000u /* FWD_CNT bit 30: switch grants */
 #define LCF_Q_COUNT_MASK 0xffffu     /* FWD_CNT bits 0-15 */
 
 /* QXFER_ACK reasons (aux bits 16-23). */
