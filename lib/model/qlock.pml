@@ -467,6 +467,14 @@ inline sw_qrel2(r, s)
 	put(QACK, r, SW, s, R_OK, 0, 0)
 }
 
+#if RD > 0
+/* LOCK: WRITER excludes WAITING and READERS; WAITING has a queue holder,
+ * the waiter's own (SWITCH) or the one QXFER handed it on to */
+#define LOCKINV ; assert(!(lockw && (waiting || readers > 0)) && (!waiting || qhi != 0) && \
+		       (!qsw || (waiting && qhi != 0)))
+#else
+#define LOCKINV
+#endif
 proctype sw()
 {
 	SCRATCH;
@@ -488,12 +496,12 @@ end:	do
 			:: else -> printf("@q switch: kind %d?\n", net[k].t); assert(false)
 			fi
 		:: else -> skip
-		fi; norm() }
+		fi LOCKINV; norm() }
 	:: atomic { rs?r, s ->
 		if
 		:: badrs < BADRS -> badrs++; printf("@q switch LOSES the second pass of QRELEASE r%d seq%d\n", r, s)
 		:: sw_qrel2(r, s)
-		fi; norm() }
+		fi LOCKINV; norm() }
 	od
 }
 
