@@ -179,6 +179,28 @@ if [ $DEEP = 0 ]; then
 	# of its request takes the lock for an event that is over.
 	PML=qlock.pml run qlock-no-lu "violation:seen\[me\]|lockw==0" \
 		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=0 -DNOLU" "$QL" "-m100000 -w22"
+	# Readers and the waiting writer (RD readers, RDEV read events each): a
+	# write that meets readers waits at the switch (WAITING, QSTATE SWITCH,
+	# QWAIT, polls, QGRANT, the `waiting` denial).
+	QR="-DSAFETY -DMEMLIM=3000 -DCOLLAPSE"
+	PML=qlock.pml run qlock-readers pass \
+		"-DN=2 -DEV=2 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=2" "$QR" "-m100000 -w22"
+	PML=qlock.pml run qlock-readers-two pass \
+		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=2 -DRDEV=2" "$QR" "-m100000 -w22"
+	PML=qlock.pml run qlock-readers-loss pass \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=2" "$QR" "-m100000 -w22"
+	# A node that ends its waiting tenure before the QGRANT: denied
+	# `waiting` while readers hold, approved once they are gone.
+	PML=qlock.pml run qlock-readers-giveup pass \
+		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUP" "$QR" "-m100000 -w22"
+	# No row 4: the waiter's poll is forwarded to its own tenure, nobody
+	# grants it (quiescence with the writers waiting).
+	PML=qlock.pml run qlock-readers-nopoll "violation:st\[n\]" \
+		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=0 -DRETX=0 -DRD=1 -DRDEV=1 -DNOPOLL" "$QR" "-m100000 -w20"
+	# No `waiting` denial: the ungranted tenure's QXFER is approved, its
+	# queue's head is granted while a reader is inside.
+	PML=qlock.pml run qlock-readers-nodeny "violation:readers==0" \
+		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=0 -DRETX=0 -DRD=1 -DRDEV=1 -DGIVEUP -DNODENY" "$QR" "-m100000 -w20"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request
@@ -230,6 +252,10 @@ else
 		"$SAFE" "-m100000 -w24"
 	QL="$SAFE"
 	PML=qlock.pml run qlock-three-loss pass "-DN=3 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1" "$QL" "-m100000 -w26"
+	PML=qlock.pml run qlock-readers-three pass \
+		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1" "$QL" "-m100000 -w26"
+	PML=qlock.pml run qlock-readers-lost-pass pass \
+		"-DN=2 -DEV=2 -DLOSS=1 -DDUP=0 -DRETX=1 -DBADRS=1 -DRD=1 -DRDEV=1" "$QL" "-m100000 -w26"
 	PML=qlock-threads.pml run qlock-threads-qqueued pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
 	PML=qlock-threads.pml run qlock-threads-typechg-threads pass \

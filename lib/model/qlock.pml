@@ -24,15 +24,32 @@
  *   LOSS, DUP, BADRS  network budgets
  *   NOCOUNT  wrong rule: QXFER/QRELEASE approved without comparing the count
  *   NOLU     wrong rule: QXFER does not end the holder's event in LAST-UNLOCK
+ *   RD    readers (0: none, the model above bit for bit), each RDEV read
+ *         events: a read event is an atomic take of the S lock at the
+ *         switch (READERS + 1 when WRITER and WAITING are clear) and a later
+ *         atomic release (READERS - 1); read events themselves are lcf.pml's.
+ *         With RD > 0 a write that meets readers waits at the switch as the
+ *         next writer (LOCK's WAITING, QSTATE's SWITCH flag, QWAIT / QGRANT,
+ *         the waiter's polls, the `waiting` denial; docs/MODEL.md).
+ *   NOPOLL   wrong rule: no row 4, the waiter's poll is forwarded to its own
+ *            tenure like any request
+ *   NODENY   wrong rule: no `waiting` denial of QXFER/QRELEASE
+ *   GIVEUP   node fault: a waiting writer may end its tenure before its
+ *            QGRANT (QXFER to its queue's head / QRELEASE, as a given-up
+ *            event ends through the queue): the source of the messages the
+ *            `waiting` denial refuses (a correct node never sends them)
  *
  * Properties (assertions):
- *   SWMR      at every grant nobody else holds the lock;
+ *   SWMR      at every grant nobody else holds the lock and no reader is
+ *             inside; no reader enters while a writer is inside or the
+ *             exclusive lock is handed out (ghost `xcl`: from a take or a
+ *             QGRANT to the release of the lock);
  *   ONCE      no request is granted twice;
  *   FIFO      hand-over grants follow the order the switch forwarded them;
  *   STRAY     a forward that reaches a node that does not hold (or is not
  *             about to receive) its tenure is a duplicate of one it queued;
  *   QUIET     at quiescence (timeout): every event granted and ended, LOCK
- *             free, QSTATE {0, 0}.
+ *             free (WRITER, WAITING, READERS), QSTATE {0, 0}.
  */
 
 #ifndef N
@@ -53,6 +70,13 @@
 #ifndef BADRS
 #define BADRS 0
 #endif
+#ifndef RD
+#define RD 0
+#endif
+#ifndef RDEV
+#define RDEV 1
+#endif
+#define PMAX (2 + LOSS) /* polls per event: one while readers hold, then one per loss and the last */
 #define NSLOT 6 /* the scans below are unrolled for 6 slots */
 
 #define SW N
@@ -71,11 +95,14 @@
 #define QACK 7    /* switch -> holder: seq; a = reason; b = FWD_CNT */
 #define QGRANT 8  /* giver -> next: src = giver, seq = next's seq; q = rest of the queue */
 #define QGACK 9   /* next -> giver: seq = next's seq, src = next */
+#define QWAIT 10  /* switch -> requester: next writer, readers hold (seq; a = READERS) */
+#define QGRSW 11  /* switch -> requester: QGRANT, the readers are gone (seq) */
 
 #define R_OK 0
 #define R_COUNT 1
 #define R_NOTHOLDER 2
 #define R_CLOSING 3
+#define R_WAITING 5
 
 typedef msg_t {
 	byte t;   /* 0 = free slot */
@@ -103,6 +130,17 @@ byte lu_seq[N];       /* LAST-UNLOCK */
 bit lu_open[N];
 chan rs = [2] of { byte, byte }; /* resubmitted QRELEASE second passes: src, seq */
 byte stamp = 0;       /* ghost: forwards so far (global order) */
+#if RD > 0
+bit waiting = 0;      /* LOCK's WAITING */
+byte readers = 0;     /* LOCK's READERS */
+bit qsw = 0;          /* QSTATE's SWITCH flag: the tenure is a waiting writer's */
+bit xcl = 0;          /* ghost: the exclusive lock handed out (a take, a QGRANT), not yet released */
+#endif
+#if RD > 0 && !defined(NODENY)
+#define DENY (qsw && readers > 0)
+#else
+#define DENY 0
+#endif
 
 /* node state */
 #define IDLE 0
@@ -123,6 +161,13 @@ byte fcnt[N];         /* FWD_CNT the switch reported in its last denial */
 byte next[N];         /* the id it hands over to (0: QRELEASE) */
 byte rest[N];         /* the queue it hands over */
 int seen[N];          /* ids it queued or handed over (bitmask over ids) */
+#if RD > 0
+bit qw[N];            /* got QWAIT: the waiting holder of its tenure */
+byte polls[N];        /* polls sent this event */
+#ifdef GIVEUP
+bit gaveup[N];        /* ended its waiting tenure before the QGRANT */
+#endif
+#endif
 
 /* ghosts */
 byte granted[N * 4];  /* grants per id */
@@ -139,6 +184,18 @@ byte inside = 255;    /* who holds the lock (SWMR) */
 #define TO(i, D) (net[i].t != 0 && net[i].dst == D)
 #define HAS(D) (TO(0, D) || TO(1, D) || TO(2, D) || TO(3, D) || TO(4, D) || TO(5, D))
 #define NONEMPTY (net[0].t || net[1].t || net[2].t || net[3].t || net[4].t || net[5].t)
+
+#if RD > 0
+/* after a QWAIT the requester polls instead of retransmitting */
+#define NOTWAITER && !qw[me] && !ANY(QWAIT, me, SW, cur[me]) && !ANY(QGRSW, me, SW, cur[me])
+#else
+#define NOTWAITER
+#endif
+#if RD > 0
+#define NOTQW && !qw[me] /* a NACK of another copy is ignored once waiting */
+#else
+#define NOTQW
+#endif
 
 #define QE(n, i) qid[(n) * 5 + (i)]
 #define QS(n, i) qix[(n) * 5 + (i)]
@@ -243,6 +300,59 @@ end:	do
 
 /* ---- the switch ---- */
 
+#if RD > 0
+/* Rows of QSTATE with readers: 1 take, 3 the waiter, 4 its poll, 5 forward. */
+#ifdef NOPOLL
+#define ROW4(r, s) 0
+#else
+#define ROW4(r, s) (qhi == ID(r, s) && qsw && !(qlo & CLOSING))
+#endif
+inline sw_request(r, s)
+{
+	if
+	:: !(s > lu_seq[r]) ->
+		printf("@q switch: NACK stale r%d seq%d\n", r, s);
+		put(NACK, r, SW, s, 0, 0, 0)
+	:: else ->
+		if
+		:: !lockw && !waiting && readers == 0 ->
+			lockw = 1; sb[r] = s; xcl = 1;
+			assert(qhi == 0 && qlo == 0 && !qsw); /* lock free => no queue */
+			qhi = ID(r, s); qlo = 0;
+			printf("@q switch: r%d seq%d takes the lock, holder\n", r, s);
+			put(GRANTED, r, SW, s, 0, 0, 0)
+		:: lockw && sb[r] == s ->
+			printf("@q switch: r%d seq%d passes on its score\n", r, s);
+			put(GRANTED, r, SW, s, 0, 0, 0)
+		:: !lockw && !waiting && readers > 0 ->
+			/* row 3: the block's next writer, waiting for the readers */
+			assert(qhi == 0 && qlo == 0 && !qsw);
+			waiting = 1; qhi = ID(r, s); qlo = 0; qsw = 1;
+			printf("@q switch: r%d seq%d meets %d readers: WAITING, QWAIT\n", r, s, readers);
+			put(QWAIT, r, SW, s, readers, 0, 0)
+		:: ROW4(r, s) ->
+			/* row 4: the waiter's poll (or a copy of its request) */
+			if
+			:: readers > 0 ->
+				printf("@q switch: poll r%d seq%d, QWAIT\n", r, s);
+				put(QWAIT, r, SW, s, readers, 0, 0)
+			:: else ->
+				printf("@q switch: poll r%d seq%d, QGRANT\n", r, s);
+				xcl = 1;
+				put(QGRSW, r, SW, s, 0, 0, 0)
+			fi
+		:: (lockw || waiting) && sb[r] != s && qhi != 0 && !(qlo & CLOSING) && !ROW4(r, s) ->
+			qlo++; stamp++;
+			printf("@q switch: FORWARDS r%d seq%d to holder %d (tenure %d, index %d)\n",
+				r, s, IDN(qhi), qhi, qlo);
+			put(FWD, IDN(qhi), r, s, qlo, qhi, stamp)
+		:: else ->
+			printf("@q switch: NACK busy r%d seq%d\n", r, s);
+			put(NACK, r, SW, s, 0, 0, 0)
+		fi
+	fi
+}
+#else
 inline sw_request(r, s)
 {
 	if
@@ -271,6 +381,7 @@ inline sw_request(r, s)
 		fi
 	fi
 }
+#endif
 
 inline sw_qxfer(r, s, c, nx)
 {
@@ -283,16 +394,22 @@ inline sw_qxfer(r, s, c, nx)
 #endif
 	if
 	:: qhi != ID(r, s) -> put(QACK, r, SW, s, R_NOTHOLDER, qlo, 0)
+	:: qhi == ID(r, s) && DENY ->
+		printf("@q switch: QXFER r%d seq%d denied: waiting\n", r, s);
+		put(QACK, r, SW, s, R_WAITING, qlo, 0)
 	:: qhi == ID(r, s) && (qlo & CLOSING) -> put(QACK, r, SW, s, R_CLOSING, qlo, 0)
 #ifdef NOCOUNT
-	:: qhi == ID(r, s) && !(qlo & CLOSING) ->
+	:: qhi == ID(r, s) && !(qlo & CLOSING) && !DENY ->
 #else
-	:: qhi == ID(r, s) && qlo == c ->
+	:: qhi == ID(r, s) && qlo == c && !DENY ->
 #endif
 		printf("@q switch: QXFER r%d seq%d -> %d approved\n", r, s, nx);
 		qhi = nx; qlo = 0;
+#if RD > 0
+		qsw = 0;
+#endif
 		put(QACK, r, SW, s, R_OK, 0, 0)
-	:: qhi == ID(r, s) && !(qlo & CLOSING) && qlo != c ->
+	:: qhi == ID(r, s) && !(qlo & CLOSING) && qlo != c && !DENY ->
 		printf("@q switch: QXFER r%d seq%d count %d != %d denied\n", r, s, c, qlo);
 		put(QACK, r, SW, s, R_COUNT, qlo, 0)
 	fi
@@ -306,15 +423,21 @@ inline sw_qrel1(r, s, c)
 	fi;
 	if
 	:: qhi != ID(r, s) -> put(QACK, r, SW, s, R_NOTHOLDER, qlo, 0)
+	:: qhi == ID(r, s) && DENY ->
+		printf("@q switch: QRELEASE r%d seq%d denied: waiting\n", r, s);
+		put(QACK, r, SW, s, R_WAITING, qlo, 0)
 #ifdef NOCOUNT
-	:: qhi == ID(r, s) ->
+	:: qhi == ID(r, s) && !DENY ->
 #else
-	:: qhi == ID(r, s) && (qlo == c || (qlo & CLOSING)) ->
+	:: qhi == ID(r, s) && (qlo == c || (qlo & CLOSING)) && !DENY ->
 #endif
 		printf("@q switch: QRELEASE r%d seq%d approved (pass 1)\n", r, s);
 		qlo = CLOSING;
+#if RD > 0
+		qsw = 0;
+#endif
 		rs!r, s
-	:: qhi == ID(r, s) && qlo != c && !(qlo & CLOSING) ->
+	:: qhi == ID(r, s) && qlo != c && !(qlo & CLOSING) && !DENY ->
 		printf("@q switch: QRELEASE r%d seq%d count %d != %d denied\n", r, s, c, qlo);
 		put(QACK, r, SW, s, R_COUNT, qlo, 0)
 	fi
@@ -327,6 +450,9 @@ inline sw_qrel2(r, s)
 		lu_open[r] = 0;
 		printf("@q switch: QRELEASE r%d seq%d releases the lock (pass 2)\n", r, s);
 		lockw = 0;
+#if RD > 0
+		waiting = 0; xcl = 0;
+#endif
 		stamp = 0; lastq = 0; /* a new busy period starts a new order */
 		if
 		:: sb[r] == s -> sb[r] = 0
@@ -341,6 +467,14 @@ inline sw_qrel2(r, s)
 	put(QACK, r, SW, s, R_OK, 0, 0)
 }
 
+#if RD > 0
+/* LOCK: WRITER excludes WAITING and READERS; WAITING has a queue holder,
+ * the waiter's own (SWITCH) or the one QXFER handed it on to */
+#define LOCKINV ; assert(!(lockw && (waiting || readers > 0)) && (!waiting || qhi != 0) && \
+		       (!qsw || (waiting && qhi != 0)))
+#else
+#define LOCKINV
+#endif
 proctype sw()
 {
 	SCRATCH;
@@ -362,12 +496,12 @@ end:	do
 			:: else -> printf("@q switch: kind %d?\n", net[k].t); assert(false)
 			fi
 		:: else -> skip
-		fi; norm() }
+		fi LOCKINV; norm() }
 	:: atomic { rs?r, s ->
 		if
 		:: badrs < BADRS -> badrs++; printf("@q switch LOSES the second pass of QRELEASE r%d seq%d\n", r, s)
 		:: sw_qrel2(r, s)
-		fi; norm() }
+		fi LOCKINV; norm() }
 	od
 }
 
@@ -406,13 +540,22 @@ inline idle(n)
 	:: j < 5 -> QE(n, j) = 0; QS(n, j) = 0; j++
 	:: else -> break
 	od;
-	qlen[n] = 0; recv[n] = 0; cnt[n] = 0; fcnt[n] = 0; next[n] = 0; rest[n] = 0
+	qlen[n] = 0; recv[n] = 0; cnt[n] = 0; fcnt[n] = 0; next[n] = 0; rest[n] = 0;
+#if RD > 0
+	qw[n] = 0; polls[n] = 0;
+#ifdef GIVEUP
+	gaveup[n] = 0;
+#endif
+#endif
 }
 
 inline grant(n, how)
 {
 	printf("@q node %d: seq%d GRANTED (%d)\n", n, cur[n], how);
 	assert(inside == 255);  /* SWMR */
+#if RD > 0
+	assert(readers == 0);   /* SWMR: no reader inside */
+#endif
 	inside = n;
 	assert(granted[ID(n, cur[n])] == 0); /* ONCE */
 	granted[ID(n, cur[n])]++;
@@ -428,15 +571,54 @@ end:	do
 	/* start the next event */
 	:: atomic { st[me] == IDLE && cur[me] < EV ->
 		cur[me]++; retx[me] = 0; st[me] = WAIT; recv[me] = 0; cnt[me] = 0; qlen[me] = 0;
+#if RD > 0
+		qw[me] = 0; polls[me] = 0;
+#ifdef GIVEUP
+		gaveup[me] = 0;
+#endif
+#endif
 		printf("@q node %d starts seq%d\n", me, cur[me]);
 		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
 	:: atomic { st[me] == IDLE && cur[me] == EV -> st[me] = DONE; norm() }
 	/* retransmit a request nobody answered (its timer: only in runs where a
 	 * message was lost; a spurious timer is the network's duplicate) */
 	:: atomic { st[me] == WAIT && retx[me] < RETX && loss > 0 && !ANY(REQ, SW, me, cur[me]) &&
-		    !ANY(GRANTED, me, SW, cur[me]) && !ANY(NACK, me, SW, cur[me]) ->
+		    !ANY(GRANTED, me, SW, cur[me]) && !ANY(NACK, me, SW, cur[me]) NOTWAITER ->
 		retx[me]++; printf("@q node %d retransmits seq%d\n", me, cur[me]);
 		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
+#if RD > 0
+	/* the waiting writer polls: the same request, same seq, while no poll
+	 * and no answer is in flight (the poll interval); one poll while the
+	 * readers still hold (answered QWAIT), the rest once they are gone
+	 * (a poll in between only fetches another QWAIT) */
+	:: atomic { st[me] == WAIT && qw[me] && polls[me] < PMAX && (readers == 0 || polls[me] == 0) &&
+		    !ANY(REQ, SW, me, cur[me]) && !ANY(QWAIT, me, SW, cur[me]) &&
+		    !ANY(QGRSW, me, SW, cur[me]) && !ANY(FWD, me, me, cur[me]) ->
+		polls[me]++; printf("@q node %d polls seq%d\n", me, cur[me]);
+		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
+#ifdef GIVEUP
+	/* fault: the waiting writer ends its tenure before the QGRANT */
+	:: atomic { st[me] == WAIT && qw[me] && !gaveup[me] ->
+		gaveup[me] = 1;
+		popcount(recv[me], cnt[me]);
+		if
+		:: qlen[me] == 0 -> next[me] = 0;
+			printf("@q node %d: GIVES UP, QRELEASE seq%d count %d\n", me, cur[me], cnt[me]);
+			put(QREL, SW, me, cur[me], cnt[me], 0, 0)
+		:: else -> next[me] = QE(me, 0);
+			rest[me] = 0;
+			if
+			:: qlen[me] > 1 -> rest[me] = QE(me, 1) :: else -> skip
+			fi;
+			if
+			:: qlen[me] > 2 -> rest[me] = rest[me] | (QE(me, 2) << 4) :: else -> skip
+			fi;
+			printf("@q node %d: GIVES UP, QXFER seq%d count %d next %d\n", me, cur[me], cnt[me], next[me]);
+			put(QXFER, SW, me, cur[me], cnt[me], next[me], 0)
+		fi;
+		st[me] = ENDING; norm() }
+#endif
+#endif
 	/* leave the critical section: hand over or release */
 	:: atomic { st[me] == HOLD ->
 		inside = 255;
@@ -496,8 +678,16 @@ end:	do
 			printf("@q node %d receives kind %d src %d seq%d a %d b %d\n", me, e, src, s, a, b);
 			if
 			:: e == GRANTED && st[me] == WAIT && s == cur[me] -> grant(me, 0)
-			:: e == NACK && st[me] == WAIT && s == cur[me] ->
+			:: e == NACK && st[me] == WAIT && s == cur[me] NOTQW ->
 				put(REQ, SW, me, cur[me], 0, 0, 0)   /* retry, same seq */
+#if RD > 0
+			:: e == QWAIT && st[me] == WAIT && s == cur[me] ->
+				qw[me] = 1  /* the waiting holder of its tenure: buffers its forwards */
+			:: e == QGRSW && st[me] == WAIT && s == cur[me] ->
+				/* a hand-over with an empty granted queue: the buffered
+				 * forwards are the queue; no Q_GRANT_ACK */
+				grant(me, 2)
+#endif
 			:: e == FWD ->
 				if
 				:: b == ID(me, cur[me]) && (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING) ->
@@ -531,6 +721,9 @@ end:	do
 						put(QGRANT, IDN(next[me]), me, IDS(next[me]), 0, 0, rest[me])
 					fi
 				:: a == R_COUNT -> fcnt[me] = b
+#ifdef GIVEUP
+				:: a == R_WAITING -> assert(gaveup[me]) /* the timer sends it again */
+#endif
 				:: else -> assert(false)
 				fi
 			:: e == QGRANT ->
@@ -586,6 +779,24 @@ end:	do
 	od
 }
 
+#if RD > 0
+/* A reader: RDEV read events, each an atomic take of the S lock at the
+ * switch (only with WRITER and WAITING clear; else it waits) and a later
+ * atomic release. */
+proctype reader()
+{
+	byte k = 0;
+	do
+	:: atomic { k < RDEV && !lockw && !waiting ->
+		assert(inside == 255 && !xcl); /* SWMR: no writer, lock not handed out */
+		readers++; k++;
+		printf("@q reader takes the S lock (%d readers)\n", readers) }
+		atomic { readers--; printf("@q reader releases (%d readers)\n", readers) }
+	:: k == RDEV -> break
+	od
+}
+#endif
+
 /* At quiescence every event was granted once and ended, nothing is held. */
 proctype quiet()
 {
@@ -598,6 +809,9 @@ proctype quiet()
 		:: else -> break
 		od;
 		assert(lockw == 0 && qhi == 0 && qlo == 0);
+#if RD > 0
+		assert(waiting == 0 && readers == 0 && qsw == 0);
+#endif
 		assert(len(rs) == 0)
 	}
 }
@@ -610,6 +824,13 @@ init {
 		:: n < N -> run node(n); n++
 		:: else -> break
 		od;
+#if RD > 0
+		n = 0;
+		do
+		:: n < RD -> run reader(); n++
+		:: else -> break
+		od;
+#endif
 		run sw();
 		run network();
 		run quiet()
