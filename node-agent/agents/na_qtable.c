@@ -33,9 +33,8 @@ na_qtable_fini(struct na_qtable *qt)
 	qt->s = NULL;
 }
 
-/* The record of seq `seq` given up on slot `s`, or -1. */
-static int
-gone_find(const struct na_qslot *s, uint32_t seq)
+int
+na_qslot_gone_find(const struct na_qslot *s, uint32_t seq)
 {
 	for (int i = 0; i < NA_QT_GONE; i++)
 		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
@@ -46,7 +45,7 @@ gone_find(const struct na_qslot *s, uint32_t seq)
 static void
 gone_del(struct na_qslot *s, uint32_t seq)
 {
-	int i = gone_find(s, seq);
+	int i = na_qslot_gone_find(s, seq);
 
 	if (i >= 0)
 		s->gone &= (uint8_t) ~(1u << i);
@@ -60,6 +59,8 @@ cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
 	if (na_qholder_cancel(&s->h, thread, seq) != 0)
 		return;
 	s->kept = false;
+	s->swait = false;
+	s->poll = false;
 	while (i < NA_QT_GONE && (s->gone >> i & 1))
 		i++;
 	if (i == NA_QT_GONE) {
@@ -87,9 +88,9 @@ holds(const struct na_qholder *h, uint16_t tenure)
 	       lcf_q_tenure(h->id) == tenure;
 }
 
-/* Thread `thread`'s passing slot on `tag` for event `seq`, not idle. */
-static struct na_qslot *
-passing(struct na_qtable *qt, uint64_t tag, uint16_t thread, uint32_t seq)
+struct na_qslot *
+na_qslot_passing(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		 uint32_t seq)
 {
 	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
 		struct na_qslot *p = &qt->s[i];
@@ -102,10 +103,9 @@ passing(struct na_qtable *qt, uint64_t tag, uint16_t thread, uint32_t seq)
 	return NULL;
 }
 
-/* A passing slot for thread `s`'s given-up event (seq): WAIT. */
-static struct na_qslot *
-new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
-	    uint64_t now)
+struct na_qslot *
+na_qslot_new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
+		     uint64_t now)
 {
 	struct na_qslot *p = na_qslot_new(qt, s->tag, s->h.thread, now, s);
 
@@ -118,9 +118,8 @@ new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
 	return p;
 }
 
-/* A passing slot that went idle is free again. */
-static void
-free_passing(struct na_qslot *p)
+void
+na_qslot_free_passing(struct na_qslot *p)
 {
 	if (p->passing && p->h.st == NA_QH_IDLE) {
 		p->used = false;
@@ -164,7 +163,7 @@ forward_slot(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 			return p;
 	}
 	if (s && gone_tenure(qt, s, tenure, &seq))
-		return new_passing(qt, s, seq, now);
+		return na_qslot_new_passing(qt, s, seq, now);
 	return s;
 }
 
@@ -187,6 +186,8 @@ na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	if (na_qholder_request(&s->h, thread, seq) != 0)
 		return -EBUSY;
 	s->kept = false;
+	s->swait = false;
+	s->poll = false;
 	return 0;
 }
 
@@ -220,7 +221,14 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 	if (!s || s->h.seq != seq)
 		return;
-	if (s->h.st == NA_QH_WAIT && na_qfifo_count(&s->h.q) == 0) {
+	if (s->h.st == NA_QH_WAIT && s->swait) {
+		/* The switch's waiting writer: its QGRANT will come (the
+		 * table polls for it) and ends the tenure in place. */
+		qt->st.abandoned_waits++;
+		s->kept = true;
+		s->poll = true;
+		s->poll_at = now;
+	} else if (s->h.st == NA_QH_WAIT && na_qfifo_count(&s->h.q) == 0) {
 		qt->st.abandoned_waits++;
 		cancel(s, thread, seq);
 	} else if (s->h.st == NA_QH_HOLD) {
@@ -238,7 +246,7 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	       struct na_out *out, struct na_qlocals *loc)
 {
 	struct na_qslot *s = na_qslot_find(qt, tag, thread);
-	struct na_qslot *p = passing(qt, tag, thread, seq);
+	struct na_qslot *p = na_qslot_passing(qt, tag, thread, seq);
 	struct na_qacts a = { 0 };
 
 	if (s)
@@ -257,7 +265,7 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	s->last = now;
 	na_qholder_done(&s->h, gs, cs, now, &a);
 	na_qslot_emit(qt, s, NA_QH_HOLD, &a, out, loc);
-	free_passing(s);
+	na_qslot_free_passing(s);
 	return 0;
 }
 
@@ -324,12 +332,10 @@ giver(struct na_qtable *qt, const struct lcf_msg *m)
 	return NULL;
 }
 
-/* Q_GRANT `m` on slot `p`, waiting for its event, which was given up:
- * taken for nobody, the tenure ends at once with the grant's metadata. */
-static int
-take_and_end(struct na_qtable *qt, struct na_qslot *p, const struct lcf_msg *m,
-	     const void *payload, uint64_t now, struct na_out *out,
-	     struct na_qlocals *loc)
+int
+na_qslot_take_end(struct na_qtable *qt, struct na_qslot *p,
+		  const struct lcf_msg *m, const void *payload, bool ack,
+		  uint64_t now, struct na_out *out, struct na_qlocals *loc)
 {
 	struct na_qacts a = { 0 }, b = { 0 };
 
@@ -338,10 +344,13 @@ take_and_end(struct na_qtable *qt, struct na_qslot *p, const struct lcf_msg *m,
 			      now, &a) != 0)
 		return -EINVAL;
 	for (uint32_t i = 0; i < a.n; i++)
-		if (a.a[i].kind != NA_QA_GRANTED)
+		if (a.a[i].kind != NA_QA_GRANTED &&
+		    (ack || a.a[i].kind != NA_QA_QGRANT_ACK))
 			b.a[b.n++] = a.a[i];
 	qt->st.abandoned_holds++;
 	p->last = now;
+	p->swait = false;
+	p->poll = false;
 	na_qslot_emit(qt, p, NA_QH_WAIT, &b, out, loc);
 	a.n = 0;
 	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);
@@ -349,24 +358,21 @@ take_and_end(struct na_qtable *qt, struct na_qslot *p, const struct lcf_msg *m,
 	return 0;
 }
 
-/* A Q_GRANT for an event given up on slot `s` (m->seq): its passing slot
- * takes it and ends it at once. Without a free slot it is not
- * acknowledged (the giver retransmits). */
-static void
-pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
-	const void *payload, uint64_t now, struct na_out *out,
-	struct na_qlocals *loc)
+void
+na_qslot_pass_on(struct na_qtable *qt, struct na_qslot *s,
+		 const struct lcf_msg *m, const void *payload, bool ack,
+		 uint64_t now, struct na_out *out, struct na_qlocals *loc)
 {
-	struct na_qslot *p = passing(qt, m->tag, m->thread, m->seq);
+	struct na_qslot *p = na_qslot_passing(qt, m->tag, m->thread, m->seq);
 
 	if (!p)
-		p = new_passing(qt, s, m->seq, now);
+		p = na_qslot_new_passing(qt, s, m->seq, now);
 	if (!p)
 		return;
-	if (take_and_end(qt, p, m, payload, now, out, loc) != 0) {
+	if (na_qslot_take_end(qt, p, m, payload, ack, now, out, loc) != 0) {
 		if (na_qfifo_count(&p->h.q) == 0) {
 			na_qholder_cancel(&p->h, m->thread, m->seq);
-			free_passing(p);
+			na_qslot_free_passing(p);
 		}
 		return; /* malformed: not acknowledged */
 	}
@@ -382,6 +388,10 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 	struct na_qacts a = { 0 };
 	enum na_qh_state before;
 
+	if (m->type == LCF_T_QWAIT || m->type == LCF_T_QGRANT) {
+		na_qwait_handle(qt, m, now, out, loc);
+		return 0;
+	}
 	if (na_qtable_is_forward(m))
 		/* tenure = thread << 6 | seq & 0x3f (lcf_q_tenure) */
 		s = forward_slot(qt, m->tag, (uint16_t)(m->aux >> 22),
@@ -389,7 +399,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 	else if (m->type == NA_MSG_Q_GRANT_ACK)
 		s = giver(qt, m);
 	else if (m->type != LCF_T_QXFER_ACK ||
-		 !(s = passing(qt, m->tag, m->thread, m->seq)))
+		 !(s = na_qslot_passing(qt, m->tag, m->thread, m->seq)))
 		/* a QXFER_ACK goes to the passing slot ending its tenure */
 		s = na_qslot_find(qt, m->tag, m->thread);
 	if (na_qtable_is_forward(m)) {
@@ -421,16 +431,18 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		qack(qt, s, m, now, &a);
 	} else if (m->type == NA_MSG_Q_GRANT) {
 		qt->st.qgrant_recv++;
-		if (s && gone_find(s, m->seq) >= 0 &&
+		if (s && na_qslot_gone_find(s, m->seq) >= 0 &&
 		    !(s->h.st == NA_QH_WAIT && s->h.seq == m->seq)) {
-			pass_on(qt, s, m, payload, now, out, loc);
+			na_qslot_pass_on(qt, s, m, payload, true, now, out,
+					 loc);
 			return 0;
 		}
 		if (s && s->kept && s->h.st == NA_QH_WAIT &&
 		    s->h.seq == m->seq) {
 			/* Given up, kept for its tenure's forwards: passed on
 			 * in place. */
-			if (take_and_end(qt, s, m, payload, now, out, loc) == 0)
+			if (na_qslot_take_end(qt, s, m, payload, true, now, out,
+					      loc) == 0)
 				s->kept = false;
 			return 0;
 		}
@@ -468,7 +480,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 	}
 	s->last = now;
 	na_qslot_emit(qt, s, before, &a, out, loc);
-	free_passing(s);
+	na_qslot_free_passing(s);
 	return 0;
 }
 
@@ -481,10 +493,12 @@ na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,
 		struct na_qacts a = { 0 };
 		enum na_qh_state before = s->h.st;
 
+		if (s->used)
+			na_qwait_poll(qt, s, now, out);
 		if (!s->used || na_qholder_next_timer(&s->h) > now)
 			continue;
 		na_qholder_tick(&s->h, now, &a);
 		na_qslot_emit(qt, s, before, &a, out, loc);
-		free_passing(s);
+		na_qslot_free_passing(s);
 	}
 }
