@@ -28,6 +28,7 @@ struct lcf_phv {
 	uint32_t slot[LCF_MAX_WAYS];
 	int hit_way; /* -1 on a tag miss */
 	bool lock_taken;
+	bool waiter; /* queued mode: this write set WAITING (readers hold) */
 	bool unlock_exec;
 	bool sb_held; /* the event holds a counted lock */
 	bool sb_over; /* the event is over (SB says so) */
@@ -35,8 +36,11 @@ struct lcf_phv {
 };
 
 /* Resubmit metadata, 8 bytes (docs/PROTOCOL.md 4.8). Byte 2 is the lock kind
- * of a RELEASE and, for an UNLOCK, 1 when the first pass found it not a
+ * of a RELEASE (0 read, 1 write, 2 an aborted waiter's WAITING, queued mode
+ * only) and, for an UNLOCK, 1 when the first pass found it not a
  * duplicate (LAST-UNLOCK) and claimed its score. */
+#define LCF_RS_KIND_WAITING 2u
+
 static inline uint64_t
 rs_pack(enum lcf_resubmit_op op, uint32_t way, uint32_t lock_kind,
 	uint16_t score)
@@ -295,31 +299,46 @@ hit_meta(struct lcf_pipeline *p, const struct lcf_phv *phv)
 	return &p->meta[phv->hit_way][phv->slot[phv->hit_way]];
 }
 
-/* Take the read or write lock and fill in the block's global metadata. */
+/*
+ * Take the read or write lock and fill in the block's global metadata. A
+ * read waits for a writer and for a waiting writer (WAITING is never set in
+ * retry mode). `wait` (queued mode, a write request): a write that meets
+ * readers only sets WAITING and is the block's waiter.
+ */
 static void
-lcf_stage_lock(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
+lcf_stage_lock(struct lcf_pipeline *p, struct lcf_phv *phv, bool write,
+	       bool wait)
 {
 	struct lcf_meta *md = hit_meta(p, phv);
 
 	if (write)
 		phv->lock_taken = md->lock == 0;
 	else
-		phv->lock_taken = !(md->lock & LCF_LOCK_WRITER) &&
+		phv->lock_taken = !(md->lock &
+				    (LCF_LOCK_WRITER | LCF_LOCK_WAITING)) &&
 				  (md->lock & LCF_LOCK_READERS) !=
 					  LCF_LOCK_READERS;
 	if (phv->lock_taken)
 		md->lock = write ? LCF_LOCK_WRITER : (uint16_t)(md->lock + 1);
+	else if (wait && !(md->lock & (LCF_LOCK_WRITER | LCF_LOCK_WAITING))) {
+		phv->waiter = true; /* READERS > 0: the lock was not free */
+		md->lock |= LCF_LOCK_WAITING;
+	}
 	phv->m->gstatus = md->gstatus;
 	phv->m->copyset = md->copyset;
 }
 
-/* Undo a lock taken by the first pass whose check failed. */
+/* Undo a lock taken by the first pass whose check failed (`kind` 0 read,
+ * 1 write), or the WAITING of an aborted waiter (kind 2). */
 static void
-lcf_stage_lock_release(struct lcf_pipeline *p, struct lcf_phv *phv, bool write)
+lcf_stage_lock_release(struct lcf_pipeline *p, struct lcf_phv *phv,
+		       uint32_t kind)
 {
 	struct lcf_meta *md = hit_meta(p, phv);
 
-	if (write)
+	if (kind == LCF_RS_KIND_WAITING)
+		md->lock &= (uint16_t)~LCF_LOCK_WAITING;
+	else if (kind)
 		md->lock &= (uint16_t)~LCF_LOCK_WRITER;
 	else if (md->lock & LCF_LOCK_READERS)
 		md->lock--;
@@ -339,11 +358,13 @@ lcf_stage_lock_unlock(struct lcf_pipeline *p, struct lcf_phv *phv)
 			uint16_t sub = phv->score < readers ? phv->score
 							    : readers;
 
-			md->lock = (uint16_t)((md->lock & LCF_LOCK_WRITER) |
+			md->lock = (uint16_t)((md->lock & (LCF_LOCK_WRITER |
+							   LCF_LOCK_WAITING)) |
 					      (readers - sub));
 			md->copyset |= phv->m->copyset & p->cfg.node_mask;
 		} else {
-			md->lock &= (uint16_t)~LCF_LOCK_WRITER;
+			md->lock &= (uint16_t) ~(LCF_LOCK_WRITER |
+						 LCF_LOCK_WAITING);
 			md->copyset = phv->m->copyset & p->cfg.node_mask;
 		}
 		md->gstatus = phv->m->gstatus;
@@ -617,11 +638,14 @@ lcf_table_forward(struct lcf_pipeline *p, struct lcf_phv *phv,
 /* ---- passes -------------------------------------------------------------- */
 
 /*
- * Queued lock mode, a request after SCOREBOARD (docs/QUEUED-LOCKS.md 3): a
- * write lock taken and counted makes the event the queue holder; a request
- * that would be NACKed as lock busy goes to the holder instead, when there
- * is one, unless its event is over (an aborted event's late copy: nobody
- * would take its grant). Returns true when the request was forwarded.
+ * Queued lock mode, a request after SCOREBOARD (docs/QUEUED-LOCKS.md 3,
+ * lcf_q_request()): a write lock taken and counted makes the event the
+ * queue holder; a write that met readers is the waiting writer (QWAIT), its
+ * polls are answered QWAIT or QGRANT, or its WAITING undone when its event
+ * is over; a request that would be NACKed as lock busy goes to the holder
+ * instead, when there is one, unless its event is over (an aborted event's
+ * late copy: nobody would take its grant). Returns true when the pass is
+ * decided here.
  */
 static bool
 pass_request_queue(struct lcf_pipeline *p, struct lcf_phv *phv,
@@ -630,17 +654,39 @@ pass_request_queue(struct lcf_pipeline *p, struct lcf_phv *phv,
 	const struct lcf_msg *m = phv->m;
 	uint32_t w = (uint32_t)phv->hit_way, aux = 0;
 	uint16_t to = 0;
+	const struct lcf_q_in in = {
+		.id = lcf_q_id(m->node, m->thread, m->seq),
+		.grant = phv->lock_taken && write_ok && !phv->sb_over,
+		.waiter = phv->waiter,
+		.taken = phv->lock_taken,
+		.over = phv->sb_over,
+		.busy = !phv->lock_taken && !phv->sb_held && !phv->sb_over,
+		.readers = hit_meta(p, phv)->lock & LCF_LOCK_READERS,
+	};
 
-	if (!lcf_q_request(p, w, phv->slot[w],
-			   lcf_q_id(m->node, m->thread, m->seq),
-			   phv->lock_taken && write_ok && !phv->sb_over,
-			   !phv->lock_taken && !phv->sb_held && !phv->sb_over,
-			   &to, &aux))
+	switch (lcf_q_request(p, w, phv->slot[w], &in, &to, &aux)) {
+	case LCF_QV_FORWARD:
+		phv->m->flags = LCF_F_IN_SWITCH;
+		phv->m->aux = aux;
+		res_emit(p, res, LCF_A_FWD_HOLDER, node_bit(to), false);
+		return true;
+	case LCF_QV_WAIT:
+	case LCF_QV_GRANT: {
+		bool grant = !in.readers;
+
+		lcf_q_wait_reply(phv->m, grant, in.readers);
+		res_emit(p, res, grant ? LCF_A_QGRANT : LCF_A_QWAIT,
+			 node_bit(m->node), true);
+		return true;
+	}
+	case LCF_QV_UNDO:
+		res_resubmit(p, res,
+			     rs_pack(LCF_RS_RELEASE, w, LCF_RS_KIND_WAITING,
+				     0));
+		return true;
+	default:
 		return false;
-	phv->m->flags = LCF_F_IN_SWITCH;
-	phv->m->aux = aux;
-	res_emit(p, res, LCF_A_FWD_HOLDER, node_bit(to), false);
-	return true;
+	}
 }
 
 /* QXFER_ACK to the holder (lcf_q_ack() turns the header into it). */
@@ -662,7 +708,8 @@ pass_queue(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	uint32_t w = (uint32_t)phv->hit_way, fwd_cnt = 0;
 	enum lcf_q_reason why;
 
-	if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], &why, &fwd_cnt)) {
+	if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], md->lock, &why,
+			     &fwd_cnt)) {
 		res_resubmit(p, res, rs_pack(LCF_RS_QRELEASE, w, 0, 0));
 		return;
 	}
@@ -683,7 +730,7 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 			  LCF_A_NACK_STALE);
 		return;
 	}
-	lcf_stage_lock(p, phv, write);
+	lcf_stage_lock(p, phv, write, write && p->cfg.queued);
 	/* The VERSION beside the LOCK: every write request that could be
 	 * granted counts (the verdict comes later on a Tofino). */
 	if (phv->m->type == LCF_T_WRITE_MISS ||
@@ -830,7 +877,7 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	} else if (is_abort(type)) {
 		pass_abort(p, phv, res);
 	} else { /* REMOVE_FROM_SWITCH */
-		lcf_stage_lock(p, phv, true);
+		lcf_stage_lock(p, phv, true, false);
 		if (phv->lock_taken)
 			res_resubmit(p, res,
 				     rs_pack(LCF_RS_REMOVE,
@@ -865,7 +912,10 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 	int w;
 
 	if (op != expected_rs_op(phv->m->type) || !rs_reserved_clear(md) ||
-	    way >= p->cfg.ways || rs_lock_kind(md) > 1) {
+	    way >= p->cfg.ways ||
+	    (rs_lock_kind(md) > 1 &&
+	     !(rs_lock_kind(md) == LCF_RS_KIND_WAITING &&
+	       op == LCF_RS_RELEASE && p->cfg.queued))) {
 		res_drop(p, res, LCF_DROP_BAD_RESUBMIT);
 		return;
 	}
@@ -906,7 +956,9 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 		/* The copy was never counted: SCOREBOARD is not touched. */
 		lcf_stage_lock_release(p, phv, rs_lock_kind(md));
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
-			  LCF_A_NACK_CHECK_FAIL);
+			  rs_lock_kind(md) == LCF_RS_KIND_WAITING
+				  ? LCF_A_NACK_ABORTED
+				  : LCF_A_NACK_CHECK_FAIL);
 		break;
 	case LCF_RS_UNLOCK:
 		phv->unlock_exec = rs_lock_kind(md) &&
@@ -978,6 +1030,7 @@ lcf_pipeline_process(struct lcf_pipeline *p, const struct lcf_msg *msg,
 	res->out = *msg;
 	phv.m = &res->out;
 	phv.lock_taken = false;
+	phv.waiter = false;
 	phv.unlock_exec = false;
 	phv.sb_held = false;
 	phv.sb_over = false;

@@ -14,24 +14,43 @@ q_at(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
 	return &p->q[way][slot];
 }
 
-bool
-lcf_q_request(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
-	      bool grant, bool busy, uint16_t *to, uint32_t *aux)
+enum lcf_q_verdict
+lcf_q_request(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+	      const struct lcf_q_in *in, uint16_t *to, uint32_t *aux)
 {
 	struct lcf_q *q = q_at(p, way, slot);
 
-	if (grant) {
+	if (in->grant) {
 		/* The lock was free, so no queue existed: a new tenure. */
-		*q = (struct lcf_q){ id, 0 };
-		return false;
+		*q = (struct lcf_q){ in->id, 0 };
+		return LCF_QV_NONE;
 	}
-	if (!busy || q->hi == 0 || (q->lo & LCF_Q_CLOSING) ||
+	if (in->waiter) {
+		/* WAITING was clear, so no queue existed either. An event
+		 * that is over polls for nothing: its WAITING is undone. */
+		if (in->over)
+			return LCF_QV_UNDO;
+		*q = (struct lcf_q){ in->id, LCF_Q_SWITCH };
+		return LCF_QV_WAIT;
+	}
+	if (!in->taken && q->hi == in->id && (q->lo & LCF_Q_SWITCH) &&
+	    !(q->lo & LCF_Q_CLOSING))
+		return in->readers ? LCF_QV_WAIT : LCF_QV_GRANT;
+	if (!in->busy || q->hi == 0 || (q->lo & LCF_Q_CLOSING) ||
 	    (q->lo & LCF_Q_COUNT_MASK) == LCF_Q_COUNT_MASK)
-		return false;
+		return LCF_QV_NONE;
 	q->lo++;
 	*to = (uint16_t)lcf_q_id_node(q->hi);
 	*aux = lcf_q_fwd_aux(q->hi, q->lo);
-	return true;
+	return LCF_QV_FORWARD;
+}
+
+/* A waiting writer's tenure the readers still hold: never granted, so its
+ * holder cannot hand it on or end it. */
+static inline bool
+q_waiting(const struct lcf_q *q, uint16_t lock)
+{
+	return (q->lo & LCF_Q_SWITCH) && (lock & LCF_LOCK_READERS) != 0;
 }
 
 static bool
@@ -46,18 +65,20 @@ valid_next(const struct lcf_pipeline *p, uint32_t next)
 
 enum lcf_q_reason
 lcf_q_xfer(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
-	   uint32_t count, uint32_t next, uint32_t *fwd_cnt)
+	   uint32_t count, uint32_t next, uint16_t lock, uint32_t *fwd_cnt)
 {
 	struct lcf_q *q = q_at(p, way, slot);
 
 	*fwd_cnt = q->lo;
 	if (q->hi != id)
 		return LCF_Q_NOT_HOLDER;
+	if (q_waiting(q, lock))
+		return LCF_Q_WAITING;
 	if (q->lo & LCF_Q_CLOSING)
 		return LCF_Q_IS_CLOSING;
 	if (!valid_next(p, next))
 		return LCF_Q_BAD_NEXT;
-	if (q->lo != (count & LCF_Q_COUNT_MASK))
+	if ((q->lo & LCF_Q_COUNT_MASK) != (count & LCF_Q_COUNT_MASK))
 		return LCF_Q_COUNT;
 	*q = (struct lcf_q){ next, 0 };
 	return LCF_Q_OK;
@@ -65,14 +86,17 @@ lcf_q_xfer(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
 
 enum lcf_q_reason
 lcf_q_release1(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
-	       uint32_t count, uint32_t *fwd_cnt)
+	       uint32_t count, uint16_t lock, uint32_t *fwd_cnt)
 {
 	struct lcf_q *q = q_at(p, way, slot);
 
 	*fwd_cnt = q->lo;
 	if (q->hi != id)
 		return LCF_Q_NOT_HOLDER;
-	if (!(q->lo & LCF_Q_CLOSING) && q->lo != (count & LCF_Q_COUNT_MASK))
+	if (!(q->lo & LCF_Q_CLOSING) && q_waiting(q, lock))
+		return LCF_Q_WAITING;
+	if (!(q->lo & LCF_Q_CLOSING) &&
+	    (q->lo & LCF_Q_COUNT_MASK) != (count & LCF_Q_COUNT_MASK))
 		return LCF_Q_COUNT;
 	q->lo = LCF_Q_CLOSING;
 	return LCF_Q_OK;
@@ -102,6 +126,16 @@ lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
 }
 
 void
+lcf_q_wait_reply(struct lcf_msg *m, bool grant, uint16_t readers)
+{
+	uint8_t orig = m->type;
+
+	m->type = grant ? LCF_T_QGRANT : LCF_T_QWAIT;
+	m->flags = LCF_F_IN_SWITCH;
+	m->aux = (uint32_t)orig << 24 | (grant ? 0 : readers);
+}
+
+void
 lcf_q_clear(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
 {
 	if (p->q[way] != NULL)
@@ -110,7 +144,8 @@ lcf_q_clear(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
 
 bool
 lcf_q_first_pass(struct lcf_pipeline *p, const struct lcf_msg *m, uint32_t way,
-		 uint32_t slot, enum lcf_q_reason *why, uint32_t *fwd_cnt)
+		 uint32_t slot, uint16_t lock, enum lcf_q_reason *why,
+		 uint32_t *fwd_cnt)
 {
 	uint32_t id = lcf_q_id(m->node, m->thread, m->seq);
 	uint32_t count = m->aux & LCF_Q_COUNT_MASK;
@@ -120,10 +155,10 @@ lcf_q_first_pass(struct lcf_pipeline *p, const struct lcf_msg *m, uint32_t way,
 	if (!p->cfg.queued)
 		return false;
 	if (m->type == LCF_T_QRELEASE) {
-		*why = lcf_q_release1(p, way, slot, id, count, fwd_cnt);
+		*why = lcf_q_release1(p, way, slot, id, count, lock, fwd_cnt);
 		return *why == LCF_Q_OK;
 	}
-	*why = lcf_q_xfer(p, way, slot, id, count, m->copyset, fwd_cnt);
+	*why = lcf_q_xfer(p, way, slot, id, count, m->copyset, lock, fwd_cnt);
 	return false;
 }
 

@@ -10,41 +10,70 @@
 #include "lcf_internal.h"
 #include "lcf_qlock.h"
 
-/**
- * A coherence request's pass, after SCOREBOARD, queued mode only.
- * `grant`: this pass took a write lock and counted it (check passed, event
- * not over): QSTATE = {id, 0}. `busy`: the lock was not taken and the event
- * holds none: when a holder exists (and is not closing, and FWD_CNT is not
- * saturated) FWD_CNT += 1 and the copy goes to the holder.
- *
- * @return true with `*to` (the holder's node) and `*aux` (the forwarded
- *         copy's aux) set when the request is forwarded; false otherwise.
- */
-bool lcf_q_request(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
-		   uint32_t id, bool grant, bool busy, uint16_t *to,
-		   uint32_t *aux);
+/* What a coherence request's pass does at QSTATE (lcf_q_request()). */
+enum lcf_q_verdict {
+	LCF_QV_NONE = 0, /* nothing queued: the pass goes on as in retry mode */
+	LCF_QV_FORWARD,  /* forwarded to the holder (`*to`, `*aux`) */
+	LCF_QV_WAIT,     /* reply QWAIT: the waiting writer, readers hold */
+	LCF_QV_GRANT,    /* reply QGRANT: the waiting writer, readers gone */
+	LCF_QV_UNDO,     /* an aborted waiter: RELEASE pass of lock kind 2 */
+};
+
+/* A coherence request's pass as the stages before QSTATE saw it. */
+struct lcf_q_in {
+	uint32_t id;      /* lcf_q_id() of the request's event */
+	bool grant;       /* took a write lock, check passed, not over */
+	bool waiter;      /* the lock stage set WAITING for this pass */
+	bool taken;       /* the lock stage took a lock (read or write) */
+	bool over;        /* SCOREBOARD: the event is over */
+	bool busy;        /* not taken, holds no score, not over */
+	uint16_t readers; /* LOCK's READERS as the lock stage left them */
+};
 
 /**
- * QXFER (one pass): approved when QHOLDER is `id`, not CLOSING, `next` is a
- * valid id and FWD_CNT equals `count`: QSTATE = {next, 0}.
+ * A coherence request's pass at QSTATE, queued mode only: the first
+ * matching row of docs/QUEUED-LOCKS.md 3.
+ *  1 `grant`: QSTATE = {id, 0}; LCF_QV_NONE.
+ *  2 `waiter` and `over`: QSTATE untouched; LCF_QV_UNDO.
+ *  3 `waiter`: QSTATE = {id, SWITCH}; LCF_QV_WAIT.
+ *  4 not `taken`, QHOLDER = id, SWITCH set, not CLOSING (the waiter's
+ *    poll): QSTATE untouched; LCF_QV_WAIT while `readers`, else
+ *    LCF_QV_GRANT.
+ *  5 `busy`, a holder, not CLOSING, count not saturated: FWD_CNT += 1;
+ *    LCF_QV_FORWARD with `*to` (the holder's node) and `*aux` (the
+ *    forwarded copy's aux).
+ *  6 otherwise LCF_QV_NONE.
  *
- * @return the reason (LCF_Q_OK when approved); `*fwd_cnt` = FWD_CNT as
- *         found.
+ * @return the verdict; never fails.
+ */
+enum lcf_q_verdict lcf_q_request(struct lcf_pipeline *p, uint32_t way,
+				 uint32_t slot, const struct lcf_q_in *in,
+				 uint16_t *to, uint32_t *aux);
+
+/**
+ * QXFER (one pass): approved when QHOLDER is `id`, not a SWITCH tenure
+ * while LOCK (`lock`) has readers, not CLOSING, `next` is a valid id and
+ * FWD_CNT's count equals `count`: QSTATE = {next, 0} (SWITCH cleared).
+ *
+ * @return the reason (LCF_Q_OK when approved; LCF_Q_WAITING for a waiting
+ *         writer's tenure not yet granted); `*fwd_cnt` = FWD_CNT as found.
  */
 enum lcf_q_reason lcf_q_xfer(struct lcf_pipeline *p, uint32_t way,
 			     uint32_t slot, uint32_t id, uint32_t count,
-			     uint32_t next, uint32_t *fwd_cnt);
+			     uint32_t next, uint16_t lock, uint32_t *fwd_cnt);
 
 /**
- * QRELEASE, first pass: approved when QHOLDER is `id` and FWD_CNT equals
- * `count` or is CLOSING (a retransmission after a lost second pass):
+ * QRELEASE, first pass: approved when QHOLDER is `id`, not a SWITCH tenure
+ * while LOCK (`lock`) has readers, and FWD_CNT's count equals `count` or
+ * FWD_CNT is CLOSING (a retransmission after a lost second pass):
  * QSTATE = {id, CLOSING}.
  *
- * @return the reason; `*fwd_cnt` = FWD_CNT as found.
+ * @return the reason (LCF_Q_OK, LCF_Q_NOT_HOLDER, LCF_Q_WAITING,
+ *         LCF_Q_COUNT); `*fwd_cnt` = FWD_CNT as found.
  */
 enum lcf_q_reason lcf_q_release1(struct lcf_pipeline *p, uint32_t way,
 				 uint32_t slot, uint32_t id, uint32_t count,
-				 uint32_t *fwd_cnt);
+				 uint16_t lock, uint32_t *fwd_cnt);
 
 /** QRELEASE, second pass: QSTATE = {0, 0} when it is {id, CLOSING}. In
  * retry mode (no QSTATE; only forged metadata gets here) nothing. */
@@ -60,19 +89,28 @@ void lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
 
 /**
  * QXFER or QRELEASE (`m`), tag hit, first pass: lcf_q_xfer() or
- * lcf_q_release1() with the id and count the header carries; in retry mode
+ * lcf_q_release1() with the id and count the header carries and the
+ * block's LOCK (`lock`, read only); in retry mode
  * (no QSTATE) every one is denied as not the holder.
  *
  * @return true when QRELEASE was approved (resubmit for its second pass);
  *         otherwise `*why` and `*fwd_cnt` are the QXFER_ACK's.
  */
 bool lcf_q_first_pass(struct lcf_pipeline *p, const struct lcf_msg *m,
-		      uint32_t way, uint32_t slot, enum lcf_q_reason *why,
-		      uint32_t *fwd_cnt);
+		      uint32_t way, uint32_t slot, uint16_t lock,
+		      enum lcf_q_reason *why, uint32_t *fwd_cnt);
 
 /** Turn header `m` (a QXFER or QRELEASE) into its QXFER_ACK: type, flags
  * (IN_SWITCH, FAIL unless approved) and aux. */
 void lcf_q_ack(struct lcf_msg *m, enum lcf_q_reason why, uint32_t fwd_cnt);
+
+/**
+ * Turn request header `m` into the waiting writer's reply: QWAIT (`grant`
+ * false; aux carries `readers`) or QGRANT. Type, flags (IN_SWITCH) and aux
+ * = original type << 24 | readers; gstatus and copyset stay as the lock
+ * stage set them.
+ */
+void lcf_q_wait_reply(struct lcf_msg *m, bool grant, uint16_t readers);
 
 /** Clear QSTATE of one slot (control plane: eviction). */
 void lcf_q_clear(struct lcf_pipeline *p, uint32_t way, uint32_t slot);

@@ -40,6 +40,7 @@ lcf_version_read(const struct lcf_pipeline *p, int way, uint32_t slot,
 	m->gstatus = gstatus;
 	m->copyset = p->ver[way][slot];
 	m->aux = (uint32_t)LCF_T_VERSION_READ << 24 |
-		 (lock & LCF_LOCK_WRITER ? LCF_VER_AUX_BUSY : 0);
+		 (lock & (LCF_LOCK_WRITER | LCF_LOCK_WAITING) ? LCF_VER_AUX_BUSY
+							      : 0);
 	return LCF_A_VERSION_HIT;
 }

@@ -148,10 +148,10 @@ Test(queued, readers_are_never_queued)
 	cr_assert_eq(req(LCF_T_READ_MISS, 1, 1, tag).action,
 		     LCF_A_FWD_PROVIDER);
 	cr_assert_eq(tu_block(tag).qholder, 0, "read locks make no holder");
-	/* A write meeting readers has no queue to join: NACK, as in retry. */
-	cr_assert_eq(req(LCF_T_WRITE_MISS, 2, 1, tag).action,
-		     LCF_A_NACK_LOCK_BUSY);
-	cr_assert_eq(tu_block(tag).fwd_cnt, 0);
+	/* A write meeting readers is their waiting writer (test_pipeline_
+	 * qwait.c): QWAIT, not a NACK. */
+	cr_assert_eq(req(LCF_T_WRITE_MISS, 2, 1, tag).action, LCF_A_QWAIT);
+	cr_assert_eq(tu_block(tag).fwd_cnt, LCF_Q_SWITCH);
 }
 
 Test(queued, failed_check_makes_no_holder)
