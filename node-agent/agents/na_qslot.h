@@ -2,9 +2,9 @@
  *
  * A node's queue-holder slots (na_qtable.h, docs/QUEUED-LOCKS.md 5):
  * finding and making them, and the wire side of a holder's actions;
- * the passing slots (na_qtable.c) and the switch's waiting writer
- * (na_qwait.c). Internal to na_qtable.c and na_qwait.c; pure (no
- * sockets, threads or clocks).
+ * the passing slots (na_qpass.c) and the switch's waiting writer
+ * (na_qwait.c). Internal to na_qtable; pure (no sockets, threads or
+ * clocks).
  */
 #ifndef NA_QSLOT_H
 #define NA_QSLOT_H
@@ -53,10 +53,18 @@ void na_qslot_emit(struct na_qtable *qt, struct na_qslot *s,
 		   enum na_qh_state before, const struct na_qacts *a,
 		   struct na_out *out, struct na_qlocals *loc);
 
-/* ---- na_qtable.c: given-up seqs and passing slots ---- */
+/* ---- na_qpass.c: given-up seqs and passing slots ---- */
 
 /** The record of seq `seq` given up on slot `s`. @return its index, or -1. */
 int na_qslot_gone_find(const struct na_qslot *s, uint32_t seq);
+
+/** Forget the record of seq `seq` on slot `s` (if any). */
+void na_qslot_gone_del(struct na_qslot *s, uint32_t seq);
+
+/** Slot `s`'s waiting event (thread, seq) is cancelled: IDLE, and the seq
+ * recorded as given up (the oldest record overwritten when all are in
+ * use); nothing when it is not the waiting event. */
+void na_qslot_cancel(struct na_qslot *s, uint16_t thread, uint32_t seq);
 
 /** Thread `thread`'s passing slot on `tag` for event `seq`, not idle.
  * @return the slot, or NULL. */

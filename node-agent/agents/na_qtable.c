@@ -33,44 +33,6 @@ na_qtable_fini(struct na_qtable *qt)
 	qt->s = NULL;
 }
 
-int
-na_qslot_gone_find(const struct na_qslot *s, uint32_t seq)
-{
-	for (int i = 0; i < NA_QT_GONE; i++)
-		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
-			return i;
-	return -1;
-}
-
-static void
-gone_del(struct na_qslot *s, uint32_t seq)
-{
-	int i = na_qslot_gone_find(s, seq);
-
-	if (i >= 0)
-		s->gone &= (uint8_t) ~(1u << i);
-}
-
-static void
-cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
-{
-	uint32_t i = 0;
-
-	if (na_qholder_cancel(&s->h, thread, seq) != 0)
-		return;
-	s->kept = false;
-	s->swait = false;
-	s->poll = false;
-	while (i < NA_QT_GONE && (s->gone >> i & 1))
-		i++;
-	if (i == NA_QT_GONE) {
-		i = s->gone_next;
-		s->gone_next = (uint8_t)((i + 1) % NA_QT_GONE);
-	}
-	s->gone |= (uint8_t)(1u << i);
-	s->gone_seq[i] = seq;
-}
-
 /*
  * Passing slots (docs/QUEUED-LOCKS.md 5 "Giving a request up";
  * lib/model/qlock-threads.pml rule 2, PH): a tenure of a seq given up on
@@ -86,45 +48,6 @@ holds(const struct na_qholder *h, uint16_t tenure)
 	return (h->st == NA_QH_WAIT || h->st == NA_QH_HOLD ||
 		h->st == NA_QH_ENDING) &&
 	       lcf_q_tenure(h->id) == tenure;
-}
-
-struct na_qslot *
-na_qslot_passing(struct na_qtable *qt, uint64_t tag, uint16_t thread,
-		 uint32_t seq)
-{
-	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
-		struct na_qslot *p = &qt->s[i];
-
-		if (p->used && p->passing && p->tag == tag &&
-		    p->h.thread == thread && p->h.seq == seq &&
-		    p->h.st != NA_QH_IDLE)
-			return p;
-	}
-	return NULL;
-}
-
-struct na_qslot *
-na_qslot_new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
-		     uint64_t now)
-{
-	struct na_qslot *p = na_qslot_new(qt, s->tag, s->h.thread, now, s);
-
-	if (!p) {
-		qt->st.no_slot++;
-		return NULL;
-	}
-	p->passing = true;
-	na_qholder_request(&p->h, s->h.thread, seq);
-	return p;
-}
-
-void
-na_qslot_free_passing(struct na_qslot *p)
-{
-	if (p->passing && p->h.st == NA_QH_IDLE) {
-		p->used = false;
-		p->passing = false;
-	}
 }
 
 /* Is `tenure` the tenure of a seq given up on slot `s` (`seq`), which
@@ -208,7 +131,7 @@ na_qtable_cancel(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	struct na_qslot *s = na_qslot_find(qt, tag, thread);
 
 	if (s)
-		cancel(s, thread, seq);
+		na_qslot_cancel(s, thread, seq);
 }
 
 void
@@ -230,7 +153,7 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		s->poll_at = now;
 	} else if (s->h.st == NA_QH_WAIT && na_qfifo_count(&s->h.q) == 0) {
 		qt->st.abandoned_waits++;
-		cancel(s, thread, seq);
+		na_qslot_cancel(s, thread, seq);
 	} else if (s->h.st == NA_QH_HOLD) {
 		qt->st.abandoned_holds++;
 		na_qholder_done(&s->h, s->h.gstatus, s->h.copyset, now, &a);
@@ -250,7 +173,8 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	struct na_qacts a = { 0 };
 
 	if (s)
-		gone_del(s, seq); /* its lock ends here: no Q_GRANT comes */
+		na_qslot_gone_del(
+			s, seq); /* its lock ends here: no Q_GRANT comes */
 	if (p && p->h.st == NA_QH_WAIT)
 		s = p; /* forwards came to its passing slot */
 	if (s && s->h.st == NA_QH_WAIT && s->h.seq == seq &&
@@ -330,53 +254,6 @@ giver(struct na_qtable *qt, const struct lcf_msg *m)
 		    qt->s[i].h.st == NA_QH_GIVING && qt->s[i].h.next == id)
 			return &qt->s[i];
 	return NULL;
-}
-
-int
-na_qslot_take_end(struct na_qtable *qt, struct na_qslot *p,
-		  const struct lcf_msg *m, const void *payload, bool ack,
-		  uint64_t now, struct na_out *out, struct na_qlocals *loc)
-{
-	struct na_qacts a = { 0 }, b = { 0 };
-
-	if (na_qholder_qgrant(&p->h, (uint16_t)(m->aux >> 16), m->thread,
-			      m->seq, m->gstatus, m->copyset, payload, m->len,
-			      now, &a) != 0)
-		return -EINVAL;
-	for (uint32_t i = 0; i < a.n; i++)
-		if (a.a[i].kind != NA_QA_GRANTED &&
-		    (ack || a.a[i].kind != NA_QA_QGRANT_ACK))
-			b.a[b.n++] = a.a[i];
-	qt->st.abandoned_holds++;
-	p->last = now;
-	p->swait = false;
-	p->poll = false;
-	na_qslot_emit(qt, p, NA_QH_WAIT, &b, out, loc);
-	a.n = 0;
-	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);
-	na_qslot_emit(qt, p, NA_QH_HOLD, &a, out, loc);
-	return 0;
-}
-
-void
-na_qslot_pass_on(struct na_qtable *qt, struct na_qslot *s,
-		 const struct lcf_msg *m, const void *payload, bool ack,
-		 uint64_t now, struct na_out *out, struct na_qlocals *loc)
-{
-	struct na_qslot *p = na_qslot_passing(qt, m->tag, m->thread, m->seq);
-
-	if (!p)
-		p = na_qslot_new_passing(qt, s, m->seq, now);
-	if (!p)
-		return;
-	if (na_qslot_take_end(qt, p, m, payload, ack, now, out, loc) != 0) {
-		if (na_qfifo_count(&p->h.q) == 0) {
-			na_qholder_cancel(&p->h, m->thread, m->seq);
-			na_qslot_free_passing(p);
-		}
-		return; /* malformed: not acknowledged */
-	}
-	gone_del(s, m->seq);
 }
 
 int
