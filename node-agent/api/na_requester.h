@@ -230,7 +230,8 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 /**
  * Wait for a message until `deadline`, consuming unlock ACKs and the
  * abandoned request's replies, and running the unlock timer on the way.
- * @return 0 with t->mail set, or -ETIMEDOUT.
+ * @return 0 with t->mail set, -ETIMEDOUT, or -EAGAIN (before `deadline`)
+ *         when it consumed the ACK of the pending unlock.
  */
 int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 
