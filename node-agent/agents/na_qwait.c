@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The switch's waiting writer, the node's side (docs/QUEUED-LOCKS.md 5,
- * "The waiting writer"; GCS case iii): a write request that met readers
- * is answered QWAIT and is the block's next writer, its tenure
- * {id, SWITCH} at the switch; the switch grants it with QGRANT once the
- * readers are gone. Its slot waits as any next holder's (forwards for the
+ * The switch's waiting writer, the node's side (docs/QUEUED-LOCKS.md 3
+ * and 5, "The waiting writer at the node"; GCS case iii): a write request
+ * that met readers is answered QWAIT and is the block's next writer, its
+ * tenure {id, SWITCH} at the switch; the switch grants it with QGRANT once
+ * the readers are gone. Its slot waits as any next holder's (forwards for the
  * tenure buffered and answered Q_QUEUED); QGRANT is taken as a Q_GRANT
  * with no granted entries and no Q_GRANT_ACK. Internal to na_qtable;
  * pure.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The switch's waiting writer at the node (na_qwait.c through na_qtable,
- * docs/QUEUED-LOCKS.md 5 "The waiting writer"): QWAIT, forwards buffered,
- * QGRANT taken as a Q_GRANT with no entries and no Q_GRANT_ACK, the plan
+ * docs/QUEUED-LOCKS.md 5 "The waiting writer at the node"): QWAIT,
+ * forwards buffered, QGRANT taken as a Q_GRANT with no entries and no Q_GRANT_ACK, the plan
  * against its metadata, the hand-over to the head; duplicates and strays
  * ignored; a given-up waiting writer polled and passed on; the `waiting`
  * denial; na_classify of 0x16/0x17.
