@@ -165,6 +165,19 @@ run rwlock-retry "--seed 15 --events 60000 --workload rwlock --read-ratio 0.5 --
 	net.lost reads incrs
 run rwlock-queued "--seed 1 --events 60000 --workload rwlock --read-ratio 0.9 --blocks 1 --nodes 4 --threads 2 --loss 0.02 --dup 0.02 --jitter-us 50 --lock-mode queued" \
 	net.lost reads incrs qlock.req_grants
+# Writes meeting readers wait at the switch as the block's next writer
+# (QUEUED-LOCKS.md 5, "The waiting writer"): QWAIT, polls, QGRANT; the
+# switch's lock-busy NACKs at most 1% of its forwards (retry-like NACKs
+# for writes meeting readers were ~16 per run before).
+QRNACK='expr:s["switch_actions"].get("nack_lock_busy",0)*100 <= s["switch_actions"]["forward_to_holder"]'
+run rwlock-queued-readers "--seed 2 --events 60000 --workload rwlock --read-ratio 0.5 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0 --dup 0 --lock-mode queued" \
+	switch_actions.q_wait switch_actions.q_grant qlock.sw_grants \
+	qlock.req_q_waits "$QRNACK"
+run rwlock-queued-readers-loss "--seed 10 --events 60000 --workload rwlock --read-ratio 0.5 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.05 --lock-mode queued" \
+	net.lost switch_actions.q_wait switch_actions.q_grant qlock.sw_grants \
+	"$QRNACK"
+run queued-counter-readers "--seed 3 --events 60000 --nodes 4 --threads 3 --loss 0 --dup 0 --lock-mode queued" \
+	switch_actions.q_wait qlock.req_q_polls qlock.req_q_sw_grants "$QRNACK"
 
 # REGRESSIONS: seeds that once failed, with their options.
 # Queued mode, two threads of one node deadlocked: one backed off after a

@@ -291,6 +291,20 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 			a->deadline = h->deadline;
 		}
 		return 0;
+	case LCF_Q_WAITING:
+		/* A switch tenure whose readers still hold: not sent by a
+		 * correct holder. A denial: resend after the bound. */
+		if (!h->count_wait) {
+			h->count_wait = true;
+			h->fwd_cnt = na_qfifo_count(&h->q);
+			h->deadline = now + bound(h);
+		}
+		a = emit(out, NA_QA_WAIT);
+		if (a) {
+			a->req = self_entry(h);
+			a->deadline = h->deadline;
+		}
+		return 0;
 	default:
 		return -EPROTO;
 	}

@@ -164,6 +164,8 @@ int na_qholder_done(struct na_qholder *h, uint8_t gstatus, uint32_t copyset,
  * tenure is over; `count`: resend when the count reaches FWD_CNT, else
  * wait (NA_QA_WAIT) until the bound; a denial whose FWD_CNT is below the
  * count (a network duplicate of an earlier one) is ignored.
+ * `waiting` (a switch tenure whose readers hold; not sent by a correct
+ * holder): as a `count` denial with nothing missing, resent at the bound.
  *
  * @return 0, -ESRCH when it is not for the ENDING event (ignored),
  *         -EPROTO on `closing`/`bad_next` (a wrong holder: state kept).

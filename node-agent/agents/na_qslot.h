@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * A node's queue-holder slots (na_qtable.h, docs/QUEUED-LOCKS.md 5):
- * finding and making them, and the wire side of a holder's actions.
- * Internal to na_qtable.c; pure (no sockets, threads or clocks).
+ * finding and making them, and the wire side of a holder's actions;
+ * the passing slots (na_qpass.c) and the switch's waiting writer
+ * (na_qwait.c). Internal to na_qtable; pure (no sockets, threads or
+ * clocks).
  */
 #ifndef NA_QSLOT_H
 #define NA_QSLOT_H
@@ -50,5 +52,70 @@ void na_qslot_to_requester(struct na_out *out, uint8_t type, uint64_t tag,
 void na_qslot_emit(struct na_qtable *qt, struct na_qslot *s,
 		   enum na_qh_state before, const struct na_qacts *a,
 		   struct na_out *out, struct na_qlocals *loc);
+
+/* ---- na_qpass.c: given-up seqs and passing slots ---- */
+
+/** The record of seq `seq` given up on slot `s`. @return its index, or -1. */
+int na_qslot_gone_find(const struct na_qslot *s, uint32_t seq);
+
+/** Forget the record of seq `seq` on slot `s` (if any). */
+void na_qslot_gone_del(struct na_qslot *s, uint32_t seq);
+
+/** Slot `s`'s waiting event (thread, seq) is cancelled: IDLE, and the seq
+ * recorded as given up (the oldest record overwritten when all are in
+ * use); nothing when it is not the waiting event. */
+void na_qslot_cancel(struct na_qslot *s, uint16_t thread, uint32_t seq);
+
+/** Thread `thread`'s passing slot on `tag` for event `seq`, not idle.
+ * @return the slot, or NULL. */
+struct na_qslot *na_qslot_passing(struct na_qtable *qt, uint64_t tag,
+				  uint16_t thread, uint32_t seq);
+
+/** A passing slot (WAIT) for the event `seq` given up on slot `s`.
+ * @return the slot, or NULL when none is free (counted `no_slot`). */
+struct na_qslot *na_qslot_new_passing(struct na_qtable *qt, struct na_qslot *s,
+				      uint32_t seq, uint64_t now);
+
+/** A passing slot that went idle is free again. */
+void na_qslot_free_passing(struct na_qslot *p);
+
+/**
+ * Grant `m` (a Q_GRANT with `payload`, or a QGRANT) for slot `p`'s
+ * waiting event, which was given up: taken for nobody, and the tenure
+ * ends at once with the grant's metadata (QXFER to the head or
+ * QRELEASE); a Q_GRANT_ACK to the giver only when `ack`.
+ *
+ * @return 0, or -EINVAL when `m` does not grant p's waiting event or its
+ *         payload is malformed (nothing done).
+ */
+int na_qslot_take_end(struct na_qtable *qt, struct na_qslot *p,
+		      const struct lcf_msg *m, const void *payload, bool ack,
+		      uint64_t now, struct na_out *out, struct na_qlocals *loc);
+
+/** A grant `m` for an event given up on slot `s` (m->seq): its passing
+ * slot takes it and ends it at once (na_qslot_take_end). */
+void na_qslot_pass_on(struct na_qtable *qt, struct na_qslot *s,
+		      const struct lcf_msg *m, const void *payload, bool ack,
+		      uint64_t now, struct na_out *out, struct na_qlocals *loc);
+
+/* ---- na_qwait.c: the switch's waiting writer (QWAIT, QGRANT) ---- */
+
+/**
+ * QWAIT or QGRANT `m` (docs/QUEUED-LOCKS.md 5, "The waiting writer").
+ * QWAIT for the slot's waiting event: the slot is the switch's waiting
+ * writer (`swait`) and the QWAIT goes to the requester thread (it polls);
+ * for a seq given up on the slot: a passing slot polls for it. QGRANT for
+ * the waiting event: taken as a Q_GRANT with no granted entries, without
+ * Q_GRANT_ACK (the local Q_GRANT delivered with flags IN_SWITCH); for a
+ * given-up event: passed on at once. Anything else is ignored
+ * (`sw_ignored`).
+ */
+void na_qwait_handle(struct na_qtable *qt, const struct lcf_msg *m,
+		     uint64_t now, struct na_out *out, struct na_qlocals *loc);
+
+/** Slot `s`'s poll when due: a given-up waiting writer's request copy to
+ * the block's home (the switch intercepts it), every qt->rtt. */
+void na_qwait_poll(struct na_qtable *qt, struct na_qslot *s, uint64_t now,
+		   struct na_out *out);
 
 #endif /* NA_QSLOT_H */

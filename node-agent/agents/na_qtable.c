@@ -33,43 +33,6 @@ na_qtable_fini(struct na_qtable *qt)
 	qt->s = NULL;
 }
 
-/* The record of seq `seq` given up on slot `s`, or -1. */
-static int
-gone_find(const struct na_qslot *s, uint32_t seq)
-{
-	for (int i = 0; i < NA_QT_GONE; i++)
-		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
-			return i;
-	return -1;
-}
-
-static void
-gone_del(struct na_qslot *s, uint32_t seq)
-{
-	int i = gone_find(s, seq);
-
-	if (i >= 0)
-		s->gone &= (uint8_t) ~(1u << i);
-}
-
-static void
-cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
-{
-	uint32_t i = 0;
-
-	if (na_qholder_cancel(&s->h, thread, seq) != 0)
-		return;
-	s->kept = false;
-	while (i < NA_QT_GONE && (s->gone >> i & 1))
-		i++;
-	if (i == NA_QT_GONE) {
-		i = s->gone_next;
-		s->gone_next = (uint8_t)((i + 1) % NA_QT_GONE);
-	}
-	s->gone |= (uint8_t)(1u << i);
-	s->gone_seq[i] = seq;
-}
-
 /*
  * Passing slots (docs/QUEUED-LOCKS.md 5 "Giving a request up";
  * lib/model/qlock-threads.pml rule 2, PH): a tenure of a seq given up on
@@ -85,47 +48,6 @@ holds(const struct na_qholder *h, uint16_t tenure)
 	return (h->st == NA_QH_WAIT || h->st == NA_QH_HOLD ||
 		h->st == NA_QH_ENDING) &&
 	       lcf_q_tenure(h->id) == tenure;
-}
-
-/* Thread `thread`'s passing slot on `tag` for event `seq`, not idle. */
-static struct na_qslot *
-passing(struct na_qtable *qt, uint64_t tag, uint16_t thread, uint32_t seq)
-{
-	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
-		struct na_qslot *p = &qt->s[i];
-
-		if (p->used && p->passing && p->tag == tag &&
-		    p->h.thread == thread && p->h.seq == seq &&
-		    p->h.st != NA_QH_IDLE)
-			return p;
-	}
-	return NULL;
-}
-
-/* A passing slot for thread `s`'s given-up event (seq): WAIT. */
-static struct na_qslot *
-new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
-	    uint64_t now)
-{
-	struct na_qslot *p = na_qslot_new(qt, s->tag, s->h.thread, now, s);
-
-	if (!p) {
-		qt->st.no_slot++;
-		return NULL;
-	}
-	p->passing = true;
-	na_qholder_request(&p->h, s->h.thread, seq);
-	return p;
-}
-
-/* A passing slot that went idle is free again. */
-static void
-free_passing(struct na_qslot *p)
-{
-	if (p->passing && p->h.st == NA_QH_IDLE) {
-		p->used = false;
-		p->passing = false;
-	}
 }
 
 /* Is `tenure` the tenure of a seq given up on slot `s` (`seq`), which
@@ -164,7 +86,7 @@ forward_slot(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 			return p;
 	}
 	if (s && gone_tenure(qt, s, tenure, &seq))
-		return new_passing(qt, s, seq, now);
+		return na_qslot_new_passing(qt, s, seq, now);
 	return s;
 }
 
@@ -187,6 +109,8 @@ na_qtable_request(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	if (na_qholder_request(&s->h, thread, seq) != 0)
 		return -EBUSY;
 	s->kept = false;
+	s->swait = false;
+	s->poll = false;
 	return 0;
 }
 
@@ -207,7 +131,7 @@ na_qtable_cancel(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	struct na_qslot *s = na_qslot_find(qt, tag, thread);
 
 	if (s)
-		cancel(s, thread, seq);
+		na_qslot_cancel(s, thread, seq);
 }
 
 void
@@ -220,9 +144,16 @@ na_qtable_abandon(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 	if (!s || s->h.seq != seq)
 		return;
-	if (s->h.st == NA_QH_WAIT && na_qfifo_count(&s->h.q) == 0) {
+	if (s->h.st == NA_QH_WAIT && s->swait) {
+		/* The switch's waiting writer: its QGRANT will come (the
+		 * table polls for it) and ends the tenure in place. */
 		qt->st.abandoned_waits++;
-		cancel(s, thread, seq);
+		s->kept = true;
+		s->poll = true;
+		s->poll_at = now;
+	} else if (s->h.st == NA_QH_WAIT && na_qfifo_count(&s->h.q) == 0) {
+		qt->st.abandoned_waits++;
+		na_qslot_cancel(s, thread, seq);
 	} else if (s->h.st == NA_QH_HOLD) {
 		qt->st.abandoned_holds++;
 		na_qholder_done(&s->h, s->h.gstatus, s->h.copyset, now, &a);
@@ -238,11 +169,12 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	       struct na_out *out, struct na_qlocals *loc)
 {
 	struct na_qslot *s = na_qslot_find(qt, tag, thread);
-	struct na_qslot *p = passing(qt, tag, thread, seq);
+	struct na_qslot *p = na_qslot_passing(qt, tag, thread, seq);
 	struct na_qacts a = { 0 };
 
 	if (s)
-		gone_del(s, seq); /* its lock ends here: no Q_GRANT comes */
+		na_qslot_gone_del(
+			s, seq); /* its lock ends here: no Q_GRANT comes */
 	if (p && p->h.st == NA_QH_WAIT)
 		s = p; /* forwards came to its passing slot */
 	if (s && s->h.st == NA_QH_WAIT && s->h.seq == seq &&
@@ -257,7 +189,7 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 	s->last = now;
 	na_qholder_done(&s->h, gs, cs, now, &a);
 	na_qslot_emit(qt, s, NA_QH_HOLD, &a, out, loc);
-	free_passing(s);
+	na_qslot_free_passing(s);
 	return 0;
 }
 
@@ -324,55 +256,6 @@ giver(struct na_qtable *qt, const struct lcf_msg *m)
 	return NULL;
 }
 
-/* Q_GRANT `m` on slot `p`, waiting for its event, which was given up:
- * taken for nobody, the tenure ends at once with the grant's metadata. */
-static int
-take_and_end(struct na_qtable *qt, struct na_qslot *p, const struct lcf_msg *m,
-	     const void *payload, uint64_t now, struct na_out *out,
-	     struct na_qlocals *loc)
-{
-	struct na_qacts a = { 0 }, b = { 0 };
-
-	if (na_qholder_qgrant(&p->h, (uint16_t)(m->aux >> 16), m->thread,
-			      m->seq, m->gstatus, m->copyset, payload, m->len,
-			      now, &a) != 0)
-		return -EINVAL;
-	for (uint32_t i = 0; i < a.n; i++)
-		if (a.a[i].kind != NA_QA_GRANTED)
-			b.a[b.n++] = a.a[i];
-	qt->st.abandoned_holds++;
-	p->last = now;
-	na_qslot_emit(qt, p, NA_QH_WAIT, &b, out, loc);
-	a.n = 0;
-	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);
-	na_qslot_emit(qt, p, NA_QH_HOLD, &a, out, loc);
-	return 0;
-}
-
-/* A Q_GRANT for an event given up on slot `s` (m->seq): its passing slot
- * takes it and ends it at once. Without a free slot it is not
- * acknowledged (the giver retransmits). */
-static void
-pass_on(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
-	const void *payload, uint64_t now, struct na_out *out,
-	struct na_qlocals *loc)
-{
-	struct na_qslot *p = passing(qt, m->tag, m->thread, m->seq);
-
-	if (!p)
-		p = new_passing(qt, s, m->seq, now);
-	if (!p)
-		return;
-	if (take_and_end(qt, p, m, payload, now, out, loc) != 0) {
-		if (na_qfifo_count(&p->h.q) == 0) {
-			na_qholder_cancel(&p->h, m->thread, m->seq);
-			free_passing(p);
-		}
-		return; /* malformed: not acknowledged */
-	}
-	gone_del(s, m->seq);
-}
-
 int
 na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		 const void *payload, uint64_t now, struct na_out *out,
@@ -382,6 +265,10 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 	struct na_qacts a = { 0 };
 	enum na_qh_state before;
 
+	if (m->type == LCF_T_QWAIT || m->type == LCF_T_QGRANT) {
+		na_qwait_handle(qt, m, now, out, loc);
+		return 0;
+	}
 	if (na_qtable_is_forward(m))
 		/* tenure = thread << 6 | seq & 0x3f (lcf_q_tenure) */
 		s = forward_slot(qt, m->tag, (uint16_t)(m->aux >> 22),
@@ -389,7 +276,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 	else if (m->type == NA_MSG_Q_GRANT_ACK)
 		s = giver(qt, m);
 	else if (m->type != LCF_T_QXFER_ACK ||
-		 !(s = passing(qt, m->tag, m->thread, m->seq)))
+		 !(s = na_qslot_passing(qt, m->tag, m->thread, m->seq)))
 		/* a QXFER_ACK goes to the passing slot ending its tenure */
 		s = na_qslot_find(qt, m->tag, m->thread);
 	if (na_qtable_is_forward(m)) {
@@ -421,16 +308,18 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		qack(qt, s, m, now, &a);
 	} else if (m->type == NA_MSG_Q_GRANT) {
 		qt->st.qgrant_recv++;
-		if (s && gone_find(s, m->seq) >= 0 &&
+		if (s && na_qslot_gone_find(s, m->seq) >= 0 &&
 		    !(s->h.st == NA_QH_WAIT && s->h.seq == m->seq)) {
-			pass_on(qt, s, m, payload, now, out, loc);
+			na_qslot_pass_on(qt, s, m, payload, true, now, out,
+					 loc);
 			return 0;
 		}
 		if (s && s->kept && s->h.st == NA_QH_WAIT &&
 		    s->h.seq == m->seq) {
 			/* Given up, kept for its tenure's forwards: passed on
 			 * in place. */
-			if (take_and_end(qt, s, m, payload, now, out, loc) == 0)
+			if (na_qslot_take_end(qt, s, m, payload, true, now, out,
+					      loc) == 0)
 				s->kept = false;
 			return 0;
 		}
@@ -468,7 +357,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 	}
 	s->last = now;
 	na_qslot_emit(qt, s, before, &a, out, loc);
-	free_passing(s);
+	na_qslot_free_passing(s);
 	return 0;
 }
 
@@ -481,10 +370,12 @@ na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,
 		struct na_qacts a = { 0 };
 		enum na_qh_state before = s->h.st;
 
+		if (s->used)
+			na_qwait_poll(qt, s, now, out);
 		if (!s->used || na_qholder_next_timer(&s->h) > now)
 			continue;
 		na_qholder_tick(&s->h, now, &a);
 		na_qslot_emit(qt, s, before, &a, out, loc);
-		free_passing(s);
+		na_qslot_free_passing(s);
 	}
 }

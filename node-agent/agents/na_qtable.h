@@ -60,7 +60,12 @@ struct na_qlocals {
 	X(abandoned_waits)   /* a waiting event given up */                   \
 	X(abandoned_holds)   /* a granted event given up: passed on */        \
 	X(local_nacks)       /* a local thread's forward NACKed (waiting
-				tenure of another local thread) */
+				tenure of another local thread) */      \
+	X(sw_waits)          /* QWAIT: a waiting event became the block's
+				waiting writer (once per tenure) */     \
+	X(sw_grants)         /* QGRANT taken (the switch's hand-over) */      \
+	X(sw_ignored)        /* QWAIT/QGRANT for no waiting event */          \
+	X(sw_polls)          /* polls sent for a given-up waiting writer */
 
 struct na_qt_stats {
 #define NA_X_FIELD(name) uint64_t name;
@@ -78,6 +83,11 @@ struct na_qslot {
 	uint8_t gone; /* bit i: gone_seq[i] was cancelled while waiting */
 	uint8_t gone_next; /* the record overwritten when all are in use */
 	uint32_t gone_seq[NA_QT_GONE];
+	bool swait;       /* its waiting event is the switch's waiting writer
+			 * (QWAIT): its grant is the switch's QGRANT */
+	bool poll;        /* ... given up: the table polls for it */
+	uint8_t sw_type;  /* the request type the switch made wait */
+	uint64_t poll_at; /* poll: the next poll */
 	uint64_t tag;
 	uint64_t last; /* time of the last use (free-slot choice) */
 	struct na_qholder h;

@@ -96,7 +96,9 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
  * Wait for a message until `deadline`, consuming unlock ACKs and running the
  * unlock timer on the way (an ACK is handled before the timer looks, so a
  * waiting ACK never causes a spurious retransmission).
- * @return 0 with t->mail set, or -ETIMEDOUT.
+ * @return 0 with t->mail set, -ETIMEDOUT, or -EAGAIN when the ACK of the
+ *         pending unlock was consumed (na_req_flush returns at once, not
+ *         at the unlock timer's deadline).
  */
 int
 na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
@@ -113,9 +115,17 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 			t->qgrant = t->mail.m;
 			t->qgrant_valid = true;
 		}
-		if (rc == 0 && (on_unlock_ack(t, &t->mail.m) ||
-				on_stale_mail(t, &t->mail)))
-			continue;
+		if (rc == 0) {
+			bool had = t->unl.valid;
+
+			if (on_unlock_ack(t, &t->mail.m)) {
+				if (had && !t->unl.valid)
+					return -EAGAIN; /* na_req_flush's */
+				continue;
+			}
+			if (on_stale_mail(t, &t->mail))
+				continue;
+		}
 		unlock_timer(t, na_now_ns());
 		if (rc == 0)
 			return 0;

@@ -6,8 +6,11 @@
  * request's retransmission (a 64-RTT watchdog instead), Q_NACK sends it
  * again at once, and a Q_GRANT is the answer: the event runs against the
  * grant's metadata (na_qplan.h: Q_INV to the copyset or the home, the
- * replies collected as for a switch copy). The holder's end is in
- * na_req_mail.c (na_req_send_unlock).
+ * replies collected as for a switch copy). QWAIT (a write that met
+ * readers: the block's waiting writer) turns the retransmission into a
+ * poll every RTT estimate until the switch's QGRANT, which the node's
+ * queue holders deliver as a Q_GRANT (flags IN_SWITCH). The holder's end
+ * is in na_req_mail.c (na_req_send_unlock).
  */
 #include <errno.h>
 #include <string.h>
@@ -27,12 +30,15 @@ na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 
 		if (rc == 0)
 			q->on = true;
-		if (rc == -EALREADY)
-			NA_STAT_INC(t->n->st.req.q_unregistered);
-		if (rc != -EBUSY)
+		if (rc != -EBUSY && rc != -ENOSPC)
 			break;
-		/* Another local event's tenure on this block is ending. */
-		NA_STAT_INC(t->n->st.req.q_busy_waits);
+		/* Another local event's tenure on this block is ending, or
+		 * no holder slot is free: a request without one could not
+		 * take a grant (a Q_GRANT or QGRANT), so it waits. */
+		if (rc == -EBUSY)
+			NA_STAT_INC(t->n->st.req.q_busy_waits);
+		else
+			NA_STAT_INC(t->n->st.req.q_slot_waits);
 		na_req_backoff(t, i < 4 ? i : 4);
 	}
 }
@@ -70,10 +76,13 @@ granted(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *g,
 {
 	q->granted = true;
 	q->queued = false;
+	q->swait = false;
 	q->gs = g->gstatus;
 	q->cs = g->copyset;
 	t->qgrant_valid = false;
 	NA_STAT_INC(t->n->st.req.q_grants);
+	if (g->flags & LCF_F_IN_SWITCH)
+		NA_STAT_INC(t->n->st.req.q_sw_grants); /* QGRANT */
 	na_qplan_make(q->req.type, t->n->self, q->gs, q->cs, na_req_rnd(t),
 		      &q->plan);
 	if (q->plan.noop) {
@@ -110,8 +119,18 @@ na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
 	if (!q->on || x->seq != q->req.seq || x->tag != q->req.tag)
 		return false;
 	switch (x->type) {
-	case NA_MSG_Q_QUEUED:
+	case LCF_T_QWAIT:
+		/* The block's waiting writer: poll until QGRANT. */
 		if (!q->granted && !c->got_reply) {
+			if (!q->swait)
+				NA_STAT_INC(t->n->st.req.q_waits);
+			q->swait = true;
+			q->queued = false;
+			*deadline = now + na_req_rtt(t);
+		}
+		return true;
+	case NA_MSG_Q_QUEUED:
+		if (!q->granted && !c->got_reply && !q->swait) {
 			q->queued = true;
 			*deadline = now +
 				    na_req_timeout(t, NA_QUEUED_WATCHDOG_RTTS,
@@ -121,7 +140,7 @@ na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
 		return true;
 	case NA_MSG_Q_NACK:
 		NA_STAT_INC(t->n->st.req.q_nacks);
-		if (q->granted || c->got_reply)
+		if (q->granted || c->got_reply || q->swait)
 			return true;
 		q->queued = false;
 		na_node_send(t->n, q->req.dst_node, &q->req, NULL);
@@ -135,7 +154,7 @@ na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
 	case NA_MSG_NACK:
 		/* A copy NACKed while another is queued or the lock is
 		 * ours: the queue answers this event. */
-		if (q->queued || q->granted) {
+		if (q->queued || q->granted || q->swait) {
 			NA_STAT_INC(t->n->st.req.q_nack_ignored);
 			return true;
 		}
@@ -152,10 +171,21 @@ na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q)
 		send_inv(t, q);
 		return;
 	}
-	if (q->queued)
+	if (q->swait)
+		NA_STAT_INC(t->n->st.req.q_polls);
+	else if (q->queued)
 		NA_STAT_INC(t->n->st.req.q_watchdog);
 	q->queued = false;
 	na_node_send(t->n, q->req.dst_node, &q->req, NULL);
+}
+
+uint64_t
+na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
+		 uint32_t tries)
+{
+	if (q->swait)
+		return na_req_rtt(t); /* a poll: not doubled */
+	return na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
 }
 
 void

@@ -227,7 +227,9 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		rt->copies++;
 		NA_STAT_INC(t->n->st.req.retransmit_request);
 		tries++;
-		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+		deadline = now + (q.on ? na_reqq_interval(t, &q, tries)
+				       : na_req_timeout(t, NA_REQ_TIMEOUT_RTTS,
+							tries));
 	}
 	if (!tries && !q.queued && !q.granted)
 		na_req_rtt_sample(t,

@@ -230,7 +230,8 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 /**
  * Wait for a message until `deadline`, consuming unlock ACKs and the
  * abandoned request's replies, and running the unlock timer on the way.
- * @return 0 with t->mail set, or -ETIMEDOUT.
+ * @return 0 with t->mail set, -ETIMEDOUT, or -EAGAIN (before `deadline`)
+ *         when it consumed the ACK of the pending unlock.
  */
 int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 
@@ -305,7 +306,8 @@ void na_req_service(struct dsm_thread *t);
 struct na_reqq {
 	bool on;      /* registered with the node's queue holders */
 	bool queued;  /* Q_QUEUED: only the watchdog retransmits */
-	bool granted; /* Q_GRANT: the lock is the event's */
+	bool swait;   /* QWAIT: the block's waiting writer, polling */
+	bool granted; /* Q_GRANT or QGRANT: the lock is the event's */
 	bool noop;    /* granted, but the check failed (na_qplan.h) */
 	struct lcf_msg req;
 	struct na_qplan plan;
@@ -323,13 +325,19 @@ void na_reqq_begin(struct dsm_thread *t, struct na_reqq *q,
 bool na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
 			   struct na_collect *c, uint64_t *deadline);
 
-/** t->mail: Q_QUEUED, Q_NACK, Q_GRANT, or a NACK the queue overrides.
+/** t->mail: Q_QUEUED, QWAIT, Q_NACK, Q_GRANT, or a NACK the queue overrides.
  * @return true when consumed. */
 bool na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
 		  uint64_t *deadline);
 
-/** The event's timer expired: Q_INVs again, or the request. */
+/** The event's timer expired: Q_INVs again, or the request (a poll when
+ * the event is the block's waiting writer). */
 void na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q);
+
+/** The event's timer after its `tries`-th retransmission: the RTT
+ * estimate for a waiting writer's poll, else 6 RTTs doubled per try. */
+uint64_t na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
+			  uint32_t tries);
 
 /** The event completed through the switch or home path (not granted). */
 void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,

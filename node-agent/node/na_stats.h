@@ -52,7 +52,11 @@
 	X(q_inv_sent)                \
 	X(q_ends)                    \
 	X(q_busy_waits)              \
-	X(q_unregistered)
+	X(q_unregistered)            \
+	X(q_slot_waits)              \
+	X(q_waits)                   \
+	X(q_polls)                   \
+	X(q_sw_grants)
 
 struct na_req_stats {
 #define NA_X_FIELD(name) uint64_t name;

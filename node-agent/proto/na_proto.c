@@ -165,6 +165,8 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	case NA_MSG_QFWD: /* a home's forward to this queue holder */
 		return m->dst_node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
 	case NA_MSG_Q_GRANT:
+	case LCF_T_QWAIT: /* the switch: a waiting writer (QUEUED-LOCKS.md 5) */
+	case LCF_T_QGRANT: /* ... granted once the readers are gone */
 		return m->node == self ? NA_ROUTE_QUEUE : NA_ROUTE_DROP;
 	case NA_MSG_Q_GRANT_ACK:
 		return NA_ROUTE_QUEUE; /* to the giver, about the receiver */

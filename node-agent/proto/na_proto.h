@@ -104,7 +104,8 @@ enum na_route {
 	NA_ROUTE_HOME_MIGRATE, /* home agent's migration module (na_migrate.h) */
 	NA_ROUTE_VOH,          /* validate-on-hit, home side (na_voh_home.h) */
 	NA_ROUTE_QUEUE, /* the queue holders (na_qtable.h): forward-to-holder
-			 * copies, QXFER_ACK, Q_GRANT, Q_GRANT_ACK */
+			 * copies, QXFER_ACK, Q_GRANT, Q_GRANT_ACK, QWAIT,
+			 * QGRANT */
 	NA_ROUTE_QINV,  /* Q_INV: as a switch copy, to the cache agent or
 			 * (Unshared) the home agent (na_qplan.h) */
 };

@@ -271,6 +271,11 @@ qlock_summary(FILE *f)
 		r.nacks, r.events, r.q_queued, r.q_nacks, r.q_nack_ignored,
 		r.q_watchdog, r.q_grants, r.q_converted, r.q_noop, r.q_ends);
 	fprintf(f,
+		",\"req_q_waits\":%" PRIu64 ",\"req_q_polls\":%" PRIu64
+		",\"req_q_sw_grants\":%" PRIu64
+		",\"req_q_slot_waits\":%" PRIu64,
+		r.q_waits, r.q_polls, r.q_sw_grants, r.q_slot_waits);
+	fprintf(f,
 		",\"home_nack_lock\":%" PRIu64 ",\"home_nack_check\":%" PRIu64
 		",\"home_nack_not_home\":%" PRIu64,
 		hl, hc, hn);
