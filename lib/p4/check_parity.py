@@ -127,7 +127,7 @@ def check_constants(rep, p4, wire_h, pipe_h):
     simple = ["LCF_T_PIPELINE_FIRST", "LCF_T_PIPELINE_LAST", "LCF_T_NODE_FIRST",
               "LCF_T_NODE_LAST", "LCF_VERSION", "LCF_HDR_LEN", "LCF_DEFAULT_PORT",
               "LCF_MAX_NODES", "LCF_NODE_NONE", "LCF_LOCK_WRITER",
-              "LCF_LOCK_READERS"]
+              "LCF_LOCK_WAITING", "LCF_LOCK_READERS"]
     rep.compare("scalar constants (version, header length, default LCF port, "
                 "type ranges, node limits, LOCK bits)",
                 "C", {k: resolve(defs.get(k, "<missing>")) for k in simple},

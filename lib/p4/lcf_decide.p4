@@ -378,8 +378,10 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     }
 
     /* Did the lock stage take the lock? Read off the old LOCK value: a
-     * read lock is taken while it is below 0x7fff, a write lock while it
-     * is 0 (C lcf_stage_lock()). A stale request ran no lock stage. */
+     * read lock is taken while it is below 0x3fff (LCF_LOCK_READERS: the
+     * writer and waiting bits clear, readers not saturated), a write lock
+     * while it is 0 (C lcf_stage_lock()). A stale request ran no lock
+     * stage. */
     action took_yes() { md.took = 1; md.sb_count = 1; }
     action took_no()  { md.took = 0; md.sb_count = 0; }
     table took_tbl {
@@ -392,7 +394,7 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         actions = { took_yes; took_no; }
         const default_action = took_no();
         const entries = {
-            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x7ffe, 0) : took_yes();
+            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x3ffe, 0) : took_yes();
             (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0 .. 0, 0) : took_yes();
             (SB_OP_TOOK, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 0 .. 0, 0) : took_yes();
         }

@@ -178,9 +178,10 @@ control LcfPrepare(inout lcf_headers_t hdr,
         default_action = op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_NONE, 0, 0);
         const entries = {
             /* first pass: C lcf_stage_lock(): read lock for READ_MISS
-             * (granted while LOCK < 0x7fff), write lock for the others
+             * (granted while LOCK < 0x3fff: WRITER and WAITING clear, READERS
+             * below LCF_LOCK_READERS), write lock for the others
              * (granted while LOCK < 1, i.e. LOCK == 0) */
-            (0, LCF_T_READ_MISS, _)      : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 0x7fff, 1);
+            (0, LCF_T_READ_MISS, _)      : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 0x3fff, 1);
             (0, LCF_T_WRITE_MISS, _)     : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
             (0, LCF_T_WRITE_SHARED, _)   : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
             (0, LCF_T_EVICT_SHARED, _)   : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);

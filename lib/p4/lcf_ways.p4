@@ -291,7 +291,9 @@ control LcfTagWay(inout lcf_headers_t hdr,
  *
  * Three arrays, three stateful ALUs, each with at most 4 RegisterActions
  * (the Tofino-1 limit) of at most 2 conditions. LOCK is 16 bits: bit 15
- * writer, bits 0-14 readers.
+ * writer (LCF_LOCK_WRITER), bit 14 a writer waits for the readers
+ * (LCF_LOCK_WAITING, queued mode only), bits 0-13 readers
+ * (LCF_LOCK_READERS).
  * ------------------------------------------------------------------------- */
 control LcfLcsWay(inout lcf_headers_t hdr,
                   inout lcf_ig_md_t md,
@@ -303,8 +305,8 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     Register<bit<8>,  slot_t>(LCF_SLOTS, 0) gstatus;
     Register<bit<32>, slot_t>(LCF_SLOTS, 0) copyset;
 
-    /* Acquire: read lock lk_a = 0x7fff, lk_b = 1 (writer clear and readers
-     * < 0x7fff <=> LOCK < 0x7fff); write lock lk_a = 1, lk_b = 0x8000
+    /* Acquire: read lock lk_a = 0x3fff, lk_b = 1 (writer and waiting clear
+     * and readers < 0x3fff <=> LOCK < 0x3fff); write lock lk_a = 1, lk_b = 0x8000
      * (LOCK == 0 <=> LOCK < 1). Returns the old LOCK: the scoreboard stage
      * tells "taken" from it with a range match. */
     RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_acquire = {
