@@ -413,6 +413,24 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             took_tbl.apply();
             check.apply();
         }
+#if LCF_QUEUE
+        /* The queued mode's view of the lock stage (C lcf_stage_lock(),
+         * phv->waiter; the READERS of lcf_q_in): q_waiter = this write set
+         * WAITING (lock_qacquire found readers only: 1 <= LOCK < WAITING);
+         * q_rd = READERS > 0; q_readers = READERS for QWAIT's aux. */
+        md.q_waiter = 0;
+        md.q_rd = 0;
+        if (md.drop == 0 && md.l2 == 0 && md.hit == 1) {
+            if (md.lk_old[13:0] != 0) {
+                md.q_rd = 1;
+            }
+            if (md.pass2 == 0 && md.lcs_op == LCS_OP_QACQUIRE && md.lk_old != 0 &&
+                md.lk_old < LCF_LOCK_WAITING) {
+                md.q_waiter = 1;
+            }
+        }
+        md.q_readers = 2w0 ++ md.lk_old[13:0];
+#endif
     }
 }
 

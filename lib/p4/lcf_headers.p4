@@ -406,6 +406,10 @@ struct lcf_ig_md_t {
     bit<32> q_b;                /* QSTATE operand (phv_lo) */
     bit<32> q_frv;              /* q_fwd: the new lo when forwarded, else 0 */
     bit<32> q_crv;              /* q_check: the old lo when hi is the event */
+    bit<1>  q_waiter;           /* a write that set WAITING (lock_qacquire) */
+    bit<1>  q_rd;               /* LOCK's READERS > 0 as the lock stage found it */
+    bit<16> q_readers;          /* READERS (QWAIT's aux) */
+    bit<1>  q_undo;             /* pass 2: RELEASE of lock kind 2 (WAITING) */
 }
 
 /* Egress metadata. */

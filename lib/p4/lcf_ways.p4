@@ -333,9 +333,29 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_read = {
         void apply(inout bit<16> v, out bit<16> r) { r = v; }
     };
+#if LCF_QUEUE
+    /* Queued mode, a write request (C lcf_stage_lock(write, wait)): taken
+     * when LOCK < lk_a (= 1: free) -> + lk_b (= WRITER); else, readers
+     * only (WRITER and WAITING clear, READERS > 0 <=> LOCK < WAITING),
+     * WAITING set: the pass is the block's waiter (LcfCheck: q_waiter).
+     * Returns the old LOCK. Compares: v < lk_a, v < WAITING. Takes
+     * lock_zero's place (four RegisterActions per register): REMOVE's
+     * clear is lock_release with lk_a = 0xffff, lk_b = 0 (q_lock_op). */
+    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_qacquire = {
+        void apply(inout bit<16> v, out bit<16> r) {
+            r = v;
+            if (v < md.lk_a) {
+                v = v + md.lk_b;
+            } else if (v < LCF_LOCK_WAITING) {
+                v = v | LCF_LOCK_WAITING;
+            }
+        }
+    };
+#else
     RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_zero = {
         void apply(inout bit<16> v, out bit<16> r) { r = v; v = 0; }
     };
+#endif
 
     RegisterAction<bit<8>, slot_t, bit<8>>(gstatus) gs_read = {
         void apply(inout bit<8> v, out bit<8> r) { r = v; }
@@ -395,8 +415,19 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     /* C lcf_stage_lock_clear() */
     action a_clear() {
         here();
+#if LCF_QUEUE
+        md.lk_old = lock_release.execute(slot);     /* lk_a 0xffff, lk_b 0 */
+#else
         md.lk_old = lock_zero.execute(slot);
+#endif
     }
+#if LCF_QUEUE
+    /* C lcf_stage_lock(write, wait), queued mode */
+    action a_qacquire() {
+        here();
+        md.lk_old = lock_qacquire.execute(slot);
+    }
+#endif
     action a_none() { here(); }
 
     action g_read()  { md.blk_gs = gs_read.execute(slot); }
@@ -412,6 +443,7 @@ control LcfLcsWay(inout lcf_headers_t hdr,
 
     /* (lcs_op, lu_exec, lu_stale) of the three tables:
      *   ACQUIRE           acquire   read   read
+     *   QACQUIRE          qacquire  read   read  (queued build: a write)
      *   ACQUIRE, stale    -         -      -     (C pass_request(): a stale
      *                     request leaves LOCK alone; its NACK carries the
      *                     packet's gstatus/copyset, d_nack_stale)
@@ -428,11 +460,19 @@ control LcfLcsWay(inout lcf_headers_t hdr,
             md.lu_exec : exact;
             md.lu_stale : exact;
         }
-        actions = { a_acquire; a_read; a_release; a_install; a_clear; a_none; }
+        actions = { a_acquire; a_read; a_release; a_install; a_clear; a_none;
+#if LCF_QUEUE
+                    a_qacquire;
+#endif
+        }
         const default_action = a_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : a_acquire();
             (LCS_OP_ACQUIRE, 0, 1)  : a_none();
+#if LCF_QUEUE
+            (LCS_OP_QACQUIRE, 0, 0) : a_qacquire();
+            (LCS_OP_QACQUIRE, 0, 1) : a_none();
+#endif
             (LCS_OP_READ, 0, 0)     : a_read();
             (LCS_OP_RELEASE, 0, 0)  : a_release();
             (LCS_OP_UNLOCK_R, 1, 0) : a_release();
@@ -454,6 +494,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         const default_action = g_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : g_read();
+#if LCF_QUEUE
+            (LCS_OP_QACQUIRE, 0, 0) : g_read();
+#endif
             (LCS_OP_READ, 0, 0)     : g_read();
             (LCS_OP_RELEASE, 0, 0)  : g_read();
             (LCS_OP_UNLOCK_R, 1, 0) : g_write();
@@ -475,6 +518,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         const default_action = c_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : c_read();
+#if LCF_QUEUE
+            (LCS_OP_QACQUIRE, 0, 0) : c_read();
+#endif
             (LCS_OP_READ, 0, 0)     : c_read();
             (LCS_OP_RELEASE, 0, 0)  : c_read();
             (LCS_OP_UNLOCK_R, 1, 0) : c_or();

@@ -29,10 +29,16 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     tbl = re.search(r"table\s+ver\s*\{(.*?)\n    \}", p4.src, re.S)
     ents = re.findall(r"\(\s*(\w+)\s*,\s*LCF_T_(\w+)\s*,\s*(\d)\s*,\s*(\d)\s*\)\s*:\s*(\w+)\(\)",
                       tbl.group(1) if tbl else "")
+    # the retry mode's lock stage (LCS_OP_ACQUIRE) and the queued build's
+    # for a write (LCS_OP_QACQUIRE, q_lock_op) bump the same types
+    for acq in ("LCS_OP_ACQUIRE", "LCS_OP_QACQUIRE"):
+        pb = {t for op, t, st, p2, a in ents if a == "v_bump" and op == acq}
+        if not cbump or cbump != pb:
+            diff.append("types that bump VERSION (%s): C %s, P4 %s"
+                        % (acq, sorted(cbump), sorted(pb)))
     pbump = {t for op, t, st, p2, a in ents if a == "v_bump"}
-    if not cbump or cbump != pbump:
-        diff.append("types that bump VERSION: C %s, P4 %s" % (sorted(cbump), sorted(pbump)))
-    if any(a == "v_bump" and (op != "LCS_OP_ACQUIRE" or st != "0" or p2 != "0")
+    if any(a == "v_bump" and (op not in ("LCS_OP_ACQUIRE", "LCS_OP_QACQUIRE") or
+                              st != "0" or p2 != "0")
            for op, t, st, p2, a in ents):
         diff.append("P4 bumps outside a non-stale first pass that acquires the lock")
     if ("LCS_OP_INSTALL", "ADD_TO_SWITCH", "0", "1", "v_set") not in ents:

@@ -29,6 +29,7 @@ files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
        lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
        lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4 lib/p4/lcf_version.p4
        lib/p4/lcf_queue.p4 lib/p4/lcf_queue_out.p4 lib/lcf/lcf_queue.c
+       lib/wire/lcf_qlock.h
        lib/wire/lcf_wire.h lib/wire/lcf_wire.c
        lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
        lib/lcf/lcf_version.c
