@@ -5,6 +5,7 @@ blocks made of if / else if / else, assignments and calls, with conditions
 over fields, slices, constants, masks and unsigned compares. Also the
 LCF_QUEUE preprocessing of a source (the two builds). Standard library only.
 """
+import functools
 import re
 
 
@@ -43,6 +44,7 @@ def _balanced(s, i, op, cl):
     raise ValueError("unbalanced %s in %r" % (op, s[i:i + 60]))
 
 
+@functools.lru_cache(maxsize=None)
 def parse(s):
     """Statements of a block body: ("if", [(cond, stmts), ...], else_stmts)
     or ("stmt", text)."""
@@ -72,7 +74,7 @@ def parse(s):
                 els = parse(s[b + 1:e - 1])
                 i = e
                 break
-            out.append(("if", arms, els))
+            out.append(("if", tuple(arms), tuple(els)))
         elif s[i] == "{":
             e = _balanced(s, i, "{", "}")
             out.extend(parse(s[i + 1:e - 1]))
@@ -136,9 +138,9 @@ def run(stmts, consts, env, width=32, calls=None, widths=None):
             v = 0
             for p in (x.strip() for x in e.split("++")):
                 w = part_width(p, widths or {})
-                v = v << w | (eval(expr(p, consts), {"F": F}) & ((1 << w) - 1))
+                v = v << w | (eval(_code(p, consts), {"F": F}) & ((1 << w) - 1))
             return v
-        return eval(expr(e, consts), {"F": F})
+        return eval(_code(e, consts), {"F": F})
 
     for st in stmts:
         if st[0] == "if":
@@ -160,6 +162,16 @@ def run(stmts, consts, env, width=32, calls=None, widths=None):
             continue
         raise ValueError("statement not understood: %r" % text)
     return env, calls
+
+
+_CODE = {}
+
+
+def _code(e, consts):
+    k = (e, id(consts))
+    if k not in _CODE:
+        _CODE[k] = compile(expr(e, consts), "<p4>", "eval")
+    return _CODE[k]
 
 
 def ra_bodies(src, reg):

@@ -60,6 +60,7 @@ def _c_expr(e, names, defs=None):
     for c, py in names.items():
         e = e.replace(c, py)
     e = re.sub(r"\bLCF_\w+\b", lambda m: str((defs or {}).get(m.group(0), m.group(0))), e)
+    e = re.sub(r"\bfalse\b", "False", re.sub(r"\btrue\b", "True", e))
     e = e.replace("&&", " and ").replace("||", " or ")
     e = re.sub(r"!(?!=)", " not ", e)
     return e
