@@ -495,7 +495,8 @@ def main():
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
         check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c)
         check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h)
-    except (ValueError, KeyError, IndexError, AttributeError) as e:
+    except (ValueError, KeyError, IndexError, AttributeError, NameError, SyntaxError,
+            TypeError) as e:
         rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])
     if rep.errors:
         print("check_parity: %d check(s) FAILED: P4 and C have drifted apart"

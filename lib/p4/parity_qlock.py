@@ -29,7 +29,7 @@ def c_cond(e, defs):
     e = e.replace("&&", " and ").replace("||", " or ")
     e = re.sub(r"!(?!=)", " not ", e)
     e = e.replace("~", "0xffff ^ ")
-    return e
+    return re.sub(r"\bfalse\b", "False", re.sub(r"\btrue\b", "True", e))
 
 
 class CLock:
