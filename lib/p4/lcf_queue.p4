@@ -15,7 +15,7 @@
  *                QXFER_ACK, resubmit, tag miss, bad resubmit.
  *
  * QSTATE on Tofino-1. A stateful ALU compares at most twice, reads two
- * 32-bit PHV words and outputs one 32-bit word per pass. Three consequences
+ * 32-bit PHV words and outputs one 32-bit word per pass. Its consequences
  * (docs/TOFINO.md "Queued lock mode"):
  *
  *  1. lo keeps a copy of the holder's node, thread and seq in its low 16
@@ -41,6 +41,17 @@
  *     and sends the QXFER_ACK. No other pass can approve or forward while
  *     the mark is set, so only that second pass consumes it; a request in
  *     between is NACKed (C forwards it to the new holder).
+ *  4. C's SWITCH (FWD_CNT bit 30: a waiting writer's tenure, granted by
+ *     the switch) is lo bit 15, Q_SW, of the hb copy: hb's node + 1 keeps
+ *     5 bits (queued mode: node ids <= 30, topo_to_bfrt.py). The waiter's
+ *     tenure is {id, hb(id) | Q_SW}; q_check compares lo without it.
+ *  5. The waiting writer (C lcf_q_request() rows 2-4; docs/QUEUED-LOCKS.md
+ *     3): the lock stage (q_lock_op, lock_qacquire) sets WAITING and
+ *     LcfCheck md.q_waiter; while LOCK has WAITING, q_fwd answers the
+ *     request's own switch tenure (q_a = hb(id) | Q_SW) without writing,
+ *     which LcfQueueOut turns into QWAIT (READERS > 0) or QGRANT. The poll
+ *     is told by hb and LOCK's WAITING, not by QHOLDER == id: a poll of an
+ *     event that is over or holds a score is NACKed (C answers it).
  */
 #ifndef _LCF_QUEUE_P4_
 #define _LCF_QUEUE_P4_
