@@ -1557,6 +1557,101 @@ def queued():
                  "node 1 WRITE_MISS: lock free, to the owner node 0")],
            {"qrelease_executed": 1, "qxfer_denied": 1, "resubmit": 2})
 
+    queued_waiter()
+
+
+def qwait(req, grant, readers, gstatus, copyset):
+    """QUEUED-LOCKS 3 (the waiting writer): QWAIT (readers hold; aux carries
+    READERS) or QGRANT from the switch to the requester, IN_SWITCH, the
+    block's metadata, aux = original type << 24 | readers."""
+    e = to_node(req.node, "switch")
+    l = {"type": "QGRANT" if grant else "QWAIT", "flags": ["IN_SWITCH"],
+         "gstatus": gstatus, "copyset": copyset, "dst_node": req.node, "len": 0,
+         "aux": hx(TYPECODE[req.type] << 24 | readers)}
+    l.update(req.same())
+    e["lcf"] = l
+    return e
+
+
+def queued_waiter():
+    """A write that meets readers waits at the switch as the next writer."""
+    T = "pcap3q.json"
+    H = 2
+
+    n = 86
+    t = tag(n, H)
+    r0 = Req("READ_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    r2 = Req("READ_MISS", 2, t)
+    vector(n, "queued-write-meets-readers-qwait", T,
+           "Queued lock mode: node 0 holds a read lock; node 1's WRITE_MISS meets "
+           "that reader: instead of a NACK it sets LOCK's WAITING, becomes the queue "
+           "holder (a SWITCH tenure) and gets QWAIT with READERS 1; node 2's "
+           "READ_MISS meets the waiting writer and is forwarded to node 1 "
+           "(index 1), not granted.",
+           "QUEUED-LOCKS 3 (the waiting writer); GCS (paper 002) 3.2, Fig. 6 case iii",
+           [add(n, T, H, 0, "Shared", [2]),
+            step(r0, [forward(r0, 2, "Shared", [2], dp=True)],
+                 "node 0 READ_MISS: read lock taken, to the provider node 2"),
+            step(w1, [qwait(w1, False, 1, "Shared", [2])],
+                 "node 1 WRITE_MISS meets READERS 1: WAITING set, QWAIT"),
+            step(r2, [to_holder(r2, q_id(1, 0, 1), 1, "Shared", [2])],
+                 "node 2 READ_MISS meets WAITING: forwarded to the waiter (index 1)")],
+           {"q_wait": 1, "forward_to_holder": 1, "nack_lock_busy": 0})
+
+    n = 87
+    t = tag(n, H)
+    r0 = Req("READ_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    u0 = Req("READ_UNLOCK", 0, t, gstatus="Shared", copyset=[0, 2])
+    vector(n, "queued-waiter-poll-qgrant", T,
+           "The waiting writer polls by re-sending its request: QWAIT while the "
+           "reader holds (QSTATE untouched); after the reader's READ_UNLOCK "
+           "(which keeps WAITING) the poll gets QGRANT with the metadata the "
+           "unlock installed.",
+           "QUEUED-LOCKS 3 (rows 3 and 4)",
+           [add(n, T, H, 0, "Shared", [2]),
+            step(r0, [forward(r0, 2, "Shared", [2], dp=True)],
+                 "node 0 READ_MISS: read lock"),
+            step(w1, [qwait(w1, False, 1, "Shared", [2])], "node 1 WRITE_MISS: QWAIT"),
+            step(w1, [qwait(w1, False, 1, "Shared", [2])],
+                 "node 1's poll while the reader holds: QWAIT again"),
+            step(u0, [unlock_ack(u0, "Shared", [0, 2])],
+                 "node 0 READ_UNLOCK (Shared, {0,2}): READERS 0, WAITING kept"),
+            step(w1, [qwait(w1, True, 0, "Shared", [0, 2])],
+                 "node 1's poll: QGRANT with Shared {0,2}")],
+           {"q_wait": 2, "q_grant": 1, "unlock_executed": 1, "nack_lock_busy": 0})
+
+    n = 88
+    t = tag(n, H)
+    r0 = Req("READ_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    w2 = Req("WRITE_MISS", 2, t)
+    u0 = Req("READ_UNLOCK", 0, t, gstatus="Shared", copyset=[0, 2])
+    x = Req("QXFER", 1, t, aux=1, copyset=q_id(2, 0, 1))
+    vector(n, "queued-qxfer-denied-waiting", T,
+           "A QXFER from the waiting writer's tenure while the reader still holds "
+           "is denied with reason 5 (waiting) and changes nothing; after the "
+           "READ_UNLOCK the same QXFER is approved (SWITCH cleared, the block "
+           "stays held), and the next holder's retransmission is forwarded to "
+           "it, not granted.",
+           "QUEUED-LOCKS 4 (QXFER, reason waiting)",
+           [add(n, T, H, 0, "Shared", [2]),
+            step(r0, [forward(r0, 2, "Shared", [2], dp=True)],
+                 "node 0 READ_MISS: read lock"),
+            step(w1, [qwait(w1, False, 1, "Shared", [2])], "node 1 WRITE_MISS: QWAIT"),
+            step(w2, [to_holder(w2, q_id(1, 0, 1), 1, "Shared", [2])],
+                 "node 2 WRITE_MISS: forwarded to the waiter (index 1)"),
+            step(x, [qxfer_ack(x, 5, 1, "Shared", [2])],
+                 "QXFER while READERS 1: denied, reason 5, FWD_CNT 1"),
+            step(u0, [unlock_ack(u0, "Shared", [0, 2])], "node 0 READ_UNLOCK"),
+            step(x, [qxfer_ack(x, 0, 1, "Shared", [0, 2])],
+                 "the same QXFER, readers gone: approved, next = node 2"),
+            step(w2, [to_holder(w2, q_id(2, 0, 1), 1, "Shared", [0, 2])],
+                 "node 2's retransmission: forwarded to itself, the holder (index 1)")],
+           {"q_wait": 1, "qxfer_denied": 1, "qxfer_approved": 1,
+            "forward_to_holder": 2, "q_grant": 0})
+
 
 # =================================================================== H: malformed
 

@@ -179,6 +179,7 @@ stats_tel_block(const char *cmd __rte_unused, const char *params,
 	rte_tel_data_add_dict_u64(d, "slot", v.slot);
 	rte_tel_data_add_dict_u64(d, "lock", v.lock);
 	rte_tel_data_add_dict_u64(d, "writer", !!(v.lock & LCF_LOCK_WRITER));
+	rte_tel_data_add_dict_u64(d, "waiting", !!(v.lock & LCF_LOCK_WAITING));
 	rte_tel_data_add_dict_u64(d, "readers", v.lock & LCF_LOCK_READERS);
 	rte_tel_data_add_dict_u64(d, "gstatus", v.gstatus);
 	rte_tel_data_add_dict_string(d, "gstatus_name",

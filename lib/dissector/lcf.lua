@@ -23,6 +23,7 @@ local TYPES = {
 	[0x12] = "MIGRATE_ACK", [0x0a] = "ABORT", [0x13] = "ABORT_ACK",
 	[0x0b] = "VERSION_READ", [0x14] = "VERSION",
 	[0x0c] = "QXFER", [0x0d] = "QRELEASE", [0x15] = "QXFER_ACK",
+	[0x16] = "QWAIT", [0x17] = "QGRANT",
 }
 for t = 0x20, 0x7f do
 	TYPES[t] = string.format("NODE_MSG_0x%02x", t)
@@ -144,7 +145,7 @@ function lcf.dissector(tvb, pinfo, tree)
 	sub:add(f.dst_node, tvb(24, 2))
 	sub:add(f.len, tvb(26, 2))
 	local at = sub:add(f.aux, tvb(28, 4))
-	if ty >= 0x10 and ty <= 0x15 then
+	if ty >= 0x10 and ty <= 0x17 then
 		at:add(f.aux_type, tvb(28, 1))
 		if ty == 0x12 then
 			at:add(f.aux_way, tvb(29, 1))
@@ -159,10 +160,10 @@ function lcf.dissector(tvb, pinfo, tree)
 	if version ~= 1 then
 		reason = "bad_version"
 	elseif not ((ty >= 0x01 and ty <= 0x0d) or (ty >= 0x20 and ty <= 0x7f)) then
-		if not (ty >= 0x10 and ty <= 0x15) then
+		if not (ty >= 0x10 and ty <= 0x17) then
 			reason = "unknown_type"
 		end
-		-- 0x10-0x15 are legal from the switch; arriving at it they are spoofs
+		-- 0x10-0x17 are legal from the switch; arriving at it they are spoofs
 	elseif len ~= n - 32 then
 		reason = "bad_payload_length"
 	elseif bit32.band(flags, 0xf8) ~= 0 then
@@ -172,7 +173,7 @@ function lcf.dissector(tvb, pinfo, tree)
 	elseif node >= 32 then
 		reason = "node_id_out_of_range"
 	end
-	if reason == nil and (ty >= 0x10 and ty <= 0x15) and len ~= n - 32 then
+	if reason == nil and (ty >= 0x10 and ty <= 0x17) and len ~= n - 32 then
 		reason = "bad_payload_length"
 	end
 	if reason ~= nil then

@@ -50,6 +50,10 @@ check_locks(void)
 
 			CHECK(!((l & LCF_LOCK_WRITER) &&
 				(l & LCF_LOCK_READERS)));
+			/* WAITING: queued mode only, never with WRITER. */
+			CHECK(!((l & LCF_LOCK_WRITER) &&
+				(l & LCF_LOCK_WAITING)));
+			CHECK(pipe_->cfg.queued || !(l & LCF_LOCK_WAITING));
 			CHECK(pipe_->tag[w][s] != 0 || l == 0);
 			/* The summary never misses a tag the ways hold. */
 			CHECK(pipe_->tag[w][s] == 0 ||

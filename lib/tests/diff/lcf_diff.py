@@ -88,6 +88,7 @@ class Traffic:
         self.sent = []                      # recent packets, for late copies
         self.mig = {n: 1 for n in self.nodes}
         self.granted = []                   # forwarded requests: unlock them
+        self.waiters = []                   # QWAIT: poll them (queued mode)
         self.ref = None                     # the reference, for QXFER's ids
 
     GRANTS = {R.A[a] for a in ("FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
@@ -101,6 +102,14 @@ class Traffic:
             self.granted.append(m)
             if len(self.granted) > 64:
                 del self.granted[:32]
+        if m.type <= R.EVICT_MODIFIED and self.t.queued:
+            # the waiting writer polls until QGRANT (or its event is gone)
+            key = (m.node, m.thread, m.seq, m.tag)
+            self.waiters = [w for w in self.waiters
+                            if (w.node, w.thread, w.seq, w.tag) != key]
+            if r.action == R.A["QWAIT"]:
+                self.waiters.append(m)
+                del self.waiters[:-16]
 
     def msg(self, typ, node, thread, seq, tag, gs=0, cs=0):
         m = R.Msg(version=1, type=typ, node=node, thread=thread, seq=seq & R.M32,
@@ -143,14 +152,20 @@ class Traffic:
         tag = rng.choice(self.tags)
         gs = rng.randrange(3)
         cs = rng.getrandbits(3) & self.t.mask
+        if self.t.queued and self.waiters and rng.random() < 0.08:
+            m = rng.choice(self.waiters)      # a waiting writer's poll
+            port = [p for p, n in self.t.port_node.items() if n == m.node][0]
+            return m.copy(), port
         if x < 0.25 and self.sent:            # a late copy / duplicate
             m, port = rng.choice(self.sent[-64:])
             return m.copy(), port
         if x < 0.55:                          # a new event's request
             cur = (cur + 1) & R.M32
             self.seq[key] = cur
-            m = self.msg(rng.randint(R.READ_MISS, R.EVICT_MODIFIED), node, thread,
-                         cur, tag, gs, cs)
+            typ = rng.randint(R.READ_MISS, R.EVICT_MODIFIED)
+            if self.t.queued and rng.random() < 0.3:
+                typ = R.READ_MISS             # readers, so that writers wait
+            m = self.msg(typ, node, thread, cur, tag, gs, cs)
         elif x < 0.62:                        # the same request again
             m = self.msg(rng.randint(R.READ_MISS, R.EVICT_MODIFIED), node, thread,
                          cur, tag, gs, cs)
@@ -286,6 +301,12 @@ def main():
             r = ref.process(m, port)
             traffic.result(m, r)
             stats[R.ACTIONS[r.action]] = stats.get(R.ACTIONS[r.action], 0) + 1
+            if r.verdict == R.V_RESUBMIT and r.rmeta & 0xff == R.RS_RELEASE \
+                    and r.rmeta >> 16 & 0xff == R.RS_KIND_WAITING:
+                stats["UNDO_WAITER"] = stats.get("UNDO_WAITER", 0) + 1
+            if r.action == R.A["QXFER_DENIED"]:
+                k = "QXFER_DENIED/%d" % (r.out.aux >> 16 & 0xff)
+                stats[k] = stats.get(k, 0) + 1
             if not same(c, r):
                 return fail("first pass", n, m, port, fmt_res(c), fmt_res(r))
             if regs_of(ans) != (ref.block_view(m.tag), ref.requester_view(m.node, m.thread)):

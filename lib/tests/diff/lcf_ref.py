@@ -13,7 +13,7 @@ READ_MISS, WRITE_MISS, WRITE_SHARED, EVICT_SHARED, EVICT_MODIFIED = 1, 2, 3, 4, 
 READ_UNLOCK, WRITE_UNLOCK, ADD, REMOVE, ABORT = 6, 7, 8, 9, 10
 VERSION_READ = 0x0b
 NACK, UNLOCK_ACK, MIGRATE_ACK, ABORT_ACK, VERSION = 0x10, 0x11, 0x12, 0x13, 0x14
-VER_BUSY = 0x10000                  # VERSION aux: LOCK's writer bit (4.10)
+VER_BUSY = 0x10000                  # VERSION aux: WRITER or WAITING (4.10)
 QXFER, QRELEASE, QXFER_ACK, QWAIT, QGRANT = 0x0c, 0x0d, 0x15, 0x16, 0x17
 IN_SWITCH, DATA_PROVIDER, FAIL = 1, 2, 4
 UNSHARED, SHARED, MODIFIED = 0, 1, 2
@@ -31,7 +31,7 @@ ACTIONS = ["TAG_MISS_HOME", "FWD_HOME", "FWD_OWNER", "FWD_PROVIDER",
            "ADD_COLLISION", "REMOVE_OK", "MIRROR_SHADOW", "DROP", "ABORT_HOME",
            "ABORT_PASSED", "NACK_ABORTED", "VERSION_HIT", "VERSION_MISS",
            "FWD_HOLDER", "QXFER_OK", "QXFER_DENIED", "QRELEASE_EXEC",
-           "QRELEASE_DUP"]
+           "QRELEASE_DUP", "QWAIT", "QGRANT"]
 A = {n: i for i, n in enumerate(ACTIONS)}
 DROPS = ["NONE", "SHORT", "BAD_IP", "BAD_UDP", "BAD_VERSION", "UNKNOWN_TYPE",
          "BAD_LEN", "BAD_FLAGS", "BAD_GSTATUS", "NODE_RANGE", "NODE_UNKNOWN",
@@ -41,7 +41,8 @@ D = {n: i for i, n in enumerate(DROPS)}
 # SCOREBOARD c (PROTOCOL.md 4): COUNT 0..0x7fff, CLAIMED | n, ENDED
 CLAIMED, ENDED, COUNT_MAX = 0x80000000, 0x40000000, 0x7fff
 RS_RELEASE, RS_UNLOCK, RS_ADD, RS_REMOVE, RS_QRELEASE = 1, 2, 3, 4, 5
-Q_CLOSING, Q_MASK = 0x80000000, 0xffff     # PROTOCOL.md "Queued locks"
+Q_CLOSING, Q_SWITCH, Q_MASK = 0x80000000, 0x40000000, 0xffff  # "Queued locks"
+RS_KIND_WAITING = 2
 
 
 def qid(node, thread, seq):
@@ -267,7 +268,7 @@ class Ref:
                 md = self.meta[hit][s]
                 r.out.type, r.out.flags = VERSION, IN_SWITCH
                 r.out.gstatus, r.out.copyset = md[2], self.ver[hit][s]
-                r.out.aux = VERSION_READ << 24 | (VER_BUSY if md[1] & WRITER else 0)
+                r.out.aux = VERSION_READ << 24 | (VER_BUSY if md[1] & (WRITER | WAITING) else 0)
                 self.emit(r, "VERSION_HIT", 1 << m.node, True)
             return
         e = self.sb[req][m.seq & 1]
@@ -338,10 +339,13 @@ class Ref:
         me, count, why, fc = qid(m.node, m.thread, m.seq), m.aux & Q_MASK, 2, 0
         if t.queued:
             fc = q[1]
+            waiting = q[1] & Q_SWITCH and md[1] & READERS   # never granted
             if q[0] != me:
                 why = 2
             elif m.type == QRELEASE:
-                if not q[1] & Q_CLOSING and q[1] != count:
+                if not q[1] & Q_CLOSING and waiting:
+                    why = 5
+                elif not q[1] & Q_CLOSING and q[1] & Q_MASK != count:
                     why = 1
                 else:
                     q[1], why = Q_CLOSING, 0
@@ -349,12 +353,14 @@ class Ref:
             else:
                 nxt = m.copyset
                 nn = (nxt >> 26) - 1
-                if q[1] & Q_CLOSING:
+                if waiting:
+                    why = 5
+                elif q[1] & Q_CLOSING:
                     why = 3
                 elif (nxt == 0 or not 0 <= nn < 32 or not t.mask >> nn & 1 or
                       (nxt >> 16 & 0x3ff) >= t.tpn):
                     why = 4
-                elif q[1] != count:
+                elif q[1] & Q_MASK != count:
                     why = 1
                 else:
                     q[0], q[1], why = nxt, 0, 0
@@ -370,12 +376,17 @@ class Ref:
         if m.type in (WRITE_MISS, WRITE_SHARED):        # 4.10: every one counts
             s = self.slot(hit, m.tag)
             self.ver[hit][s] = (self.ver[hit][s] + 1) & M32
+        waiter = False
         if write:
             taken = md[1] == 0
             if taken:
                 md[1] = WRITER
+            elif t.queued and not md[1] & (WRITER | WAITING):
+                md[1] |= WAITING                        # meets readers
+                waiter = True
         else:
-            taken = not (md[1] & WRITER) and (md[1] & READERS) != READERS
+            taken = (not md[1] & (WRITER | WAITING) and
+                     (md[1] & READERS) != READERS)
             if taken:
                 md[1] += 1
         m.gstatus, m.copyset = md[2], md[0]
@@ -391,12 +402,23 @@ class Ref:
         held = not over and e[0] == m.seq and e[1] > 0
         if t.queued:                                    # "Queued locks"
             q = self.q[hit][self.slot(hit, m.tag)]
+            me = qid(m.node, m.thread, m.seq)
+            readers = md[1] & READERS
             if taken and write and chk and not over:
-                q[0], q[1] = qid(m.node, m.thread, m.seq), 0
+                q[0], q[1] = me, 0
+            elif waiter and over:           # an aborted waiter's late copy
+                self.resubmit(r, RS_RELEASE, hit, RS_KIND_WAITING)
+                return
+            elif waiter:
+                q[0], q[1] = me, Q_SWITCH
+                return self.wait_reply(r, readers)
+            elif (not taken and q[0] == me and q[1] & Q_SWITCH and
+                  not q[1] & Q_CLOSING):    # the waiter's poll
+                return self.wait_reply(r, readers)
             elif (not taken and not held and not over and q[0] != 0 and
                   not q[1] & Q_CLOSING and q[1] & Q_MASK != Q_MASK):
                 q[1] += 1
-                m.flags, m.aux = IN_SWITCH, tenure(q[0]) << 16 | q[1]
+                m.flags, m.aux = IN_SWITCH, tenure(q[0]) << 16 | (q[1] & Q_MASK)
                 self.emit(r, "FWD_HOLDER", 1 << ((q[0] >> 26) - 1), False)
                 return
         if not taken and not held:
@@ -410,6 +432,13 @@ class Ref:
                            "NACK_ABORTED" if over else "NACK_CHECK_FAIL")
             return
         self.forward(r, req)
+
+    def wait_reply(self, r, readers):
+        """QWAIT (readers hold) or QGRANT to the waiting writer."""
+        orig = r.out.type
+        self.reply(r, QWAIT if readers else QGRANT, IN_SWITCH,
+                   "QWAIT" if readers else "QGRANT")
+        r.out.aux = orig << 24 | readers
 
     def forward(self, r, req):
         m, t = r.out, self.t
@@ -454,7 +483,9 @@ class Ref:
         else:
             want = RS_ADD if m.type == ADD else RS_REMOVE
         reserved = md_word & 0xffff0000ff000000
-        if op != want or reserved or way >= t.ways or kind > 1:
+        if op != want or reserved or way >= t.ways or (
+                kind > 1 and not (kind == RS_KIND_WAITING and
+                                  op == RS_RELEASE and t.queued)):
             return self.drop(r, "BAD_RESUBMIT")
         hit = self.lookup(m.tag)
         if op == RS_ADD:
@@ -475,12 +506,16 @@ class Ref:
         md = self.meta[way][s]
         e = self.sb[req][m.seq & 1]
         if op == RS_RELEASE:
-            if kind:
+            if kind == RS_KIND_WAITING:
+                md[1] &= ~WAITING
+            elif kind:
                 md[1] &= ~WRITER
             elif md[1] & READERS:
                 md[1] -= 1
             m.gstatus, m.copyset = md[2], md[0]
-            self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_CHECK_FAIL")
+            self.reply(r, NACK, IN_SWITCH | FAIL,
+                       "NACK_ABORTED" if kind == RS_KIND_WAITING
+                       else "NACK_CHECK_FAIL")
         elif op == RS_UNLOCK:
             lu = self.lu[req]
             ex = kind == 1 and lu[0] == m.seq and lu[1] == 1
@@ -488,10 +523,11 @@ class Ref:
                 lu[1] = 0
                 if m.type == READ_UNLOCK:
                     readers = md[1] & READERS
-                    md[1] = (md[1] & WRITER) | (readers - min(score, readers))
+                    md[1] = ((md[1] & (WRITER | WAITING)) |
+                             (readers - min(score, readers)))
                     md[0] |= m.copyset & t.mask
                 else:
-                    md[1] &= ~WRITER
+                    md[1] &= ~(WRITER | WAITING)
                     md[0] = m.copyset & t.mask
                 md[2] = m.gstatus
                 if e[0] == m.seq:
@@ -503,7 +539,7 @@ class Ref:
             ex = lu[0] == m.seq and lu[1] == 1
             if ex:
                 lu[1] = 0
-                md[1] &= ~WRITER
+                md[1] &= ~(WRITER | WAITING)
                 md[0] = m.copyset & t.mask
                 md[2] = m.gstatus
                 if e[0] == m.seq:
