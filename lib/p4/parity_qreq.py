@@ -12,7 +12,8 @@ tenure ended or handed on). Standard library only.
 import re
 
 from parity_qlock import LOCKS, REQUESTS, CLock
-from parity_queue import EVENTS, CModel, P4Model, _c_request, _id
+from parity_qevents import EVENTS, _id
+from parity_queue import CModel, P4Model
 from parity_src import c_defines, c_function, strip_c_comments
 
 # C's SCOREBOARD state of the event -> SCOREBOARD C's answer in P4 (class,

@@ -14,7 +14,8 @@ import re
 from parity_p4interp import preprocess, ra_bodies
 from parity_qlock import check_lock
 from parity_qreq import check_queue_request
-from parity_queue import _ra_bodies, check_queue_events, run_ra
+from parity_qevents import check_queue_events
+from parity_queue import _ra_bodies, run_ra
 from parity_src import c_function, first_match, strip_c_comments
 
 
