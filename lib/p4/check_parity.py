@@ -127,7 +127,7 @@ def check_constants(rep, p4, wire_h, pipe_h):
     simple = ["LCF_T_PIPELINE_FIRST", "LCF_T_PIPELINE_LAST", "LCF_T_NODE_FIRST",
               "LCF_T_NODE_LAST", "LCF_VERSION", "LCF_HDR_LEN", "LCF_DEFAULT_PORT",
               "LCF_MAX_NODES", "LCF_NODE_NONE", "LCF_LOCK_WRITER",
-              "LCF_LOCK_READERS"]
+              "LCF_LOCK_WAITING", "LCF_LOCK_READERS"]
     rep.compare("scalar constants (version, header length, default LCF port, "
                 "type ranges, node limits, LOCK bits)",
                 "C", {k: resolve(defs.get(k, "<missing>")) for k in simple},
@@ -474,6 +474,7 @@ def main():
         internal_h = read(path("lib", "lcf", "lcf_internal.h"))
         ver_c = strip_c_comments(read(path("lib", "lcf", "lcf_version.c")))
         queue_c = read(path("lib", "lcf", "lcf_queue.c"))
+        qlock_h = read(path("lib", "wire", "lcf_qlock.h"))
         protocol = read(path("docs", "PROTOCOL.md"))
     except OSError as e:
         print("check_parity: %s" % e, file=sys.stderr)
@@ -493,8 +494,9 @@ def main():
         check_scoreboard(rep, p4, pipe_c, read(path("lib", "lcf", "lcf_internal.h")))
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
         check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c)
-        check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes)
-    except (ValueError, KeyError, IndexError, AttributeError) as e:
+        check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h)
+    except (ValueError, KeyError, IndexError, AttributeError, NameError, SyntaxError,
+            TypeError) as e:
         rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])
     if rep.errors:
         print("check_parity: %d check(s) FAILED: P4 and C have drifted apart"

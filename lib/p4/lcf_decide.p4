@@ -378,8 +378,10 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     }
 
     /* Did the lock stage take the lock? Read off the old LOCK value: a
-     * read lock is taken while it is below 0x7fff, a write lock while it
-     * is 0 (C lcf_stage_lock()). A stale request ran no lock stage. */
+     * read lock is taken while it is below 0x3fff (LCF_LOCK_READERS: the
+     * writer and waiting bits clear, readers not saturated), a write lock
+     * while it is 0 (C lcf_stage_lock()). A stale request ran no lock
+     * stage. */
     action took_yes() { md.took = 1; md.sb_count = 1; }
     action took_no()  { md.took = 0; md.sb_count = 0; }
     table took_tbl {
@@ -392,7 +394,7 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         actions = { took_yes; took_no; }
         const default_action = took_no();
         const entries = {
-            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x7ffe, 0) : took_yes();
+            (SB_OP_ACQ, LCF_T_READ_MISS .. LCF_T_READ_MISS, 0 .. 0x3ffe, 0) : took_yes();
             (SB_OP_ACQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0 .. 0, 0) : took_yes();
             (SB_OP_TOOK, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, 0 .. 0, 0) : took_yes();
         }
@@ -411,6 +413,24 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             took_tbl.apply();
             check.apply();
         }
+#if LCF_QUEUE
+        /* The queued mode's view of the lock stage (C lcf_stage_lock(),
+         * phv->waiter; the READERS of lcf_q_in): q_waiter = this write set
+         * WAITING (lock_qacquire found readers only: 1 <= LOCK < WAITING);
+         * q_rd = READERS > 0; q_readers = READERS for QWAIT's aux. */
+        md.q_waiter = 0;
+        md.q_rd = 0;
+        if (md.drop == 0 && md.l2 == 0 && md.hit == 1) {
+            if (md.lk_old[13:0] != 0) {
+                md.q_rd = 1;
+            }
+            if (md.pass2 == 0 && md.lcs_op == LCS_OP_QACQUIRE && md.lk_old != 0 &&
+                md.lk_old < LCF_LOCK_WAITING) {
+                md.q_waiter = 1;
+            }
+        }
+        md.q_readers = 2w0 ++ md.lk_old[13:0];
+#endif
     }
 }
 

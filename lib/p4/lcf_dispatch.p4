@@ -337,10 +337,16 @@ control LcfDispatch(inout lcf_headers_t hdr,
     /* Applied only to an LCF frame that is neither dropped nor L2 traffic
      * (LcfIngress). */
     apply {
-        /* d_version_hit's busy bit (LOCK writer bit 15 -> aux bit 16), set
-         * from a constant under a gateway: an action reading the 16-bit
-         * lk_old into a 32-bit field would tie both to one container size */
+        /* d_version_hit's busy bit (LOCK writer bit 15, or the queued mode's
+         * waiting bit 14 -> aux bit 16), set from a constant under a
+         * gateway: an action reading the 16-bit lk_old into a 32-bit field
+         * would tie both to one container size. Retry mode never sets
+         * WAITING: the default build tests the writer bit alone. */
+#if LCF_QUEUE
+        if (md.lk_old[15:14] != 0) {
+#else
         if (md.lk_old[15:15] == 1) {
+#endif
             md.aux_busy = LCF_VER_AUX_BUSY;
         } else {
             md.aux_busy = 0;

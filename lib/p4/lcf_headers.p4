@@ -41,6 +41,8 @@ const bit<8> LCF_T_MIGRATE_ACK        = 0x12;
 const bit<8> LCF_T_ABORT_ACK          = 0x13;
 const bit<8> LCF_T_VERSION            = 0x14;
 const bit<8> LCF_T_QXFER_ACK          = 0x15;
+const bit<8> LCF_T_QWAIT              = 0x16;   /* queued mode: a writer waits for readers */
+const bit<8> LCF_T_QGRANT             = 0x17;
 
 const bit<8> LCF_T_PIPELINE_FIRST = 0x01;
 const bit<8> LCF_T_PIPELINE_LAST  = 0x0b;
@@ -60,7 +62,8 @@ const bit<8> LCF_GS_MODIFIED = 2;
 
 /* LOCK word (lcf_pipeline.h). */
 const bit<16> LCF_LOCK_WRITER  = 0x8000;
-const bit<16> LCF_LOCK_READERS = 0x7fff;
+const bit<16> LCF_LOCK_WAITING = 0x4000;   /* queued mode: a writer waits for readers */
+const bit<16> LCF_LOCK_READERS = 0x3fff;
 
 /*
  * Drop reasons: C LCF_DROP_LIST(X), X(name, string); the value is the enum
@@ -117,7 +120,9 @@ const bit<8> LCF_A_QXFER_OK         = 26; // qxfer_approved
 const bit<8> LCF_A_QXFER_DENIED     = 27; // qxfer_denied
 const bit<8> LCF_A_QRELEASE_EXEC    = 28; // qrelease_executed
 const bit<8> LCF_A_QRELEASE_DUP     = 29; // qrelease_duplicate_ignored
-const bit<8> LCF_A_MAX              = 30;
+const bit<8> LCF_A_QWAIT            = 30; // q_wait
+const bit<8> LCF_A_QGRANT           = 31; // q_grant
+const bit<8> LCF_A_MAX              = 32;
 
 /* Resubmit ops: C enum lcf_resubmit_op (docs/PROTOCOL.md 4.8 byte 0). */
 const bit<8> LCF_RS_RELEASE = 1;
@@ -401,6 +406,10 @@ struct lcf_ig_md_t {
     bit<32> q_b;                /* QSTATE operand (phv_lo) */
     bit<32> q_frv;              /* q_fwd: the new lo when forwarded, else 0 */
     bit<32> q_crv;              /* q_check: the old lo when hi is the event */
+    bit<1>  q_waiter;           /* a write that set WAITING (lock_qacquire) */
+    bit<1>  q_rd;               /* LOCK's READERS > 0 as the lock stage found it */
+    bit<16> q_readers;          /* READERS (QWAIT's aux) */
+    bit<1>  q_undo;             /* pass 2: RELEASE of lock kind 2 (WAITING) */
 }
 
 /* Egress metadata. */

@@ -15,7 +15,7 @@
  *                QXFER_ACK, resubmit, tag miss, bad resubmit.
  *
  * QSTATE on Tofino-1. A stateful ALU compares at most twice, reads two
- * 32-bit PHV words and outputs one 32-bit word per pass. Three consequences
+ * 32-bit PHV words and outputs one 32-bit word per pass. Its consequences
  * (docs/TOFINO.md "Queued lock mode"):
  *
  *  1. lo keeps a copy of the holder's node, thread and seq in its low 16
@@ -41,6 +41,17 @@
  *     and sends the QXFER_ACK. No other pass can approve or forward while
  *     the mark is set, so only that second pass consumes it; a request in
  *     between is NACKed (C forwards it to the new holder).
+ *  4. C's SWITCH (FWD_CNT bit 30: a waiting writer's tenure, granted by
+ *     the switch) is lo bit 15, Q_SW, of the hb copy: hb's node + 1 keeps
+ *     5 bits (queued mode: node ids <= 30, topo_to_bfrt.py). The waiter's
+ *     tenure is {id, hb(id) | Q_SW}; q_check compares lo without it.
+ *  5. The waiting writer (C lcf_q_request() rows 2-4; docs/QUEUED-LOCKS.md
+ *     3): the lock stage (q_lock_op, lock_qacquire) sets WAITING and
+ *     LcfCheck md.q_waiter; while LOCK has WAITING, q_fwd answers the
+ *     request's own switch tenure (q_a = hb(id) | Q_SW) without writing,
+ *     which LcfQueueOut turns into QWAIT (READERS > 0) or QGRANT. The poll
+ *     is told by hb and LOCK's WAITING, not by QHOLDER == id: a poll of an
+ *     event that is over or holds a score is NACKed (C answers it).
  */
 #ifndef _LCF_QUEUE_P4_
 #define _LCF_QUEUE_P4_
@@ -55,17 +66,21 @@ const bit<8> LCF_Q_COUNT      = 1;
 const bit<8> LCF_Q_NOT_HOLDER = 2;
 const bit<8> LCF_Q_IS_CLOSING = 3;
 const bit<8> LCF_Q_BAD_NEXT   = 4;
+const bit<8> LCF_Q_WAITING    = 5;
 
 /* lo values (1. above). */
 const bit<32> Q_MARK = 0xffff0000;  /* CLOSING, or QXFER second pass due */
 const bit<32> Q_INC  = 0x00010000;  /* one forward */
 const bit<32> Q_NONE = 0xffffffff;  /* a q_cmp no lo equals (bad next) */
+const bit<32> Q_SW   = 0x00008000;  /* lo bit 15: C LCF_Q_SWITCH (4. above) */
+const bit<32> Q_NSW  = 0xffff7fff;  /* lo without Q_SW (count and holder) */
 
 /* What the QSTATE register does this pass (LcfQWay). */
 const bit<8> Q_K_NONE  = 0;
 const bit<8> Q_K_REQ   = 1;         /* request, pass 1, queued mode */
 const bit<8> Q_K_CHECK = 2;         /* QXFER or QRELEASE, pass 1, queued */
 const bit<8> Q_K_PASS2 = 3;         /* QXFER2 / QRELEASE second pass */
+const bit<8> Q_K_WAIT  = 4;         /* request that set WAITING (waiter) */
 
 struct q_pair_t {
     bit<32> lo;
@@ -96,38 +111,51 @@ control LcfQWay(inout lcf_headers_t hdr,
             rv = 0;
         }
     };
-    /* Request that found the lock busy (C lcf_q_request(), busy): when a
-     * holder exists, is not CLOSING and FWD_CNT < 0xffff, FWD_CNT += 1.
-     * Compares: hi != 0; lo < q_b (= Q_MARK, unsigned). Q_MARK comes from
-     * the PHV: an unsigned compare sign-extends a constant operand, and
-     * Tofino-1's 32-bit constant file cannot hold -Q_MARK.
-     * Instructions: 2 (lo + Q_INC; output). Output: the new lo (ALU lo),
-     * 0 when not forwarded; the copy goes to node rv[15:10] - 1 with aux =
-     * rv[9:0] << 16 | rv[31:16] (tenure, index). */
+    /* Request that did not take the lock (C lcf_q_request(), rows 4 and
+     * 5): the waiting writer's poll, else, when a holder exists, is not
+     * CLOSING and FWD_CNT < 0xffff, FWD_CNT += 1.
+     * q_a: LOCK without WAITING 0 (lo's low half is 0 <=> no holder:
+     * hb(id) >= 0x400; CLOSING's too), with WAITING hb(id) | Q_SW (this
+     * event's switch tenure: the poll, QSTATE untouched).
+     * Compares: lo & 0xffff == q_a; lo < q_b (= Q_MARK, unsigned). Q_MARK
+     * comes from the PHV: an unsigned compare sign-extends a constant
+     * operand, and Tofino-1's 32-bit constant file cannot hold -Q_MARK.
+     * Instructions: 2 (lo + Q_INC; output). Output: lo (the new lo when
+     * forwarded), 0 otherwise. A forward has rv[15:0] != 0 and rv[15:0] !=
+     * q_a; the copy goes to node rv[14:10] - 1 with aux = rv[9:0] << 16 |
+     * rv[31:16] (tenure, index). A poll (LcfQueueOut) has WAITING and
+     * rv[15:0] == q_a. With WAITING and no holder (an aborted waiter's
+     * RELEASE pass is due, QSTATE {0, 0}) lo is counted with hi 0: rv[15:0]
+     * is 0, the request is NACKed as C does, and every reader of QSTATE
+     * takes lo's low half 0 as no holder. */
     RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_fwd = {
         void apply(inout q_pair_t v, out bit<32> rv) {
             rv = 0;
-            if (v.hi != 0 && v.lo < md.q_b) {
+            if ((v.lo & 0xffff) == md.q_a) {
+                rv = v.lo;
+            } else if (v.lo < md.q_b) {
                 v.lo = v.lo + Q_INC;
                 rv = v.lo;
             }
         }
     };
     /* QXFER or QRELEASE, pass 1 (C lcf_q_xfer(), lcf_q_release1()): when
-     * hi is the event (q_a = id) and lo is {its count, hb(id)} (q_b =
-     * q_cmp; Q_NONE for a QXFER with a bad next), lo = Q_MARK.
-     * Compares: hi == q_a; lo == q_b.
+     * hi is the event (q_a = id) and lo without Q_SW is {its count,
+     * hb(id)} (q_b = q_cmp; Q_NONE for a QXFER with a bad next, and while
+     * READERS > 0: a switch tenure is then never granted), lo = Q_MARK.
+     * Compares: hi == q_a; lo & Q_NSW == q_b (a masked memory operand).
      * Instructions: 2 (lo = Q_MARK; output). Output: the old lo (memory lo)
      * when hi == q_a, else 0. LcfQueueOut: rv == q_cmp approved; rv ==
      * Q_MARK a QRELEASE retransmission (approved) or a late QXFER copy
-     * (not_holder); rv == 0 not_holder; else closing/bad next/count. */
+     * (not_holder); rv == 0 not_holder; Q_SW in rv while READERS > 0
+     * waiting; else closing/bad next/count. */
     RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_check = {
         void apply(inout q_pair_t v, out bit<32> rv) {
             rv = 0;
             if (v.hi == md.q_a) {
                 rv = v.lo;
             }
-            if (v.hi == md.q_a && v.lo == md.q_b) {
+            if (v.hi == md.q_a && (v.lo & Q_NSW) == md.q_b) {
                 v.lo = Q_MARK;
             }
         }
@@ -185,8 +213,12 @@ control LcfQWay(inout lcf_headers_t hdr,
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
             (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
             (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_pass2();
+            /* the waiter (C rows 2, 3): {id, hb(id) | Q_SW} unless its
+             * event is over; no Table 2 check */
+            (Q_K_WAIT, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_AFTER, _) : a_grant();
+            (Q_K_WAIT, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, 0 &&& 0xc0000000) : a_grant();
         }
-        size = 8;
+        size = 12;
     }
 
     apply {
@@ -198,8 +230,9 @@ control LcfQWay(inout lcf_headers_t hdr,
 }
 
 #if LCF_QUEUE
-/* LcfQueueOut decides the packet (lcf.p4): QXFER, QRELEASE, a forward */
-#define LCF_QUEUE_OUT (md.q_out == 1 || md.q_frv != 0)
+/* LcfQueueOut decides the packet (lcf.p4): QXFER, QRELEASE, the waiter,
+ * the undo's RELEASE pass, a forward or a poll (q_fwd's rv[15:0] != 0) */
+#define LCF_QUEUE_OUT (md.q_out == 1 || md.q_frv[15:0] != 0)
 
 /* ---------------------------------------------------------------------------
  * The QSTATE stage. C: the queued-mode branches of pass_request(),
@@ -247,13 +280,8 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
      * it every reply's aux, to the sequence number's slices. */
     Hash<bit<32>>(HashAlgorithm_t.IDENTITY) count_ident;
 
-    /* switch.lock_mode (topo_to_bfrt.py): 1 = "queued", 0 = "retry". */
-    action set_lock_mode(bit<1> queued) { md.q_mode = queued; }
-    table lock_mode_cfg {
-        actions = { set_lock_mode; }
-        default_action = set_lock_mode(0);
-        size = 1;
-    }
+    /* switch.lock_mode: prepare.lock_mode_cfg (lcf_validate.p4, stage 0:
+     * the lock stage of a queued-mode write differs). */
 
     /* The packet's event as the two SALU words: q_id = C lcf_q_id() =
      * idhi << 16 | seq & 0xffff with idhi = (node + 1) << 10 | thread, and
@@ -303,11 +331,25 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.q_a = 0;
         md.q_b = Q_MARK;
     }
+    /* LOCK has WAITING: the poll of this event's switch tenure, or a
+     * forward (q_fwd) */
+    action in_req_poll() {
+        md.q_kind = Q_K_REQ;
+        md.q_a = md.q_hb | Q_SW;
+        md.q_b = Q_MARK;
+    }
+    /* the waiter: {id, hb(id) | Q_SW} (q_grant) */
+    action in_req_wait() {
+        md.q_kind = Q_K_WAIT;
+        md.q_a = md.q_id;
+        md.q_b = md.q_hb | Q_SW;
+    }
     action in_check() {
         md.q_kind = Q_K_CHECK;
         md.q_a = md.q_id;
         md.q_b = md.q_cnt | md.q_hb;                       /* q_cmp */
     }
+    /* a bad next, or READERS > 0 (never approved) */
     action in_check_bad_next() {
         md.q_kind = Q_K_CHECK;
         md.q_a = md.q_id;
@@ -324,39 +366,43 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.q_b = 0;
     }
     action in_none() { md.q_kind = Q_K_NONE; }
+    /* (mode, pass2, type, next_ok, rs_op, took, waiter, LOCK WAITING,
+     *  READERS > 0) */
     table q_in {
         key = {
             md.q_mode : exact;
             md.pass2 : exact;
             hdr.lcf.type : range;
-            md.q_next_ok : exact;
+            md.q_next_ok : ternary;
             md.rs_in.op : exact;
             md.took : ternary;
+            md.q_waiter : ternary;
+            md.lk_old[14:14] : ternary @name("waiting");
+            md.q_rd : ternary;
         }
-        actions = { in_req; in_req_fwd; in_check; in_check_bad_next;
-                    in_xfer2; in_release2; in_none; }
+        actions = { in_req; in_req_fwd; in_req_poll; in_req_wait; in_check;
+                    in_check_bad_next; in_xfer2; in_release2; in_none; }
         const default_action = in_none();
         const entries = {
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1) : in_req();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, 1) : in_req();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0) : in_req_fwd();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, 0) : in_req_fwd();
-            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0, _)       : in_check();
-            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0, _)       : in_check_bad_next();
-            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, 0, _) : in_check();
-            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, 0, _) : in_check();
-            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2, _) : in_xfer2();
-            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 0, LCF_RS_QRELEASE, _) : in_release2();
-            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, 1, LCF_RS_QRELEASE, _) : in_release2();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 1, _, _, _) : in_req();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 1, _, _) : in_req_wait();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 0, 1, _) : in_req_poll();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 0, 0, _) : in_req_fwd();
+            (1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1) : in_check_bad_next();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0, _, _, _, _)       : in_check();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0, _, _, _, _)       : in_check_bad_next();
+            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, 0, _, _, _, _) : in_check();
+            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2, _, _, _, _) : in_xfer2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, LCF_RS_QRELEASE, _, _, _, _) : in_release2();
         }
         size = 16;
     }
 
     apply {
-        lock_mode_cfg.apply();
         md.q_frv = 0;
         md.q_crv = 0;
         md.q_out = 0;
+        md.q_undo = 0;
         if (md.drop == 0 && md.l2 == 0) {
             /* the identity hashes under conditions of their own: each a
              * table whose 32-bit immediate path carries nothing else */
@@ -375,6 +421,15 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
              * in both modes */
             if (hdr.lcf.type == LCF_T_QXFER || hdr.lcf.type == LCF_T_QRELEASE) {
                 md.q_out = 1;
+            }
+            /* and the waiter (QWAIT, or its WAITING undone) and the undo's
+             * RELEASE pass (lock kind 2: nack_aborted_request) */
+            if (md.q_waiter == 1) {
+                md.q_out = 1;
+            }
+            if (md.pass2 == 1 && md.rs_in.op == LCF_RS_RELEASE && md.rs_in.lock_kind == 2) {
+                md.q_out = 1;
+                md.q_undo = 1;
             }
             /* stage W+6 */
             qw0.apply(hdr, md, md.slot0);

@@ -70,9 +70,10 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         ig_dprsr_md.drop_ctl = 1;
         lcf_q_action_ctr.count(LCF_A_DROP);
     }
-    /* holder node + 1 (lo bits 10-15) -> node, port (topo_to_bfrt.py) */
+    /* holder node + 1 (lo bits 10-14; bit 15 is Q_SW) -> node, port
+     * (topo_to_bfrt.py) */
     table holder_port {
-        key = { md.q_frv[15:10] : exact @name("node1"); }
+        key = { md.q_frv[14:10] : exact @name("node1"); }
         actions = { q_fwd_holder; q_holder_unknown; }
         default_action = q_holder_unknown();
         size = 64;
@@ -127,6 +128,60 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.lcf.aux = 32w0x0d000000;
         lcf_q_action_ctr.count(ctr);
     }
+#if LCF_QUEUE
+    /* C pass_request_queue(), LCF_QV_WAIT / LCF_QV_GRANT, lcf_q_wait_reply():
+     * the waiting writer's reply, to the requester, IN_SWITCH, the block's
+     * metadata as the lock stage read it, aux = original type << 24 |
+     * READERS (QWAIT) or type << 24 (QGRANT) */
+    action q_wait_common() {
+        q_copy(hdr.lcf.node[7:0]);
+        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        hdr.ethernet.src_addr = md.sw_mac;
+        hdr.ipv4.src_addr = md.sw_ip;
+        hdr.lcf.flags = LCF_F_IN_SWITCH;
+        hdr.lcf.gstatus = md.blk_gs;
+        hdr.lcf.copyset = md.blk_cs;
+    }
+    action q_wait_reply() {
+        q_wait_common();
+        hdr.lcf.type = LCF_T_QWAIT;
+        hdr.lcf.aux = md.aux_type[31:16] ++ md.q_readers;
+        lcf_q_action_ctr.count(LCF_A_QWAIT);
+    }
+    action q_grant_reply() {
+        q_wait_common();
+        hdr.lcf.type = LCF_T_QGRANT;
+        hdr.lcf.aux = md.aux_type;
+        lcf_q_action_ctr.count(LCF_A_QGRANT);
+    }
+    /* C LCF_QV_UNDO: an aborted waiter's WAITING is undone by a RELEASE
+     * pass of lock kind 2 */
+    action q_resubmit_waiting() {
+        md.rs_out.setValid();
+        md.rs_out.op = LCF_RS_RELEASE;
+        md.rs_out.way = md.way;
+        md.rs_out.lock_kind = 2;
+        md.rs_out.rsvd0 = 0;
+        md.rs_out.score = 0;
+        md.rs_out.rsvd1 = 0;
+        ig_dprsr_md.resubmit_type = LCF_RESUBMIT_TYPE;
+        lcf_q_action_ctr.count(LCF_A_RESUBMIT);
+    }
+    /* C pass_resubmitted(), RELEASE of lock kind 2: NACK, the block's
+     * metadata, nack_aborted_request */
+    action q_nack_aborted() {
+        q_wait_common();
+        hdr.lcf.type = LCF_T_NACK;
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = md.aux_type;
+        lcf_q_action_ctr.count(LCF_A_NACK_ABORTED);
+    }
+    /* C lcf_q_xfer() / lcf_q_release1(): LCF_Q_WAITING, FWD_CNT as found */
+    action q_deny_waiting() {
+        q_deny(hdr.lcf.type ++ LCF_Q_WAITING);
+    }
+#endif
+
     /* lcf_q_drop_resubmit_ctr is counted after the table (md.bad_rs), as in
      * LcfDispatch. */
     action q_bad_resubmit() {
@@ -180,12 +235,42 @@ control LcfQueueOut(inout lcf_headers_t hdr,
 
     apply {
 #if LCF_QUEUE
-        if (md.q_out == 0) {
-            holder_port.apply();                    /* md.q_frv != 0 */
+        if (md.q_undo == 1) {
+            /* the aborted waiter's RELEASE pass (C pass_resubmitted()) */
+            if (md.hit == 0 || md.bad_way == 1) {
+                q_bad_resubmit();
+            } else {
+                q_nack_aborted();
+            }
+        } else if (md.q_waiter == 1) {
+            /* C rows 2 and 3 */
+            if (md.sb_over == 1) {
+                q_resubmit_waiting();
+            } else {
+                q_wait_reply();
+            }
+        } else if (md.q_out == 0) {
+            /* md.q_frv[15:0] != 0: C row 4, the waiter's poll (LOCK has
+             * WAITING and q_fwd found the packet's switch tenure), or row
+             * 5, a forward */
+            if (md.lk_old[14:14] == 1 && md.q_frv[15:0] == md.q_a[15:0]) {
+                if (md.q_rd == 1) {
+                    q_wait_reply();
+                } else {
+                    q_grant_reply();
+                }
+            } else {
+                holder_port.apply();
+            }
+        } else if (md.pass2 == 0 && md.hit == 1 && md.q_mode == 1 && md.q_rd == 1 &&
+                   md.q_crv[15:15] == 1) {
+            /* a switch tenure while readers hold: never granted */
+            q_deny_waiting();
         } else if (md.pass2 == 0 && md.hit == 1 && md.q_mode == 1 &&
-                   md.q_crv == md.q_b) {
-            /* approved by q_check (rv == q_cmp; a gateway comparing two
-             * fields): C lcf_q_release1() resubmits with op 5;
+                   md.q_crv[31:16] == md.q_b[31:16] && md.q_crv[14:0] == md.q_b[14:0]) {
+            /* approved by q_check (rv without Q_SW == q_cmp; a gateway
+             * comparing two fields, bit 15 left out: a switch tenure's lo
+             * has Q_SW): C lcf_q_release1() resubmits with op 5;
              * lcf_q_xfer() approves in one pass, P4 in two (LCF_RS_QXFER2,
              * the top of this file) */
             if (hdr.lcf.type == LCF_T_QXFER) {

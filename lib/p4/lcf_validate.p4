@@ -24,6 +24,8 @@ const bit<8> LCS_OP_UNLOCK_R = 4;
 const bit<8> LCS_OP_UNLOCK_W = 5;
 const bit<8> LCS_OP_INSTALL  = 6;
 const bit<8> LCS_OP_CLEAR    = 7;
+const bit<8> LCS_OP_QACQUIRE = 8; /* queued mode, write request: acquire,
+                                   * or set WAITING when readers hold */
 
 const bit<8> SB_OP_NONE  = 0;
 const bit<8> SB_OP_ACQ   = 1;     /* request: count / read the event's entry */
@@ -148,6 +150,14 @@ control LcfPrepare(inout lcf_headers_t hdr,
              0 .. (LCF_WAYS - 1), 0 .. 1, 0, 0) : rs_good();
             (LCF_T_QXFER .. LCF_T_QXFER, LCF_RS_QXFER2,
              0 .. (LCF_WAYS - 1), 0 .. 1, 0, 0) : rs_good();
+#if LCF_QUEUE
+            /* an aborted waiter's RELEASE (lock kind 2: clear WAITING).
+             * Accepted whatever the lock mode: only the pipeline makes
+             * resubmit metadata, and only queued mode makes kind 2 (C
+             * drops it in retry mode as bad_resubmit_metadata). */
+            (LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, LCF_RS_RELEASE,
+             0 .. (LCF_WAYS - 1), 2 .. 2, 0, 0) : rs_good();
+#endif
         }
         size = 8;
     }
@@ -168,6 +178,59 @@ control LcfPrepare(inout lcf_headers_t hdr,
         md.lk_a = md.rs_in.score;
         md.lk_b = 0;
     }
+#if LCF_QUEUE
+    /* switch.lock_mode (topo_to_bfrt.py): 1 = "queued", 0 = "retry". In
+     * stage 0: the lock stage of a queued-mode write differs (q_lock_op). */
+    action set_lock_mode(bit<1> queued) { md.q_mode = queued; }
+    table lock_mode_cfg {
+        actions = { set_lock_mode; }
+        default_action = set_lock_mode(0);
+        size = 1;
+    }
+
+    /* The queued mode's LOCK operations (C lcf_stage_lock(write, wait),
+     * lcf_stage_lock_release(kind), lcf_stage_lock_unlock()), over
+     * op_select's, a stage later:
+     *  - a write request: lock_qacquire (LOCK == 0 -> WRITER; readers only
+     *    -> | WAITING, the pass is the block's waiter);
+     *  - WRITE_UNLOCK and QRELEASE, second pass: WRITER and WAITING
+     *    cleared (lock_release, lk_a = 0x8000, lk_b = 0: below WRITER the
+     *    word becomes 0; READERS is 0 whenever WAITING is set at an
+     *    executed unlock);
+     *  - RELEASE of lock kind 2 (an aborted waiter): WAITING cleared
+     *    (lk_a = 0x4000: WRITER is never set beside WAITING);
+     *  - REMOVE, second pass, in both modes: LOCK = 0 by lock_release
+     *    (lk_a = 0xffff, lk_b = 0; LOCK never reaches 0xffff), whose
+     *    RegisterAction slot lock_qacquire took (four per register). */
+    action q_op_acquire() { md.lcs_op = LCS_OP_QACQUIRE; }
+    action q_op_unlock_w() { md.lk_b = 0; }
+    action q_op_release_waiting() {
+        md.lcs_op = LCS_OP_RELEASE;
+        md.lk_a = LCF_LOCK_WAITING;
+        md.lk_b = 1;
+    }
+    action q_op_clear() { md.lk_a = 0xffff; md.lk_b = 0; }
+    table q_lock_op {
+        key = {
+            md.q_mode : ternary;
+            md.pass2 : exact;
+            hdr.lcf.type : range;
+            md.rs_in.lock_kind : ternary;
+        }
+        actions = { q_op_acquire; q_op_unlock_w; q_op_release_waiting;
+                    q_op_clear; NoAction; }
+        const default_action = NoAction();
+        const entries = {
+            (1, 0, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, _) : q_op_acquire();
+            (1, 1, LCF_T_WRITE_UNLOCK .. LCF_T_WRITE_UNLOCK, _) : q_op_unlock_w();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, _)         : q_op_unlock_w();
+            (1, 1, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 2) : q_op_release_waiting();
+            (_, 1, LCF_T_REMOVE_FROM_SWITCH .. LCF_T_REMOVE_FROM_SWITCH, _) : q_op_clear();
+        }
+        size = 8;
+    }
+#endif
+
     table op_select {
         key = {
             md.pass2 : exact;
@@ -178,9 +241,10 @@ control LcfPrepare(inout lcf_headers_t hdr,
         default_action = op(TAG_OP_LOOKUP, LCS_OP_NONE, SB_OP_NONE, 0, 0);
         const entries = {
             /* first pass: C lcf_stage_lock(): read lock for READ_MISS
-             * (granted while LOCK < 0x7fff), write lock for the others
+             * (granted while LOCK < 0x3fff: WRITER and WAITING clear, READERS
+             * below LCF_LOCK_READERS), write lock for the others
              * (granted while LOCK < 1, i.e. LOCK == 0) */
-            (0, LCF_T_READ_MISS, _)      : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 0x7fff, 1);
+            (0, LCF_T_READ_MISS, _)      : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 0x3fff, 1);
             (0, LCF_T_WRITE_MISS, _)     : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
             (0, LCF_T_WRITE_SHARED, _)   : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
             (0, LCF_T_EVICT_SHARED, _)   : op(TAG_OP_LOOKUP, LCS_OP_ACQUIRE, SB_OP_ACQ, 1, 0x8000);
@@ -218,6 +282,9 @@ control LcfPrepare(inout lcf_headers_t hdr,
 
     apply {
         switch_cfg.apply();
+#if LCF_QUEUE
+        lock_mode_cfg.apply();
+#endif
         if (md.to_lcf == 1 && hdr.lcf.isValid()) {
             node_tbl.apply();
             node_port_tbl.apply();
@@ -227,6 +294,9 @@ control LcfPrepare(inout lcf_headers_t hdr,
             if (md.pass2 == 1) {
                 rs_check_tbl.apply();
             }
+#if LCF_QUEUE
+            q_lock_op.apply();
+#endif
             /* Single-instruction ALU operations, all in stage 0. */
             md.ipx = hdr.ipv4.total_len |-| hdr.udp.length;
             md.y = hdr.udp.length |-| hdr.lcf.len;

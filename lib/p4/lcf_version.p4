@@ -71,6 +71,11 @@ control LcfVerWay(inout lcf_headers_t hdr,
             (LCS_OP_INSTALL, LCF_T_ADD_TO_SWITCH, 0, 1) : v_set();
             (LCS_OP_ACQUIRE, LCF_T_WRITE_MISS, 0, 0)    : v_bump();
             (LCS_OP_ACQUIRE, LCF_T_WRITE_SHARED, 0, 0)  : v_bump();
+#if LCF_QUEUE
+            /* queued mode: a write's lock stage is lock_qacquire */
+            (LCS_OP_QACQUIRE, LCF_T_WRITE_MISS, 0, 0)   : v_bump();
+            (LCS_OP_QACQUIRE, LCF_T_WRITE_SHARED, 0, 0) : v_bump();
+#endif
             (LCS_OP_READ, LCF_T_VERSION_READ, 0, 0)     : v_read();
         }
         size = 8;

@@ -291,7 +291,9 @@ control LcfTagWay(inout lcf_headers_t hdr,
  *
  * Three arrays, three stateful ALUs, each with at most 4 RegisterActions
  * (the Tofino-1 limit) of at most 2 conditions. LOCK is 16 bits: bit 15
- * writer, bits 0-14 readers.
+ * writer (LCF_LOCK_WRITER), bit 14 a writer waits for the readers
+ * (LCF_LOCK_WAITING, queued mode only), bits 0-13 readers
+ * (LCF_LOCK_READERS).
  * ------------------------------------------------------------------------- */
 control LcfLcsWay(inout lcf_headers_t hdr,
                   inout lcf_ig_md_t md,
@@ -303,8 +305,8 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     Register<bit<8>,  slot_t>(LCF_SLOTS, 0) gstatus;
     Register<bit<32>, slot_t>(LCF_SLOTS, 0) copyset;
 
-    /* Acquire: read lock lk_a = 0x7fff, lk_b = 1 (writer clear and readers
-     * < 0x7fff <=> LOCK < 0x7fff); write lock lk_a = 1, lk_b = 0x8000
+    /* Acquire: read lock lk_a = 0x3fff, lk_b = 1 (writer and waiting clear
+     * and readers < 0x3fff <=> LOCK < 0x3fff); write lock lk_a = 1, lk_b = 0x8000
      * (LOCK == 0 <=> LOCK < 1). Returns the old LOCK: the scoreboard stage
      * tells "taken" from it with a range match. */
     RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_acquire = {
@@ -331,9 +333,29 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_read = {
         void apply(inout bit<16> v, out bit<16> r) { r = v; }
     };
+#if LCF_QUEUE
+    /* Queued mode, a write request (C lcf_stage_lock(write, wait)): taken
+     * when LOCK < lk_a (= 1: free) -> + lk_b (= WRITER); else, readers
+     * only (WRITER and WAITING clear, READERS > 0 <=> LOCK < WAITING),
+     * WAITING set: the pass is the block's waiter (LcfCheck: q_waiter).
+     * Returns the old LOCK. Compares: v < lk_a, v < WAITING. Takes
+     * lock_zero's place (four RegisterActions per register): REMOVE's
+     * clear is lock_release with lk_a = 0xffff, lk_b = 0 (q_lock_op). */
+    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_qacquire = {
+        void apply(inout bit<16> v, out bit<16> r) {
+            r = v;
+            if (v < md.lk_a) {
+                v = v + md.lk_b;
+            } else if (v < LCF_LOCK_WAITING) {
+                v = v | LCF_LOCK_WAITING;
+            }
+        }
+    };
+#else
     RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_zero = {
         void apply(inout bit<16> v, out bit<16> r) { r = v; v = 0; }
     };
+#endif
 
     RegisterAction<bit<8>, slot_t, bit<8>>(gstatus) gs_read = {
         void apply(inout bit<8> v, out bit<8> r) { r = v; }
@@ -393,8 +415,19 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     /* C lcf_stage_lock_clear() */
     action a_clear() {
         here();
+#if LCF_QUEUE
+        md.lk_old = lock_release.execute(slot);     /* lk_a 0xffff, lk_b 0 */
+#else
         md.lk_old = lock_zero.execute(slot);
+#endif
     }
+#if LCF_QUEUE
+    /* C lcf_stage_lock(write, wait), queued mode */
+    action a_qacquire() {
+        here();
+        md.lk_old = lock_qacquire.execute(slot);
+    }
+#endif
     action a_none() { here(); }
 
     action g_read()  { md.blk_gs = gs_read.execute(slot); }
@@ -410,6 +443,7 @@ control LcfLcsWay(inout lcf_headers_t hdr,
 
     /* (lcs_op, lu_exec, lu_stale) of the three tables:
      *   ACQUIRE           acquire   read   read
+     *   QACQUIRE          qacquire  read   read  (queued build: a write)
      *   ACQUIRE, stale    -         -      -     (C pass_request(): a stale
      *                     request leaves LOCK alone; its NACK carries the
      *                     packet's gstatus/copyset, d_nack_stale)
@@ -426,11 +460,19 @@ control LcfLcsWay(inout lcf_headers_t hdr,
             md.lu_exec : exact;
             md.lu_stale : exact;
         }
-        actions = { a_acquire; a_read; a_release; a_install; a_clear; a_none; }
+        actions = { a_acquire; a_read; a_release; a_install; a_clear; a_none;
+#if LCF_QUEUE
+                    a_qacquire;
+#endif
+        }
         const default_action = a_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : a_acquire();
             (LCS_OP_ACQUIRE, 0, 1)  : a_none();
+#if LCF_QUEUE
+            (LCS_OP_QACQUIRE, 0, 0) : a_qacquire();
+            (LCS_OP_QACQUIRE, 0, 1) : a_none();
+#endif
             (LCS_OP_READ, 0, 0)     : a_read();
             (LCS_OP_RELEASE, 0, 0)  : a_release();
             (LCS_OP_UNLOCK_R, 1, 0) : a_release();
@@ -452,6 +494,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         const default_action = g_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : g_read();
+#if LCF_QUEUE
+            (LCS_OP_QACQUIRE, 0, 0) : g_read();
+#endif
             (LCS_OP_READ, 0, 0)     : g_read();
             (LCS_OP_RELEASE, 0, 0)  : g_read();
             (LCS_OP_UNLOCK_R, 1, 0) : g_write();
@@ -473,6 +518,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         const default_action = c_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : c_read();
+#if LCF_QUEUE
+            (LCS_OP_QACQUIRE, 0, 0) : c_read();
+#endif
             (LCS_OP_READ, 0, 0)     : c_read();
             (LCS_OP_RELEASE, 0, 0)  : c_read();
             (LCS_OP_UNLOCK_R, 1, 0) : c_or();

@@ -102,7 +102,7 @@ def _p4_untouched(p4, ctypes):
             if a not in (None, "c_none"):
                 return "SCOREBOARD: %s for a stale request" % a
     for t in REQUESTS:
-        for lk in (0, 1, 0x7ffe, 0x7fff, 0x8000):
+        for lk in (0, 1, 0x3ffe, 0x3fff, 0x4000, 0x4001, 0x8000):
             a, _ = first_match(took, [acq_sb, ctypes["LCF_T_" + t], lk, 1])
             if a not in (None, "took_no"):
                 return "took: %s for %s, LOCK 0x%x" % (a, t, lk)

@@ -1,35 +1,37 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Parity of the queued lock mode: C lib/lcf/lcf_queue.c (and its callers in
-lcf_pipeline.c) against P4 lib/p4/lcf_queue.p4.
-
-  - which QSTATE RegisterAction a request runs: C pass_request_queue()'s
-    grant and busy expressions, evaluated on every (type, lock taken,
-    check, scoreboard, stale) against the P4 qsel const entries;
-  - QSTATE events: a seeded random sequence of grants, forwards, QXFERs
-    and QRELEASEs (both passes) on one slot, run through a model of the C
-    rules read out of lcf_queue.c (the conditions and the order of the
-    reasons are taken from the source, so a changed C rule changes the
-    model) and through an interpreter of the P4 RegisterAction bodies and
-    the LcfQueueOut tables; every decision, reason, FWD_CNT, forward
-    destination and aux, and the register view must agree, save for the
-    Tofino-1 deviations listed in DEVIATIONS (docs/TOFINO.md);
-  - LAST-UNLOCK, passes, validation and the stateful-ALU budget:
-    parity_queue_static.py, whose check_queue() runs them all.
+"""Parity of the queued lock mode, the models: C lib/lcf/lcf_queue.c's
+rules read out of the source (CModel: lcf_q_request()'s rows 1-6, the
+reasons of lcf_q_xfer()/lcf_q_release1() in their order, including the
+`waiting` denial, lcf_q_release2()) and the P4 program (P4Model: the QSTATE
+RegisterActions, q_in's operands, qsel, LcfQueueOut's apply and qout
+interpreted, parity_p4interp.py; the LOCK stage from parity_qlock.py), with
+the Tofino-1 deviations the comparison allows (DEVIATIONS, docs/TOFINO.md
+"Queued lock mode"). The checks: parity_qlock.py (LOCK), parity_qreq.py
+(request decisions), parity_qevents.py (random sequences),
+parity_queue_static.py (LAST-UNLOCK, passes, validation, the stateful-ALU
+budget; its check_queue() runs them all).
 
 Standard library only.
 """
 import functools
-import random
 import re
 
+from parity_p4interp import const_widths, control_apply, parse, preprocess, ra_bodies, run
+from parity_qlock import P4Lock
 from parity_src import c_function, first_match
 
-CLOSING, MASK = 0x80000000, 0xffff
+CLOSING, SWITCH, MASK = 0x80000000, 0x40000000, 0xffff
 # Tofino-1 deviations the comparison allows (docs/TOFINO.md, "Queued lock
 # mode"): the FWD_CNT of a not_holder denial is 0; a QXFER that meets its own
 # event's CLOSING is denied not_holder (C: closing).
 DEVIATIONS = ["not_holder denial reports FWD_CNT 0",
-              "QXFER of an event whose QRELEASE is closing: not_holder"]
+              "QXFER of an event whose QRELEASE is closing: not_holder",
+              "QXFER/QRELEASE of a holder that is no switch tenure while READERS > 0 "
+              "(it ended with WRITE_UNLOCK): denied count, never approved",
+              "a request meeting WAITING with no holder counts FWD_CNT on the empty "
+              "QSTATE (hi 0: no holder to every reader)",
+              "a poll from an event that is over or holds a score is not answered "
+              "(NACKed; the node never aborts a waiting event)"]
 @functools.lru_cache(maxsize=None)
 def _code(expr):
     return compile(expr.strip(), "<rule>", "eval")
@@ -40,10 +42,10 @@ def ev(expr, env):
 
 
 REASONS = {"LCF_Q_OK": 0, "LCF_Q_COUNT": 1, "LCF_Q_NOT_HOLDER": 2,
-           "LCF_Q_IS_CLOSING": 3, "LCF_Q_BAD_NEXT": 4}
+           "LCF_Q_IS_CLOSING": 3, "LCF_Q_BAD_NEXT": 4, "LCF_Q_WAITING": 5}
 
 
-def _c_expr(e, names):
+def _c_expr(e, names, defs=None):
     """A C boolean expression of lcf_queue.c as Python source."""
     e = re.sub(r"\s+", " ", e).strip()
     e = e.replace("LCF_Q_CLOSING", str(CLOSING)).replace("LCF_Q_COUNT_MASK", str(MASK))
@@ -51,6 +53,8 @@ def _c_expr(e, names):
     e = re.sub(r"\bvalid_next\(\s*p\s*,\s*next\s*\)", " next_ok ", e)
     for c, py in names.items():
         e = e.replace(c, py)
+    e = re.sub(r"\bLCF_\w+\b", lambda m: str((defs or {}).get(m.group(0), m.group(0))), e)
+    e = re.sub(r"\bfalse\b", "False", re.sub(r"\btrue\b", "True", e))
     e = e.replace("&&", " and ").replace("||", " or ")
     e = re.sub(r"!(?!=)", " not ", e)
     return e
@@ -62,24 +66,48 @@ Q_NAMES = {"q->hi": "hi", "q->lo": "lo"}
 class CModel:
     """lcf_queue.c's rules, read from the source."""
 
-    def __init__(self, qc):
+    def __init__(self, qc, defs):
         self.ok = True
         self.why = []
+        self.defs = defs
+        names = dict(Q_NAMES, **{"in->" + f: f for f in
+                                 ("id", "grant", "waiter", "taken", "over", "busy", "readers")})
         req = c_function(qc, "lcf_q_request") or ""
-        m = re.search(r"if\s*\(grant\)\s*\{[^}]*\*q\s*=\s*\(struct lcf_q\)\{\s*id\s*,\s*0\s*\}", req)
-        f = re.search(r"if\s*\((!busy[^;{]*?)\)\s*return\s+false;\s*q->lo\+\+;", req)
-        self.fwd_block = _c_expr(f.group(1), dict(Q_NAMES, busy="busy")) if f else None
-        if not m or not f:
-            self.fail("lcf_q_request(): grant {id, 0} / forward condition, lo++")
+        g = re.search(r"if\s*\(in->grant\)\s*\{[^}]*\*q\s*=\s*\(struct lcf_q\)\{\s*in->id\s*,"
+                      r"\s*0\s*\}", req)
+        w = re.search(r"if\s*\(in->waiter\)\s*\{\s*if\s*\(in->over\)\s*return\s+LCF_QV_UNDO;"
+                      r"\s*\*q\s*=\s*\(struct lcf_q\)\{\s*in->id\s*,\s*(\w+)\s*\};\s*"
+                      r"return\s+LCF_QV_WAIT;", req)
+        p = re.search(r"if\s*\(([^;{]*?)\)\s*return\s+in->readers\s*\?\s*LCF_QV_WAIT\s*:"
+                      r"\s*LCF_QV_GRANT;", req)
+        f = re.search(r"if\s*\(([^;{]*?)\)\s*return\s+LCF_QV_NONE;\s*q->lo\+\+;", req)
+        if not (g and w and p and f):
+            self.fail("lcf_q_request(): rows grant {id, 0}; waiter (UNDO when over, "
+                      "else {id, SWITCH}, WAIT); the poll (WAIT/GRANT by readers); "
+                      "the forward's condition, lo++")
+            return
+        self.wait_lo = defs.get(w.group(1))
+        self.poll = _c_expr(p.group(1), names, defs)
+        self.fwd_block = _c_expr(f.group(1), names, defs)
+        wt = re.search(r"q_waiting\([^)]*\)\s*\{\s*return\s+([^;]+);",
+                       qc.replace("static inline bool\n", ""))
+        self.waiting = _c_expr(wt.group(1), Q_NAMES, defs) if wt else None
+        if not wt:
+            self.fail("q_waiting(): SWITCH and READERS")
         self.xfer = self._reasons(c_function(qc, "lcf_q_xfer") or "",
                                   r"\*q\s*=\s*\(struct lcf_q\)\{\s*next\s*,\s*0\s*\}")
         self.rel1 = self._reasons(c_function(qc, "lcf_q_release1") or "",
                                   r"q->lo\s*=\s*LCF_Q_CLOSING\s*;")
         r2 = c_function(qc, "lcf_q_release2") or ""
         m = re.search(r"if\s*\(([^;{]*?)\)\s*\*q\s*=\s*\(struct lcf_q\)\{\s*0\s*,\s*0\s*\}", r2)
-        self.rel2 = _c_expr(m.group(1), Q_NAMES) if m else None
+        self.rel2 = _c_expr(m.group(1), Q_NAMES, defs) if m else None
         if not m:
             self.fail("lcf_q_release2(): {0, 0} when ...")
+        wr = c_function(qc, "lcf_q_wait_reply") or ""
+        if not re.search(r"m->type\s*=\s*grant\s*\?\s*LCF_T_QGRANT\s*:\s*LCF_T_QWAIT;\s*"
+                         r"m->flags\s*=\s*LCF_F_IN_SWITCH;\s*m->aux\s*=\s*\(uint32_t\)orig\s*<<"
+                         r"\s*24\s*\|\s*\(grant\s*\?\s*0\s*:\s*readers\);", wr):
+            self.fail("lcf_q_wait_reply(): QGRANT/QWAIT, IN_SWITCH, aux = type << 24 | readers")
 
     def fail(self, what):
         self.ok = False
@@ -87,30 +115,41 @@ class CModel:
                         "P4 and this checker): " + what)
 
     def _reasons(self, body, ok_write):
-        out = [(_c_expr(c, dict(Q_NAMES, count="count")), r) for c, r in
+        out = [(_c_expr(c.replace("q_waiting(q, lock)", "(%s)" % self.waiting),
+                        dict(Q_NAMES, count="count"), self.defs), r) for c, r in
                re.findall(r"if\s*\(([^;{]*?)\)\s*return\s+(LCF_Q_\w+)\s*;", body)]
         if not out or not re.search(ok_write + r";?\s*return\s+LCF_Q_OK\s*;", body) \
                 or not re.search(r"\*fwd_cnt\s*=\s*q->lo\s*;", body):
             self.fail("reasons, the approving write and *fwd_cnt = q->lo")
         return out
 
-    def run(self, st, op):
+    def request(self, st, inp):
+        """(QSTATE, verdict) of lcf_q_request(); inp: the struct lcf_q_in."""
+        hi, lo = st
+        if inp["grant"]:
+            return (inp["id"], 0), ("none",)
+        if inp["waiter"]:
+            if inp["over"]:
+                return st, ("undo",)
+            return (inp["id"], self.wait_lo), ("wait",)
+        env = dict(inp, hi=hi, lo=lo)
+        if ev(self.poll, env):
+            return st, ("wait",) if inp["readers"] else ("grant",)
+        if ev(self.fwd_block, env):
+            return st, ("none",)
+        lo += 1
+        ten = ((hi >> 16) & 0x3ff) << 6 | (hi & 0x3f)
+        return (hi, lo), ("fwd", (hi >> 26) - 1, ten << 16 | (lo & MASK))
+
+    def run(self, st, op, lock):
         hi, lo = st
         kind = op[0]
-        if kind == "grant":
-            return (op[1], 0), ("grant",)
-        if kind == "fwd":
-            if ev(self.fwd_block, dict(hi=hi, lo=lo, busy=True)):
-                return st, ("none",)
-            lo += 1
-            ten = ((hi >> 16) & 0x3ff) << 6 | (hi & 0x3f)
-            return (hi, lo), ("fwd", (hi >> 26) - 1, ten << 16 | (lo & MASK))
         if kind == "rel2":
             if ev(self.rel2, dict(hi=hi, lo=lo, id=op[1])):
                 return (0, 0), ("rel2",)
             return st, ("rel2",)
         _, ident, count, nxt, next_ok = op
-        env = dict(hi=hi, lo=lo, id=ident, count=count & MASK, next_ok=next_ok)
+        env = dict(hi=hi, lo=lo, id=ident, count=count & MASK, next_ok=next_ok, lock=lock)
         for cond, r in (self.xfer if kind == "xfer" else self.rel1):
             if ev(cond, env):
                 fwd = lo & MASK
@@ -119,6 +158,8 @@ class CModel:
                 if kind == "xfer" and r == "LCF_Q_IS_CLOSING":
                     r, fwd = "LCF_Q_NOT_HOLDER", 0  # DEVIATIONS[1]
                 return st, ("deny", REASONS[r], fwd)
+        if lock & self.defs["LCF_LOCK_READERS"] and not lo & CLOSING:   # DEVIATIONS[2]
+            return st, ("deny", REASONS["LCF_Q_COUNT"], lo & MASK)
         if kind == "xfer":
             return (nxt, 0), ("ok", count & MASK)
         return (hi, CLOSING), ("ok", None)
@@ -192,10 +233,25 @@ def concat(expr, fields):
 class P4Model:
     def __init__(self, p4):
         self.p4, self.c = p4, p4.consts
+        self.src = preprocess(p4.src, 1)
         self.bodies = _ra_bodies(p4.src, "qstate")
+        self.ras = {n: parse(x) for n, x in ra_bodies(self.src, "qstate").items()}
         self.qout = p4.entries("qout") or []
         self.qsel = p4.entries("qsel") or []
+        self.qin = p4.entries("q_in") or []
+        qo = control_apply(self.src, "LcfQueueOut")
+        self.out = parse(qo) if qo else []
+        m = re.search(r"#define\s+LCF_QUEUE_OUT\s+\((.*)\)\s*\n", self.src)
+        self.gate = m.group(1) if m else "0"
+        q = control_apply(self.src, "LcfQueue") or ""
+        self.q_out_waiter = bool(re.search(r"if\s*\(md\.q_waiter\s*==\s*1\)\s*\{\s*"
+                                           r"md\.q_out\s*=\s*1;", q))
+        self.q_undo = re.search(r"if\s*\(([^{]*)\)\s*\{\s*md\.q_out\s*=\s*1;\s*"
+                                r"md\.q_undo\s*=\s*1;", q)
+        self.widths = const_widths(p4.src)
+        self.widths.update({"md.q_readers": 16, "hdr.lcf.type": 8})
         self.abody = {}
+        self.lock = P4Lock(p4)
 
     def action_assign(self, action, field):
         if action not in self.abody:
@@ -255,24 +311,83 @@ class P4Model:
                        "hdr.bridge.ackhi": ackhi, "hdr.bridge.ackhi#w": 16})
 
     def ra(self, name, st, a, b):
-        env = run_ra(self.bodies.get(name, ""), self.c, dict(hi=st[0], lo=st[1], q_a=a, q_b=b))
-        return (env["hi"], env["lo"]), env["rv"]
+        env, _ = run(self.ras.get(name, []), self.c,
+                     {"v.hi": st[0], "v.lo": st[1], "md.q_a": a, "md.q_b": b, "rv": 0})
+        return (env["v.hi"], env["v.lo"]), env["rv"]
 
-    def run(self, st, op, ev):
+    def queue_out(self, env):
+        """The calls LcfQueueOut makes (None when LCF_QUEUE_OUT is false)."""
+        base = {"md.q_undo": 0, "md.q_waiter": 0, "md.sb_over": 0, "md.q_out": 0,
+                "md.lk_old": 0, "md.q_frv": 0, "md.q_a": 0, "md.q_b": 0, "md.q_rd": 0,
+                "md.pass2": 0, "md.hit": 1, "md.bad_way": 0, "md.q_mode": 1, "md.q_crv": 0,
+                "md.bad_rs": 0}
+        base.update(env)
+        if not run(parse("g = %s;" % self.gate), self.c, base)[0]["g"]:
+            return None
+        return run(self.out, self.c, base)[1]
+
+    def reply(self, act, t, readers):
+        """(type, aux, counter) of a QWAIT/QGRANT/NACK action."""
+        env = {"hdr.lcf.type": t, "md.aux_type": t << 24, "md.q_readers": readers,
+               "hdr.lcf.aux": 0}
+        _, calls = run(parse(self.p4.action_body(act) or ""), self.c, env, 32, None, self.widths)
+        ctr = [a for f, a in calls if f == "lcf_q_action_ctr.count"]
+        return env["hdr.lcf.type"], env["hdr.lcf.aux"], ctr[0] if ctr else None
+
+    def request(self, st, lock, t, e, over, sb=None, chk=1, stale=0):
+        """A request's first pass (and the undo's second): (LOCK, QSTATE,
+        outcome). sb: SCOREBOARD C's answer (class name, c as it was)."""
+        T = self.c["LCF_T_" + t]
+        taken, waiter, new, old, rd = self.lock.request(lock, t, 1, stale)
+        f = self.fields(*e)
+        act, _ = first_match(self.qin, [1, 0, T, 1, 0, int(taken), int(waiter),
+                                        (old >> 14) & 1, rd])
+        env = {k: v for k, v in f.items() if "#" not in k}
+        env.update({"md.q_kind": self.c["Q_K_NONE"], "md.q_a": 0, "md.q_b": 0})
+        run(parse(self.p4.action_body(act or "") or ""), self.c, env)
+        sb = sb or (("OLDER", 0) if over else ("AFTER", 0))
+        sel, _ = first_match(self.qsel, [env["md.q_kind"], T, stale, int(taken), chk,
+                                         self.c["SB_CLASS_" + sb[0]], sb[1]])
+        frv = 0
+        if sel:
+            m = re.search(r"([\w.]+)\s*=\s*(\w+)\.execute", self.p4.action_body(sel) or "")
+            if m:
+                st, rv = self.ra(m.group(2), st, env["md.q_a"], env["md.q_b"])
+                frv = rv if m.group(1) == "md.q_frv" else 0
+        qenv = {"md.q_waiter": int(waiter), "md.sb_over": int(over), "md.lk_old": old,
+                "md.q_frv": frv, "md.q_a": env["md.q_a"], "md.q_b": env["md.q_b"],
+                "md.q_rd": rd, "md.q_out": int(waiter and self.q_out_waiter)}
+        calls = self.queue_out(qenv)
+        names = [c for c, _ in calls or []]
+        if calls is None:
+            return new, st, ("none",)
+        for c in names:
+            if c in ("q_wait_reply", "q_grant_reply"):
+                ty, aux, ctr = self.reply(c, T, old & 0x3fff)
+                return new, st, ("reply", ty, aux, ctr)
+            if c == "holder_port.apply":
+                aux = self.aux_out("q_fwd_holder", {"md.q_frv": frv, "md.q_frv#w": 32})
+                key = re.search(r"md\.q_frv\[(\d+):(\d+)\]\s*:\s*exact", self.p4.src)
+                lo_b, w = int(key.group(2)), int(key.group(1)) - int(key.group(2)) + 1
+                return new, st, ("fwd", ((frv >> lo_b) & ((1 << w) - 1)) - 1, aux)
+            if c == "q_resubmit_waiting":
+                rs = {"md.way": 0}
+                run(parse(self.p4.action_body(c) or ""), self.c, rs, 32, [])
+                kind = rs.get("md.rs_out.lock_kind")
+                ops = self.lock.operands(1, t, kind, 1)
+                new2, _ = self.lock.stage(new, ops)
+                undo = self.q_undo and run(parse("g = %s;" % self.q_undo.group(1)), self.c, {
+                    "md.pass2": 1, "md.rs_in.op": rs.get("md.rs_out.op"),
+                    "md.rs_in.lock_kind": kind})[0]["g"]
+                c2 = self.queue_out({"md.pass2": 1, "md.q_undo": int(bool(undo)),
+                                     "md.q_out": int(bool(undo))}) or []
+                acts = [x for x, _ in c2 if x.startswith("q_")]
+                ctr = self.reply(acts[0], T, 0)[2] if acts else None
+                return new2, st, ("undo", kind, ctr)
+        return new, st, ("p4 calls %s" % names,)
+
+    def run(self, st, op, ev, lock):
         kind = op[0]
-        if kind == "grant":
-            a, b = self.operands("in_req", self.fields(*ev))
-            st, _ = self.ra("q_grant", st, a, b)
-            return st, ("grant",)
-        if kind == "fwd":
-            a, b = self.operands("in_req_fwd", {})
-            st, rv = self.ra("q_fwd", st, a, b)
-            if rv == 0:
-                return st, ("none",)
-            aux = self.aux_out("q_fwd_holder", {"md.q_frv": rv, "md.q_frv#w": 32})
-            key = re.search(r"md\.q_frv\[(\d+):(\d+)\]\s*:\s*exact", self.p4.src)
-            node1 = (rv >> int(key.group(2))) & ((1 << (int(key.group(1)) - int(key.group(2)) + 1)) - 1)
-            return st, ("fwd", node1 - 1, aux)
         if kind == "rel2":
             a, b = self.operands("in_release2", {})
             st, _ = self.ra("q_pass2", st, a, b)
@@ -280,202 +395,58 @@ class P4Model:
         _, ident, count, nxt, next_ok = op
         f = self.fields(*ev, aux=count, cs=nxt)
         t = self.c["LCF_T_QXFER" if kind == "xfer" else "LCF_T_QRELEASE"]
-        act = "in_check" if next_ok or kind == "rel1" else "in_check_bad_next"
-        a, b = self.operands(act, f)
+        _, old = self.lock.stage(lock, {"md.lcs_op": self.c["LCS_OP_READ"], "md.lk_a": 0,
+                                        "md.lk_b": 0})
+        rd = int(old & 0x3fff != 0)
+        act, _ = first_match(self.qin, [1, 0, t, int(next_ok), 0, 0, 0, (old >> 14) & 1, rd])
+        a, b = self.operands(act or "-", f)
         st, crv = self.ra("q_check", st, a, b)
-        if crv == b:                                   # approved (gateway)
-            if kind == "rel1":
+        calls = self.queue_out({"md.q_out": 1, "md.q_crv": crv, "md.q_b": b, "md.q_a": a,
+                                "md.q_rd": rd, "md.q_next_ok": int(next_ok),
+                                "hdr.lcf.type": t, "md.lk_old": old}) or []
+        names = [c for c, _ in calls]
+        if "q_resubmit" in names:
+            arg = dict(calls)["q_resubmit"]
+            if kind == "rel1" and self.c.get(arg) == self.c["LCF_RS_QRELEASE"]:
                 return st, ("ok", None)
-            a2, b2 = self.operands("in_xfer2", f)
-            st, _ = self.ra("q_pass2", st, a2, b2)
-            act, _ = first_match(self.qout, [1, self.c["LCF_RS_QXFER2"], t, 1, 0, 1, 0, 1, 0])
-            fwd = concat(self.action_assign(act or "-", "hdr.lcf.aux"),
-                         {"hdr.lcf.aux": count}) & MASK if act == "q_xfer_ok" else -1
-            return st, ("ok", fwd)
+            if kind == "xfer" and self.c.get(arg) == self.c["LCF_RS_QXFER2"]:
+                a2, b2 = self.operands("in_xfer2", f)
+                st, _ = self.ra("q_pass2", st, a2, b2)
+                act, _ = first_match(self.qout, [1, self.c["LCF_RS_QXFER2"], t, 1, 0, 1, 0, 1, 0])
+                fwd = concat(self.action_assign(act or "-", "hdr.lcf.aux"),
+                             {"hdr.lcf.aux": count}) & MASK if act == "q_xfer_ok" else -1
+                return st, ("ok", fwd)
+            return st, ("p4 resubmit %s" % arg,)
+        if "q_deny_waiting" in names:
+            m = re.search(r"q_deny\(([^;]*)\);", self.p4.action_body("q_deny_waiting") or "")
+            ackhi = run(parse("x = %s;" % m.group(1)), self.c, {"hdr.lcf.type": t}, 32, None,
+                        self.widths)[0]["x"] if m else 0
+            return st, self._deny("q_deny", ackhi, crv, t)
+        if "qout.apply" not in names:
+            return st, ("p4 calls %s" % names,)
         act, args = first_match(self.qout, [0, 0, t, 1, 0, 1, crv, int(next_ok), 0])
         if act == "q_resubmit" and args and self.c.get(args[0]) == self.c["LCF_RS_QRELEASE"]:
             return st, ("ok", None)
         if act in ("q_deny", "q_deny0"):
-            ackhi = int(args[0], 0)
-            if ackhi >> 8 != t:
-                return st, ("ack of type 0x%x" % (ackhi >> 8),)
-            aux = self.aux_out(act, {"md.q_crv": crv, "md.q_crv#w": 32}, ackhi) \
-                if act == "q_deny" else concat(self.action_assign(act, "hdr.lcf.aux"),
-                                               {"ackhi": ackhi, "ackhi#w": 16})
-            if aux < 0 or aux >> 16 != ackhi:
-                return st, ("deny aux 0x%x" % aux,)
-            return st, ("deny", ackhi & 0xff, aux & 0xffff)
+            return st, self._deny(act, int(args[0], 0), crv, t)
         return st, ("p4 action %s" % act,)
 
+    def _deny(self, act, ackhi, crv, t):
+        if ackhi >> 8 != t:
+            return ("ack of type 0x%x" % (ackhi >> 8),)
+        aux = self.aux_out(act, {"md.q_crv": crv, "md.q_crv#w": 32}, ackhi) \
+            if act == "q_deny" else concat(self.action_assign(act, "hdr.lcf.aux"),
+                                           {"ackhi": ackhi, "ackhi#w": 16})
+        if aux < 0 or aux >> 16 != ackhi:
+            return ("deny aux 0x%x" % aux,)
+        return ("deny", ackhi & 0xff, aux & 0xffff)
+
     def view(self, st):
-        """The register in C's terms (lcf_queue.p4, 1.)."""
+        """The register in C's terms (lcf_queue.p4, 1. and 4.)."""
         hi, lo = st
+        if hi == 0:
+            return (0, 0)                    # DEVIATIONS[3]
         if lo == self.c.get("Q_MARK"):
             return (hi, CLOSING)
-        return (hi, lo >> 16 if hi else lo)
-
-
-def _events(rng, n):
-    ev = [(0, 0, 5), (0, 0, 69), (1, 1, 7), (2, 15, 0xfffe), (1, 0, 6)]
-    ops = []
-    for _ in range(n):
-        k = rng.choice(["grant", "fwd", "fwd", "fwd", "xfer", "xfer", "rel1", "rel2",
-                        "rel2", "sat"])
-        e = rng.choice(ev)
-        nxt = rng.choice(ev + [(5, 0, 1)])           # node 5: not in the topology
-        ident = (e[0] + 1) << 26 | e[1] << 16 | e[2]
-        nid = (nxt[0] + 1) << 26 | nxt[1] << 16 | nxt[2]
-        cnt = rng.choice([0, 1, 2, 3, 0xfffe, 0xffff])
-        ops.append((k, e, ident, cnt, nid, nxt[0] != 5))
-    return ops
-
-
-def check_queue_events(rep, p4, qc):
-    cm, pm = CModel(qc), P4Model(p4)
-    if not cm.ok:
-        rep.fail("queued mode: C rules in lcf_queue.c", cm.why)
-        return
-    missing = [n for n in ("q_grant", "q_fwd", "q_check", "q_pass2") if n not in pm.bodies]
-    if missing or not pm.qout:
-        rep.fail("queued mode: P4 lcf_queue.p4", ["RegisterAction(s) %s or table qout "
-                                                   "not found" % missing])
-        return
-    rng = random.Random(16)
-    diffs, steps, tally = [], 0, {}
-    for trial in range(60):
-        cst, pst = (0, 0), (0, 0)
-        holder_ev, pend, evof = None, [], {}
-        for k, e, ident, cnt, nid, nok in _events(rng, 40):
-            if k == "sat":                    # FWD_CNT near saturation
-                if not cst[0] or holder_ev is None or pst[1] == pm.c.get("Q_MARK"):
-                    continue
-                cst = (cst[0], 0xfffe)
-                pst = (pst[0], 0xfffe << 16 | (pst[1] & 0xffff))
-                continue
-            if k in ("xfer", "rel1", "rel2") and holder_ev and rng.random() < 0.6:
-                e, ident = holder_ev                  # mostly the holder
-            if k == "rel1" and rng.random() < 0.5:
-                cnt = cst[1] & MASK                   # mostly the right count
-            if k == "xfer" and rng.random() < 0.5:
-                cnt = cst[1] & MASK
-            if k == "grant" and pend:
-                k = "rel2"      # a grant needs the lock a due second pass frees
-            if k == "rel2":
-                if not pend:
-                    continue
-                ident = pend.pop(0)             # an approved first pass's
-                e = evof.get(ident, e)
-            op = {"grant": ("grant", ident), "fwd": ("fwd",), "rel2": ("rel2", ident),
-                  "xfer": ("xfer", ident, cnt, nid, nok),
-                  "rel1": ("rel1", ident, cnt, nid, nok)}[k]
-            cst2, cout = cm.run(cst, op)
-            pst2, pout = pm.run(pst, op, e)
-            steps += 1
-            tally[(k, cout[0], cout[1] if cout[0] == "deny" else "")] = \
-                tally.get((k, cout[0], cout[1] if cout[0] == "deny" else ""), 0) + 1
-            evof[ident] = e
-            if k == "rel1" and cout == ("ok", None) and pout == cout:
-                pend.append(ident)              # its second pass is due
-            if k == "grant":
-                holder_ev = (e, ident)
-            if k == "xfer" and cout[0] == "ok":
-                ne = [x for x in [(0, 0, 5), (0, 0, 69), (1, 1, 7), (2, 15, 0xfffe), (1, 0, 6)]
-                      if ((x[0] + 1) << 26 | x[1] << 16 | x[2]) == nid]
-                holder_ev = (ne[0], nid) if ne else None
-            if cout != pout or cst2 != pm.view(pst2):
-                diffs.append("trial %d %s: C %s -> %s, P4 %s -> %s (lo 0x%x)"
-                             % (trial, op, cout, _hx(cst2), pout, _hx(pm.view(pst2)), pst2[1]))
-            cst, pst = cst2, pst2
-            if len(diffs) > 6:
-                break
-    if diffs:
-        rep.fail("queued mode: QSTATE events, C lcf_queue.c vs P4 lcf_queue.p4 "
-                 "(allowed: %s)" % "; ".join(DEVIATIONS), diffs[:6])
-    else:
-        rep.ok("queued mode: QSTATE events, C lcf_queue.c vs P4 RegisterActions + "
-               "LcfQueueOut, %d random steps (grant, forward, QXFER, QRELEASE, "
-               "saturation; allowed: %s): %s" % (steps, "; ".join(DEVIATIONS), ", ".join(
-                   "%s %s%s %d" % (k, o, (" reason %s" % r) if r != "" else "", n)
-                   for (k, o, r), n in sorted(tally.items(), key=str))))
-
-
-def _hx(st):
-    return "{0x%x, 0x%x}" % st
-
-
-# ---------------------------------------------------- request decisions --
-
-REQUESTS = ["READ_MISS", "WRITE_MISS", "WRITE_SHARED", "EVICT_SHARED",
-            "EVICT_MODIFIED"]
-
-
-def check_queue_request(rep, p4, pipe_c, ctypes):
-    body = c_function(pipe_c, "pass_request_queue") or ""
-    call = re.search(r"lcf_q_request\(([^;]*)\)\s*\)", body, re.S)
-    site = re.search(r"p->cfg\.queued\s*&&\s*pass_request_queue\(\s*p\s*,\s*phv\s*,"
-                     r"\s*res\s*,\s*([^)]+)\)\)", c_function(pipe_c, "pass_request") or "")
-    args = []
-    if call:
-        depth, cur = 0, ""
-        for ch in call.group(1):
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-            if ch == "," and depth == 0:
-                args.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        args.append(cur.strip())
-    if len(args) < 6 or not site:
-        rep.fail("queued mode: C pass_request_queue()",
-                 ["lcf_q_request(p, w, slot, id, GRANT, BUSY, ...) or its call "
-                  "p->cfg.queued && pass_request_queue(..., write && chk) not found"])
-        return
-    names = {"phv->lock_taken": "took", "phv->sb_over": "over",
-             "phv->sb_held": "held", "write_ok": "(%s)" % site.group(1)}
-
-    def py(e):
-        e = e.replace("write && chk", "write and chk")
-        return _c_expr(e, names)
-    grant, busy = py(args[4]), py(args[5])
-    sel = p4.entries("qsel") or []
-    kind = p4.consts.get("Q_K_REQ")
-    cls = {n: p4.consts.get("SB_CLASS_" + n) for n in ("OLDER", "EQ", "AFTER", "NONE")}
-    ended, claimed = p4.consts.get("SB_ENDED"), p4.consts.get("SB_CLAIMED")
-    # C's SCOREBOARD state of the event -> what SCOREBOARD C answers in P4
-    # (sb_class, c as it was), every encoding (LcfScoreboard)
-    enc = {"none": [("AFTER", 0), ("EQ", 0)],
-           "held": [("EQ", 1), ("EQ", 0x7fff)],
-           "over": [("OLDER", 0), ("EQ", ended), ("EQ", claimed | 2)]}
-    cres, pres = {}, {}
-    for t in REQUESTS:
-        for took in (0, 1):
-            for chk in (0, 1):
-                for sb in ("none", "held", "over"):
-                    for stale in (0, 1):
-                        held = sb == "held" or (took and chk and sb != "over")
-                        over = sb == "over"
-                        env = dict(took=bool(took), chk=bool(chk), held=held, over=over,
-                                   write=t != "READ_MISS")
-                        k = "%s took=%d chk=%d sb=%s stale=%d" % (t, took, chk, sb, stale)
-                        if stale:
-                            cres[k] = "none"
-                        elif ev(grant, env):
-                            cres[k] = "grant"
-                        elif ev(busy, env):
-                            cres[k] = "forward if a holder"
-                        else:
-                            cres[k] = "none"
-                        codes = enc[sb] + ([("AFTER", 7), ("AFTER", ended)]
-                                           if took and chk and sb == "none" else [])
-                        got = set()
-                        for c, rv in codes:
-                            a, _ = first_match(sel, [kind, ctypes["LCF_T_" + t], stale, took,
-                                                     chk, cls[c], rv])
-                            got.add({"a_grant": "grant",
-                                     "a_fwd": "forward if a holder"}.get(a, "none"))
-                        pres[k] = " / ".join(sorted(got))
-    rep.compare("queued mode: request -> QSTATE (C pass_request_queue() grant/busy "
-                "vs P4 qsel)", "C", cres, "P4", pres)
+        sw = SWITCH if lo & self.c.get("Q_SW", 0) else 0
+        return (hi, lo >> 16 | sw)

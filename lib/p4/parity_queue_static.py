@@ -11,8 +11,11 @@ Standard library only.
 """
 import re
 
-from parity_queue import (_ra_bodies, check_queue_events, check_queue_request,
-                          run_ra)
+from parity_p4interp import preprocess, ra_bodies
+from parity_qlock import check_lock
+from parity_qreq import check_queue_request
+from parity_qevents import check_queue_events
+from parity_queue import _ra_bodies, run_ra
 from parity_src import c_function, first_match, strip_c_comments
 
 
@@ -82,10 +85,11 @@ def check_queue_structure(rep, p4, pipe_c, qc, wire_h):
         if not rs or not re.search(r"\(%s\s*\.\.\s*%s,\s*%s,[^:]*\)\s*:\s*rs_good"
                                    % (t, t, op), rs.group(1)):
             diff.append("P4 rs_check_tbl refuses %s with %s" % (t, op))
-    if not re.search(r"md\.q_crv\s*==\s*md\.q_b\)\s*\{\s*if\s*\(hdr\.lcf\.type\s*==\s*"
+    if not re.search(r"md\.q_crv\[31:16\]\s*==\s*md\.q_b\[31:16\]\s*&&\s*md\.q_crv\[14:0\]\s*"
+                     r"==\s*md\.q_b\[14:0\]\)\s*\{\s*if\s*\(hdr\.lcf\.type\s*==\s*"
                      r"LCF_T_QXFER\)\s*\{\s*q_resubmit\(LCF_RS_QXFER2\);\s*\}\s*else\s*\{\s*"
                      r"q_resubmit\(LCF_RS_QRELEASE\);", p4.src):
-        diff.append("P4 LcfQueueOut: approved (q_crv == q_b) -> QXFER resubmit op 6, "
+        diff.append("P4 LcfQueueOut: approved (q_crv == q_b but bit 15) -> QXFER resubmit op 6, "
                     "QRELEASE op 5")
     if diff:
         rep.fail("queued mode: LAST-UNLOCK, passes, validation (C vs P4)", diff)
@@ -106,8 +110,8 @@ def salu_budget(body):
             atom = re.sub(r"\s+", "", atom).strip("()")
             if atom:
                 cmps.add(atom)
-    nwrite = len(re.findall(r"\bv\.\w+\s*=[^=]", body))
-    outs = {re.sub(r"\s+", "", o) for o in re.findall(r"\brv\s*=\s*([^;]+);", body)} - {"0"}
+    nwrite = len(re.findall(r"\bv(?:\.\w+)?\s*=[^=]", body))
+    outs = {re.sub(r"\s+", "", o) for o in re.findall(r"\br(?:v)?\s*=\s*([^;]+);", body)} - {"0"}
     return len(cmps), nwrite + (1 if outs else 0), outs
 
 
@@ -131,6 +135,26 @@ def check_queue_salu(rep, p4):
     for reg in ("qstate", "last_unlock"):
         if regs.get(reg, 0) > 4:
             diff.append("%s has %d RegisterActions (Tofino-1: 4)" % (reg, regs[reg]))
+    # LOCK: each build has its four (the queued build's lock_qacquire takes
+    # lock_zero's place)
+    for q in (0, 1):
+        src = preprocess(p4.src, q)
+        per = {}
+        for m in re.finditer(r"RegisterAction<[^(]*>\((\w+)\)\s*(\w+)\s*=", src):
+            per[m.group(1)] = per.get(m.group(1), 0) + 1
+        for reg, n in sorted(per.items()):
+            if n > 4:
+                diff.append("LCF_QUEUE=%d: %s has %d RegisterActions (Tofino-1: 4)" % (q, reg, n))
+    qa = ra_bodies(preprocess(p4.src, 1), "lock").get("lock_qacquire")
+    if qa is None:
+        diff.append("lock_qacquire not found (LCF_QUEUE=1)")
+    else:
+        ncmp, ninst, outs = salu_budget(qa)
+        rows.append("lock_qacquire: %d compares, %d instructions, output %s"
+                    % (ncmp, ninst, "/".join(sorted(outs)) or "none"))
+        if ncmp > 2 or ninst > 4 or len(outs) > 1:
+            diff.append("lock_qacquire: %d compares, %d instructions (Tofino-1: 2, 4)"
+                        % (ncmp, ninst))
     big = {v for v in re.findall(r"\b(Q_[A-Z]+)\b", " ".join(
         _ra_bodies(qsrc, "qstate").values()))}
     if len(big) > 4:
@@ -143,9 +167,10 @@ def check_queue_salu(rep, p4):
         rep.ok("queued mode: stateful-ALU budget (Tofino-1) -- " + "; ".join(rows))
 
 
-def check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes):
+def check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h):
     qc = strip_c_comments(queue_c)
-    check_queue_request(rep, p4, pipe_c, ctypes)
-    check_queue_events(rep, p4, qc)
+    check_lock(rep, p4, pipe_c, pipe_h)
+    check_queue_request(rep, p4, pipe_c, pipe_h, qc, qlock_h, wire_h)
+    check_queue_events(rep, p4, qc, pipe_c, pipe_h, qlock_h, wire_h)
     check_queue_structure(rep, p4, pipe_c, qc, strip_c_comments(wire_h))
     check_queue_salu(rep, p4)

@@ -168,6 +168,12 @@ class P4:
         return out
 
     def action_body(self, name):
+        memo = self.__dict__.setdefault("_bodies", {})
+        if name not in memo:
+            memo[name] = self._action_body(name)
+        return memo[name]
+
+    def _action_body(self, name):
         m = re.search(r"\baction\s+%s\s*\([^)]*\)\s*\{" % re.escape(name),
                       self.src)
         if not m:

@@ -6,8 +6,8 @@ table and RegisterActions and the VERSION reply in lcf_dispatch.p4.
 Compared: the aux busy bit and the epoch shift (constants); which pass
 writes, bumps or reads VERSION (the P4 `ver` table's entries vs the C
 calls); the value an ADD writes ((seq & 0xffff) << 16) and that a bump adds
-1; the reply's fields (VERSION in copyset, the LOCK writer bit as the busy
-bit, FAIL on a miss). Standard library only.
+1; the reply's fields (VERSION in copyset, the LOCK writer or waiting bit
+as the busy bit, FAIL on a miss). Standard library only.
 """
 import re
 
@@ -29,10 +29,16 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     tbl = re.search(r"table\s+ver\s*\{(.*?)\n    \}", p4.src, re.S)
     ents = re.findall(r"\(\s*(\w+)\s*,\s*LCF_T_(\w+)\s*,\s*(\d)\s*,\s*(\d)\s*\)\s*:\s*(\w+)\(\)",
                       tbl.group(1) if tbl else "")
+    # the retry mode's lock stage (LCS_OP_ACQUIRE) and the queued build's
+    # for a write (LCS_OP_QACQUIRE, q_lock_op) bump the same types
+    for acq in ("LCS_OP_ACQUIRE", "LCS_OP_QACQUIRE"):
+        pb = {t for op, t, st, p2, a in ents if a == "v_bump" and op == acq}
+        if not cbump or cbump != pb:
+            diff.append("types that bump VERSION (%s): C %s, P4 %s"
+                        % (acq, sorted(cbump), sorted(pb)))
     pbump = {t for op, t, st, p2, a in ents if a == "v_bump"}
-    if not cbump or cbump != pbump:
-        diff.append("types that bump VERSION: C %s, P4 %s" % (sorted(cbump), sorted(pbump)))
-    if any(a == "v_bump" and (op != "LCS_OP_ACQUIRE" or st != "0" or p2 != "0")
+    if any(a == "v_bump" and (op not in ("LCS_OP_ACQUIRE", "LCS_OP_QACQUIRE") or
+                              st != "0" or p2 != "0")
            for op, t, st, p2, a in ents):
         diff.append("P4 bumps outside a non-stale first pass that acquires the lock")
     if ("LCS_OP_INSTALL", "ADD_TO_SWITCH", "0", "1", "v_set") not in ents:
@@ -56,17 +62,20 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     h = hit.group(1) if hit else ""
     if not (re.search(r"hdr\.lcf\.copyset\s*=\s*md\.ver_rv", h) and
             re.search(r"md\.aux_busy", h) and
-            re.search(r"if\s*\(md\.lk_old\[15:15\]\s*==\s*1\)\s*\{\s*"
-                      r"md\.aux_busy\s*=\s*LCF_VER_AUX_BUSY\s*;\s*\}\s*else\s*\{\s*"
+            re.search(r"#if\s+LCF_QUEUE\s*\n\s*if\s*\(md\.lk_old\[15:14\]\s*!=\s*0\)\s*\{\s*"
+                      r"#else\s*\n\s*if\s*\(md\.lk_old\[15:15\]\s*==\s*1\)\s*\{\s*"
+                      r"#endif\s*\n\s*md\.aux_busy\s*=\s*LCF_VER_AUX_BUSY\s*;\s*\}\s*else\s*\{\s*"
                       r"md\.aux_busy\s*=\s*0\s*;", p4.src) and
             re.search(r"flags\s*=\s*LCF_F_IN_SWITCH\s*;", h)):
-        diff.append("P4 d_version_hit: copyset = VERSION, busy = LOCK bit 15 << 16, IN_SWITCH")
+        diff.append("P4 d_version_hit: copyset = VERSION, busy = LOCK bits 15-14 (queued "
+                    "build; bit 15 without LCF_QUEUE) << 16, IN_SWITCH")
     if not (miss and re.search(r"flags\s*=\s*LCF_F_FAIL\s*;", miss.group(1))):
         diff.append("P4 d_version_miss: FAIL")
     if not (re.search(r"m->copyset\s*=\s*p->ver\[way\]\[slot\]", ver_c) and
-            re.search(r"lock\s*&\s*LCF_LOCK_WRITER\s*\?\s*LCF_VER_AUX_BUSY", ver_c) and
+            re.search(r"lock\s*&\s*\(\s*LCF_LOCK_WRITER\s*\|\s*LCF_LOCK_WAITING\s*\)\s*\?"
+                      r"\s*LCF_VER_AUX_BUSY", ver_c) and
             re.search(r"m->flags\s*=\s*LCF_F_FAIL", ver_c)):
-        diff.append("C lcf_version_read(): copyset = VERSION, busy bit, FAIL on a miss")
+        diff.append("C lcf_version_read(): copyset = VERSION, busy = WRITER or WAITING, FAIL on a miss")
     if diff:
         rep.fail("VERSION stage: C lcf_version.c / pass_request vs P4 lcf_version.p4", diff)
     else:

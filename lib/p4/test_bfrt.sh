@@ -179,7 +179,7 @@ for pm, devof in ((None, {n["id"]: n["port"] for n in nodes}),
     ports_ok = all(e["port"] == devof[e["node"]] for e in pv + ow)
     check(ports_ok, "%s: provider/owner entries carry the node's dev_port" % tag)
     # queued lock mode (lcf_queue.p4)
-    lm = calls("queue.lock_mode_cfg", "set_default_with_set_lock_mode")
+    lm = calls("prepare.lock_mode_cfg", "set_default_with_set_lock_mode")
     want_q = 1 if topo["switch"].get("lock_mode", "retry") == "queued" else 0
     check(lm == [{"queued": want_q}], "%s: lock mode %d from switch.lock_mode" % (tag, want_q))
     qs = calls("queue.q_self_tbl", "add_with_q_self")
@@ -203,7 +203,7 @@ qt["threads_per_node"] = min(threads, 16)
 json.dump(qt, open(tmp + "/queued.json", "w"))
 p, log = run(topo=tmp + "/queued.json")
 check(log is not None and
-      [kw for t, m, a, kw in log if t.endswith("queue.lock_mode_cfg")] == [{"queued": 1}],
+      [kw for t, m, a, kw in log if t.endswith("prepare.lock_mode_cfg")] == [{"queued": 1}],
       "switch.lock_mode \"queued\": lock_mode_cfg queued=1")
 
 # refusals
@@ -223,6 +223,11 @@ bad = {
                                               "lock_mode": "queued"},
                                    "nodes": [{"id": 0, "mac": "02:00:00:00:00:01",
                                               "ip": "10.0.0.1", "port": 0}]},
+    "queued mode and node 31": {"threads_per_node": 4,
+                                "switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254",
+                                           "lock_mode": "queued"},
+                                "nodes": [{"id": 31, "mac": "02:00:00:00:00:01",
+                                           "ip": "10.0.0.1", "port": 0}]},
     "too many threads": {"threads_per_node": 64,
                          "switch": {"mac": "02:00:00:00:00:fe", "ip": "10.0.0.254"},
                          "nodes": [{"id": 0, "mac": "02:00:00:00:00:01", "ip": "10.0.0.1", "port": 0}]},
@@ -406,7 +411,7 @@ if names_path:
     tb = names["tables"]
     nways = len([t for t in tb if re.fullmatch(r"pipe\.LcfIngress\.tag\d+\.tag", t)])
     flags = ["--ways", str(nways)]
-    if "pipe.LcfIngress.queue.lock_mode_cfg" in tb:
+    if "pipe.LcfIngress.prepare.lock_mode_cfg" in tb:
         flags.append("--queue")
     every_call.clear()
     for x in ([], ["--reset"], ["--node-failed", str(dead)]):

@@ -29,6 +29,7 @@ files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
        lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
        lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4 lib/p4/lcf_version.p4
        lib/p4/lcf_queue.p4 lib/p4/lcf_queue_out.p4 lib/lcf/lcf_queue.c
+       lib/wire/lcf_qlock.h
        lib/wire/lcf_wire.h lib/wire/lcf_wire.c
        lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
        lib/lcf/lcf_version.c
@@ -190,9 +191,9 @@ drift "P4 VERSION reply: no busy bit" lib/p4/lcf_dispatch.p4 \
 
 # the queued lock mode (parity_queue.py)
 drift "P4 QSTATE: a forward while CLOSING" lib/p4/lcf_queue.p4 \
-    's/if (v.hi != 0 \&\& v.lo < md.q_b) {/if (v.hi != 0 \&\& v.lo <= md.q_b) {/'
+    's/} else if (v.lo < md.q_b) {/} else if (v.lo <= md.q_b) {/'
 drift "P4 QSTATE: QXFER/QRELEASE approved without the count" lib/p4/lcf_queue.p4 \
-    's/if (v.hi == md.q_a \&\& v.lo == md.q_b) {/if (v.hi == md.q_a) {/'
+    's/if (v.hi == md.q_a \&\& (v.lo \& Q_NSW) == md.q_b) {/if (v.hi == md.q_a) {/'
 drift "P4 QXFER2: the next holder installed without its lo copy" lib/p4/lcf_queue.p4 \
     's/md.q_b = md.q_nhb;/md.q_b = 0;/'
 drift "P4 qsel: a write granted when Table 2 failed" lib/p4/lcf_queue.p4 \
@@ -210,7 +211,7 @@ drift "P4 denial: FWD_CNT not rotated into aux (egress finish)" lib/p4/lcf_egres
 drift "P4 forward: egress finish not selected" lib/p4/lcf_queue_out.p4 \
     's/hdr.bridge.aux_fix = LCF_AUX_FIX_FWD;/hdr.bridge.aux_fix = LCF_AUX_FIX_NONE;/'
 drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
-    's/if (v.hi != 0 \&\& v.lo < md.q_b) {/if (v.hi != 0 \&\& v.lo < md.q_b \&\& v.lo != md.q_a) {/'
+    's/} else if (v.lo < md.q_b) {/} else if (v.lo < md.q_b \&\& v.hi != 0) {/'
 drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
     '/^    action a_grant()/i\    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_extra = {\n        void apply(inout q_pair_t v, out bit<32> rv) {\n            rv = v.hi;\n        }\n    };'
 drift "P4 LAST-UNLOCK: QXFER leaves its event open" lib/p4/lcf_ways.p4 \
@@ -220,11 +221,54 @@ drift "P4 validate: 0x0c/0x0d unknown types again" lib/p4/lcf_validate.p4 \
 drift "P4 op_select: QRELEASE does not open LAST-UNLOCK" lib/p4/lcf_validate.p4 \
     's/LCS_OP_READ, SB_OP_QOPEN, 0, 0)/LCS_OP_READ, SB_OP_NONE, 0, 0)/'
 drift "C: a QRELEASE retransmission after CLOSING denied" lib/lcf/lcf_queue.c \
-    's/if (!(q->lo \& LCF_Q_CLOSING) \&\& q->lo != (count \& LCF_Q_COUNT_MASK))/if (q->lo != (count \& LCF_Q_COUNT_MASK))/'
+    's/^\tif (!(q->lo \& LCF_Q_CLOSING) \&\&$/\tif (/'
 drift "C: QXFER approved whatever the next id" lib/lcf/lcf_queue.c \
     '/if (!valid_next(p, next))/,+1d'
 drift "C: a grant without a passed check" lib/lcf/lcf_pipeline.c \
     's/pass_request_queue(p, phv, res, write \&\& chk))/pass_request_queue(p, phv, res, write))/'
+
+# a write that meets readers waits at the switch (parity_qlock.py,
+# parity_qreq.py, parity_queue.py): LOCK WAITING, QWAIT/QGRANT, the waiting denial
+drift "P4 LOCK: a read taken while WAITING" lib/p4/lcf_validate.p4 \
+    's/SB_OP_ACQ, 0x3fff, 1);/SB_OP_ACQ, 0x7fff, 1);/'
+drift "P4 took_tbl: a read counted taken while WAITING" lib/p4/lcf_decide.p4 \
+    's/0 .. 0x3ffe, 0) : took_yes();/0 .. 0x7ffe, 0) : took_yes();/'
+drift "P4 lock_qacquire: WAITING set beside a writer" lib/p4/lcf_ways.p4 \
+    's/} else if (v < LCF_LOCK_WAITING) {/} else if (v != 0) {/'
+drift "P4 q_lock_op: a queued write acquires as in retry mode (NACK, no waiter)" lib/p4/lcf_validate.p4 \
+    '/: q_op_acquire();/d'
+drift "P4 WRITE_UNLOCK keeps WAITING" lib/p4/lcf_validate.p4 \
+    '/(1, 1, LCF_T_WRITE_UNLOCK .. LCF_T_WRITE_UNLOCK, _) : q_op_unlock_w();/d'
+drift "P4 RELEASE kind 2 clears WRITER, not WAITING" lib/p4/lcf_validate.p4 \
+    's/md.lk_a = LCF_LOCK_WAITING;/md.lk_a = LCF_LOCK_WRITER;/'
+drift "P4 the poll forwarded instead of QGRANT" lib/p4/lcf_queue_out.p4 \
+    's/if (md.lk_old\[14:14\] == 1 \&\& md.q_frv\[15:0\] == md.q_a\[15:0\]) {/if (md.lk_old[14:14] == 0 \&\& md.q_frv[15:0] == md.q_a[15:0]) {/'
+drift "P4 QGRANT while readers hold" lib/p4/lcf_queue_out.p4 \
+    's/if (md.q_rd == 1) {/if (md.q_rd == 0) {/'
+drift "P4 QXFER approved while readers hold" lib/p4/lcf_queue.p4 \
+    '/(1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1) : in_check_bad_next();/d'
+drift "P4 the waiting denial dropped (denied count)" lib/p4/lcf_queue_out.p4 \
+    's/md.q_crv\[15:15\] == 1) {/md.q_crv[15:15] == 2) {/'
+drift "P4 the waiter's tenure without SWITCH" lib/p4/lcf_queue.p4 \
+    '/action in_req_wait()/,/}/s/md.q_b = md.q_hb | Q_SW;/md.q_b = md.q_hb;/'
+drift "P4 an aborted waiter's copy gets QWAIT (WAITING never undone)" lib/p4/lcf_queue_out.p4 \
+    's/if (md.sb_over == 1) {/if (md.sb_over == 2) {/'
+drift "P4 the undo's NACK counted as a check failure" lib/p4/lcf_queue_out.p4 \
+    's/lcf_q_action_ctr.count(LCF_A_NACK_ABORTED);/lcf_q_action_ctr.count(LCF_A_NACK_CHECK_FAIL);/'
+drift "P4 QWAIT's aux without READERS" lib/p4/lcf_queue_out.p4 \
+    's/hdr.lcf.aux = md.aux_type\[31:16\] ++ md.q_readers;/hdr.lcf.aux = md.aux_type;/'
+drift "P4 VERSION busy ignores WAITING" lib/p4/lcf_dispatch.p4 \
+    's/if (md.lk_old\[15:14\] != 0) {/if (md.lk_old[15:15] == 1) {/'
+drift "P4 LOCK: a fifth RegisterAction in the queued build" lib/p4/lcf_ways.p4 \
+    '/lock_qacquire = {/,/^#else$/s/^#else$/    RegisterAction<bit<16>, slot_t, bit<16>>(lock) lock_extra = {\n        void apply(inout bit<16> v, out bit<16> r) { r = v; v = 1; }\n    };\n#else/'
+drift "C: a write meeting readers NACKed again (no waiter)" lib/lcf/lcf_pipeline.c \
+    's/lcf_stage_lock(p, phv, write, write \&\& p->cfg.queued);/lcf_stage_lock(p, phv, write, false);/'
+drift "C: the poll forwarded (row 4 on CLOSING)" lib/lcf/lcf_queue.c \
+    's/if (!in->taken \&\& q->hi == in->id \&\& (q->lo \& LCF_Q_SWITCH) \&\&/if (!in->taken \&\& q->hi == in->id \&\& (q->lo \& LCF_Q_CLOSING) \&\&/'
+drift "C: the waiting denial dropped" lib/lcf/lcf_queue.c \
+    's/return (q->lo \& LCF_Q_SWITCH) \&\& (lock \& LCF_LOCK_READERS) != 0;/return false;/'
+drift "C: READ_UNLOCK drops WAITING" lib/lcf/lcf_pipeline.c \
+    's/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER |/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER \& /'
 
 # ---- 3. preprocessor sanity of every configuration --------------------------
 if command -v cpp >/dev/null 2>&1; then

@@ -18,7 +18,7 @@ and writes a bfrt_python script (run it with `bfshell -b FILE`) that fills:
   * the L2 dmac table (node MACs);
   * the data-provider and owner selection tables (pick_provider, pick_owner);
   * the queued lock mode (lcf_queue.p4, docs/QUEUED-LOCKS.md): the lock mode
-    from switch.lock_mode (lock_mode_cfg), the queue-holder ids of every
+    from switch.lock_mode (prepare.lock_mode_cfg), the queue-holder ids of every
     node and thread (q_self_tbl, q_next_tbl) and the holder -> port table
     (holder_port); only with --queue, for a program compiled with
     -DLCF_QUEUE=1 (without it, switch.lock_mode "queued" is refused).
@@ -48,6 +48,7 @@ DEFAULT_LCF_PORT = 7340
 DEFAULT_BLOCK = 4096
 DEFAULT_THREADS = 16
 QUEUED_MAX_THREADS = 16  # lcf_queue.p4 keeps 4 thread bits of the holder
+QUEUED_MAX_NODE = 30     # and node + 1 in 5 bits (lo bit 15 is Q_SW)
 MCAST_GRP = 1          # LCF_MCAST_GRP in lcf_headers.p4
 FLOOD_GRP = 2          # LCF_FLOOD_GRP
 MCAST_NODE_BASE = 1000  # PRE L1 node ids: MCAST_NODE_BASE + node id
@@ -146,6 +147,11 @@ def load_topology(path):
             "mac": parse_mac(need(n, "mac", where, str), where + ".mac"),
             "ip": parse_ip(need(n, "ip", where, str), where + ".ip"),
         })
+    if topo["queued"] and any(n["id"] > QUEUED_MAX_NODE for n in topo["nodes"]):
+        raise TopoError("switch.lock_mode \"queued\": the Tofino program keeps a "
+                        "queue holder's node + 1 in 5 bits (bit 15 of its QSTATE copy "
+                        "is the switch-tenure flag), node ids must be at most %d"
+                        % QUEUED_MAX_NODE)
     if topo["queued"] and topo["threads"] > QUEUED_MAX_THREADS:
         raise TopoError("switch.lock_mode \"queued\": the Tofino program keeps %d "
                         "thread bits of a queue holder, threads_per_node must be "
@@ -351,7 +357,7 @@ def generate(topo, port_map, program, max_requesters, seed, src, queue=False):
     w("")
     if queue:
         w("# ---- queued lock mode (lcf_queue.p4): mode, holder ids, holder -> port ----")
-        w("ig.queue.lock_mode_cfg.set_default_with_set_lock_mode(queued=%d)"
+        w("ig.prepare.lock_mode_cfg.set_default_with_set_lock_mode(queued=%d)"
           % (1 if topo["queued"] else 0))
         w("for node in %r:" % [n["id"] for n in nodes])
         w("    for thread in range(%d):" % threads)

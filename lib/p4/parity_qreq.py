@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Parity of the queued mode's request decisions (docs/QUEUED-LOCKS.md 3,
+rows 1-6): C pass_request() / pass_request_queue() / lcf_q_request() against
+P4's LOCK stage, q_in, qsel, the QSTATE RegisterActions and LcfQueueOut, on
+every request type, LOCK class, SCOREBOARD state (none, held, over, in each
+P4 encoding), Table 2 check and stale flag, each against two QSTATEs: the
+request's own switch tenure (where a poll is answered) and another holder's
+tenure (where a busy request is forwarded); the own switch tenure only
+with WAITING set (the design's invariant: WAITING is cleared only with the
+tenure ended or handed on). Standard library only.
+"""
+import re
+
+from parity_qlock import LOCKS, REQUESTS, CLock
+from parity_qevents import EVENTS, _id
+from parity_queue import CModel, P4Model
+from parity_src import c_defines, c_function, strip_c_comments
+
+# C's SCOREBOARD state of the event -> SCOREBOARD C's answer in P4 (class,
+# c as it was), every encoding (LcfScoreboard)
+SB_ENC = {"none": [("AFTER", 0), ("EQ", 0)],
+          "held": [("EQ", 1), ("EQ", 0x3fff)],
+          "over": [("OLDER", 0), ("EQ", 0xc0000000), ("EQ", 0x80000002)]}
+
+
+def _site_ok(pipe_c):
+    """The C call site and lcf_q_in's fields as this checker models them."""
+    req = c_function(pipe_c, "pass_request") or ""
+    prq = c_function(pipe_c, "pass_request_queue") or ""
+    want = [r"\.grant\s*=\s*phv->lock_taken\s*&&\s*write_ok\s*&&\s*!phv->sb_over",
+            r"\.waiter\s*=\s*phv->waiter", r"\.taken\s*=\s*phv->lock_taken",
+            r"\.over\s*=\s*phv->sb_over",
+            r"\.busy\s*=\s*!phv->lock_taken\s*&&\s*!phv->sb_held\s*&&\s*!phv->sb_over",
+            r"\.readers\s*=\s*hit_meta\(p,\s*phv\)->lock\s*&\s*LCF_LOCK_READERS"]
+    miss = [w for w in want if not re.search(w, prq)]
+    if not re.search(r"p->cfg\.queued\s*&&\s*pass_request_queue\(\s*p\s*,\s*phv\s*,\s*res\s*,"
+                     r"\s*write\s*&&\s*chk\s*\)", req):
+        miss.append("pass_request_queue(p, phv, res, write && chk)")
+    return miss
+
+
+def check_queue_request(rep, p4, pipe_c, pipe_h, qc, qlock_h, wire_h):
+    defs = c_defines(strip_c_comments(qlock_h))
+    defs.update({k: v for k, v in c_defines(strip_c_comments(pipe_h)).items()
+                 if isinstance(v, int)})
+    defs.update({"LCF_T_" + n: int(v, 16) for n, v in
+                 re.findall(r"X\((\w+),\s*(0x[0-9a-fA-F]+),", wire_h)})
+    cm, cl, pm = CModel(qc, defs), CLock(pipe_c, pipe_h), P4Model(p4)
+    miss = _site_ok(pipe_c)
+    if not cm.ok or not cl.ok or miss:
+        rep.fail("queued mode: C pass_request_queue() / lcf_q_request()",
+                 cm.why + cl.why + ["not found: " + m for m in miss])
+        return
+    me, other = EVENTS[2], EVENTS[3]
+    hb = lambda e: (e[0] + 1) << 10 | (e[1] & 0xf) << 6 | (e[2] & 0x3f)
+    probes = {"own switch tenure": ((_id(me), SWITCH_C(defs)),
+                                    (_id(me), hb(me) | p4.consts.get("Q_SW", 0))),
+              "another's tenure": ((_id(other), 2), (_id(other), 2 << 16 | hb(other)))}
+    cres, pres = {}, {}
+    for t in REQUESTS:
+        for lock in LOCKS:
+            for sb, encs in SB_ENC.items():
+                for chk in (0, 1):
+                    for stale in (0, 1):
+                        for pn, (cst, pst) in probes.items():
+                            if pn.startswith("own") and not lock & 0x4000:
+                                continue    # a switch tenure exists only with WAITING
+                            k = "%s LOCK 0x%04x sb=%s chk=%d stale=%d, %s" % (
+                                t, lock, sb, chk, stale, pn)
+                            cres[k] = _c_outcome(cm, cl, lock, cst, t, me, sb, chk, stale)
+                            got = set()
+                            for enc in encs:
+                                lk, st, out = pm.request(pst, lock, t, me, sb == "over",
+                                                         enc, chk, stale)
+                                got.add("%s LOCK 0x%04x QSTATE %s" % (
+                                    out, lk, pm.view(st)))
+                            pres[k] = " / ".join(sorted(got))
+    rep.compare("queued mode: request decisions, rows 1-6 (C lcf_stage_lock + "
+                "pass_request_queue + lcf_q_request vs P4 LOCK, q_in, qsel, QSTATE, "
+                "LcfQueueOut; allowed: a poll from an event that holds a score or is "
+                "over is not answered)", "C", cres, "P4", pres)
+
+
+def SWITCH_C(defs):
+    return defs["LCF_Q_SWITCH"]
+
+
+def _c_outcome(cm, cl, lock, cst, t, e, sb, chk, stale):
+    if stale:                              # NACKed before the lock stage
+        return "%s LOCK 0x%04x QSTATE %s" % (("none",), lock, cst)
+    write = t != "READ_MISS"
+    taken, waiter, new = cl.acquire(lock, write, 1)
+    over = sb == "over"
+    held = sb == "held" or (taken and chk and not over)
+    inp = dict(id=_id(e), grant=taken and write and bool(chk) and not over, waiter=waiter,
+               taken=taken, over=over, busy=not taken and not held and not over,
+               readers=new & cm.defs["LCF_LOCK_READERS"])
+    st, out = cm.request(cst, inp)
+    if out[0] in ("wait", "grant"):
+        if not inp["busy"] and not waiter:
+            out = ("none",)                # the allowed difference (P4: not polled)
+        else:
+            g = out[0] == "grant"
+            out = ("reply", cm.defs["LCF_T_QGRANT" if g else "LCF_T_QWAIT"],
+                   cm.defs["LCF_T_" + t] << 24 | (0 if g else inp["readers"]),
+                   "LCF_A_" + ("QGRANT" if g else "QWAIT"))
+    elif out[0] == "undo":
+        new = cl.release(new, 2)
+        out = ("undo", 2, "LCF_A_NACK_ABORTED")
+    return "%s LOCK 0x%04x QSTATE %s" % (out, new, st)
