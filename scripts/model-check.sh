@@ -193,6 +193,20 @@ if [ $DEEP = 0 ]; then
 	# `waiting` while readers hold, approved once they are gone.
 	PML=qlock.pml run qlock-readers-giveup pass \
 		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUP" "$QR" "-m100000 -w22"
+	# A requester whose QWAIT has not arrived gives its event up (ABORT,
+	# lost and retransmitted like the rest): `passed` for the waiting
+	# tenure, the node polls on and passes the tenure on at its QGRANT;
+	# `aborted` marks the event over (a late copy: row 2 / the lock-taken
+	# undo, never forwarded). Loss (a lost QWAIT), then duplication.
+	PML=qlock.pml run qlock-readers-abort pass \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=1" "$QR" "-m100000 -w22"
+	PML=qlock.pml run qlock-readers-abort-dup pass \
+		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=1" "$QR" "-m100000 -w22"
+	# ... and the ABORT of a waiting tenure answered `aborted` (the
+	# SCOREBOARD alone: the waiter's copy was never counted): nobody polls,
+	# the tenure and WAITING stay, the next writer is forwarded to it.
+	PML=qlock.pml run qlock-readers-noabortw "violation:st\[n\]" \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=1 -DNOABORTW" "$QR" "-m100000 -w20"
 	# No row 4: the waiter's poll is forwarded to its own tenure, nobody
 	# grants it (quiescence with the writers waiting).
 	PML=qlock.pml run qlock-readers-nopoll "violation:st\[n\]" \
