@@ -270,6 +270,9 @@ else
 		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1" "$QL" "-m100000 -w26"
 	PML=qlock.pml run qlock-readers-lost-pass pass \
 		"-DN=2 -DEV=2 -DLOSS=1 -DDUP=0 -DRETX=1 -DBADRS=1 -DRD=1 -DRDEV=1" "$QL" "-m100000 -w26"
+	# Both requesters give their event up (GIVEUPW 2), a loss.
+	PML=qlock.pml run qlock-readers-abort-both pass \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=2" "$QL" "-m100000 -w24"
 	PML=qlock-threads.pml run qlock-threads-qqueued pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
 	PML=qlock-threads.pml run qlock-threads-typechg-threads pass \
