@@ -193,6 +193,20 @@ if [ $DEEP = 0 ]; then
 	# `waiting` while readers hold, approved once they are gone.
 	PML=qlock.pml run qlock-readers-giveup pass \
 		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUP" "$QR" "-m100000 -w22"
+	# A requester whose QWAIT has not arrived gives its event up (ABORT,
+	# lost and retransmitted like the rest): `passed` for the waiting
+	# tenure, the node polls on and passes the tenure on at its QGRANT;
+	# `aborted` marks the event over (a late copy: row 2 / the lock-taken
+	# undo, never forwarded). Loss (a lost QWAIT), then duplication.
+	PML=qlock.pml run qlock-readers-abort pass \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=1" "$QR" "-m100000 -w22"
+	PML=qlock.pml run qlock-readers-abort-dup pass \
+		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=1" "$QR" "-m100000 -w22"
+	# ... and the ABORT of a waiting tenure answered `aborted` (the
+	# SCOREBOARD alone: the waiter's copy was never counted): nobody polls,
+	# the tenure and WAITING stay, the next writer is forwarded to it.
+	PML=qlock.pml run qlock-readers-noabortw "violation:st\[n\]" \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=1 -DNOABORTW" "$QR" "-m100000 -w20"
 	# No row 4: the waiter's poll is forwarded to its own tenure, nobody
 	# grants it (quiescence with the writers waiting).
 	PML=qlock.pml run qlock-readers-nopoll "violation:st\[n\]" \
@@ -256,6 +270,9 @@ else
 		"-DN=3 -DEV=1 -DLOSS=0 -DDUP=1 -DRETX=1 -DRD=1 -DRDEV=1" "$QL" "-m100000 -w26"
 	PML=qlock.pml run qlock-readers-lost-pass pass \
 		"-DN=2 -DEV=2 -DLOSS=1 -DDUP=0 -DRETX=1 -DBADRS=1 -DRD=1 -DRDEV=1" "$QL" "-m100000 -w26"
+	# Both requesters give their event up (GIVEUPW 2), a loss.
+	PML=qlock.pml run qlock-readers-abort-both pass \
+		"-DN=2 -DEV=1 -DLOSS=1 -DDUP=0 -DRETX=1 -DRD=1 -DRDEV=1 -DGIVEUPW=2" "$QL" "-m100000 -w24"
 	PML=qlock-threads.pml run qlock-threads-qqueued pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
 	PML=qlock-threads.pml run qlock-threads-typechg-threads pass \

@@ -38,6 +38,18 @@
  *            QGRANT (QXFER to its queue's head / QRELEASE, as a given-up
  *            event ends through the queue): the source of the messages the
  *            `waiting` denial refuses (a correct node never sends them)
+ *   GIVEUPW  node fault (value: give-ups per run): a requester whose QWAIT
+ *            has not arrived gives its event up with an ABORT (lossy, its
+ *            answer too). The switch answers `passed` when QSTATE = {id,
+ *            SWITCH} (marking the event over or not: P4 marks it) or a copy
+ *            holds the counted lock; else `aborted`, marking the event over
+ *            (a later copy: row 2 undo / lock taken and released / NACK).
+ *            On `passed` the node polls on and passes the tenure on at its
+ *            grant (QXFER to the head or QRELEASE, nothing delivered); on
+ *            `aborted` it forgets the event (a QWAIT for it makes a polling
+ *            slot, a grant of a copy queued before the ABORT is passed on:
+ *            the holder table). EV 1 only.
+ *   NOABORTW wrong rule: the switch answers `aborted` for a waiting tenure
  *
  * Properties (assertions):
  *   SWMR      at every grant nobody else holds the lock and no reader is
@@ -97,6 +109,8 @@
 #define QGACK 9   /* next -> giver: seq = next's seq, src = next */
 #define QWAIT 10  /* switch -> requester: next writer, readers hold (seq; a = READERS) */
 #define QGRSW 11  /* switch -> requester: QGRANT, the readers are gone (seq) */
+#define ABORT 12  /* requester -> switch: give the event up (src, seq) */
+#define ABACK 13  /* switch -> requester: ABORT's answer (seq; a = 1 passed, 0 aborted) */
 
 #define R_OK 0
 #define R_COUNT 1
@@ -136,6 +150,14 @@ byte readers = 0;     /* LOCK's READERS */
 bit qsw = 0;          /* QSTATE's SWITCH flag: the tenure is a waiting writer's */
 bit xcl = 0;          /* ghost: the exclusive lock handed out (a take, a QGRANT), not yet released */
 #endif
+#ifdef GIVEUPW
+#if RD == 0 || EV != 1
+#error "GIVEUPW needs RD > 0 and EV 1"
+#endif
+byte ov[N];           /* SCOREBOARD: the seq an ABORT marked over (0 none) */
+chan ru = [2] of { byte, byte, byte }; /* resubmitted undo passes: r, seq, kind (1 write, 2 waiting) */
+byte gwn = 0;         /* give-ups so far */
+#endif
 #if RD > 0 && !defined(NODENY)
 #define DENY (qsw && readers > 0)
 #else
@@ -168,6 +190,10 @@ byte polls[N];        /* polls sent this event */
 bit gaveup[N];        /* ended its waiting tenure before the QGRANT */
 #endif
 #endif
+#ifdef GIVEUPW
+#define GONE 6        /* gave its event up, answered aborted: forgotten (its slot passes a late grant on) */
+byte gw[N];           /* 0, 1 ABORT sent, 2 passed (passes the tenure on), 3 aborted */
+#endif
 
 /* ghosts */
 byte granted[N * 4];  /* grants per id */
@@ -195,6 +221,21 @@ byte inside = 255;    /* who holds the lock (SWMR) */
 #define NOTQW && !qw[me] /* a NACK of another copy is ignored once waiting */
 #else
 #define NOTQW
+#endif
+#ifdef GIVEUPW
+#define ISGONE || st[me] == GONE
+#define ISGONEN || st[n] == GONE
+#define NOTGW && gw[me] == 0 /* a given-up event is neither retransmitted nor retried */
+#define POLLER (qw[me] || gw[me] == 2)
+/* a given-up event also polls a lock a copy of it holds: GRANTED */
+#define NOANSWER && !ANY(GRANTED, me, SW, cur[me]) && !ANY(NACK, me, SW, cur[me])
+#define OVER(r, s) (ov[r] == (s))
+#else
+#define ISGONE
+#define ISGONEN
+#define NOTGW
+#define POLLER qw[me]
+#define NOANSWER
 #endif
 
 #define QE(n, i) qid[(n) * 5 + (i)]
@@ -315,7 +356,22 @@ inline sw_request(r, s)
 		put(NACK, r, SW, s, 0, 0, 0)
 	:: else ->
 		if
+#ifdef GIVEUPW
+		/* an event an ABORT marked over: a lock its copy takes is released
+		 * by a second pass (a write RELEASE); a WAITING it sets is undone
+		 * (row 2, a RELEASE of kind `waiting`); never forwarded */
+		:: !lockw && !waiting && readers == 0 && OVER(r, s) ->
+			lockw = 1;
+			printf("@q switch: r%d seq%d is over, takes the lock: undo pass\n", r, s);
+			ru!r, s, 1
+		:: !lockw && !waiting && readers > 0 && OVER(r, s) ->
+			waiting = 1;
+			printf("@q switch: r%d seq%d is over, meets readers: row 2 undo pass\n", r, s);
+			ru!r, s, 2
+		:: !lockw && !waiting && readers == 0 && !OVER(r, s) ->
+#else
 		:: !lockw && !waiting && readers == 0 ->
+#endif
 			lockw = 1; sb[r] = s; xcl = 1;
 			assert(qhi == 0 && qlo == 0 && !qsw); /* lock free => no queue */
 			qhi = ID(r, s); qlo = 0;
@@ -324,7 +380,11 @@ inline sw_request(r, s)
 		:: lockw && sb[r] == s ->
 			printf("@q switch: r%d seq%d passes on its score\n", r, s);
 			put(GRANTED, r, SW, s, 0, 0, 0)
+#ifdef GIVEUPW
+		:: !lockw && !waiting && readers > 0 && !OVER(r, s) ->
+#else
 		:: !lockw && !waiting && readers > 0 ->
+#endif
 			/* row 3: the block's next writer, waiting for the readers */
 			assert(qhi == 0 && qlo == 0 && !qsw);
 			waiting = 1; qhi = ID(r, s); qlo = 0; qsw = 1;
@@ -341,7 +401,12 @@ inline sw_request(r, s)
 				xcl = 1;
 				put(QGRSW, r, SW, s, 0, 0, 0)
 			fi
+#ifdef GIVEUPW
+		:: (lockw || waiting) && sb[r] != s && qhi != 0 && !(qlo & CLOSING) && !ROW4(r, s) &&
+		   !OVER(r, s) ->
+#else
 		:: (lockw || waiting) && sb[r] != s && qhi != 0 && !(qlo & CLOSING) && !ROW4(r, s) ->
+#endif
 			qlo++; stamp++;
 			printf("@q switch: FORWARDS r%d seq%d to holder %d (tenure %d, index %d)\n",
 				r, s, IDN(qhi), qhi, qlo);
@@ -467,10 +532,54 @@ inline sw_qrel2(r, s)
 	put(QACK, r, SW, s, R_OK, 0, 0)
 }
 
+#ifdef GIVEUPW
+/* ABORT (tag hit, queued mode): one pass. `passed` when the event is the
+ * waiting tenure (QSTATE {id, SWITCH}; the SCOREBOARD may be marked over
+ * too: either) or a copy of it holds the counted lock; else `aborted`, the
+ * event marked over. */
+inline sw_abort(r, s)
+{
+	if
+#ifndef NOABORTW
+	:: qhi == ID(r, s) && qsw ->
+		printf("@q switch: ABORT r%d seq%d: the waiting tenure, passed\n", r, s);
+		if
+		:: ov[r] = s
+		:: skip
+		fi;
+		put(ABACK, r, SW, s, 1, 0, 0)
+#endif
+	:: lockw && sb[r] == s ->
+		printf("@q switch: ABORT r%d seq%d: a copy holds the lock, passed\n", r, s);
+		put(ABACK, r, SW, s, 1, 0, 0)
+	:: else ->
+		printf("@q switch: ABORT r%d seq%d: aborted, marked over\n", r, s);
+		ov[r] = s;
+		put(ABACK, r, SW, s, 0, 0, 0)
+	fi
+}
+
+/* The undo's second pass: a write RELEASE (kind 1) clears WRITER, a
+ * RELEASE of kind `waiting` (2) clears WAITING; NACK (aborted request). */
+inline sw_undo(r, s, kind)
+{
+	if
+	:: kind == 1 -> assert(lockw && qhi == 0); lockw = 0
+	:: else -> assert(waiting && qhi == 0); waiting = 0
+	fi;
+	printf("@q switch: undo pass r%d seq%d kind %d, NACK\n", r, s, kind);
+	put(NACK, r, SW, s, 0, 0, 0)
+}
+/* between an undo's two passes LOCK is set with no queue holder */
+#define UNDOING || len(ru) > 0
+#else
+#define UNDOING
+#endif
+
 #if RD > 0
 /* LOCK: WRITER excludes WAITING and READERS; WAITING has a queue holder,
  * the waiter's own (SWITCH) or the one QXFER handed it on to */
-#define LOCKINV ; assert(!(lockw && (waiting || readers > 0)) && (!waiting || qhi != 0) && \
+#define LOCKINV ; assert(!(lockw && (waiting || readers > 0)) && (!waiting || qhi != 0 UNDOING) && \
 		       (!qsw || (waiting && qhi != 0)))
 #else
 #define LOCKINV
@@ -493,6 +602,9 @@ end:	do
 			:: net[k].t == REQ -> net[k].t = 0; sw_request(r, s)
 			:: net[k].t == QXFER -> net[k].t = 0; sw_qxfer(r, s, c, x)
 			:: net[k].t == QREL -> net[k].t = 0; sw_qrel1(r, s, c)
+#ifdef GIVEUPW
+			:: net[k].t == ABORT -> net[k].t = 0; sw_abort(r, s)
+#endif
 			:: else -> printf("@q switch: kind %d?\n", net[k].t); assert(false)
 			fi
 		:: else -> skip
@@ -502,6 +614,9 @@ end:	do
 		:: badrs < BADRS -> badrs++; printf("@q switch LOSES the second pass of QRELEASE r%d seq%d\n", r, s)
 		:: sw_qrel2(r, s)
 		fi LOCKINV; norm() }
+#ifdef GIVEUPW
+	:: atomic { ru?r, s, c -> sw_undo(r, s, c) LOCKINV; norm() }
+#endif
 	od
 }
 
@@ -547,6 +662,9 @@ inline idle(n)
 	gaveup[n] = 0;
 #endif
 #endif
+#ifdef GIVEUPW
+	gw[n] = 0;
+#endif
 }
 
 inline grant(n, how)
@@ -557,6 +675,12 @@ inline grant(n, how)
 	assert(readers == 0);   /* SWMR: no reader inside */
 #endif
 	inside = n;
+#ifdef GIVEUPW
+	if
+	:: gw[n] != 0 -> gw[n] = 2; printf("@q node %d: seq%d given up: passes the tenure on\n", n, cur[n])
+	:: else -> skip
+	fi;
+#endif
 	assert(granted[ID(n, cur[n])] == 0); /* ONCE */
 	granted[ID(n, cur[n])]++;
 	st[n] = HOLD
@@ -577,13 +701,16 @@ end:	do
 		gaveup[me] = 0;
 #endif
 #endif
+#ifdef GIVEUPW
+		gw[me] = 0;
+#endif
 		printf("@q node %d starts seq%d\n", me, cur[me]);
 		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
 	:: atomic { st[me] == IDLE && cur[me] == EV -> st[me] = DONE; norm() }
 	/* retransmit a request nobody answered (its timer: only in runs where a
 	 * message was lost; a spurious timer is the network's duplicate) */
 	:: atomic { st[me] == WAIT && retx[me] < RETX && loss > 0 && !ANY(REQ, SW, me, cur[me]) &&
-		    !ANY(GRANTED, me, SW, cur[me]) && !ANY(NACK, me, SW, cur[me]) NOTWAITER ->
+		    !ANY(GRANTED, me, SW, cur[me]) && !ANY(NACK, me, SW, cur[me]) NOTWAITER NOTGW ->
 		retx[me]++; printf("@q node %d retransmits seq%d\n", me, cur[me]);
 		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
 #if RD > 0
@@ -591,11 +718,23 @@ end:	do
 	 * and no answer is in flight (the poll interval); one poll while the
 	 * readers still hold (answered QWAIT), the rest once they are gone
 	 * (a poll in between only fetches another QWAIT) */
-	:: atomic { st[me] == WAIT && qw[me] && polls[me] < PMAX && (readers == 0 || polls[me] == 0) &&
+	:: atomic { st[me] == WAIT && POLLER && polls[me] < PMAX && (readers == 0 || polls[me] == 0) &&
 		    !ANY(REQ, SW, me, cur[me]) && !ANY(QWAIT, me, SW, cur[me]) &&
-		    !ANY(QGRSW, me, SW, cur[me]) && !ANY(FWD, me, me, cur[me]) ->
+		    !ANY(QGRSW, me, SW, cur[me]) && !ANY(FWD, me, me, cur[me]) NOANSWER ->
 		polls[me]++; printf("@q node %d polls seq%d\n", me, cur[me]);
 		put(REQ, SW, me, cur[me], 0, 0, 0); norm() }
+#ifdef GIVEUPW
+	/* fault: a requester whose QWAIT has not arrived gives its event up */
+	:: atomic { st[me] == WAIT && !qw[me] && gw[me] == 0 && gwn < GIVEUPW ->
+		gw[me] = 1; gwn++;
+		printf("@q node %d: GIVES seq%d UP, ABORT\n", me, cur[me]);
+		put(ABORT, SW, me, cur[me], 0, 0, 0); norm() }
+	/* retransmit the ABORT (timer) */
+	:: atomic { st[me] == WAIT && gw[me] == 1 && retx[me] < RETX && loss > 0 &&
+		    !ANY(ABORT, SW, me, cur[me]) && !ANY(ABACK, me, SW, cur[me]) ->
+		retx[me]++; printf("@q node %d: ABORT seq%d again\n", me, cur[me]);
+		put(ABORT, SW, me, cur[me], 0, 0, 0); norm() }
+#endif
 #ifdef GIVEUP
 	/* fault: the waiting writer ends its tenure before the QGRANT */
 	:: atomic { st[me] == WAIT && qw[me] && !gaveup[me] ->
@@ -678,8 +817,25 @@ end:	do
 			printf("@q node %d receives kind %d src %d seq%d a %d b %d\n", me, e, src, s, a, b);
 			if
 			:: e == GRANTED && st[me] == WAIT && s == cur[me] -> grant(me, 0)
-			:: e == NACK && st[me] == WAIT && s == cur[me] NOTQW ->
+			:: e == NACK && st[me] == WAIT && s == cur[me] NOTQW NOTGW ->
 				put(REQ, SW, me, cur[me], 0, 0, 0)   /* retry, same seq */
+#ifdef GIVEUPW
+			:: e == ABACK && st[me] == WAIT && gw[me] == 1 && s == cur[me] ->
+				if
+				:: a == 1 || qw[me] -> gw[me] = 2  /* passed (or a polling slot): polls on */
+				:: else -> gw[me] = 3; st[me] = GONE /* aborted: forgotten */
+				fi
+			:: (e == QWAIT || e == QGRSW || e == GRANTED) && st[me] == GONE && s == cur[me] ->
+#ifndef NOABORTW
+				/* `aborted` is final: the switch never answers the event again */
+				assert(false);
+#endif
+				st[me] = WAIT; gw[me] = 2;
+				if
+				:: e == QWAIT -> qw[me] = 1  /* the holder table's polling slot */
+				:: else -> grant(me, 3)      /* passed on at once */
+				fi
+#endif
 #if RD > 0
 			:: e == QWAIT && st[me] == WAIT && s == cur[me] ->
 				qw[me] = 1  /* the waiting holder of its tenure: buffers its forwards */
@@ -690,7 +846,7 @@ end:	do
 #endif
 			:: e == FWD ->
 				if
-				:: b == ID(me, cur[me]) && (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING) ->
+				:: b == ID(me, cur[me]) && (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING ISGONE) ->
 					/* a forward of my tenure (or of the one I am about to be granted) */
 					recv[me] = recv[me] | (1 << (a - 1));
 					if
@@ -728,7 +884,7 @@ end:	do
 				fi
 			:: e == QGRANT ->
 				if
-				:: st[me] == WAIT && s == cur[me] ->
+				:: (st[me] == WAIT ISGONE) && s == cur[me] ->
 					/* the rest of the queue goes before the forwards already
 					 * buffered; a buffered copy of a request in the rest is
 					 * dropped (the earlier place is kept) */
@@ -805,7 +961,7 @@ proctype quiet()
 	atomic {
 		n = 0;
 		do
-		:: n < N -> assert(st[n] == DONE || (st[n] == IDLE && cur[n] == EV)); n++
+		:: n < N -> assert(st[n] == DONE || (st[n] == IDLE && cur[n] == EV) ISGONEN); n++
 		:: else -> break
 		od;
 		assert(lockw == 0 && qhi == 0 && qlo == 0);
@@ -813,6 +969,9 @@ proctype quiet()
 		assert(waiting == 0 && readers == 0 && qsw == 0);
 #endif
 		assert(len(rs) == 0)
+#ifdef GIVEUPW
+		; assert(len(ru) == 0)
+#endif
 	}
 }
 
