@@ -53,10 +53,8 @@
  *     is told by hb and LOCK's WAITING, not by QHOLDER == id. A poll of an
  *     event that is over or holds a score is answered too (q_grant with
  *     the poll's operands: no write, no forward).
- *  6. An ABORT (C lcf_q_abort_waiting()) reads QSTATE with q_check
- *     (q_b = Q_NONE: no write); rv with Q_SW is the event's switch tenure
- *     (hi == id), which LcfQueueOut answers ABORT_ACK | FAIL whatever
- *     SCOREBOARD marked.
+ *  6. An ABORT (C lcf_q_abort_waiting()) runs q_check (q_b = Q_NONE: no
+ *     write); rv with Q_SW (hi == id) -> LcfQueueOut's ABORT_ACK | FAIL.
  */
 #ifndef _LCF_QUEUE_P4_
 #define _LCF_QUEUE_P4_
@@ -107,15 +105,11 @@ control LcfQWay(inout lcf_headers_t hdr,
 {
     Register<q_pair_t, slot_t>(LCF_SLOTS, {0, 0}) qstate;
 
-    /* Request granted and counted (C lcf_q_request(), grant): a new tenure,
-     * {id, hb(id)}; q_a = id, q_b = hb(id). With q_b = Q_MARK (q_in's
-     * in_req_poll / in_req_fwd operands: a request of an event that is over
-     * or holds a score, qsel) nothing is written: C row 4, the waiter's
-     * poll whatever SCOREBOARD says, is lo & 0xffff == q_a (hb(id) | Q_SW),
-     * and no forward (row 5 needs a busy request).
-     * Compares: q_b != Q_MARK; lo & 0xffff == q_a (never for a grant:
-     * q_a = id >= 2^26). Instructions: 3 (hi, lo, output). Output: lo when
-     * lo & 0xffff == q_a, else 0. */
+    /* Granted and counted (C lcf_q_request(), grant): {id, hb(id)} from
+     * q_a = id, q_b = hb(id). With q_b = Q_MARK (an event over or holding a
+     * score, qsel) no write and no forward: C row 4's poll, lo & 0xffff ==
+     * q_a (hb(id) | Q_SW; never for a grant, id >= 2^26). Compares: 2.
+     * Instructions: 3 (hi, lo, output). Output: lo on a poll, else 0. */
     RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_grant = {
         void apply(inout q_pair_t v, out bit<32> rv) {
             rv = 0;
@@ -228,14 +222,11 @@ control LcfQWay(inout lcf_headers_t hdr,
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_AFTER, _) : a_fwd();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
-            /* the waiter's poll of an event that is over or holds a
-             * score (C row 4 whatever SCOREBOARD says): q_grant writes
-             * nothing (q_b = Q_MARK) and never forwards */
+            /* row 4 whatever SCOREBOARD says: q_grant, q_b = Q_MARK */
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_OLDER, _) : a_grant();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, _) : a_grant();
             (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
-            /* ABORT (C lcf_q_abort_waiting()): q_check with q_b = Q_NONE
-             * writes nothing; rv = lo when hi is the event */
+            /* ABORT (lcf_q_abort_waiting()): q_check, q_b = Q_NONE */
             (Q_K_ABORT, LCF_T_ABORT .. LCF_T_ABORT, _, _, _, _, _) : a_check();
             (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_pass2();
             /* the waiter (C rows 2, 3): {id, hb(id) | Q_SW} unless its
