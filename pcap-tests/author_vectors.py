@@ -1652,6 +1652,31 @@ def queued_waiter():
            {"q_wait": 1, "qxfer_denied": 1, "qxfer_approved": 1,
             "forward_to_holder": 2, "q_grant": 0})
 
+    n = 89
+    t = tag(n, H)
+    r0 = Req("READ_MISS", 0, t)
+    w1 = Req("WRITE_MISS", 1, t)
+    a1 = Req("ABORT", 1, t)
+    u0 = Req("READ_UNLOCK", 0, t, gstatus="Shared", copyset=[0, 2])
+    vector(n, "queued-abort-of-waiter-passed", T,
+           "An ABORT of the waiting writer's event (QSTATE {id, SWITCH}) is "
+           "answered 'a copy passed' (ABORT_ACK with FAIL) by the switch, "
+           "whatever SCOREBOARD says, and changes neither LOCK nor QSTATE: "
+           "the requester polls on. After the reader's READ_UNLOCK the poll "
+           "gets QGRANT.",
+           "QUEUED-LOCKS 3 (ABORT of a waiting tenure); PROTOCOL 4.9",
+           [add(n, T, H, 0, "Shared", [2]),
+            step(r0, [forward(r0, 2, "Shared", [2], dp=True)],
+                 "node 0 READ_MISS: read lock"),
+            step(w1, [qwait(w1, False, 1, "Shared", [2])], "node 1 WRITE_MISS: QWAIT"),
+            step(a1, [abort_ack(a1, True)],
+                 "node 1 ABORT of that event: its tenure is a copy that passed (FAIL)"),
+            step(u0, [unlock_ack(u0, "Shared", [0, 2])], "node 0 READ_UNLOCK"),
+            step(w1, [qwait(w1, True, 0, "Shared", [0, 2])],
+                 "node 1's poll: QGRANT with Shared {0,2}")],
+           {"q_wait": 1, "q_grant": 1, "abort_copy_passed": 1, "abort_to_home": 0,
+            "unlock_executed": 1, "nack_lock_busy": 0})
+
 
 # =================================================================== H: malformed
 

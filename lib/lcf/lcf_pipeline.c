@@ -811,7 +811,9 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 /*
  * ABORT, tag hit (PROTOCOL.md 4.9): a copy that was counted before it makes
  * the answer FAIL ("a copy passed": the requester releases that lock with
- * its unlock); a copy after it finds the event ENDED. When no copy passed
+ * its unlock), and so does, in queued mode, a copy that made the event its
+ * block's waiting writer (lcf_q_abort_waiting(): the requester polls on and
+ * ends the tenure); a copy after it finds the event ENDED. When no copy passed
  * here, the ABORT goes on to the home, which answers it: a copy that missed
  * in the switch before the block was ADDed may still be on its way there,
  * and only the home's record refuses it if the block is REMOVEd back.
@@ -820,6 +822,16 @@ static void
 pass_abort(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
 	if (lcf_stage_sb_abort(p, phv)) {
+		res_reply(p, res, phv, LCF_T_ABORT_ACK,
+			  LCF_F_IN_SWITCH | LCF_F_FAIL, LCF_A_ABORT_PASSED);
+		return;
+	}
+	/* The block's waiting writer (QSTATE {id, SWITCH}): its tenure is a
+	 * copy that passed, whatever the SCOREBOARD mark just made. */
+	if (lcf_q_abort_waiting(p, (uint32_t)phv->hit_way,
+				phv->slot[phv->hit_way],
+				lcf_q_id(phv->m->node, phv->m->thread,
+					 phv->m->seq))) {
 		res_reply(p, res, phv, LCF_T_ABORT_ACK,
 			  LCF_F_IN_SWITCH | LCF_F_FAIL, LCF_A_ABORT_PASSED);
 		return;

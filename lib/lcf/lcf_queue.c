@@ -114,6 +114,18 @@ lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id)
 		*q = (struct lcf_q){ 0, 0 };
 }
 
+bool
+lcf_q_abort_waiting(const struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+		    uint32_t id)
+{
+	const struct lcf_q *q;
+
+	if (!p->cfg.queued || p->q[way] == NULL)
+		return false;
+	q = &p->q[way][slot];
+	return q->hi == id && (q->lo & LCF_Q_SWITCH);
+}
+
 void
 lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
 {

@@ -81,6 +81,16 @@ void lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		    uint32_t id);
 
 /**
+ * ABORT, tag hit, queued mode (docs/QUEUED-LOCKS.md 3): QSTATE read only.
+ * True when QHOLDER is `id` (the ABORT's event) and SWITCH is set: the
+ * event is its block's waiting writer (granted or not), so a copy passed
+ * and the requester polls on and ends the tenure; the ABORT is answered
+ * ABORT_ACK|FAIL whatever SCOREBOARD says. False in retry mode.
+ */
+bool lcf_q_abort_waiting(const struct lcf_pipeline *p, uint32_t way,
+			 uint32_t slot, uint32_t id);
+
+/**
  * QXFER's LAST-UNLOCK stage: the holder's event ends here (later copies of
  * its request are stale): {seq, closed} when seq is after LAST-UNLOCK[r],
  * or equal to it and open.

@@ -50,8 +50,11 @@
  *     LcfCheck md.q_waiter; while LOCK has WAITING, q_fwd answers the
  *     request's own switch tenure (q_a = hb(id) | Q_SW) without writing,
  *     which LcfQueueOut turns into QWAIT (READERS > 0) or QGRANT. The poll
- *     is told by hb and LOCK's WAITING, not by QHOLDER == id: a poll of an
- *     event that is over or holds a score is NACKed (C answers it).
+ *     is told by hb and LOCK's WAITING, not by QHOLDER == id. A poll of an
+ *     event that is over or holds a score is answered too (q_grant with
+ *     the poll's operands: no write, no forward).
+ *  6. An ABORT (C lcf_q_abort_waiting()) runs q_check (q_b = Q_NONE: no
+ *     write); rv with Q_SW (hi == id) -> LcfQueueOut's ABORT_ACK | FAIL.
  */
 #ifndef _LCF_QUEUE_P4_
 #define _LCF_QUEUE_P4_
@@ -81,6 +84,7 @@ const bit<8> Q_K_REQ   = 1;         /* request, pass 1, queued mode */
 const bit<8> Q_K_CHECK = 2;         /* QXFER or QRELEASE, pass 1, queued */
 const bit<8> Q_K_PASS2 = 3;         /* QXFER2 / QRELEASE second pass */
 const bit<8> Q_K_WAIT  = 4;         /* request that set WAITING (waiter) */
+const bit<8> Q_K_ABORT = 5;         /* ABORT, queued mode: QSTATE read only */
 
 struct q_pair_t {
     bit<32> lo;
@@ -101,14 +105,21 @@ control LcfQWay(inout lcf_headers_t hdr,
 {
     Register<q_pair_t, slot_t>(LCF_SLOTS, {0, 0}) qstate;
 
-    /* Request granted and counted (C lcf_q_request(), grant): a new tenure,
-     * {id, hb(id)}; q_a = id, q_b = hb(id).
-     * Compares: none. Instructions: 2 (hi, lo). Output: none. */
+    /* Granted and counted (C lcf_q_request(), grant): {id, hb(id)} from
+     * q_a = id, q_b = hb(id). With q_b = Q_MARK (an event over or holding a
+     * score, qsel) no write and no forward: C row 4's poll, lo & 0xffff ==
+     * q_a (hb(id) | Q_SW; never for a grant, id >= 2^26). Compares: 2.
+     * Instructions: 3 (hi, lo, output). Output: lo on a poll, else 0. */
     RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_grant = {
         void apply(inout q_pair_t v, out bit<32> rv) {
-            v.hi = md.q_a;
-            v.lo = md.q_b;
             rv = 0;
+            if ((v.lo & 0xffff) == md.q_a) {
+                rv = v.lo;
+            }
+            if (md.q_b != Q_MARK) {
+                v.hi = md.q_a;
+                v.lo = md.q_b;
+            }
         }
     };
     /* Request that did not take the lock (C lcf_q_request(), rows 4 and
@@ -211,14 +222,19 @@ control LcfQWay(inout lcf_headers_t hdr,
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_AFTER, _) : a_fwd();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 0, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, 1, SB_CLASS_EQ, 0 &&& 0xffffffff) : a_fwd();
+            /* row 4 whatever SCOREBOARD says: q_grant, q_b = Q_MARK */
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_OLDER, _) : a_grant();
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, _) : a_grant();
             (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
+            /* ABORT (lcf_q_abort_waiting()): q_check, q_b = Q_NONE */
+            (Q_K_ABORT, LCF_T_ABORT .. LCF_T_ABORT, _, _, _, _, _) : a_check();
             (Q_K_PASS2, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_pass2();
             /* the waiter (C rows 2, 3): {id, hb(id) | Q_SW} unless its
              * event is over; no Table 2 check */
             (Q_K_WAIT, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_AFTER, _) : a_grant();
             (Q_K_WAIT, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, 0 &&& 0xc0000000) : a_grant();
         }
-        size = 12;
+        size = 16;
     }
 
     apply {
@@ -231,8 +247,9 @@ control LcfQWay(inout lcf_headers_t hdr,
 
 #if LCF_QUEUE
 /* LcfQueueOut decides the packet (lcf.p4): QXFER, QRELEASE, the waiter,
- * the undo's RELEASE pass, a forward or a poll (q_fwd's rv[15:0] != 0) */
-#define LCF_QUEUE_OUT (md.q_out == 1 || md.q_frv[15:0] != 0)
+ * the undo's RELEASE pass, a forward or a poll (q_fwd's or q_grant's
+ * rv[15:0] != 0), an ABORT of a switch tenure (q_check's rv has Q_SW) */
+#define LCF_QUEUE_OUT (md.q_out == 1 || md.q_frv[15:0] != 0 || md.q_crv[15:15] == 1)
 
 /* ---------------------------------------------------------------------------
  * The QSTATE stage. C: the queued-mode branches of pass_request(),
@@ -365,6 +382,12 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.q_a = 0;
         md.q_b = 0;
     }
+    /* ABORT: is QSTATE this event's switch tenure? (q_check, no write) */
+    action in_abort() {
+        md.q_kind = Q_K_ABORT;
+        md.q_a = md.q_id;
+        md.q_b = Q_NONE;
+    }
     action in_none() { md.q_kind = Q_K_NONE; }
     /* (mode, pass2, type, next_ok, rs_op, took, waiter, LOCK WAITING,
      *  READERS > 0) */
@@ -381,7 +404,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             md.q_rd : ternary;
         }
         actions = { in_req; in_req_fwd; in_req_poll; in_req_wait; in_check;
-                    in_check_bad_next; in_xfer2; in_release2; in_none; }
+                    in_check_bad_next; in_xfer2; in_release2; in_abort; in_none; }
         const default_action = in_none();
         const entries = {
             (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 1, _, _, _) : in_req();
@@ -394,6 +417,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, 0, _, _, _, _) : in_check();
             (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2, _, _, _, _) : in_xfer2();
             (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, LCF_RS_QRELEASE, _, _, _, _) : in_release2();
+            (1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _) : in_abort();
         }
         size = 16;
     }

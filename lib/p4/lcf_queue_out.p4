@@ -176,6 +176,19 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.lcf.aux = md.aux_type;
         lcf_q_action_ctr.count(LCF_A_NACK_ABORTED);
     }
+    /* C pass_abort(), lcf_q_abort_waiting(): the ABORT of a waiting
+     * writer's event, a copy passed: ABORT_ACK | FAIL from the switch, the
+     * packet's own gstatus/copyset, as LcfDispatch's d_abort_ack */
+    action q_abort_ack() {
+        q_copy(hdr.lcf.node[7:0]);
+        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        hdr.ethernet.src_addr = md.sw_mac;
+        hdr.ipv4.src_addr = md.sw_ip;
+        hdr.lcf.type = LCF_T_ABORT_ACK;
+        hdr.lcf.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
+        hdr.lcf.aux = md.aux_type;
+        lcf_q_action_ctr.count(LCF_A_ABORT_PASSED);
+    }
     /* C lcf_q_xfer() / lcf_q_release1(): LCF_Q_WAITING, FWD_CNT as found */
     action q_deny_waiting() {
         q_deny(hdr.lcf.type ++ LCF_Q_WAITING);
@@ -249,6 +262,9 @@ control LcfQueueOut(inout lcf_headers_t hdr,
             } else {
                 q_wait_reply();
             }
+        } else if (hdr.lcf.type == LCF_T_ABORT) {
+            /* q_check's rv has Q_SW: the event's switch tenure */
+            q_abort_ack();
         } else if (md.q_out == 0) {
             /* md.q_frv[15:0] != 0: C row 4, the waiter's poll (LOCK has
              * WAITING and q_fwd found the packet's switch tenure), or row

@@ -43,9 +43,7 @@ def _c_request(cm, cl, lock, st, t, e, over):
                over=over, busy=not taken and not over,
                readers=new & cm.defs["LCF_LOCK_READERS"])
     st, out = cm.request(st, inp)
-    if out[0] in ("wait", "grant") and not inp["busy"] and not waiter:
-        out = ("none",)                     # DEVIATIONS[4]
-    elif out[0] in ("wait", "grant"):
+    if out[0] in ("wait", "grant"):
         ty = "LCF_T_QGRANT" if out[0] == "grant" else "LCF_T_QWAIT"
         aux = cm.defs["LCF_T_" + t] << 24 | (0 if out[0] == "grant" else inp["readers"])
         out = ("reply", cm.defs[ty], aux, "LCF_A_" + ("QGRANT" if out[0] == "grant" else "QWAIT"))

@@ -77,8 +77,61 @@ def check_queue_request(rep, p4, pipe_c, pipe_h, qc, qlock_h, wire_h):
                             pres[k] = " / ".join(sorted(got))
     rep.compare("queued mode: request decisions, rows 1-6 (C lcf_stage_lock + "
                 "pass_request_queue + lcf_q_request vs P4 LOCK, q_in, qsel, QSTATE, "
-                "LcfQueueOut; allowed: a poll from an event that holds a score or is "
-                "over is not answered)", "C", cres, "P4", pres)
+                "LcfQueueOut; a poll is answered whatever SCOREBOARD says)",
+                "C", cres, "P4", pres)
+
+
+def check_queue_abort(rep, p4, pipe_c, qc, qlock_h, pipe_h):
+    """ABORT on a hit, queued mode: C pass_abort() (SCOREBOARD's "a copy
+    passed", then lcf_q_abort_waiting()) against P4 (q_in's in_abort, qsel,
+    q_check, LCF_QUEUE_OUT, LcfQueueOut's q_abort_ack; else LcfDispatch by
+    SCOREBOARD's held), on every QSTATE of interest and SCOREBOARD state."""
+    defs = c_defines(strip_c_comments(qlock_h))
+    defs.update({k: v for k, v in c_defines(strip_c_comments(pipe_h)).items()
+                 if isinstance(v, int)})
+    cm, pm = CModel(qc, defs), P4Model(p4)
+    body = strip_c_comments(c_function(pipe_c, "pass_abort") or "")
+    site = re.search(r"if\s*\(\s*lcf_stage_sb_abort\(\s*p\s*,\s*phv\s*\)\s*\)\s*\{[^}]*"
+                     r"LCF_A_ABORT_PASSED\s*\)\s*;\s*return\s*;\s*\}\s*"
+                     r"if\s*\(\s*lcf_q_abort_waiting\(\s*p\s*,[^{]*?lcf_q_id\(\s*phv->m->node\s*,"
+                     r"\s*phv->m->thread\s*,\s*phv->m->seq\s*\)\s*\)\s*\)\s*\{\s*res_reply\("
+                     r"[^;]*LCF_T_ABORT_ACK\s*,\s*LCF_F_IN_SWITCH\s*\|\s*LCF_F_FAIL\s*,"
+                     r"\s*LCF_A_ABORT_PASSED\s*\)\s*;\s*return\s*;\s*\}", body)
+    if not cm.ok or not site:
+        rep.fail("queued mode: ABORT of a waiting tenure (C pass_abort())",
+                 cm.why + ([] if site else ["pass_abort(): SCOREBOARD's passed, then "
+                                            "lcf_q_abort_waiting(...lcf_q_id(node, thread, "
+                                            "seq)) -> ABORT_ACK | FAIL, ABORT_PASSED"]))
+        return
+    me, other = EVENTS[2], EVENTS[3]
+    hb = lambda e: (e[0] + 1) << 10 | (e[1] & 0xf) << 6 | (e[2] & 0x3f)
+    sw, psw, mark = SWITCH_C(defs), p4.consts.get("Q_SW", 0), p4.consts.get("Q_MARK", 0)
+    CL = 0x80000000
+    probes = {"own switch tenure": ((_id(me), sw | 1), (_id(me), 1 << 16 | hb(me) | psw)),
+              "own tenure": ((_id(me), 1), (_id(me), 1 << 16 | hb(me))),
+              "own tenure closing": ((_id(me), CL), (_id(me), mark)),
+              "another's switch tenure": ((_id(other), sw), (_id(other), hb(other) | psw)),
+              "another's tenure": ((_id(other), 2), (_id(other), 2 << 16 | hb(other))),
+              "no queue": ((0, 0), (0, 0))}
+    cres, pres = {}, {}
+    for lock in (0x4001, 0x4000, 0x8000, 0x0001, 0):
+        for sb, encs in SB_ENC.items():
+            for pn, (cst, pst) in probes.items():
+                k = "LOCK 0x%04x sb=%s, %s" % (lock, sb, pn)
+                passed = sb == "held" or cm.abort_waiting(cst, _id(me))
+                cres[k] = "%s QSTATE %s" % ("passed" if passed else "home", cst)
+                got = set()
+                for enc in encs:
+                    st, out = pm.abort(pst, lock, me, enc)
+                    if out is None:      # LcfDispatch: held -> d_abort_ack
+                        out = "passed" if sb == "held" else "home"
+                    elif out == "queue":
+                        out = "passed"
+                    got.add("%s QSTATE %s" % (out, pm.view(st)))
+                pres[k] = " / ".join(sorted(got))
+    rep.compare("queued mode: ABORT on a hit (C pass_abort + lcf_q_abort_waiting vs P4 "
+                "q_in in_abort, qsel, q_check, LcfQueueOut q_abort_ack, else LcfDispatch "
+                "by held): a waiting tenure's ABORT is answered passed", "C", cres, "P4", pres)
 
 
 def SWITCH_C(defs):
@@ -97,13 +150,10 @@ def _c_outcome(cm, cl, lock, cst, t, e, sb, chk, stale):
                readers=new & cm.defs["LCF_LOCK_READERS"])
     st, out = cm.request(cst, inp)
     if out[0] in ("wait", "grant"):
-        if not inp["busy"] and not waiter:
-            out = ("none",)                # the allowed difference (P4: not polled)
-        else:
-            g = out[0] == "grant"
-            out = ("reply", cm.defs["LCF_T_QGRANT" if g else "LCF_T_QWAIT"],
-                   cm.defs["LCF_T_" + t] << 24 | (0 if g else inp["readers"]),
-                   "LCF_A_" + ("QGRANT" if g else "QWAIT"))
+        g = out[0] == "grant"
+        out = ("reply", cm.defs["LCF_T_QGRANT" if g else "LCF_T_QWAIT"],
+               cm.defs["LCF_T_" + t] << 24 | (0 if g else inp["readers"]),
+               "LCF_A_" + ("QGRANT" if g else "QWAIT"))
     elif out[0] == "undo":
         new = cl.release(new, 2)
         out = ("undo", 2, "LCF_A_NACK_ABORTED")

@@ -29,9 +29,7 @@ DEVIATIONS = ["not_holder denial reports FWD_CNT 0",
               "QXFER/QRELEASE of a holder that is no switch tenure while READERS > 0 "
               "(it ended with WRITE_UNLOCK): denied count, never approved",
               "a request meeting WAITING with no holder counts FWD_CNT on the empty "
-              "QSTATE (hi 0: no holder to every reader)",
-              "a poll from an event that is over or holds a score is not answered "
-              "(NACKed; the node never aborts a waiting event)"]
+              "QSTATE (hi 0: no holder to every reader)"]
 @functools.lru_cache(maxsize=None)
 def _code(expr):
     return compile(expr.strip(), "<rule>", "eval")
@@ -94,6 +92,12 @@ class CModel:
         self.waiting = _c_expr(wt.group(1), Q_NAMES, defs) if wt else None
         if not wt:
             self.fail("q_waiting(): SWITCH and READERS")
+        ab = re.search(r"if\s*\(\s*!p->cfg\.queued\s*\|\|\s*p->q\[way\]\s*==\s*NULL\s*\)"
+                       r"\s*return\s+false\s*;.*?return\s+([^;]+);",
+                       c_function(qc, "lcf_q_abort_waiting") or "", re.S)
+        self.abort = _c_expr(ab.group(1), dict(Q_NAMES, id="id"), defs) if ab else None
+        if not ab:
+            self.fail("lcf_q_abort_waiting(): false in retry mode, else the tenure test")
         self.xfer = self._reasons(c_function(qc, "lcf_q_xfer") or "",
                                   r"\*q\s*=\s*\(struct lcf_q\)\{\s*next\s*,\s*0\s*\}")
         self.rel1 = self._reasons(c_function(qc, "lcf_q_release1") or "",
@@ -140,6 +144,11 @@ class CModel:
         lo += 1
         ten = ((hi >> 16) & 0x3ff) << 6 | (hi & 0x3f)
         return (hi, lo), ("fwd", (hi >> 26) - 1, ten << 16 | (lo & MASK))
+
+    def abort_waiting(self, st, ident):
+        """lcf_q_abort_waiting() in queued mode: the ABORT's event holds
+        QSTATE as a switch tenure (a copy passed)."""
+        return bool(ev(self.abort, dict(hi=st[0], lo=st[1], id=ident)))
 
     def run(self, st, op, lock):
         hi, lo = st
@@ -317,7 +326,7 @@ class P4Model:
 
     def queue_out(self, env):
         """The calls LcfQueueOut makes (None when LCF_QUEUE_OUT is false)."""
-        base = {"md.q_undo": 0, "md.q_waiter": 0, "md.sb_over": 0, "md.q_out": 0,
+        base = {"hdr.lcf.type": 0, "md.q_undo": 0, "md.q_waiter": 0, "md.sb_over": 0, "md.q_out": 0,
                 "md.lk_old": 0, "md.q_frv": 0, "md.q_a": 0, "md.q_b": 0, "md.q_rd": 0,
                 "md.pass2": 0, "md.hit": 1, "md.bad_way": 0, "md.q_mode": 1, "md.q_crv": 0,
                 "md.bad_rs": 0}
@@ -385,6 +394,43 @@ class P4Model:
                 ctr = self.reply(acts[0], T, 0)[2] if acts else None
                 return new2, st, ("undo", kind, ctr)
         return new, st, ("p4 calls %s" % names,)
+
+    def abort(self, st, lock, e, sb):
+        """An ABORT's first pass on a hit, queued mode: (QSTATE, "queue"
+        when LcfQueueOut answers it with q_abort_ack, None when LcfDispatch
+        decides it by SCOREBOARD, else what LcfQueueOut calls)."""
+        T = self.c["LCF_T_ABORT"]
+        f = self.fields(*e)
+        old = lock
+        act, _ = first_match(self.qin, [1, 0, T, 0, 0, 0, 0, (old >> 14) & 1,
+                                        int(old & 0x3fff != 0)])
+        env = {k: v for k, v in f.items() if "#" not in k}
+        env.update({"md.q_kind": self.c["Q_K_NONE"], "md.q_a": 0, "md.q_b": 0})
+        run(parse(self.p4.action_body(act or "") or ""), self.c, env)
+        sel, _ = first_match(self.qsel, [env["md.q_kind"], T, 0, 0, 0,
+                                         self.c["SB_CLASS_" + sb[0]], sb[1]])
+        crv = frv = 0
+        if sel:
+            m = re.search(r"([\w.]+)\s*=\s*(\w+)\.execute", self.p4.action_body(sel) or "")
+            if m:
+                st, rv = self.ra(m.group(2), st, env["md.q_a"], env["md.q_b"])
+                crv = rv if m.group(1) == "md.q_crv" else 0
+                frv = rv if m.group(1) == "md.q_frv" else 0
+        calls = self.queue_out({"hdr.lcf.type": T, "md.q_crv": crv, "md.q_frv": frv,
+                                "md.q_a": env["md.q_a"], "md.q_b": env["md.q_b"],
+                                "md.lk_old": old})
+        if calls is None:
+            return st, None
+        names = [c for c, _ in calls]
+        body = self.p4.action_body("q_abort_ack") or ""
+        if names == ["q_abort_ack"] and \
+                re.search(r"hdr\.lcf\.type\s*=\s*LCF_T_ABORT_ACK\s*;", body) and \
+                re.search(r"hdr\.lcf\.flags\s*=\s*LCF_F_IN_SWITCH\s*\|\s*LCF_F_FAIL\s*;", body) and \
+                re.search(r"hdr\.lcf\.aux\s*=\s*md\.aux_type\s*;", body) and \
+                re.search(r"lcf_q_action_ctr\.count\(LCF_A_ABORT_PASSED\)", body) and \
+                re.search(r"ucast_egress_port\s*=\s*ig_intr_md\.ingress_port", body):
+            return st, "queue"
+        return st, "p4 calls %s" % names
 
     def run(self, st, op, ev, lock):
         kind = op[0]

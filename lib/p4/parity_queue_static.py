@@ -13,7 +13,7 @@ import re
 
 from parity_p4interp import preprocess, ra_bodies
 from parity_qlock import check_lock
-from parity_qreq import check_queue_request
+from parity_qreq import check_queue_abort, check_queue_request
 from parity_qevents import check_queue_events
 from parity_queue import _ra_bodies, run_ra
 from parity_src import c_function, first_match, strip_c_comments
@@ -171,6 +171,7 @@ def check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h):
     qc = strip_c_comments(queue_c)
     check_lock(rep, p4, pipe_c, pipe_h)
     check_queue_request(rep, p4, pipe_c, pipe_h, qc, qlock_h, wire_h)
+    check_queue_abort(rep, p4, pipe_c, qc, qlock_h, pipe_h)
     check_queue_events(rep, p4, qc, pipe_c, pipe_h, qlock_h, wire_h)
     check_queue_structure(rep, p4, pipe_c, qc, strip_c_comments(wire_h))
     check_queue_salu(rep, p4)

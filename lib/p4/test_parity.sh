@@ -269,6 +269,18 @@ drift "C: the waiting denial dropped" lib/lcf/lcf_queue.c \
     's/return (q->lo \& LCF_Q_SWITCH) \&\& (lock \& LCF_LOCK_READERS) != 0;/return false;/'
 drift "C: READ_UNLOCK drops WAITING" lib/lcf/lcf_pipeline.c \
     's/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER |/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER \& /'
+drift "ABORT of a waiting tenure answered aborted (P4: no QSTATE read)" lib/p4/lcf_queue.p4 \
+    '/(1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _) : in_abort();/d'
+drift "ABORT of a waiting tenure answered aborted (P4: LcfQueueOut)" lib/p4/lcf_queue_out.p4 \
+    's/^            q_abort_ack();/            q_bad_resubmit();/'
+drift "ABORT of a waiting tenure answered aborted (C)" lib/lcf/lcf_queue.c \
+    's/return q->hi == id \&\& (q->lo \& LCF_Q_SWITCH);/return false;/'
+drift "a poll of an aborted waiter NACKed (P4)" lib/p4/lcf_queue.p4 \
+    '/SB_CLASS_OLDER, _) : a_grant();/d'
+drift "a poll of a waiter holding a score NACKed (P4)" lib/p4/lcf_queue.p4 \
+    '/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, _) : a_grant();/d'
+drift "P4 q_grant writes on a poll of an aborted waiter" lib/p4/lcf_queue.p4 \
+    's/if (md.q_b != Q_MARK) {/if (md.q_b != 0) {/'
 
 # ---- 3. preprocessor sanity of every configuration --------------------------
 if command -v cpp >/dev/null 2>&1; then

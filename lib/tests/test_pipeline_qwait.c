@@ -5,7 +5,8 @@
  * SWITCH tenure (QWAIT), later requests queue at it, its polls are answered
  * QWAIT while readers hold and QGRANT after the last read unlock, its
  * QXFER/QRELEASE are denied `waiting` before that, an aborted waiter's late
- * copy is undone; retry mode still NACKs. Topologies pcap3q (queued) and
+ * copy is undone, an ABORT of the waiter's event is answered "a copy
+ * passed"; retry mode still NACKs. Topologies pcap3q (queued) and
  * pcap3 (retry): nodes 0, 1, 2; blocks on home node 2, Shared at node 2.
  */
 #include <criterion/criterion.h>
@@ -260,6 +261,75 @@ Test(qwait, remove_refused_while_a_writer_waits)
 	cr_assert_eq(tu_block(tag).lock, LCF_LOCK_WAITING);
 }
 
+static struct lcf_result
+abort_of(uint16_t node, uint16_t thread, uint32_t seq, uint64_t tag)
+{
+	struct lcf_msg m = tu_msg(LCF_T_ABORT, node, thread, seq, tag);
+	struct lcf_result r;
+
+	tu_send(&m, &r, NULL);
+	return r;
+}
+
+Test(qwait, abort_of_the_waiter_is_answered_passed)
+{
+	uint64_t tag = reader_and_waiter(9);
+	struct lcf_result r = abort_of(1, 0, 1, tag);
+
+	cr_assert_eq(r.action, LCF_A_ABORT_PASSED);
+	cr_assert_eq(r.out.type, LCF_T_ABORT_ACK);
+	cr_assert_eq(r.out.flags, LCF_F_IN_SWITCH | LCF_F_FAIL);
+	cr_assert_eq(r.to_nodes, BIT(1));
+	cr_assert_eq(tu_block(tag).lock, LCF_LOCK_WAITING | 1, "unchanged");
+	cr_assert_eq(tu_block(tag).qholder, lcf_q_id(1, 0, 1));
+	cr_assert_eq(tu_block(tag).fwd_cnt, LCF_Q_SWITCH);
+	/* The poll is row 4 whatever SCOREBOARD says. */
+	cr_assert_eq(req(LCF_T_WRITE_MISS, 1, 0, 1, tag).action, LCF_A_QWAIT);
+	/* A retransmitted ABORT says the same. */
+	cr_assert_eq(abort_of(1, 0, 1, tag).action, LCF_A_ABORT_PASSED);
+	read_unlock(tag);
+	r = req(LCF_T_WRITE_MISS, 1, 0, 1, tag);
+	cr_assert_eq(r.action, LCF_A_QGRANT);
+	cr_assert_eq(r.out.copyset, BIT(0) | BIT(2));
+	/* Granted, not yet handed on: still the waiter's tenure. */
+	cr_assert_eq(abort_of(1, 0, 1, tag).action, LCF_A_ABORT_PASSED);
+	cr_assert_eq(tu_count(LCF_A_ABORT_HOME), 0);
+	cr_assert_eq(tu_block(tag).lock, LCF_LOCK_WAITING);
+}
+
+Test(qwait, abort_of_another_event_is_unchanged)
+{
+	uint64_t tag = reader_and_waiter(10);
+
+	/* The waiter's thread, another seq. */
+	cr_assert_eq(abort_of(1, 0, 2, tag).action, LCF_A_ABORT_HOME);
+	/* Another thread of the waiter's node, same seq. */
+	cr_assert_eq(abort_of(1, 1, 1, tag).action, LCF_A_ABORT_HOME);
+	cr_assert_eq(tu_block(tag).qholder, lcf_q_id(1, 0, 1));
+	cr_assert_eq(tu_block(tag).fwd_cnt, LCF_Q_SWITCH);
+	cr_assert_eq(tu_block(tag).lock, LCF_LOCK_WAITING | 1);
+}
+
+Test(qwait, abort_of_a_granted_holder_is_unchanged)
+{
+	uint64_t tag = tu_tag(2, 11);
+	struct lcf_result r;
+
+	/* Node 1's write takes the free lock: QSTATE {id, 0}, not SWITCH. */
+	tu_add(tag, LCF_GS_SHARED, BIT(2));
+	r = req(LCF_T_WRITE_MISS, 1, 0, 1, tag);
+	cr_assert_eq(tu_block(tag).qholder, lcf_q_id(1, 0, 1));
+	cr_assert_eq(tu_block(tag).fwd_cnt, 0);
+	/* Its copy holds a counted lock: passed, by the SCOREBOARD. */
+	cr_assert_eq(abort_of(1, 0, 1, tag).action, LCF_A_ABORT_PASSED);
+	/* The tenure handed on to node 2 (QXFER): node 1's seq 1 is not a
+	 * SWITCH tenure, so an ABORT of seq 2 goes home. */
+	r = qmsg(LCF_T_QXFER, 1, 1, tag, 0, lcf_q_id(2, 0, 1), NULL);
+	cr_assert_eq(r.action, LCF_A_QXFER_OK);
+	cr_assert_eq(abort_of(2, 0, 1, tag).action, LCF_A_ABORT_HOME,
+		     "next holder named by QXFER: SWITCH clear");
+}
+
 Test(qwait_retry, write_meeting_readers_is_nacked)
 {
 	uint64_t tag = tu_tag(2, 1);
@@ -276,4 +346,15 @@ Test(qwait_retry, write_meeting_readers_is_nacked)
 	m = tu_msg(LCF_T_WRITE_MISS, 1, 0, 1, tag);
 	tu_pass(&m, true, 1 | 2u << 16, &r);
 	cr_assert_eq(r.drop_reason, LCF_DROP_BAD_RESUBMIT);
+}
+
+Test(qwait_retry, abort_after_write_met_readers_goes_home)
+{
+	uint64_t tag = tu_tag(2, 2);
+
+	tu_add(tag, LCF_GS_SHARED, BIT(2));
+	req(LCF_T_READ_MISS, 0, 0, 1, tag);
+	req(LCF_T_WRITE_MISS, 1, 0, 1, tag);
+	cr_assert_eq(abort_of(1, 0, 1, tag).action, LCF_A_ABORT_HOME);
+	cr_assert_eq(tu_count(LCF_A_ABORT_PASSED), 0);
 }

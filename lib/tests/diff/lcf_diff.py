@@ -182,6 +182,10 @@ class Traffic:
             # QXFER / QRELEASE (in retry mode: always denied)
             m = self.queue_msg(node, thread, cur, tag, gs, cs)
             node = m.node
+        elif x < 0.86 and self.waiters and rng.random() < 0.3:
+            w = rng.choice(self.waiters)      # a waiting writer gives up
+            m = self.msg(R.ABORT, w.node, w.thread, w.seq, w.tag)
+            node = w.node
         elif x < 0.86:                        # an ABORT
             s = cur if rng.random() < 0.8 else (cur - rng.randrange(3)) & R.M32
             m = self.msg(R.ABORT, node, thread, s, tag)

@@ -313,7 +313,11 @@ class Ref:
                     e[0], e[1] = m.seq, ENDED
             self.resubmit(r, RS_UNLOCK, hit, 1 if cand else 0, score)
         elif m.type == ABORT:                           # 4.9
-            if self.sb_abort(e, m.seq):     # a copy passed: the switch answers
+            q = self.q[hit][self.slot(hit, m.tag)] if self.t.queued else None
+            passed = self.sb_abort(e, m.seq)
+            if q and q[0] == qid(m.node, m.thread, m.seq) and q[1] & Q_SWITCH:
+                passed = True               # the waiting writer's tenure
+            if passed:                      # a copy passed: the switch answers
                 self.reply(r, ABORT_ACK, IN_SWITCH | FAIL, "ABORT_PASSED")
             else:                           # else the home answers
                 m.flags |= IN_SWITCH
