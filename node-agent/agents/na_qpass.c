@@ -97,6 +97,7 @@ na_qslot_take_end(struct na_qtable *qt, struct na_qslot *p,
 		  uint64_t now, struct na_out *out, struct na_qlocals *loc)
 {
 	struct na_qacts a = { 0 }, b = { 0 };
+	struct na_qslot *own;
 
 	if (na_qholder_qgrant(&p->h, (uint16_t)(m->aux >> 16), m->thread,
 			      m->seq, m->gstatus, m->copyset, payload, m->len,
@@ -110,6 +111,9 @@ na_qslot_take_end(struct na_qtable *qt, struct na_qslot *p,
 	p->last = now;
 	p->swait = false;
 	p->poll = false;
+	own = p->passing ? na_qslot_find(qt, p->tag, p->h.thread) : p;
+	if (own)
+		own->passed = m->seq; /* na_qtable_holds */
 	na_qslot_emit(qt, p, NA_QH_WAIT, &b, out, loc);
 	a.n = 0;
 	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);

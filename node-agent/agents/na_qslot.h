@@ -83,7 +83,8 @@ void na_qslot_free_passing(struct na_qslot *p);
  * Grant `m` (a Q_GRANT with `payload`, or a QGRANT) for slot `p`'s
  * waiting event, which was given up: taken for nobody, and the tenure
  * ends at once with the grant's metadata (QXFER to the head or
- * QRELEASE); a Q_GRANT_ACK to the giver only when `ack`.
+ * QRELEASE); a Q_GRANT_ACK to the giver only when `ack`. The seq is
+ * recorded in the thread's slot (`passed`, na_qtable_holds).
  *
  * @return 0, or -EINVAL when `m` does not grant p's waiting event or its
  *         payload is malformed (nothing done).

@@ -88,6 +88,9 @@ struct na_qslot {
 	bool poll;        /* ... given up: the table polls for it */
 	uint8_t sw_type;  /* the request type the switch made wait */
 	uint64_t poll_at; /* poll: the next poll */
+	uint32_t passed;  /* the last given-up seq whose grant this thread's
+			   * slot, or a passing slot of its, passed on (0:
+			   * none; seqs are never 0) */
 	uint64_t tag;
 	uint64_t last; /* time of the last use (free-slot choice) */
 	struct na_qholder h;
@@ -181,6 +184,21 @@ int na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 int na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		     const void *payload, uint64_t now, struct na_out *out,
 		     struct na_qlocals *loc);
+
+/**
+ * Does the table end event (thread, seq)'s tenure on `tag` itself, so
+ * that the requester has no lock of that seq to settle (na_req_quarantine,
+ * docs/QUEUED-LOCKS.md 5 "The waiting writer at the node")? True when the
+ * thread's slot or a passing slot of it is the switch's waiting writer for
+ * that seq (a QWAIT came: waiting, kept or polled), or was granted it (a
+ * Q_GRANT or QGRANT: holding or ending it), or when the slot passed a
+ * grant of that given-up seq on (its last such seq, `passed`). A slot that
+ * only waits for the seq, forwards or not, does not count: a copy of the
+ * event may hold the switch's write lock, which only the ABORT's answer
+ * tells. Pure, read only; no error returns.
+ */
+bool na_qtable_holds(const struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		     uint32_t seq);
 
 /** Run the holders' timers due at `now`. */
 void na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,

@@ -6,8 +6,9 @@
  * tenure {id, SWITCH} at the switch; the switch grants it with QGRANT once
  * the readers are gone. Its slot waits as any next holder's (forwards for the
  * tenure buffered and answered Q_QUEUED); QGRANT is taken as a Q_GRANT
- * with no granted entries and no Q_GRANT_ACK. Internal to na_qtable;
- * pure.
+ * with no granted entries and no Q_GRANT_ACK. Also na_qtable_holds, the
+ * requester's question whether the table ends a given-up seq's tenure.
+ * Internal to na_qtable; pure.
  */
 #include "lcf_qlock.h"
 #include "na_msg.h"
@@ -156,4 +157,38 @@ na_qwait_poll(struct na_qtable *qt, struct na_qslot *s, uint64_t now,
 	na_out_push(out, m.dst_node, &m, NULL);
 	s->poll_at = now + qt->rtt;
 	qt->st.sw_polls++;
+}
+
+/* Does slot `s` wait for seq as the switch's waiting writer, or hold or
+ * end a grant of it? */
+static bool
+ends(const struct na_qslot *s, uint32_t seq)
+{
+	if (s->h.seq != seq)
+		return false;
+	switch (s->h.st) {
+	case NA_QH_WAIT:
+		return s->swait;
+	case NA_QH_HOLD:
+	case NA_QH_ENDING:
+	case NA_QH_GIVING:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool
+na_qtable_holds(const struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		uint32_t seq)
+{
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
+		const struct na_qslot *s = &qt->s[i];
+
+		if (!s->used || s->tag != tag || s->h.thread != thread)
+			continue;
+		if (ends(s, seq) || (!s->passing && s->passed == seq))
+			return true;
+	}
+	return false;
 }

@@ -102,6 +102,16 @@ stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
  * from LAST-EXECUTED) and release the lock with its own seq. The directory
  * baseline has no ABORT: there the requester waits for one NACK per copy
  * sent, or 500 ms.
+ *
+ * Queued mode: a copy that became the block's waiting writer passed too,
+ * and the re-sent request is answered QWAIT or QGRANT, which the node's
+ * queue holders take (docs/QUEUED-LOCKS.md 5, "The waiting writer at the
+ * node"). As soon as they hold that seq's tenure (na_node_q_holds: waiting
+ * as the switch's waiting writer, granted, or passed on), the quarantine
+ * ends with nothing to settle: no copy of the seq holds the switch's write
+ * lock beside that tenure (the waiting writer's WAITING keeps every copy
+ * from taking it), the holders end the tenure, and its QXFER or QRELEASE
+ * makes the seq's late copies stale (LAST-UNLOCK).
  */
 void
 na_req_quarantine(struct dsm_thread *t)
@@ -111,6 +121,7 @@ na_req_quarantine(struct dsm_thread *t)
 	uint64_t start = na_now_ns(), next = start;
 	struct lcf_msg req, ab;
 	uint32_t tries = 0;
+	bool held = false;
 
 	stale_msg(t, s->type, &req);
 	stale_msg(t, LCF_T_ABORT, &ab);
@@ -119,6 +130,10 @@ na_req_quarantine(struct dsm_thread *t)
 		uint64_t now = na_now_ns();
 		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
 
+		if (t->n->qt && na_node_q_holds(t->n, s->tag, t->id, s->seq)) {
+			held = true; /* the queue holders end the tenure */
+			break;
+		}
 		if (s->answer == NA_AB_ABORTED && !s->c.got_reply)
 			break;
 		if (dir && !granted &&
@@ -151,15 +166,27 @@ na_req_quarantine(struct dsm_thread *t)
 		NA_STAT_INC(t->n->st.req.aborts_done);
 	else if (s->answer == NA_AB_PASSED)
 		NA_STAT_INC(t->n->st.req.aborts_passed);
-	settle_stale(t);
+	if (held)
+		NA_STAT_INC(t->n->st.req.aborts_waiting);
+	else
+		settle_stale(t);
 	s->valid = false;
 }
 
+/*
+ * The quarantine first, then the holder slot's abandon: while the
+ * quarantine runs, the slot still waits for the seq, so a QWAIT or QGRANT
+ * answering its re-sent request (the ABORT's "a copy passed" for a waiting
+ * writer whose QWAIT was lost) finds it; cancelled first, the slot could be
+ * taken for another block meanwhile, and with it the record of the given-up
+ * seq. Abandoned afterwards, a waiting writer's slot is kept and polled, a
+ * granted one passes the lock on (na_qtable_abandon).
+ */
 void
 na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
 {
-	na_node_q_abandon(t->n, tag, t->id, seq);
 	if (t->n->qt && t->stale.valid && t->stale.seq == seq &&
 	    t->stale.tag == tag)
 		na_req_quarantine(t);
+	na_node_q_abandon(t->n, tag, t->id, seq);
 }

@@ -162,10 +162,13 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		}
 	} else {
 		if (t->stale.valid) {
-			/* Queued mode: a grant of the NACKed seq passes on. */
-			na_node_q_abandon(t->n, t->stale.tag, t->id,
-					  t->stale.seq);
+			uint64_t stag = t->stale.tag;
+			uint32_t sseq = t->stale.seq;
+
 			na_req_quarantine(t);
+			/* Queued mode: then a grant of that seq passes on
+			 * (na_req_give_up's order). */
+			na_node_q_abandon(t->n, stag, t->id, sseq);
 		}
 		seq = na_req_next_seq(t);
 		rt->copies = 0;

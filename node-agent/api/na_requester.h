@@ -239,12 +239,13 @@ int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 void na_req_quarantine(struct dsm_thread *t);
 
 /**
- * Give up a NACKed request that is not retried (seq on tag): its queue
- * holder slot is cancelled (or, holding, ends through the queue) and, in
- * queued lock mode, the event is ended now with na_req_quarantine(), not
- * at the thread's next miss: a late copy of it may hold the lock while the
- * node's threads keep the block by hits (lib/model/qlock-threads.pml).
- * No error returns.
+ * Give up a NACKed request that is not retried (seq on tag): in queued
+ * lock mode the event is ended now with na_req_quarantine(), not at the
+ * thread's next miss (a late copy of it may hold the lock while the node's
+ * threads keep the block by hits, lib/model/qlock-threads.pml); then its
+ * queue holder slot is abandoned (na_node_q_abandon: cancelled, kept and
+ * polled as the switch's waiting writer, or, holding, ended through the
+ * queue). No error returns.
  */
 void na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq);
 

@@ -177,6 +177,15 @@ int na_node_q_done(struct na_node *n, uint64_t tag, uint16_t thread,
 void na_node_q_abandon(struct na_node *n, uint64_t tag, uint16_t thread,
 		       uint32_t seq);
 
+/**
+ * Does the node's queue-holder table end event (thread, seq)'s tenure on
+ * `tag` itself (na_qtable_holds: the switch's waiting writer for it, a
+ * grant of it held or passed on)? Then the requester has no lock of that
+ * seq to settle. No error returns: false unless the lock mode is queued.
+ */
+bool na_node_q_holds(struct na_node *n, uint64_t tag, uint16_t thread,
+		     uint32_t seq);
+
 /** Start ADD_TO_SWITCH of the first `count` blocks, wait for the ACKs. */
 uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
 

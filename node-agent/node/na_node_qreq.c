@@ -76,3 +76,16 @@ na_node_q_abandon(struct na_node *n, uint64_t tag, uint16_t thread,
 	na_node_flush(n, &out);
 	na_node_agents_leave(n);
 }
+
+bool
+na_node_q_holds(struct na_node *n, uint64_t tag, uint16_t thread, uint32_t seq)
+{
+	bool holds;
+
+	if (!n->qt)
+		return false;
+	na_node_agents_enter(n);
+	holds = na_qtable_holds(n->qt, tag, thread, seq);
+	na_node_agents_leave(n);
+	return holds;
+}

@@ -39,6 +39,7 @@
 	X(aborts_sent)               \
 	X(aborts_done)               \
 	X(aborts_passed)             \
+	X(aborts_waiting)            \
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \

@@ -272,9 +272,13 @@ qlock_summary(FILE *f)
 		r.q_watchdog, r.q_grants, r.q_converted, r.q_noop, r.q_ends);
 	fprintf(f,
 		",\"req_q_waits\":%" PRIu64 ",\"req_q_polls\":%" PRIu64
-		",\"req_q_sw_grants\":%" PRIu64
-		",\"req_q_slot_waits\":%" PRIu64,
-		r.q_waits, r.q_polls, r.q_sw_grants, r.q_slot_waits);
+		",\"req_q_sw_grants\":%" PRIu64 ",\"req_q_slot_waits\":%" PRIu64
+		",\"req_aborts_sent\":%" PRIu64 ",\"req_aborts_done\":%" PRIu64
+		",\"req_aborts_passed\":%" PRIu64
+		",\"req_aborts_waiting\":%" PRIu64,
+		r.q_waits, r.q_polls, r.q_sw_grants, r.q_slot_waits,
+		r.aborts_sent, r.aborts_done, r.aborts_passed,
+		r.aborts_waiting);
 	fprintf(f,
 		",\"home_nack_lock\":%" PRIu64 ",\"home_nack_check\":%" PRIu64
 		",\"home_nack_not_home\":%" PRIu64,

@@ -4,8 +4,9 @@
  * docs/QUEUED-LOCKS.md 5 "The waiting writer at the node"): QWAIT,
  * forwards buffered, QGRANT taken as a Q_GRANT with no entries and no Q_GRANT_ACK, the plan
  * against its metadata, the hand-over to the head; duplicates and strays
- * ignored; a given-up waiting writer polled and passed on; the `waiting`
- * denial; na_classify of 0x16/0x17.
+ * ignored; a given-up waiting writer polled and passed on; the table's
+ * na_qtable_holds for the ABORT of a waiting writer whose QWAIT was lost;
+ * the `waiting` denial; na_classify of 0x16/0x17.
  */
 #include <errno.h>
 
@@ -288,6 +289,116 @@ Test(qwait, qwait_after_give_up_polls_from_a_passing_slot, .init = setup,
 	handle(sw(LCF_T_QGRANT, 1, 6, LCF_GS_UNSHARED, 0), 31);
 	cr_assert_eq(loc.n, 1);
 	cr_assert_eq(loc.l[0].m.seq, 6);
+}
+
+/*
+ * The ABORT of a waiting writer whose QWAIT was lost (docs/QUEUED-LOCKS.md
+ * 5): the requester's quarantine runs before the slot is abandoned, the
+ * re-sent request's QWAIT makes the slot the waiting writer and the table
+ * holds the seq's tenure (the quarantine ends, nothing to settle); the
+ * abandon keeps and polls it, its QGRANT passes the lock on.
+ */
+Test(qwait, lost_qwait_quarantine_then_abandon_polls_and_passes_on,
+     .init = setup, .fini = teardown)
+{
+	uint32_t me = lcf_q_id(0, 1, 5);
+
+	clear();
+	cr_assert_eq(na_qtable_request(&qt, TAG, 1, 5, 0, &out, &loc), 0);
+	cr_assert(!na_qtable_holds(&qt, TAG, 1, 5), "waiting, no QWAIT");
+	/* A forward for its tenure: it may be a copy's switch lock (the
+	 * ABORT's answer tells), so still not held. */
+	handle(forward(2, 0, 7, me, 1), 1);
+	cr_assert(!na_qtable_holds(&qt, TAG, 1, 5));
+	/* The quarantine's re-sent request met readers: QWAIT. */
+	clear();
+	handle(sw(LCF_T_QWAIT, 1, 5, 0, 0), 2);
+	cr_assert_eq(loc.n, 1, "the QWAIT goes to the quarantined thread");
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5));
+	cr_assert(!na_qtable_holds(&qt, TAG, 1, 4), "another seq");
+	cr_assert(!na_qtable_holds(&qt, TAG, 2, 5), "another thread");
+	cr_assert(!na_qtable_holds(&qt, TAG + 1, 1, 5), "another block");
+	/* The quarantine ended: the slot is abandoned, kept and polled. */
+	clear();
+	na_qtable_abandon(&qt, TAG, 1, 5, 3, &out, &loc);
+	na_qtable_tick(&qt, 3, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_WRITE_MISS);
+	cr_assert_eq(out.m[0].msg.seq, 5);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5));
+	/* QGRANT: passed on to the head at once. */
+	clear();
+	handle(sw(LCF_T_QGRANT, 1, 5, LCF_GS_UNSHARED, 0), 10);
+	cr_assert_eq(loc.n, 0);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_QXFER);
+	cr_assert_eq(out.m[0].msg.copyset, lcf_q_id(2, 0, 7));
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "ending");
+	clear();
+	handle(qack(1, 5, LCF_T_QXFER, LCF_Q_OK, 1), 11);
+	handle((struct lcf_msg){ .type = NA_MSG_Q_GRANT_ACK,
+				 .node = 2,
+				 .thread = 0,
+				 .seq = 7,
+				 .tag = TAG },
+	       12);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "passed on");
+	cr_assert_eq(na_qtable_request(&qt, TAG, 1, 6, 13, &out, &loc), 0);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "still passed on");
+	cr_assert(!na_qtable_holds(&qt, TAG, 1, 6));
+}
+
+/* The re-sent request met no readers any more: QGRANT at once, taken by
+ * the waiting slot (HOLD, the Q_GRANT delivered): held; the abandon ends
+ * it through the queue. */
+Test(qwait, lost_qwait_quarantine_qgrant_held_then_passed_on, .init = setup,
+     .fini = teardown)
+{
+	clear();
+	cr_assert_eq(na_qtable_request(&qt, TAG, 1, 5, 0, &out, &loc), 0);
+	handle(sw(LCF_T_QGRANT, 1, 5, LCF_GS_SHARED, 4), 1);
+	cr_assert_eq(loc.n, 1);
+	cr_assert_eq(loc.l[0].m.type, NA_MSG_Q_GRANT);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5));
+	clear();
+	na_qtable_abandon(&qt, TAG, 1, 5, 2, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
+	cr_assert_eq(out.m[0].msg.gstatus, LCF_GS_SHARED);
+	cr_assert_eq(out.m[0].msg.copyset, 4);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "ending");
+}
+
+/* A given-up seq with no QWAIT (cancelled, `gone`): not held; then a QWAIT
+ * (a late copy, or the re-sent request) makes a polling passing slot: held;
+ * its QGRANT is passed on: held (recorded) after the slot is freed. */
+Test(qwait, given_up_seq_qwait_polls_qgrant_passes_on_holds, .init = setup,
+     .fini = teardown)
+{
+	clear();
+	cr_assert_eq(na_qtable_request(&qt, TAG, 1, 5, 0, &out, &loc), 0);
+	na_qtable_abandon(&qt, TAG, 1, 5, 1, &out, &loc);
+	cr_assert(!na_qtable_holds(&qt, TAG, 1, 5), "gone, no QWAIT");
+	handle(sw(LCF_T_QWAIT, 1, 5, 0, 0), 2);
+	cr_assert_eq(loc.n, 0);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "a polling passing slot");
+	na_qtable_tick(&qt, 2 + RTT, &out, &loc);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.seq, 5);
+	clear();
+	handle(sw(LCF_T_QGRANT, 1, 5, LCF_GS_UNSHARED, 0), 20);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
+	clear();
+	handle(qack(1, 5, LCF_T_QRELEASE, LCF_Q_OK, 0), 21);
+	cr_assert_eq(loc.n, 1); /* its UNLOCK_ACK: a stale reply there */
+	cr_assert_eq(loc.l[0].m.type, LCF_T_UNLOCK_ACK);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "passed on");
+	/* A duplicate QGRANT changes nothing. */
+	clear();
+	handle(sw(LCF_T_QGRANT, 1, 5, LCF_GS_UNSHARED, 0), 22);
+	cr_assert_eq(out.n + loc.n, 0);
+	cr_assert(na_qtable_holds(&qt, TAG, 1, 5));
 }
 
 Test(qwait, waiting_denial_resent_at_the_bound, .init = setup, .fini = teardown)
