@@ -53,7 +53,7 @@ def header(rng, **kw):
 
 
 def bad_type(rng):
-    return rng.choice([0, 0x0e, 0x0f, 0x16, 0x1f, 0x80, 0xff])
+    return rng.choice([0, 0x0e, 0x0f, 0x18, 0x1f, 0x80, 0xff])
 
 
 # Each class: name -> function(rng) returning one datagram.
