@@ -53,12 +53,19 @@ def _c_request(cm, cl, lock, st, t, e, over):
     return new, st, out
 
 
-def check_queue_events(rep, p4, qc, pipe_c, pipe_h, qlock_h, wire_h):
+def queue_defs(qlock_h, pipe_h, wire_h):
+    """The C constants the queued-mode models read: lcf_qlock.h's defines,
+    lcf_pipeline.h's integer ones and the message types."""
     defs = c_defines(strip_c_comments(qlock_h))
     defs.update({k: v for k, v in c_defines(strip_c_comments(pipe_h)).items()
                  if isinstance(v, int)})
     defs.update({"LCF_T_" + n: int(v, 16) for n, v in
                  re.findall(r"X\((\w+),\s*(0x[0-9a-fA-F]+),", wire_h)})
+    return defs
+
+
+def check_queue_events(rep, p4, qc, pipe_c, pipe_h, qlock_h, wire_h):
+    defs = queue_defs(qlock_h, pipe_h, wire_h)
     cm, cl, pm = CModel(qc, defs), CLock(pipe_c, pipe_h), P4Model(p4)
     if not cm.ok or not cl.ok:
         rep.fail("queued mode: C rules in lcf_queue.c / lcf_pipeline.c", cm.why + cl.why)

@@ -12,7 +12,7 @@ tenure ended or handed on). Standard library only.
 import re
 
 from parity_qlock import LOCKS, REQUESTS, CLock
-from parity_qevents import EVENTS, _id
+from parity_qevents import EVENTS, _id, queue_defs
 from parity_queue import CModel, P4Model
 from parity_src import c_defines, c_function, strip_c_comments
 
@@ -40,11 +40,7 @@ def _site_ok(pipe_c):
 
 
 def check_queue_request(rep, p4, pipe_c, pipe_h, qc, qlock_h, wire_h):
-    defs = c_defines(strip_c_comments(qlock_h))
-    defs.update({k: v for k, v in c_defines(strip_c_comments(pipe_h)).items()
-                 if isinstance(v, int)})
-    defs.update({"LCF_T_" + n: int(v, 16) for n, v in
-                 re.findall(r"X\((\w+),\s*(0x[0-9a-fA-F]+),", wire_h)})
+    defs = queue_defs(qlock_h, pipe_h, wire_h)
     cm, cl, pm = CModel(qc, defs), CLock(pipe_c, pipe_h), P4Model(p4)
     miss = _site_ok(pipe_c)
     if not cm.ok or not cl.ok or miss:

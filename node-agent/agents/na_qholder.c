@@ -251,12 +251,27 @@ send_grant(struct na_qholder *h, struct na_qacts *out)
 	a->aux = na_qg_aux(h->node, (uint16_t)(h->rest_len / NA_QENTRY_WIRE));
 }
 
+/* A denied end: wait (the bound from the first denial on) and resend. */
+static void
+wait_denied(struct na_qholder *h, uint64_t now, struct na_qacts *out)
+{
+	struct na_qact *a;
+
+	if (!h->count_wait) {
+		h->count_wait = true;
+		h->deadline = now + bound(h);
+	}
+	a = emit(out, NA_QA_WAIT);
+	if (a) {
+		a->req = self_entry(h);
+		a->deadline = h->deadline;
+	}
+}
+
 int
 na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 		uint32_t fwd_cnt, uint64_t now, struct na_qacts *out)
 {
-	struct na_qact *a;
-
 	if (h->st != NA_QH_ENDING || seq != h->seq)
 		return -ESRCH;
 	switch (reason) {
@@ -281,29 +296,14 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 			send_end(h, now, out);
 			return 0;
 		}
-		if (!h->count_wait) {
-			h->count_wait = true;
-			h->deadline = now + bound(h);
-		}
-		a = emit(out, NA_QA_WAIT);
-		if (a) {
-			a->req = self_entry(h);
-			a->deadline = h->deadline;
-		}
+		wait_denied(h, now, out);
 		return 0;
 	case LCF_Q_WAITING:
 		/* A switch tenure whose readers still hold: not sent by a
 		 * correct holder. A denial: resend after the bound. */
-		if (!h->count_wait) {
-			h->count_wait = true;
+		if (!h->count_wait)
 			h->fwd_cnt = na_qfifo_count(&h->q);
-			h->deadline = now + bound(h);
-		}
-		a = emit(out, NA_QA_WAIT);
-		if (a) {
-			a->req = self_entry(h);
-			a->deadline = h->deadline;
-		}
+		wait_denied(h, now, out);
 		return 0;
 	default:
 		return -EPROTO;
