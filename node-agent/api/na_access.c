@@ -76,10 +76,13 @@ release_busy(struct na_cbucket *b, struct na_centry *e)
 static void
 local_wait(struct dsm_thread *t, struct na_cbucket *b)
 {
+	uint64_t t0 = na_req_trace_t0(t);
+
 	na_cond_wait_until(&b->cv, &b->mu, na_now_ns() + 1000000ull);
 	pthread_mutex_unlock(&b->mu);
 	/* Keep our own unlock moving: the thread we wait for may need it. */
 	na_req_service(t);
+	na_req_trace_wait(t, LCF_TP_LWAIT, t0);
 }
 
 static int
@@ -231,9 +234,9 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	return 0;
 }
 
-int
-na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
-	      void *buf, enum na_mode mode)
+static int
+access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
+	     void *buf, enum na_mode mode)
 {
 	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
 	bool write = wants_write(mode);
@@ -369,4 +372,26 @@ na_req_drop(struct dsm_thread *t, uint64_t tag)
 		pthread_mutex_unlock(&b->mu);
 		return evict(t, b, e);
 	}
+}
+
+/* One block access; 1 in trace_every of a thread's accesses is traced
+ * with every event and wait in it (lcf_trace.h). */
+int
+na_req_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
+	      void *buf, enum na_mode mode)
+{
+	uint32_t every = t->n->tr.every, seq0;
+	int rc;
+
+	if (__builtin_expect(every == 0, 1) || ++t->tr_ops % every != 0)
+		return access_block(t, tag, off, len, buf, mode);
+	t->tr_op = true;
+	seq0 = t->seq;
+	na_req_trace(t, LCF_TP_OP_BEGIN, (uint8_t)mode, seq0, LCF_TRACE_NO_PEER,
+		     tag);
+	rc = access_block(t, tag, off, len, buf, mode);
+	na_req_trace(t, LCF_TP_OP_END, (uint8_t)mode, seq0, LCF_TRACE_NO_PEER,
+		     t->seq == seq0);
+	t->tr_op = false;
+	return rc;
 }

@@ -104,6 +104,8 @@ na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
 	nc.migrate = cfg->migrate;
 	nc.migrate_k = cfg->migrate_k;
 	nc.epoch_ms = cfg->epoch_ms;
+	nc.trace_every = cfg->trace_every;
+	nc.trace_path = cfg->trace_path;
 	if (cfg->roles) {
 		rc = parse_roles(cfg->roles, &nc.roles, err, err_len);
 		if (rc < 0) {

@@ -110,6 +110,9 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 		if (t->unl.valid && t->unl.deadline_ns < dl)
 			dl = t->unl.deadline_ns;
 		rc = na_node_mbox_wait(t->n, t->id, &t->mail, dl);
+		if (rc == 0 && na_req_tr(t, t->mail.m.seq))
+			na_req_trace(t, LCF_TP_WAKE, t->mail.m.type,
+				     t->mail.m.seq, LCF_TRACE_NO_PEER, 0);
 		if (rc == 0 && t->mail.m.type == NA_MSG_Q_GRANT) {
 			/* Kept: it may answer a request being retried. */
 			t->qgrant = t->mail.m;
@@ -145,7 +148,7 @@ na_req_service(struct dsm_thread *t)
 void
 na_req_flush(struct dsm_thread *t)
 {
-	uint64_t start = na_now_ns();
+	uint64_t start = na_now_ns(), t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
 
 	while (t->unl.valid) {
 		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
@@ -156,6 +159,7 @@ na_req_flush(struct dsm_thread *t)
 			NA_STAT_INC(t->n->st.req.aborted);
 		}
 	}
+	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
 }
 
 void
@@ -176,6 +180,9 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	t->unl.m.dst_node = na_req_home_of(t, tag);
 	t->unl.valid = true;
 	t->last_unlock_seq = seq;
+	if (na_req_tr(t, seq))
+		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
+			     0);
 	if (na_node_q_done(t->n, tag, t->id, seq, gs, cs) == 0) {
 		/* Queued mode, the event holds the queue: QXFER/QRELEASE
 		 * went instead; the holder's approval acknowledges. */
@@ -201,6 +208,7 @@ void
 na_req_backoff(struct dsm_thread *t, unsigned attempt)
 {
 	uint64_t base = na_req_rtt(t) / 4, cap = 2000000ull, span, until;
+	uint64_t t0 = na_req_trace_t0(t);
 
 	span = base << (attempt < 10 ? attempt : 10);
 	if (span > cap)
@@ -209,6 +217,7 @@ na_req_backoff(struct dsm_thread *t, unsigned attempt)
 	while (na_now_ns() < until)
 		if (na_req_wait_mail(t, until) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
+	na_req_trace_wait(t, LCF_TP_BACKOFF, t0);
 	/*
 	 * No settle_stale() here: the request we back off from is usually
 	 * retried with the same seq, and releasing it would install metadata
@@ -224,6 +233,7 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 	uint32_t bs = t->d->topo.block_size;
 	uint16_t home = na_req_home_of(t, tag);
 	uint64_t all = na_seg_all(bs), have = 0, sent = na_now_ns(), deadline;
+	uint64_t t0 = na_req_trace_t0(t);
 	uint32_t tries = 0;
 	struct lcf_msg m;
 
@@ -265,6 +275,7 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 		tries++;
 	}
 	NA_STAT_INC(t->n->st.req.writebacks);
+	na_req_trace_wait(t, LCF_TP_WB, t0);
 	return 0;
 }
 

@@ -141,6 +141,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 	struct na_reqq q;
+	bool tr;
 
 	switch (rec_before_event(t, tag)) {
 	case 0:
@@ -177,6 +178,11 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	rt->seq = seq;
 	rt->type = type;
 	rt->tag = tag;
+	tr = na_req_tr(t, seq);
+	if (tr)
+		na_req_trace(t, LCF_TP_EV_BEGIN, type, seq, home,
+			     lcf_trace_sampled(t->n->self, t->id, seq,
+					       t->n->tr.every));
 	/* Both scoreboard rows in use? Then the older unlock must land. */
 	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
 		na_req_flush(t);
@@ -190,6 +196,9 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	na_rec_sent(t->n->rec, t->id, tag, seq);
 	if (!na_reqq_pending_grant(t, &q, c, &deadline)) {
+		if (tr)
+			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
+				     rt->copies);
 		na_node_send(t->n, home, &m, NULL);
 		rt->copies++;
 	}
@@ -223,6 +232,9 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
+		if (tr)
+			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
+				     rt->copies);
 		if (q.on)
 			na_reqq_retransmit(t, &q);
 		else
@@ -234,6 +246,9 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 				       : na_req_timeout(t, NA_REQ_TIMEOUT_RTTS,
 							tries));
 	}
+	if (tr)
+		na_req_trace(t, LCF_TP_EV_DONE, type, seq, LCF_TRACE_NO_PEER,
+			     (c->nacked ? 1u : 0u) | (c->in_switch ? 2u : 0u));
 	if (!tries && !q.queued && !q.granted)
 		na_req_rtt_sample(t,
 				  na_now_ns() - sent); /* Karn: clean samples */

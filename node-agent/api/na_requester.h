@@ -107,6 +107,8 @@ struct dsm_thread {
 	bool qgrant_valid;
 	uint32_t sab_seq; /* SABRe ids: a sequence of their own, so events'
 			     seq parity is untouched (docs/SABRES.md) */
+	bool tr_op;      /* the current access is sampled (lcf_trace.h) */
+	uint32_t tr_ops; /* accesses started, for the op sampling */
 };
 
 struct dsm {
@@ -209,6 +211,44 @@ static inline uint16_t
 na_req_home_of(const struct dsm_thread *t, uint64_t tag)
 {
 	return (uint16_t)topo_tag_home(&t->d->topo, tag);
+}
+
+/* Tracing (lcf_trace.h): is this thread's event `seq` recorded here? Its
+ * own hash sample, or every event of a sampled access. */
+static inline bool
+na_req_tr(const struct dsm_thread *t, uint32_t seq)
+{
+	return __builtin_expect(t->n->tr.every != 0, 0) &&
+	       (t->tr_op || lcf_trace_sampled(t->n->self, t->id, seq,
+					      t->n->tr.every));
+}
+
+static inline void
+na_req_trace(struct dsm_thread *t, uint8_t point, uint8_t type, uint32_t seq,
+	     uint16_t peer, uint64_t aux)
+{
+	lcf_trace_put(&t->n->tr, na_now_ns(), point, type, t->n->self, t->id,
+		      seq, peer, aux);
+}
+
+/* Record a wait of the sampled access that began at `t0` (0: not
+ * sampled) as `point` with its length. */
+static inline void
+na_req_trace_wait(struct dsm_thread *t, uint8_t point, uint64_t t0)
+{
+	if (t0) {
+		uint64_t now = na_now_ns();
+
+		lcf_trace_put(&t->n->tr, now, point, 0, t->n->self, t->id,
+			      t->seq, LCF_TRACE_NO_PEER, now - t0);
+	}
+}
+
+/* The start of a wait to record: now when the access is sampled, else 0. */
+static inline uint64_t
+na_req_trace_t0(const struct dsm_thread *t)
+{
+	return __builtin_expect(t->tr_op, 0) ? na_now_ns() : 0;
 }
 
 /* A message of this requester thread to `dst`: version, type, node, thread,

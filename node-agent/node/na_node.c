@@ -44,9 +44,12 @@ mbox_push(struct na_node *n, uint16_t thread, const struct lcf_msg *m,
 void
 na_node_flush(struct na_node *n, struct na_out *out)
 {
-	for (uint32_t i = 0; i < out->n; i++)
+	for (uint32_t i = 0; i < out->n; i++) {
+		na_node_trace_msg(n, LCF_TP_AG_OUT, &out->m[i].msg,
+				  out->m[i].dst);
 		na_node_send(n, out->m[i].dst, &out->m[i].msg,
 			     out->m[i].payload);
+	}
 	out->n = 0;
 }
 
@@ -75,6 +78,7 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	enum na_route r = na_classify(m, n->self);
 	unsigned roles = n->cfg.roles;
 
+	na_node_trace_msg(n, LCF_TP_AG_IN, m, LCF_TRACE_NO_PEER);
 	na_out_reset(&out);
 	if (na_rec_agents(n->rec, m, payload, &out))
 		r = NA_ROUTE_DROP; /* consumed by the recovery */
@@ -372,6 +376,7 @@ void
 na_node_receive(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
 	NA_STAT_INC(n->st.recv[m->type]);
+	na_node_trace_msg(n, LCF_TP_RX, m, LCF_TRACE_NO_PEER);
 	route(n, m, payload);
 }
 

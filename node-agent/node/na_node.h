@@ -30,6 +30,7 @@
 #include "na_stats.h"
 #include "na_transport.h"
 #include "na_voh_home.h"
+#include "lcf_trace.h"
 #include "topo.h"
 
 #define NA_ROLE_HOME   1u
@@ -58,6 +59,12 @@ struct na_node_config {
 	 * dispatch thread: it calls na_node_receive and na_node_timers. */
 	const struct na_transport_ops *transport_ops; /* overrides transport */
 	bool external_dispatch;
+	/* Sampled latency tracing (lcf_trace.h): 1 in trace_every events
+	 * (0: off) into a ring of trace_cap records, written to trace_path
+	 * by na_node_stop (NULL: kept for the stats JSON only). */
+	uint32_t trace_every;
+	uint32_t trace_cap;
+	const char *trace_path;
 };
 
 struct na_node {
@@ -96,7 +103,26 @@ struct na_node {
 	bool disp_running;
 	volatile int stop;
 	struct na_stats st;
+	struct lcf_trace tr;
 };
+
+/** Is message `m`'s event sampled for tracing? */
+static inline bool
+na_node_traced(const struct na_node *n, const struct lcf_msg *m)
+{
+	return __builtin_expect(n->tr.every != 0, 0) &&
+	       lcf_trace_sampled(m->node, m->thread, m->seq, n->tr.every);
+}
+
+/** Record `point` for message `m` (to or from `peer`) when sampled. */
+static inline void
+na_node_trace_msg(struct na_node *n, uint8_t point, const struct lcf_msg *m,
+		  uint16_t peer)
+{
+	if (na_node_traced(n, m))
+		lcf_trace_put(&n->tr, na_now_ns(), point, m->type, m->node,
+			      m->thread, m->seq, peer, 0);
+}
 
 /**
  * Open the transport, build the cache and agents and start the dispatch
@@ -194,6 +220,13 @@ uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
  * no leading comma): the caller wraps them.
  */
 void na_node_stats_json(struct na_node *n, FILE *f);
+
+/**
+ * The trace ring summarised per type (the node's own records: requester
+ * events and operations, agents' queueing and service) as a JSON member
+ * `"trace":{...}` with a leading comma; nothing when tracing is off.
+ */
+void na_node_trace_json(const struct na_node *n, FILE *f);
 
 /** In directory mode, send request/unlock `m` as DIR_* (na_directory.h). */
 static inline void

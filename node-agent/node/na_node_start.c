@@ -55,6 +55,12 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 			 n->self);
 		return -EINVAL;
 	}
+	rc = lcf_trace_init(&n->tr, n->self, cfg->trace_every,
+			    cfg->trace_cap ? cfg->trace_cap : 1u << 20);
+	if (rc < 0) {
+		snprintf(err, err_len, "trace ring: out of memory");
+		return rc;
+	}
 	if (cfg->threads == 0 || cfg->threads > n->topo->threads_per_node ||
 	    cfg->threads > 64) {
 		snprintf(err, err_len,
@@ -142,6 +148,23 @@ fail:
 	return rc;
 }
 
+/* The trace ring to cfg.trace_path (requesters and dispatch stopped). */
+static void
+trace_write(struct na_node *n)
+{
+	FILE *f;
+
+	if (!n->tr.every || !n->cfg.trace_path)
+		return;
+	f = fopen(n->cfg.trace_path, "wb");
+	if (f == NULL || lcf_trace_dump(&n->tr, f) < 0)
+		fprintf(stderr, "node %u: trace %s: cannot write\n", n->self,
+			n->cfg.trace_path);
+	if (f != NULL)
+		fclose(f);
+	lcf_trace_fini(&n->tr);
+}
+
 void
 na_node_stop(struct na_node *n)
 {
@@ -151,6 +174,7 @@ na_node_stop(struct na_node *n)
 		n->disp_running = false;
 	}
 	na_node_voh_stop(n); /* its thread sends: before the transport */
+	trace_write(n);
 	if (n->tp_open) {
 		n->tp.ops->close(&n->tp);
 		n->tp_open = false;
@@ -180,6 +204,7 @@ na_node_stop(struct na_node *n)
 	if (n->home.mem)
 		na_home_fini(&n->home);
 	na_cache_fini(&n->cache);
+	lcf_trace_fini(&n->tr);
 }
 
 /* ---- static migration ----------------------------------------------------- */

@@ -187,4 +187,5 @@ na_node_stats_json(struct na_node *n, FILE *f)
 			sh->n_tags, sh->peak_tags, sh->capacity, sh->epoch - 1);
 	}
 	pthread_mutex_unlock(&n->agent_mu);
+	na_node_trace_json(n, f);
 }

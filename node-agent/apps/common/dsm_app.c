@@ -149,6 +149,13 @@ app_opts_take(struct app_opts *o, int c, const char *arg)
 	case 0x100d:
 		o->stats_start = arg;
 		return 1;
+	case 0x100e:
+		o->trace = arg;
+		return 1;
+	case 0x100f:
+		if ((r = take_u("trace-every", arg, 1, 1u << 30, &v)) == 1)
+			o->trace_every = (uint32_t)v;
+		return r;
 	}
 	return 0;
 }
@@ -204,6 +211,10 @@ app_opts_usage(FILE *f)
 		"  --history DIR     write per-thread histories for "
 		"check_history.py\n"
 		"  --progress        one line per second on stderr\n"
+		"  --trace FILE      write a sampled latency trace\n"
+		"                    (scripts/latency_breakdown.py)\n"
+		"  --trace-every N   trace 1 in N events and accesses "
+		"(default 64)\n"
 		"  --help            this text\n");
 }
 
@@ -268,6 +279,9 @@ app_open(struct app *a, const struct app_opts *o)
 	cfg.seed = o->seed;
 	cfg.migrate = o->mode == APP_MODE_SWITCH;
 	cfg.directory = o->mode == APP_MODE_DIRECTORY;
+	cfg.trace_path = o->trace;
+	if (o->trace)
+		cfg.trace_every = o->trace_every ? o->trace_every : 64;
 	rc = dsm_open(&cfg, &a->d, err, sizeof(err));
 	if (rc != 0) {
 		fprintf(stderr, "dsm_open: %s\n", err);

@@ -46,6 +46,8 @@ struct app_opts {
 	bool progress;           /* --progress: a line per second on stderr */
 	const char *stats_start; /* --stats-start FILE: dsm_stats_json as the
 				    measured phase starts */
+	const char *trace;       /* --trace FILE: the sampled latency trace */
+	uint32_t trace_every;    /* --trace-every N (64 with --trace) */
 };
 
 /** Long options of struct app_opts, to splice into an app's table. */
@@ -64,7 +66,9 @@ struct app_opts {
 	{ "stats", required_argument, NULL, 0x100a },          \
 	{ "history", required_argument, NULL, 0x100b },        \
 	{ "progress", no_argument, NULL, 0x100c },             \
-	{ "stats-start", required_argument, NULL, 0x100d }
+	{ "stats-start", required_argument, NULL, 0x100d },    \
+	{ "trace", required_argument, NULL, 0x100e },          \
+	{ "trace-every", required_argument, NULL, 0x100f }
 /* clang-format on */
 
 void app_opts_init(struct app_opts *o);
