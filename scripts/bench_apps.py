@@ -183,7 +183,12 @@ def run_one(a, app, mode, k, args, duration, outdir):
     """One run; returns (exit statuses, history check result or None)."""
     spec = APPS[app]
     exe = os.path.join(a.build, "node-agent", "apps", spec["bin"])
-    cl = cluster_run.Cluster(topo_for(k), a.build)
+    trace = []
+    if a.trace:
+        trace = ["--trace-every", str(a.trace)]
+    cl = cluster_run.Cluster(topo_for(k), a.build, sw_args=[
+        "--trace", os.path.join(os.path.abspath(outdir), "trace-sw.bin")] +
+        trace if trace else None)
     hist = os.path.join(outdir, "history")
 
     def argv(n):
@@ -195,6 +200,8 @@ def run_one(a, app, mode, k, args, duration, outdir):
              os.path.join(outdir, "na-%d-start.json" % n)]
         if spec["history"]:
             v += ["--history", hist]
+        if trace:
+            v += ["--trace", os.path.join(outdir, "trace-%d.bin" % n)] + trace
         return v + args
 
     # The app's own set-up (loading, a reference computation) comes on
@@ -341,7 +348,7 @@ def plot(rows, out):
             ax.grid(alpha=0.3)
         a1.legend(fontsize=8)
         fig.suptitle("TPC-C, %s nodes (cf. Figure 15)" % ", ".join(
-            sorted({r["nodes"] for r in rows if r["app"] == "tpcc"})),
+            sorted({str(r["nodes"]) for r in rows if r["app"] == "tpcc"})),
             fontsize=10)
         fig.tight_layout()
         fig.savefig(os.path.join(out, "apps-tpcc.png"), dpi=90)
@@ -392,6 +399,8 @@ def sweep(a):
     path = os.path.join(a.out, "apps.csv")
     for app in a.apps:
         for knob, value, args in APPS[app]["points"]:
+            if a.points and str(value) not in a.points:
+                continue
             # TPC-C's knob is the distribution ratio at the largest size;
             # the others sweep the node count.
             sizes = [max(a.nodes)] if app == "tpcc" else a.nodes
@@ -425,14 +434,22 @@ def main():
     ap.add_argument("--smoke-duration", type=float, default=3)
     ap.add_argument("--setup-timeout", type=float, default=90,
                     help="seconds allowed beyond --duration per run")
-    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=3,
+                    help="runs per point, the median reported (>= 3 for "
+                    "headline numbers)")
+    ap.add_argument("--trace", type=int, default=0, metavar="N",
+                    help="sampled latency trace, 1 in N events, in every "
+                    "run directory (scripts/latency_breakdown.py)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--points", default="",
+                    help="only these points' values, e.g. get95,0.0,13")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--plot", metavar="CSV",
                     help="draw the PNGs of CSV into --out and exit")
     a = ap.parse_args()
     a.apps = [x for x in a.apps.split(",") if x]
     a.nodes = [int(x) for x in a.nodes.split(",") if x]
+    a.points = [x for x in a.points.split(",") if x]
     for app in a.apps:
         if app not in APPS:
             ap.error("unknown app %s (one of %s)" % (app, ", ".join(APPS)))

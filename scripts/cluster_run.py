@@ -21,8 +21,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Cluster:
-    def __init__(self, topo, build):
+    def __init__(self, topo, build, sw_args=None):
         self.topo = topo
+        self.sw_args = sw_args or []
         self.build = build
         self.script = os.path.join(HERE, "cluster.sh")
         self.swswitch = os.path.join(build, "swswitch", "swswitch")
@@ -34,8 +35,10 @@ class Cluster:
 
     def up(self, log):
         with open(log, "w") as f:
+            extra = ["--sw-args", " ".join(self.sw_args)] \
+                if self.sw_args else []
             subprocess.run([self.script, "up", self.topo, "--swswitch",
-                            self.swswitch, "--force"], stdout=f,
+                            self.swswitch, "--force"] + extra, stdout=f,
                            stderr=subprocess.STDOUT, check=True)
 
     def down(self, outdir=None):

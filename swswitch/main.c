@@ -35,6 +35,7 @@
 #include "stats.h"
 #include "steer.h"
 #include "swswitch.h"
+#include "trace.h"
 
 /* Worker lcores, resolved from --workers before the ports are configured
  * (each port gets one tx queue per worker). */
@@ -468,6 +469,10 @@ sw_report(void)
 		       strerror(errno));
 		ret = -1;
 	}
+	if (sw_trace_write(sw_app.opts.trace_path) != 0) {
+		SW_LOG(ERR, "cannot write %s", sw_app.opts.trace_path);
+		ret = -1;
+	}
 	return ret;
 }
 
@@ -499,6 +504,9 @@ main(int argc, char **argv)
 
 	if (opts_parse(argc, argv, &sw_app.opts) < 0)
 		rte_exit(EXIT_FAILURE, "invalid swswitch arguments\n");
+	if (sw_trace_init(sw_app.opts.trace_path ? sw_app.opts.trace_every
+						  : 0) < 0)
+		rte_exit(EXIT_FAILURE, "trace ring: out of memory\n");
 	ret = topo_load(sw_app.opts.topo_path, &sw_app.topo, err);
 	if (ret < 0)
 		rte_exit(EXIT_FAILURE, "%s: %s\n", sw_app.opts.topo_path, err);

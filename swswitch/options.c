@@ -29,6 +29,8 @@ enum {
 	OPTS_FAULT_SEED,
 	OPTS_FAULT_DELAY,
 	OPTS_BENCH_RX,
+	OPTS_TRACE,
+	OPTS_TRACE_EVERY,
 };
 
 static const struct option opts_long[] = {
@@ -46,6 +48,8 @@ static const struct option opts_long[] = {
 	{ "fault-seed", required_argument, NULL, OPTS_FAULT_SEED },
 	{ "fault-delay-us", required_argument, NULL, OPTS_FAULT_DELAY },
 	{ "bench-rx", required_argument, NULL, OPTS_BENCH_RX },
+	{ "trace", required_argument, NULL, OPTS_TRACE },
+	{ "trace-every", required_argument, NULL, OPTS_TRACE_EVERY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -81,6 +85,9 @@ opts_usage(FILE *f, const char *prgname)
 		"                      DIR/pP_qQ.pcap in a loop, copied into fresh\n"
 		"                      mbufs (as net_null,copy=1 does); the ports'\n"
 		"                      own rx is not polled\n"
+		"  --trace FILE        write a sampled latency trace at exit\n"
+		"                      (lib/trace/lcf_trace.h)\n"
+		"  --trace-every N     trace 1 in N events (default 64)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Statistics are printed as one JSON object on stdout at exit; logs go\n"
@@ -229,6 +236,14 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 		case OPTS_BENCH_RX:
 			o->bench_rx_dir = optarg;
 			break;
+		case OPTS_TRACE:
+			o->trace_path = optarg;
+			break;
+		case OPTS_TRACE_EVERY:
+			ret = opts_number("trace-every", optarg, 1, 1u << 30,
+					  &v);
+			o->trace_every = (uint32_t)v;
+			break;
 		case 'h':
 			opts_usage(stdout, prgname);
 			exit(EXIT_SUCCESS);
@@ -244,6 +259,8 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			argv[optind]);
 		return -EINVAL;
 	}
+	if (o->trace_path != NULL && o->trace_every == 0)
+		o->trace_every = 64;
 	if (o->topo_path == NULL) {
 		fprintf(stderr, "swswitch: --topo FILE is required\n");
 		opts_usage(stderr, prgname);

@@ -30,6 +30,8 @@ struct sw_opts {
 	uint32_t n_workers;        /* --workers; 0 = one per EAL lcore */
 	struct fault_config fault; /* --fault rules; none by default */
 	const char *bench_rx_dir;  /* --bench-rx: frames for every rx queue */
+	const char *trace_path;    /* --trace FILE: sampled latency trace */
+	uint32_t trace_every;      /* --trace-every N (64 with --trace) */
 };
 
 /**

@@ -30,6 +30,7 @@
 #include "l2.h"
 #include "shard.h"
 #include "swswitch.h"
+#include "trace.h"
 
 /* Frames of other workers' tags found in one burst, per owner (one row per
  * worker); handed over in receive order at the end of the burst. A burst is
@@ -119,7 +120,9 @@ sw_pipeline(struct sw_lcore *lc, struct rte_mbuf *m, uint16_t port,
 	ing.port = port;
 	ing.resubmitted = resubmitted;
 	ing.resubmit_meta = meta;
+	sw_trace_msg(LCF_TP_SW_IN, msg, port, resubmitted);
 	lcf_pipeline_process(lc->pipe, msg, &ing, &res);
+	sw_trace_msg(LCF_TP_SW_OUT, msg, port, res.verdict);
 
 	switch (res.verdict) {
 	case LCF_V_EMIT:
