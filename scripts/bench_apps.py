@@ -186,9 +186,11 @@ def run_one(a, app, mode, k, args, duration, outdir):
     trace = []
     if a.trace:
         trace = ["--trace-every", str(a.trace)]
-    cl = cluster_run.Cluster(topo_for(k), a.build, sw_args=[
-        "--trace", os.path.join(os.path.abspath(outdir), "trace-sw.bin")] +
-        trace if trace else None)
+    sw_args = a.sw_args.split()
+    if trace:
+        sw_args += ["--trace", os.path.join(os.path.abspath(outdir),
+                                            "trace-sw.bin")] + trace
+    cl = cluster_run.Cluster(topo_for(k), a.build, sw_args=sw_args)
     hist = os.path.join(outdir, "history")
 
     def argv(n):
@@ -441,6 +443,8 @@ def main():
                     help="sampled latency trace, 1 in N events, in every "
                     "run directory (scripts/latency_breakdown.py)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sw-args", default="",
+                    help="extra swswitch options for every run")
     ap.add_argument("--points", default="",
                     help="only these points' values, e.g. get95,0.0,13")
     ap.add_argument("--smoke", action="store_true")

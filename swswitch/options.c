@@ -31,6 +31,7 @@ enum {
 	OPTS_BENCH_RX,
 	OPTS_TRACE,
 	OPTS_TRACE_EVERY,
+	OPTS_BATCH_TX,
 };
 
 static const struct option opts_long[] = {
@@ -50,6 +51,7 @@ static const struct option opts_long[] = {
 	{ "bench-rx", required_argument, NULL, OPTS_BENCH_RX },
 	{ "trace", required_argument, NULL, OPTS_TRACE },
 	{ "trace-every", required_argument, NULL, OPTS_TRACE_EVERY },
+	{ "batch-tx", no_argument, NULL, OPTS_BATCH_TX },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -67,7 +69,10 @@ opts_usage(FILE *f, const char *prgname)
 		"  --stats-file FILE   also write the exit statistics JSON to FILE\n"
 		"  --mbufs N           packet mbufs in the pool (default %u; raised\n"
 		"                      to what the rx/tx rings need)\n"
-		"  --drain-us US       tx buffer drain interval (default %u)\n"
+		"  --drain-us US       tx buffer drain interval (default %u); tx\n"
+		"                      is also sent after every short rx burst\n"
+		"  --batch-tx          ... unless given: tx waits for a full burst\n"
+		"                      or the drain interval\n"
 		"  --rxd N, --txd N    rx/tx descriptors per port (default %u/%u)\n"
 		"  --seed N            data-provider PRNG seed, N > 0 (default 1)\n"
 		"  --workers N         worker lcores, each with its shard of the tag\n"
@@ -238,6 +243,9 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			break;
 		case OPTS_TRACE:
 			o->trace_path = optarg;
+			break;
+		case OPTS_BATCH_TX:
+			o->batch_tx = true;
 			break;
 		case OPTS_TRACE_EVERY:
 			ret = opts_number("trace-every", optarg, 1, 1u << 30,

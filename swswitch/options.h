@@ -32,6 +32,7 @@ struct sw_opts {
 	const char *bench_rx_dir;  /* --bench-rx: frames for every rx queue */
 	const char *trace_path;    /* --trace FILE: sampled latency trace */
 	uint32_t trace_every;      /* --trace-every N (64 with --trace) */
+	bool batch_tx; /* --batch-tx: tx waits for a full burst or drain-us */
 };
 
 /**

@@ -523,6 +523,16 @@ sw_lcore_main(__rte_unused void *arg)
 			lc->last_active_tsc = cur_tsc;
 		else
 			lc->dispatch.idle_loops++;
+		/* Nothing more waiting (a short burst): send now rather than
+		 * after --drain-us. On a lightly loaded switch a frame would
+		 * otherwise wait up to drain-us at every pass (the latency
+		 * breakdown's net_from_sw); under load bursts are full and
+		 * stay batched. --batch-tx: the timer only. */
+		if (work != 0 && work < SW_MAX_PKT_BURST &&
+		    !sw_app.opts.batch_tx) {
+			egress_flush(lc);
+			prev_tsc = cur_tsc;
+		}
 	}
 	egress_flush(lc);
 	rte_free(ob);
