@@ -23,7 +23,13 @@ its own result) and, for the key-value store, its histories pass
 node-agent/checker/check_history.py.
 
 --smoke (CI): every app in every mode on 2 nodes for a few seconds; checks
-correctness and the CSV's shape, never speed.
+correctness, the CSV's shape and the sampled trace (well formed, the
+latency breakdown's parts at least 90% of the measured event latency),
+never speed.
+
+--trace N: every run also writes the sampled latency traces (1 in N
+events) of its nodes and swswitch, trace-*.bin in its run directory, for
+scripts/latency_breakdown.py.
 """
 
 import argparse
@@ -39,6 +45,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import cluster_report  # noqa: E402  (load_json, switch_summary)
 import cluster_run  # noqa: E402  (Cluster)
+import latency_breakdown  # noqa: E402  (analyse, summary)
 
 MODES = ("switch", "home", "directory")
 LABELS = {"switch": "switch coherence (migration)",
@@ -378,12 +385,32 @@ def plot(rows, out):
         plt.close(fig)
 
 
+def check_trace(a, app, mode, problems):
+    """The run's traces well formed, the breakdown's parts >= 90% of the
+    sampled events' latency (scripts/latency_breakdown.py)."""
+    d = os.path.join(a.out, "runs", "%s-%s-smoke0-n2-0" % (app, mode))
+    an = latency_breakdown.analyse(d)
+    s = latency_breakdown.summary(an)
+    problems += an["problems"]
+    n = sum(e["n"] for e in s["events"].values())
+    if n == 0:
+        problems.append("%s %s: no sampled event in the trace" % (app, mode))
+    elif s["event_coverage"] < 0.9:
+        problems.append("%s %s: breakdown covers %.1f%% of event latency" %
+                        (app, mode, 100 * s["event_coverage"]))
+    print("      trace: %d sampled events, parts cover %.1f%% of their "
+          "latency, %.1f%% of the accesses'" %
+          (n, 100 * s["event_coverage"], 100 * s["op_coverage"]))
+
+
 def smoke(a):
     problems, rows = [], []
+    a.trace = a.trace or 16
     for app in a.apps:
         for mode in MODES:
             rows.append(measure(a, app, mode, 2, "smoke", 0,
                                 APPS[app]["smoke"], a.smoke_duration))
+            check_trace(a, app, mode, problems)
     path = os.path.join(a.out, "apps-smoke.csv")
     write_csv(path, rows)
     check_csv(path, [(app, m) for app in a.apps for m in MODES], problems)

@@ -96,6 +96,8 @@ struct lcf_trace_rec {
 	uint64_t aux;
 };
 
+_Static_assert(sizeof(struct lcf_trace_rec) == 32, "the file format record");
+
 /* A ring of records. every == 0: tracing off (every call returns at once). */
 struct lcf_trace {
 	uint32_t every;
