@@ -32,6 +32,7 @@ enum {
 	OPTS_TRACE,
 	OPTS_TRACE_EVERY,
 	OPTS_BATCH_TX,
+	OPTS_IDLE_SLEEP,
 };
 
 static const struct option opts_long[] = {
@@ -52,6 +53,7 @@ static const struct option opts_long[] = {
 	{ "trace", required_argument, NULL, OPTS_TRACE },
 	{ "trace-every", required_argument, NULL, OPTS_TRACE_EVERY },
 	{ "batch-tx", no_argument, NULL, OPTS_BATCH_TX },
+	{ "idle-sleep-us", required_argument, NULL, OPTS_IDLE_SLEEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -73,6 +75,8 @@ opts_usage(FILE *f, const char *prgname)
 		"                      is also sent after every short rx burst\n"
 		"  --batch-tx          ... unless given: tx waits for a full burst\n"
 		"                      or the drain interval\n"
+		"  --idle-sleep-us US  sleep US after 64 empty polls in a row (0,\n"
+		"                      the default: poll without sleeping)\n"
 		"  --rxd N, --txd N    rx/tx descriptors per port (default %u/%u)\n"
 		"  --seed N            data-provider PRNG seed, N > 0 (default 1)\n"
 		"  --workers N         worker lcores, each with its shard of the tag\n"
@@ -246,6 +250,11 @@ opts_parse(int argc, char **argv, struct sw_opts *o)
 			break;
 		case OPTS_BATCH_TX:
 			o->batch_tx = true;
+			break;
+		case OPTS_IDLE_SLEEP:
+			ret = opts_number("idle-sleep-us", optarg, 0, 100000,
+					  &v);
+			o->idle_sleep_us = (uint32_t)v;
 			break;
 		case OPTS_TRACE_EVERY:
 			ret = opts_number("trace-every", optarg, 1, 1u << 30,

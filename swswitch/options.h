@@ -33,6 +33,7 @@ struct sw_opts {
 	const char *trace_path;    /* --trace FILE: sampled latency trace */
 	uint32_t trace_every;      /* --trace-every N (64 with --trace) */
 	bool batch_tx; /* --batch-tx: tx waits for a full burst or drain-us */
+	uint32_t idle_sleep_us; /* --idle-sleep-us: sleep when idle (0: poll) */
 };
 
 /**

@@ -250,6 +250,7 @@ stats_workers(json_t *root)
 		stats_u64(o, "ring_full", lc->dispatch.ring_full);
 		stats_u64(o, "loops", lc->dispatch.loops);
 		stats_u64(o, "idle_loops", lc->dispatch.idle_loops);
+		stats_u64(o, "idle_sleeps", lc->dispatch.idle_sleeps);
 		stats_u64(o, "backpressure", lc->dispatch.backpressure);
 		stats_u64(o, "backpressure_tsc", lc->dispatch.backpressure_tsc);
 		snprintf(key, sizeof(key), "worker%u", w);

@@ -414,6 +414,24 @@ sw_fault_release(struct sw_lcore *lc, uint64_t now, struct sw_outbox *ob)
 		egress_tx(lc, port, m);
 }
 
+/*
+ * --idle-sleep-us: after SW_IDLE_POLLS empty polls in a row, sleep. A
+ * poll-mode lcore on a CPU it shares with the node agents (the namespace
+ * cluster) otherwise uses its whole time slice and, once the scheduler
+ * has charged it for that, waits behind every runnable agent while frames
+ * queue on its ports; a sleeper is woken ahead of them. Frames that come
+ * while it sleeps wait up to the sleep (plus timer slack).
+ */
+#define SW_IDLE_POLLS 64
+
+static void
+sw_idle_sleep(struct sw_lcore *lc, uint32_t us)
+{
+	egress_flush(lc);
+	rte_delay_us_sleep(us);
+	lc->dispatch.idle_sleeps++;
+}
+
 int
 sw_lcore_main(__rte_unused void *arg)
 {
@@ -426,7 +444,8 @@ sw_lcore_main(__rte_unused void *arg)
 	struct sw_lcore *lc = NULL;
 	uint64_t prev_tsc = 0;
 	uint64_t bp_since = 0; /* TSC our rx stopped for a peer's ring, or 0 */
-	unsigned int i, work;
+	const uint32_t sleep_us = sw_app.opts.idle_sleep_us;
+	unsigned int i, work, idle = 0;
 
 	for (i = 0; i < sw_app.n_workers; i++)
 		if (sw_app.workers[i]->lcore_id == rte_lcore_id())
@@ -519,10 +538,14 @@ sw_lcore_main(__rte_unused void *arg)
 			lc->port[port].rx += nb;
 			sw_burst(lc, pkts, nb, port, cur_tsc, ob);
 		}
-		if (work != 0)
+		if (work != 0) {
 			lc->last_active_tsc = cur_tsc;
-		else
+			idle = 0;
+		} else {
 			lc->dispatch.idle_loops++;
+			if (sleep_us && ++idle >= SW_IDLE_POLLS)
+				sw_idle_sleep(lc, sleep_us);
+		}
 		/* Nothing more waiting (a short burst): send now rather than
 		 * after --drain-us. On a lightly loaded switch a frame would
 		 * otherwise wait up to drain-us at every pass (the latency
