@@ -84,7 +84,7 @@ COLUMNS = ["app", "mode", "knob", "value", "nodes", "threads", "seconds",
            "home_msgs_per_op", "switch_frames_per_op_run",
            "pipeline_passes_per_op_run", "switch_serialised_share",
            "switch_blocks", "nacks_per_op", "run_seconds", "extra",
-           "errors"]
+           "errors", "reps", "ops_per_s_runs"]
 
 
 def topo_for(k):
@@ -261,10 +261,33 @@ def measure(a, app, mode, k, knob, value, args, duration, rep=0):
 
 
 def median_row(rows):
+    """The run of median throughput (the lower middle one of an even
+    count), with every run's throughput beside it."""
+    runs = " ".join(str(x["ops_per_s"]) for x in rows)
     rows = sorted(rows, key=lambda r: float(r["ops_per_s"]))
-    r = dict(rows[len(rows) // 2])
+    r = dict(rows[(len(rows) - 1) // 2])
     r["errors"] = sum(int(x["errors"]) for x in rows)
+    r["reps"] = len(rows)
+    r["ops_per_s_runs"] = runs
     return r
+
+
+def print_ratios(rows):
+    """Per point: the modes' median throughput and switch/home,
+    switch/directory (runs of one invocation, modes interleaved)."""
+    pts = {}
+    for r in rows:
+        pts.setdefault((r["app"], r["knob"], str(r["value"]), r["nodes"]),
+                       {})[r["mode"]] = float(r["ops_per_s"])
+    print("%-28s %32s %12s %12s" % ("point (medians of runs)",
+                                    "ops/s switch / home / directory",
+                                    "switch/home", "switch/dir"))
+    for (app, knob, value, k), m in pts.items():
+        sw, h, d = (m.get(x, 0) for x in MODES)
+        print("%-28s %32s %12s %12s" % (
+            "%s %s=%s n%s" % (app, knob, value, k),
+            "%.0f / %.0f / %.0f" % (sw, h, d),
+            "%.2f" % (sw / h) if h else "-", "%.2f" % (sw / d) if d else "-"))
 
 
 def write_csv(path, rows):
@@ -408,8 +431,9 @@ def smoke(a):
     a.trace = a.trace or 16
     for app in a.apps:
         for mode in MODES:
-            rows.append(measure(a, app, mode, 2, "smoke", 0,
-                                APPS[app]["smoke"], a.smoke_duration))
+            rows.append(median_row([measure(a, app, mode, 2, "smoke", 0,
+                                            APPS[app]["smoke"],
+                                            a.smoke_duration)]))
             check_trace(a, app, mode, problems)
     path = os.path.join(a.out, "apps-smoke.csv")
     write_csv(path, rows)
@@ -447,6 +471,7 @@ def sweep(a):
     check_csv(path, [(r["app"], r["mode"]) for r in rows], problems)
     for p in problems:
         print("PROBLEM", p)
+    print_ratios(rows)
     plot(rows, a.out)
     print("wrote %s and apps-{kv,tpcc,pagerank}.png in %s" % (path, a.out))
     return 1 if problems else 0

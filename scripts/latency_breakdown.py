@@ -58,7 +58,7 @@ HDR = struct.Struct("<8sIIHHIQ")
 SWITCH = 0xffff
 POINTS = ["op_begin", "op_end", "ev_begin", "ev_send", "ev_done", "wake",
           "rx", "ag_in", "ag_out", "unl_send", "flush", "backoff", "lwait",
-          "wb", "sw_in", "sw_out"]
+          "wb", "sw_in", "sw_out", "mark"]
 P = {n: i for i, n in enumerate(POINTS)}
 EV_PARTS = ["req_pre", "retransmit", "net_to_sw", "switch", "net_from_sw",
             "net_l2", "home_q", "home_s", "cache_q", "cache_s", "req_q",
@@ -153,6 +153,8 @@ def walk(ev, recs, parts):
         v = max(v, 0)
         parts[k] += v
         got += v
+        if k in ("net_to_sw", "net_l2", "net_from_sw"):
+            parts["hops"] += 1  # node->switch->node: two
 
     role = (lambda y: "home" if y == home else "cache")
     w = last(recs, done.t, lambda r: r.point == P["wake"] and r.at == req and
@@ -234,10 +236,15 @@ def analyse(d):
             meta.append(m)
             recs += r
     recs.sort(key=lambda r: r.t)
+    # The measured phase: from the last node's MARK (loading left out).
+    marks = [r.t for r in recs if r.point == P["mark"]]
+    start = max(marks) if marks else 0
     by_key = collections.defaultdict(list)
     by_thread = collections.defaultdict(list)
     for r in recs:
         by_key[(r.node, r.thread, r.seq)].append(r)
+        if r.point == P["mark"]:
+            continue
         if r.at == r.node and r.point in (P["op_begin"], P["op_end"],
                                           P["ev_begin"], P["ev_done"],
                                           P["flush"], P["backoff"],
@@ -250,7 +257,8 @@ def analyse(d):
     for key, rs in by_key.items():
         b = [r for r in rs if r.point == P["ev_begin"] and r.aux & 1]
         dn = [r for r in rs if r.point == P["ev_done"]]
-        if len(b) != 1 or len(dn) != 1 or dn[0].t < b[0].t:
+        if len(b) != 1 or len(dn) != 1 or dn[0].t < b[0].t or \
+                b[0].t < start:
             continue
         parts = collections.Counter()
         got = walk((b[0], dn[0]), rs, parts)
@@ -278,6 +286,8 @@ def analyse(d):
         cur, evb, parts = None, None, None
         for r in rs:
             if r.point == P["op_begin"]:
+                if r.t < start:
+                    continue
                 cur, evb, parts = r, None, collections.Counter()
             elif cur is None:
                 continue
@@ -301,6 +311,7 @@ def analyse(d):
                 s["parts"].update(parts)
                 cur = None
     return {"dir": d, "traces": meta, "problems": problems, "events": ev,
+            "measured_from": start,
             "unlock": unl, "ops": ops}
 
 
@@ -321,6 +332,7 @@ def summary(a):
             "coverage": round(s["got"] / s["ns"], 3) if s["ns"] else 0,
             "parts_us": {k: round(us(s["parts"][k], s["n"]), 1)
                          for k in EV_PARTS},
+            "hops": round(s["parts"]["hops"] / s["n"], 2),
             "unlock_rtt_us": round(statistics.median(a["unlock"][t]) / 1e3,
                                    1) if a["unlock"].get(t) else None}
     out["event_coverage"] = round(tg / tn, 3) if tn else 0
@@ -353,14 +365,15 @@ def print_summary(s):
              "cache_s": "cache_s", "req_q": "req_q",
              "req_collect": "coll"}
     hdr = "%-18s %6s %8s %7s" % ("event (us)", "n", "mean", "p50") + \
-        "".join("%8s" % short[k] for k in EV_PARTS) + "%7s %6s %6s" % (
-            "cover", "nack", "unlock")
+        "".join("%8s" % short[k] for k in EV_PARTS) + "%6s%7s %6s %6s" % (
+            "hops", "cover", "nack", "unlock")
     print(hdr)
     for t, e in s["events"].items():
         print("%-18s %6d %8.1f %7.1f" % (t, e["n"], e["mean_us"],
                                          e["p50_us"]) +
               "".join("%8.1f" % e["parts_us"][k] for k in EV_PARTS) +
-              "%6.0f%% %6d %6s" % (100 * e["coverage"], e["nacked"],
+              "%6.2f%6.0f%% %6d %6s" % (e["hops"], 100 * e["coverage"],
+                                        e["nacked"],
                                    "%.0f" % e["unlock_rtt_us"]
                                    if e["unlock_rtt_us"] is not None
                                    else "-"))

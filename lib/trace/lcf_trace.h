@@ -73,7 +73,8 @@
 	X(SW_IN,    "sw_in")    /* swswitch: a pipeline pass starts (`type`, \
 				   ingress port peer) */                    \
 	X(SW_OUT,   "sw_out")   /* swswitch: the pass is done; aux: the    \
-				   verdict */
+				   verdict */                               \
+	X(MARK,     "mark")     /* the measured phase starts (application) */
 /* clang-format on */
 
 enum lcf_trace_point {

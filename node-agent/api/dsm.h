@@ -135,6 +135,13 @@ void dsm_free(struct dsm_thread *t, dsm_addr_t addr, size_t size);
  */
 int dsm_stats_json(struct dsm *d, FILE *f);
 
+/**
+ * Mark the start of the measured phase in the sampled trace (a MARK
+ * record; scripts/latency_breakdown.py leaves out what came before). No
+ * error returns; nothing when tracing is off.
+ */
+void dsm_trace_mark(struct dsm *d);
+
 /* ---- cache policies: validate-on-hit and TTL (docs/VALIDATE.md) ------- */
 
 /*

@@ -263,6 +263,14 @@ dsm_sync(struct dsm_thread *t)
 	na_req_flush(t);
 }
 
+void
+dsm_trace_mark(struct dsm *d)
+{
+	if (d->node.tr.every)
+		lcf_trace_put(&d->node.tr, na_now_ns(), LCF_TP_MARK, 0,
+			      d->node.self, 0, 0, LCF_TRACE_NO_PEER, 0);
+}
+
 int
 dsm_stats_json(struct dsm *d, FILE *f)
 {

@@ -531,6 +531,7 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 	a->stop = 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	dsm_trace_mark(a->d);
 	a->t_start_ns = app_now_ns();
 	for (; started < a->o.threads; started++) {
 		w[started] = (struct worker){
