@@ -505,7 +505,7 @@ main(int argc, char **argv)
 	if (opts_parse(argc, argv, &sw_app.opts) < 0)
 		rte_exit(EXIT_FAILURE, "invalid swswitch arguments\n");
 	if (sw_trace_init(sw_app.opts.trace_path ? sw_app.opts.trace_every
-						  : 0) < 0)
+						 : 0) < 0)
 		rte_exit(EXIT_FAILURE, "trace ring: out of memory\n");
 	ret = topo_load(sw_app.opts.topo_path, &sw_app.topo, err);
 	if (ret < 0)

@@ -114,11 +114,11 @@ struct sw_rxq {
 
 /* Per-worker dispatch counters (docs/SWSWITCH.md "Multi-lcore"). */
 struct sw_dispatch_stats {
-	uint64_t sent;       /* pipeline frames handed to their owner's ring */
-	uint64_t received;   /* frames taken from this worker's ring */
-	uint64_t ring_full;  /* frames dropped: the owner's ring was full */
-	uint64_t loops;      /* loop iterations, busy or idle */
-	uint64_t idle_loops; /* iterations that found no frame anywhere */
+	uint64_t sent;        /* pipeline frames handed to their owner's ring */
+	uint64_t received;    /* frames taken from this worker's ring */
+	uint64_t ring_full;   /* frames dropped: the owner's ring was full */
+	uint64_t loops;       /* loop iterations, busy or idle */
+	uint64_t idle_loops;  /* iterations that found no frame anywhere */
 	uint64_t idle_sleeps; /* --idle-sleep-us sleeps taken */
 	uint64_t
 		backpressure; /* iterations that skipped rx: a peer's ring full */

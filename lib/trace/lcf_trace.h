@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Sampled latency tracing (docs/PERFORMANCE.md "Where the time goes").
+ * Sampled latency tracing (docs/APPS.md "Where the time goes").
  *
  * Every process that sees a coherence event (the requester, swswitch, the
  * home and cache agents) decides on its own whether the event is sampled:
@@ -113,8 +113,7 @@ struct lcf_trace {
  * every process (a fixed hash). every 0: never; 1: always.
  */
 static inline bool
-lcf_trace_sampled(uint16_t node, uint16_t thread, uint32_t seq,
-		  uint32_t every)
+lcf_trace_sampled(uint16_t node, uint16_t thread, uint32_t seq, uint32_t every)
 {
 	uint64_t h;
 
@@ -137,9 +136,9 @@ void lcf_trace_fini(struct lcf_trace *tr);
 
 /** Store one record at time `t_ns` (the caller's clock read). */
 static inline void
-lcf_trace_put(struct lcf_trace *tr, uint64_t t_ns, uint8_t point,
-	      uint8_t type, uint16_t node, uint16_t thread, uint32_t seq,
-	      uint16_t peer, uint64_t aux)
+lcf_trace_put(struct lcf_trace *tr, uint64_t t_ns, uint8_t point, uint8_t type,
+	      uint16_t node, uint16_t thread, uint32_t seq, uint16_t peer,
+	      uint64_t aux)
 {
 	uint64_t i = __atomic_fetch_add(&tr->next, 1, __ATOMIC_RELAXED);
 	struct lcf_trace_rec *x = &tr->r[i & tr->mask];

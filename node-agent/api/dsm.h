@@ -49,9 +49,10 @@ struct dsm_config {
 	uint8_t pipe_depth; /* PIPE diff write-back (docs/PIPE.md): credit
 			       window in frames; 0 (default): off, evictions
 			       write the whole block */
+
 	uint32_t trace_every;   /* sampled latency tracing: 1 in N events
 				   and accesses (0, default: off;
-				   docs/PERFORMANCE.md "Where the time goes") */
+				   docs/APPS.md "Where the time goes") */
 	const char *trace_path; /* where dsm_close writes the trace */
 };
 

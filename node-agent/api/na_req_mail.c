@@ -148,7 +148,8 @@ na_req_service(struct dsm_thread *t)
 void
 na_req_flush(struct dsm_thread *t)
 {
-	uint64_t start = na_now_ns(), t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
+	uint64_t start = na_now_ns(),
+		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
 
 	while (t->unl.valid) {
 		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)

@@ -107,8 +107,8 @@ struct dsm_thread {
 	bool qgrant_valid;
 	uint32_t sab_seq; /* SABRe ids: a sequence of their own, so events'
 			     seq parity is untouched (docs/SABRES.md) */
-	bool tr_op;      /* the current access is sampled (lcf_trace.h) */
-	uint32_t tr_ops; /* accesses started, for the op sampling */
+	bool tr_op;       /* the current access is sampled (lcf_trace.h) */
+	uint32_t tr_ops;  /* accesses started, for the op sampling */
 };
 
 struct dsm {
@@ -219,8 +219,8 @@ static inline bool
 na_req_tr(const struct dsm_thread *t, uint32_t seq)
 {
 	return __builtin_expect(t->n->tr.every != 0, 0) &&
-	       (t->tr_op || lcf_trace_sampled(t->n->self, t->id, seq,
-					      t->n->tr.every));
+	       (t->tr_op ||
+		lcf_trace_sampled(t->n->self, t->id, seq, t->n->tr.every));
 }
 
 static inline void

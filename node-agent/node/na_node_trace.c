@@ -78,7 +78,9 @@ print_sums(FILE *f, const char *name, const struct sum *s, const char *m1,
 	for (unsigned i = 0; i < 256; i++) {
 		if (!s[i].n && !s[i].n2)
 			continue;
-		fprintf(f, "%s\"%s\":{\"n\":%" PRIu64 ",\"%s\":%.1f,\"%s\":%" PRIu64,
+		fprintf(f,
+			"%s\"%s\":{\"n\":%" PRIu64
+			",\"%s\":%.1f,\"%s\":%" PRIu64,
 			first ? "" : ",", na_type_name((uint8_t)i), s[i].n, m1,
 			s[i].n ? (double)s[i].ns / 1e3 / (double)s[i].n : 0.0,
 			c2, s[i].n2);
