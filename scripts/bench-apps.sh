@@ -11,11 +11,16 @@
 #   sudo scripts/bench-apps.sh [--smoke] [--out DIR] [--apps kv,tpcc,pagerank]
 #                              [--nodes 2,3,4] [--threads T] [--duration SEC]
 #                              [--reps N] [--seed S] [--plot CSV]
+#                              [--points V,..] [--trace N] [--sw-args=ARGS]
 #
 #   default   kv: get95 and get50 on 2, 3 and 4 nodes; tpcc: distribution
 #             ratio 0/10/30/50 % on 4 nodes; pagerank: scale 13 on 2, 3
-#             and 4 nodes; 3 modes each, 5 s, 1 repetition (--reps N:
-#             the median of N): ~10 min
+#             and 4 nodes; 3 modes each, 5 s, the median of 3 runs per
+#             point (--reps N), modes interleaved: ~30 min
+#   --points  only the points of these values (e.g. get95,0.0,13)
+#   --trace N sampled latency traces (1 in N events) in every run
+#             directory, for scripts/latency_breakdown.py
+#   --sw-args extra swswitch options for every run (--sw-args=--batch-tx)
 #   --smoke   for CI (~2-3 min): every app in every mode on 2 nodes for a
 #             few seconds; checks each app's correctness (the kv histories
 #             with the checker, TPC-C's consistency conditions, PageRank's

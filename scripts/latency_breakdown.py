@@ -37,6 +37,11 @@ events, unlock waits (flush), back-off after NACKs, waits for another
 local thread (lwait), write-backs (wb); the rest is the requester's own
 work (local). Unlock round trip: unlock sent -> its ACK taken.
 
+--compare: one Markdown row per run instead (parts grouped: network =
+net_to_sw + net_from_sw + net_l2, agents = home and cache queueing and
+service, req_wake = req_q + req_collect), medians over directories named
+alike but for a trailing -N (repetitions).
+
 --check (tests): every trace well formed, and every mode's coverage of
 event latency at least --min-coverage; exit 1 otherwise.
 """
@@ -392,11 +397,68 @@ def print_summary(s):
           "and waits)" % (100 * s["op_coverage"]))
 
 
+GROUPS = [("network", ("net_to_sw", "net_from_sw", "net_l2")),
+          ("switch", ("switch",)),
+          ("agents", ("home_q", "home_s", "cache_q", "cache_s")),
+          ("req_wake", ("req_q", "req_collect")),
+          ("retx+pre", ("retransmit", "req_pre"))]
+
+
+def compact(s):
+    """One row per run: all sampled events together, parts grouped."""
+    n = sum(e["n"] for e in s["events"].values())
+    tot = sum(e["n"] * e["mean_us"] for e in s["events"].values())
+    row = {"events": n, "ev_mean_us": tot / n if n else 0,
+           "at_home": sum(e["n"] for t, e in s["events"].items()
+                          if t.endswith("@home")) / n if n else 0,
+           "hops": sum(e["n"] * e["hops"] for e in s["events"].values()) /
+           n if n else 0, "coverage": s["event_coverage"]}
+    for g, keys in GROUPS:
+        row[g] = sum(e["n"] * e["parts_us"][k] for e in s["events"].values()
+                     for k in keys) / n if n else 0
+    ops = s["ops"].values()
+    no = sum(o["n"] for o in ops)
+    row["acc_mean_us"] = sum(o["n"] * o["mean_us"] for o in ops) / no \
+        if no else 0
+    row["ev_per_acc"] = sum(o["n"] * o["events_per_op"] for o in ops) / no \
+        if no else 0
+    row["unlock_wait_us"] = sum(o["n"] * o["parts_us"]["flush"]
+                                for o in ops) / no if no else 0
+    row["wb_us"] = sum(o["n"] * o["parts_us"]["wb"] for o in ops) / no \
+        if no else 0
+    return row
+
+
+def print_compare(res):
+    """Rows grouped by the run directory's name without its trailing
+    repetition number: medians over the repetitions."""
+    groups = collections.OrderedDict()
+    for s in res:
+        name = re.sub(r"-\d+$", "", os.path.basename(s["dir"].rstrip("/")))
+        groups.setdefault(name, []).append(compact(s))
+    cols = ["events", "ev_mean_us", "network", "switch", "agents",
+            "req_wake", "retx+pre", "hops", "at_home", "coverage",
+            "acc_mean_us", "ev_per_acc", "wb_us", "unlock_wait_us"]
+    print("| run (median of %s) | " % "/".join(
+        str(len(v)) for v in groups.values()) + " | ".join(cols) + " |")
+    print("|" + " --- |" * (len(cols) + 1))
+    for name, rows in groups.items():
+        med = {c: statistics.median(r[c] for r in rows) for c in cols}
+        print("| %s | " % name + " | ".join(
+            ("%d" % med[c]) if c == "events" else
+            ("%.2f" % med[c]) if c in ("hops", "at_home", "coverage",
+                                       "ev_per_acc") else
+            ("%.0f" % med[c]) for c in cols) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dirs", nargs="+")
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--compare", action="store_true",
+                    help="one Markdown row per run (medians over "
+                    "directories that differ only in a trailing -N)")
     ap.add_argument("--min-coverage", type=float, default=0.9)
     a = ap.parse_args()
     res, problems = [], []
@@ -405,13 +467,16 @@ def main():
         problems += an["problems"]
         s = summary(an)
         res.append(s)
-        print_summary(s)
+        if not a.compare:
+            print_summary(s)
         if a.check:
             if not s["events"]:
                 problems.append("%s: no sampled event" % d)
             elif s["event_coverage"] < a.min_coverage:
                 problems.append("%s: event coverage %.3f < %.2f" % (
                     d, s["event_coverage"], a.min_coverage))
+    if a.compare:
+        print_compare(res)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f, indent=1)
