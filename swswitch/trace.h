@@ -7,8 +7,6 @@
 #ifndef SW_TRACE_H
 #define SW_TRACE_H
 
-#include <time.h>
-
 #include "lcf_trace.h"
 #include "lcf_wire.h"
 
@@ -20,15 +18,6 @@ int sw_trace_init(uint32_t every);
 /** Write the ring to `path` (NULL: nothing) and free it. @return 0/-EIO. */
 int sw_trace_write(const char *path);
 
-static inline uint64_t
-sw_trace_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Record `point` for `msg` on `port` when its event is sampled. */
 static inline void
 sw_trace_msg(uint8_t point, const struct lcf_msg *msg, uint16_t port,
@@ -36,7 +25,7 @@ sw_trace_msg(uint8_t point, const struct lcf_msg *msg, uint16_t port,
 {
 	if (__builtin_expect(sw_trace.every != 0, 0) &&
 	    lcf_trace_sampled(msg->node, msg->thread, msg->seq, sw_trace.every))
-		lcf_trace_put(&sw_trace, sw_trace_now(), point, msg->type,
+		lcf_trace_put(&sw_trace, lcf_trace_clock_ns(), point, msg->type,
 			      msg->node, msg->thread, msg->seq, port, aux);
 }
 

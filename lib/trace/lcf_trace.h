@@ -8,7 +8,7 @@
  * everywhere, so the records of one event are found in every process's
  * trace without a wire field. A sampled point costs one clock read and a
  * 32-byte store into a preallocated ring (one relaxed atomic add); an
- * unsampled one a multiply and a compare. Nothing is allocated or written
+ * unsampled one a multiply and a remainder. Nothing is allocated or written
  * to a file on the hot path: lcf_trace_dump() writes the ring at exit.
  *
  * Record format (also the file format: a 32-byte header, then records, all
@@ -37,6 +37,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #define LCF_TRACE_MAGIC   "LCFTRC1"
 #define LCF_TRACE_SWITCH  0xffffu /* `at` of swswitch's records */
@@ -122,6 +123,16 @@ lcf_trace_sampled(uint16_t node, uint16_t thread, uint32_t seq, uint32_t every)
 	h = ((uint64_t)node << 48 | (uint64_t)thread << 32 | seq) *
 	    0x9e3779b97f4a7c15ull;
 	return (uint32_t)(h >> 32) % every == 0;
+}
+
+/** CLOCK_MONOTONIC in ns, for producers without a clock of their own. */
+static inline uint64_t
+lcf_trace_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /**
