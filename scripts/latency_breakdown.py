@@ -184,8 +184,9 @@ def walk(ev, recs, parts):
     for _ in range(16):
         if arrival is not None:
             x, t0 = arrival.at, arrival.t
+            # Node-to-node types (0x20-0x7f) never leave the pipeline.
             sw = last(recs, t0, lambda r: r.point == P["sw_out"] and
-                      r.t >= first.t)
+                      r.t >= first.t) if arrival.type < 0x20 else None
             snd = last(recs, t0, lambda r: is_send(r) and r.peer == x and
                        r.type == arrival.type and r.at != x)
             if sw is not None and (snd is None or sw.t > snd.t):
