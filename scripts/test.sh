@@ -80,6 +80,7 @@ step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" 
 step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.sh
 [ -f node-agent/checker/test_check_history.py ] &&
 	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
+step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
 # ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
 # duplication and reordering, every history checked (docs/SIMULATION.md)
 step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
