@@ -5,7 +5,11 @@
  * queues, classify each frame, run coherence frames of our tags through our
  * LCF pipeline, hand coherence frames of other workers' tags to their owner's
  * ring, switch everything else at L2, then give the burst's resubmitted
- * packets their second pass.
+ * packets their second pass; send tx at once when the poll found less
+ * than a full burst (nothing more waiting).
+ *
+ * Over 500 lines: the loop and the inline pass functions it needs stay in
+ * one translation unit (always-inline, see sw_pipeline).
  *
  * Per-block serialisation (docs/ARCHITECTURE.md "Multi-lcore"): a tag has
  * one owner (shard.h); every frame of it reaches the owner's pipeline either
