@@ -35,7 +35,9 @@ coverage = attributed parts / event latency (a walk that cannot find a
 hop leaves the rest unattributed). A block access (op) is cut into its
 events, unlock waits (flush), back-off after NACKs, waits for another
 local thread (lwait), write-backs (wb); the rest is the requester's own
-work (local). Unlock round trip: unlock sent -> its ACK taken.
+work (local). Unlock round trip: unlock sent -> its ACK taken. Migration:
+a home's ADD_TO_SWITCH / REMOVE_FROM_SWITCH sent -> its MIGRATE_ACK
+received (to the switch, pass, back).
 
 --compare: one Markdown row per run instead (parts grouped: network =
 net_to_sw + net_from_sw + net_l2, agents = home and cache queueing and
@@ -286,6 +288,29 @@ def analyse(d):
         if us and ack:
             unl[tname(b[0].type) + ("@home" if b[0].peer == b[0].node
                                     else "")].append(ack[0].t - us[0].t)
+    # Migration (a home's ADD_TO_SWITCH / REMOVE_FROM_SWITCH, sent across
+    # the switch to itself): send -> its MIGRATE_ACK received at the home.
+    mig = collections.defaultdict(lambda: {"n": 0, "ns": 0,
+                                           "parts": collections.Counter()})
+    for key, rs in by_key.items():
+        out = [r for r in rs if r.point == P["ag_out"] and r.at == r.node and
+               tname(r.type) in ("ADD_TO_SWITCH", "REMOVE_FROM_SWITCH") and
+               r.t >= start]
+        ack = [r for r in rs if r.point == P["rx"] and r.at == r.node and
+               tname(r.type) == "MIGRATE_ACK"]
+        if not out or not ack or ack[0].t < out[0].t:
+            continue
+        m = mig[tname(out[0].type)]
+        m["n"] += 1
+        m["ns"] += ack[0].t - out[0].t
+        swi = [r for r in rs if r.point == P["sw_in"] and
+               out[0].t <= r.t <= ack[0].t]
+        swo = [r for r in rs if r.point == P["sw_out"] and
+               out[0].t <= r.t <= ack[0].t]
+        if swi and swo:
+            m["parts"]["net_to_sw"] += swi[0].t - out[0].t
+            m["parts"]["switch"] += swo[-1].t - swi[0].t
+            m["parts"]["net_from_sw"] += ack[0].t - swo[-1].t
     ops = collections.defaultdict(lambda: {
         "n": 0, "ns": 0, "parts": collections.Counter(), "lat": []})
     for key, rs in by_thread.items():
@@ -317,7 +342,7 @@ def analyse(d):
                 s["parts"].update(parts)
                 cur = None
     return {"dir": d, "traces": meta, "problems": problems, "events": ev,
-            "measured_from": start,
+            "measured_from": start, "migration": mig,
             "unlock": unl, "ops": ops}
 
 
@@ -356,6 +381,11 @@ def summary(a):
             "parts_us": {x: round(us(p[x], s["n"]), 2) for x in OP_PARTS},
             "local_us": round(us(max(s["ns"] - att, 0), s["n"]), 2)}
     out["op_coverage"] = round(og / on, 3) if on else 0
+    out["migration"] = {t: {"n": m["n"],
+                            "mean_us": round(us(m["ns"], m["n"]), 1),
+                            "parts_us": {k: round(us(v, m["n"]), 1)
+                                         for k, v in m["parts"].items()}}
+                        for t, m in sorted(a["migration"].items())}
     return out
 
 
@@ -396,6 +426,10 @@ def print_summary(s):
               "%8.2f" % o["local_us"])
     print("access coverage: %.1f%% (hits: all local work; misses: events "
           "and waits)" % (100 * s["op_coverage"]))
+    for t, m in s["migration"].items():
+        print("migration %-18s n %d, mean %.1f us to its MIGRATE_ACK: %s" % (
+            t, m["n"], m["mean_us"], ", ".join(
+                "%s %.1f" % kv for kv in m["parts_us"].items())))
 
 
 GROUPS = [("network", ("net_to_sw", "net_from_sw", "net_l2")),
