@@ -240,8 +240,8 @@ usage(FILE *f)
 		"[--threads T]\n"
 		"              [--mode switch|home|directory] [--seed S] "
 		"[--duration S]\n"
-		"              [--profile %s] [--stuck-s S] [-- APP OPTIONS]\n",
-		na_sim_cost_names());
+		"              [--profile local|paper] [--stuck-s S] "
+		"[-- APP OPTIONS]\n");
 }
 
 static int
@@ -269,7 +269,8 @@ parse(int argc, char **argv, int *app_argi)
 	R.seed = 1;
 	R.duration = 0.05;
 	R.stuck_s = 30;
-	R.profile = "none";
+	R.profile = "local";
+	na_sim_cost_select(R.profile);
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		errno = 0;
 		switch (c) {
@@ -333,9 +334,12 @@ parse(int argc, char **argv, int *app_argi)
 			break;
 		case 'p':
 			R.profile = optarg;
-			if (na_sim_cost_select(optarg) < 0) {
-				fprintf(stderr, "na-sim: --profile: %s\n",
-					na_sim_cost_names());
+			/* Without a cost a cached access takes no time: an
+			 * application would loop at one instant. */
+			if (!strcmp(optarg, "none") ||
+			    na_sim_cost_select(optarg) < 0) {
+				fprintf(stderr,
+					"na-sim: --profile: local or paper\n");
 				return -1;
 			}
 			break;
