@@ -8,6 +8,8 @@
 # homes: Concordia-base) and directory (the server directory). Writes
 # apps.csv and apps-{kv,tpcc,pagerank}.png (Figures 14-16 in shape) to DIR.
 #
+#   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
+#                          (na-sim with its cost model: bench_apps_sim.py)
 #   sudo scripts/bench-apps.sh [--smoke] [--out DIR] [--apps kv,tpcc,pagerank]
 #                              [--nodes 2,3,4] [--threads T] [--duration SEC]
 #                              [--reps N] [--seed S] [--plot CSV]
@@ -35,6 +37,10 @@ case ${1:-} in
 	exit 0
 	;;
 esac
+# The simulated cluster (na-sim, no root): scripts/bench_apps_sim.py.
+for arg in "$@"; do
+	[ "$arg" = --sim ] && exec python3 "$here/bench_apps_sim.py" --build "$build" "$@"
+done
 [ "$(id -u)" = 0 ] || {
 	echo "bench-apps.sh: must run as root (network namespaces)" >&2
 	exit 2
