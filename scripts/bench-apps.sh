@@ -39,7 +39,11 @@ case ${1:-} in
 esac
 # The simulated cluster (na-sim, no root): scripts/bench_apps_sim.py.
 for arg in "$@"; do
-	[ "$arg" = --sim ] && exec python3 "$here/bench_apps_sim.py" --build "$build" "$@"
+	if [ "$arg" = --sim ]; then
+		py=/usr/bin/python3
+		[ -x $py ] || py=python3
+		exec $py "$here/bench_apps_sim.py" --build "$build" "$@"
+	fi
 done
 [ "$(id -u)" = 0 ] || {
 	echo "bench-apps.sh: must run as root (network namespaces)" >&2

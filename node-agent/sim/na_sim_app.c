@@ -22,19 +22,22 @@
 #include "na_sim_sched.h"
 #include "na_transport_sim.h"
 
-/* The applications' main()s, renamed when built for na-sim. */
-int na_sim_main_kv(int argc, char **argv);
-int na_sim_main_tpcc(int argc, char **argv);
-int na_sim_main_pagerank(int argc, char **argv);
-
-static const struct {
+/* The applications, registered by node-agent/simapps (their main()s). */
+#define MAX_APPS 8
+static struct {
 	const char *name;
 	int (*main)(int, char **);
-} apps[] = {
-	{ "kv", na_sim_main_kv },
-	{ "tpcc", na_sim_main_tpcc },
-	{ "pagerank", na_sim_main_pagerank },
-};
+} apps[MAX_APPS];
+static unsigned int n_apps;
+
+void
+na_sim_app_register(const char *name, int (*main_fn)(int, char **))
+{
+	if (n_apps < MAX_APPS) {
+		apps[n_apps].name = name;
+		apps[n_apps++].main = main_fn;
+	}
+}
 
 #define MAX_NODES 16
 #define MAX_ARGS  64
@@ -235,13 +238,12 @@ lat_pct(double q)
 static void
 usage(FILE *f)
 {
-	fprintf(f,
-		"usage: na-sim --app kv|tpcc|pagerank --out DIR [--nodes N] "
-		"[--threads T]\n"
-		"              [--mode switch|home|directory] [--seed S] "
-		"[--duration S]\n"
-		"              [--profile local|paper] [--stuck-s S] "
-		"[-- APP OPTIONS]\n");
+	fprintf(f, "usage: na-sim --app kv|tpcc|pagerank --out DIR [--nodes N] "
+		   "[--threads T]\n"
+		   "              [--mode switch|home|directory] [--seed S] "
+		   "[--duration S]\n"
+		   "              [--profile local|paper] [--stuck-s S] "
+		   "[-- APP OPTIONS]\n");
 }
 
 static int
@@ -275,15 +277,15 @@ parse(int argc, char **argv, int *app_argi)
 		errno = 0;
 		switch (c) {
 		case 'a':
-			for (size_t i = 0; i < sizeof(apps) / sizeof(apps[0]);
-			     i++)
+			for (unsigned int i = 0; i < n_apps; i++)
 				if (!strcmp(optarg, apps[i].name)) {
 					R.app = apps[i].name;
 					R.main = apps[i].main;
 				}
 			if (!R.main) {
-				fprintf(stderr, "na-sim: --app %s: kv, tpcc or "
-						"pagerank\n",
+				fprintf(stderr,
+					"na-sim: --app %s: kv, tpcc or "
+					"pagerank\n",
 					optarg);
 				return -1;
 			}
@@ -305,7 +307,8 @@ parse(int argc, char **argv, int *app_argi)
 			break;
 		case 'm':
 			R.mode = optarg;
-			if (strcmp(optarg, "switch") && strcmp(optarg, "home") &&
+			if (strcmp(optarg, "switch") &&
+			    strcmp(optarg, "home") &&
 			    strcmp(optarg, "directory")) {
 				fprintf(stderr, "na-sim: --mode: switch, home "
 						"or directory\n");
@@ -322,12 +325,13 @@ parse(int argc, char **argv, int *app_argi)
 			break;
 		case 'd':
 		case 'k':
-			*(c == 'd' ? &R.duration : &R.stuck_s) =
-				strtod(optarg, &end);
+			*(c == 'd' ? &R.duration : &R.stuck_s) = strtod(optarg,
+									&end);
 			if (*end || errno || !(R.duration > 0) ||
 			    !(R.stuck_s > 0)) {
-				fprintf(stderr, "na-sim: --%s: virtual seconds "
-						"> 0\n",
+				fprintf(stderr,
+					"na-sim: --%s: virtual seconds "
+					"> 0\n",
 					c == 'd' ? "duration" : "stuck-s");
 				return -1;
 			}
@@ -401,11 +405,11 @@ build_argv(uint16_t n, int extra_argc, char **extra)
 	char(*b)[256] = R.argbuf[n];
 	int k = 0;
 
-#define ARG(...)                                         \
-	do {                                             \
+#define ARG(...)                                           \
+	do {                                               \
 		snprintf(b[k], sizeof(b[k]), __VA_ARGS__); \
-		an->argv[k] = b[k];                      \
-		k++;                                     \
+		an->argv[k] = b[k];                        \
+		k++;                                       \
 	} while (0)
 	ARG("%s", R.app);
 	ARG("--topo");
@@ -462,8 +466,8 @@ static void
 summary(FILE *f, double wall_s, bool stuck)
 {
 	const struct na_sim_net_stats *ns = na_sim_net_stats(R.net);
-	const struct lcf_counters *pc =
-		lcf_pipeline_counters(na_sim_net_pipeline(R.net));
+	const struct lcf_counters *pc = lcf_pipeline_counters(
+		na_sim_net_pipeline(R.net));
 	bool first = true;
 
 	fprintf(f,
@@ -531,7 +535,8 @@ na_sim_app_main(int argc, char **argv)
 
 		if (!R.all_done &&
 		    (done == 0 ||
-		     na_now_ns() > (uint64_t)((R.duration + R.stuck_s) * 1e9))) {
+		     na_now_ns() >
+			     (uint64_t)((R.duration + R.stuck_s) * 1e9))) {
 			stuck = true;
 			break;
 		}

@@ -14,4 +14,11 @@
  */
 int na_sim_app_main(int argc, char **argv);
 
+/**
+ * Make application `name` runnable by --app: `main_fn` is its main()
+ * built for na-sim (node-agent/simapps registers kv, tpcc and pagerank
+ * before main runs). At most 8.
+ */
+void na_sim_app_register(const char *name, int (*main_fn)(int, char **));
+
 #endif /* NA_SIM_APP_RUN_H */

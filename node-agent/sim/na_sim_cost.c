@@ -196,8 +196,7 @@ na_sim_cost_agent(uint16_t dst, uint64_t now)
 
 	if (!cm.p || dst >= MAX_NODES)
 		return now;
-	n = cm.p->agent_threads < MAX_AGENTS ? cm.p->agent_threads
-					     : MAX_AGENTS;
+	n = cm.p->agent_threads < MAX_AGENTS ? cm.p->agent_threads : MAX_AGENTS;
 	a = earliest(cm.agent[dst], n ? n : 1);
 	cm.busy.agent += cm.p->rx_ns;
 	return run_on_cpu(now, cm.p->rx_ns, &cm.agent[dst][a],

@@ -31,16 +31,16 @@
 /** A named set of parameters (na_sim_cost.c lists them with sources). */
 struct na_sim_cost_profile {
 	const char *name;
-	uint64_t hop_ns;         /* one hop's latency, node<->switch */
-	double link_gbps;        /* a node's link, per direction */
-	uint32_t wire_overhead;  /* bytes per frame beyond the LCF frame */
-	uint64_t sw_pass_ns;     /* a pass's latency through the switch */
-	uint64_t sw_service_ns;  /* the pipeline's time per pass (1/rate) */
-	uint64_t tx_ns;          /* sender CPU per frame */
-	uint64_t rx_ns;          /* agent service per received frame */
-	uint32_t agent_threads;  /* per node */
-	uint64_t op_ns;          /* application CPU per DSM call */
-	uint32_t cpus;           /* processors shared by all nodes; 0: none */
+	uint64_t hop_ns;        /* one hop's latency, node<->switch */
+	double link_gbps;       /* a node's link, per direction */
+	uint32_t wire_overhead; /* bytes per frame beyond the LCF frame */
+	uint64_t sw_pass_ns;    /* a pass's latency through the switch */
+	uint64_t sw_service_ns; /* the pipeline's time per pass (1/rate) */
+	uint64_t tx_ns;         /* sender CPU per frame */
+	uint64_t rx_ns;         /* agent service per received frame */
+	uint32_t agent_threads; /* per node */
+	uint64_t op_ns;         /* application CPU per DSM call */
+	uint32_t cpus;          /* processors shared by all nodes; 0: none */
 };
 
 /**

@@ -129,13 +129,13 @@ static void
 hop(struct frame *f, na_sim_fn arrive)
 {
 	struct na_sim_net *net = f->net;
-	uint64_t now = arrive == switch_arrive
-			       ? na_sim_cost_uplink(f->src, f->len, na_now_ns())
-			       : na_sim_cost_downlink(
-					 f->dst, f->len,
-					 net->pass_done > na_now_ns()
-						 ? net->pass_done
-						 : na_now_ns());
+	uint64_t now =
+		arrive == switch_arrive
+			? na_sim_cost_uplink(f->src, f->len, na_now_ns())
+			: na_sim_cost_downlink(f->dst, f->len,
+					       net->pass_done > na_now_ns()
+						       ? net->pass_done
+						       : na_now_ns());
 	struct frame *d;
 
 	if (rnd32(net) < net->loss_th) {
