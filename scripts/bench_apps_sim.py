@@ -61,7 +61,7 @@ def run_one(a, app, point, args, mode, nodes, seed):
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
         os.unlink(os.path.join(out, f))
-    cmd = ["nice", os.path.join(a.build, "node-agent", "na-sim"), "--app",
+    cmd = [os.path.join(a.build, "node-agent", "na-sim"), "--app",
            app, "--nodes", str(nodes), "--threads", str(a.threads),
            "--mode", mode, "--seed", str(seed), "--duration",
            str(a.duration), "--profile", a.profile, "--out", out,
