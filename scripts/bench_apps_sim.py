@@ -7,6 +7,7 @@ docs/APPS.md "In the simulator"). `scripts/bench-apps.sh --sim` runs this.
   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
                               [--apps kv,tpcc,pagerank] [--nodes 2,4,8]
                               [--threads T] [--seeds N] [--duration S] [-j N]
+  scripts/bench-apps.sh --sim --replot CSV... --out DIR   (merge, replot)
 
 Writes DIR/apps-sim.csv (one row per run), DIR/apps-sim-median.csv (the
 median over the seeds of each point) and DIR/apps-sim-{kv,tpcc,pagerank}.png
@@ -44,7 +45,7 @@ APPS = {
 COLUMNS = ["app", "point", "mode", "nodes", "threads", "profile", "seed",
            "ops_per_s", "home_msgs_per_op", "switch_share", "p50_us",
            "p99_us", "virtual_s", "agent_wait_us_per_frame",
-           "agent_busy_share", "frames_per_op", "stuck", "errors"]
+           "frames_per_op", "stuck", "errors"]
 
 
 def total(stats, key):
@@ -72,6 +73,12 @@ def run_one(a, app, point, args, mode, nodes, seed):
     row = {"app": app, "point": point, "mode": mode, "nodes": nodes,
            "threads": a.threads, "profile": a.profile, "seed": seed,
            "errors": 1 if rc else 0, "stuck": 1 if rc == 3 else 0}
+    return summarise(out, row)
+
+
+def summarise(out, row):
+    """The row of the run in `out` (its files); `row` has its identity."""
+    nodes = int(row["nodes"])
     try:
         with open(os.path.join(out, "sim.json")) as f:
             sim = json.load(f)
@@ -99,7 +106,6 @@ def run_one(a, app, point, args, mode, nodes, seed):
     at_sw, at_home = measured("events_in_switch"), measured("events_at_home")
     cost = sim["cost"]
     frames = cost.get("frames", 0) or 1
-    agents = nodes * cost.get("agent_threads", 1)
     row.update({
         "ops_per_s": "%.1f" % sum(float(r["ops_per_s"]) for r in rows),
         "home_msgs_per_op": "%.3f" % (home / ops),
@@ -110,9 +116,7 @@ def run_one(a, app, point, args, mode, nodes, seed):
         "virtual_s": "%.4f" % sim["virtual_s"],
         "agent_wait_us_per_frame": "%.3f" % (
             cost["wait_ns"]["agent"] / frames / 1e3),
-        "agent_busy_share": "%.4f" % (
-            cost["busy_ns"]["agent"] / (agents * sim["virtual_s"] * 1e9)),
-        "frames_per_op": "%.3f" % (cost.get("frames", 0) / ops),
+        "frames_per_op": "%.3f" % (measured("packets_received") / ops),
     })
     if len(rows) != nodes:
         row["errors"] = 1
@@ -224,8 +228,32 @@ def main():
     ap.add_argument("--stuck-s", type=float, default=5)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--replot", nargs="+", metavar="CSV",
+                    help="no runs: the medians and plots of these "
+                    "apps-sim.csv files (merged) into --out")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if a.replot:
+        rows = []
+        for p in a.replot:
+            with open(p, newline="") as f:
+                for r in csv.DictReader(f):
+                    r["nodes"] = int(r["nodes"])
+                    # Recomputed from the run's files when they are there.
+                    d = os.path.join(os.path.dirname(p), "runs",
+                                     "%s-%s-%s-n%d-s%s" % (
+                                         r["app"], r["point"], r["mode"],
+                                         r["nodes"], r["seed"]))
+                    if os.path.isdir(d):
+                        r = summarise(d, {k: r[k] for k in (
+                            "app", "point", "mode", "nodes", "threads",
+                            "profile", "seed", "errors", "stuck")})
+                    rows.append(r)
+        write_csv(os.path.join(a.out, "apps-sim.csv"), rows)
+        med = median_rows(rows)
+        write_csv(os.path.join(a.out, "apps-sim-median.csv"), med)
+        plot(med, a.out, rows[0]["profile"] if rows else "")
+        return 0
     apps = [x for x in a.apps.split(",") if x]
     for x in apps:
         if x not in APPS:
