@@ -8,6 +8,8 @@
 # homes: Concordia-base) and directory (the server directory). Writes
 # apps.csv and apps-{kv,tpcc,pagerank}.png (Figures 14-16 in shape) to DIR.
 #
+#   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
+#                          (na-sim with its cost model: bench_apps_sim.py)
 #   sudo scripts/bench-apps.sh [--smoke] [--out DIR] [--apps kv,tpcc,pagerank]
 #                              [--nodes 2,3,4] [--threads T] [--duration SEC]
 #                              [--reps N] [--seed S] [--plot CSV]
@@ -40,6 +42,14 @@ case ${1:-} in
 	exit 0
 	;;
 esac
+# The simulated cluster (na-sim, no root): scripts/bench_apps_sim.py.
+for arg in "$@"; do
+	if [ "$arg" = --sim ]; then
+		py=/usr/bin/python3
+		[ -x $py ] || py=python3
+		exec $py "$here/bench_apps_sim.py" --build "$build" "$@"
+	fi
+done
 [ "$(id -u)" = 0 ] || {
 	echo "bench-apps.sh: must run as root (network namespaces)" >&2
 	exit 2

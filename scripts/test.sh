@@ -84,6 +84,8 @@ step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest
 # ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
 # duplication and reordering, every history checked (docs/SIMULATION.md)
 step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+step "applications in na-sim with the cost model (smoke: kv, tpcc, pagerank x 3 modes, determinism)" \
+	scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
 step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
 # ~10 s: meson install, an application built with pkg-config, run on 2 nodes

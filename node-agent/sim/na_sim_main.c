@@ -23,6 +23,7 @@
 
 #include "na_history.h"
 #include "na_requester.h"
+#include "na_sim_app_run.h"
 #include "na_sim_net.h"
 #include "na_sim_opts.h"
 #include "na_sim_sched.h"
@@ -424,6 +425,9 @@ main(int argc, char **argv)
 	bool ok;
 	int rc;
 
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--app"))
+			return na_sim_app_main(argc, argv);
 	rc = na_sim_parse(argc, argv, &sim.o);
 	if (rc)
 		return rc < 0 ? 2 : 0;

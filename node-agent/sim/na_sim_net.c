@@ -10,6 +10,7 @@
 
 #include "na_msg.h"
 #include "na_node.h"
+#include "na_sim_cost.h"
 #include "na_sim_net.h"
 #include "na_sim_sched.h"
 #include "na_transport_udp.h"
@@ -24,6 +25,7 @@ struct na_sim_net {
 	uint64_t rng;
 	uint32_t loss_th, dup_th; /* thresholds on a 32-bit draw */
 	struct na_sim_net_stats st;
+	uint64_t pass_done; /* the current switch pass's end (cost model) */
 };
 
 /* One frame on a hop: its LCF header and payload as on the wire. */
@@ -31,6 +33,7 @@ struct frame {
 	struct na_sim_net *net;
 	uint16_t src, dst; /* sending node; node it is for (L2) */
 	bool resubmitted;  /* second pass at the switch */
+	bool served;       /* the node's agent has served it (cost model) */
 	uint64_t meta;     /* resubmit metadata */
 	uint16_t len;      /* bytes[] */
 	uint8_t bytes[];
@@ -118,12 +121,21 @@ frame_copy(const struct frame *f)
 	return c;
 }
 
-/* One hop: lose, duplicate, delay. Takes ownership of `f`. */
+static void switch_arrive(void *ctx, void *arg);
+
+/* One hop: lose, duplicate, delay (the cost model's link and latency,
+ * na_sim_cost.h, then the configured delay). Takes ownership of `f`. */
 static void
 hop(struct frame *f, na_sim_fn arrive)
 {
 	struct na_sim_net *net = f->net;
-	uint64_t now = na_now_ns();
+	uint64_t now =
+		arrive == switch_arrive
+			? na_sim_cost_uplink(f->src, f->len, na_now_ns())
+			: na_sim_cost_downlink(f->dst, f->len,
+					       net->pass_done > na_now_ns()
+						       ? net->pass_done
+						       : na_now_ns());
 	struct frame *d;
 
 	if (rnd32(net) < net->loss_th) {
@@ -164,6 +176,13 @@ node_arrive(void *ctx, void *arg)
 	const uint8_t *payload;
 	struct lcf_msg m;
 
+	if (n && !f->served && na_sim_cost_profile()) {
+		/* Wait for and take one of the node's agent threads. */
+		f->served = true;
+		na_sim_at(na_sim_cost_agent(f->dst, na_now_ns()), node_arrive,
+			  net, f);
+		return;
+	}
 	if (!n)
 		net->st.detached++;
 	else if (na_udp_parse(f->bytes, f->len, NA_MAX_FRAME_PAYLOAD, &m,
@@ -182,8 +201,6 @@ node_arrive(void *ctx, void *arg)
 	}
 	free(f);
 }
-
-static void switch_arrive(void *ctx, void *arg);
 
 /* The switch sends a copy of `f` with header `out` to node `to`. */
 static void
@@ -262,6 +279,7 @@ switch_arrive(void *ctx, void *arg)
 	struct frame *f = arg;
 	struct lcf_msg m;
 
+	net->pass_done = na_sim_cost_switch(na_now_ns());
 	lcf_hdr_decode(f->bytes, &m);
 	if (!lcf_type_is_pipeline(m.type) && !lcf_type_from_switch(m.type)) {
 		/* Node to node: switched on its addresses, as swswitch's L2. */
@@ -294,6 +312,7 @@ na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
 	f->src = src;
 	f->dst = dst;
 	f->resubmitted = false;
+	f->served = false;
 	f->meta = 0;
 	f->len = (uint16_t)(LCF_HDR_LEN + m->len);
 	lcf_hdr_encode(m, f->bytes);

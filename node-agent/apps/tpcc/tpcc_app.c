@@ -245,14 +245,18 @@ node_free(struct tpcc_node *nd)
 int
 tpcc_main(const struct app_opts *o, const struct tpcc_opts *t)
 {
-	static struct tpcc_node nd; /* large: the threads' transactions */
+	/* On the heap, not static: na-sim runs every node's tpcc_main in one
+	 * process (docs/SIMULATION.md "Applications and the cost model"). */
+	struct tpcc_node *nd = calloc(1, sizeof(*nd));
 	struct app_opts oo = *o;
 	struct dsm_thread *t0;
 	dsm_addr_t dir = 0;
 	char err[256];
 	int rc, status = 0;
 
-	nd.t = *t;
+	if (nd == NULL)
+		return 1;
+	nd->t = *t;
 	if (oo.mem_mb == 0) {
 		/* Enough for the scale (the block size is the usual 4096 until
 		 * the topology is read); zeroed lazily, so not a cost. */
@@ -261,36 +265,38 @@ tpcc_main(const struct app_opts *o, const struct tpcc_opts *t)
 		fill_scale(&s, o, t, 4096);
 		oo.mem_mb = tpcc_mem_mb(&s);
 	}
-	rc = app_open(&nd.a, &oo);
+	rc = app_open(&nd->a, &oo);
 	if (rc != 0) {
-		app_close(&nd.a);
+		app_close(&nd->a);
+		free(nd);
 		return 1;
 	}
-	t0 = dsm_thread(nd.a.d, 0);
-	status = setup(&nd, &dir);
-	if (status == 0 && load(&nd, dir) != 0)
+	t0 = dsm_thread(nd->a.d, 0);
+	status = setup(nd, &dir);
+	if (status == 0 && load(nd, dir) != 0)
 		status = 1;
-	if (status == 0 && app_barrier(&nd.a, t0) != 0)
+	if (status == 0 && app_barrier(&nd->a, t0) != 0)
 		status = 1;
 	if (status == 0 &&
-	    tpcc_dir_read(t0, &nd.x, dir, err, sizeof(err)) != 0) {
+	    tpcc_dir_read(t0, &nd->x, dir, err, sizeof(err)) != 0) {
 		fprintf(stderr, "dsm_tpcc node %d: %s\n", o->node, err);
 		status = 1;
 	}
-	if (status == 0 && app_run_threads(&nd.a, tpcc_worker, &nd) != 0)
+	if (status == 0 && app_run_threads(&nd->a, tpcc_worker, nd) != 0)
 		status = 1;
 	/* Everyone's transactions are over before anyone checks. */
-	if (status == 0 && app_barrier(&nd.a, t0) != 0)
+	if (status == 0 && app_barrier(&nd->a, t0) != 0)
 		status = 1;
 	/* After a failure the peers may never come: no more barriers. */
 	if (status == 0) {
-		status = check(&nd);
-		if (app_leave(&nd.a, t0) != 0)
+		status = check(nd);
+		if (app_leave(&nd->a, t0) != 0)
 			status = 1;
-		if (report(&nd) != 0)
+		if (report(nd) != 0)
 			status = 1;
 	}
-	app_close(&nd.a);
-	node_free(&nd);
+	app_close(&nd->a);
+	node_free(nd);
+	free(nd);
 	return status;
 }

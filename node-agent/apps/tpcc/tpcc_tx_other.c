@@ -27,7 +27,9 @@ last_order(struct tpcc_txn *tx, dsm_addr_t dreg, uint32_t next_o_id,
 {
 	const struct tpcc_scale *s = &tx->x->s;
 	uint32_t per = s->block / TPCC_O_SZ, lowest = 1;
-	static _Thread_local struct tpcc_order buf[SCAN_MAX];
+	/* On the stack (16 KiB), not thread-local: na-sim runs every
+	 * node's threads on one OS thread. */
+	struct tpcc_order buf[SCAN_MAX];
 
 	if (per > SCAN_MAX)
 		per = SCAN_MAX;
@@ -102,7 +104,7 @@ tpcc_delivery(struct tpcc_txn *tx, const struct tpcc_del_in *in,
 	const struct tpcc_ctx *x = tx->x;
 	const struct tpcc_scale *s = &x->s;
 	const struct tpcc_wh_addr *wa = &x->wh[in->w_id - 1];
-	static _Thread_local struct del_plan p[TPCC_DISTRICTS];
+	struct del_plan p[TPCC_DISTRICTS]; /* not thread-local: as above */
 	uint64_t now = (uint64_t)time(NULL);
 	int r = 0;
 

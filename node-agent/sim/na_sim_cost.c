@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The cost model's profiles and resources; see na_sim_cost.h. Every
+ * figure of a profile comes from a measurement or a publication, listed in
+ * docs/SIMULATION.md "Cost model" (the `local` figures are measured by
+ * scripts/sim_measure_local.sh).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "lcf_wire.h"
+#include "na_sim_cost.h"
+
+#define MAX_NODES  LCF_MAX_NODES
+#define MAX_AGENTS 8
+#define MAX_CPUS   64
+
+static const struct na_sim_cost_profile profiles[] = {
+	/* This machine (2 vCPUs shared by every node and swswitch; UDP over
+	 * veths into an af_packet swswitch), measured with
+	 * scripts/sim_measure_local.py: the ping RTT through swswitch / 4;
+	 * a UDP sendto's CPU; a loopback UDP exchange's receive and wake-up
+	 * plus the callgrind instructions per received frame and per DSM call
+	 * at the instructions per ns measured here. swswitch's time is in
+	 * the measured hop; one of the two CPUs is its busy-polling lcore. */
+	{
+		.name = "local",
+		.hop_ns = 1356000,
+		.link_gbps = 0, /* a veth: the copies are in tx_ns, rx_ns */
+		.wire_overhead = 66,
+		.sw_pass_ns = 0,
+		.sw_service_ns = 0,
+		.tx_ns = 4760,
+		.rx_ns = 7330,
+		.agent_threads = 1, /* libdsm's dispatch thread */
+		.op_ns = 1160,
+		.cpus = 1,
+	},
+	/* Concordia's testbed (paper 000 section 7): 100 Gbps ConnectX-5
+	 * RoCE, one Tofino pipeline, two agent threads per node, 24 cores per
+	 * node for 4 application threads (no shared processor). */
+	{
+		.name = "paper",
+		.hop_ns = 500,
+		.link_gbps = 100,
+		.wire_overhead = 66,
+		.sw_pass_ns = 1000,
+		.sw_service_ns = 1,
+		.tx_ns = 100,
+		.rx_ns = 834,
+		.agent_threads = 2,
+		.op_ns = 514,
+		.cpus = 0,
+	},
+};
+
+static struct {
+	const struct na_sim_cost_profile *p;
+	uint64_t up[MAX_NODES], down[MAX_NODES]; /* links free at */
+	uint64_t sw;                             /* the pipeline free at */
+	uint64_t agent[MAX_NODES][MAX_AGENTS];   /* agent threads free at */
+	uint64_t cpu[MAX_CPUS];                  /* shared processors */
+	struct na_sim_cost_busy busy;
+} cm;
+
+int
+na_sim_cost_select(const char *name)
+{
+	memset(&cm, 0, sizeof(cm));
+	if (!name || !strcmp(name, "none"))
+		return 0;
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+		if (!strcmp(name, profiles[i].name)) {
+			cm.p = &profiles[i];
+			return 0;
+		}
+	return -EINVAL;
+}
+
+const struct na_sim_cost_profile *
+na_sim_cost_profile(void)
+{
+	return cm.p;
+}
+
+const char *
+na_sim_cost_names(void)
+{
+	return "none, local, paper";
+}
+
+const struct na_sim_cost_busy *
+na_sim_cost_busy(void)
+{
+	return &cm.busy;
+}
+
+/* The earliest free server of a pool of `n`: its index. */
+static uint32_t
+earliest(const uint64_t *free_at, uint32_t n)
+{
+	uint32_t best = 0;
+
+	for (uint32_t i = 1; i < n; i++)
+		if (free_at[i] < free_at[best])
+			best = i;
+	return best;
+}
+
+static uint64_t
+max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* `cost` ns of CPU from `now`, with one of `extra` (a thread pool, or
+ * NULL) held too: when it ends. Counts the wait for a processor. */
+static uint64_t
+run_on_cpu(uint64_t now, uint64_t cost, uint64_t *extra, uint64_t *waited)
+{
+	uint64_t start = now;
+	uint32_t c = 0;
+
+	if (extra)
+		start = max64(start, *extra);
+	if (cm.p->cpus) {
+		c = earliest(cm.cpu, cm.p->cpus);
+		start = max64(start, cm.cpu[c]);
+		cm.cpu[c] = start + cost;
+		cm.busy.cpu_wait += start - max64(now, extra ? *extra : 0);
+	}
+	if (extra)
+		*extra = start + cost;
+	if (waited)
+		*waited += start - now;
+	return start + cost;
+}
+
+/* A frame on a link free at `*link`: when it has left it. */
+static uint64_t
+serialise(uint64_t *link, uint32_t len, uint64_t now)
+{
+	uint64_t bits = (uint64_t)(len + cm.p->wire_overhead) * 8;
+	uint64_t t, start;
+
+	if (cm.p->link_gbps <= 0)
+		return now; /* no link of its own to serialise on */
+	t = (uint64_t)((double)bits / cm.p->link_gbps + 0.5);
+	start = max64(now, *link);
+
+	cm.busy.link_wait += start - now;
+	cm.busy.link += t;
+	*link = start + t;
+	return *link;
+}
+
+uint64_t
+na_sim_cost_uplink(uint16_t src, uint32_t len, uint64_t now)
+{
+	uint64_t t;
+
+	if (!cm.p || src >= MAX_NODES)
+		return now;
+	cm.busy.frames++;
+	cm.busy.tx += cm.p->tx_ns;
+	t = run_on_cpu(now, cm.p->tx_ns, NULL, NULL);
+	return serialise(&cm.up[src], len, t) + cm.p->hop_ns;
+}
+
+uint64_t
+na_sim_cost_switch(uint64_t now)
+{
+	uint64_t start;
+
+	if (!cm.p)
+		return now;
+	start = max64(now, cm.sw);
+	cm.sw = start + cm.p->sw_service_ns;
+	cm.busy.sw += cm.p->sw_service_ns;
+	return start + cm.p->sw_pass_ns;
+}
+
+uint64_t
+na_sim_cost_downlink(uint16_t dst, uint32_t len, uint64_t now)
+{
+	if (!cm.p || dst >= MAX_NODES)
+		return now;
+	return serialise(&cm.down[dst], len, now) + cm.p->hop_ns;
+}
+
+uint64_t
+na_sim_cost_agent(uint16_t dst, uint64_t now)
+{
+	uint32_t n, a;
+
+	if (!cm.p || dst >= MAX_NODES)
+		return now;
+	n = cm.p->agent_threads < MAX_AGENTS ? cm.p->agent_threads : MAX_AGENTS;
+	a = earliest(cm.agent[dst], n ? n : 1);
+	cm.busy.agent += cm.p->rx_ns;
+	return run_on_cpu(now, cm.p->rx_ns, &cm.agent[dst][a],
+			  &cm.busy.agent_wait);
+}
+
+uint64_t
+na_sim_cost_app(uint64_t now)
+{
+	if (!cm.p)
+		return now;
+	cm.busy.app_calls++;
+	cm.busy.app += cm.p->op_ns;
+	return run_on_cpu(now, cm.p->op_ns, NULL, NULL);
+}
+
+void
+na_sim_cost_json(FILE *f)
+{
+	const struct na_sim_cost_profile *p = cm.p;
+	const struct na_sim_cost_busy *b = &cm.busy;
+
+	if (!p) {
+		fprintf(f, "\"profile\":\"none\"");
+		return;
+	}
+	fprintf(f,
+		"\"profile\":\"%s\",\"hop_ns\":%" PRIu64
+		",\"link_gbps\":%g,\"sw_pass_ns\":%" PRIu64
+		",\"sw_service_ns\":%" PRIu64 ",\"tx_ns\":%" PRIu64
+		",\"rx_ns\":%" PRIu64 ",\"agent_threads\":%u,\"op_ns\":%" PRIu64
+		",\"cpus\":%u,",
+		p->name, p->hop_ns, p->link_gbps, p->sw_pass_ns,
+		p->sw_service_ns, p->tx_ns, p->rx_ns, p->agent_threads,
+		p->op_ns, p->cpus);
+	fprintf(f,
+		"\"busy_ns\":{\"link\":%" PRIu64 ",\"switch\":%" PRIu64
+		",\"agent\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"app\":%" PRIu64
+		"},\"wait_ns\":{\"agent\":%" PRIu64 ",\"cpu\":%" PRIu64
+		",\"link\":%" PRIu64 "},\"frames\":%" PRIu64
+		",\"app_calls\":%" PRIu64,
+		b->link, b->sw, b->agent, b->tx, b->app, b->agent_wait,
+		b->cpu_wait, b->link_wait, b->frames, b->app_calls);
+}

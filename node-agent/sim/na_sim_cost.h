@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The simulated cluster's cost model (docs/SIMULATION.md "Cost model"):
+ * what a frame, a switch pass, a message at an agent and an application's
+ * DSM call cost in virtual time, and the resources they queue for.
+ *
+ *   - a link per node and direction: a frame occupies it for its bytes at
+ *     the link's rate (data frames serialise), then takes `hop_ns`;
+ *   - the switch: one pipeline, busy `sw_service_ns` per pass, a pass's
+ *     result leaves `sw_pass_ns` after it starts;
+ *   - each node's agent threads: a frame a node receives waits for one of
+ *     `agent_threads`, which serves it for `rx_ns` (the node acts on it at
+ *     the end of the service);
+ *   - a sender spends `tx_ns` of CPU per frame before it leaves;
+ *   - an application thread spends `op_ns` of CPU before each DSM call;
+ *   - with `cpus` > 0 every one of these CPU costs also needs one of
+ *     `cpus` processors shared by the whole cluster (a machine whose nodes
+ *     share its CPUs); with 0 every thread has a processor of its own.
+ *
+ * A resource serves in the order requests reach it (first come, first
+ * served), so a run stays a function of its seed. With no profile set
+ * (the default) nothing costs time and na-sim behaves as without a model.
+ */
+#ifndef NA_SIM_COST_H
+#define NA_SIM_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/** A named set of parameters (na_sim_cost.c lists them with sources). */
+struct na_sim_cost_profile {
+	const char *name;
+	uint64_t hop_ns;        /* one hop's latency, node<->switch */
+	double link_gbps;       /* a node's link, per direction */
+	uint32_t wire_overhead; /* bytes per frame beyond the LCF frame */
+	uint64_t sw_pass_ns;    /* a pass's latency through the switch */
+	uint64_t sw_service_ns; /* the pipeline's time per pass (1/rate) */
+	uint64_t tx_ns;         /* sender CPU per frame */
+	uint64_t rx_ns;         /* agent service per received frame */
+	uint32_t agent_threads; /* per node */
+	uint64_t op_ns;         /* application CPU per DSM call */
+	uint32_t cpus;          /* processors shared by all nodes; 0: none */
+};
+
+/**
+ * Select profile `name` ("none", "local", "paper") for the whole process.
+ * @return 0, or -EINVAL (unknown name).
+ */
+int na_sim_cost_select(const char *name);
+
+/** The selected profile, or NULL when none is (nothing costs time). */
+const struct na_sim_cost_profile *na_sim_cost_profile(void);
+
+/** The names of the profiles, for a usage line. */
+const char *na_sim_cost_names(void);
+
+/**
+ * A frame of `len` bytes sent by node `src` at `now`: when it reaches the
+ * switch (sender CPU, uplink serialisation, the hop). Without a profile:
+ * `now`.
+ */
+uint64_t na_sim_cost_uplink(uint16_t src, uint32_t len, uint64_t now);
+
+/** A pass started by a frame reaching the switch at `now`: when its
+ * result leaves the switch. */
+uint64_t na_sim_cost_switch(uint64_t now);
+
+/** A frame of `len` bytes leaving the switch for node `dst` at `now`:
+ * when it reaches the node. */
+uint64_t na_sim_cost_downlink(uint16_t dst, uint32_t len, uint64_t now);
+
+/** A frame reaching node `dst` at `now`: when its agent has served it. */
+uint64_t na_sim_cost_agent(uint16_t dst, uint64_t now);
+
+/** An application thread's work before a DSM call made at `now`: when
+ * the call starts. */
+uint64_t na_sim_cost_app(uint64_t now);
+
+/** Time the resources were busy, per kind (ns, summed). */
+struct na_sim_cost_busy {
+	uint64_t link, sw, agent, tx, app;
+	uint64_t agent_wait; /* frames' time queued for an agent thread */
+	uint64_t cpu_wait;   /* time queued for a shared processor */
+	uint64_t link_wait;  /* frames' time queued for a link */
+	uint64_t frames, app_calls;
+};
+
+const struct na_sim_cost_busy *na_sim_cost_busy(void);
+
+/** The profile and the busy times as JSON members (no braces). */
+void na_sim_cost_json(FILE *f);
+
+#endif /* NA_SIM_COST_H */
