@@ -108,8 +108,8 @@ if [ $DEEP = 0 ]; then
 	# OLD rules: a lost UNLOCK second pass leaks the lock (LAST-UNLOCK advanced on pass 1).
 	run old-lost-unlock-pass "violation:lw\[0\] == 0|lw\[0\]==0" \
 		"-DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=0 -DBADRS=1" "$SAFE" "-m10000 -w22"
-	# NEW rules on the same bounds: no violation.
-	run new-two-writers pass "-DNEW $TWOW" "$SAFE" "-m10000 -w24"
+	# NEW rules on the same bounds: new-remove-late-copy below (REMOVEs
+	# allowed as well: a superset of new-two-writers, which is in --deep).
 	# NEW rules, both blocks in the switch, every event type, loss, duplication,
 	# reordering, seqs of both parities.
 	run new-switch "pass" "-DNEW -DEV0=2 -DEV1=1 -DSKIP=1 -DLOSS=1 -DDUP=1 -DDUPCH=1" \
@@ -246,13 +246,8 @@ if [ $DEEP = 0 ]; then
 	# (NACKX=2): two seqs given up in a row, the first one's Q_GRANT comes.
 	PML=qlock-threads.pml run qlock-threads-typechg pass \
 		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
-	PML=qlock-threads.pml run qlock-threads-typechg-twice pass \
-		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=2 -DTYPECHG" "$QL" "-m100000 -w22"
-	# Two duplicates of the request: one NACKed, one queued and handed the
-	# lock, one forwarded to that tenure (counted: the thread's slot is
-	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
-	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
-		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	# Two seqs given up in a row (NACKX 2, a superset of the run above) and
+	# the kept slot (DUP 2) are in --deep.
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -267,6 +262,7 @@ else
 		"$SAFE" "-m10000 -w26"
 	run new-two-events-each pass "-DNEW -DEV=2 -DSKIP=1 -DLOSS=0 -DDUP=1 -DDUPCH=1 -DEVMASK=6" \
 		"$SAFE" "-m10000 -w26"
+	run new-two-writers pass "-DNEW $TWOW" "$SAFE" "-m10000 -w24"
 	run new-write-through-home pass "-DNEW -DWT $TWOW" "$SAFE" "-m10000 -w24"
 	PML=vohsw.pml run vohsw-both pass "-DSELF=1 -DWOPS=2 -DROPS0=2 -DROPS=1 -DLOSS=0 -DDUP=0" \
 		"$SAFE" "-m100000 -w24"
@@ -283,6 +279,13 @@ else
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DQQMSG" "$QL" "-m100000 -w24"
 	PML=qlock-threads.pml run qlock-threads-typechg-threads pass \
 		"-DN=2 -DNT=2 -DOPS=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w26"
+	PML=qlock-threads.pml run qlock-threads-typechg-twice pass \
+		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=2 -DTYPECHG" "$QL" "-m100000 -w22"
+	# Two duplicates of the request: one NACKed, one queued and handed the
+	# lock, one forwarded to that tenure (counted: the thread's slot is
+	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
+	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
+		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi
