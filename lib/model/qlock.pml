@@ -995,3 +995,38 @@ init {
 		run quiet()
 	}
 }
+
+/*
+ * Why this model covers the queued locks of home-owned blocks too
+ * (docs/QUEUED-LOCKS.md section 11, node-agent/agents/na_home_queue.c).
+ * The model's switch is the lock point of one block with atomic
+ * per-message decisions; the home is the same for a home-owned block, with
+ * these differences, none of which adds a behaviour the model lacks:
+ *
+ * - QRELEASE in one step: the home runs the second step right after the
+ *   first, one of the model's interleavings (the resubmit neither delayed
+ *   nor lost, BADRS 0), so every property checked over all of them holds.
+ * - LAST-EXECUTED for LAST-UNLOCK: a request's stale check (seq not after
+ *   LAST-UNLOCK) is the home's stale/duplicate check once QXFER or QRELEASE
+ *   recorded the seq; a late copy of a request that executed there gets its
+ *   recorded decision (the model's "passes on its score", GRANTED, ignored
+ *   by a node not waiting for that seq). Duplicates of an approved
+ *   QXFER/QRELEASE get "approved" where the model's switch answers
+ *   not_holder; the model's holder treats both alike.
+ * - Forward only while the write lock is held, and a WRITE_UNLOCK clears
+ *   QSTATE: the invariant "QHOLDER != 0 only while the write lock is held"
+ *   holds unconditionally at the home. The model's holders never send a
+ *   WRITE_UNLOCK; at the home it turns forwards into NACKs, the retry path
+ *   the model has (no holder).
+ * - Migration: a queue exists only while its write lock is held and is
+ *   released only by its last holder's QRELEASE (or a WRITE_UNLOCK);
+ *   ADD_TO_SWITCH needs the home's lock free, REMOVE_FROM_SWITCH the
+ *   switch's, so a block moves only with QSTATE {0, 0} at the side it
+ *   leaves: no queue moves between home and switch, and a tenure's
+ *   QXFER/QRELEASE always reaches the lock point that granted it. A late
+ *   duplicate after a move is answered not_holder (switch) or from
+ *   LAST-EXECUTED (home): approved for the holder, which ignores answers for
+ *   an event it is not ending.
+ * - Node failure empties QSTATE while the dead node's lock is drained; in
+ *   between, requests are NACKed (no holder): the retry path.
+ */
