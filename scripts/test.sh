@@ -108,8 +108,9 @@ cpu_lane() {
 	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
 	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \
 		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
-	# last: its corpus is seeded from the pcap vectors' pcaps (the first
-	# foreground step writes them)
+	# last: its corpus is seeded from the pcap vectors' pcaps, which the
+	# first foreground step writes
+	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
 	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 }
 
@@ -119,9 +120,10 @@ if [ -s "$tmp/fg.failed" ]; then
 	exit 1
 fi
 bg_lane spin spin_lane
+bg_lane cpu cpu_lane
 [ -x pcap-tests/run-all.sh ] &&
 	step "pcap vectors, dissector, malformed flood" pcap-tests/run-all.sh "$BUILD/swswitch/swswitch"
-bg_lane cpu cpu_lane
+touch "$tmp/pcap.done"
 step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/swswitch/swswitch"
 [ -x scripts/test-multicore.sh ] &&
 	step "multi-lcore: per-tag order across 2 workers" scripts/test-multicore.sh "$BUILD/swswitch/swswitch"
