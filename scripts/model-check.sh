@@ -4,6 +4,8 @@
 #   scripts/model-check.sh           CI bounds (a few minutes, < 4 GB)
 #   scripts/model-check.sh --deep    larger bounds, by hand (COLLAPSE compression)
 #   scripts/model-check.sh --only NAME   one run of the chosen set
+#   scripts/model-check.sh --shard K/N   every N-th run of the set from the
+#                                        K-th (0-based): N processes share it
 #
 # Each run is exhaustive: a run that passes must report 0 errors and a
 # completed search (no "Search not completed", no "max search depth too
@@ -22,11 +24,19 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MODEL="$ROOT/lib/model"
 DEEP=0
 ONLY=""
+SHARD_K=0
+SHARD_N=1
+NRUN=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--deep) DEEP=1 ;;
 	--only) ONLY="$2"; shift ;;
-	-h|--help) sed -n 2,12p "$0"; exit 0 ;;
+	--shard)
+		if ! [[ $2 =~ ^([0-9]+)/([1-9][0-9]*)$ ]] || ((BASH_REMATCH[1] >= BASH_REMATCH[2])); then
+			echo "model-check: --shard K/N with 0 <= K < N, not '$2'" >&2; exit 2
+		fi
+		SHARD_K=${BASH_REMATCH[1]}; SHARD_N=${BASH_REMATCH[2]}; shift ;;
+	-h|--help) sed -n 2,14p "$0"; exit 0 ;;
 	*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -45,6 +55,8 @@ run() {
 	read -ra defs_a <<< "$defs"
 	read -ra ccf_a <<< "$ccf"
 	read -ra panf_a <<< "$panf"
+	NRUN=$((NRUN + 1))
+	(((NRUN - 1) % SHARD_N == SHARD_K)) || return 0
 	[ -n "$ONLY" ] && [ "$ONLY" != "$name" ] && return 0
 	d="$WORK/$name"
 	mkdir -p "$d" && cp "$MODEL"/*.pml "$d"/
