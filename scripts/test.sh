@@ -1,92 +1,144 @@
 #!/usr/bin/env bash
 # Run every test: unit (Criterion), pcap vectors through the real swswitch,
-# the malformed flood, P4/C parity, and the end-to-end DSM test. Installs
-# what it needs first. Exits non-zero when anything fails.
+# the malformed flood, P4/C parity, the protocol model check, the simulated
+# and the namespace clusters. Installs what it needs first. Exits non-zero
+# when anything fails.
+#
+# Lanes after the set-up: the steps that run swswitch (pcap vectors,
+# namespace clusters) one after the other in the foreground; beside them, at
+# nice 19 so that they only take CPU time the clusters leave idle, the SPIN
+# model check (two lanes, half of its runs each) and the other CPU-bound
+# steps (no swswitch, no namespace), each lane in order. A background lane's output is printed when it is reported,
+# at the end. Each step prints its wall and CPU time (user+sys of the
+# processes it waited for: a swswitch the cluster scripts start with setsid
+# is not counted), and a table of all of them ends the output.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 export BUILD=${BUILD:-build}
-bash scripts/setup.sh || exit 1
 
-failed=()
-bg_pids=()
-bg_names=()
-bg_t0=()
-tmp_bg=$(mktemp -d)
-trap 'rm -rf "$tmp_bg"' EXIT
-# bg_step NAME CMD...: run a CPU-bound test that needs no network namespace
-# in the background at nice 19, beside the cluster tests (which mostly wait:
-# it takes only CPU time they leave idle); bg_wait reports it at the end.
-bg_step() {
-	local name=$1
-	shift
-	echo
-	echo "=== $name: started in the background (reported at the end) ==="
-	nice -n 19 "$@" >"$tmp_bg/${#bg_pids[@]}.log" 2>&1 &
-	bg_pids+=($!)
-	bg_names+=("$name")
-	bg_t0+=("$SECONDS")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+lane="fg"
+t_start=$SECONDS
+
+# children_cpu_of FILE: user+sys seconds of the shell's waited-for
+# children, from what `times` wrote to FILE (run in this shell, not in a
+# command substitution, whose own children would be counted instead).
+children_cpu_of() {
+	awk 'NR == 2 { split($0, f, /[ms]+/); printf "%.2f", f[1] * 60 + f[2] + f[3] * 60 + f[4] }' "$1"
 }
-bg_wait() {
-	local i
-	for i in "${!bg_pids[@]}"; do
-		echo
-		echo "=== ${bg_names[$i]} (background) ==="
-		if wait "${bg_pids[$i]}"; then
-			cat "$tmp_bg/$i.log"
-			echo "=== ${bg_names[$i]}: PASS (finished within $((SECONDS - bg_t0[i])) s) ==="
-		else
-			cat "$tmp_bg/$i.log"
-			echo "=== ${bg_names[$i]}: FAIL ==="
-			failed+=("${bg_names[$i]}")
-		fi
-	done
-}
+# step NAME CMD...: run CMD, print PASS/FAIL with its wall and CPU time, add
+# a row to this lane's part of the summary (and to its failures).
 step() {
-	local name=$1
+	local name=$1 r t0=$((SECONDS - t_start))
 	shift
-	local t0=$SECONDS
 	echo
 	echo "=== $name ==="
-	if "$@"; then
-		echo "=== $name: PASS ($((SECONDS - t0)) s) ==="
+	if [ -x "${TIME_BIN:-/usr/bin/time}" ]; then
+		if "${TIME_BIN:-/usr/bin/time}" -q -f "%e %U %S" -o "$tmp/$lane.time" "$@"; then r=PASS; else r=FAIL; fi
 	else
-		echo "=== $name: FAIL ($((SECONDS - t0)) s) ==="
-		failed+=("$name")
+		# before setup.sh has installed `time` (the first step): the shell's
+		# own clock and its children's CPU time (nothing runs beside it yet)
+		local w0=$EPOCHREALTIME
+		times >"$tmp/$lane.t0"
+		if "$@"; then r=PASS; else r=FAIL; fi
+		times >"$tmp/$lane.t1"
+		awk -v a="$w0" -v b="$EPOCHREALTIME" -v c0="$(children_cpu_of "$tmp/$lane.t0")" \
+			-v c1="$(children_cpu_of "$tmp/$lane.t1")" \
+			'BEGIN { print b - a, c1 - c0, 0 }' >"$tmp/$lane.time"
 	fi
+	echo "=== $name: $r ($(awk '{ printf "%.0f s, CPU %.0f s", $1, $2 + $3 }' "$tmp/$lane.time")) ==="
+	[ $r = FAIL ] && echo "$name" >>"$tmp/$lane.failed"
+	awk -v r=$r -v t0="$t0" -v l="$lane" -v n="$name" \
+		'{ printf "%-4s %-4s %6d %6.0f %6.0f  %s\n", r, l, t0, $1, $2 + $3, n }' \
+		"$tmp/$lane.time" >>"$tmp/$lane.rows"
+}
+# bg_lane NAME FUNCTION: run FUNCTION's steps in the background at nice 19.
+bg_lane() {
+	echo
+	echo "=== lane $1 started in the background (reported at the end) ==="
+	(
+		lane=$1
+		renice -n 19 "$BASHPID" >/dev/null
+		"$2"
+	) >"$tmp/$1.log" 2>&1 &
+	echo $! >"$tmp/$1.pid"
+}
+bg_report() {
+	echo
+	echo "=== lane $1 (background) ==="
+	wait "$(cat "$tmp/$1.pid")"
+	cat "$tmp/$1.log"
+}
+summary() {
+	local l
+	echo
+	echo "=== time per step (s; start from the beginning; CPU = user+sys) ==="
+	printf '%-4s %-4s %6s %6s %6s  %s\n' "" lane start wall CPU step
+	for l in fg spin spin2 cpu; do
+		[ -f "$tmp/$l.rows" ] && cat "$tmp/$l.rows"
+	done
 }
 
-step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
-# ~15 s: cycles, clang-format, cppcheck, shellcheck
-step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
+# The SPIN model check (docs/MODEL.md): SWMR, data values, nothing left
+# held, liveness, validate-on-hit, queued locks; exhaustive at CI bounds.
+# Its runs are dealt to two lanes, so that the three background lanes end
+# together instead of one core running the last runs alone.
+spin_lane() {
+	step "protocol model check (SPIN), runs 1, 3, 5, ... (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
+		bash scripts/model-check.sh --shard 0/2
+}
+spin2_lane() {
+	step "protocol model check (SPIN), runs 2, 4, 6, ..." \
+		bash scripts/model-check.sh --shard 1/2
+}
+# Everything else that needs neither swswitch nor a namespace.
+cpu_lane() {
+	step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
+	# ~15 s: cycles, clang-format, cppcheck, shellcheck
+	step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
+	# ~30 s each: 10^6 passes through lib/lcf and the Python reference of PROTOCOL.md 4
+	step "differential check: lib/lcf vs the reference (10^6 passes)" \
+		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
+	step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
+		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
+		--topo topo/pcap3q.json
+	[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
+	[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
+	# seconds without the compiler ("skipped"); with P4C_BAREFOOT set, minutes
+	step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.sh
+	[ -f node-agent/checker/test_check_history.py ] &&
+		step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
+	# ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
+	# duplication and reordering, every history checked (docs/SIMULATION.md)
+	step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
+	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+	step "applications in na-sim with the cost model (smoke: kv, tpcc, pagerank x 3 modes, determinism)" \
+		scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
+	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \
+		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
+	# last: its corpus is seeded from the pcap vectors' pcaps, which the
+	# first foreground step writes
+	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
+	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+}
+
+step "setup: packages and build (scripts/setup.sh)" bash scripts/setup.sh
+if [ -s "$tmp/fg.failed" ]; then
+	summary
+	exit 1
+fi
+bg_lane spin spin_lane
+bg_lane spin2 spin2_lane
+bg_lane cpu cpu_lane
 [ -x pcap-tests/run-all.sh ] &&
 	step "pcap vectors, dissector, malformed flood" pcap-tests/run-all.sh "$BUILD/swswitch/swswitch"
+touch "$tmp/pcap.done"
 step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/swswitch/swswitch"
 [ -x scripts/test-multicore.sh ] &&
 	step "multi-lcore: per-tag order across 2 workers" scripts/test-multicore.sh "$BUILD/swswitch/swswitch"
 [ -x scripts/bench-switch.sh ] &&
 	step "switch benchmark (smoke: output well formed, not speed)" scripts/bench-switch.sh --smoke
-step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
-# ~5 min of one core: SPIN, exhaustively at CI bounds (docs/MODEL.md)
-bg_step "protocol model check (SPIN): SWMR, data, no lock left, liveness" bash scripts/model-check.sh
-# ~30 s: 10^6 passes through lib/lcf and the Python reference of PROTOCOL.md 4
-step "differential check: lib/lcf vs the reference (10^6 passes)" \
-	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
-step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
-	python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
-	--topo topo/pcap3q.json
-[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
-[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
-# seconds without the compiler ("skipped"); with P4C_BAREFOOT set, minutes
-step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.sh
-[ -f node-agent/checker/test_check_history.py ] &&
-	step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
-step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
-# ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
-# duplication and reordering, every history checked (docs/SIMULATION.md)
-step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
-step "applications in na-sim with the cost model (smoke: kv, tpcc, pagerank x 3 modes, determinism)" \
-	scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
-step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
 # ~10 s: meson install, an application built with pkg-config, run on 2 nodes
 step "libdsm installed: an application built with pkg-config runs on 2 nodes" scripts/test-install.sh
@@ -127,11 +179,13 @@ step "lock benchmark (smoke: retry and queued modes, histories checked)" \
 step "other papers' mechanisms (smoke: SABRes, validate-on-hit, PIPE)" \
 	scripts/bench-seeds.sh --smoke --out /tmp/swswitch-bench-seeds-smoke
 
-bg_wait
-echo
-echo "total: $SECONDS s"
-if ((${#failed[@]})); then
-	echo "FAILED: ${failed[*]}"
+bg_report cpu
+bg_report spin
+bg_report spin2
+summary
+echo "total: $((SECONDS - t_start)) s"
+if cat "$tmp"/*.failed >"$tmp/all.failed" 2>/dev/null; [ -s "$tmp/all.failed" ]; then
+	echo "FAILED: $(paste -sd ';' "$tmp/all.failed")"
 	exit 1
 fi
 echo "ALL TESTS PASSED"

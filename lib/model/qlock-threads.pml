@@ -950,3 +950,115 @@ init {
 		run quiet()
 	}
 }
+
+/*
+ * Moved here from docs/MODEL.md (the page keeps a summary, the runs and
+ * their results).
+ *
+ * ---- What qlock-threads.pml models ----
+ *
+ * - **Threads** (`N` nodes, `NT` threads on node 0, one on every other):
+ *   one queue holder slot per (block, thread) (na_qtable), the switch's
+ *   LAST-UNLOCK per thread and SCOREBOARD per thread and seq parity (as
+ *   lcf_sb: a copy is over when its row marks its seq ENDED by an ABORT or
+ *   has moved on to a later seq, by an ABORT or a copy that took the lock). Each thread makes `OPS` accesses
+ *   (`OPS1` for the other nodes' threads): a hit when its node holds the
+ *   block Modified (set by a grant to one of its threads, cleared by a grant
+ *   to another node), else a write event; one event per block and node at a
+ *   time (the cache entry's busy claim).
+ * - **NACKs**: the event ends, the thread backs off keeping the busy claim
+ *   (`RELBUSY`: releasing it), then retries with the same seq (a Q_GRANT
+ *   kept meanwhile, `t->qgrant`, answers at once) or, if the block became a
+ *   hit, gives the seq up: na_node_q_abandon (a WAIT slot with no forward is
+ *   cancelled, a HOLD slot ends through the queue) and the ABORT of
+ *   na_req_quarantine, as one atomic round trip: a copy that holds the counted
+ *   lock "passed" and the event ends through the queue (slot holding or with
+ *   counted forwards, na_qtable_done) or with a plain unlock (QSTATE left to
+ *   the next grant, as lcf_q_request); else SCOREBOARD marks it ENDED and its
+ *   later copies are NACKed (`LATEQ`: the ABORT only at the thread's next
+ *   miss). `TYPECHG`: a thread backing off may also retry as another request
+ *   (na_req_event: its type changed, a WRITE_SHARED whose Shared copy was
+ *   invalidated in the backoff is a WRITE_MISS): the NACKed seq is given up
+ *   as above and the request takes a new seq. `NACKX` NACKs of any request copy stand for causes outside the
+ *   model (the home's "not home" while the block moves to the switch,
+ *   migration windows).
+ * - **The C's node rules**: a forward of another thread of the holder's node
+ *   to a tenure still WAITING is counted and NACKed (local_wait_forward); a
+ *   Q_GRANT for a seq cancelled on a slot (given up while waiting; the slot
+ *   keeps a record of them, a bit per seq, as the C's `gone` records) is
+ *   taken and passed on at once (pass_on) by a **passing slot** of its own
+ *   (`PH`, one per thread and given-up seq, as the C's passing slots),
+ *   whatever the thread's slot serves meanwhile: it buffers the forwards for
+ *   that tenure that arrive before the Q_GRANT (no rule 1 there), takes the
+ *   Q_GRANT (FIFO and ONCE checked as for any grant), ends the tenure at once
+ *   (QXFER to the head or QRELEASE, with the holder's timers) and is idle
+ *   again after the approval or the Q_GRANT_ACK; the given-up event's
+ *   settling unlock (rule 3) ends the record, through the passing slot's
+ *   queue when forwards came to it; a slot whose waiting seq is given up
+ *   after forwards came for its tenure is kept (`kept`), and its Q_GRANT is
+ *   taken and passed on at once in place; a forward for a tenure the slot does not hold is ignored
+ *   when it comes from its own node or is a duplicate of one it queued or
+ *   handed over, else Q_NACK (the requester re-sends at once). Q_QUEUED is a
+ *   flag set at once (`QQMSG`: a message). Data with Q_INV (rule 4) is below
+ *   the abstraction. Network: a bag, `DUP` duplications (`DUPK`: of this
+ *   kind only; 1 = requests).
+ *
+ * ---- The counterexamples behind the C's rules ----
+ *
+ * The counterexamples behind the C's rules (the first two are kept as violation runs; the last two are what the passing and kept slots prevent):
+ *
+ * - **Busy released for the backoff** (`qlock-threads-relbusy`; na-sim seed
+ *   129 stalled the same way: `--seed 129 --events 60000 --workload micro
+ *   --read-ratio 0 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss
+ *   0.05 --dup 0.2 --lock-mode queued`). Thread 1 of node 0 requests; the
+ *   network duplicates the request; one copy is NACKed (outside cause), the
+ *   other forwarded to node 1's holder and queued. Thread 1 backs off and
+ *   releases the block. Node 1 hands over (QXFER, Q_GRANT): thread 1's slot
+ *   holds, the grant is kept for the thread. Thread 0 of node 0 claims the
+ *   block and requests; its copy is queued at node 1 behind thread 1 (or
+ *   forwarded to thread 1's tenure, which holds: local_wait_forward only
+ *   NACKs a WAITING one) and it waits with the block busy; thread 1 cannot
+ *   retry to take its grant: deadlock. Fix: a NACKed request keeps the busy
+ *   claim through its backoff (na_access.c miss, queued mode).
+ * - **Given-up event ended late** (`qlock-threads-lateq`): thread 1's request
+ *   is NACKed twice (a duplicate) and backs off; its third copy takes the
+ *   lock after thread 0's event; thread 1 finds the block Modified (thread
+ *   0's write) and gives the seq up: the slot is cancelled, but the ABORT
+ *   waits for its next miss, which never comes while its node keeps the
+ *   block: the lock stays held and other nodes' requests are forwarded to a
+ *   slot that holds nothing. Fix: na_req_give_up ends the given-up event at
+ *   once (with busy kept, a thread no longer finds a hit after a NACK in
+ *   this model; the rule stays for a request whose type changed).
+ * - **A given-up seq's copy granted while the slot serves the next seq**
+ *   (`qlock-threads-typechg` without the passing slot, i.e. the Q_GRANT for
+ *   a given-up seq passed on only by an idle slot: the queued KV
+ *   benchmark's stall, docs/QUEUED-LOCKS.md 9; na-sim `--workload rwlock
+ *   --seed 61` stalled the same way). Thread r1's request seq1 is
+ *   duplicated; one copy is NACKed and r1 backs off. r0 takes the lock; the
+ *   other copy of seq1 is forwarded to r0's tenure and queued. r1 retries as
+ *   another request: seq1 is given up (its slot, WAITING with no forward, is
+ *   cancelled; the ABORT finds no copy holding and marks it ENDED) and seq2
+ *   is forwarded to r0 too, queued behind seq1. r0 hands over to seq1
+ *   (QXFER, Q_GRANT with seq2 in the queue): the Q_GRANT finds r1's slot
+ *   WAITING for seq2, is acknowledged and dropped; QHOLDER stays seq1's,
+ *   nobody ends that tenure, and seq2 waits in the queue dropped with the
+ *   grant. With one record per slot (the seq cancelled last),
+ *   `qlock-threads-typechg-twice` finds the same stall when r1 gives seq2 up
+ *   as well before seq1's Q_GRANT comes. Fix: the passing slot, with a
+ *   record of every given-up seq (above). The forwards for the given-up
+ *   tenure that reach r1 before the Q_GRANT (its own seq2's copy among them)
+ *   are buffered by the passing slot: dropped, they would leave seq2's
+ *   request without an answer until a retransmission.
+ * - **A given-up seq's kept slot granted** (`qlock-threads-typechg-kept`
+ *   without the kept rule: the Q_GRANT taken for the thread, which no longer
+ *   waits for it). r1's seq1 is sent in three copies (two duplicates): one
+ *   is NACKed and r1 backs off, one is queued at r0 and r0 hands over to it
+ *   (QXFER), the third reaches the switch after that and is forwarded to
+ *   seq1's own tenure at r1, whose slot, still WAITING for seq1, counts it.
+ *   r1 retries as another request: seq1 is given up, but its slot is not
+ *   cancelled (a forward came: a copy may hold), the ABORT finds no copy
+ *   holding at the switch, and seq2 waits for the slot. The Q_GRANT for
+ *   seq1 is taken and kept for a thread that will never take it: the slot
+ *   never idles and seq2 never registers. Fix: the slot is marked kept when
+ *   its seq is given up, and the Q_GRANT passes it on at once.
+ */

@@ -995,3 +995,190 @@ init {
 		run quiet()
 	}
 }
+
+/*
+ * Why this model covers the queued locks of home-owned blocks too
+ * (docs/QUEUED-LOCKS.md section 11, node-agent/agents/na_home_queue.c).
+ * The model's switch is the lock point of one block with atomic
+ * per-message decisions; the home is the same for a home-owned block, with
+ * these differences, none of which adds a behaviour the model lacks:
+ *
+ * - QRELEASE in one step: the home runs the second step right after the
+ *   first, one of the model's interleavings (the resubmit neither delayed
+ *   nor lost, BADRS 0), so every property checked over all of them holds.
+ * - LAST-EXECUTED for LAST-UNLOCK: a request's stale check (seq not after
+ *   LAST-UNLOCK) is the home's stale/duplicate check once QXFER or QRELEASE
+ *   recorded the seq; a late copy of a request that executed there gets its
+ *   recorded decision (the model's "passes on its score", GRANTED, ignored
+ *   by a node not waiting for that seq). Duplicates of an approved
+ *   QXFER/QRELEASE get "approved" where the model's switch answers
+ *   not_holder; the model's holder treats both alike.
+ * - Forward only while the write lock is held, and a WRITE_UNLOCK clears
+ *   QSTATE: the invariant "QHOLDER != 0 only while the write lock is held"
+ *   holds unconditionally at the home. The model's holders never send a
+ *   WRITE_UNLOCK; at the home it turns forwards into NACKs, the retry path
+ *   the model has (no holder).
+ * - Migration: a queue exists only while its write lock is held and is
+ *   released only by its last holder's QRELEASE (or a WRITE_UNLOCK);
+ *   ADD_TO_SWITCH needs the home's lock free, REMOVE_FROM_SWITCH the
+ *   switch's, so a block moves only with QSTATE {0, 0} at the side it
+ *   leaves: no queue moves between home and switch, and a tenure's
+ *   QXFER/QRELEASE always reaches the lock point that granted it. A late
+ *   duplicate after a move is answered not_holder (switch) or from
+ *   LAST-EXECUTED (home): approved for the holder, which ignores answers for
+ *   an event it is not ending.
+ * - Node failure empties QSTATE while the dead node's lock is drained; in
+ *   between, requests are NACKed (no holder): the retry path.
+ */
+
+/*
+ * Moved here from docs/MODEL.md (the page keeps a summary, the runs and
+ * their results).
+ *
+ * ---- What qlock.pml models (RD 0) ----
+ *
+ * - **The switch**, one switch-owned block: the write lock, QSTATE =
+ *   {QHOLDER, FWD_CNT | CLOSING}, SCOREBOARD (the seq of the counted event,
+ *   for "passes on its score") and LAST-UNLOCK {seq, open} per requester. A
+ *   request: stale -> NACK; lock free -> granted (the Table 3 path is one
+ *   GRANTED reply), QSTATE = {id, 0}; held by its own event -> GRANTED again;
+ *   busy with a holder not closing -> forwarded, FWD_CNT + 1, with the index
+ *   and the tenure; else NACK. QXFER (one pass; ends the holder's event in
+ *   LAST-UNLOCK) and the two-pass QRELEASE as in QUEUED-LOCKS.md 4; a second
+ *   pass may be lost (`BADRS`).
+ * - **Nodes** (`N`, one thread each, `EV` write events each): requester and
+ *   holder in one agent. A request is retransmitted (`RETX` times, only in runs
+ *   with a loss) while nothing of it is in flight; a NACK is retried with the
+ *   same seq. A holder counts distinct forward indices of its tenure, queues
+ *   the forwarded requests by index (duplicates by requester and seq dropped,
+ *   its own request ignored), hands over with QXFER (queue not empty) or
+ *   QRELEASE, waits on a denial for the forwards still in flight and, when
+ *   none is, declares the missing indices lost (the forward delay bound);
+ *   then Q_GRANT with the rest of the queue, retransmitted until Q_GRANT_ACK.
+ *   The next holder puts the granted queue before the forwards it buffered
+ *   for its tenure (a buffered copy of a granted entry is dropped).
+ * - **Network**: one bag (any order), up to `LOSS` losses and `DUP`
+ *   duplications of any message; kept sorted so that one multiset is one
+ *   state.
+ *
+ * ---- Counterexamples of qlock-no-count and qlock-no-lu ----
+ *
+ * The two wrong rules' counterexamples:
+ *
+ * - **No count check** (`qlock-no-count`): node 1 holds the lock; node 0's
+ *   WRITE_MISS is forwarded to it (FWD_CNT 1) but not yet delivered; node 1,
+ *   which has seen no forward, sends QRELEASE with count 0 and it is
+ *   approved; the lock is free and the forward reaches node 1, which no
+ *   longer holds anything: the request is stranded (in the C it would get a
+ *   Q_NACK and lose its place).
+ * - **QXFER without LAST-UNLOCK** (`qlock-no-lu`): node 2's WRITE_MISS is
+ *   duplicated by the network; node 2 holds, hands over to node 1 by QXFER,
+ *   node 1 releases; the duplicate then reaches the switch, is not stale, and
+ *   takes the free lock for node 2's finished event: the lock leaks and the
+ *   next request is forwarded to a node that holds nothing.
+ *
+ * ---- Readers and the waiting writer (RD > 0) ----
+ *
+ * - **Readers** (`RD` processes, `RDEV` read events each). A read event is
+ *   one atomic take of the S lock at the switch, READERS + 1 only while
+ *   WRITER and WAITING are clear (else the reader waits and tries again),
+ *   and a later atomic release, READERS - 1. Read events themselves (the
+ *   Table 3 path, copies, the home) are checked in `lcf.pml`; a READ_MISS
+ *   forwarded to a queue holder is not modelled.
+ * - **The switch**: LOCK = {WRITER, WAITING, READERS}, QSTATE's SWITCH flag.
+ *   A write request after the stale check: LOCK == 0 -> taken (row 1); held
+ *   by its own counted event -> GRANTED again; WRITER and WAITING clear,
+ *   READERS > 0 -> WAITING set, QSTATE = {id, SWITCH}, reply QWAIT (row 3);
+ *   QHOLDER == id, SWITCH, not CLOSING (the waiter's poll or a copy of its
+ *   request) -> QWAIT while READERS > 0, QGRANT once READERS == 0, QSTATE
+ *   untouched (row 4); WRITER or WAITING set, a holder, not CLOSING ->
+ *   forwarded, FWD_CNT + 1, also to a SWITCH tenure (row 5); else NACK.
+ *   QXFER / QRELEASE from QHOLDER == id with SWITCH set while READERS > 0 ->
+ *   denied `waiting` (reason 5), QSTATE untouched (LAST-UNLOCK is updated as
+ *   for every QXFER / QRELEASE); an approved QXFER -> {next, 0}, an approved
+ *   QRELEASE -> {id, CLOSING} (both clear SWITCH); the QRELEASE second pass
+ *   clears WRITER and WAITING. Row 2 (a waiter whose event is over: the
+ *   undo pass clearing WAITING) needs an ABORT: it is modelled under
+ *   `GIVEUPW` (next subsection); without it a copy of an ended event is
+ *   NACKed stale before the lock stage.
+ * - **Nodes**: a QWAIT makes the requester the waiting holder of its tenure
+ *   (forwards for it are counted and buffered, as for a next holder before
+ *   its Q_GRANT); it stops its retransmissions, ignores NACKs of other
+ *   copies and polls: re-sends the same request (same seq) while no poll,
+ *   no answer and no forward of its own request is in flight, one poll while
+ *   the readers still hold and the rest once they are gone (a poll in
+ *   between only fetches another QWAIT), at most `2 + LOSS` per event. A
+ *   QGRANT is taken once, as a Q_GRANT with an empty granted queue (the
+ *   buffered forwards are the queue), with no Q_GRANT_ACK; a QGRANT or QWAIT
+ *   for an event it no longer waits for is ignored. The tenure ends as any
+ *   holder's: QXFER to the head or QRELEASE. A correct holder is never
+ *   denied `waiting` (a denial asserts, except under `GIVEUP`).
+ * - **`GIVEUP`** (a node fault, the source of what the denial refuses): a
+ *   waiting writer may end its tenure before its QGRANT (QXFER to its
+ *   queue's head or QRELEASE, as a given-up event ends through the queue);
+ *   on the denial it sends it again after its timer.
+ * - Polls, QWAIT and QGRANT are lost and duplicated under the network's
+ *   `LOSS` / `DUP` budgets like every message.
+ *
+ * ---- Counterexamples of qlock-readers-nopoll and -nodeny ----
+ *
+ * The wrong rules' counterexamples:
+ *
+ * - **No row 4** (`qlock-readers-nopoll`): a reader holds; node 1's write
+ *   meets it and gets QWAIT (WAITING, QSTATE {node 1's id, SWITCH}); the
+ *   reader leaves; node 1's polls are forwarded to its own tenure (FWD_CNT
+ *   1, 2), which it counts and ignores; node 0's write is forwarded to node
+ *   1's tenure too and buffered. Nobody grants the tenure: at quiescence both
+ *   writers wait, WAITING is set.
+ * - **No `waiting` denial** (`qlock-readers-nodeny`, with `GIVEUP`): a reader
+ *   holds; node 1 is the waiting writer, node 0's write is forwarded to its
+ *   tenure; node 1 gives up and ends the tenure (QRELEASE denied by count,
+ *   then QXFER to node 0 with count 1): approved, node 1's Q_GRANT grants
+ *   node 0 while the reader is inside.
+ *
+ * ---- The ABORT of a waiting tenure (GIVEUPW): the rule as modelled ----
+ *
+ * The rule, as modelled:
+ *
+ * - **Switch, ABORT** (one pass, the answer `passed` or `aborted`):
+ *   QHOLDER == id(event) and SWITCH set -> `passed`; the SCOREBOARD is
+ *   marked over or not (both are explored: the P4 marks it, the C need not).
+ *   Else a copy holds the counted lock (WRITER, SCOREBOARD's seq) ->
+ *   `passed`, nothing marked. Else `aborted`, the event marked over (in
+ *   the C the home answers it; the model's switch answers for it).
+ * - **Switch, a copy of an event marked over**, after the LAST-UNLOCK stale
+ *   check: row 4 (QHOLDER == id, SWITCH, not CLOSING) answers it as every
+ *   poll, whatever the mark; LOCK == 0 -> the lock is taken and a second pass
+ *   (a write RELEASE) releases it and NACKs (`nack_aborted_request`); WRITER
+ *   and WAITING clear, READERS > 0 -> row 2: WAITING set, QSTATE untouched,
+ *   a second pass (RELEASE of kind `waiting`) clears WAITING and NACKs;
+ *   otherwise NACK, never forwarded. Between the two passes LOCK is set with
+ *   QHOLDER 0 (writes are NACKed busy, readers wait): the LOCK invariant
+ *   allows it only while an undo pass is pending.
+ * - **Node, `passed`**: the requester polls on (the same request, same seq,
+ *   while no copy and no answer of it is in flight, at most `2 + LOSS`
+ *   polls); a QWAIT makes it the polling waiter; at QGRANT (or GRANTED, when a
+ *   copy held the lock) it holds the tenure and passes it on at once: QXFER
+ *   to its queue's head or QRELEASE, nothing delivered (SWMR, ONCE and FIFO
+ *   still asserted on that grant).
+ * - **Node, `aborted`**: the event is forgotten (state GONE, no polls, no
+ *   retries). Its holder slot still takes what a copy queued before the
+ *   ABORT brings: forwards for its tenure are buffered and a Q_GRANT is
+ *   passed on (QXFER to the head or QRELEASE; the C's passing slot,
+ *   `na_qpass.c`). A QWAIT, QGRANT or GRANTED for an `aborted` event is
+ *   asserted never to come (`aborted` is final at the switch); under
+ *   `NOABORTW` a QWAIT makes a polling slot and a grant is passed on, as the
+ *   C's holder table does.
+ * - An answer for an event that is no longer waiting for it (a late
+ *   duplicate, or after a grant arrived first) is ignored.
+ *
+ * ---- Counterexample of qlock-readers-noabortw ----
+ *
+ * The wrong rule's counterexample (`qlock-readers-noabortw`): a reader
+ * holds; node 1's write meets it and becomes the waiting writer (WAITING,
+ * QSTATE {node 1's id, SWITCH}); the QWAIT is lost; the reader leaves; node 1
+ * gives the event up and its ABORT is answered `aborted`; node 1 forgets it
+ * and nobody polls. Node 0's write (and its retransmission) is forwarded to
+ * the tenure (FWD_CNT 1, 2), which nobody grants: at quiescence node 0
+ * waits, WAITING and QSTATE {node 1's id, SWITCH} stay.
+ */

@@ -297,3 +297,22 @@ init
 		run quiescent()
 	}
 }
+
+/*
+ * Moved here from docs/MODEL.md (the page keeps a summary, the runs and
+ * their results).
+ *
+ * ---- What voh.pml models ----
+ *
+ * - **Home**: the block's memory and version, ReadQueue (a bit per reader),
+ *   UpdateQueue (the update and the reads queued behind it), LAST-EXECUTED
+ *   per requester (seq and state: queued, granted, done) with the answers to
+ *   repeats; the one-sided version read answered in one step with no queue.
+ * - **Readers** (`NRD`, `ROPS` reads each), one copy each: a hit sends VREAD
+ *   and serves the copy when the version matches, else fetches (READ,
+ *   PROCEED with data and version, DONE); retransmission on `timeout`.
+ * - **Updater** (`UPS` updates): UPDATE, PROCEED, WDATA, DONE; a DONE
+ *   answered FAIL (data not there) sends the data again.
+ * - **Network**: one bag per destination, up to `LOSS` losses and `DUP`
+ *   duplications.
+ */

@@ -369,3 +369,32 @@ init
 		run reader(2)
 	}
 }
+
+/*
+ * Moved here from docs/MODEL.md (the page keeps a summary, the runs and
+ * their results).
+ *
+ * ---- What vohsw.pml models ----
+ *
+ * - **Switch**: the block's LOCK (writer bit, readers), G-STATUS, COPYSET and
+ *   VERSION, one message at a time. WRITE_MISS / WRITE_SHARED add 1 to
+ *   VERSION whether granted or NACKed, take the write lock when it is free
+ *   and invalidate node 1's copy; READ_MISS takes a read lock and goes to the
+ *   owner (which downgrades to Shared and writes home) or to the home;
+ *   unlocks install Shared or Modified; VERSION_READ answers (VERSION, writer
+ *   bit) and changes nothing.
+ * - **Node 0**: a writer thread (WRITE_MISS from Invalid, WRITE_SHARED from
+ *   Shared, then any number of writes in Modified without the switch; each
+ *   write drops the node's validated copy and bumps its write generation
+ *   before and after), with `SELF` a reader thread.
+ * - **Node 1**: a reader thread; both readers: VERSION_READ, serve the copy
+ *   when the answer equals its stamp, else read through the coherence
+ *   protocol (own Shared/Modified copy, or READ_MISS, retried on NACK) and
+ *   keep the copy stamped with that answer only when it was not busy and the
+ *   node's write generation did not change and no own write is under way.
+ * - **Network**: the coherence messages are not lost (lcf.pml checks that
+ *   protocol); VERSION_READ and VERSION are lost (`LOSS`), duplicated
+ *   (`DUP`) and reordered, and retransmitted on timeout. The writer retries a
+ *   NACKed request after the reader's lock is gone (a backoff; every NACKed
+ *   request adds 1 to VERSION, so unbounded retries would unbound it).
+ */

@@ -3,6 +3,17 @@
  * Home agent: requests, unlocks, ABORTs, write-backs, chunk allocation;
  * see na_home.h and docs/PROTOCOL.md section 5. Its side of migration
  * (ADD_TO_SWITCH and the MIGRATE_ACKs) is na_home_migrate.c.
+ *
+ * The home agent is one module in three files around na_home.h (the
+ * functions they share are declared there); each file owns:
+ *   na_home.c          the block table, requests (switch copies and direct
+ *                      pipeline requests), unlocks, ABORTs, NA_WB
+ *                      write-backs, chunk allocation, and the dispatch
+ *                      (na_home_handle) that calls the other two;
+ *   na_home_diff.c     PIPE's NA_DIFF write-backs (na_home_diff);
+ *   na_home_migrate.c  migration: ADD_TO_SWITCH, the copies' seqs,
+ *                      MIGRATE_ACKs and their retransmission.
+ * The queued-lock decisions are a module of their own (na_home_queue.c).
  */
 #include <errno.h>
 #include <stdlib.h>

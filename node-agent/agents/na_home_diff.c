@@ -6,7 +6,8 @@
  * rebuilt per requester; the diff is applied once, when the stream is
  * whole, before the ACK of the frame that completed it, so a requester
  * holding every ACK knows the home's copy is written. Later copies of the
- * event's frames are ACKed again and change nothing.
+ * event's frames are ACKed again and change nothing. Part of the home
+ * agent (which file owns what: the top of na_home.c).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -3,7 +3,8 @@
  * Home agent, its side of ownership migration (paper 5.2.1): ADD_TO_SWITCH
  * under the home-side write lock, the copies' seqs, and the MIGRATE_ACKs of
  * ADDs and REMOVEs. The epoch policy that decides what moves is
- * na_migrate.c. See na_home.h.
+ * na_migrate.c. See na_home.h. Part of the home agent (which file owns
+ * what: the top of na_home.c).
  */
 #include <errno.h>
 #include <string.h>

@@ -6,6 +6,8 @@
  * window of `pipe_depth` frames (a frame's buffer is reused only after the
  * home's NA_DIFF_ACK), retransmitted like NA_WB segments. When the diff is
  * not smaller than the block, the whole block goes (na_req_writeback).
+ * Part of the requester (which file owns what: the top of
+ * na_requester.c).
  */
 #include <errno.h>
 #include <string.h>

@@ -6,6 +6,8 @@
  * At most one unlock is in flight per requester, and a request never
  * starts while an unlock with the same seq parity is unacknowledged (the
  * switch's two scoreboard rows). See na_requester.h.
+ * Part of the requester (which file owns what: the top of
+ * na_requester.c).
  */
 #include <errno.h>
 #include <stdlib.h>

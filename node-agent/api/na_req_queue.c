@@ -11,6 +11,8 @@
  * poll every RTT estimate until the switch's QGRANT, which the node's
  * queue holders deliver as a Q_GRANT (flags IN_SWITCH). The holder's end
  * is in na_req_mail.c (na_req_send_unlock).
+ * Part of the requester (which file owns what: the top of
+ * na_requester.c).
  */
 #include <errno.h>
 #include <string.h>

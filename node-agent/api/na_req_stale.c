@@ -4,6 +4,8 @@
  * NACKed event with an ABORT before the thread takes a new seq, and
  * releasing a lock one of its copies took late. See docs/NODE-AGENT.md
  * "Abandoned requests: ABORT".
+ * Part of the requester (which file owns what: the top of
+ * na_requester.c).
  */
 #include <errno.h>
 #include <stdlib.h>

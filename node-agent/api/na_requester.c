@@ -11,6 +11,21 @@
  * NACKed request whose copies may still take the lock is remembered
  * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
  * the thread uses a new seq.
+ *
+ * The requester is one module in five files around na_requester.h; each
+ * file owns:
+ *   na_requester.c  the event: seqs, the request, collecting its replies
+ *                   (na_req_event), init/fini;
+ *   na_req_mail.c   the mailbox: waiting for replies, unlocks and their
+ *                   ACKs and retransmission (one in flight), backoff,
+ *                   NA_WB write-backs, request/reply calls;
+ *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
+ *                   settling unlock of a lock a late copy took
+ *                   (na_req_quarantine, na_req_give_up);
+ *   na_req_queue.c  queued lock mode: registration with the holders,
+ *                   Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the grant's plan
+ *                   (na_reqq_*);
+ *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
  */
 #include <errno.h>
 #include <stdlib.h>

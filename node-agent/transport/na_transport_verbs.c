@@ -22,6 +22,15 @@
  *    is sent only after its sender has moved its QP to RTS, so nobody writes
  *    into a QP that is not ready.
  *
+ * The transport is one module in four files around na_transport_verbs.h;
+ * each file owns:
+ *   na_transport_verbs.c      device and GID choice, open and close;
+ *   na_transport_verbs_raw.c  registered memory, send buffers, the raw QP,
+ *                             frame build, parse and validation;
+ *   na_transport_verbs_rc.c   the RC QPs: the CONNECT_REQ/REP exchange,
+ *                             RDMA WRITE WITH IMMEDIATE, credits;
+ *   na_transport_verbs_io.c   send() and recv() over both QPs.
+ *
  * Everything above the transport (requester, agents, retransmission,
  * segmentation) is shared with the UDP transport; this file only moves
  * whole LCF messages.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Verbs transport: send() (RC when the peer is up, else raw; loopback for
- * ourselves) and recv() (completions of both QPs); see na_transport_verbs.c.
+ * ourselves) and recv() (completions of both QPs); see na_transport_verbs.c
+ * (which file owns what: its top).
  */
 #include "na_transport_verbs.h"
 

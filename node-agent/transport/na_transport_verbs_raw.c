@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Verbs transport: registered memory, send buffers and the raw-packet QP
- * (whole Ethernet/IPv4/UDP/LCF frames); see na_transport_verbs.c.
+ * (whole Ethernet/IPv4/UDP/LCF frames); see na_transport_verbs.c
+ * (which file owns what: its top).
  */
 #include "na_transport_verbs.h"
 

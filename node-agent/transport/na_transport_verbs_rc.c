@@ -2,7 +2,8 @@
  *
  * Verbs transport: one RC QP per peer, connected by the VERBS_CONNECT_REQ/REP
  * exchange on the raw QP; block data as RDMA WRITE WITH IMMEDIATE into the
- * peer's ring, credits written back; see na_transport_verbs.c.
+ * peer's ring, credits written back; see na_transport_verbs.c
+ * (which file owns what: its top).
  */
 #include "na_transport_verbs.h"
 
