@@ -31,7 +31,7 @@ settle_stale(struct dsm_thread *t)
 	uint32_t seq = s->seq, cs;
 	bool wb = false;
 
-	if (!s->valid || !na_collect_done(&s->c))
+	if (!s->valid || (!s->in_cs && !na_collect_done(&s->c)))
 		return;
 	s->valid = false;
 	na_rec_granted(t->n->rec, t->id, s->tag);
@@ -73,6 +73,21 @@ settle_stale(struct dsm_thread *t)
 		return;
 	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
+}
+
+/* Does the node's cache hold a valid copy of `tag` (a sibling's)? */
+static bool
+node_has_copy(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+	struct na_centry *e;
+	bool v;
+
+	pthread_mutex_lock(&b->mu);
+	e = na_cache_find(b, tag);
+	v = e && e->state != NA_L_INVALID;
+	pthread_mutex_unlock(&b->mu);
+	return v;
 }
 
 /* A copy of the abandoned request, or (`type` ABORT) its ABORT. */
@@ -126,9 +141,20 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, s->type, &req);
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
+	s->in_cs = false;
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
 		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
+
+		if (granted && s->in_cs && node_has_copy(t, s->tag)) {
+			/* lib/model/rthreads.pml: the check refuses every
+			 * re-sent copy while our read lock holds; the
+			 * sibling's read brought the data (and wrote a
+			 * Modified owner's data home): release now. */
+			s->c.gs_old = LCF_GS_SHARED;
+			s->c.cs_old = na_bit(t->n->self);
+			break;
+		}
 
 		if (t->n->qt && na_node_q_holds(t->n, s->tag, t->id, s->seq)) {
 			held = true; /* the queue holders end the tenure */

@@ -84,6 +84,10 @@ struct na_stale {
 	uint64_t tag;
 	uint32_t copies; /* copies of the request sent with this seq */
 	uint32_t nacks;  /* NACKs received for it */
+	/* READ_MISS refused by the check (the node in COPYSET) after a copy
+	 * was known to hold the lock: a sibling thread's read put the node
+	 * there (na_req_quarantine) */
+	bool in_cs;
 	struct na_collect c;
 	uint8_t *buf;
 };
