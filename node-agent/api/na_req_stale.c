@@ -115,8 +115,9 @@ stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
  * If one does ("a copy passed"), its replies come: collect them all
  * (re-sending the request, which passes on the scoreboard or is answered
  * from LAST-EXECUTED) and release the lock with its own seq. The directory
- * baseline has no ABORT: there the requester waits for one NACK per copy
- * sent, or 500 ms.
+ * baseline's home answers the ABORT the same way (na_home.c abort_event):
+ * counting one NACK per copy sent cannot tell either, a network duplicate
+ * is a copy never counted (lib/model/dircount.pml).
  *
  * Queued mode: a copy that became the block's waiting writer passed too,
  * and the re-sent request is answered QWAIT or QGRANT, which the node's
@@ -132,7 +133,6 @@ void
 na_req_quarantine(struct dsm_thread *t)
 {
 	struct na_stale *s = &t->stale;
-	bool dir = t->n->cfg.directory;
 	uint64_t start = na_now_ns(), next = start;
 	struct lcf_msg req, ab;
 	uint32_t tries = 0;
@@ -162,15 +162,12 @@ na_req_quarantine(struct dsm_thread *t)
 		}
 		if (s->answer == NA_AB_ABORTED && !s->c.got_reply)
 			break;
-		if (dir && !granted &&
-		    (s->nacks >= s->copies || now - start > NA_QUARANTINE_NS))
-			break;
 		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
 			break;
 		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
 		if (na_rec_blocked(t->n->rec, s->tag))
 			break;
-		if (now >= next && (granted || !dir)) {
+		if (now >= next) {
 			/* Granted: re-ask for lost replies; else the ABORT. */
 			na_node_send(t->n, req.dst_node, granted ? &req : &ab,
 				     NULL);
@@ -184,8 +181,7 @@ na_req_quarantine(struct dsm_thread *t)
 						      : NA_UNLOCK_TIMEOUT_RTTS,
 					      tries++);
 		}
-		if (na_req_wait_mail(t, dir && !granted ? now + 200000
-							: next) == 0)
+		if (na_req_wait_mail(t, next) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 	}
 	if (s->answer == NA_AB_ABORTED)

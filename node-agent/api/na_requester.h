@@ -27,7 +27,6 @@
 #define NA_REQ_TIMEOUT_RTTS    6 /* section 5.3.1 */
 #define NA_UNLOCK_TIMEOUT_RTTS 3
 #define NA_GIVE_UP_NS          2000000000ull /* after dsm_stop(): 2 s */
-#define NA_QUARANTINE_NS       500000000ull /* directory: a copy lost for good */
 
 /* Access modes of one block. */
 enum na_mode {
