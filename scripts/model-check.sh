@@ -247,6 +247,16 @@ if [ $DEEP = 0 ]; then
 	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	# Retry mode, two threads of one node (rthreads.pml): a refused
+	# READ_MISS whose duplicate holds the read lock, a sibling's read putting
+	# the node in COPYSET, the quarantine's re-sent copies refused by the
+	# check. Today's rule leaks the lock; the check-refusal release holds.
+	PML=rthreads.pml run rthreads-old "violation:invalid end state" "-DDUP=1 -DLOSS=1 -DR=2" "-DSAFETY" "-m10000 -w18"
+	PML=rthreads.pml run rthreads pass "-DFIX -DDUP=2 -DLOSS=2 -DR=3" "-DSAFETY" "-m100000 -w18"
+	# Directory baseline (dircount.pml): refusals counted against copies
+	# sent miss the network's duplicate; the home's ABORT does not.
+	PML=dircount.pml run dircount-old "violation:wl *== *0" "-DDUP=1" "-DSAFETY" "-m10000 -w18"
+	PML=dircount.pml run dircount pass "-DFIX -DDUP=3" "-DSAFETY" "-m10000 -w18"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
