@@ -83,6 +83,8 @@ step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.
 # ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
 # duplication and reordering, every history checked (docs/SIMULATION.md)
 step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
+step "simulated cluster: random sweep, 50 harsh runs, histories checked" scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
 step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
 [ -x scripts/test-e2e.sh ] && step "end-to-end DSM on a namespace cluster" scripts/test-e2e.sh
 # ~10 s: meson install, an application built with pkg-config, run on 2 nodes
