@@ -28,4 +28,4 @@ SIM=$BUILD/node-agent/na-sim
 case " $* " in *" -h "*|*" --help "*) sed -n 2,22p "$0"; exit 0 ;; esac
 KEEP=()
 case " $* " in *" --keep "*) ;; *) KEEP=(--keep "$PWD/sim-sweep-failures") ;; esac
-exec python3 "$ROOT/scripts/sim_sweep.py" --sim "$SIM" "${KEEP[@]}" "$@"
+exec python3 -S "$ROOT/scripts/sim_sweep.py" --sim "$SIM" "${KEEP[@]}" "$@"

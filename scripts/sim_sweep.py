@@ -9,6 +9,7 @@ node-agent/checker/check_history.py. A failing run's command is printed and
 its directory (history, summary, stderr) kept under --keep.
 """
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -63,6 +64,29 @@ def draw(rng, profile):
     return o
 
 
+CHECKER = None  # check_history.py, loaded once (no interpreter per run)
+
+
+def check(hist, d):
+    """The history checker in this process: None, or why the run fails."""
+    if not hist:
+        return "no history"
+    try:
+        ops, finals = CHECKER.load(hist)
+        res = CHECKER.check(ops, finals, 0, None)
+    except (OSError, CHECKER.BadInput) as e:
+        return "history: %s" % e
+    with open(os.path.join(d, "check.out"), "w") as f:
+        for kind, msg in res.violations:
+            f.write("VIOLATION %s: %s\n" % (kind, msg))
+        f.write("%d ops, %d violations\n" % (len(ops), len(res.violations)))
+    if res.violations:
+        kind, msg = res.violations[0]
+        return "history: %d violations, first %s: %s" % (
+            len(res.violations), kind, msg[:160])
+    return None
+
+
 def one(args, i, work):
     rng = random.Random(args.seed * 1000003 + i)
     seed = rng.randint(1, 4000000000)
@@ -88,15 +112,8 @@ def one(args, i, work):
             why = "summary: %s" % e
     hist = sorted(os.path.join(d, f) for f in os.listdir(d)
                   if f.startswith("node-") and f.endswith(".jsonl"))
-    if why is None and hist:
-        p = subprocess.run([sys.executable, args.checker] + hist,
-                           capture_output=True, text=True)
-        with open(os.path.join(d, "check.out"), "w") as f:
-            f.write(p.stdout + p.stderr)
-        if p.returncode != 0:
-            out = p.stdout.strip().splitlines()
-            bad = [l for l in out if "VIOLATION" in l] or out[-1:]
-            why = "history: " + (bad[0][:160] if bad else "checker failed")
+    if why is None:
+        why = check(hist, d)
     line = "na-sim " + " ".join(opts)
     if why is not None and args.keep:
         dst = os.path.join(args.keep, "run-%d-seed-%d" % (i, seed))
@@ -121,6 +138,11 @@ def main():
                     default=os.path.join(ROOT, "node-agent", "checker",
                                          "check_history.py"))
     args = ap.parse_args()
+    global CHECKER
+    spec = importlib.util.spec_from_file_location("check_history",
+                                                  args.checker)
+    CHECKER = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(CHECKER)
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
     work = tempfile.mkdtemp(prefix="sim-sweep.")
