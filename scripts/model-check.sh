@@ -257,6 +257,11 @@ if [ $DEEP = 0 ]; then
 	# sent miss the network's duplicate; the home's ABORT does not.
 	PML=dircount.pml run dircount-old "violation:wl *== *0" "-DDUP=1" "-DSAFETY" "-m10000 -w18"
 	PML=dircount.pml run dircount pass "-DFIX -DDUP=3" "-DSAFETY" "-m10000 -w18"
+	# Static and dynamic migration of one block (migmix.pml): the static
+	# loop's ADD during a drain clears the holder's lock; not once a
+	# draining block is skipped and counts no ACK.
+	PML=migmix.pml run migmix-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=migmix.pml run migmix pass "-DFIX -DC=4" "-DSAFETY" "-m10000 -w18"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
