@@ -297,9 +297,10 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 	}
 	/* The option sets node-agent refuses (na_main.c). */
 	if (o->directory && (o->migrate || (sb_set && o->switch_blocks))) {
-		fprintf(stderr, "na-sim: --switch-blocks and --migrate need LCF "
-				"(the directory protocol never involves the "
-				"switch's pipeline)\n");
+		fprintf(stderr,
+			"na-sim: --switch-blocks and --migrate need LCF "
+			"(the directory protocol never involves the "
+			"switch's pipeline)\n");
 		return -1;
 	}
 	return 0;
