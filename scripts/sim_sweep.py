@@ -52,6 +52,10 @@ def draw(rng, profile):
     o += ["--jitter-us", str(rng.choice([0, 4, 50, 200, 500] if harsh
                                         else [0, 4, 50]))]
     o += ["--max-rate", str(rng.choice([5000, 50000, 200000]))]
+    # At 30% loss per hop, 16 nodes x 4 threads on a few blocks, finishing
+    # the operations in flight at the stop can take over 30 virtual s
+    # without anything stuck: harsh runs allow 300.
+    o += ["--stuck-s", "300" if harsh else "30"]
     if directory:
         o += ["--directory"]
     else:
