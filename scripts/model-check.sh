@@ -262,6 +262,11 @@ if [ $DEEP = 0 ]; then
 	# draining block is skipped and counts no ACK.
 	PML=migmix.pml run migmix-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migmix.pml run migmix pass "-DFIX -DC=4" "-DSAFETY" "-m10000 -w18"
+	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
+	# its memory and version under a Modified owner; the proposed rule
+	# (refuse while locked or Modified, count home write grants) does not.
+	PML=vohfall.pml run vohfall-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
+	PML=vohfall.pml run vohfall pass "-DFIX" "-DSAFETY" "-m10000 -w16"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
