@@ -263,7 +263,7 @@ if [ $DEEP = 0 ]; then
 	PML=migmix.pml run migmix-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migmix.pml run migmix pass "-DFIX -DC=4" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
-	# its memory and version under a Modified owner; the proposed rule
+	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.
 	PML=vohfall.pml run vohfall-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
 	PML=vohfall.pml run vohfall pass "-DFIX" "-DSAFETY" "-m10000 -w16"

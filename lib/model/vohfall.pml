@@ -11,7 +11,7 @@
  * Today's rule (default): the VOH home serves any home-owned block from
  * its memory and its version, which coherence writes do not change: R1
  * reads the value from before W's completed write, R2's copy validates
- * (run vohfall-old). -DFIX (the rule proposed, not yet in the C): the VOH
+ * (run vohfall-old). -DFIX (na_voh_home.c serves()/cur_ver()): the VOH
  * home refuses while the block is write-locked or Modified at a cache
  * (the reader falls back to a READ_MISS, which takes the owner's data and
  * writes it home), and every write the home grants counts in the version.

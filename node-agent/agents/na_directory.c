@@ -236,10 +236,12 @@ request(struct na_home *h, const struct lcf_msg *req, struct na_out *out)
 	 * ABORT of this seq now answers "a copy passed" (na_home.c). */
 	na_le_commit(&rq->req, m.seq);
 	rq->dec.kind = NA_HDEC_REPLY;
-	if (exclusive)
+	if (exclusive) {
 		b->writer = true;
-	else
+		b->wgrants += write;
+	} else {
 		b->readers++;
+	}
 	rq->held[m.seq & 1] = (struct na_hheld){
 		.valid = true, .write = exclusive, .seq = m.seq, .tag = m.tag
 	};

@@ -51,6 +51,8 @@ struct na_hblock {
 			       lib/model/migmix.pml) */
 	uint32_t cs;
 	uint32_t hot;     /* forwarded copies this epoch (section 5.2.2) */
+	uint32_t wgrants; /* write locks granted here (validate-on-hit's
+			     version counts them, na_voh_home.c) */
 	uint32_t add_seq; /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
 				   a new set) */
