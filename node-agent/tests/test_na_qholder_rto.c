@@ -35,17 +35,25 @@ tick_intervals(struct na_qholder *h, int n, uint64_t *last)
 	return maxi;
 }
 
+/* A holder whose event is done, its QRELEASE sent (ENDING); RTT `rtt`. */
+static void
+ending(struct na_qholder *h, uint64_t rtt)
+{
+	struct na_qacts out = { 0 };
+
+	na_qholder_init(h, NA_QORDER_FIFO, 0, rtt);
+	cr_assert_eq(na_qholder_request(h, 0, 1), 0);
+	cr_assert_eq(na_qholder_switch_granted(h, 0, 1), 0);
+	cr_assert_eq(na_qholder_done(h, 1, 0, 0, &out), 0);
+	cr_assert_eq(h->st, NA_QH_ENDING);
+}
+
 Test(qholder_rto, qrelease_backoff_capped)
 {
 	struct na_qholder h;
-	struct na_qacts out = { 0 };
 	uint64_t last = 0;
 
-	na_qholder_init(&h, NA_QORDER_FIFO, 0, 1 * MS); /* bound 6 ms */
-	cr_assert_eq(na_qholder_request(&h, 0, 1), 0);
-	cr_assert_eq(na_qholder_switch_granted(&h, 0, 1), 0);
-	cr_assert_eq(na_qholder_done(&h, 1, 0, 0, &out), 0);
-	cr_assert_eq(h.st, NA_QH_ENDING);
+	ending(&h, 1 * MS); /* bound 6 ms */
 	cr_assert_eq(tick_intervals(&h, 40, &last), NA_QH_RTO_MAX_NS);
 	cr_assert_eq(last, NA_QH_RTO_MAX_NS, "re-sent at the cap");
 }
@@ -53,13 +61,9 @@ Test(qholder_rto, qrelease_backoff_capped)
 Test(qholder_rto, long_bound_is_the_cap)
 {
 	struct na_qholder h;
-	struct na_qacts out = { 0 };
 	uint64_t last = 0;
 
-	na_qholder_init(&h, NA_QORDER_FIFO, 0, 100 * MS); /* bound 600 ms */
-	cr_assert_eq(na_qholder_request(&h, 0, 1), 0);
-	cr_assert_eq(na_qholder_switch_granted(&h, 0, 1), 0);
-	cr_assert_eq(na_qholder_done(&h, 1, 0, 0, &out), 0);
+	ending(&h, 100 * MS); /* bound 600 ms */
 	cr_assert_eq(tick_intervals(&h, 10, &last), 600 * MS);
 	cr_assert_eq(last, 600 * MS);
 }
