@@ -260,6 +260,26 @@ if [ $DEEP = 0 ]; then
 		"-DN=2 -DNT=1 -DOPS=2 -DOPS1=1 -DDUP=1 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 	# Two seqs given up in a row (NACKX 2, a superset of the run above) and
 	# the kept slot (DUP 2) are in --deep.
+	# Retry mode, two threads of one node (rthreads.pml): a refused
+	# READ_MISS whose duplicate holds the read lock, a sibling's read putting
+	# the node in COPYSET, the quarantine's re-sent copies refused by the
+	# check. Today's rule leaks the lock; the check-refusal release holds.
+	PML=rthreads.pml run rthreads-old "violation:invalid end state" "-DDUP=1 -DLOSS=1 -DR=2" "-DSAFETY" "-m10000 -w18"
+	PML=rthreads.pml run rthreads pass "-DFIX -DDUP=2 -DLOSS=2 -DR=3" "-DSAFETY" "-m100000 -w18"
+	# Directory baseline (dircount.pml): refusals counted against copies
+	# sent miss the network's duplicate; the home's ABORT does not.
+	PML=dircount.pml run dircount-old "violation:wl *== *0" "-DDUP=1" "-DSAFETY" "-m10000 -w18"
+	PML=dircount.pml run dircount pass "-DFIX -DDUP=3" "-DSAFETY" "-m10000 -w18"
+	# Static and dynamic migration of one block (migmix.pml): the static
+	# loop's ADD during a drain clears the holder's lock; not once a
+	# draining block is skipped and counts no ACK.
+	PML=migmix.pml run migmix-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=migmix.pml run migmix pass "-DFIX -DC=4" "-DSAFETY" "-m10000 -w18"
+	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
+	# its memory and version under a Modified owner; the fixed rule
+	# (refuse while locked or Modified, count home write grants) does not.
+	PML=vohfall.pml run vohfall-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
+	PML=vohfall.pml run vohfall pass "-DFIX" "-DSAFETY" "-m10000 -w16"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

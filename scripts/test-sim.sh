@@ -193,6 +193,21 @@ run regress-queued-129 "--seed 129 --events 60000 --workload micro --read-ratio 
 # passing it on from a passing slot of its own).
 run regress-queued-rwlock-61 "--seed 61 --events 60000 --workload rwlock --read-ratio 0.5 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.2 --lock-mode queued" \
 	qlock.req_grants qlock.abandoned_holds
+# Retry mode, two threads: a refused READ_MISS whose duplicate held the
+# read lock; the quarantine's re-sent copies refused "check failed" once a
+# sibling's read put the node in COPYSET (lib/model/rthreads.pml).
+run regress-retry-threads-20055 "--seed 20055 --nodes 2 --threads 2 --workload rwlock --blocks 3 --switch-blocks 2 --cache-blocks 64 --loss 0.05 --dup 0.2 --jitter-us 200 --events 500"
+# Directory baseline: refusals counted against copies sent, the duplicate
+# granted and dropped (lib/model/dircount.pml).
+run regress-directory-30003 "--seed 30003 --directory --nodes 2 --threads 2 --blocks 1 --loss 0 --dup 0.2 --events 1000"
+# Static and dynamic migration: the static loop's ADD during a drain
+# collided and cleared the holder's write lock (lib/model/migmix.pml).
+run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rwlock --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 3 --loss 0.3 --dup 0.1 --jitter-us 50 --max-rate 5000 --migrate --events 20000"
+# Validate-on-hit, 14 nodes: a write that fell back to WRITE_MISS stayed
+# Modified while the VOH home served its stale memory (lib/model/vohfall.pml).
+run regress-voh-fallback-30006 "--seed 30006 --nodes 14 --threads 2 --workload poll --updaters all --blocks 1 --switch-blocks 2 --cache-blocks 64 --loss 0.05 --dup 0 --events 2000"
+# Queued mode, heavy loss: the queue holder's back-off uncapped.
+run regress-queued-rto-20061 "--seed 20061 --nodes 4 --threads 1 --workload micro --blocks 3 --switch-blocks 0 --cache-blocks 2 --loss 0.3 --dup 0.05 --jitter-us 500 --lock-mode queued --pipe-depth 1 --block-size 16384 --events 50000 --stuck-s 300"
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

@@ -113,6 +113,9 @@ cpu_lane() {
 	# duplication and reordering, every history checked (docs/SIMULATION.md)
 	step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
 	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
+	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
+		scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
 	step "applications in na-sim with the cost model (smoke: kv, tpcc, pagerank x 3 modes, determinism)" \
 		scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
 	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \

@@ -232,12 +232,16 @@ request(struct na_home *h, const struct lcf_msg *req, struct na_out *out)
 		emit_nack(h, &m, m.type, b, out);
 		return;
 	}
-	/* Not recorded for NACKs: the retry comes with the same seq. */
+	/* Not recorded for NACKs: the retry comes with the same seq. An
+	 * ABORT of this seq now answers "a copy passed" (na_home.c). */
 	na_le_commit(&rq->req, m.seq);
-	if (exclusive)
+	rq->dec.kind = NA_HDEC_REPLY;
+	if (exclusive) {
 		b->writer = true;
-	else
+		b->wgrants += write;
+	} else {
 		b->readers++;
+	}
 	rq->held[m.seq & 1] = (struct na_hheld){
 		.valid = true, .write = exclusive, .seq = m.seq, .tag = m.tag
 	};

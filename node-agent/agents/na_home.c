@@ -226,6 +226,7 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	na_le_commit(&rq->req, m->seq);
 	if (write) {
 		b->writer = true;
+		b->wgrants++;
 		na_home_q_granted(h, m, b);
 	} else {
 		b->readers++;

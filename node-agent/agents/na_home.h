@@ -46,8 +46,13 @@ struct na_hblock {
 	uint8_t add_copies; /* MIGRATING: ADD_TO_SWITCH copies sent (<= 8) */
 	uint8_t add_failed; /* MIGRATING: copies answered FAIL (bit i) */
 	bool add_collided;  /* the last migration ended in a collision */
+	bool add_draining;  /* MIGRATING by a drain that has not taken the
+			       write lock yet: no ADD may go (na_migrate.c,
+			       lib/model/migmix.pml) */
 	uint32_t cs;
 	uint32_t hot;     /* forwarded copies this epoch (section 5.2.2) */
+	uint32_t wgrants; /* write locks granted here (validate-on-hit's
+			     version counts them, na_voh_home.c) */
 	uint32_t add_seq; /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
 				   a new set) */

@@ -116,6 +116,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->add_copies = 0;
 	b->add_failed = 0;
 	b->add_collided = false;
+	b->add_draining = false;
 	b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 	emit_add(h, idx, out);
 	return 0;
@@ -124,7 +125,8 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 int
 na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out)
 {
-	if (idx >= h->n_blocks || h->blk[idx].owner != NA_OWN_MIGRATING)
+	if (idx >= h->n_blocks || h->blk[idx].owner != NA_OWN_MIGRATING ||
+	    h->blk[idx].add_draining)
 		return -EALREADY;
 	emit_add(h, idx, out);
 	return 0;

@@ -139,6 +139,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 			if (now_ns - p->first_ns <= MIG_DRAIN_NS)
 				return false;
 			b->owner = NA_OWN_HOME;
+			b->add_draining = false;
 			mg->st.busy_skipped++;
 			return true;
 		}
@@ -157,6 +158,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		b->add_copies = 0;
 		b->add_failed = 0;
 		b->add_collided = false;
+		b->add_draining = false;
 		na_home_migrate_resend(h, p->idx, io->out);
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
@@ -282,7 +284,13 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 		 */
 		b = &h->blk[c->idx];
 		b->owner = NA_OWN_MIGRATING;
-		/* late acks of an earlier migration: not ours */
+		/* Another ADD loop (static migration's) must not send for
+		 * it, nor any ACK count, before the drain has the lock: a
+		 * FAIL would clear the holder's lock. Late acks of an
+		 * earlier migration: not ours. */
+		b->add_draining = true;
+		b->add_copies = 0;
+		b->add_failed = 0;
 		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 		add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH, now_ns);
 		mg->pend[mg->n_pend - 1].draining = true;

@@ -48,6 +48,17 @@ bound(const struct na_qholder *h)
 	return NA_QH_BOUND_RTTS * h->rtt;
 }
 
+/* The retransmission timer doubled, capped: a holder whose QXFER, QRELEASE
+ * or Q_GRANT keeps being lost goes on trying at the cap. */
+static uint64_t
+backoff(const struct na_qholder *h)
+{
+	uint64_t cap = bound(h) > NA_QH_RTO_MAX_NS ? bound(h)
+						   : NA_QH_RTO_MAX_NS;
+
+	return h->rto * 2 < cap ? h->rto * 2 : cap;
+}
+
 /* The event's tenure is over: forget its queue (model: idle()). */
 static void
 to_idle(struct na_qholder *h, struct na_qacts *out)
@@ -400,10 +411,10 @@ na_qholder_tick(struct na_qholder *h, uint64_t now, struct na_qacts *out)
 		h->rto = bound(h);
 		send_end(h, now, out);
 	} else if (h->st == NA_QH_ENDING && now >= h->retx_at) {
-		h->rto *= 2;
+		h->rto = backoff(h);
 		send_end(h, now, out);
 	} else if (h->st == NA_QH_GIVING && now >= h->retx_at) {
-		h->rto *= 2;
+		h->rto = backoff(h);
 		h->retx_at = now + h->rto;
 		send_grant(h, out);
 	}

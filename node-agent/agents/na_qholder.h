@@ -27,6 +27,9 @@
 #include "na_qfifo.h"
 
 #define NA_QH_BOUND_RTTS 6 /* forward delay bound, retransmission timer */
+/* Retransmission back-off cap (the requester's, na_req_timeout), unless the
+ * bound itself is longer */
+#define NA_QH_RTO_MAX_NS 200000000ull
 #define NA_QH_SEEN       (2 * NA_QFIFO_MAX)
 #define NA_QH_MAX_ACTS   8
 

@@ -66,12 +66,42 @@ home_owned(const struct na_home *h, int64_t idx)
 	       NA_OWN_HOME;
 }
 
+/*
+ * Home memory is the block's value for validate-on-hit only while the
+ * coherence protocol has no writer and no Modified copy (a write that fell
+ * back to it, or one made while the switch owned the block); an update may
+ * also not change memory under coherent copies, which it would not
+ * invalidate. Refused, the access falls back to the coherence protocol
+ * (lib/model/vohfall.pml).
+ */
+static bool
+serves(const struct na_home *h, int64_t idx, bool update)
+{
+	const struct na_hblock *b = &h->blk[idx];
+
+	if (!home_owned(h, idx) ||
+	    __atomic_load_n(&b->writer, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&b->gs, __ATOMIC_RELAXED) == LCF_GS_MODIFIED)
+		return false;
+	return !update || (__atomic_load_n(&b->cs, __ATOMIC_RELAXED) == 0 &&
+			   __atomic_load_n(&b->readers, __ATOMIC_RELAXED) == 0);
+}
+
+/* The version: validate-on-hit's commits plus the home's write grants
+ * (a coherent write changes the value too). */
+static uint32_t
+cur_ver(const struct na_voh_home *v, int64_t idx)
+{
+	return __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&v->h->blk[idx].wgrants, __ATOMIC_RELAXED);
+}
+
 uint32_t
 na_voh_version(const struct na_voh_home *v, uint64_t tag)
 {
 	int64_t idx = blk_idx(v->h, tag);
 
-	return idx < 0 ? 0 : __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
+	return idx < 0 ? 0 : cur_ver(v, idx);
 }
 
 /*
@@ -99,10 +129,10 @@ version_reply(const struct na_voh_home *v, const struct lcf_msg *m,
 {
 	na_reply_hdr(m, r, NA_MSG_VOH_VERSION);
 	r->aux = na_aux_orig(m->type, v->h->self);
-	if (fail || idx < 0 || !home_owned(v->h, idx))
+	if (fail || idx < 0 || !serves(v->h, idx, false))
 		r->flags = LCF_F_FAIL;
 	else
-		r->copyset = __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
+		r->copyset = cur_ver(v, idx);
 	if (idx >= 0)
 		set_epoch(v, idx, r);
 }
@@ -145,7 +175,7 @@ proceed(struct na_voh_home *v, uint32_t who, int64_t idx, struct na_out *out)
 		na_out_push(out, m.node, &m, NULL);
 		return;
 	}
-	m.copyset = __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
+	m.copyset = cur_ver(v, idx);
 	for (uint32_t i = 0; i < na_seg_count(v->h->block_size); i++) {
 		uint32_t off;
 		uint16_t len;
@@ -228,7 +258,7 @@ request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 		return;
 	}
 	b = vblk(v, idx);
-	if (!home_owned(v->h, idx) || !b) {
+	if (!serves(v->h, idx, m->type == NA_MSG_VOH_UPDATE) || !b) {
 		v->st.refused++;
 		na_reply_hdr(m, &f, NA_MSG_VOH_PROCEED);
 		f.flags = LCF_F_FAIL;
@@ -335,7 +365,7 @@ done(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx, uint32_t who,
 		step(v, idx, NA_RQ_UPDATE_DONE, who, out);
 	}
 	r->state = NA_VR_DONE;
-	r->ver = __atomic_load_n(&v->ver[idx], __ATOMIC_ACQUIRE);
+	r->ver = cur_ver(v, idx);
 	version_reply(v, m, &a, idx, false);
 	a.copyset = r->ver;
 	na_out_push(out, m->node, &a, NULL);

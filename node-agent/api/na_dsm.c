@@ -260,6 +260,16 @@ dsm_unlock(struct dsm_thread *t, dsm_addr_t addr)
 void
 dsm_sync(struct dsm_thread *t)
 {
+	/* A refused event whose copy may hold a lock ends here too, not only
+	 * before the thread's next event: a thread that stops must not keep
+	 * it. */
+	if (t->stale.valid) {
+		uint64_t tag = t->stale.tag;
+		uint32_t seq = t->stale.seq;
+
+		na_req_quarantine(t);
+		na_node_q_abandon(t->n, tag, t->id, seq);
+	}
 	na_req_flush(t);
 }
 

@@ -87,8 +87,13 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 		if (m->type == s->type) /* returned by the switch */
 			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
 				       m->copyset, true);
-		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK)
+		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK) {
 			s->nacks++; /* one more copy is dead */
+			if (s->type == LCF_T_READ_MISS &&
+			    (s->answer == NA_AB_PASSED || s->c.got_reply) &&
+			    (m->copyset & na_bit(t->n->self)))
+				s->in_cs = true;
+		}
 		break;
 	}
 	return true;

@@ -33,7 +33,7 @@ settle_stale(struct dsm_thread *t)
 	uint32_t seq = s->seq, cs;
 	bool wb = false;
 
-	if (!s->valid || !na_collect_done(&s->c))
+	if (!s->valid || (!s->in_cs && !na_collect_done(&s->c)))
 		return;
 	s->valid = false;
 	na_rec_granted(t->n->rec, t->id, s->tag);
@@ -77,6 +77,21 @@ settle_stale(struct dsm_thread *t)
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
 }
 
+/* Does the node's cache hold a valid copy of `tag` (a sibling's)? */
+static bool
+node_has_copy(struct dsm_thread *t, uint64_t tag)
+{
+	struct na_cbucket *b = na_cache_bucket(&t->n->cache, tag);
+	struct na_centry *e;
+	bool v;
+
+	pthread_mutex_lock(&b->mu);
+	e = na_cache_find(b, tag);
+	v = e && e->state != NA_L_INVALID;
+	pthread_mutex_unlock(&b->mu);
+	return v;
+}
+
 /* A copy of the abandoned request, or (`type` ABORT) its ABORT. */
 static void
 stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
@@ -102,8 +117,9 @@ stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
  * If one does ("a copy passed"), its replies come: collect them all
  * (re-sending the request, which passes on the scoreboard or is answered
  * from LAST-EXECUTED) and release the lock with its own seq. The directory
- * baseline has no ABORT: there the requester waits for one NACK per copy
- * sent, or 500 ms.
+ * baseline's home answers the ABORT the same way (na_home.c abort_event):
+ * counting one NACK per copy sent cannot tell either, a network duplicate
+ * is a copy never counted (lib/model/dircount.pml).
  *
  * Queued mode: a copy that became the block's waiting writer passed too,
  * and the re-sent request is answered QWAIT or QGRANT, which the node's
@@ -119,7 +135,6 @@ void
 na_req_quarantine(struct dsm_thread *t)
 {
 	struct na_stale *s = &t->stale;
-	bool dir = t->n->cfg.directory;
 	uint64_t start = na_now_ns(), next = start;
 	struct lcf_msg req, ab;
 	uint32_t tries = 0;
@@ -128,9 +143,20 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, s->type, &req);
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
+	s->in_cs = false;
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
 		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
+
+		if (granted && s->in_cs && node_has_copy(t, s->tag)) {
+			/* lib/model/rthreads.pml: the check refuses every
+			 * re-sent copy while our read lock holds; the
+			 * sibling's read brought the data (and wrote a
+			 * Modified owner's data home): release now. */
+			s->c.gs_old = LCF_GS_SHARED;
+			s->c.cs_old = na_bit(t->n->self);
+			break;
+		}
 
 		if (t->n->qt && na_node_q_holds(t->n, s->tag, t->id, s->seq)) {
 			held = true; /* the queue holders end the tenure */
@@ -138,15 +164,12 @@ na_req_quarantine(struct dsm_thread *t)
 		}
 		if (s->answer == NA_AB_ABORTED && !s->c.got_reply)
 			break;
-		if (dir && !granted &&
-		    (s->nacks >= s->copies || now - start > NA_QUARANTINE_NS))
-			break;
 		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
 			break;
 		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
 		if (na_rec_blocked(t->n->rec, s->tag))
 			break;
-		if (now >= next && (granted || !dir)) {
+		if (now >= next) {
 			/* Granted: re-ask for lost replies; else the ABORT. */
 			na_node_send(t->n, req.dst_node, granted ? &req : &ab,
 				     NULL);
@@ -160,8 +183,7 @@ na_req_quarantine(struct dsm_thread *t)
 						      : NA_UNLOCK_TIMEOUT_RTTS,
 					      tries++);
 		}
-		if (na_req_wait_mail(t, dir && !granted ? now + 200000
-							: next) == 0)
+		if (na_req_wait_mail(t, next) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 	}
 	if (s->answer == NA_AB_ABORTED)

@@ -280,21 +280,19 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	if (c->nacked) {
 		na_rec_idle(t->n->rec, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);
-		if (rt->nacks < rt->copies || !t->n->cfg.directory) {
-			/*
-			 * A copy may take the lock later: a network duplicate
-			 * is a copy we never counted, so outside the directory
-			 * baseline only an ABORT can tell (na_req_quarantine()).
-			 */
-			t->stale.valid = true;
-			t->stale.type = type;
-			t->stale.seq = seq;
-			t->stale.tag = tag;
-			t->stale.copies = rt->copies;
-			t->stale.nacks = rt->nacks;
-			na_collect_init(&t->stale.c, type, t->n->self,
-					t->d->topo.block_size);
-		}
+		/*
+		 * A copy may take the lock later: a network duplicate
+		 * is a copy we never counted, so only an ABORT can
+		 * tell (na_req_quarantine(), lib/model/dircount.pml).
+		 */
+		t->stale.valid = true;
+		t->stale.type = type;
+		t->stale.seq = seq;
+		t->stale.tag = tag;
+		t->stale.copies = rt->copies;
+		t->stale.nacks = rt->nacks;
+		na_collect_init(&t->stale.c, type, t->n->self,
+				t->d->topo.block_size);
 		return NA_EV_NACK;
 	}
 	na_rec_granted(t->n->rec, t->id, tag);

@@ -27,7 +27,6 @@
 #define NA_REQ_TIMEOUT_RTTS    6 /* section 5.3.1 */
 #define NA_UNLOCK_TIMEOUT_RTTS 3
 #define NA_GIVE_UP_NS          2000000000ull /* after dsm_stop(): 2 s */
-#define NA_QUARANTINE_NS       500000000ull /* directory: a copy lost for good */
 
 /* Access modes of one block. */
 enum na_mode {
@@ -84,6 +83,10 @@ struct na_stale {
 	uint64_t tag;
 	uint32_t copies; /* copies of the request sent with this seq */
 	uint32_t nacks;  /* NACKs received for it */
+	/* READ_MISS refused by the check (the node in COPYSET) after a copy
+	 * was known to hold the lock: a sibling thread's read put the node
+	 * there (na_req_quarantine) */
+	bool in_cs;
 	struct na_collect c;
 	uint8_t *buf;
 };

@@ -253,7 +253,7 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 
 		if (b->owner == NA_OWN_SWITCH) {
 			ok++;
-		} else if (b->owner == NA_OWN_MIGRATING) {
+		} else if (b->owner == NA_OWN_MIGRATING && !b->add_draining) {
 			/* No answer: no switch on the path. Keep it home. */
 			b->owner = NA_OWN_HOME;
 			b->writer = false;

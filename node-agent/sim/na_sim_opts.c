@@ -139,6 +139,7 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 	};
 	/* clang-format on */
 
+	bool sb_set = false;
 	double v;
 	int c;
 
@@ -198,6 +199,7 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			break;
 		case 'S':
 			rc = num("--switch-blocks", optarg, 0, 1 << 20, &v);
+			sb_set = true;
 			o->switch_blocks = (uint32_t)v;
 			break;
 		case 'c':
@@ -291,6 +293,14 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 	if (optind < argc) {
 		fprintf(stderr, "na-sim: unexpected argument \"%s\"\n",
 			argv[optind]);
+		return -1;
+	}
+	/* The option sets node-agent refuses (na_main.c). */
+	if (o->directory && (o->migrate || (sb_set && o->switch_blocks))) {
+		fprintf(stderr,
+			"na-sim: --switch-blocks and --migrate need LCF "
+			"(the directory protocol never involves the "
+			"switch's pipeline)\n");
 		return -1;
 	}
 	return 0;

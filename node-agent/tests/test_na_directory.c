@@ -280,3 +280,44 @@ Test(dir, cache_agent_answers_the_home)
 	cr_assert_eq(na_classify(&ack, 3), NA_ROUTE_HOME);
 	cr_assert_eq(na_classify(&inv, 2), NA_ROUTE_CACHE);
 }
+
+/* ABORT of requester (node, thread 1)'s seq; returns the answer's FAIL
+ * flag ("a copy passed"). */
+static bool
+dabort(uint16_t node, uint32_t seq, uint32_t blk)
+{
+	feed((struct lcf_msg){ .version = 1,
+			       .type = LCF_T_ABORT,
+			       .node = node,
+			       .thread = 1,
+			       .seq = seq,
+			       .tag = na_home_tag(&h, blk) },
+	     NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
+	return out.m[0].msg.flags & LCF_F_FAIL;
+}
+
+/* lib/model/dircount.pml: the original refused, its network duplicate
+ * granted; the ABORT answers "a copy passed" even after an earlier seq of
+ * the requester was aborted (that NACK decision is not this seq's). */
+Test(dir, refused_copy_then_granted_duplicate_abort_says_passed)
+{
+	cr_assert_not(dabort(1, 3, 0), "seq 3: no copy, aborted");
+	dreq(LCF_T_WRITE_MISS, 2, 1, 0);
+	dreq(LCF_T_READ_MISS, 1, 5, 0);
+	cr_assert_eq(out.m[out.n - 1].msg.type, NA_MSG_NACK);
+	dunlock(LCF_T_WRITE_UNLOCK, 2, 1, 0, LCF_GS_MODIFIED, 0x4);
+	dreq(LCF_T_READ_MISS, 1, 5, 0); /* the duplicate */
+	cr_assert_eq(h.blk[0].writer + h.blk[0].readers, 1);
+	cr_assert(dabort(1, 5, 0), "seq 5 holds the lock: passed");
+}
+
+/* No copy granted: aborted, and a late copy of that seq takes nothing. */
+Test(dir, aborted_seq_late_copy_takes_nothing)
+{
+	cr_assert_not(dabort(1, 5, 0));
+	dreq(LCF_T_READ_MISS, 1, 5, 0);
+	cr_assert_eq(h.blk[0].readers, 0);
+	cr_assert_not(h.blk[0].writer);
+}

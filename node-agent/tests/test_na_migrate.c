@@ -4,6 +4,8 @@
  * ADD copy accounting, REMOVE on the shadow's request; the shadow's
  * SHADOW-TAG mirror and its collision decision.
  */
+#include <errno.h>
+
 #include <criterion/criterion.h>
 
 #include "na_migrate.h"
@@ -164,6 +166,39 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
 	cr_assert_eq(h.st.migrate_late_ok, 1, "counted, not hidden");
+}
+
+/*
+ * Static and dynamic migration together (lib/model/migmix.pml): a block
+ * the drain marked MIGRATING while a writer holds it gets no ADD from the
+ * static migration's re-send loop, and no ACK of an earlier set counts:
+ * the holder's lock is never cleared under it.
+ */
+Test(migrate_home, draining_block_sends_no_add_and_counts_no_ack)
+{
+	struct na_out o2 = { 0 };
+	uint32_t old;
+
+	cr_assert_eq(na_home_migrate_start(&h, 5, &o2), 0); /* static */
+	old = o2.m[0].msg.seq;
+	feed(ack(5, old, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
+	h.blk[5].owner = NA_OWN_HOME; /* back home (REMOVE) */
+	h.blk[5].writer = true;       /* a requester's write lock */
+	h.blk[5].hot = 9;
+	tick(10 * MS); /* the drain */
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
+	na_out_reset(&o2);
+	cr_assert_eq(na_home_migrate_resend(&h, 5, &o2), -EALREADY);
+	cr_assert_eq(o2.n, 0, "no ADD while the holder has the lock");
+	feed(ack(5, old, LCF_T_ADD_TO_SWITCH, true));
+	feed(ack(5, h.blk[5].add_seq, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert(h.blk[5].writer, "the holder's lock is kept");
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
+	h.blk[5].writer = false; /* the holder's unlock */
+	tick(12 * MS);
+	cr_assert(h.blk[5].writer, "the drain's lock");
+	cr_assert_eq(out_for(5)->msg.type, LCF_T_ADD_TO_SWITCH);
 }
 
 /*

@@ -175,6 +175,32 @@ Test(voh_home, switch_owned_block_refused)
 	cr_assert_eq(v.st.refused, 2);
 }
 
+/* lib/model/vohfall.pml: home memory is not the value while the coherence
+ * protocol has a writer or a Modified copy; an update may not change it
+ * under coherent copies; a write granted by the home changes the version. */
+Test(voh_home, coherence_writer_or_modified_copy_refused)
+{
+	struct lcf_msg m = msg(NA_MSG_VOH_VREAD, 1, 1, 6), r;
+	uint32_t v0 = vread(1, 6);
+
+	h.blk[6].writer = true; /* a fallback WRITE_MISS granted */
+	h.blk[6].wgrants++;
+	cr_assert(na_voh_vread(&v, &m, &r));
+	cr_assert(r.flags & LCF_F_FAIL, "locked: refused");
+	h.blk[6].writer = false; /* its unlock: Modified at node 2 */
+	h.blk[6].gs = LCF_GS_MODIFIED;
+	h.blk[6].cs = 0x4;
+	feed(msg(NA_MSG_VOH_READ, 1, 2, 6), NULL);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL, "memory is stale");
+	h.blk[6].gs = LCF_GS_SHARED; /* a READ_MISS wrote it home */
+	cr_assert_neq(vread(1, 6), v0, "the write counts in the version");
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 3, 6), NULL);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL, "coherent copies exist");
+	h.blk[6].cs = 0; /* evicted */
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 4, 6), NULL);
+	cr_assert_eq(out.m[0].msg.flags & LCF_F_FAIL, 0);
+}
+
 Test(voh_home, rpc_check_answers_like_vread)
 {
 	feed(msg(NA_MSG_VOH_VRPC, 1, 4, 5), NULL);
