@@ -235,11 +235,14 @@ class Switch:
 
     READY_LOG = re.compile(r"polling \d+ rx queue|forwarding on")
 
-    def wait_ready(self, ifindexes, timeout=30.0, grace=0.5):
+    def wait_ready(self, ifindexes, timeout=30.0, grace=10.0):
         """Ready when the worker logs that it polls, or else (log wording is
         not an interface) once every switch-end interface has a packet socket
         bound to it (/proc/net/packet) plus a grace period: frames sent after
-        that wait in the af_packet ring until the worker polls."""
+        that wait in the af_packet ring until the worker polls. The grace is
+        long because swswitch discards what its sockets received before its
+        start-up flush, which on a loaded machine comes seconds after the
+        bind: a frame sent in between would be lost."""
         end = time.monotonic() + timeout
         bound_at = None
         while time.monotonic() < end:
