@@ -858,7 +858,7 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	uint8_t type = phv->m->type;
 
 	phv->m->flags &= (uint8_t) ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-	if (is_unlock(type) || lcf_type_is_queue(type))
+	if (is_unlock(type) || (lcf_type_is_queue(type) && p->cfg.queued))
 		lcf_stage_sb_unlock_miss(p, phv);
 	else if (is_abort(type))
 		(void)lcf_stage_sb_abort(p, phv);
