@@ -103,8 +103,8 @@ lcf_q_release1(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
 }
 
 bool
-lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
-	       uint32_t id, bool exec)
+lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
+	       bool exec)
 {
 	struct lcf_q *q;
 

@@ -106,8 +106,8 @@ bool lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
  * answered QWAIT / QGRANT as row 4, whatever LAST-UNLOCK says, since a
  * given-up waiting writer's thread unlocks later seqs while it polls.
  */
-bool lcf_q_stale_poll(const struct lcf_pipeline *p, uint32_t way,
-		      uint32_t slot, uint32_t id);
+bool lcf_q_stale_poll(const struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+		      uint32_t id);
 
 /**
  * ABORT, tag hit, queued mode (docs/QUEUED-LOCKS.md 3): QSTATE read only.

@@ -143,8 +143,7 @@ waiter_releases(uint64_t y)
 	cr_assert_eq(r.action, LCF_A_QRELEASE_EXEC);
 	cr_assert_eq(tu_block(y).lock, 0);
 	cr_assert_eq(tu_block(y).qholder, 0);
-	cr_assert_eq(REQ(LCF_T_WRITE_MISS, 1, 2, y).action,
-		     LCF_A_FWD_OWNER);
+	cr_assert_eq(REQ(LCF_T_WRITE_MISS, 1, 2, y).action, LCF_A_FWD_OWNER);
 }
 
 /* 1(b): seq 6 unlocked before the reader leaves: the poll of seq 5 is

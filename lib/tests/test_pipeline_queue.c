@@ -329,9 +329,8 @@ Test(queued, footprint_counts_qstate)
 
 	lcf_pipeline_footprint(lcf_pipeline_config(tu_p), &fp);
 	/* QSTATE per slot, QRELEASE's gate per requester */
-	cr_assert_eq(fp.qstate, 2 * 8 * 8 + LCF_MAX_NODES *
-						    tu_topo.threads_per_node *
-						    8);
+	cr_assert_eq(fp.qstate,
+		     2 * 8 * 8 + LCF_MAX_NODES * tu_topo.threads_per_node * 8);
 }
 
 Test(retry_mode, conflict_is_nacked_and_qxfer_denied)
