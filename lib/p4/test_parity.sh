@@ -264,7 +264,7 @@ drift "P4 the poll forwarded instead of QGRANT" lib/p4/lcf_queue_out.p4 \
 drift "P4 QGRANT while readers hold" lib/p4/lcf_queue_out.p4 \
     's/if (md.q_rd == 1) {/if (md.q_rd == 0) {/'
 drift "P4 QXFER approved while readers hold" lib/p4/lcf_queue.p4 \
-    '/(1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1) : in_check_bad_next();/d'
+    '/(1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1, _) : in_check_bad_next();/d'
 drift "P4 the waiting denial dropped (denied count)" lib/p4/lcf_queue_out.p4 \
     's/md.q_crv\[15:15\] == 1) {/md.q_crv[15:15] == 2) {/'
 drift "P4 the waiter's tenure without SWITCH" lib/p4/lcf_queue.p4 \
@@ -288,7 +288,7 @@ drift "C: the waiting denial dropped" lib/lcf/lcf_queue.c \
 drift "C: READ_UNLOCK drops WAITING" lib/lcf/lcf_pipeline.c \
     's/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER |/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER \& /'
 drift "ABORT of a waiting tenure answered aborted (P4: no QSTATE read)" lib/p4/lcf_queue.p4 \
-    '/(1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _) : in_abort();/d'
+    '/(1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _, _) : in_abort();/d'
 drift "ABORT of a waiting tenure answered aborted (P4: LcfQueueOut)" lib/p4/lcf_queue_out.p4 \
     's/^            q_abort_ack();/            q_bad_resubmit();/'
 drift "ABORT of a waiting tenure answered aborted (C)" lib/lcf/lcf_queue.c \
