@@ -1502,7 +1502,7 @@ def queued():
            "QXFER whose count equals FWD_CNT is approved: QHOLDER becomes node 1's "
            "event, FWD_CNT 0, the write lock stays held; the next conflicting "
            "request goes to node 1 with index 1, and a late copy of node 0's "
-           "request is stale (QXFER ended its event in LAST-UNLOCK).",
+           "request is NACKed, not queued (QXFER ended its event in SCOREBOARD).",
            "QUEUED-LOCKS 4 (QXFER); GCS 4.2 (atomic queue transfer)",
            [add(n, T, H, 0, "Unshared", []),
             step(w0, [forward(w0, H, "Unshared", [])], "node 0 WRITE_MISS: holder"),
@@ -1512,8 +1512,10 @@ def queued():
                  "QXFER count 1 == FWD_CNT 1, next = node 1: approved"),
             step(w2, [to_holder(w2, q_id(1, 0, 1), 1, "Unshared", [])],
                  "node 2 WRITE_MISS: forwarded to the new holder node 1 (index 1)"),
-            step(w0, [nack_stale(w0)], "a late copy of node 0's request: stale")],
-           {"qxfer_approved": 1, "forward_to_holder": 2, "nack_stale_request": 1})
+            step(w0, [nack(w0, "Unshared", [])],
+                 "a late copy of node 0's request: its event is over, NACK")],
+           {"qxfer_approved": 1, "forward_to_holder": 2, "nack_lock_busy": 1,
+            "nack_stale_request": 0})
 
     n = 78
     t = tag(n, H)
@@ -1558,6 +1560,136 @@ def queued():
            {"qrelease_executed": 1, "qxfer_denied": 1, "resubmit": 2})
 
     queued_waiter()
+    queued_order()
+
+
+def queued_order():
+    """A given-up event's tenure ends out of its thread's unlock order:
+    node 0 gives seq 5 on Y up and goes on with seq 6 (or seq 4's late
+    unlock) on X (PROTOCOL Queued locks; docs/MODEL.md qorder.pml)."""
+    T = "pcap3q.json"
+    H = 2
+
+    def x_read(n, seq):
+        x = tag(n, H, 0)
+        r = Req("READ_MISS", 0, x, seq=seq)
+        u = Req("READ_UNLOCK", 0, x, seq=seq, gstatus="Shared", copyset=[0, 2])
+        return r, u, [step(r, [forward(r, 2, "Shared", [2], dp=True)],
+                           "node 0 seq %d READ_MISS X: to the provider" % seq),
+                      step(u, [unlock_ack(u, "Shared", [0, 2])],
+                           "node 0 seq %d READ_UNLOCK X: executed" % seq)]
+
+    def holder_and_given_up(n):
+        y = tag(n, H, 1)
+        w2 = Req("WRITE_MISS", 2, y)
+        w0 = Req("WRITE_MISS", 0, y, seq=5)
+        a0 = Req("ABORT", 0, y, seq=5)
+        return y, [add(n, T, H, 0, "Shared", [2]),
+                   add(n, T, H, 1, "Unshared", [], seq=2),
+                   step(w2, [forward(w2, H, "Unshared", [])],
+                        "node 2 WRITE_MISS Y: the holder"),
+                   step(w0, [to_holder(w0, q_id(2, 0, 1), 1, "Unshared", [])],
+                        "node 0 seq 5 WRITE_MISS Y: forwarded to node 2 (index 1)"),
+                   step(a0, [abort_to_home(a0, H)],
+                        "node 0 gives seq 5 up: no copy holds, on to the home")]
+
+    def handed_over(y):
+        x2 = Req("QXFER", 2, y, aux=1, copyset=q_id(0, 0, 5))
+        rl = Req("QRELEASE", 0, y, seq=5, aux=0, gstatus="Modified", copyset=[0])
+        w1 = Req("WRITE_MISS", 1, y)
+        return [step(x2, [qxfer_ack(x2, 0, 1, "Unshared", [])],
+                     "node 2 QXFER to node 0's seq 5: approved"),
+                step(rl, [qxfer_ack(rl, 0, 0, "Modified", [0])],
+                     "node 0 passes the tenure on: QRELEASE seq 5 executes"),
+                step(w1, [forward(w1, 0, "Modified", [0], dp=True)],
+                     "node 1 WRITE_MISS Y: the lock is free, to the owner node 0")]
+
+    n = 124
+    y, st = holder_and_given_up(n)
+    _, _, xs = x_read(n, 6)
+    vector(n, "queued-given-up-tenure-after-later-unlock", T,
+           "Node 0's WRITE_MISS seq 5 on Y is queued at node 2's tenure and given "
+           "up (ABORT on to the home); node 0's seq 6 on X unlocks first. Node 2 "
+           "hands over to seq 5 and node 0 passes the tenure on: the QRELEASE "
+           "executes (its own gate, not LAST-UNLOCK) and Y is free.",
+           "PROTOCOL Queued locks (QRELEASE's gate); issue 28 1(a)",
+           st + xs + handed_over(y),
+           {"qrelease_executed": 1, "qrelease_duplicate_ignored": 0,
+            "nack_lock_busy": 0, "unlock_executed": 1})
+
+    n = 125
+    y, st = holder_and_given_up(n)
+    r4, u4, xs = x_read(n, 4)
+    w1x = Req("WRITE_MISS", 1, tag(n, H, 0))
+    vector(n, "queued-given-up-tenure-before-earlier-unlock", T,
+           "Node 0's READ_UNLOCK seq 4 on X is late (lost, then retransmitted); "
+           "its seq 5 on Y, given up, is handed over and released first. QXFER / "
+           "QRELEASE end their event in SCOREBOARD, not LAST-UNLOCK, so the "
+           "retransmitted seq 4 unlock still executes and X is free.",
+           "PROTOCOL 4.3, Queued locks; issue 28 1(c)",
+           st + [xs[0]] + handed_over(y) + [
+               xs[1],
+               step(w1x, multicast_any_provider(w1x, [0, 2], "Shared", [0, 2]),
+                    "node 1 WRITE_MISS X: the lock is free, invalidations", DP_ONE)],
+           {"qrelease_executed": 1, "unlock_executed": 1,
+            "unlock_duplicate_ignored": 0, "nack_lock_busy": 0})
+
+    def waiter_given_up(n):
+        y = tag(n, H, 1)
+        r1 = Req("READ_MISS", 1, y)
+        w0 = Req("WRITE_MISS", 0, y, seq=5)
+        a0 = Req("ABORT", 0, y, seq=5)
+        u1 = Req("READ_UNLOCK", 1, y, gstatus="Shared", copyset=[1, 2])
+        return y, w0, u1, [add(n, T, H, 0, "Shared", [2]),
+                           add(n, T, H, 1, "Shared", [2], seq=2),
+                           step(r1, [forward(r1, 2, "Shared", [2], dp=True)],
+                                "node 1 READ_MISS Y: read lock"),
+                           step(w0, [qwait(w0, False, 1, "Shared", [2])],
+                                "node 0 seq 5 WRITE_MISS Y: the waiting writer"),
+                           step(a0, [abort_ack(a0, True)],
+                                "node 0 gives seq 5 up: its tenure passed")]
+
+    def released(y):
+        rl = Req("QRELEASE", 0, y, seq=5, aux=0, gstatus="Modified", copyset=[0])
+        w1 = Req("WRITE_MISS", 1, y, seq=2)
+        return [step(rl, [qxfer_ack(rl, 0, 0, "Modified", [0])],
+                     "node 0 passes the tenure on: QRELEASE seq 5 executes"),
+                step(w1, [forward(w1, 0, "Modified", [0], dp=True)],
+                     "node 1 WRITE_MISS Y: the lock is free, to the owner node 0")]
+
+    n = 126
+    y, w0, u1, st = waiter_given_up(n)
+    _, _, xs = x_read(n, 6)
+    vector(n, "queued-given-up-waiter-polls-after-later-unlock", T,
+           "Node 0's seq 5 is Y's waiting writer and is given up (a copy passed); "
+           "node 0's seq 6 on X unlocks before the reader leaves. The polls of seq "
+           "5 are stale by LAST-UNLOCK but are the waiting writer's: QWAIT, then "
+           "QGRANT once the reader is gone; the QRELEASE executes.",
+           "PROTOCOL Queued locks (row 4 before the stale NACK); issue 28 1(b)",
+           st + xs + [
+               step(w0, [qwait(w0, False, 1, "Shared", [2])],
+                    "node 0's poll of seq 5: stale, but row 4: QWAIT"),
+               step(u1, [unlock_ack(u1, "Shared", [1, 2])],
+                    "node 1 READ_UNLOCK Y: READERS 0, WAITING kept"),
+               step(w0, [qwait(w0, True, 0, "Shared", [1, 2])],
+                    "node 0's poll of seq 5: QGRANT")] + released(y) + [
+               step(w0, [nack_stale(w0)], "a copy of seq 5 now: stale")],
+           {"q_wait": 2, "q_grant": 1, "nack_stale_request": 1,
+            "qrelease_executed": 1})
+
+    n = 127
+    y, w0, u1, st = waiter_given_up(n)
+    _, _, xs = x_read(n, 6)
+    vector(n, "queued-given-up-waiter-released-after-later-unlock", T,
+           "As 126, the QGRANT first: node 0's seq 6 on X unlocks between the "
+           "QGRANT of the given-up seq 5 and its QRELEASE, which still executes "
+           "and frees Y.",
+           "PROTOCOL Queued locks (QRELEASE's gate); issue 28 1(b)",
+           st + [step(u1, [unlock_ack(u1, "Shared", [1, 2])],
+                      "node 1 READ_UNLOCK Y: READERS 0, WAITING kept"),
+                 step(w0, [qwait(w0, True, 0, "Shared", [1, 2])],
+                      "node 0's poll of seq 5: QGRANT")] + xs + released(y),
+           {"q_grant": 1, "qrelease_executed": 1, "qrelease_duplicate_ignored": 0})
 
 
 def qwait(req, grant, readers, gstatus, copyset):

@@ -233,6 +233,17 @@ if [ $DEEP = 0 ]; then
 	# queue's head is granted while a reader is inside.
 	PML=qlock.pml run qlock-readers-nodeny "violation:readers==0" \
 		"-DN=2 -DEV=1 -DLOSS=0 -DDUP=0 -DRETX=0 -DRD=1 -DRDEV=1 -DGIVEUP -DNODENY" "$QR" "-m100000 -w20"
+	# A given-up tenure ends out of its thread's unlock order (qorder.pml):
+	# node 0 gives its Y write up and goes on with reads of X; the rules
+	# pass, and each of today's halves keeps its counterexample: QRELEASE's
+	# second pass gated by LAST-UNLOCK (Y left locked), QXFER / QRELEASE
+	# writing LAST-UNLOCK (an earlier unlock of X ignored), the waiting
+	# writer's poll NACKed stale (its tenure never granted).
+	QO="-DSAFETY -DMEMLIM=2000"
+	PML=qorder.pml run qorder pass "-DEV0=2" "$QO" "-m100000"
+	PML=qorder.pml run qorder-old-gate "violation:yw==0" "-DOLDLU -DRD1=0" "$QO" "-m100000"
+	PML=qorder.pml run qorder-old-luw "violation:xrd==0" "-DOLDLUW -DRD1=0" "$QO" "-m100000"
+	PML=qorder.pml run qorder-old-poll "violation:tst==5" "-DOLDPOLL -DRD1=1" "$QO" "-m100000"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request

@@ -88,8 +88,12 @@ struct lcf_pipeline {
 	uint64_t *tag[LCF_MAX_WAYS];         /* TAG way w */
 	struct lcf_meta *meta[LCF_MAX_WAYS]; /* LOCK+G-STATUS+COPYSET way w */
 	uint32_t *ver[LCF_MAX_WAYS];         /* VERSION way w */
-	struct lcf_sb (*sb)[2];        /* SCOREBOARD [requester][parity] */
-	struct lcf_lu *last_unlock;    /* [requester] */
+	struct lcf_sb (*sb)[2];     /* SCOREBOARD [requester][parity] */
+	struct lcf_lu *last_unlock; /* [requester] */
+	/* [requester], queued mode: QRELEASE's gate {seq, open}, apart from
+	 * LAST-UNLOCK so that a given-up tenure's end, sent out of the unlock
+	 * order, neither skips nor hides an unlock (PROTOCOL.md Queued locks) */
+	struct lcf_lu *q_gate;
 	struct lcf_q *q[LCF_MAX_WAYS]; /* QSTATE way w; NULL in retry mode */
 	struct lcf_q *qregs;           /* the one allocation behind q[] */
 

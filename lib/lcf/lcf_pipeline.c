@@ -498,6 +498,35 @@ lcf_stage_sb_unlock_miss(struct lcf_pipeline *p, const struct lcf_phv *phv)
 	}
 }
 
+/*
+ * QXFER or QRELEASE, tag hit, first pass: the tenure's event ends for its
+ * later copies, here and not in LAST-UNLOCK (a given-up tenure ends out of
+ * its thread's unlock order, docs/MODEL.md qorder.pml). A count is claimed
+ * (an ABORT still finds "a copy passed"), COUNT 0 or a later seq is ENDED:
+ * either way every later copy is over.
+ */
+static void
+lcf_stage_sb_qend(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+	uint32_t seq = phv->m->seq;
+
+	if (e->seq == seq && lcf_sb_is_count(e->c) && e->c > 0)
+		e->c |= LCF_SB_CLAIMED;
+	else if ((e->seq == seq && e->c == 0) || lcf_seq_after(seq, e->seq))
+		*e = (struct lcf_sb){ seq, LCF_SB_ENDED };
+}
+
+/* QRELEASE, second pass, executed: the event ended, holding nothing. */
+static void
+lcf_stage_sb_qdone(struct lcf_pipeline *p, const struct lcf_phv *phv)
+{
+	struct lcf_sb *e = sb_entry(p, phv);
+
+	if (e->seq == phv->m->seq)
+		e->c = LCF_SB_ENDED;
+}
+
 /* Unlock, second pass, executed: the event holds nothing any more. */
 static void
 lcf_stage_sb_unlocked(struct lcf_pipeline *p, const struct lcf_phv *phv)
@@ -708,6 +737,8 @@ pass_queue(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	uint32_t w = (uint32_t)phv->hit_way, fwd_cnt = 0;
 	enum lcf_q_reason why;
 
+	if (p->cfg.queued)
+		lcf_stage_sb_qend(p, phv);
 	if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], md->lock, &why,
 			     &fwd_cnt)) {
 		res_resubmit(p, res, rs_pack(LCF_RS_QRELEASE, w, 0, 0));
@@ -719,6 +750,32 @@ pass_queue(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 		      why == LCF_Q_OK ? LCF_A_QXFER_OK : LCF_A_QXFER_DENIED);
 }
 
+/*
+ * A stale request that is its block's waiting writer's poll (row 4, read
+ * only): answered QWAIT or QGRANT whatever LAST-UNLOCK says. A given-up
+ * waiting writer's tenure passed (its ABORT said so); its node polls it on
+ * while its thread unlocks later seqs (docs/MODEL.md qorder.pml, OLDPOLL).
+ */
+static bool
+pass_stale_poll(struct lcf_pipeline *p, struct lcf_phv *phv,
+		struct lcf_result *res)
+{
+	const struct lcf_meta *md = hit_meta(p, phv);
+	uint32_t w = (uint32_t)phv->hit_way;
+	uint16_t readers = md->lock & LCF_LOCK_READERS;
+
+	if (!lcf_q_stale_poll(p, w, phv->slot[w],
+			      lcf_q_id(phv->m->node, phv->m->thread,
+				       phv->m->seq)))
+		return false;
+	phv->m->gstatus = md->gstatus;
+	phv->m->copyset = md->copyset;
+	lcf_q_wait_reply(phv->m, !readers, readers);
+	res_emit(p, res, readers ? LCF_A_QWAIT : LCF_A_QGRANT,
+		 node_bit(phv->m->node), true);
+	return true;
+}
+
 static void
 pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	     struct lcf_result *res)
@@ -726,6 +783,8 @@ pass_request(struct lcf_pipeline *p, struct lcf_phv *phv,
 	bool write = phv->m->type != LCF_T_READ_MISS, chk;
 
 	if (lcf_stage_last_unlock_stale(p, phv)) {
+		if (p->cfg.queued && pass_stale_poll(p, phv, res))
+			return;
 		res_reply(p, res, phv, LCF_T_NACK, LCF_F_IN_SWITCH | LCF_F_FAIL,
 			  LCF_A_NACK_STALE);
 		return;
@@ -799,7 +858,7 @@ pass_miss(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	uint8_t type = phv->m->type;
 
 	phv->m->flags &= (uint8_t) ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
-	if (is_unlock(type))
+	if (is_unlock(type) || (lcf_type_is_queue(type) && p->cfg.queued))
 		lcf_stage_sb_unlock_miss(p, phv);
 	else if (is_abort(type))
 		(void)lcf_stage_sb_abort(p, phv);
@@ -866,10 +925,8 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	}
 	if (is_unlock(type))
 		lu = lcf_stage_last_unlock_open(p, phv);
-	else if (type == LCF_T_QRELEASE) /* opens it as an unlock does */
-		(void)lcf_stage_last_unlock_open(p, phv);
-	else if (type == LCF_T_QXFER) /* ends the holder's event */
-		lcf_q_lu_end(p, phv->req, phv->m->seq);
+	else if (type == LCF_T_QRELEASE && p->cfg.queued)
+		lcf_q_gate_open(p, phv->req, phv->m->seq);
 	if (phv->hit_way < 0) {
 		pass_miss(p, phv, res);
 		return;
@@ -983,20 +1040,32 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 			  phv->unlock_exec ? LCF_A_UNLOCK_EXEC
 					   : LCF_A_UNLOCK_DUP);
 		break;
-	case LCF_RS_QRELEASE:
+	case LCF_RS_QRELEASE: {
 		/* The write lock is released and the metadata installed as by
-		 * a WRITE_UNLOCK, when LAST-UNLOCK is still open for it. */
-		phv->unlock_exec = lcf_stage_last_unlock_close(p, phv);
+		 * a WRITE_UNLOCK, when QRELEASE's gate is still open for it
+		 * (not LAST-UNLOCK: a given-up tenure ends out of the unlock
+		 * order). A pass the gate stopped while QSTATE is still its
+		 * {id, CLOSING} answers "closing": the holder sends it again. */
+		bool again;
+
+		phv->unlock_exec = p->q_gate != NULL &&
+				   lcf_q_gate_close(p, phv->req, phv->m->seq);
 		lcf_stage_lock_unlock(p, phv);
 		if (phv->unlock_exec)
-			lcf_stage_sb_unlocked(p, phv);
-		lcf_q_release2(p, way, phv->slot[way],
-			       lcf_q_id(phv->m->node, phv->m->thread,
-					phv->m->seq));
-		res_qxfer_ack(p, res, phv, LCF_Q_OK, 0,
-			      phv->unlock_exec ? LCF_A_QRELEASE_EXEC
-					       : LCF_A_QRELEASE_DUP);
+			lcf_stage_sb_qdone(p, phv);
+		again = lcf_q_release2(p, way, phv->slot[way],
+				       lcf_q_id(phv->m->node, phv->m->thread,
+						phv->m->seq),
+				       phv->unlock_exec);
+		if (again)
+			res_qxfer_ack(p, res, phv, LCF_Q_IS_CLOSING,
+				      LCF_Q_CLOSING, LCF_A_QXFER_DENIED);
+		else
+			res_qxfer_ack(p, res, phv, LCF_Q_OK, 0,
+				      phv->unlock_exec ? LCF_A_QRELEASE_EXEC
+						       : LCF_A_QRELEASE_DUP);
 		break;
+	}
 	default: /* LCF_RS_REMOVE */
 		p->tag[way][phv->slot[way]] = 0;
 		lcf_summary_del(p, phv->m->tag);

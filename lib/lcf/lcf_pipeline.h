@@ -240,7 +240,8 @@ struct lcf_footprint {
 	uint64_t scoreboard;
 	uint64_t last_unlock;
 	uint64_t version; /* 32-bit VERSION per slot */
-	uint64_t qstate;  /* QHOLDER + FWD_CNT, 64 bits per slot */
+	uint64_t qstate;  /* QHOLDER + FWD_CNT per slot, QRELEASE's gate per
+			   * requester (queued mode) */
 	uint64_t total;
 };
 

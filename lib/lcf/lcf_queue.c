@@ -102,16 +102,51 @@ lcf_q_release1(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
 	return LCF_Q_OK;
 }
 
-void
-lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id)
+bool
+lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
+	       bool exec)
 {
 	struct lcf_q *q;
 
 	if (p->q[way] == NULL) /* retry mode: forged metadata reached here */
-		return;
+		return false;
 	q = q_at(p, way, slot);
-	if (q->hi == id && (q->lo & LCF_Q_CLOSING))
-		*q = (struct lcf_q){ 0, 0 };
+	if (q->hi != id || !(q->lo & LCF_Q_CLOSING))
+		return false;
+	if (!exec)
+		return true;
+	*q = (struct lcf_q){ 0, 0 };
+	return false;
+}
+
+void
+lcf_q_gate_open(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
+{
+	struct lcf_lu *g = &p->q_gate[req];
+
+	if (g->seq != seq || !g->open)
+		*g = (struct lcf_lu){ seq, 1 };
+}
+
+bool
+lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
+{
+	struct lcf_lu *g = &p->q_gate[req];
+
+	if (g->seq != seq || !g->open)
+		return false;
+	g->open = 0;
+	return true;
+}
+
+bool
+lcf_q_stale_poll(const struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+		 uint32_t id)
+{
+	const struct lcf_q *q = &p->q[way][slot];
+
+	return q->hi == id && (q->lo & LCF_Q_SWITCH) &&
+	       !(q->lo & LCF_Q_CLOSING);
 }
 
 bool
@@ -124,17 +159,6 @@ lcf_q_abort_waiting(const struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		return false;
 	q = &p->q[way][slot];
 	return q->hi == id && (q->lo & LCF_Q_SWITCH);
-}
-
-void
-lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
-{
-	struct lcf_lu *lu = &p->last_unlock[req];
-
-	if (lcf_seq_after(seq, lu->seq))
-		*lu = (struct lcf_lu){ seq, 0 };
-	else if (lu->seq == seq)
-		lu->open = 0;
 }
 
 void

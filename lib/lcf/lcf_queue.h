@@ -75,10 +75,39 @@ enum lcf_q_reason lcf_q_release1(struct lcf_pipeline *p, uint32_t way,
 				 uint32_t slot, uint32_t id, uint32_t count,
 				 uint16_t lock, uint32_t *fwd_cnt);
 
-/** QRELEASE, second pass: QSTATE = {0, 0} when it is {id, CLOSING}. In
- * retry mode (no QSTATE; only forged metadata gets here) nothing. */
-void lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
-		    uint32_t id);
+/**
+ * QRELEASE, second pass, QSTATE stage: QSTATE = {0, 0} when it is {id,
+ * CLOSING} and the gate let the pass execute (`exec`). In retry mode (no
+ * QSTATE; only forged metadata gets here) nothing.
+ *
+ * @return true when QSTATE is left {id, CLOSING} without executing (another
+ *         QRELEASE of the requester moved the gate on): the holder must
+ *         send it again (reason LCF_Q_IS_CLOSING).
+ */
+bool lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+		    uint32_t id, bool exec);
+
+/**
+ * QRELEASE's gate (per requester, before the lock stage). First pass: a
+ * QRELEASE of another seq (or of this one, closed) opens it for its own
+ * seq; a copy of the same one finds it open. Any order of seqs: the gate
+ * is not LAST-UNLOCK, so a given-up tenure's end, sent out of the unlock
+ * order, neither skips an unlock nor is skipped.
+ */
+void lcf_q_gate_open(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
+
+/** QRELEASE's gate, second pass: true (and closed) when still open for
+ * `seq`: exactly one of the copies whose first passes ran executes. */
+bool lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
+
+/**
+ * A request the LAST-UNLOCK stage found stale (read only): true when it is
+ * its block's waiting writer's poll (QHOLDER == `id`, SWITCH, not CLOSING):
+ * answered QWAIT / QGRANT as row 4, whatever LAST-UNLOCK says, since a
+ * given-up waiting writer's thread unlocks later seqs while it polls.
+ */
+bool lcf_q_stale_poll(const struct lcf_pipeline *p, uint32_t way, uint32_t slot,
+		      uint32_t id);
 
 /**
  * ABORT, tag hit, queued mode (docs/QUEUED-LOCKS.md 3): QSTATE read only.
@@ -89,13 +118,6 @@ void lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
  */
 bool lcf_q_abort_waiting(const struct lcf_pipeline *p, uint32_t way,
 			 uint32_t slot, uint32_t id);
-
-/**
- * QXFER's LAST-UNLOCK stage: the holder's event ends here (later copies of
- * its request are stale): {seq, closed} when seq is after LAST-UNLOCK[r],
- * or equal to it and open.
- */
-void lcf_q_lu_end(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
 
 /**
  * QXFER or QRELEASE (`m`), tag hit, first pass: lcf_q_xfer() or

@@ -57,7 +57,9 @@ lcf_pipeline_footprint(const struct lcf_pipeline_config *cfg,
 	fp->scoreboard = reqs * 2 * sizeof(struct lcf_sb);
 	fp->last_unlock = reqs * sizeof(struct lcf_lu);
 	fp->version = slots * sizeof(uint32_t);
-	fp->qstate = cfg->queued ? slots * sizeof(struct lcf_q) : 0;
+	fp->qstate = cfg->queued ? slots * sizeof(struct lcf_q) +
+					   reqs * sizeof(struct lcf_lu)
+				 : 0;
 	fp->total = fp->tag + fp->lock + fp->gstatus + fp->copyset +
 		    fp->scoreboard + fp->last_unlock + fp->version + fp->qstate;
 }
@@ -142,6 +144,9 @@ lcf_pipeline_create(const struct lcf_pipeline_config *cfg)
 			goto nomem;
 		for (uint32_t w = 0; w < cfg->ways; w++)
 			p->q[w] = p->qregs + (size_t)w * cfg->slots_per_way;
+		p->q_gate = calloc(p->n_requesters, sizeof(*p->q_gate));
+		if (p->q_gate == NULL)
+			goto nomem;
 	}
 	return p;
 nomem:
@@ -162,6 +167,7 @@ lcf_pipeline_free(struct lcf_pipeline *p)
 	free(p->sb);
 	free(p->last_unlock);
 	free(p->qregs);
+	free(p->q_gate);
 	free(p);
 }
 
@@ -181,6 +187,8 @@ lcf_pipeline_reset(struct lcf_pipeline *p)
 		memset(p->qregs, 0,
 		       (size_t)p->cfg.ways * p->cfg.slots_per_way *
 			       sizeof(*p->qregs));
+	if (p->q_gate != NULL)
+		memset(p->q_gate, 0, p->n_requesters * sizeof(*p->q_gate));
 	memset(&p->ctr, 0, sizeof(p->ctr));
 }
 
@@ -302,6 +310,9 @@ lcf_pipeline_digest(const struct lcf_pipeline *p)
 		h = digest_words(h, p->qregs,
 				 (size_t)p->cfg.ways * p->cfg.slots_per_way *
 					 sizeof(*p->qregs));
+	if (p->q_gate != NULL)
+		h = digest_words(h, p->q_gate,
+				 p->n_requesters * sizeof(*p->q_gate));
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;

@@ -111,12 +111,17 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             }
         }
     };
-    /* Compares: c == 0. Output: c before the write. */
+    /* ABORT (sb_or 0) and, queued mode, QXFER/QRELEASE pass 1 (sb_or
+     * CLAIMED; C lcf_stage_sb_qend()): COUNT 0 becomes ENDED, a COUNT n > 0
+     * becomes n | sb_or. Compares: c == 0, c < ENDED. Output: c before the
+     * write. */
     RegisterAction<bit<32>, bit<16>, bit<32>>(sb_c) c_abort = {
         void apply(inout bit<32> v, out bit<32> rv) {
             rv = v;
             if (v == 0) {
                 v = SB_ENDED;
+            } else if (v < SB_ENDED) {
+                v = v | md.sb_or;
             }
         }
     };
@@ -131,14 +136,18 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     /* SEQ stage; the action data sb_newc is what c_set writes in the next
      * stage for this kind of pass. */
     action s_look(bit<32> newc)    { md.sb_d = sq_look.execute(md.sb_idx);
-                                     md.sb_newc = newc; }
+                                     md.sb_newc = newc; md.sb_or = 0; }
     action s_advance(bit<32> newc) { md.sb_d = sq_advance.execute(md.sb_idx);
-                                     md.sb_newc = newc; }
+                                     md.sb_newc = newc; md.sb_or = 0; }
     action s_advance_req(bit<32> newc) {
         md.sb_d = sq_advance_req.execute(md.sb_idx);
         md.sb_newc = newc;
+        md.sb_or = 0;
     }
-    action s_none()                { md.sb_d = 0; md.sb_newc = 0; }
+    /* queued QXFER/QRELEASE, pass 1: c_abort claims a count */
+    action s_qend() { md.sb_d = sq_advance.execute(md.sb_idx);
+                      md.sb_newc = SB_ENDED; md.sb_or = SB_CLAIMED; }
+    action s_none()                { md.sb_d = 0; md.sb_newc = 0; md.sb_or = 0; }
 
     table sb_seq_tbl {
         key = {
@@ -148,7 +157,7 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             md.lu_exec : exact;
             md.sb_count : exact;
         }
-        actions = { s_look; s_advance; s_advance_req; s_none; }
+        actions = { s_look; s_advance; s_advance_req; s_qend; s_none; }
         const default_action = s_none();
         const entries = {
             /* request, hit: a counted copy may start a later event; a
@@ -167,8 +176,15 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             (SB_OP_CLEAR, 1, 0, 1, 0) : s_look(0);
             (SB_OP_ABORT, 1, 0, 0, 0) : s_advance(SB_ENDED);
             (SB_OP_ABORT, 0, 0, 0, 0) : s_advance(SB_ENDED);
+            /* queued mode (the apply block): QXFER/QRELEASE pass 1 end the
+             * event, hit or miss; QRELEASE pass 2 executed: ENDED */
+            (SB_OP_QEND, 1, 0, 0, 0)  : s_qend();
+            (SB_OP_QEND, 0, 0, 0, 0)  : s_qend();
+            (SB_OP_QOPEN, 1, 0, 0, 0) : s_qend();
+            (SB_OP_QOPEN, 0, 0, 0, 0) : s_qend();
+            (SB_OP_QDONE, 1, 0, 1, 0) : s_look(SB_ENDED);
         }
-        size = 16;
+        size = 24;
     }
 
     action c_none(bit<2> cls)         { md.sb_class = cls; md.sb_rv = 0; }
@@ -238,8 +254,25 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             (SB_OP_ABORT, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)    : c_do_abort(SB_CLASS_EQ);
             (SB_OP_ABORT, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff)  : c_none(SB_CLASS_OLDER);
             (SB_OP_ABORT, 0, 0, 0, 0, 32w0 &&& 32w0x80000000) : c_do_set(SB_CLASS_AFTER);
+            /* queued QXFER/QRELEASE pass 1 (C lcf_stage_sb_qend(), a miss
+             * lcf_stage_sb_unlock_miss()): hit EQ claims or ends, later
+             * ENDED; a miss ends EQ or later */
+            (SB_OP_QEND, 1, 0, 0, 0, 32w0 &&& 32w0xffffffff)     : c_do_abort(SB_CLASS_EQ);
+            (SB_OP_QEND, 1, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff) : c_none(SB_CLASS_OLDER);
+            (SB_OP_QEND, 1, 0, 0, 0, 32w0 &&& 32w0x80000000)  : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_QEND, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)     : c_do_set(SB_CLASS_EQ);
+            (SB_OP_QEND, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff) : c_none(SB_CLASS_OLDER);
+            (SB_OP_QEND, 0, 0, 0, 0, 32w0 &&& 32w0x80000000)  : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_QOPEN, 1, 0, 0, 0, 32w0 &&& 32w0xffffffff)     : c_do_abort(SB_CLASS_EQ);
+            (SB_OP_QOPEN, 1, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff) : c_none(SB_CLASS_OLDER);
+            (SB_OP_QOPEN, 1, 0, 0, 0, 32w0 &&& 32w0x80000000)  : c_do_set(SB_CLASS_AFTER);
+            (SB_OP_QOPEN, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)     : c_do_set(SB_CLASS_EQ);
+            (SB_OP_QOPEN, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff) : c_none(SB_CLASS_OLDER);
+            (SB_OP_QOPEN, 0, 0, 0, 0, 32w0 &&& 32w0x80000000)  : c_do_set(SB_CLASS_AFTER);
+            /* QRELEASE pass 2, executed (C lcf_stage_sb_qdone()) */
+            (SB_OP_QDONE, 1, 0, 1, 0, 32w0 &&& 32w0xffffffff)    : c_do_set(SB_CLASS_EQ);
         }
-        size = 48;
+        size = 64;
     }
 
     apply {
@@ -247,7 +280,10 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.sb_over = 0;
         md.may_exec = 0;
         md.score = 0;
-        if (md.drop == 0 && md.l2 == 0 && md.bad_way == 0) {
+        /* QXFER/QRELEASE touch SCOREBOARD in queued mode only */
+        if (md.drop == 0 && md.l2 == 0 && md.bad_way == 0 &&
+            (md.q_mode == 1 || (md.sb_op != SB_OP_QEND && md.sb_op != SB_OP_QOPEN &&
+                                md.sb_op != SB_OP_QDONE))) {
             sb_seq_tbl.apply();
             sb.apply();
             /* decode c as it was (sb_rv) */
@@ -416,7 +452,8 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 #if LCF_QUEUE
         /* The queued mode's view of the lock stage (C lcf_stage_lock(),
          * phv->waiter; the READERS of lcf_q_in): q_waiter = this write set
-         * WAITING (lock_qacquire found readers only: 1 <= LOCK < WAITING);
+         * WAITING (lock_qacquire found readers only: 1 <= LOCK < WAITING;
+         * a stale request only read LOCK);
          * q_rd = READERS > 0; q_readers = READERS for QWAIT's aux. */
         md.q_waiter = 0;
         md.q_rd = 0;
@@ -424,8 +461,8 @@ control LcfCheck(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             if (md.lk_old[13:0] != 0) {
                 md.q_rd = 1;
             }
-            if (md.pass2 == 0 && md.lcs_op == LCS_OP_QACQUIRE && md.lk_old != 0 &&
-                md.lk_old < LCF_LOCK_WAITING) {
+            if (md.pass2 == 0 && md.lcs_op == LCS_OP_QACQUIRE && md.lu_stale == 0 &&
+                md.lk_old != 0 && md.lk_old < LCF_LOCK_WAITING) {
                 md.q_waiter = 1;
             }
         }

@@ -375,6 +375,7 @@ struct lcf_ig_md_t {
     bit<32> sb_count;           /* 1 when took and check_ok: count this copy */
     bit<32> sb_d;               /* seq - SCOREBOARD SEQ as it was */
     bit<32> sb_newc;            /* what c_set writes to SCOREBOARD C */
+    bit<32> sb_or;              /* c_abort: what a count is ORed with */
     bit<2>  sb_class;           /* SB_CLASS_OLDER / _EQ / _AFTER of sb_d */
     bit<32> sb_rv;              /* SCOREBOARD C as it was */
     bit<1>  sb_held;            /* request: the event holds a counted lock;

@@ -60,7 +60,8 @@
 #define _LCF_QUEUE_P4_
 
 /* Also of the queued mode, declared where their kind is: SB_OP_QEND,
- * SB_OP_QOPEN (lcf_validate.p4: LAST-UNLOCK of QXFER and QRELEASE) and
+ * SB_OP_QOPEN, SB_OP_QDONE (lcf_validate.p4: QXFER/QRELEASE end their event
+ * in SCOREBOARD; QRELEASE's gate QGATE[r], lcf_ways.p4 LcfLastUnlock) and
  * LCF_RS_QXFER2 (lcf_headers.p4: the P4-only resubmit op of 3. above). */
 
 /* QXFER_ACK reasons: C enum lcf_q_reason (lib/wire/lcf_qlock.h). */
@@ -172,30 +173,32 @@ control LcfQWay(inout lcf_headers_t hdr,
         }
     };
     /* Second pass (C lcf_q_release2(); the P4-only QXFER2): lo == Q_MARK
-     * -> {q_a, q_b}: {next, hb(next)} for QXFER2, {0, 0} for QRELEASE.
-     * Compares: lo == Q_MARK. Instructions: 2 (hi, lo). Output: none.
+     * -> {q_a, q_b}: {next, hb(next)} for QXFER2, {0, 0} for a QRELEASE
+     * its gate let execute, {id, Q_MARK} (unchanged) for one it stopped.
+     * Compares: lo == Q_MARK. Instructions: 3 (hi, lo, output). Output:
+     * the old lo: Q_MARK on a stopped QRELEASE is C's "closing" answer.
      * C also requires hi == id for QRELEASE: only a pass 2 whose pass 1
      * set or found the mark gets here, and the mark of another event
      * would need a new grant and its QXFER/QRELEASE within one resubmit. */
     RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_pass2 = {
         void apply(inout q_pair_t v, out bit<32> rv) {
+            rv = v.lo;
             if (v.lo == Q_MARK) {
                 v.hi = md.q_a;
                 v.lo = md.q_b;
             }
-            rv = 0;
         }
     };
 
     action a_grant() { md.q_frv = q_grant.execute(slot); }
     action a_fwd()   { md.q_frv = q_fwd.execute(slot); }
     action a_check() { md.q_crv = q_check.execute(slot); }
-    action a_pass2() { q_pass2.execute(slot); }
+    action a_pass2() { md.q_crv = q_pass2.execute(slot); }
     action a_none()  { }
 
     /* C pass_request_queue(): grant = lock taken && write && check passed
      * && event not over; busy = lock not taken && no counted lock held &&
-     * event not over. Keyed on SCOREBOARD C's raw answer (LcfScoreboard:
+     * event not over; a stale request only reads (the poll). Keyed on SCOREBOARD C's raw answer (LcfScoreboard:
      * sb_class of seq against SEQ, sb_rv = c as it was), not on the decoded
      * sb_held/sb_over, so QSTATE sits in the stage right after it: over =
      * OLDER, or EQ with c >= SB_ENDED; a copy that did not take the lock
@@ -225,6 +228,10 @@ control LcfQWay(inout lcf_headers_t hdr,
             /* row 4 whatever SCOREBOARD says: q_grant, q_b = Q_MARK */
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_OLDER, _) : a_grant();
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, _) : a_grant();
+            /* a stale request (C lcf_q_stale_poll(), row 4 before the
+             * stale NACK): q_grant with the poll's operands, no write; its
+             * rv is the poll only for the block's waiting writer's tenure */
+            (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, _, _, _) : a_grant();
             (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
             /* ABORT (lcf_q_abort_waiting()): q_check, q_b = Q_NONE */
             (Q_K_ABORT, LCF_T_ABORT .. LCF_T_ABORT, _, _, _, _, _) : a_check();
@@ -382,6 +389,12 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         md.q_a = 0;
         md.q_b = 0;
     }
+    /* QGATE stopped it (lu_exec 0): QSTATE kept, read for "closing" */
+    action in_release2_keep() {
+        md.q_kind = Q_K_PASS2;
+        md.q_a = md.q_id;
+        md.q_b = Q_MARK;
+    }
     /* ABORT: is QSTATE this event's switch tenure? (q_check, no write) */
     action in_abort() {
         md.q_kind = Q_K_ABORT;
@@ -390,7 +403,7 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     }
     action in_none() { md.q_kind = Q_K_NONE; }
     /* (mode, pass2, type, next_ok, rs_op, took, waiter, LOCK WAITING,
-     *  READERS > 0) */
+     *  READERS > 0, QGATE closed by this pass) */
     table q_in {
         key = {
             md.q_mode : exact;
@@ -402,22 +415,25 @@ control LcfQueue(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             md.q_waiter : ternary;
             md.lk_old[14:14] : ternary @name("waiting");
             md.q_rd : ternary;
+            md.lu_exec : ternary;
         }
         actions = { in_req; in_req_fwd; in_req_poll; in_req_wait; in_check;
-                    in_check_bad_next; in_xfer2; in_release2; in_abort; in_none; }
+                    in_check_bad_next; in_xfer2; in_release2; in_release2_keep;
+                    in_abort; in_none; }
         const default_action = in_none();
         const entries = {
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 1, _, _, _) : in_req();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 1, _, _) : in_req_wait();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 0, 1, _) : in_req_poll();
-            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 0, 0, _) : in_req_fwd();
-            (1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1) : in_check_bad_next();
-            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0, _, _, _, _)       : in_check();
-            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0, _, _, _, _)       : in_check_bad_next();
-            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, 0, _, _, _, _) : in_check();
-            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2, _, _, _, _) : in_xfer2();
-            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, LCF_RS_QRELEASE, _, _, _, _) : in_release2();
-            (1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _) : in_abort();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 1, _, _, _, _) : in_req();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 1, _, _, _) : in_req_wait();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 0, 1, _, _) : in_req_poll();
+            (1, 0, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, _, 0, 0, 0, 0, _, _) : in_req_fwd();
+            (1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1, _) : in_check_bad_next();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 1, 0, _, _, _, _, _)       : in_check();
+            (1, 0, LCF_T_QXFER .. LCF_T_QXFER, 0, 0, _, _, _, _, _)       : in_check_bad_next();
+            (1, 0, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, 0, _, _, _, _, _) : in_check();
+            (1, 1, LCF_T_QXFER .. LCF_T_QXFER, 1, LCF_RS_QXFER2, _, _, _, _, _) : in_xfer2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, LCF_RS_QRELEASE, _, _, _, _, 1) : in_release2();
+            (1, 1, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, LCF_RS_QRELEASE, _, _, _, _, 0) : in_release2_keep();
+            (1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _, _) : in_abort();
         }
         size = 16;
     }

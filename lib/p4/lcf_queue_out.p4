@@ -241,6 +241,10 @@ control LcfQueueOut(inout lcf_headers_t hdr,
             (1, _, LCF_T_QRELEASE, _, 1, _, _, _, _) : q_bad_resubmit();
             (1, LCF_RS_QXFER2, LCF_T_QXFER, 1, 0, _, _, _, _) : q_xfer_ok();
             (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, _, _, _, 1) : q_release_ack(LCF_A_QRELEASE_EXEC);
+            /* QGATE stopped it while QSTATE is still its {id, CLOSING}:
+             * another QRELEASE of the requester moved the gate on; closing,
+             * the holder sends it again (C lcf_q_release2() true) */
+            (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, 1, Q_MARK, _, 0) : q_deny0(0x0d03);
             (1, LCF_RS_QRELEASE, LCF_T_QRELEASE, 1, 0, _, _, _, 0) : q_release_ack(LCF_A_QRELEASE_DUP);
         }
         size = 24;

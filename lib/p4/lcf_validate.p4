@@ -33,8 +33,11 @@ const bit<8> SB_OP_TOOK  = 2;     /* REMOVE: only learn whether it was taken */
 const bit<8> SB_OP_CLAIM = 3;     /* unlock, pass 1: claim (hit) or end (miss) */
 const bit<8> SB_OP_CLEAR = 5;     /* unlock, pass 2: count 0 when executed */
 const bit<8> SB_OP_ABORT = 6;     /* ABORT: mark ENDED unless a copy passed */
-const bit<8> SB_OP_QEND  = 7;     /* QXFER, pass 1: LAST-UNLOCK ends its event */
-const bit<8> SB_OP_QOPEN = 8;     /* QRELEASE, pass 1: LAST-UNLOCK opened */
+/* queued mode: the event of a QXFER/QRELEASE ends in SCOREBOARD (claim a
+ * count, else ENDED), not in LAST-UNLOCK; QRELEASE has its gate QGATE[r] */
+const bit<8> SB_OP_QEND  = 7;     /* QXFER, pass 1: the event ends */
+const bit<8> SB_OP_QOPEN = 8;     /* QRELEASE, pass 1: ends; QGATE opened */
+const bit<8> SB_OP_QDONE = 9;     /* QRELEASE, pass 2: QGATE closed, ENDED */
 
 /* ---------------------------------------------------------------------------
  * Stage 0. C: lcf_stage_parse() (node, port, thread, home), the requester
@@ -274,7 +277,7 @@ control LcfPrepare(inout lcf_headers_t hdr,
             (1, LCF_T_WRITE_UNLOCK, _)   : op(TAG_OP_LOOKUP, LCS_OP_UNLOCK_W, SB_OP_CLEAR, 0x8000, 1);
             (1, LCF_T_ADD_TO_SWITCH, _)  : op(TAG_OP_INSERT, LCS_OP_INSTALL, SB_OP_NONE, 0, 0);
             (1, LCF_T_REMOVE_FROM_SWITCH, _) : op(TAG_OP_REMOVE, LCS_OP_CLEAR, SB_OP_NONE, 0, 0);
-            (1, LCF_T_QRELEASE, _)       : op(TAG_OP_LOOKUP, LCS_OP_UNLOCK_W, SB_OP_CLEAR, 0x8000, 1);
+            (1, LCF_T_QRELEASE, _)       : op(TAG_OP_LOOKUP, LCS_OP_UNLOCK_W, SB_OP_QDONE, 0x8000, 1);
             (1, LCF_T_QXFER, _)          : op(TAG_OP_LOOKUP, LCS_OP_READ, SB_OP_NONE, 0, 0);
         }
         size = 32;

@@ -96,21 +96,6 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             }
         }
     };
-    /* QXFER, pass 1, hit or miss (C lcf_q_lu_end(); lcf_queue.p4): the
-     * holder's event ends: a later seq -> {seq, closed}, the same seq ->
-     * closed (open_seq = seq + 1). Compares: seq after v.seq, v.seq == seq.
-     * Output: none. */
-    RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_end = {
-        void apply(inout lu_pair_t v, out bit<1> rv) {
-            if ((int<32>)(hdr.lcf.seq - v.seq) > 0 || v.seq == hdr.lcf.seq) {
-                v.open_seq = hdr.lcf.seq + 1;
-            }
-            if ((int<32>)(hdr.lcf.seq - v.seq) > 0) {
-                v.seq = hdr.lcf.seq;
-            }
-            rv = 0;
-        }
-    };
     /* Request, pass 1, read only: 1 <=> !((int32)(seq - v.seq) > 0). */
     RegisterAction<lu_pair_t, bit<16>, bit<1>>(last_unlock) lu_stale_read = {
         void apply(inout lu_pair_t v, out bit<1> rv) {
@@ -121,6 +106,36 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             }
         }
     };
+
+#if LCF_QUEUE
+    /* QGATE[r], queued mode (C lcf_q_gate_open()/_close(); PROTOCOL.md
+     * "Queued locks"): QRELEASE's own {seq, open}, apart from LAST-UNLOCK
+     * (a given-up tenure ends out of its thread's unlock order), stored as
+     * LAST-UNLOCK is ({seq, open_seq}, power-on closed). Pass 1: any seq
+     * but the same one still open opens it. Compares: v.open_seq == seq.
+     * Output: none. */
+    Register<lu_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 1}) qgate;
+    RegisterAction<lu_pair_t, bit<16>, bit<1>>(qgate) qg_open = {
+        void apply(inout lu_pair_t v, out bit<1> rv) {
+            if (v.open_seq != hdr.lcf.seq) {
+                v.seq = hdr.lcf.seq;
+                v.open_seq = hdr.lcf.seq;
+            }
+            rv = 0;
+        }
+    };
+    /* Pass 2: closes it when still open for seq; 1 <=> this pass executes.
+     * Compares: v.seq == seq, v.open_seq == seq. */
+    RegisterAction<lu_pair_t, bit<16>, bit<1>>(qgate) qg_close = {
+        void apply(inout lu_pair_t v, out bit<1> rv) {
+            rv = 0;
+            if (v.seq == hdr.lcf.seq && v.open_seq == hdr.lcf.seq) {
+                v.open_seq = hdr.lcf.seq + 1;
+                rv = 1;
+            }
+        }
+    };
+#endif
 
     /*
      * Data provider per event, C pick_provider(): crc32c(seed, r << 32 | seq)
@@ -150,18 +165,17 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             md.lu_exec = lu_open.execute(md.req);
         } else if (md.pass2 == 0 && md.sb_op == SB_OP_ACQ) {
             md.lu_stale = lu_stale_read.execute(md.req);
-        } else if (md.pass2 == 0 && (md.sb_op == SB_OP_QOPEN || md.sb_op == SB_OP_QEND) &&
+#if LCF_QUEUE
+        } else if (md.pass2 == 0 && md.sb_op == SB_OP_QOPEN && md.q_mode == 1 &&
                    md.node_known == 1 && md.port_ok == 1 && md.req_ok == 1 &&
                    md.home_ok == 1) {
-            /* QRELEASE opens it as an unlock does (answer unused); QXFER
-             * ends its event (lcf_queue.p4) */
-            if (md.sb_op == SB_OP_QOPEN) {
-                lu_open.execute(md.req);
-            } else {
-                lu_end.execute(md.req);
-            }
+            qg_open.execute(md.req);        /* QRELEASE: its gate */
+        } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_QDONE &&
+                   md.rs_in.op == LCF_RS_QRELEASE && md.q_mode == 1) {
+            md.lu_exec = qg_close.execute(md.req);  /* QRELEASE executes? */
+#endif
         } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_CLEAR &&
-                   (md.rs_in.lock_kind == 1 || md.rs_in.op == LCF_RS_QRELEASE)) {
+                   md.rs_in.lock_kind == 1) {
             md.lu_exec = lu_close.execute(md.req);  /* it may: does it? */
         }
         /* first passes only (a provider is chosen for a request's
@@ -444,9 +458,10 @@ control LcfLcsWay(inout lcf_headers_t hdr,
     /* (lcs_op, lu_exec, lu_stale) of the three tables:
      *   ACQUIRE           acquire   read   read
      *   QACQUIRE          qacquire  read   read  (queued build: a write)
-     *   ACQUIRE, stale    -         -      -     (C pass_request(): a stale
-     *                     request leaves LOCK alone; its NACK carries the
-     *                     packet's gstatus/copyset, d_nack_stale)
+     *   ACQUIRE, stale    read      -      -     (C pass_request(): a stale
+     *                     request leaves LOCK alone, read for row 4's
+     *                     poll; its NACK carries the packet's
+     *                     gstatus/copyset, d_nack_stale)
      *   READ              read      read   read
      *   RELEASE           release   read   read
      *   UNLOCK_R executed release   write  or
@@ -468,10 +483,10 @@ control LcfLcsWay(inout lcf_headers_t hdr,
         const default_action = a_none();
         const entries = {
             (LCS_OP_ACQUIRE, 0, 0)  : a_acquire();
-            (LCS_OP_ACQUIRE, 0, 1)  : a_none();
+            (LCS_OP_ACQUIRE, 0, 1)  : a_read();
 #if LCF_QUEUE
             (LCS_OP_QACQUIRE, 0, 0) : a_qacquire();
-            (LCS_OP_QACQUIRE, 0, 1) : a_none();
+            (LCS_OP_QACQUIRE, 0, 1) : a_read();
 #endif
             (LCS_OP_READ, 0, 0)     : a_read();
             (LCS_OP_RELEASE, 0, 0)  : a_release();
@@ -496,6 +511,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
             (LCS_OP_ACQUIRE, 0, 0)  : g_read();
 #if LCF_QUEUE
             (LCS_OP_QACQUIRE, 0, 0) : g_read();
+            /* a stale request: read for row 4's poll (QWAIT/QGRANT) */
+            (LCS_OP_ACQUIRE, 0, 1)  : g_read();
+            (LCS_OP_QACQUIRE, 0, 1) : g_read();
 #endif
             (LCS_OP_READ, 0, 0)     : g_read();
             (LCS_OP_RELEASE, 0, 0)  : g_read();
@@ -520,6 +538,9 @@ control LcfLcsWay(inout lcf_headers_t hdr,
             (LCS_OP_ACQUIRE, 0, 0)  : c_read();
 #if LCF_QUEUE
             (LCS_OP_QACQUIRE, 0, 0) : c_read();
+            /* a stale request: read for row 4's poll (QWAIT/QGRANT) */
+            (LCS_OP_ACQUIRE, 0, 1)  : c_read();
+            (LCS_OP_QACQUIRE, 0, 1) : c_read();
 #endif
             (LCS_OP_READ, 0, 0)     : c_read();
             (LCS_OP_RELEASE, 0, 0)  : c_read();

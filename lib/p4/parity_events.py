@@ -34,7 +34,11 @@ def _flags(expr):
 def _c_stale(pipe_c):
     """What C does with a stale request, or None if the rule is not found."""
     body = c_function(pipe_c, "pass_request") or ""
+    # queued mode first answers the waiting writer's poll (row 4, checked by
+    # parity_qreq.py); any other stale request is NACKed
     m = re.search(r"if\s*\(\s*lcf_stage_last_unlock_stale\([^)]*\)\s*\)\s*\{"
+                  r"(?:\s*if\s*\(\s*p->cfg\.queued\s*&&\s*pass_stale_poll\([^)]*\)\s*\)"
+                  r"\s*return\s*;)?"
                   r"\s*res_reply\([^;]*?(LCF_T_\w+)\s*,\s*([^,;]+),\s*"
                   r"(LCF_A_\w+)\s*\)\s*;\s*return\s*;\s*\}", body)
     lock = body.find("lcf_stage_lock(")
@@ -108,7 +112,8 @@ def _p4_untouched(p4, ctypes):
                 return "took: %s for %s, LOCK 0x%x" % (a, t, lk)
     a, _ = first_match(lcs, [acq_lcs, 0, 1])
     body = p4.action_body(a or "") or ""
-    if a is None or "lock_" in body:
+    # read only (lock_read: row 4's poll needs READERS and WAITING)
+    if a is None or re.sub(r"lock_read\.execute", "", body).find("lock_") >= 0:
         return "LOCK: stale request runs %s" % a
     return "LOCK and score untouched"
 

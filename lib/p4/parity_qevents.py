@@ -136,12 +136,13 @@ def check_queue_events(rep, p4, qc, pipe_c, pipe_h, qlock_h, wire_h):
                         continue
                     ident = pend.pop(0)             # an approved first pass's
                     e = evof.get(ident, e)
-                op = {"rel2": ("rel2", ident), "xfer": ("xfer", ident, cnt, nid, nok),
+                ex = int(rng.random() < 0.75)   # QGATE: else another QRELEASE moved it
+                op = {"rel2": ("rel2", ident, ex), "xfer": ("xfer", ident, cnt, nid, nok),
                       "rel1": ("rel1", ident, cnt, nid, nok)}[k]
                 cst2, cout = cm.run(cst, op, clk)
                 pst2, pout = pm.run(pst, op, e, plk)
                 clk2, plk2 = clk, plk
-                if k == "rel2":               # QRELEASE's second pass unlocks
+                if k == "rel2" and ex:        # QRELEASE's second pass unlocks
                     clk2 = cl.unlock(clk, True)
                     plk2 = pm.lock.stage(plk, pm.lock.operands(1, "QRELEASE", 0, 1),
                                          lu_exec=1)[0]

@@ -152,7 +152,7 @@ class P4Lock:
         new, old = self.stage(lock, env, 0, stale)
         act, _ = first_match(self.took, [env["md.sb_op"], self.c["LCF_T_" + t], old, stale])
         md = {"md.drop": 0, "md.l2": 0, "md.hit": 1, "md.pass2": 0, "md.lk_old": old,
-              "md.lcs_op": env["md.lcs_op"]}
+              "md.lcs_op": env["md.lcs_op"], "md.lu_stale": stale}
         run(self.check, self.c, md, 32)
         return act == "took_yes", md.get("md.q_waiter") == 1, new, old, md.get("md.q_rd", 0)
 

@@ -33,6 +33,13 @@ def _site_ok(pipe_c):
             r"\.busy\s*=\s*!phv->lock_taken\s*&&\s*!phv->sb_held\s*&&\s*!phv->sb_over",
             r"\.readers\s*=\s*hit_meta\(p,\s*phv\)->lock\s*&\s*LCF_LOCK_READERS"]
     miss = [w for w in want if not re.search(w, prq)]
+    sp = c_function(pipe_c, "pass_stale_poll") or ""
+    if not re.search(r"lcf_stage_last_unlock_stale\(p,\s*phv\)\)\s*\{\s*if\s*\(\s*p->cfg\.queued"
+                     r"\s*&&\s*pass_stale_poll\(\s*p\s*,\s*phv\s*,\s*res\s*\)\s*\)\s*return;", req) \
+            or not re.search(r"readers\s*=\s*md->lock\s*&\s*LCF_LOCK_READERS", sp) \
+            or not re.search(r"lcf_q_wait_reply\(\s*phv->m\s*,\s*!readers\s*,\s*readers\s*\)", sp):
+        miss.append("pass_request(): a stale request, queued mode: pass_stale_poll() "
+                    "(lcf_q_stale_poll(), QWAIT/QGRANT by READERS) before the NACK")
     if not re.search(r"p->cfg\.queued\s*&&\s*pass_request_queue\(\s*p\s*,\s*phv\s*,\s*res\s*,"
                      r"\s*write\s*&&\s*chk\s*\)", req):
         miss.append("pass_request_queue(p, phv, res, write && chk)")
@@ -135,8 +142,13 @@ def SWITCH_C(defs):
 
 
 def _c_outcome(cm, cl, lock, cst, t, e, sb, chk, stale):
-    if stale:                              # NACKed before the lock stage
-        return "%s LOCK 0x%04x QSTATE %s" % (("none",), lock, cst)
+    if stale:                              # before the lock stage, LOCK read only
+        out = ("none",)                    # NACKed (LcfDispatch), unless the poll:
+        if cm.stale_poll(cst, _id(e)):
+            rd = lock & cm.defs["LCF_LOCK_READERS"]
+            out = ("reply", cm.defs["LCF_T_QWAIT" if rd else "LCF_T_QGRANT"],
+                   cm.defs["LCF_T_" + t] << 24 | rd, "LCF_A_" + ("QWAIT" if rd else "QGRANT"))
+        return "%s LOCK 0x%04x QSTATE %s" % (out, lock, cst)
     write = t != "READ_MISS"
     taken, waiter, new = cl.acquire(lock, write, 1)
     over = sb == "over"

@@ -103,10 +103,17 @@ class CModel:
         self.rel1 = self._reasons(c_function(qc, "lcf_q_release1") or "",
                                   r"q->lo\s*=\s*LCF_Q_CLOSING\s*;")
         r2 = c_function(qc, "lcf_q_release2") or ""
-        m = re.search(r"if\s*\(([^;{]*?)\)\s*\*q\s*=\s*\(struct lcf_q\)\{\s*0\s*,\s*0\s*\}", r2)
-        self.rel2 = _c_expr(m.group(1), Q_NAMES, defs) if m else None
+        m = re.search(r"if\s*\(([^;{]*?)\)\s*return\s+false\s*;\s*if\s*\(\s*!exec\s*\)\s*"
+                      r"return\s+true\s*;\s*\*q\s*=\s*\(struct lcf_q\)\{\s*0\s*,\s*0\s*\}\s*;"
+                      r"\s*return\s+false\s*;", r2)
+        self.rel2 = _c_expr(m.group(1), dict(Q_NAMES, id="id"), defs) if m else None
         if not m:
-            self.fail("lcf_q_release2(): {0, 0} when ...")
+            self.fail("lcf_q_release2(): unless {id, CLOSING} nothing; not exec -> "
+                      "closing (true); else {0, 0}")
+        sp = re.search(r"return\s+([^;]+);", c_function(qc, "lcf_q_stale_poll") or "")
+        self.stale = _c_expr(sp.group(1), dict(Q_NAMES, id="id"), defs) if sp else None
+        if not sp:
+            self.fail("lcf_q_stale_poll(): the waiting writer's tenure")
         wr = c_function(qc, "lcf_q_wait_reply") or ""
         if not re.search(r"m->type\s*=\s*grant\s*\?\s*LCF_T_QGRANT\s*:\s*LCF_T_QWAIT;\s*"
                          r"m->flags\s*=\s*LCF_F_IN_SWITCH;\s*m->aux\s*=\s*\(uint32_t\)orig\s*<<"
@@ -145,6 +152,10 @@ class CModel:
         ten = ((hi >> 16) & 0x3ff) << 6 | (hi & 0x3f)
         return (hi, lo), ("fwd", (hi >> 26) - 1, ten << 16 | (lo & MASK))
 
+    def stale_poll(self, st, ident):
+        """lcf_q_stale_poll(): a stale request that is the waiter's poll."""
+        return bool(ev(self.stale, dict(hi=st[0], lo=st[1], id=ident)))
+
     def abort_waiting(self, st, ident):
         """lcf_q_abort_waiting() in queued mode: the ABORT's event holds
         QSTATE as a switch tenure (a copy passed)."""
@@ -153,10 +164,12 @@ class CModel:
     def run(self, st, op, lock):
         hi, lo = st
         kind = op[0]
-        if kind == "rel2":
+        if kind == "rel2":                  # op[2]: QGATE let it execute
             if ev(self.rel2, dict(hi=hi, lo=lo, id=op[1])):
-                return (0, 0), ("rel2",)
-            return st, ("rel2",)
+                return st, ("rel2", "exec" if op[2] else "dup")
+            if not op[2]:
+                return st, ("closing",)
+            return (0, 0), ("rel2", "exec")
         _, ident, count, nxt, next_ok = op
         env = dict(hi=hi, lo=lo, id=ident, count=count & MASK, next_ok=next_ok, lock=lock)
         for cond, r in (self.xfer if kind == "xfer" else self.rel1):
@@ -350,7 +363,7 @@ class P4Model:
         taken, waiter, new, old, rd = self.lock.request(lock, t, 1, stale)
         f = self.fields(*e)
         act, _ = first_match(self.qin, [1, 0, T, 1, 0, int(taken), int(waiter),
-                                        (old >> 14) & 1, rd])
+                                        (old >> 14) & 1, rd, 0])
         env = {k: v for k, v in f.items() if "#" not in k}
         env.update({"md.q_kind": self.c["Q_K_NONE"], "md.q_a": 0, "md.q_b": 0})
         run(parse(self.p4.action_body(act or "") or ""), self.c, env)
@@ -403,7 +416,7 @@ class P4Model:
         f = self.fields(*e)
         old = lock
         act, _ = first_match(self.qin, [1, 0, T, 0, 0, 0, 0, (old >> 14) & 1,
-                                        int(old & 0x3fff != 0)])
+                                        int(old & 0x3fff != 0), 0])
         env = {k: v for k, v in f.items() if "#" not in k}
         env.update({"md.q_kind": self.c["Q_K_NONE"], "md.q_a": 0, "md.q_b": 0})
         run(parse(self.p4.action_body(act or "") or ""), self.c, env)
@@ -434,17 +447,26 @@ class P4Model:
 
     def run(self, st, op, ev, lock):
         kind = op[0]
-        if kind == "rel2":
-            a, b = self.operands("in_release2", {})
-            st, _ = self.ra("q_pass2", st, a, b)
-            return st, ("rel2",)
+        if kind == "rel2":                  # op[2]: QGATE closed by this pass
+            t = self.c["LCF_T_QRELEASE"]
+            rs = self.c["LCF_RS_QRELEASE"]
+            act, _ = first_match(self.qin, [1, 1, t, 1, rs, 0, 0, 0, 0, op[2]])
+            a, b = self.operands(act or "-", self.fields(*ev))
+            st, crv = self.ra("q_pass2", st, a, b)
+            act, args = first_match(self.qout, [1, rs, t, 1, 0, 1, crv, 1, op[2]])
+            if act == "q_deny0" and args and int(args[0], 0) == (t << 8 | 3):
+                return st, ("closing",)
+            if act == "q_release_ack" and args:
+                return st, ("rel2", {"LCF_A_QRELEASE_EXEC": "exec",
+                                     "LCF_A_QRELEASE_DUP": "dup"}.get(args[0], args[0]))
+            return st, ("p4 action %s" % act,)
         _, ident, count, nxt, next_ok = op
         f = self.fields(*ev, aux=count, cs=nxt)
         t = self.c["LCF_T_QXFER" if kind == "xfer" else "LCF_T_QRELEASE"]
         _, old = self.lock.stage(lock, {"md.lcs_op": self.c["LCS_OP_READ"], "md.lk_a": 0,
                                         "md.lk_b": 0})
         rd = int(old & 0x3fff != 0)
-        act, _ = first_match(self.qin, [1, 0, t, int(next_ok), 0, 0, 0, (old >> 14) & 1, rd])
+        act, _ = first_match(self.qin, [1, 0, t, int(next_ok), 0, 0, 0, (old >> 14) & 1, rd, 0])
         a, b = self.operands(act or "-", f)
         st, crv = self.ra("q_check", st, a, b)
         calls = self.queue_out({"md.q_out": 1, "md.q_crv": crv, "md.q_b": b, "md.q_a": a,

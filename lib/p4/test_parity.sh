@@ -128,7 +128,7 @@ drift "P4 dispatch: stale-request row removed" lib/p4/lcf_dispatch.p4 \
 drift "P4 constant: NACK_STALE 9 -> 10" lib/p4/lcf_headers.p4 \
     's/LCF_A_NACK_STALE       = 9;/LCF_A_NACK_STALE       = 10;/'
 drift "P4 LOCK: a stale request takes the lock" lib/p4/lcf_ways.p4 \
-    's/(LCS_OP_ACQUIRE, 0, 1)  : a_none();/(LCS_OP_ACQUIRE, 0, 1)  : a_acquire();/'
+    's/(LCS_OP_ACQUIRE, 0, 1)  : a_read();/(LCS_OP_ACQUIRE, 0, 1)  : a_acquire();/'
 drift "P4 LAST-UNLOCK: the request's read writes the register" lib/p4/lcf_ways.p4 \
     's/^                rv = 0;/                v = hdr.lcf.seq;\n                rv = 0;/'
 drift "C: stale request counted as lock busy" lib/lcf/lcf_pipeline.c \
@@ -214,11 +214,29 @@ drift "P4 QSTATE: three compares in q_fwd" lib/p4/lcf_queue.p4 \
     's/} else if (v.lo < md.q_b) {/} else if (v.lo < md.q_b \&\& v.hi != 0) {/'
 drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
     '/^    action a_grant()/i\    RegisterAction<q_pair_t, slot_t, bit<32>>(qstate) q_extra = {\n        void apply(inout q_pair_t v, out bit<32> rv) {\n            rv = v.hi;\n        }\n    };'
-drift "P4 LAST-UNLOCK: QXFER leaves its event open" lib/p4/lcf_ways.p4 \
-    '/lu_end = {/,/};/s/v.open_seq = hdr.lcf.seq + 1;/v.open_seq = hdr.lcf.seq;/'
+# QXFER/QRELEASE end their event in SCOREBOARD; QRELEASE's gate QGATE[r];
+# the closing answer; a stale waiting writer's poll answered (row 4)
+drift "P4 QGATE: closing leaves it open" lib/p4/lcf_ways.p4 \
+    '/qg_close = {/,/};/s/v.open_seq = hdr.lcf.seq + 1;/v.open_seq = hdr.lcf.seq;/'
+drift "P4 QGATE: QRELEASE's second pass closes LAST-UNLOCK again" lib/p4/lcf_ways.p4 \
+    's/md.lu_exec = qg_close.execute(md.req);/md.lu_exec = lu_close.execute(md.req);/'
+drift "P4 SCOREBOARD: a queued QXFER/QRELEASE does not claim the count" lib/p4/lcf_decide.p4 \
+    's/md.sb_newc = SB_ENDED; md.sb_or = SB_CLAIMED;/md.sb_newc = SB_ENDED; md.sb_or = 0;/'
+drift "P4 SCOREBOARD: a queued QRELEASE's executed pass 2 leaves count 0" lib/p4/lcf_decide.p4 \
+    's/(SB_OP_QDONE, 1, 0, 1, 0) : s_look(SB_ENDED);/(SB_OP_QDONE, 1, 0, 1, 0) : s_look(0);/'
+drift "P4 the closing answer dropped (QRELEASE_DUP)" lib/p4/lcf_queue_out.p4 \
+    '/: q_deny0(0x0d03);/d'
+drift "P4 a stopped QRELEASE clears QSTATE" lib/p4/lcf_queue.p4 \
+    '/action in_release2_keep()/,/}/s/md.q_b = Q_MARK;/md.q_b = 0;/'
+drift "P4 a stale waiting writer's poll NACKed" lib/p4/lcf_queue.p4 \
+    '/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, _, _, _) : a_grant();/d'
+drift "C: QRELEASE opens LAST-UNLOCK again" lib/lcf/lcf_pipeline.c \
+    's/lcf_q_gate_open(p, phv->req, phv->m->seq);/(void)lcf_stage_last_unlock_open(p, phv);/'
+drift "C: a gated QRELEASE answers dup, not closing" lib/lcf/lcf_queue.c \
+    's/^\tif (!exec)$/\tif (false)/'
 drift "P4 validate: 0x0c/0x0d unknown types again" lib/p4/lcf_validate.p4 \
     's/0x0e .. 0x1f/0x0c .. 0x1f/'
-drift "P4 op_select: QRELEASE does not open LAST-UNLOCK" lib/p4/lcf_validate.p4 \
+drift "P4 op_select: QRELEASE does not open its gate" lib/p4/lcf_validate.p4 \
     's/LCS_OP_READ, SB_OP_QOPEN, 0, 0)/LCS_OP_READ, SB_OP_NONE, 0, 0)/'
 drift "C: a QRELEASE retransmission after CLOSING denied" lib/lcf/lcf_queue.c \
     's/^\tif (!(q->lo \& LCF_Q_CLOSING) \&\&$/\tif (/'
@@ -246,7 +264,7 @@ drift "P4 the poll forwarded instead of QGRANT" lib/p4/lcf_queue_out.p4 \
 drift "P4 QGRANT while readers hold" lib/p4/lcf_queue_out.p4 \
     's/if (md.q_rd == 1) {/if (md.q_rd == 0) {/'
 drift "P4 QXFER approved while readers hold" lib/p4/lcf_queue.p4 \
-    '/(1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1) : in_check_bad_next();/d'
+    '/(1, 0, LCF_T_QXFER .. LCF_T_QRELEASE, _, 0, _, _, _, 1, _) : in_check_bad_next();/d'
 drift "P4 the waiting denial dropped (denied count)" lib/p4/lcf_queue_out.p4 \
     's/md.q_crv\[15:15\] == 1) {/md.q_crv[15:15] == 2) {/'
 drift "P4 the waiter's tenure without SWITCH" lib/p4/lcf_queue.p4 \
@@ -270,7 +288,7 @@ drift "C: the waiting denial dropped" lib/lcf/lcf_queue.c \
 drift "C: READ_UNLOCK drops WAITING" lib/lcf/lcf_pipeline.c \
     's/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER |/md->lock = (uint16_t)((md->lock \& (LCF_LOCK_WRITER \& /'
 drift "ABORT of a waiting tenure answered aborted (P4: no QSTATE read)" lib/p4/lcf_queue.p4 \
-    '/(1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _) : in_abort();/d'
+    '/(1, 0, LCF_T_ABORT .. LCF_T_ABORT, _, 0, _, _, _, _, _) : in_abort();/d'
 drift "ABORT of a waiting tenure answered aborted (P4: LcfQueueOut)" lib/p4/lcf_queue_out.p4 \
     's/^            q_abort_ack();/            q_bad_resubmit();/'
 drift "ABORT of a waiting tenure answered aborted (C)" lib/lcf/lcf_queue.c \

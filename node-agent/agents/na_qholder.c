@@ -309,6 +309,11 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 		}
 		wait_denied(h, now, out);
 		return 0;
+	case LCF_Q_IS_CLOSING:
+		/* A QRELEASE approved whose releasing pass another QRELEASE
+		 * of this thread stopped (the switch's gate moved on): the
+		 * timer sends it again. */
+		return 0;
 	case LCF_Q_WAITING:
 		/* A switch tenure whose readers still hold: not sent by a
 		 * correct holder. A denial: resend after the bound. */

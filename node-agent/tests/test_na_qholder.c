@@ -254,8 +254,9 @@ static const struct scenario scen[] = {
 	{SWG, 0, 0, 1, .st = NA_QH_HOLD},
 	{DONE, .st = NA_QH_ENDING, .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
 	{QACK, .seq = 2, .aux = LCF_Q_OK, .ret = -ESRCH, .st = NA_QH_ENDING},
-	{QACK, .seq = 1, .aux = LCF_Q_IS_CLOSING, .ret = -EPROTO,
-	 .st = NA_QH_ENDING},
+	/* closing: the switch's QRELEASE gate moved on, the timer resends */
+	{QACK, .seq = 1, .aux = LCF_Q_IS_CLOSING, .st = NA_QH_ENDING},
+	{QACK, .seq = 1, .aux = 9, .ret = -EPROTO, .st = NA_QH_ENDING},
 } },
 };
 /* clang-format on */

@@ -162,6 +162,7 @@ class Ref:
         n_req = 32 * t.tpn
         self.sb = [[[0, 0], [0, 0]] for _ in range(n_req)]
         self.lu = [[0, 0] for _ in range(n_req)]      # [seq, open]
+        self.qg = [[0, 0] for _ in range(n_req)]      # QRELEASE's gate
         # QSTATE [QHOLDER, FWD_CNT] per slot (queued mode)
         self.q = [[[0, 0] for _ in range(t.slots)] for _ in range(t.ways)]
 
@@ -273,21 +274,21 @@ class Ref:
             return
         e = self.sb[req][m.seq & 1]
         lu = self.lu[req]
-        if m.type in (READ_UNLOCK, WRITE_UNLOCK, QRELEASE):  # 4.3: open, hit or miss
+        if m.type in (READ_UNLOCK, WRITE_UNLOCK):      # 4.3: open, hit or miss
             if after(m.seq, lu[0]):
                 lu[0], lu[1], lu_ans = m.seq, 1, "new"
             elif lu[0] == m.seq and lu[1]:
                 lu_ans = "open"
             else:
                 lu_ans = "dup"
-        elif m.type == QXFER:                           # ends the holder's event
-            if after(m.seq, lu[0]):
-                lu[0], lu[1] = m.seq, 0
-            elif lu[0] == m.seq:
-                lu[1] = 0
+        elif m.type == QRELEASE and self.t.queued:      # "Queued locks": the gate
+            g = self.qg[req]
+            if not (g[0] == m.seq and g[1]):
+                g[0], g[1] = m.seq, 1
         if hit < 0:                                     # 4.1
             m.flags &= ~(IN_SWITCH | DATA_PROVIDER) & 0xff
-            if m.type in (READ_UNLOCK, WRITE_UNLOCK):
+            if m.type in (READ_UNLOCK, WRITE_UNLOCK) or (
+                    m.type in (QXFER, QRELEASE) and self.t.queued):
                 if e[0] == m.seq or after(m.seq, e[0]):
                     e[0], e[1] = m.seq, ENDED
             elif m.type == ABORT:
@@ -298,6 +299,11 @@ class Ref:
             return
         md = self.meta[hit][self.slot(hit, m.tag)]
         if m.type in (QXFER, QRELEASE):
+            if self.t.queued:               # the event ends in SCOREBOARD
+                if e[0] == m.seq and 0 < e[1] <= COUNT_MAX:
+                    e[1] |= CLAIMED
+                elif (e[0] == m.seq and e[1] == 0) or after(m.seq, e[0]):
+                    e[0], e[1] = m.seq, ENDED
             self.queue_first(r, hit, md)
         elif m.type <= EVICT_MODIFIED:
             self.request(r, req, hit, md, e)
@@ -374,6 +380,16 @@ class Ref:
     def request(self, r, req, hit, md, e):
         m, t = r.out, self.t
         if not after(m.seq, self.lu[req][0]):           # stale
+            q = self.q[hit][self.slot(hit, m.tag)] if t.queued else None
+            if (q and q[0] == qid(m.node, m.thread, m.seq) and q[1] & Q_SWITCH and
+                    not q[1] & Q_CLOSING):              # row 4: the waiter's poll
+                rd = md[1] & READERS
+                orig = m.type
+                m.gstatus, m.copyset = md[2], md[0]
+                self.reply(r, QWAIT if rd else QGRANT, IN_SWITCH,
+                           "QWAIT" if rd else "QGRANT")
+                r.out.aux = orig << 24 | rd
+                return
             self.reply(r, NACK, IN_SWITCH | FAIL, "NACK_STALE")
             return
         write = m.type != READ_MISS
@@ -539,20 +555,24 @@ class Ref:
             m.gstatus, m.copyset = md[2], md[0]
             self.reply(r, UNLOCK_ACK, IN_SWITCH, "UNLOCK_EXEC" if ex else "UNLOCK_DUP")
         elif op == RS_QRELEASE:                         # "Queued locks"
-            lu = self.lu[req]
-            ex = lu[0] == m.seq and lu[1] == 1
+            g = self.qg[req]
+            ex = t.queued and g[0] == m.seq and g[1] == 1
             if ex:
-                lu[1] = 0
+                g[1] = 0
                 md[1] &= ~(WRITER | WAITING)
                 md[0] = m.copyset & t.mask
                 md[2] = m.gstatus
                 if e[0] == m.seq:
-                    e[1] = 0
+                    e[1] = ENDED
             q = self.q[way][s]
-            if t.queued and q[0] == qid(m.node, m.thread, m.seq) and q[1] & Q_CLOSING:
-                q[0], q[1] = 0, 0
+            mine = t.queued and q[0] == qid(m.node, m.thread, m.seq) and q[1] & Q_CLOSING
             m.gstatus, m.copyset = md[2], md[0]
-            self.queue_ack(r, 0, 0, "QRELEASE_EXEC" if ex else "QRELEASE_DUP")
+            if mine and not ex:             # another QRELEASE moved the gate
+                self.queue_ack(r, 3, Q_CLOSING, "QXFER_DENIED")
+            else:
+                if mine:
+                    q[0], q[1] = 0, 0
+                self.queue_ack(r, 0, 0, "QRELEASE_EXEC" if ex else "QRELEASE_DUP")
         else:                                           # RS_REMOVE
             self.tag[way][s] = 0
             m.gstatus, m.copyset = md[2], md[0]
@@ -580,6 +600,7 @@ class Ref:
                     e[1] = 0
             if dead:
                 self.lu[q] = [0, 0]
+                self.qg[q] = [0, 0]
         return 0
 
     # ---- read-out, as lcf_pipeline_read_block / _read_requester ------------
