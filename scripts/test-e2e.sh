@@ -95,18 +95,23 @@ node_ip() {
 }
 rm -f "$summary_base.csv" "$summary_base.json"
 
-# garbage_start DIR: malformed datagrams while the workload runs (see header)
+# garbage_start DIR: malformed datagrams while the workload runs (see header).
+# The interpreter is resolved once, here: a version manager's python3 shim
+# can take seconds to start on a loaded machine, and the 1,200 datagrams
+# (0.6 s at 2,000/s) must be sent while the nodes, which run $duration s,
+# are still up to count them.
+gpython=$(python3 -c 'import sys; print(sys.executable)')
 gpids=() garbage_node=""
 garbage_start() {
 	local dir=$1 src dst self
 	read -r src dst self < <(echo "$nodes" | awk '{print $1, $2, $3}')
 	gpids=()
-	"$cluster" exec "$src" python3 "$here/lcf_garbage.py" --dst "$(node_ip "$dst")" \
-		--count 1200 --rate 600 --seed 1 --json "$dir/garbage-switch.json" \
+	"$cluster" exec "$src" "$gpython" "$here/lcf_garbage.py" --dst "$(node_ip "$dst")" \
+		--count 1200 --rate 2000 --seed 1 --json "$dir/garbage-switch.json" \
 		>/dev/null 2>"$dir/garbage-switch.err" &
 	gpids+=($!)
-	"$cluster" exec "$self" python3 "$here/lcf_garbage.py" --dst "$(node_ip "$self")" \
-		--count 1200 --rate 600 --seed 2 --json "$dir/garbage-node.json" \
+	"$cluster" exec "$self" "$gpython" "$here/lcf_garbage.py" --dst "$(node_ip "$self")" \
+		--count 1200 --rate 2000 --seed 2 --json "$dir/garbage-node.json" \
 		>/dev/null 2>"$dir/garbage-node.err" &
 	gpids+=($!)
 	garbage_node=$self
