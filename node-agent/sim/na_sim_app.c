@@ -466,9 +466,6 @@ static void
 summary(FILE *f, double wall_s, bool stuck)
 {
 	const struct na_sim_net_stats *ns = na_sim_net_stats(R.net);
-	const struct lcf_counters *pc = lcf_pipeline_counters(
-		na_sim_net_pipeline(R.net));
-	bool first = true;
 
 	fprintf(f,
 		"{\"app\":\"%s\",\"mode\":\"%s\",\"nodes\":%u,\"threads\":%u,"
@@ -486,13 +483,7 @@ summary(FILE *f, double wall_s, bool stuck)
 		",\"detached\":%" PRIu64 "},\"switch_actions\":{",
 		ns->sent, ns->delivered, ns->forwarded, ns->passes,
 		ns->resubmits, ns->sw_drops, ns->detached);
-	for (int a = 0; a < LCF_A_MAX; a++) {
-		if (!pc->action[a])
-			continue;
-		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
-			lcf_action_name((enum lcf_action)a), pc->action[a]);
-		first = false;
-	}
+	na_sim_net_actions_json(R.net, f);
 	fprintf(f, "}}\n");
 }
 

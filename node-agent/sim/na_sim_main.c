@@ -319,11 +319,8 @@ static void
 print_summary(FILE *f, double wall_s, bool stuck)
 {
 	const struct na_sim_net_stats *ns = na_sim_net_stats(sim.net);
-	const struct lcf_counters *pc = lcf_pipeline_counters(
-		na_sim_net_pipeline(sim.net));
 	struct na_wl_result r = { 0 };
 	uint32_t migrated = 0;
-	bool first = true;
 
 	for (uint32_t i = 0; i < sim.n_nodes; i++) {
 		r.ops += sim.node[i].res.ops;
@@ -352,13 +349,7 @@ print_summary(FILE *f, double wall_s, bool stuck)
 		",\"switch_drops\":%" PRIu64 "},\"switch_actions\":{",
 		ns->sent, ns->lost, ns->duplicated, ns->delivered, ns->rejected,
 		ns->forwarded, ns->passes, ns->resubmits, ns->sw_drops);
-	for (int a = 0; a < LCF_A_MAX; a++) {
-		if (!pc->action[a])
-			continue;
-		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
-			lcf_action_name((enum lcf_action)a), pc->action[a]);
-		first = false;
-	}
+	na_sim_net_actions_json(sim.net, f);
 	fprintf(f, "},\"pipe\":{");
 	pipe_summary(f);
 	fprintf(f, "},\"voh\":{");

@@ -3,6 +3,7 @@
  * The simulated network and switch; see na_sim_net.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,4 +322,20 @@ na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
 	net->st.sent++;
 	hop(f, switch_arrive);
 	return 0;
+}
+
+void
+na_sim_net_actions_json(const struct na_sim_net *net, FILE *f)
+{
+	const struct lcf_counters *pc = lcf_pipeline_counters(
+		na_sim_net_pipeline(net));
+	bool first = true;
+
+	for (int a = 0; a < LCF_A_MAX; a++) {
+		if (!pc->action[a])
+			continue;
+		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
+			lcf_action_name((enum lcf_action)a), pc->action[a]);
+		first = false;
+	}
 }

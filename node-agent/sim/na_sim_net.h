@@ -17,6 +17,7 @@
 #define NA_SIM_NET_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lcf_pipeline.h"
 #include "lcf_wire.h"
@@ -79,5 +80,11 @@ const struct na_sim_net_stats *na_sim_net_stats(const struct na_sim_net *net);
 
 /** The switch's pipeline (its counters and registers). */
 const struct lcf_pipeline *na_sim_net_pipeline(const struct na_sim_net *net);
+
+/**
+ * Print the switch's non-zero action counters to `f` as JSON members
+ * ("name":count, comma-separated, no braces): the summaries' switch_actions.
+ */
+void na_sim_net_actions_json(const struct na_sim_net *net, FILE *f);
 
 #endif /* NA_SIM_NET_H */
