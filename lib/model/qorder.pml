@@ -39,6 +39,21 @@
  * Properties: SWMR on Y; at quiescence both nodes done, no unlock in flight,
  * every slot idle (or holding a record of an aborted event nobody grants),
  * X and Y unlocked, QSTATE {0, 0}.
+ *
+ * The counterexamples of the old rules (vectors 124-127,
+ * test_pipeline_qorder):
+ *   qorder-old-gate (OLDLU): node 1 reads Y; node 0's seq 1 write gets
+ *     QWAIT and is given up ("passed"); seq 2 reads X, its unlock's first
+ *     pass opens LAST-UNLOCK {2}; the poll gets QGRANT; QRELEASE seq 1 is
+ *     approved but its second pass finds LAST-UNLOCK {2}: ignored, QSTATE
+ *     cleared, Y keeps WAITING.
+ *   qorder-old-luw (OLDLUW): seq 1 reads X, its unlock is in flight; seq
+ *     2's Y write is queued at node 1, given up (aborted), handed over and
+ *     released: LAST-UNLOCK {2}; seq 1's unlock arrives as a duplicate: X
+ *     keeps a reader.
+ *   qorder-old-poll (OLDPOLL): node 1 reads Y; seq 1 waits, is given up
+ *     ("passed"); seq 2's X unlock executes; every poll of seq 1 is NACKed
+ *     stale: Y keeps WAITING and QSTATE {seq 1, SWITCH}.
  */
 
 #ifdef OLDLU
