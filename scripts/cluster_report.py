@@ -243,7 +243,7 @@ def main():
                        if v and k not in ("none",)}
                 if a.allow_malformed:
                     bad = {}
-                # Known, untraced (docs/NODE-AGENT.md "Known problems"): a
+                # Known, untraced (docs/NODE-AGENT.md "Known limitations"): a
                 # few pipeline frames per run whose node is not the ingress
                 # port's. Tolerated up to 1 in 1000 frames, reported always.
                 odd = bad.get("node_id_does_not_match_ingress_port", 0)

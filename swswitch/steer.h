@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * NIC steering by tag (docs/ARCHITECTURE.md "Mapping to NIC RSS"): rte_flow
+ * NIC steering by tag (docs/ARCHITECTURE.md "Multi-lcore"): rte_flow
  * rules that deliver each coherence frame whose UDP source port carries a
  * steering key (lib/wire/lcf_steer.h) to the rx queue of the worker that
  * owns the key, so it never crosses a re-steering ring.

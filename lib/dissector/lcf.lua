@@ -28,7 +28,7 @@ local TYPES = {
 for t = 0x20, 0x7f do
 	TYPES[t] = string.format("NODE_MSG_0x%02x", t)
 end
--- SABRes (docs/PROTOCOL.md "SABRes")
+-- SABRes (docs/PROTOCOL-NODES.md "SABRes")
 TYPES[0x50] = "SABRE_REG"
 TYPES[0x51] = "SABRE_READ"
 TYPES[0x52] = "SABRE_DATA"

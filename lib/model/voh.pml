@@ -50,7 +50,7 @@
 #define NQ (NRD + 1)
 #define QN 6
 
-/* message kinds (docs/PROTOCOL.md "Validate-on-hit messages") */
+/* message kinds (docs/PROTOCOL-NODES.md "Validate-on-hit messages") */
 mtype = { VREAD, VERSION, READ, UPDATE, PROCEED, WDATA, DONE, DONEACK };
 
 /* to the home: kind, requester, seq, value (WDATA) */

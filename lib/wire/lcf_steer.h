@@ -3,7 +3,7 @@
  * Steering key of a tag: which of LCF_STEER_KEYS buckets a coherence frame
  * belongs to, so that a switch with several pipelines can have its NIC
  * deliver every frame of a tag to the pipeline that owns it (docs/PROTOCOL.md
- * 1.1, docs/ARCHITECTURE.md "Mapping to NIC RSS").
+ * 1.1, docs/ARCHITECTURE.md "Multi-lcore").
  *
  * Senders put the key in the UDP source port (lcf_steer_sport); the switch
  * installs one exact-match rule per key value (UDP source port -> the rx

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * SABRes at the home: the Active Transfers Table (na_sabres.h,
- * docs/SABRES.md, docs/PROTOCOL.md "SABRes").
+ * docs/SABRES.md, docs/PROTOCOL-NODES.md "SABRes").
  */
 #include <string.h>
 

@@ -16,7 +16,7 @@ Per repetition, each for --duration seconds, one after the other:
   sw2_tag   --workers 2 (-l 0-1), each frame on the rx queue of the worker
             that owns its tag, as swswitch's NIC rules deliver the frames of
             senders that put the tag's steering key in the UDP source port
-            (docs/ARCHITECTURE.md "Mapping to NIC RSS"): nothing crosses
+            (docs/ARCHITECTURE.md "Multi-lcore"): nothing crosses
   sw1_pcap  swswitch --workers 1 on lcore 1, 4 net_pcap ports replaying the
             same traffic (infinite_rx=1); tx to net_pcap's tx_drop queues
   tp_null   dpdk-testpmd --forward-mode=macswap, 1 forwarding lcore (lcore
