@@ -244,6 +244,20 @@ if [ $DEEP = 0 ]; then
 	PML=qorder.pml run qorder-old-gate "violation:yw==0" "-DOLDLU -DRD1=0" "$QO" "-m100000"
 	PML=qorder.pml run qorder-old-luw "violation:xrd==0" "-DOLDLUW -DRD1=0" "$QO" "-m100000"
 	PML=qorder.pml run qorder-old-poll "violation:tst==5" "-DOLDPOLL -DRD1=1" "$QO" "-m100000"
+	# The same at a home agent (HOME: one-step unlock and QRELEASE, no
+	# waiting writer): passes; the home's earlier rule (QXFER / QRELEASE
+	# against LAST-EXECUTED of unlocks) leaves Y locked (a stale QRELEASE
+	# ignored after a later unlock).
+	PML=qorder.pml run qorder-home pass "-DHOME -DEV0=2" "$QO" "-m100000"
+	PML=qorder.pml run qorder-home-old "violation:tst==5" "-DOLDHOME -DEV0=2 -DRD1=0" "$QO" "-m100000"
+	# The queue holder id's seq width (qalias.pml, IDW bits; the C and P4
+	# keep 16): a delayed QRELEASE copy executes against its requester's
+	# later tenure with the same id, a second writer is granted. Matched on
+	# the whole seq it passes with one duplicate; with two, a copy denied
+	# not_holder reopens QGATE for a second pass still pending (open).
+	PML=qalias.pml run qalias-id1 "violation:holder==255" "-DIDW=1 -DEV=3 -DDUP=1" "$QO" "-m100000"
+	PML=qalias.pml run qalias-full pass "-DFULL -DEV=3 -DDUP=1" "$QO" "-m100000"
+	PML=qalias.pml run qalias-full-dup2 "violation:holder==255" "-DFULL -DEV=5 -DDUP=2" "$QO" "-m100000"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request

@@ -35,6 +35,17 @@
  *            LAST-UNLOCK, the second pass has its own gate
  *   OLDPOLL  a stale request is NACKed before the QSTATE stage (default:
  *            row 4, the waiting writer's poll, is answered first)
+ *   HOME     the lock point is Y's and X's home agent (queued mode at a
+ *            home, QUEUED-LOCKS.md 11): no waiting writer (a write meeting
+ *            readers is NACKed), an unlock and a QRELEASE in one step (no
+ *            resubmit), a stale unlock ignored (no answer); timers resend
+ *            an unlock or a QXFER / QRELEASE at most RESEND times, so an
+ *            answer that never comes shows at quiescence. The requests'
+ *            LAST-EXECUTED end of the event is SCOREBOARD's end here.
+ *   OLDHOME  (HOME) the home's earlier rule: a QXFER / QRELEASE checked
+ *            against the sender's LAST-EXECUTED of unlocks (stale: ignored;
+ *            equal: approved again, nothing changed) and an approved one
+ *            recorded there
  *
  * Properties: SWMR on Y; at quiescence both nodes done, no unlock in flight,
  * every slot idle (or holding a record of an aborted event nobody grants),
@@ -58,6 +69,12 @@
 
 #ifdef OLDLU
 #define OLDLUW
+#endif
+#ifdef OLDHOME
+#define HOME
+#endif
+#ifndef RESEND
+#define RESEND 3
 #endif
 #ifndef EV0
 #define EV0 2
@@ -135,6 +152,7 @@ byte st[2], cur[2], qe[2], recv[2], fcnt[2], nxt[2];
 bit gu[2];        /* the slot's event was given up */
 bit qd[2];        /* Q_QUEUED (instantaneous) */
 byte polls[2];
+byte ends[2], uls = 0; /* HOME: timer resends of an end, of node 0's unlock */
 
 /* node 0's thread */
 #define T_IDLE 0
@@ -277,7 +295,11 @@ inline sw_request(r, s, blk, rd)
 		fi
 	:: blk && !rd && AFTER(s, lus[r]) ->
 		b = !yw && !yq && yr == 0;              /* taken */
+#ifndef HOME
 		j = !b && !yw && !yq && yr > 0;         /* waiter */
+#else
+		j = 0;                                  /* the home NACKs it */
+#endif
 		if :: b -> yw = 1 :: j -> yq = 1 :: else -> skip fi;
 		sb_request(r, s, b);
 		if
@@ -302,6 +324,19 @@ inline sw_request(r, s, blk, rd)
 	fi
 }
 
+inline sw_unlock2(r, s, blk, x)
+{
+	if
+	:: (x & 1) && lus[r] == s && luo[r] ->
+		luo[r] = 0;
+		if :: !blk -> xrd = xrd - (x / 2) :: else -> yr = yr - (x / 2) fi;
+		k = SBI(r, s);
+		if :: sbs[k] == s -> sbc[k] = 0 :: else -> skip fi
+	:: else -> skip
+	fi;
+	put(UACK, r, SW, s, blk, 0)
+}
+
 inline sw_unlock1(r, s, blk)
 {
 	j = 0; e = 0; f = 0;
@@ -314,20 +349,15 @@ inline sw_unlock1(r, s, blk)
 	:: j -> sb_claim(r, s)
 	:: else -> skip
 	fi;
+#ifndef HOME
 	rs!UNL, r, s, blk, f * 2 + e
-}
-
-inline sw_unlock2(r, s, blk, x)
-{
+#else
+	/* one step; a stale unlock is ignored (na_home.c unlock()) */
 	if
-	:: (x & 1) && lus[r] == s && luo[r] ->
-		luo[r] = 0;
-		if :: !blk -> xrd = xrd - (x / 2) :: else -> yr = yr - (x / 2) fi;
-		k = SBI(r, s);
-		if :: sbs[k] == s -> sbc[k] = 0 :: else -> skip fi
-	:: else -> skip
-	fi;
-	put(UACK, r, SW, s, blk, 0)
+	:: j || s == lus[r] -> i = f * 2 + e; sw_unlock2(r, s, blk, i)
+	:: else -> printf("@q home: unlock r%d seq%d stale, ignored\n", r, s)
+	fi
+#endif
 }
 
 /* QXFER / QRELEASE's effect on the event: ends it for its later copies */
@@ -367,25 +397,6 @@ inline sw_qxfer(r, s, c, nx)
 	fi
 }
 
-inline sw_qrel1(r, s, c)
-{
-	q_end_event(r, s, 1);
-#ifndef OLDLU
-	/* QRELEASE's own gate, before the lock stage: a copy of another
-	 * QRELEASE moves it on, a copy of this one keeps it open */
-	if :: !(qls[r] == s && qlopen[r]) -> qls[r] = s; qlopen[r] = 1 :: else -> skip fi;
-#endif
-	if
-	:: qhi != ID(r, s) -> put(QACK, r, SW, s, R_NOTHOLDER, 0)
-	:: qhi == ID(r, s) && !(qlo & CLOSING) && (qlo & SWITCHF) && yr > 0 ->
-		put(QACK, r, SW, s, R_WAITING, 0)
-	:: qhi == ID(r, s) && !(qlo & CLOSING) && !((qlo & SWITCHF) && yr > 0) && (qlo & 63) != c ->
-		put(QACK, r, SW, s, R_COUNT, qlo & 63)
-	:: qhi == ID(r, s) && ((qlo & CLOSING) || (!((qlo & SWITCHF) && yr > 0) && (qlo & 63) == c)) ->
-		qlo = CLOSING; rs!QREL, r, s, 1, 0
-	fi
-}
-
 inline sw_qrel2(r, s)
 {
 #ifdef OLDLU
@@ -420,6 +431,30 @@ inline sw_qrel2(r, s)
 #endif
 }
 
+inline sw_qrel1(r, s, c)
+{
+	q_end_event(r, s, 1);
+#ifndef OLDLU
+	/* QRELEASE's own gate, before the lock stage: a copy of another
+	 * QRELEASE moves it on, a copy of this one keeps it open */
+	if :: !(qls[r] == s && qlopen[r]) -> qls[r] = s; qlopen[r] = 1 :: else -> skip fi;
+#endif
+	if
+	:: qhi != ID(r, s) -> put(QACK, r, SW, s, R_NOTHOLDER, 0)
+	:: qhi == ID(r, s) && !(qlo & CLOSING) && (qlo & SWITCHF) && yr > 0 ->
+		put(QACK, r, SW, s, R_WAITING, 0)
+	:: qhi == ID(r, s) && !(qlo & CLOSING) && !((qlo & SWITCHF) && yr > 0) && (qlo & 63) != c ->
+		put(QACK, r, SW, s, R_COUNT, qlo & 63)
+	:: qhi == ID(r, s) && ((qlo & CLOSING) || (!((qlo & SWITCHF) && yr > 0) && (qlo & 63) == c)) ->
+		qlo = CLOSING;
+#ifndef HOME
+		rs!QREL, r, s, 1, 0
+#else
+		sw_qrel2(r, s) /* the second step at once */
+#endif
+	fi
+}
+
 proctype sw()
 {
 	SCRATCH;
@@ -435,8 +470,20 @@ end:	do
 			if
 			:: e == REQ -> sw_request(r, s, a, b)
 			:: e == UNL -> sw_unlock1(r, s, a)
+#ifndef OLDHOME
 			:: e == QXFER -> sw_qxfer(r, s, a, b)
 			:: e == QREL -> sw_qrel1(r, s, a)
+#else
+			/* the home's earlier rule: LAST-EXECUTED of unlocks first */
+			:: (e == QXFER || e == QREL) && s == lus[r] ->
+				put(QACK, r, SW, s, R_OK, 0)   /* approved again */
+			:: (e == QXFER || e == QREL) && AFTER(lus[r], s) ->
+				printf("@q home: QXFER/QRELEASE r%d seq%d stale, ignored\n", r, s)
+			:: (e == QXFER || e == QREL) && AFTER(s, lus[r]) ->
+				j = qhi == ID(r, s);
+				if :: e == QXFER -> sw_qxfer(r, s, a, b) :: else -> sw_qrel1(r, s, a) fi;
+				if :: j && qhi != ID(r, s) -> lus[r] = s; luo[r] = 0 :: else -> skip fi
+#endif
 			fi
 		:: else -> skip
 		fi; norm() }

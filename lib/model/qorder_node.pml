@@ -47,7 +47,14 @@ inline took(h)
 	fi
 }
 
-#define ENDING_DUE(h) (st[h] == ENDING && !ANY(QXFER, SW, h, cur[h]) && !ANY(QREL, SW, h, cur[h]) && \
+#ifdef HOME
+#define RESEND_OK(c) ((c) < RESEND)
+#define BUMP(c) c = c + 1
+#else
+#define RESEND_OK(c) true
+#define BUMP(c) skip
+#endif
+#define ENDING_DUE(h) (st[h] == ENDING && RESEND_OK(ends[h]) && !ANY(QXFER, SW, h, cur[h]) && !ANY(QREL, SW, h, cur[h]) && \
 	!ANY(QACK, h, SW, cur[h]) && len(rs) == 0 && !ANYFWD(ID(h, cur[h])))
 #define GIVING_DUE(h) (st[h] == GIVING && !ANY(QG, IDR(nxt[h]), h, IDS(nxt[h])) && \
 	!ANY(QGA, h, IDR(nxt[h]), IDS(nxt[h])))
@@ -160,19 +167,20 @@ end:	do
 		fi; norm() }
 	:: atomic { tst == T_IDLE && ev == EV0 -> tst = T_DONE }
 	:: atomic { tst == T_CSX && ul == 0 -> ul = tseq; ulx = 1; tst = T_IDLE;
+		if :: uls != 0 -> uls = 0 :: else -> skip fi;
 		put(UNL, SW, 0, tseq, 0, 0); norm() }
 	:: atomic { tst == T_CSY && ul == 0 -> ul = tseq; ulx = 0; tst = T_IDLE;
 		holder_end(0); norm() }
 	:: atomic { tst == T_WY && !gu[0] && gave < GIVEUP && (st[0] == WAIT || st[0] == POLL) ->
 		give_up(); norm() }
 	/* timers */
-	:: atomic { ul != 0 && ulx && !ANY(UNL, SW, 0, ul) && !ANY(UACK, 0, SW, ul) && len(rs) == 0 ->
-		put(UNL, SW, 0, ul, 0, 0); norm() }
+	:: atomic { ul != 0 && ulx && !ANY(UNL, SW, 0, ul) && !ANY(UACK, 0, SW, ul) && len(rs) == 0 &&
+		RESEND_OK(uls) -> BUMP(uls); put(UNL, SW, 0, ul, 0, 0); norm() }
 	:: atomic { tst == T_WX && loss > 0 && QUIET_REQ(0, tseq) -> put(REQ, SW, 0, tseq, 0, 0); norm() }
 	:: atomic { st[0] == WAIT && !gu[0] && !qd[0] && loss > 0 && QUIET_REQ(0, cur[0]) ->
 		put(REQ, SW, 0, cur[0], 1, 0); norm() }
 	:: atomic { POLL_DUE(0) -> polls[0]++; put(REQ, SW, 0, cur[0], 1, 0); norm() }
-	:: atomic { ENDING_DUE(0) -> holder_end(0); norm() }
+	:: atomic { ENDING_DUE(0) -> BUMP(ends[0]); holder_end(0); norm() }
 	:: atomic { GIVING_DUE(0) -> put(QG, IDR(nxt[0]), 0, IDS(nxt[0]), 0, 0); norm() }
 	:: atomic { HAS(0) -> receive(0); norm() }
 	od
@@ -194,7 +202,7 @@ end:	do
 	:: atomic { st[1] == WAIT && !qd[1] && loss > 0 && QUIET_REQ(1, 1) ->
 		put(REQ, SW, 1, 1, 1, 0); norm() }
 	:: atomic { POLL_DUE(1) -> polls[1]++; put(REQ, SW, 1, 1, 1, 0); norm() }
-	:: atomic { ENDING_DUE(1) -> holder_end(1); norm() }
+	:: atomic { ENDING_DUE(1) -> BUMP(ends[1]); holder_end(1); norm() }
 	:: atomic { GIVING_DUE(1) -> put(QG, IDR(nxt[1]), 1, IDS(nxt[1]), 0, 0); norm() }
 	:: atomic { HAS(1) -> receive(1); norm() }
 	od

@@ -252,15 +252,18 @@ want = sorted(["lcf.pipe.LcfIngress.tag%d.tag" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.ver%d.blk_version" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.queue.qw%d.qstate" % w for w in range(3)] +
               ["lcf.pipe.LcfIngress.last_unlock.last_unlock",
+               "lcf.pipe.LcfIngress.last_unlock.qgate",
                "lcf.pipe.LcfIngress.scoreboard.sb_seq",
                "lcf.pipe.LcfIngress.scoreboard.sb_c"])
-lu_rows = sorted(kw.get("REGISTER_INDEX") for t, m, a, kw in log
-                 if m == "mod" and t.endswith("last_unlock.last_unlock") and
-                 kw.get("seq") == 0 and kw.get("open_seq") == 1)
-check(cleared == want and lu_rows == list(range(512)),
+def closed_rows(log, reg):
+    return sorted(kw.get("REGISTER_INDEX") for t, m, a, kw in log
+                  if m == "mod" and t.endswith(reg) and
+                  kw.get("seq") == 0 and kw.get("open_seq") == 1)
+check(cleared == want and closed_rows(log, "last_unlock.last_unlock") == list(range(512)) and
+      closed_rows(log, "last_unlock.qgate") == list(range(512)),
       "--reset clears TAG, LOCK, G-STATUS, COPYSET, VERSION, QSTATE of 3 "
-      "ways, LAST-UNLOCK and SCOREBOARD, then closes all 512 LAST-UNLOCK rows "
-      "at seq 0 ({0, open_seq 1})")
+      "ways, LAST-UNLOCK, QGATE and SCOREBOARD, then closes all 512 LAST-UNLOCK "
+      "and QGATE rows at seq 0 ({0, open_seq 1})")
 
 # the node-failed script: stop the world (every port down), evict the locked
 # and listing slots of every way (and only those), clear SCOREBOARD and the
@@ -323,14 +326,15 @@ want = sorted([(ig + "tag0.tag", i) for i in (5, 11)] + [(ig + "tag1.tag", 7)] +
               [(ig + "lcs%d.%s" % (w, r), i) for w, i in ((0, 5), (0, 11), (1, 7))
                for r in ("lock", "gstatus", "copyset")] +
               [(ig + "queue.qw%d.qstate" % w, i) for w, i in ((0, 5), (0, 11), (1, 7))] +
-              [(ig + "last_unlock.last_unlock", r) for r in range(dead * threads, (dead + 1) * threads)])
+              [(ig + "last_unlock." + reg, r) for reg in ("last_unlock", "qgate")
+               for r in range(dead * threads, (dead + 1) * threads)])
 sb_mods = sorted((t.rpartition(".")[2], kw.get("REGISTER_INDEX"), kw.get("f1"),
                   kw.get("pipe") or 0)
                  for t, m, a, kw in log if m == "mod" and ".scoreboard." in t)
 dead_sb = [(r, i, 0, 0) for r in ("sb_c", "sb_seq")
            for i in range(dead * threads * 2, (dead + 1) * threads * 2)]
 lu_ok = all(kw.get("seq") == 0 and kw.get("open_seq") == 1 for t, m, a, kw in log
-            if m == "mod" and t.endswith("last_unlock"))
+            if m == "mod" and (t.endswith("last_unlock") or t.endswith("qgate")))
 lu_ok = lu_ok and all(kw.get("lo") == 0 and kw.get("hi") == 0 for t, m, a, kw in log
                       if m == "mod" and t.endswith("qstate"))
 check(mods == want and lu_ok and not [t for t, m, a, kw in log if m == "clear"] and
@@ -338,7 +342,7 @@ check(mods == want and lu_ok and not [t for t, m, a, kw in log if m == "clear"] 
       "--node-failed: evicts the locked slot and the slots listing node %d in each way "
       "(TAG, LOCK, G-STATUS, COPYSET, QSTATE {0, 0}: C lcf_q_clear()), not the others; "
       "zeroes every SCOREBOARD count (SEQ and ENDED kept) and resets the dead node's "
-      "%d LAST-UNLOCK rows ({0, 1}) and SCOREBOARD SEQ and C rows" % (dead, threads))
+      "%d LAST-UNLOCK and QGATE rows ({0, 1}) and SCOREBOARD SEQ and C rows" % (dead, threads))
 p = subprocess.run([sys.executable, gen, topo_path, "--node-failed", "31"],
                    capture_output=True, text=True)
 check(p.returncode != 0 and "not a node" in p.stderr,
@@ -393,9 +397,10 @@ def gen_calls(args, regs=None):
 nq = [gen_calls(["--ways", "2"] + x)
       for x in ([], ["--reset"], ["--node-failed", str(dead)])]
 check(all(l is not None for _, l in nq) and
-      not [c for _, l in nq for c in l if ".queue" in c[0] or "qstate" in c[0]] and
+      not [c for _, l in nq for c in l if ".queue" in c[0] or "qstate" in c[0] or
+           "qgate" in c[0]] and
       any(c[0].endswith("tag1.tag") for c in nq[1][1]),
-      "without --queue: set-up, --reset and --node-failed touch no queue table or QSTATE")
+      "without --queue: set-up, --reset and --node-failed touch no queue table, QSTATE or QGATE")
 qtopo = json.load(open(topo_path))
 qtopo["switch"]["lock_mode"] = "queued"
 json.dump(qtopo, open(tmp + "/q.json", "w"))

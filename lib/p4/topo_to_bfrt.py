@@ -388,11 +388,14 @@ def generate_reset(program, ways, max_requesters, queue=False):
         out.append("        ig.tag%d.tag, ig.lcs%d.lock, ig.lcs%d.gstatus, ig.lcs%d.copyset,"
                    " ig.ver%d.blk_version,%s" % (w, w, w, w, w,
                                                 (" ig.queue.qw%d.qstate," % w) if queue else ""))
-    out += ["        ig.last_unlock.last_unlock, ig.scoreboard.sb_seq, ig.scoreboard.sb_c):",
+    out += ["        ig.last_unlock.last_unlock,%s ig.scoreboard.sb_seq, ig.scoreboard.sb_c):"
+            % (" ig.last_unlock.qgate," if queue else ""),
             "    reg.clear()",
             "for r in range(%d):" % max_requesters,
-            "    ig.last_unlock.last_unlock.mod(REGISTER_INDEX=r, seq=0, open_seq=1)",
-            "bfrt.complete_operations()",
+            "    ig.last_unlock.last_unlock.mod(REGISTER_INDEX=r, seq=0, open_seq=1)"]
+    if queue:   # QGATE[r] powers on closed at seq 0 as LAST-UNLOCK does
+        out.append("    ig.last_unlock.qgate.mod(REGISTER_INDEX=r, seq=0, open_seq=1)")
+    out += ["bfrt.complete_operations()",
             ""]
     return "\n".join(out)
 
@@ -457,11 +460,13 @@ def generate_node_failed(topo, port_map, program, ways, node, queue=False):
             "    for i in (2 * r, 2 * r + 1):",
             "        sb_seq.mod(REGISTER_INDEX=i, f1=0)",
             "        sb_c.mod(REGISTER_INDEX=i, f1=0)",
-            "# The dead node's LAST-UNLOCK rows, as after a restart: closed at",
+            "# The dead node's LAST-UNLOCK and QGATE rows, as after a restart: closed at",
             "# seq 0, i.e. {seq 0, open_seq 1} (lcf_ways.p4).",
             "for r in DEAD_ROWS:",
-            "    ig.last_unlock.last_unlock.mod(REGISTER_INDEX=r, seq=0, open_seq=1)",
-            "bfrt.complete_operations()",
+            "    ig.last_unlock.last_unlock.mod(REGISTER_INDEX=r, seq=0, open_seq=1)"]
+    if queue:   # C node_failed: q_gate[r] = {0, 0}, closed (lcf_control.c)
+        out.append("    ig.last_unlock.qgate.mod(REGISTER_INDEX=r, seq=0, open_seq=1)")
+    out += ["bfrt.complete_operations()",
             "for dev in (%s):" % ", ".join(str(dev[i]) for i in sorted(dev) if i != node),
             "    bfrt.port.port.mod(DEV_PORT=dev, PORT_ENABLE=True)",
             "print('lcf: node %d failed: %%d block(s) evicted' %% evicted)" % node,

@@ -211,7 +211,7 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	/* Lock. */
 	if (b->writer || (write && b->readers) ||
 	    (!write && b->readers == 0x7fff)) { /* 15-bit reader count */
-		if (na_home_q_busy(h, m, b, out))
+		if (na_home_q_busy(h, m, rq, b, out))
 			return; /* queued mode: to the holder */
 		h->st.pipeline_nack_lock++;
 		emit_decision(h, m, &nack, out);

@@ -95,6 +95,9 @@ struct na_hreq {
 	struct na_last_exec wb; /* write-backs to switch-owned blocks */
 	struct na_last_exec alloc;
 	struct na_hdiff *diff; /* PIPE write-back being rebuilt, or NULL */
+	uint32_t qfwd_seq;     /* its last request forwarded to a queue holder
+				* (NA_QFWD): the full seq behind a QXFER's
+				* next id (na_home_queue.c) */
 	uint64_t alloc_addr;   /* 0: failed */
 	uint8_t alloc_be[8];   /* the reply's payload (big-endian) */
 };
@@ -202,7 +205,8 @@ na_home_wb_allowed(const struct na_hreq *rq, const struct na_hblock *b,
 	 */
 	if (b->owner == NA_OWN_HOME) /* or its tenure, granted by Q_GRANT */
 		ok = (hl->valid && hl->seq == m->seq && hl->tag == m->tag) ||
-		     na_hq_holds(&b->q, lcf_q_id(m->node, m->thread, m->seq));
+		     na_hq_holds(&b->q, lcf_q_id(m->node, m->thread, m->seq),
+				 m->seq);
 	else /* nor an event whose unlock reached us: served here, since
 		 * moved to the switch (a late copy: docs/NODE-AGENT.md) */
 		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&

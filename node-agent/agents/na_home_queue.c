@@ -19,13 +19,15 @@ na_hq_cfg_init(struct na_hq_cfg *c, const struct topo *t)
 }
 
 void
-na_hq_granted(const struct na_hq_cfg *c, struct na_hqs *q, uint32_t id)
+na_hq_granted(const struct na_hq_cfg *c, struct na_hqs *q, uint32_t id,
+	      uint32_t seq)
 {
 	if (!c->queued)
 		return;
 	/* The lock was free, so no queue existed: a new tenure. */
 	q->holder = id;
 	q->fwd = 0;
+	q->seq = seq;
 }
 
 bool
@@ -54,10 +56,11 @@ valid_next(const struct na_hq_cfg *c, uint32_t next)
 
 enum lcf_q_reason
 na_hq_xfer(const struct na_hq_cfg *c, struct na_hqs *q, uint32_t id,
-	   uint32_t count, uint32_t next, uint32_t *fwd_cnt)
+	   uint32_t seq, uint32_t count, uint32_t next, uint32_t next_seq,
+	   uint32_t *fwd_cnt)
 {
 	*fwd_cnt = q->fwd;
-	if (!c->queued || !na_hq_holds(q, id))
+	if (!c->queued || !na_hq_holds(q, id, seq))
 		return LCF_Q_NOT_HOLDER;
 	if (q->fwd & LCF_Q_CLOSING)
 		return LCF_Q_IS_CLOSING;
@@ -67,15 +70,16 @@ na_hq_xfer(const struct na_hq_cfg *c, struct na_hqs *q, uint32_t id,
 		return LCF_Q_COUNT;
 	q->holder = next;
 	q->fwd = 0;
+	q->seq = next_seq;
 	return LCF_Q_OK;
 }
 
 enum lcf_q_reason
 na_hq_release1(const struct na_hq_cfg *c, struct na_hqs *q, uint32_t id,
-	       uint32_t count, uint32_t *fwd_cnt)
+	       uint32_t seq, uint32_t count, uint32_t *fwd_cnt)
 {
 	*fwd_cnt = q->fwd;
-	if (!c->queued || !na_hq_holds(q, id))
+	if (!c->queued || !na_hq_holds(q, id, seq))
 		return LCF_Q_NOT_HOLDER;
 	if (!(q->fwd & LCF_Q_CLOSING) && q->fwd != (count & LCF_Q_COUNT_MASK))
 		return LCF_Q_COUNT;
@@ -84,9 +88,9 @@ na_hq_release1(const struct na_hq_cfg *c, struct na_hqs *q, uint32_t id,
 }
 
 bool
-na_hq_release2(struct na_hqs *q, uint32_t id)
+na_hq_release2(struct na_hqs *q, uint32_t id, uint32_t seq)
 {
-	if (!na_hq_holds(q, id) || !(q->fwd & LCF_Q_CLOSING))
+	if (!na_hq_holds(q, id, seq) || !(q->fwd & LCF_Q_CLOSING))
 		return false;
 	na_hq_clear(q);
 	return true;
@@ -101,8 +105,8 @@ static const uint8_t qfwd_payload[LCF_T_EVICT_MODIFIED + 1][4] = {
 };
 
 bool
-na_home_q_busy(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b,
-	       struct na_out *out)
+na_home_q_busy(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
+	       struct na_hblock *b, struct na_out *out)
 {
 	struct lcf_msg r;
 	uint32_t aux = 0;
@@ -120,6 +124,10 @@ na_home_q_busy(struct na_home *h, const struct lcf_msg *m, struct na_hblock *b,
 	r.aux = aux;
 	r.len = sizeof(qfwd_payload[0]);
 	na_out_push(out, to, &r, qfwd_payload[m->type]);
+	/* Forward only: a late copy of an older request forwarded again must
+	 * not hide the later seqs already queued. */
+	if (lcf_seq_after(m->seq, rq->qfwd_seq))
+		rq->qfwd_seq = m->seq;
 	h->st.q_forwards++;
 	return true;
 }
@@ -128,7 +136,8 @@ void
 na_home_q_granted(struct na_home *h, const struct lcf_msg *m,
 		  struct na_hblock *b)
 {
-	na_hq_granted(&h->qcfg, &b->q, lcf_q_id(m->node, m->thread, m->seq));
+	na_hq_granted(&h->qcfg, &b->q, lcf_q_id(m->node, m->thread, m->seq),
+		      m->seq);
 }
 
 static void
@@ -146,7 +155,8 @@ q_ack(const struct lcf_msg *m, const struct na_hblock *b, enum lcf_q_reason why,
 }
 
 /* The tenure is over: its lock record (if its request took the lock here)
- * no longer releases or writes the block; its unlock is recorded. */
+ * no longer releases or writes the block. Nothing goes into LAST-EXECUTED
+ * of unlocks (na_home_q_end()). */
 static void
 q_over(struct na_hreq *rq, const struct lcf_msg *m)
 {
@@ -154,7 +164,22 @@ q_over(struct na_hreq *rq, const struct lcf_msg *m)
 
 	if (hl->valid && hl->seq == m->seq && hl->tag == m->tag)
 		hl->valid = false;
-	na_le_commit(&rq->unlock, m->seq);
+}
+
+/* The full seq of QXFER's next holder `next`: its request was forwarded
+ * here (it is in a queue of this home's), so its requester's last
+ * forwarded seq bounds it. 0 when `next` names no requester (refused as
+ * bad_next by na_hq_xfer()). */
+static uint32_t
+next_seq(const struct na_home *h, uint32_t next)
+{
+	uint32_t node = lcf_q_id_node(next);
+	uint16_t thread = lcf_q_id_thread(next);
+
+	if (next == 0 || node >= LCF_MAX_NODES || thread >= h->tpn)
+		return 0;
+	return na_hq_seq_of(next,
+			    h->req[(size_t)node * h->tpn + thread].qfwd_seq);
 }
 
 void
@@ -166,20 +191,16 @@ na_home_q_end(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	bool xfer = m->type == LCF_T_QXFER;
 	enum lcf_q_reason why;
 
-	switch (na_le_check(&rq->unlock, m->seq)) {
-	case NA_LE_STALE:
-		h->st.stale++;
-		return;
-	case NA_LE_DUPLICATE: /* an approved one: approved again */
-		if (xfer)
-			h->st.qxfer_duplicate++;
-		else
-			h->st.qrelease_duplicate++;
-		q_ack(m, b, LCF_Q_OK, 0, out);
-		return;
-	case NA_LE_EXECUTE:
-		break;
-	}
+	/*
+	 * Not against LAST-EXECUTED of unlocks (as the switch keeps QXFER and
+	 * QRELEASE out of LAST-UNLOCK): a given-up event's tenure is ended by
+	 * its node's passing slot while the thread unlocks later seqs, so its
+	 * QXFER / QRELEASE may come after a later unlock (it would be stale
+	 * and ignored: the lock leaks) and before an earlier one still in
+	 * flight (recorded, it would make that unlock stale). A copy of an
+	 * approved one finds QSTATE moved on: `not_holder`, which the holder
+	 * takes as approved.
+	 */
 	/*
 	 * The event is over for its requests (the switch's LAST-UNLOCK): a
 	 * late copy of a request that was forwarded, never executed here, is
@@ -192,19 +213,22 @@ na_home_q_end(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 					    .tag = m->tag };
 	}
 	if (xfer) {
-		why = na_hq_xfer(&h->qcfg, &b->q, id, count, m->copyset,
-				 &fwd_cnt);
+		why = na_hq_xfer(&h->qcfg, &b->q, id, m->seq, count, m->copyset,
+				 next_seq(h, m->copyset), &fwd_cnt);
 		if (why == LCF_Q_OK) {
 			/* The write lock stays held, by the next tenure. */
 			q_over(rq, m);
 			h->st.qxfer_approved++;
 		} else {
 			h->st.qxfer_denied++;
+			/* a copy of an approved one, or a late one */
+			h->st.qxfer_duplicate += why == LCF_Q_NOT_HOLDER;
 		}
 	} else {
-		why = na_hq_release1(&h->qcfg, &b->q, id, count, &fwd_cnt);
+		why = na_hq_release1(&h->qcfg, &b->q, id, m->seq, count,
+				     &fwd_cnt);
 		/* The second step at once: the home has no resubmit. */
-		if (why == LCF_Q_OK && na_hq_release2(&b->q, id)) {
+		if (why == LCF_Q_OK && na_hq_release2(&b->q, id, m->seq)) {
 			b->writer = false;
 			b->gs = m->gstatus;
 			b->cs = m->copyset;
@@ -212,6 +236,7 @@ na_home_q_end(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 			h->st.qrelease_executed++;
 		} else {
 			h->st.qxfer_denied++;
+			h->st.qrelease_duplicate += why == LCF_Q_NOT_HOLDER;
 		}
 	}
 	q_ack(m, b, why, fwd_cnt, out);

@@ -139,12 +139,12 @@ TestSuite(hq, .init = setup, .fini = teardown);
 
 Test(hq, pure_busy_needs_a_writer_a_holder_and_room)
 {
-	struct na_hqs q = { 0, 0 };
+	struct na_hqs q = { 0, 0, 0 };
 	uint32_t aux = 0;
 	uint16_t to = 0;
 
 	cr_assert_not(na_hq_busy(&h.qcfg, &q, true, &to, &aux)); /* no holder */
-	na_hq_granted(&h.qcfg, &q, id(2, 5));
+	na_hq_granted(&h.qcfg, &q, id(2, 5), 5);
 	cr_assert_not(na_hq_busy(&h.qcfg, &q, false, &to, &aux)); /* readers */
 	cr_assert(na_hq_busy(&h.qcfg, &q, true, &to, &aux));
 	cr_assert_eq(to, 2);
@@ -159,68 +159,70 @@ Test(hq, pure_busy_needs_a_writer_a_holder_and_room)
 
 Test(hq, pure_xfer_reasons)
 {
-	struct na_hqs q = { 0, 0 };
+	struct na_hqs q = { 0, 0, 0 };
 	uint32_t f = 0;
 
-	na_hq_granted(&h.qcfg, &q, id(1, 10));
+	na_hq_granted(&h.qcfg, &q, id(1, 10), 10);
 	q.fwd = 2;
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(3, 1), 2, id(2, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(3, 1), 1, 2, id(2, 1), 1, &f),
 		     LCF_Q_NOT_HOLDER);
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 1, id(2, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 1, id(2, 1), 1, &f),
 		     LCF_Q_COUNT);
 	cr_assert_eq(f, 2);
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 2, 0, &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 2, 0, 0, &f),
 		     LCF_Q_BAD_NEXT);
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 2, id(9, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 2, id(9, 1), 1, &f),
 		     LCF_Q_BAD_NEXT); /* no node 9 */
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 2,
-				lcf_q_id(2, t.threads_per_node, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 2,
+				lcf_q_id(2, t.threads_per_node, 1), 1, &f),
 		     LCF_Q_BAD_NEXT); /* no such thread */
 	cr_assert_eq(q.holder, id(1, 10));
 	cr_assert_eq(q.fwd, 2);
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 2, id(2, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 2, id(2, 1), 1, &f),
 		     LCF_Q_OK);
 	cr_assert_eq(q.holder, id(2, 1));
 	cr_assert_eq(q.fwd, 0);
 	/* The old holder's copy again: no longer the holder. */
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 2, id(2, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 2, id(2, 1), 1, &f),
 		     LCF_Q_NOT_HOLDER);
 }
 
 Test(hq, pure_release_two_steps)
 {
-	struct na_hqs q = { 0, 0 };
+	struct na_hqs q = { 0, 0, 0 };
 	uint32_t f = 0;
 
-	na_hq_granted(&h.qcfg, &q, id(1, 10));
+	na_hq_granted(&h.qcfg, &q, id(1, 10), 10);
 	q.fwd = 1;
-	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(1, 10), 0, &f),
+	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(1, 10), 10, 0, &f),
 		     LCF_Q_COUNT);
-	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(2, 10), 1, &f),
+	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(2, 10), 10, 1, &f),
 		     LCF_Q_NOT_HOLDER);
-	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(1, 10), 1, &f), LCF_Q_OK);
+	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(1, 10), 10, 1, &f),
+		     LCF_Q_OK);
 	cr_assert_eq(q.fwd, LCF_Q_CLOSING);
 	/* CLOSING: a QXFER is refused, a retransmitted QRELEASE approved. */
-	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 0, id(2, 1), &f),
+	cr_assert_eq(na_hq_xfer(&h.qcfg, &q, id(1, 10), 10, 0, id(2, 1), 1, &f),
 		     LCF_Q_IS_CLOSING);
-	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(1, 10), 7, &f), LCF_Q_OK);
-	cr_assert_not(na_hq_release2(&q, id(2, 10)));
-	cr_assert(na_hq_release2(&q, id(1, 10)));
+	cr_assert_eq(na_hq_release1(&h.qcfg, &q, id(1, 10), 10, 7, &f),
+		     LCF_Q_OK);
+	cr_assert_not(na_hq_release2(&q, id(2, 10), 10));
+	cr_assert(na_hq_release2(&q, id(1, 10), 10));
 	cr_assert_eq(q.holder, 0);
 	cr_assert_eq(q.fwd, 0);
-	cr_assert_not(na_hq_release2(&q, id(1, 10))); /* second copy */
+	cr_assert_not(na_hq_release2(&q, id(1, 10), 10)); /* second copy */
 }
 
 Test(hq, pure_node_failure_and_holds)
 {
-	struct na_hqs q = { 0, 0 };
+	struct na_hqs q = { 0, 0, 0 };
 
 	cr_assert_not(na_hq_held_by(&q, 0)); /* id 0 is nobody */
-	cr_assert_not(na_hq_holds(&q, 0));
-	na_hq_granted(&h.qcfg, &q, id(2, 3));
+	cr_assert_not(na_hq_holds(&q, 0, 0));
+	na_hq_granted(&h.qcfg, &q, id(2, 3), 3);
 	cr_assert(na_hq_held_by(&q, 2));
 	cr_assert_not(na_hq_held_by(&q, 1));
-	cr_assert(na_hq_holds(&q, id(2, 3)));
+	cr_assert(na_hq_holds(&q, id(2, 3), 3));
 	na_hq_clear(&q);
 	cr_assert_not(na_hq_held_by(&q, 2));
 }
@@ -326,7 +328,7 @@ Test(hq, qxfer_closing)
 	uint32_t f;
 
 	take(1, 10);
-	cr_assert_eq(na_hq_release1(&h.qcfg, &h.blk[0].q, id(1, 10), 0, &f),
+	cr_assert_eq(na_hq_release1(&h.qcfg, &h.blk[0].q, id(1, 10), 10, 0, &f),
 		     LCF_Q_OK);
 	qend(1, 10, 0, id(2, 20), 0, 0);
 	assert_qack(LCF_T_QXFER, LCF_Q_IS_CLOSING, LCF_Q_COUNT_MASK & 0);
@@ -351,26 +353,28 @@ Test(hq, qrelease_installs_and_duplicate_changes_nothing)
 	cr_assert_eq(h.blk[0].q.holder, 0);
 	cr_assert_eq(h.blk[0].q.fwd, 0);
 	cr_assert_eq(h.st.qrelease_executed, 1);
-	/* Node 3 takes the lock; a duplicate QRELEASE does not release it. */
+	/* Node 3 takes the lock; a duplicate QRELEASE does not release it:
+	 * `not_holder`, which the holder takes as approved. */
 	take(3, 30);
 	qend(1, 10, 1, 0, LCF_GS_MODIFIED, 1u << 1);
-	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
 	cr_assert_eq(h.st.qrelease_duplicate, 1);
 	cr_assert(h.blk[0].writer);
 	cr_assert_eq(h.blk[0].q.holder, id(3, 30));
 	cr_assert_eq(h.blk[0].cs, 1u << 1); /* node 3's grant: metadata kept */
-	/* An older one is stale: no answer. */
+	/* An older one: the same answer. */
 	qend(1, 9, 1, 0, 0, 0);
-	cr_assert_eq(out.n, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
+	cr_assert(h.blk[0].writer);
 }
 
-Test(hq, duplicated_qxfer_answered_from_last_executed)
+Test(hq, duplicated_qxfer_answered_not_holder)
 {
 	take(1, 10);
 	qend(1, 10, 0, id(2, 20), 0, 0);
 	assert_qack(LCF_T_QXFER, LCF_Q_OK, 0);
 	qend(1, 10, 0, id(2, 20), 0, 0);
-	assert_qack(LCF_T_QXFER, LCF_Q_OK, 0);
+	assert_qack(LCF_T_QXFER, LCF_Q_NOT_HOLDER, 0);
 	cr_assert_eq(h.st.qxfer_approved, 1);
 	cr_assert_eq(h.st.qxfer_duplicate, 1);
 	cr_assert_eq(h.blk[0].q.holder, id(2, 20));
@@ -415,9 +419,10 @@ Test(hq, write_unlock_clears_qstate)
 	cr_assert_not(h.blk[0].writer);
 	cr_assert_eq(h.blk[0].q.holder, 0);
 	cr_assert_eq(h.blk[0].q.fwd, 0);
-	/* The holder's QRELEASE after its unlock: a duplicate, approved. */
+	/* The holder's QRELEASE after its unlock: not the holder (taken as
+	 * approved). */
 	qend(1, 10, 1, 0, 0, 0);
-	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
 	cr_assert_not(h.blk[0].writer);
 	take(2, 20);
 	cr_assert_eq(h.blk[0].q.holder, id(2, 20));
@@ -446,4 +451,112 @@ Test(hq, routing_and_names)
 	cr_assert_str_eq(na_type_name(NA_MSG_QXFER_ACK), "NA_QXFER_ACK");
 	cr_assert_eq(NA_MSG_QFWD, 0x6f);
 	cr_assert_eq(NA_MSG_QXFER_ACK, 0x6e);
+}
+
+/* ---- a given-up event's tenure ends out of its thread's unlock order
+ * (issue 28 1(a)/(c) at the home; docs/MODEL.md qorder-home-old): block 0
+ * is Y (node 2 holds it), block 1 is X. */
+
+/* Node 2 holds Y; node 1's WRITE_MISS s5 is forwarded to it. */
+static void
+y_queued(void)
+{
+	take(2, 20);
+	feed(req(LCF_T_WRITE_MISS, 1, 5, 0));
+	assert_qfwd(LCF_T_WRITE_MISS, 1, 5, id(2, 20), 1);
+}
+
+Test(hq, given_up_tenure_released_after_a_later_unlock)
+{
+	y_queued();
+	/* Node 1 gave s5 up; its thread reads X with s6 and unlocks it. */
+	feed(req(LCF_T_READ_MISS, 1, 6, 1));
+	cr_assert_neq(last()->type, NA_MSG_NACK);
+	feed(req(LCF_T_READ_UNLOCK, 1, 6, 1));
+	cr_assert_eq(last()->type, NA_MSG_UNLOCK_ACK);
+	cr_assert_eq(h.blk[1].readers, 0);
+	/* Node 2 hands Y over to s5; s5's passing slot releases it. */
+	qend(2, 20, 1, id(1, 5), 0, 0);
+	assert_qack(LCF_T_QXFER, LCF_Q_OK, 1);
+	qend(1, 5, 0, 0, LCF_GS_MODIFIED, 1u << 1);
+	/* (the LAST-EXECUTED rule: stale after s6's unlock, no answer, Y
+	 * locked for good) */
+	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	cr_assert_not(h.blk[0].writer);
+	cr_assert_eq(h.blk[0].q.holder, 0);
+	take(3, 30);
+}
+
+Test(hq, given_up_tenure_end_does_not_hide_an_earlier_unlock)
+{
+	/* Node 1 reads X with s4; its READ_UNLOCK s4 is delayed. */
+	feed(req(LCF_T_READ_MISS, 1, 4, 1));
+	cr_assert_neq(last()->type, NA_MSG_NACK);
+	cr_assert_eq(h.blk[1].readers, 1);
+	/* s5 on Y is queued, given up, handed over and released. */
+	y_queued();
+	qend(2, 20, 1, id(1, 5), 0, 0);
+	assert_qack(LCF_T_QXFER, LCF_Q_OK, 1);
+	qend(1, 5, 0, 0, LCF_GS_MODIFIED, 1u << 1);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	cr_assert_not(h.blk[0].writer);
+	/* The retransmitted s4 unlock still releases X (the LAST-EXECUTED
+	 * rule: stale, no answer, X keeps a reader that is gone). */
+	feed(req(LCF_T_READ_UNLOCK, 1, 4, 1));
+	cr_assert_eq(last()->type, NA_MSG_UNLOCK_ACK);
+	cr_assert_eq(h.blk[1].readers, 0);
+}
+
+/* ---- the id keeps 16 bits of the seq (issue 28 item 2 at the home): a
+ * delayed copy from the tenure 65,536 seqs older is not the current one. */
+
+Test(hq, delayed_qrelease_of_an_aliased_tenure_not_approved)
+{
+	take(1, 1);
+	qend(1, 1, 0, 0, 0, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	/* s65537 takes Y (same id as s1) and holds it. */
+	take(1, 65537);
+	cr_assert_eq(h.blk[0].q.holder, id(1, 1));
+	/* A delayed copy of the QRELEASE s1: not the holder, nothing freed. */
+	qend(1, 1, 0, 0, 0, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
+	cr_assert(h.blk[0].writer);
+	cr_assert_eq(h.blk[0].q.seq, 65537);
+	/* The real one releases it. */
+	qend(1, 65537, 0, 0, 0, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	cr_assert_not(h.blk[0].writer);
+}
+
+Test(hq, delayed_qxfer_of_an_aliased_tenure_granted_by_qxfer)
+{
+	uint32_t s2 = 0x10014; /* 20 + 65,536 */
+
+	/* Node 2's s20 holds; later node 2's s2 (same id) is handed Y. */
+	take(2, 20);
+	qend(2, 20, 0, 0, 0, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	take(1, 10);
+	feed(req(LCF_T_WRITE_MISS, 2, s2, 0));
+	assert_qfwd(LCF_T_WRITE_MISS, 2, s2, id(1, 10), 1);
+	qend(1, 10, 1, id(2, 20), 0, 0);
+	assert_qack(LCF_T_QXFER, LCF_Q_OK, 1);
+	cr_assert_eq(h.blk[0].q.seq, s2); /* from node 2's last forward */
+	/* A delayed QRELEASE s20: not the holder. */
+	qend(2, 20, 0, 0, 0, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
+	cr_assert(h.blk[0].writer);
+	qend(2, s2, 0, 0, 0, 0);
+	assert_qack(LCF_T_QRELEASE, LCF_Q_OK, 0);
+	cr_assert_not(h.blk[0].writer);
+}
+
+Test(hq, pure_full_seq_of_an_id)
+{
+	cr_assert_eq(na_hq_seq_of(id(1, 5), 5), 5);
+	cr_assert_eq(na_hq_seq_of(id(1, 5), 9), 5);
+	cr_assert_eq(na_hq_seq_of(id(1, 0xfffe), 0x10003), 0xfffe);
+	cr_assert_eq(na_hq_seq_of(id(1, 3), 0x10003), 0x10003);
+	cr_assert_eq(na_hq_seq_of(id(1, 2), 1), 0xffff0002); /* wraps */
 }

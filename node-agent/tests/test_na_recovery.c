@@ -389,7 +389,7 @@ Test(na_recovery, drain_finds_a_dead_queue_holder)
 	n.home.blk[3].gs = LCF_GS_MODIFIED;
 	n.home.blk[3].cs = 1u << 1;
 	n.home.blk[3].writer = true;
-	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(3, 0, 11), 2 };
+	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(3, 0, 11), 2, 11 };
 	na_rec_drain(n.rec, 3, &out);
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
 	round = self_round();
