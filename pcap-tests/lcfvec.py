@@ -451,6 +451,16 @@ def check_frame(exp, port, frame, topo, in_frame):
         if frame != in_frame:
             errs.append("frame: expected the input frame unchanged")
         return errs
+    if "raw" in exp and "raw_mask" in exp:
+        # p4testgen's expected packets: bits outside the mask are not compared
+        want, mask = bytes.fromhex(exp["raw"]), bytes.fromhex(exp["raw_mask"])
+        if len(mask) != len(want):
+            errs.append("raw_mask: %d bytes for a %d-byte raw" % (len(mask), len(want)))
+        elif len(frame) != len(want) or any(
+                (f ^ w) & m for f, w, m in zip(frame, want, mask)):
+            errs.append("frame: expected raw bytes %s under mask %s, got %s"
+                        % (exp["raw"], exp["raw_mask"], frame.hex()))
+        return errs
     if "raw" in exp:
         if frame != bytes.fromhex(exp["raw"]):
             errs.append("frame: expected raw bytes %s" % exp["raw"])

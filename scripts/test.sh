@@ -105,8 +105,11 @@ cpu_lane() {
 		--topo topo/pcap3q.json
 	[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 	[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
+	step "p4testgen translation (testgen_vectors.py)" \
+		python3 -m unittest discover -s lib/p4 -p 'test_testgen*.py'
 	# seconds without the compiler ("skipped"); with P4C_BAREFOOT set, minutes
 	step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.sh
+	step "p4testgen tests of lcf.p4 (skipped when not installed)" lib/p4/testgen.sh
 	[ -f node-agent/checker/test_check_history.py ] &&
 		step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
 	# ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Generate tests of the compiled lcf.p4 with p4testgen (p4c's backends/p4tools,
+# tofino/tofino2 targets, PTF back end), translate those whose control plane a
+# topology installs and whose registers start at power-on into pcap-test
+# vectors (testgen_vectors.py), and with --replay play them through swswitch.
+#
+#   lib/p4/testgen.sh [--out DIR] [--target tofino|tofino2] [--topology NAME]
+#                     [--max-tests N] [--seed N] [--replay] [--keep]
+#
+#   --topology NAME  topo/NAME (default pcap3.json): its ports, entries, LCF
+#                    port, ways and slots per way (LCF_WAYS, LCF_SLOT_BITS)
+#   --replay         run the vectors with pcap-tests/run_vectors.py (root)
+#
+#   P4TESTGEN   p4testgen (default: p4testgen on PATH)
+#   P4C_INCLUDE include directories, colon-separated (tna.p4: a p4c source
+#               tree's backends/tofino/bf-p4c/p4include and p4include)
+#   SWSWITCH    for --replay (default: build/swswitch/swswitch)
+#
+# The value set lcf_port_vs is replaced by the topology's port
+# (-DLCF_TESTGEN_PORT): p4testgen drops value-set select cases.
+# p4testgen does not model resubmit: tests of a second pass are not made.
+# Without p4testgen it prints "p4testgen not installed, skipped" and exits 0.
+# Exit 1 when p4testgen fails or a replayed vector fails, 2 on bad usage.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+
+usage() {
+	sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-0}"
+}
+
+out=""
+target=tofino
+topology=pcap3.json
+max_tests=100
+seed=1000
+replay=0
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--target) target=${2:?--target needs tofino or tofino2}; shift 2 ;;
+	--topology) topology=${2:?--topology needs a name}; shift 2 ;;
+	--max-tests) max_tests=${2:?--max-tests needs a number}; shift 2 ;;
+	--seed) seed=${2:?--seed needs a number}; shift 2 ;;
+	--replay) replay=1; shift ;;
+	--keep) keep=1; shift ;;
+	-h | --help) usage 0 ;;
+	*) echo "testgen.sh: unknown option '$1'" >&2; usage 2 ;;
+	esac
+done
+case $target in
+tofino) arch=tna gen=1 ;;
+tofino2) arch=t2na gen=2 ;;
+*) echo "testgen.sh: --target: unknown target '$target' (tofino, tofino2)" >&2; exit 2 ;;
+esac
+for n in "$max_tests" "$seed"; do
+	case $n in '' | *[!0-9]*) echo "testgen.sh: '$n' is not a number" >&2; exit 2 ;; esac
+done
+topo=$topology
+[ -f "$topo" ] || topo=$root/topo/$topology
+if [ ! -f "$topo" ]; then
+	echo "testgen.sh: no topology '$topology'" >&2
+	exit 2
+fi
+
+tg=${P4TESTGEN:-$(command -v p4testgen || true)}
+if [ -z "$tg" ] || [ ! -x "$tg" ]; then
+	echo "testgen.sh: p4testgen not installed, skipped" \
+		"(set P4TESTGEN; docs/TOFINO.md, Compiling)"
+	exit 0
+fi
+
+# LCF port, ways and slot bits of the topology (the C switch's sizes)
+if ! read -r port ways bits < <(python3 - "$topo" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+sw = t.get("switch", {})
+slots = sw.get("slots_per_way", 1 << 15)
+if slots & (slots - 1):
+    sys.exit("slots_per_way %d is not a power of two" % slots)
+print(t.get("lcf_port", 7340), sw.get("ways", 2), slots.bit_length() - 1)
+EOF
+); then
+	echo "testgen.sh: $topo: cannot read the LCF port, ways and slots" >&2
+	exit 2
+fi
+
+if [ -z "$out" ]; then
+	out=$(mktemp -d)
+	[ "$keep" -eq 1 ] || trap 'rm -rf "$out"' EXIT
+fi
+rm -rf "$out/tests" "$out/vectors"
+mkdir -p "$out/tests" "$out/vectors" || exit 1
+
+incs=()
+IFS=: read -ra dirs <<<"${P4C_INCLUDE:-}"
+for i in "${dirs[@]}"; do
+	[ -n "$i" ] && incs+=(-I "$i")
+done
+echo "p4testgen: $tg, $target ($arch), LCF_WAYS=$ways LCF_SLOT_BITS=$bits," \
+	"port $port, seed $seed, at most $max_tests tests"
+if ! "$tg" --target "$target" --arch "$arch" --std p4-16 "${incs[@]}" -I "$here" \
+	-D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$ways" -DLCF_SLOT_BITS="$bits" \
+	-DLCF_QUEUE=0 -DLCF_TESTGEN_PORT="$port" \
+	--test-backend PTF --seed "$seed" --max-tests "$max_tests" \
+	--out-dir "$out/tests" "$here/lcf.p4" >"$out/testgen.log" 2>&1; then
+	tail -20 "$out/testgen.log"
+	echo "FAIL p4testgen ($out/testgen.log)"
+	exit 1
+fi
+shopt -s nullglob
+ptf=("$out"/tests/*.py)
+if [ ${#ptf[@]} -eq 0 ]; then
+	echo "FAIL p4testgen wrote no PTF file ($out/testgen.log)"
+	exit 1
+fi
+python3 "$here/testgen_vectors.py" --topology "$topo" --out "$out/vectors" \
+	--summary "$out/summary.json" "${ptf[@]}" || exit 1
+echo "vectors: $out/vectors, summary: $out/summary.json"
+
+[ "$replay" -eq 1 ] || exit 0
+vecs=("$out"/vectors/*/)
+[ ${#vecs[@]} -gt 0 ] || { echo "no vector to replay"; exit 0; }
+python3 "$root/pcap-tests/run_vectors.py" \
+	--swswitch "${SWSWITCH:-$root/build/swswitch/swswitch}" "${vecs[@]}"
