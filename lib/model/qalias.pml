@@ -104,7 +104,11 @@ byte qhi = 0; bit qcl = 0;
 byte gs[2]; bit gopen[2];          /* QGATE[r] {seq, open} */
 byte ge[2];                        /* TOKEN: QGATE[r]'s epoch, EPW bits */
 byte sb[2];                        /* WIN: SCOREBOARD[r]'s seq (latest seen) */
+#ifdef WIN
 #define SBSEQ(r, s) if :: s > sb[r] -> sb[r] = s :: else -> skip fi
+#else
+#define SBSEQ(r, s) skip
+#endif
 chan rs = [4] of { byte, byte, byte }; /* second passes: r, s, token */
 
 /* nodes: 0 idle, 1 requested, 2 holding, 3 releasing, 4 done */
