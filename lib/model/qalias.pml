@@ -30,27 +30,27 @@
  * QGATE, LOCK, QSTATE; the second pass is a resubmit whose metadata the
  * first pass wrote.
  *   WIN      SCOREBOARD[r] (stage 1) keeps the requester's latest seq, the
- *            whole 32 bits (as today: a later seq moves it on; C, P4: the
- *            entry of the seq's parity, the alias distance being even). A
- *            QRELEASE whose seq is 2^(IDW-1) or more before it (serial
- *            order; C, P4: 2^15) is stale: metadata `q_stale`; QGATE and
- *            QSTATE are left as they are, the answer is reason 0 (duplicate ignored), no
- *            resubmit. A copy that meets a later tenure with the same id
- *            (2^IDW seqs on) is always stale; a given-up tenure's QRELEASE
- *            sent after later seqs' (fewer than 2^(IDW-1)) still executes.
- *   TOKEN    QGATE[r] (stage 2) = {seq, epoch << 1 | open}; a first pass
- *            not stale: unless QGATE is {seq, open}, seq written, epoch
- *            + 1 (EPW bits; C, P4: 16), open; the resulting epoch goes in
- *            the resubmit metadata (4.8 score, 16 bits). QSTATE stage as
- *            today (approved: {id, CLOSING}, resubmit). Second pass, QGATE
- *            stage: executes iff QGATE == {seq, its epoch, open}, and closes it in the same
- *            register action (rv = executes); LOCK and QSTATE act on that
- *            bit as today. A denied or late copy may reopen the gate, but
- *            under a new epoch, so a second pass approved before the
- *            reopening never executes: one execution per opening, for the
- *            tenure that approved it. Any order of seqs is kept (the gate
- *            is not LAST-UNLOCK). EPW 1 fails (FULL, EV 4, DUP 3: the
- *            epoch wraps between two openings while a pass is pending).
+ *            whole 32 bits (as today: a later seq moves it on; C, P4: the entry
+ *            of the seq's parity, the alias distance being even). A QRELEASE
+ *            whose seq is 2^(IDW-1) or more before it (serial order; C, P4:
+ *            2^15) is stale: metadata `q_stale`; QGATE and QSTATE are left as
+ *            they are, the answer is reason 0 (duplicate ignored), no resubmit.
+ *            A copy that meets a later tenure with the same id (2^IDW seqs on)
+ *            is always stale; a given-up tenure's QRELEASE sent after later
+ *            seqs' (fewer than 2^(IDW-1)) still executes.
+ *   TOKEN    QGATE[r] (stage 2) = {seq, epoch << 1 | open}; a first pass not
+ *            stale: unless QGATE is {seq, open}, seq written, epoch + 1 (EPW
+ *            bits; C, P4: 16), open; the resulting epoch goes in the resubmit
+ *            metadata (4.8 score, 16 bits). QSTATE stage as today (approved:
+ *            {id, CLOSING}, resubmit). Second pass, QGATE stage: executes iff
+ *            QGATE == {seq, its epoch, open}, and closes it in the same
+ *            register action (rv = executes); LOCK and QSTATE act on that bit
+ *            as today. A denied or late copy may reopen the gate, but under a
+ *            new epoch, so a second pass approved before the reopening never
+ *            executes: one execution per opening, for the tenure that approved
+ *            it. Any order of seqs is kept (the gate is not LAST-UNLOCK). EPW 1
+ *            fails (FULL, EV 4, DUP 3: the epoch wraps between two openings
+ *            while a pass is pending).
  * Alternative:
  *   STALE    QGATE's seq moves only forward: a QRELEASE before QGATE's
  *            seq, or equal to it with QGATE closed, is stale (as WIN).
@@ -299,3 +299,4 @@ init {
 		run sw(); run network(); run node(0); run node(1); run quiet()
 	}
 }
+
