@@ -299,4 +299,3 @@ init {
 		run sw(); run network(); run node(0); run node(1); run quiet()
 	}
 }
-
