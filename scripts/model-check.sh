@@ -258,6 +258,10 @@ if [ $DEEP = 0 ]; then
 	PML=qalias.pml run qalias-id1 "violation:holder==255" "-DIDW=1 -DEV=3 -DDUP=1" "$QO" "-m100000"
 	PML=qalias.pml run qalias-full pass "-DFULL -DEV=3 -DDUP=1" "$QO" "-m100000"
 	PML=qalias.pml run qalias-full-dup2 "violation:holder==255" "-DFULL -DEV=5 -DDUP=2" "$QO" "-m100000"
+	# The fix (comment at the top of qalias.pml): the second pass carries
+	# QGATE's epoch (TOKEN) and a QRELEASE 2^(IDW-1) seqs before the
+	# requester's SCOREBOARD seq is stale (WIN), at a 1-bit id.
+	PML=qalias.pml run qalias-fix-id1 pass "-DIDW=1 -DWIN -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" "$QO" "-m100000"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request
@@ -343,6 +347,10 @@ else
 	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=qalias.pml run qalias-fix-id2 pass "-DIDW=2 -DWIN -DTOKEN -DEPW=2 -DEV=5 -DDUP=3" \
+		"-DSAFETY -DMEMLIM=12000" "-m100000"
+	PML=qalias.pml run qalias-fix-full pass "-DFULL -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" \
+		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

@@ -25,6 +25,39 @@
  *            {seq, closed} means that seq's QRELEASE executed, and a later
  *            copy must not reopen it for a second pass still pending
  *
+ * The fix (run qalias-fix*): TOKEN and WIN together. Per packet each
+ * register is read-modify-written once, in pipeline order SCOREBOARD,
+ * QGATE, LOCK, QSTATE; the second pass is a resubmit whose metadata the
+ * first pass wrote.
+ *   WIN      SCOREBOARD[r] (stage 1) keeps the requester's latest seq, the
+ *            whole 32 bits (as today: a later seq moves it on; C, P4: the entry
+ *            of the seq's parity, the alias distance being even). A QRELEASE
+ *            whose seq is 2^(IDW-1) or more before it (serial order; C, P4:
+ *            2^15) is stale: metadata `q_stale`; QGATE and QSTATE are left as
+ *            they are, the answer is reason 0 (duplicate ignored), no resubmit.
+ *            A copy that meets a later tenure with the same id (2^IDW seqs on)
+ *            is always stale; a given-up tenure's QRELEASE sent after later
+ *            seqs' (fewer than 2^(IDW-1)) still executes.
+ *   TOKEN    QGATE[r] (stage 2) = {seq, epoch << 1 | open}; a first pass not
+ *            stale: unless QGATE is {seq, open}, seq written, epoch + 1 (EPW
+ *            bits; C, P4: 16), open; the resulting epoch goes in the resubmit
+ *            metadata (4.8 score, 16 bits). QSTATE stage as today (approved:
+ *            {id, CLOSING}, resubmit). Second pass, QGATE stage: executes iff
+ *            QGATE == {seq, its epoch, open}, and closes it in the same
+ *            register action (rv = executes); LOCK and QSTATE act on that bit
+ *            as today. A denied or late copy may reopen the gate, but under a
+ *            new epoch, so a second pass approved before the reopening never
+ *            executes: one execution per opening, for the tenure that approved
+ *            it. Any order of seqs is kept (the gate is not LAST-UNLOCK). EPW 1
+ *            fails (FULL, EV 4, DUP 3: the epoch wraps between two openings
+ *            while a pass is pending).
+ * Alternative:
+ *   STALE    QGATE's seq moves only forward: a QRELEASE before QGATE's
+ *            seq, or equal to it with QGATE closed, is stale (as WIN).
+ *            Passes (IDW 1-2, EV 5, DUP 3) with the seq as the token, but
+ *            a given-up tenure's QRELEASE sent after a later seq's is
+ *            stale and its block stays locked (not in this model).
+ *
  * Properties: SWMR on Y (ghost holder); at quiescence both nodes done, Y
  * free, QSTATE {0, 0}.
  */
@@ -37,6 +70,9 @@
 #endif
 #ifndef DUP
 #define DUP 1
+#endif
+#ifndef EPW
+#define EPW 1
 #endif
 #define NSLOT 5
 #define SW 2
@@ -66,7 +102,14 @@ byte dup = 0;
 bit yw = 0;
 byte qhi = 0; bit qcl = 0;
 byte gs[2]; bit gopen[2];          /* QGATE[r] {seq, open} */
-chan rs = [4] of { byte, byte };   /* second passes: r, s */
+byte ge[2];                        /* TOKEN: QGATE[r]'s epoch, EPW bits */
+byte sb[2];                        /* WIN: SCOREBOARD[r]'s seq (latest seen) */
+#ifdef WIN
+#define SBSEQ(r, s) if :: s > sb[r] -> sb[r] = s :: else -> skip fi
+#else
+#define SBSEQ(r, s) skip
+#endif
+chan rs = [4] of { byte, byte, byte }; /* second passes: r, s, token */
 
 /* nodes: 0 idle, 1 requested, 2 holding, 3 releasing, 4 done */
 byte st[2], seq[2];
@@ -149,28 +192,56 @@ end:	do
 			r = net[k].src; s = net[k].seq; e = net[k].t; net[k].t = 0;
 			printf("@a switch receives kind %d r%d seq%d\n", e, r, s);
 			if
-			:: e == REQ && !yw -> yw = 1; qhi = ID(r, s); qcl = 0; put(GRANT, r, SW, s, 0)
-			:: e == REQ && yw -> put(NACK, r, SW, s, 0)
+			:: e == REQ && !yw -> SBSEQ(r, s); yw = 1; qhi = ID(r, s); qcl = 0; put(GRANT, r, SW, s, 0)
+			:: e == REQ && yw -> SBSEQ(r, s); put(NACK, r, SW, s, 0)
 			:: e == QREL ->
-#ifndef GATESEQ
-				if :: !(gs[r] == s && gopen[r]) -> gs[r] = s; gopen[r] = 1 :: else -> skip fi;
-#else
-				if :: gs[r] != s -> gs[r] = s; gopen[r] = 1 :: else -> skip fi;
+#if defined(WIN)
+			/* SCOREBOARD stage: a seq half the id's seq space or more
+			 * before the requester's latest is stale (the gate and
+			 * QSTATE stages leave everything as it is) */
+			if
+			:: sb[r] >= s + (1 << (IDW - 1)) ->
+				put(QACK, r, SW, s, R_OK); goto qdone
+			:: else -> SBSEQ(r, s)
+			fi;
 #endif
-				if
-				:: qhi == ID(r, s) -> qcl = CLOSING; rs!r, s
-				:: else -> put(QACK, r, SW, s, R_NOTHOLDER)
-				fi
+#if defined(STALE)
+			/* QGATE's seq only moves forward: an older seq, or the
+			 * gate's own seq once executed (closed), is stale */
+			if
+			:: s < gs[r] || (s == gs[r] && !gopen[r]) ->
+				put(QACK, r, SW, s, R_OK); goto qdone
+			:: else -> skip
+			fi;
+#endif
+#if defined(GATESEQ)
+			if :: gs[r] != s -> gs[r] = s; gopen[r] = 1 :: else -> skip fi;
+#else
+			if
+			:: !(gs[r] == s && gopen[r]) -> gs[r] = s; gopen[r] = 1;
+#ifdef TOKEN
+				ge[r] = (ge[r] + 1) % (1 << EPW)
+#else
+				skip
+#endif
+			:: else -> skip
+			fi;
+#endif
+			if
+			:: qhi == ID(r, s) -> qcl = CLOSING; rs!r, s, ge[r]
+			:: else -> put(QACK, r, SW, s, R_NOTHOLDER)
+			fi;
+qdone:			skip
 			fi
 		:: else -> skip
 		fi; norm() }
-	:: atomic { rs?r, s ->
+	:: atomic { rs?r, s, e ->
 		if
-		:: gs[r] == s && gopen[r] ->
+		:: gs[r] == s && gopen[r] && ge[r] == e ->
 			gopen[r] = 0; yw = 0; qhi = 0; qcl = 0;
 			printf("@a switch: QRELEASE r%d seq%d executed\n", r, s);
 			put(QACK, r, SW, s, R_OK)
-		:: !(gs[r] == s && gopen[r]) && qhi == ID(r, s) && qcl -> put(QACK, r, SW, s, R_CLOSING)
+		:: !(gs[r] == s && gopen[r] && ge[r] == e) && qhi == ID(r, s) && qcl -> put(QACK, r, SW, s, R_CLOSING)
 		:: else -> put(QACK, r, SW, s, R_OK)
 		fi; norm() }
 	od
