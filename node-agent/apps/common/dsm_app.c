@@ -330,6 +330,7 @@ app_barrier(struct app *a, struct dsm_thread *t)
 {
 	const dsm_addr_t addr = dsm_static_addr(0, APP_BARRIER_OFF);
 	uint64_t v = 0, want;
+	useconds_t nap = 1;
 	int rc;
 
 	want = (uint64_t)++a->barrier_round * a->o.nodes;
@@ -342,9 +343,13 @@ app_barrier(struct app *a, struct dsm_thread *t)
 	if (rc == 0)
 		rc = dsm_unlock(t, addr);
 	/* The others may not have arrived yet; coherence brings their
-	 * increments into the cached copy this reads. */
+	 * increments into the cached copy this reads (a hit until then).
+	 * Polls 1 us apart, 25% longer each time up to 1 ms: a wait overshoots
+	 * by at most a quarter of itself, so the poll period does not decide
+	 * a short phase's run time (a fixed 1 ms did, at microsecond RTTs). */
 	while (rc == 0 && v < want) {
-		usleep(1000);
+		usleep(nap);
+		nap = nap < 800 ? nap + nap / 4 + 1 : 1000;
 		rc = dsm_read(t, addr, &v, sizeof(v));
 	}
 	dsm_sync(t);
