@@ -105,8 +105,7 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
  * waiting ACK never causes a spurious retransmission).
  * @return 0 with t->mail set, -ETIMEDOUT, or -EAGAIN when the ACK of the
  *         pending unlock was consumed (na_req_flush returns at once, not
- *         at the unlock timer's deadline) or, while na_req_quarantine
- *         waits, a reply of its abandoned event.
+ *         at the unlock timer's deadline).
  */
 int
 na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
@@ -134,11 +133,8 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 					return -EAGAIN; /* na_req_flush's */
 				continue;
 			}
-			if (on_stale_mail(t, &t->mail)) {
-				if (t->stale.waiting)
-					return -EAGAIN; /* the quarantine's */
+			if (on_stale_mail(t, &t->mail))
 				continue;
-			}
 		}
 		unlock_timer(t, na_now_ns());
 		if (rc == 0)
@@ -215,16 +211,11 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	na_rec_idle(t->n->rec, t->id, false);
 }
 
-/*
- * Randomised exponential backoff after a NACK, serving the mailbox. It
- * scales from the measured round trip, not from the timeouts' floor
- * (NA_RTT_FLOOR_NS, 500 us): a retry is no retransmission, and at a
- * microsecond RTT a floored back-off idles a thread for 100 round trips.
- */
+/* Randomised exponential backoff after a NACK, serving the mailbox. */
 void
 na_req_backoff(struct dsm_thread *t, unsigned attempt)
 {
-	uint64_t base = t->rtt_ns / 4 + 1, cap = 2000000ull, span, until;
+	uint64_t base = na_req_rtt(t) / 4, cap = 2000000ull, span, until;
 	uint64_t t0 = na_req_trace_t0(t);
 
 	span = base << (attempt < 10 ? attempt : 10);

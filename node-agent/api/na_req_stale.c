@@ -144,7 +144,6 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
 	s->in_cs = false;
-	s->waiting = true;
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
 		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
@@ -187,7 +186,6 @@ na_req_quarantine(struct dsm_thread *t)
 		if (na_req_wait_mail(t, next) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 	}
-	s->waiting = false;
 	if (s->answer == NA_AB_ABORTED)
 		NA_STAT_INC(t->n->st.req.aborts_done);
 	else if (s->answer == NA_AB_PASSED)

@@ -16,8 +16,7 @@
 #include "na_proto.h"
 #include "na_qplan.h"
 
-/* RTT estimate: EWMA (1/8) of event round trips, with a floor for the
- * timeouts (the NACK back-off scales from the estimate itself). */
+/* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
 #define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
 /*
  * 500 us: on a host whose cores are oversubscribed (CI, network namespaces)
@@ -88,10 +87,6 @@ struct na_stale {
 	 * was known to hold the lock: a sibling thread's read put the node
 	 * there (na_req_quarantine) */
 	bool in_cs;
-	/* na_req_quarantine waits: mail for this event returns from
-	 * na_req_wait_mail at once, so the ABORT's answer ends the wait (not
-	 * the next timeout) */
-	bool waiting;
 	struct na_collect c;
 	uint8_t *buf;
 };
