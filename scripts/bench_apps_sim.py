@@ -7,6 +7,7 @@ docs/APPS.md "In the simulator"). `scripts/bench-apps.sh --sim` runs this.
   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
                               [--apps kv,tpcc,pagerank] [--nodes 2,4,8]
                               [--threads T] [--seeds N] [--duration S] [-j N]
+                              [--warmup S] [--trace N]
   scripts/bench-apps.sh --sim --replot CSV... --out DIR   (merge, replot)
 
 Writes DIR/apps-sim.csv (one row per run), DIR/apps-sim-median.csv (the
@@ -42,6 +43,8 @@ APPS = {
                                          "--iterations", "10"])],
                  "smoke": ["--scale", "9", "--iterations", "3"]},
 }
+# Apps that run for a time (PageRank runs a fixed number of iterations).
+WARMUP_APPS = ("kv", "tpcc")
 COLUMNS = ["app", "point", "mode", "nodes", "threads", "profile", "seed",
            "ops_per_s", "home_msgs_per_op", "switch_share", "p50_us",
            "p99_us", "virtual_s", "agent_wait_us_per_frame",
@@ -66,7 +69,10 @@ def run_one(a, app, point, args, mode, nodes, seed):
            app, "--nodes", str(nodes), "--threads", str(a.threads),
            "--mode", mode, "--seed", str(seed), "--duration",
            str(a.duration), "--profile", a.profile, "--out", out,
-           "--stuck-s", str(a.stuck_s), "--"] + args
+           "--stuck-s", str(a.stuck_s)] + (
+               ["--trace", str(a.trace)] if a.trace else []) + ["--"] + \
+        args + (["--warmup", str(a.warmup)]
+                if a.warmup and app in WARMUP_APPS else [])
     with open(os.path.join(out, "log.txt"), "w") as log:
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
                             timeout=a.timeout).returncode
@@ -225,6 +231,12 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--duration", type=float, default=0.02,
                     help="virtual seconds of the measured phase")
+    ap.add_argument("--warmup", type=float, default=0,
+                    help="virtual seconds run before the measured phase, "
+                    "uncounted (kv, tpcc)")
+    ap.add_argument("--trace", type=int, default=0, metavar="N",
+                    help="sampled trace of 1 in N events per run "
+                    "(scripts/latency_breakdown.py RUN_DIR)")
     ap.add_argument("--stuck-s", type=float, default=5)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("-j", "--jobs", type=int, default=2)
@@ -260,7 +272,7 @@ def main():
             ap.error("--apps: %s is not one of %s" % (x, ", ".join(APPS)))
     jobs = []
     if a.smoke:
-        a.threads, a.duration, a.seeds = 2, 0.005, 1
+        a.threads, a.duration, a.seeds, a.warmup = 2, 0.005, 1, 0
         for app in apps:
             for mode in MODES:
                 jobs.append((app, "smoke", APPS[app]["smoke"], mode, 2, 1))

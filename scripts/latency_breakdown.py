@@ -98,7 +98,7 @@ def tname(t):
 
 class Rec:
     __slots__ = ("t", "seq", "node", "thread", "at", "peer", "point",
-                 "type", "aux")
+                 "type", "aux", "i")
 
     def __init__(self, v):
         (self.t, self.seq, self.node, self.thread, self.at, self.peer,
@@ -128,12 +128,17 @@ def load(path, problems):
     return {"every": every, "at": at, "records": n, "dropped": dropped}, recs
 
 
-def last(recs, t, pred):
-    """The latest record at or before time t satisfying pred."""
+def last(recs, x, pred):
+    """The latest record before record x satisfying pred: at x's time or
+    earlier, and recorded before x where both are one process's (a
+    simulator's virtual clock gives one instant to a whole chain of
+    agent steps; their order is the recording order)."""
     best = None
     for r in recs:
-        if r.t > t:
+        if r.t > x.t:
             break
+        if r.t == x.t and r.at == x.at and r.i >= x.i:
+            continue
         if pred(r):
             best = r
     return best
@@ -164,13 +169,13 @@ def walk(ev, recs, parts):
             parts["hops"] += 1  # node->switch->node: two
 
     role = (lambda y: "home" if y == home else "cache")
-    w = last(recs, done.t, lambda r: r.point == P["wake"] and r.at == req and
+    w = last(recs, done, lambda r: r.point == P["wake"] and r.at == req and
              r.t >= first.t)
     if w is None:
         return 0
     add("req_collect", done.t - w.t)
     # Where the woken message arrived: the dispatch thread, or locally.
-    rx = last(recs, w.t, lambda r: r.point == P["rx"] and r.at == req and
+    rx = last(recs, w, lambda r: r.point == P["rx"] and r.at == req and
               r.type == w.type and r.t >= first.t)
     arrival = None
     if rx is not None:
@@ -178,7 +183,7 @@ def walk(ev, recs, parts):
         arrival = rx
         sender = None
     else:
-        sender = last(recs, w.t, lambda r: r.point == P["ag_out"] and
+        sender = last(recs, w, lambda r: r.point == P["ag_out"] and
                       r.at == req and r.peer == req and r.type == w.type)
         if sender is None:
             return got
@@ -187,17 +192,17 @@ def walk(ev, recs, parts):
         if arrival is not None:
             x, t0 = arrival.at, arrival.t
             # Node-to-node types (0x20-0x7f) never leave the pipeline.
-            sw = last(recs, t0, lambda r: r.point == P["sw_out"] and
+            sw = last(recs, arrival, lambda r: r.point == P["sw_out"] and
                       r.t >= first.t) if arrival.type < 0x20 else None
-            snd = last(recs, t0, lambda r: is_send(r) and r.peer == x and
+            snd = last(recs, arrival, lambda r: is_send(r) and r.peer == x and
                        r.type == arrival.type and r.at != x)
             if sw is not None and (snd is None or sw.t > snd.t):
-                swin = last(recs, sw.t, lambda r: r.point == P["sw_in"])
+                swin = last(recs, sw, lambda r: r.point == P["sw_in"])
                 if swin is None:
                     return got
                 add("net_from_sw", t0 - sw.t)
                 add("switch", sw.t - swin.t)
-                sender = last(recs, swin.t, lambda r: is_send(r) and
+                sender = last(recs, swin, lambda r: is_send(r) and
                               r.type == swin.type)
                 if sender is None:
                     return got
@@ -213,14 +218,14 @@ def walk(ev, recs, parts):
             add("req_pre", first.t - begin.t)
             return got
         y = sender.at
-        ain = last(recs, sender.t, lambda r: r.point == P["ag_in"] and
+        ain = last(recs, sender, lambda r: r.point == P["ag_in"] and
                    r.at == y)
         if ain is None:
             return got
         add(role(y) + "_s", sender.t - ain.t)
-        rx = last(recs, ain.t, lambda r: r.point == P["rx"] and r.at == y and
+        rx = last(recs, ain, lambda r: r.point == P["rx"] and r.at == y and
                   r.type == ain.type)
-        loc = last(recs, ain.t, lambda r: is_send(r) and r.at == y and
+        loc = last(recs, ain, lambda r: is_send(r) and r.at == y and
                    r.peer == y and r.type == ain.type)
         if rx is not None and (loc is None or rx.t > loc.t):
             add(role(y) + "_q", ain.t - rx.t)
@@ -243,7 +248,9 @@ def analyse(d):
         if m:
             meta.append(m)
             recs += r
-    recs.sort(key=lambda r: r.t)
+    recs.sort(key=lambda r: r.t)  # stable: a process's order kept
+    for i, r in enumerate(recs):
+        r.i = i
     # The measured phase: from the last node's MARK (loading left out).
     marks = [r.t for r in recs if r.point == P["mark"]]
     start = max(marks) if marks else 0

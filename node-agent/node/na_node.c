@@ -375,8 +375,17 @@ queue_tick(struct na_node *n)
 void
 na_node_receive(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
+	na_node_receive_at(n, m, payload, na_now_ns());
+}
+
+void
+na_node_receive_at(struct na_node *n, const struct lcf_msg *m,
+		   const void *payload, uint64_t rx_ns)
+{
 	NA_STAT_INC(n->st.recv[m->type]);
-	na_node_trace_msg(n, LCF_TP_RX, m, LCF_TRACE_NO_PEER);
+	if (na_node_traced(n, m))
+		lcf_trace_put(&n->tr, rx_ns, LCF_TP_RX, m->type, m->node,
+			      m->thread, m->seq, LCF_TRACE_NO_PEER, 0);
 	route(n, m, payload);
 }
 

@@ -162,6 +162,14 @@ void na_node_receive(struct na_node *n, const struct lcf_msg *m,
 		     const void *payload);
 
 /**
+ * The same, for a message that reached the node at `rx_ns` (its trace's RX
+ * time): the simulated cluster, whose cost model serves a frame at the
+ * agents before the node acts on it.
+ */
+void na_node_receive_at(struct na_node *n, const struct lcf_msg *m,
+			const void *payload, uint64_t rx_ns);
+
+/**
  * Run the node's timers that are due at na_now_ns(): the recovery's (every
  * 2 ms), the hotness epoch and the migration tick. Called by the dispatch
  * thread between receives (or by the simulated cluster).

@@ -57,7 +57,7 @@ static struct {
 	int (*main)(int, char **);
 	const char *app, *mode, *out, *profile;
 	uint16_t nodes, threads;
-	uint32_t seed;
+	uint32_t seed, trace_every;
 	double duration, stuck_s;
 	struct topo topo;
 	struct na_sim_net *net;
@@ -243,7 +243,7 @@ usage(FILE *f)
 		   "              [--mode switch|home|directory] [--seed S] "
 		   "[--duration S]\n"
 		   "              [--profile local|paper] [--stuck-s S] "
-		   "[-- APP OPTIONS]\n");
+		   "[--trace N] [-- APP OPTIONS]\n");
 }
 
 static int
@@ -259,6 +259,7 @@ parse(int argc, char **argv, int *app_argi)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "stuck-s", required_argument, NULL, 'k' },
+		{ "trace", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -350,6 +351,14 @@ parse(int argc, char **argv, int *app_argi)
 		case 'o':
 			R.out = optarg;
 			break;
+		case 'r':
+			R.trace_every = (uint32_t)strtoul(optarg, &end, 10);
+			if (*end || !R.trace_every || errno) {
+				fprintf(stderr, "na-sim: --trace: sample 1 in "
+						"N events, N >= 1\n");
+				return -1;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -432,6 +441,12 @@ build_argv(uint16_t n, int extra_argc, char **extra)
 	ARG("%s/na-%u.json", R.out, n);
 	ARG("--stats-start");
 	ARG("%s/na-%u-start.json", R.out, n);
+	if (R.trace_every) {
+		ARG("--trace");
+		ARG("%s/trace-%u.bin", R.out, n);
+		ARG("--trace-every");
+		ARG("%u", R.trace_every);
+	}
 #undef ARG
 	for (int i = 0; i < extra_argc && k < MAX_ARGS - 1; i++)
 		an->argv[k++] = extra[i];
@@ -515,6 +530,11 @@ na_sim_app_main(int argc, char **argv)
 		fprintf(stderr, "na-sim: network: %s\n", strerror(-rc));
 		return 1;
 	}
+	if (R.trace_every &&
+	    na_sim_net_trace(R.net, R.trace_every, 1u << 20) < 0) {
+		fprintf(stderr, "na-sim: --trace: out of memory\n");
+		return 1;
+	}
 	na_transport_sim_bind(R.net);
 	for (uint16_t n = 0; n < R.nodes; n++) {
 		build_argv(n, argc - argi, argv + argi);
@@ -548,6 +568,14 @@ na_sim_app_main(int argc, char **argv)
 		return 3;
 	}
 	na_sim_run(0, NULL);
+	if (R.trace_every) {
+		snprintf(path, sizeof(path), "%s/trace-sw.bin", R.out);
+		f = fopen(path, "wb");
+		if (f == NULL || na_sim_net_trace_dump(R.net, f) < 0)
+			fprintf(stderr, "na-sim: %s: cannot write\n", path);
+		if (f != NULL)
+			fclose(f);
+	}
 	na_sim_net_free(R.net);
 	na_sim_fini();
 	for (uint16_t n = 0; n < R.nodes; n++)

@@ -26,7 +26,8 @@ struct na_sim_net {
 	uint64_t rng;
 	uint32_t loss_th, dup_th; /* thresholds on a 32-bit draw */
 	struct na_sim_net_stats st;
-	uint64_t pass_done; /* the current switch pass's end (cost model) */
+	uint64_t pass_done;  /* the current switch pass's end (cost model) */
+	struct lcf_trace tr; /* the switch's sampled trace (every 0: off) */
 };
 
 /* One frame on a hop: its LCF header and payload as on the wire. */
@@ -35,6 +36,7 @@ struct frame {
 	uint16_t src, dst; /* sending node; node it is for (L2) */
 	bool resubmitted;  /* second pass at the switch */
 	bool served;       /* the node's agent has served it (cost model) */
+	uint64_t rx_ns;    /* when it reached its node (the trace's RX) */
 	uint64_t meta;     /* resubmit metadata */
 	uint16_t len;      /* bytes[] */
 	uint8_t bytes[];
@@ -90,6 +92,7 @@ na_sim_net_free(struct na_sim_net *net)
 	if (!net)
 		return;
 	lcf_pipeline_free(net->pipe);
+	lcf_trace_fini(&net->tr);
 	free(net);
 }
 
@@ -177,6 +180,8 @@ node_arrive(void *ctx, void *arg)
 	const uint8_t *payload;
 	struct lcf_msg m;
 
+	if (!f->served)
+		f->rx_ns = na_now_ns();
 	if (n && !f->served && na_sim_cost_profile()) {
 		/* Wait for and take one of the node's agent threads. */
 		f->served = true;
@@ -198,7 +203,7 @@ node_arrive(void *ctx, void *arg)
 				(unsigned long long)na_now_ns(), f->dst,
 				na_type_name(m.type), m.node, m.thread, m.seq,
 				m.flags, m.aux, m.gstatus, m.copyset);
-		na_node_receive(n, &m, payload);
+		na_node_receive_at(n, &m, payload, f->rx_ns);
 	}
 	free(f);
 }
@@ -236,6 +241,19 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 
 	net->st.passes++;
 	lcf_pipeline_process(net->pipe, m, &ing, &res);
+	/* As swswitch records a pass (sw_loop.c): its start at the frame's
+	 * arrival, its end when the cost model's result leaves. */
+	if (net->tr.every &&
+	    lcf_trace_sampled(m->node, m->thread, m->seq, net->tr.every)) {
+		lcf_trace_put(&net->tr, na_now_ns(), LCF_TP_SW_IN, m->type,
+			      m->node, m->thread, m->seq, ing.port,
+			      f->resubmitted);
+		lcf_trace_put(&net->tr,
+			      net->pass_done > na_now_ns() ? net->pass_done
+							   : na_now_ns(),
+			      LCF_TP_SW_OUT, m->type, m->node, m->thread,
+			      m->seq, ing.port, (uint64_t)res.verdict);
+	}
 	if (tracing())
 		fprintf(stderr,
 			"T %llu SW %s n%u t%u s%u aux%#x rs%d -> v%d to%#x %s\n",
@@ -322,6 +340,19 @@ na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
 	net->st.sent++;
 	hop(f, switch_arrive);
 	return 0;
+}
+
+int
+na_sim_net_trace(struct na_sim_net *net, uint32_t every, uint32_t capacity)
+{
+	lcf_trace_fini(&net->tr);
+	return lcf_trace_init(&net->tr, LCF_TRACE_SWITCH, every, capacity);
+}
+
+int
+na_sim_net_trace_dump(const struct na_sim_net *net, FILE *f)
+{
+	return lcf_trace_dump(&net->tr, f);
 }
 
 void

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "lcf_pipeline.h"
+#include "lcf_trace.h"
 #include "lcf_wire.h"
 #include "topo.h"
 
@@ -80,6 +81,16 @@ const struct na_sim_net_stats *na_sim_net_stats(const struct na_sim_net *net);
 
 /** The switch's pipeline (its counters and registers). */
 const struct lcf_pipeline *na_sim_net_pipeline(const struct na_sim_net *net);
+
+/**
+ * Record the switch's passes of 1 in `every` events (lcf_trace.h, as
+ * swswitch --trace; the virtual clock) into a ring of `capacity` records.
+ * @return 0, -EINVAL or -ENOMEM (lcf_trace_init).
+ */
+int na_sim_net_trace(struct na_sim_net *net, uint32_t every, uint32_t capacity);
+
+/** Write the switch's trace to `f`. @return 0 or -EIO. */
+int na_sim_net_trace_dump(const struct na_sim_net *net, FILE *f);
 
 /**
  * Print the switch's non-zero action counters to `f` as JSON members

@@ -156,6 +156,12 @@ app_opts_take(struct app_opts *o, int c, const char *arg)
 		if ((r = take_u("trace-every", arg, 1, 1u << 30, &v)) == 1)
 			o->trace_every = (uint32_t)v;
 		return r;
+	case 0x1010:
+		if (app_parse_double(arg, 0, 86400, &o->warmup) != 0) {
+			fprintf(stderr, "--warmup: seconds, got '%s'\n", arg);
+			return -1;
+		}
+		return 1;
 	}
 	return 0;
 }
@@ -194,6 +200,8 @@ app_opts_usage(FILE *f)
 		"(default 2)\n"
 		"  --threads T       application threads per node (default 2)\n"
 		"  --duration SEC    length of the measured phase (default 5)\n"
+		"  --warmup SEC      run the workload this long first, "
+		"uncounted (default 0)\n"
 		"  --mode M          switch (LCF, hot blocks migrate into the "
 		"switch),\n"
 		"                    home (LCF, every block at its home) or\n"
@@ -265,6 +273,7 @@ app_open(struct app *a, const struct app_opts *o)
 
 	memset(a, 0, sizeof(*a));
 	a->o = *o;
+	a->phase_s = o->duration;
 	a->cnt = calloc(o->threads, sizeof(*a->cnt));
 	if (a->cnt == NULL)
 		return -ENOMEM;
@@ -330,6 +339,7 @@ app_barrier(struct app *a, struct dsm_thread *t)
 {
 	const dsm_addr_t addr = dsm_static_addr(0, APP_BARRIER_OFF);
 	uint64_t v = 0, want;
+	useconds_t nap = 1;
 	int rc;
 
 	want = (uint64_t)++a->barrier_round * a->o.nodes;
@@ -342,9 +352,13 @@ app_barrier(struct app *a, struct dsm_thread *t)
 	if (rc == 0)
 		rc = dsm_unlock(t, addr);
 	/* The others may not have arrived yet; coherence brings their
-	 * increments into the cached copy this reads. */
+	 * increments into the cached copy this reads (a hit until then).
+	 * Polls 1 us apart, 25% longer each time up to 1 ms: a wait overshoots
+	 * by at most a quarter of itself, so the poll period does not decide
+	 * a short phase's run time (a fixed 1 ms did, at microsecond RTTs). */
 	while (rc == 0 && v < want) {
-		usleep(1000);
+		usleep(nap);
+		nap = nap < 800 ? nap + nap / 4 + 1 : 1000;
 		rc = dsm_read(t, addr, &v, sizeof(v));
 	}
 	dsm_sync(t);
@@ -364,7 +378,7 @@ bool
 app_time_up(const struct app *a)
 {
 	return a->stop ||
-	       app_now_ns() - a->t_start_ns >= (uint64_t)(a->o.duration * 1e9);
+	       app_now_ns() - a->t_start_ns >= (uint64_t)(a->phase_s * 1e9);
 }
 
 void
@@ -413,6 +427,7 @@ struct worker {
 	uint16_t id;
 	_Atomic int done;
 	int rc;
+	uint64_t end_ns; /* when fn returned */
 };
 
 static void *
@@ -421,6 +436,7 @@ worker_main(void *p)
 	struct worker *w = p;
 
 	w->rc = w->fn(w->a, w->id, w->arg);
+	w->end_ns = app_now_ns();
 	atomic_store(&w->done, 1);
 	return NULL;
 }
@@ -514,9 +530,9 @@ watch(struct app *a, struct worker *w)
 	} while (!all);
 }
 
-int
-app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
-		void *arg)
+/* One phase: `fn` on every thread for a->phase_s (or until stopped). */
+static int
+run_phase(struct app *a, int (*fn)(struct app *, uint16_t, void *), void *arg)
 {
 	struct worker *w = calloc(a->o.threads, sizeof(*w));
 	uint16_t started = 0;
@@ -524,14 +540,6 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 
 	if (w == NULL)
 		return -ENOMEM;
-	if (a->o.stats_start != NULL && write_stats(a->d, a->o.stats_start)) {
-		free(w);
-		return -EIO;
-	}
-	a->stop = 0;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	dsm_trace_mark(a->d);
 	a->t_start_ns = app_now_ns();
 	for (; started < a->o.threads; started++) {
 		w[started] = (struct worker){
@@ -546,17 +554,49 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 	}
 	if (started == a->o.threads)
 		watch(a, w);
-	/* After the run (the final barrier, the report): a signal ends the
-	 * process again, as before the run. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	/* The phase ends with its last thread, not when watch() (20 ms
+	 * polls) noticed: a short run's time is not the poll's multiple. */
+	a->t_end_ns = a->t_start_ns;
 	for (uint16_t t = 0; t < started; t++) {
 		pthread_join(w[t].tid, NULL);
 		if (rc == 0)
 			rc = w[t].rc;
+		if (w[t].end_ns > a->t_end_ns)
+			a->t_end_ns = w[t].end_ns;
 	}
-	a->t_end_ns = app_now_ns();
 	free(w);
+	return rc;
+}
+
+int
+app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
+		void *arg)
+{
+	int rc;
+
+	a->stop = 0;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (a->o.warmup > 0) {
+		/* Steady state first (e.g. migration's first epochs). */
+		a->phase_s = a->o.warmup;
+		rc = run_phase(a, fn, arg);
+		if (rc != 0 || a->stop)
+			goto out;
+		for (uint16_t t = 0; t < a->o.threads; t++)
+			a->cnt[t] = (struct app_counters){ 0 };
+	}
+	rc = -EIO;
+	if (a->o.stats_start != NULL && write_stats(a->d, a->o.stats_start))
+		goto out;
+	dsm_trace_mark(a->d);
+	a->phase_s = a->o.duration;
+	rc = run_phase(a, fn, arg);
+out:
+	/* After the run (the final barrier, the report): a signal ends the
+	 * process again, as before the run. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	return rc;
 }
 

@@ -36,6 +36,7 @@ struct app_opts {
 	uint16_t nodes;          /* --nodes K: processes running the app (2) */
 	uint16_t threads;        /* --threads T per node (2) */
 	double duration;         /* --duration SEC of the measured phase (5) */
+	double warmup;           /* --warmup SEC run before it, not counted */
 	enum app_mode mode;      /* --mode switch|home|directory (switch) */
 	uint32_t seed;           /* --seed S (1) */
 	uint32_t mem_mb;         /* --mem-mb M held by this home (128) */
@@ -68,7 +69,8 @@ struct app_opts {
 	{ "progress", no_argument, NULL, 0x100c },             \
 	{ "stats-start", required_argument, NULL, 0x100d },    \
 	{ "trace", required_argument, NULL, 0x100e },          \
-	{ "trace-every", required_argument, NULL, 0x100f }
+	{ "trace-every", required_argument, NULL, 0x100f },    \
+	{ "warmup", required_argument, NULL, 0x1010 }
 /* clang-format on */
 
 void app_opts_init(struct app_opts *o);
@@ -107,6 +109,7 @@ struct app {
 	uint32_t barrier_round;        /* barriers passed */
 	volatile int stop;             /* set at the end of the run */
 	uint64_t t_start_ns, t_end_ns; /* measured phase */
+	double phase_s;                /* the running phase's length */
 };
 
 /**
@@ -137,8 +140,10 @@ int app_barrier(struct app *a, struct dsm_thread *t);
 
 /**
  * Run fn(a, thread, arg) on o->threads threads until each returns; while
- * they run, print the progress line if asked. The measured phase's times
- * are taken around it; --stats-start is written just before. @return 0,
+ * they run, print the progress line if asked. With --warmup the threads
+ * run `fn` for that long first, uncounted (a time-bound `fn` only). The
+ * measured phase's times are taken around the second run; --stats-start
+ * is written just before it. @return 0,
  * -EIO (--stats-start could not be written), or the first thread's
  * non-zero result.
  */

@@ -139,6 +139,13 @@ parse(int argc, char **argv, struct app_opts *ao, struct pr_opts *po)
 			argv[0], argv[optind]);
 		return 2;
 	}
+	if (ao->warmup > 0) {
+		fprintf(stderr,
+			"%s: --warmup: not for a fixed number of "
+			"iterations\n",
+			argv[0]);
+		return 2;
+	}
 	return app_opts_check(ao, argv[0]) == 0 ? 0 : 2;
 }
 
