@@ -193,10 +193,11 @@ node_arrive(void *ctx, void *arg)
 		net->st.delivered++;
 		if (tracing())
 			fprintf(stderr,
-				"T %llu ->%u %s n%u t%u s%u fl%#x aux%#x gs%u "
-				"cs%#x\n",
+				"T %llu ->%u %s(%#x) n%u t%u s%u fl%#x aux%#x "
+				"gs%u cs%#x\n",
 				(unsigned long long)na_now_ns(), f->dst,
-				na_type_name(m.type), m.node, m.thread, m.seq,
+				na_type_name(m.type), m.type, m.node, m.thread,
+				m.seq,
 				m.flags, m.aux, m.gstatus, m.copyset);
 		na_node_receive(n, &m, payload);
 	}
