@@ -210,8 +210,11 @@ run regress-voh-fallback-30006 "--seed 30006 --nodes 14 --threads 2 --workload p
 run regress-queued-rto-20061 "--seed 20061 --nodes 4 --threads 1 --workload micro --blocks 3 --switch-blocks 0 --cache-blocks 2 --loss 0.3 --dup 0.05 --jitter-us 500 --lock-mode queued --pipe-depth 1 --block-size 16384 --events 50000 --stuck-s 300"
 # Retry mode, migration, 16 KB blocks: a lost REMOVE ack's recovery round
 # found a thread inside an event on the block; the node's tick never
-# reported (no room for REC_DIRTY blocks of 12 segments in one output list).
+# reported (no room for REC_DIRTY blocks of 12 segments in one output list;
+# sweep 31004 run 1027).
 run regress-rec-report-16k "--seed 962628827 --nodes 5 --threads 3 --workload micro --read-ratio 0.1 --blocks 7 --switch-blocks 3 --cache-blocks 3 --block-size 16384 --loss 0.043 --dup 0.154 --jitter-us 500 --max-rate 50000 --migrate --events 100"
+# The same in queued mode (sweep 31004 run 1074).
+run regress-rec-report-16k-queued "--seed 3360851652 --nodes 8 --threads 2 --workload counter --blocks 8 --switch-blocks 2 --cache-blocks 1 --block-size 16384 --loss 0.287 --dup 0.266 --jitter-us 200 --max-rate 200000 --lock-mode queued --pipe-depth 8 --events 100"
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"
