@@ -215,6 +215,12 @@ run regress-queued-rto-20061 "--seed 20061 --nodes 4 --threads 1 --workload micr
 run regress-rec-report-16k "--seed 962628827 --nodes 5 --threads 3 --workload micro --read-ratio 0.1 --blocks 7 --switch-blocks 3 --cache-blocks 3 --block-size 16384 --loss 0.043 --dup 0.154 --jitter-us 500 --max-rate 50000 --migrate --events 100"
 # The same in queued mode (sweep 31004 run 1074).
 run regress-rec-report-16k-queued "--seed 3360851652 --nodes 8 --threads 2 --workload counter --blocks 8 --switch-blocks 2 --cache-blocks 1 --block-size 16384 --loss 0.287 --dup 0.266 --jitter-us 200 --max-rate 200000 --lock-mode queued --pipe-depth 8 --events 100"
+# Validate-on-hit, 16 KB blocks, loss and duplication: a granted VOH_READ
+# re-sent after a coherence write was answered from stale memory with the
+# new version; the copy validated later (lib/model/vohdup.pml; sweep 31004
+# runs 824 and 352).
+run regress-voh-dup-read-824 "--seed 1853045239 --nodes 12 --threads 1 --workload poll --policy validate-rpc --blocks 5 --switch-blocks 2 --cache-blocks 4 --block-size 16384 --loss 0.200 --dup 0.082 --jitter-us 500 --max-rate 5000 --pipe-depth 2 --events 500 --stuck-s 300"
+run regress-voh-dup-read-352 "--seed 1383735149 --nodes 8 --threads 1 --workload poll --policy validate --blocks 1 --switch-blocks 3 --cache-blocks 4 --block-size 16384 --loss 0.140 --dup 0.292 --jitter-us 200 --max-rate 50000 --pipe-depth 8 --events 500 --stuck-s 300"
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

@@ -194,11 +194,11 @@ node_arrive(void *ctx, void *arg)
 		if (tracing())
 			fprintf(stderr,
 				"T %llu ->%u %s(%#x) n%u t%u s%u fl%#x aux%#x "
-				"gs%u cs%#x\n",
+				"gs%u cs%#x tag%#llx\n",
 				(unsigned long long)na_now_ns(), f->dst,
 				na_type_name(m.type), m.type, m.node, m.thread,
-				m.seq,
-				m.flags, m.aux, m.gstatus, m.copyset);
+				m.seq, m.flags, m.aux, m.gstatus, m.copyset,
+				(unsigned long long)m.tag);
 		na_node_receive(n, &m, payload);
 	}
 	free(f);
@@ -239,9 +239,11 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 	lcf_pipeline_process(net->pipe, m, &ing, &res);
 	if (tracing())
 		fprintf(stderr,
-			"T %llu SW %s n%u t%u s%u aux%#x rs%d -> v%d to%#x %s\n",
+			"T %llu SW %s n%u t%u s%u aux%#x tag%#llx rs%d -> v%d "
+			"to%#x %s\n",
 			(unsigned long long)na_now_ns(), na_type_name(m->type),
-			m->node, m->thread, m->seq, m->aux, (int)f->resubmitted,
+			m->node, m->thread, m->seq, m->aux,
+			(unsigned long long)m->tag, (int)f->resubmitted,
 			(int)res.verdict, res.to_nodes,
 			na_type_name(res.out.type));
 	switch (res.verdict) {
