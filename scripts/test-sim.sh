@@ -221,6 +221,10 @@ run regress-rec-report-16k-queued "--seed 3360851652 --nodes 8 --threads 2 --wor
 # runs 824 and 352).
 run regress-voh-dup-read-824 "--seed 1853045239 --nodes 12 --threads 1 --workload poll --policy validate-rpc --blocks 5 --switch-blocks 2 --cache-blocks 4 --block-size 16384 --loss 0.200 --dup 0.082 --jitter-us 500 --max-rate 5000 --pipe-depth 2 --events 500 --stuck-s 300"
 run regress-voh-dup-read-352 "--seed 1383735149 --nodes 8 --threads 1 --workload poll --policy validate --blocks 1 --switch-blocks 3 --cache-blocks 4 --block-size 16384 --loss 0.140 --dup 0.292 --jitter-us 200 --max-rate 50000 --pipe-depth 8 --events 500 --stuck-s 300"
+# Validate-on-hit, updaters on every node: a READ_MISS granted at the home
+# while a VOH update was in the UpdateQueue kept the old value past the
+# commit (lib/model/vohupd.pml; sweep 31004 run 755).
+run regress-voh-update-coherence-755 "--seed 2619794145 --nodes 13 --threads 3 --workload poll --policy validate --updaters all --blocks 2 --switch-blocks 4 --cache-blocks 2 --block-size 64 --loss 0.111 --dup 0.019 --jitter-us 50 --max-rate 200000 --migrate --events 200 --stuck-s 300"
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

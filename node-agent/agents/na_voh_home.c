@@ -213,6 +213,9 @@ step(struct na_voh_home *v, int64_t idx, enum na_rq_msg msg, uint32_t who,
 					  __ATOMIC_RELAXED);
 		proceed(v, act[i].who, idx, out);
 	}
+	/* The home agent's pipeline is locked out meanwhile (vohupd.pml). */
+	__atomic_store_n(&v->h->blk[idx].voh_upd, b->q.n_uq != 0,
+			 __ATOMIC_RELAXED);
 	return rc;
 }
 
