@@ -418,7 +418,8 @@ void
 na_rec_tick(struct na_rec *r, struct na_out *out)
 {
 	uint64_t now = na_now_ns();
-	uint32_t news;
+	uint32_t news,
+		room = dirty_fit(r) * na_seg_count(r->env.topo->block_size) + 1;
 
 	if (now < r->next_tick)
 		return;
@@ -431,10 +432,7 @@ na_rec_tick(struct na_rec *r, struct na_out *out)
 	if (__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */
-			if (out->n + dirty_fit(r) * na_seg_count(
-							     r->env.topo->block_size) +
-				    1 >
-			    NA_OUT_MAX)
+			if (out->n + room > NA_OUT_MAX)
 				break;
 			try_report(r, home, out);
 		}
