@@ -309,6 +309,18 @@ if [ $DEEP = 0 ]; then
 	# (refuse while locked or Modified, count home write grants) does not.
 	PML=vohfall.pml run vohfall-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
 	PML=vohfall.pml run vohfall pass "-DFIX" "-DSAFETY" "-m10000 -w16"
+	# A repeated VOH_READ of a granted read (vohdup.pml): answered from
+	# memory and version after a coherence write, a stale copy validates;
+	# refused unless unchanged since the grant, with every later copy
+	# refused too (without: a lost FAIL leaves the reader re-sending).
+	PML=vohdup.pml run vohdup-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
+	PML=vohdup.pml run vohdup-norefail "violation:invalid end state" "-DFIX -DNOREFAIL -DLOSS=2" "-DSAFETY" "-m10000 -w16"
+	PML=vohdup.pml run vohdup pass "-DFIX -DLOSS=3 -DR=4" "-DSAFETY" "-m100000 -w18"
+	# A validate-on-hit update against the home's coherence pipeline
+	# (vohupd.pml): a READ_MISS granted under an update keeps the old
+	# value past the commit; not once the pipeline refuses meanwhile.
+	PML=vohupd.pml run vohupd-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
+	PML=vohupd.pml run vohupd pass "-DFIX -DR=5" "-DSAFETY" "-m10000 -w16"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

@@ -208,6 +208,23 @@ run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rw
 run regress-voh-fallback-30006 "--seed 30006 --nodes 14 --threads 2 --workload poll --updaters all --blocks 1 --switch-blocks 2 --cache-blocks 64 --loss 0.05 --dup 0 --events 2000"
 # Queued mode, heavy loss: the queue holder's back-off uncapped.
 run regress-queued-rto-20061 "--seed 20061 --nodes 4 --threads 1 --workload micro --blocks 3 --switch-blocks 0 --cache-blocks 2 --loss 0.3 --dup 0.05 --jitter-us 500 --lock-mode queued --pipe-depth 1 --block-size 16384 --events 50000 --stuck-s 300"
+# Retry mode, migration, 16 KB blocks: a lost REMOVE ack's recovery round
+# found a thread inside an event on the block; the node's tick never
+# reported (no room for REC_DIRTY blocks of 12 segments in one output list;
+# sweep 31004 run 1027).
+run regress-rec-report-16k "--seed 962628827 --nodes 5 --threads 3 --workload micro --read-ratio 0.1 --blocks 7 --switch-blocks 3 --cache-blocks 3 --block-size 16384 --loss 0.043 --dup 0.154 --jitter-us 500 --max-rate 50000 --migrate --events 100"
+# The same in queued mode (sweep 31004 run 1074).
+run regress-rec-report-16k-queued "--seed 3360851652 --nodes 8 --threads 2 --workload counter --blocks 8 --switch-blocks 2 --cache-blocks 1 --block-size 16384 --loss 0.287 --dup 0.266 --jitter-us 200 --max-rate 200000 --lock-mode queued --pipe-depth 8 --events 100"
+# Validate-on-hit, 16 KB blocks, loss and duplication: a granted VOH_READ
+# re-sent after a coherence write was answered from stale memory with the
+# new version; the copy validated later (lib/model/vohdup.pml; sweep 31004
+# runs 824 and 352).
+run regress-voh-dup-read-824 "--seed 1853045239 --nodes 12 --threads 1 --workload poll --policy validate-rpc --blocks 5 --switch-blocks 2 --cache-blocks 4 --block-size 16384 --loss 0.200 --dup 0.082 --jitter-us 500 --max-rate 5000 --pipe-depth 2 --events 500 --stuck-s 300"
+run regress-voh-dup-read-352 "--seed 1383735149 --nodes 8 --threads 1 --workload poll --policy validate --blocks 1 --switch-blocks 3 --cache-blocks 4 --block-size 16384 --loss 0.140 --dup 0.292 --jitter-us 200 --max-rate 50000 --pipe-depth 8 --events 500 --stuck-s 300"
+# Validate-on-hit, updaters on every node: a READ_MISS granted at the home
+# while a VOH update was in the UpdateQueue kept the old value past the
+# commit (lib/model/vohupd.pml; sweep 31004 run 755).
+run regress-voh-update-coherence-755 "--seed 2619794145 --nodes 13 --threads 3 --workload poll --policy validate --updaters all --blocks 2 --switch-blocks 4 --cache-blocks 2 --block-size 64 --loss 0.111 --dup 0.019 --jitter-us 50 --max-rate 200000 --migrate --events 200 --stuck-s 300"
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

@@ -209,7 +209,7 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		return;
 	}
 	/* Lock. */
-	if (b->writer || (write && b->readers) ||
+	if (b->writer || b->voh_upd || (write && b->readers) ||
 	    (!write && b->readers == 0x7fff)) { /* 15-bit reader count */
 		if (na_home_q_busy(h, m, rq, b, out))
 			return; /* queued mode: to the holder */

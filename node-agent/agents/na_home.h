@@ -53,6 +53,9 @@ struct na_hblock {
 	uint32_t hot;     /* forwarded copies this epoch (section 5.2.2) */
 	uint32_t wgrants; /* write locks granted here (validate-on-hit's
 			     version counts them, na_voh_home.c) */
+	bool voh_upd;     /* a validate-on-hit update is in the UpdateQueue:
+			     it writes memory under no coherent copy, so the
+			     pipeline refuses as lock busy (vohupd.pml) */
 	uint32_t add_seq; /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
 				   a new set) */

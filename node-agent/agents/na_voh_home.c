@@ -208,8 +208,14 @@ step(struct na_voh_home *v, int64_t idx, enum na_rq_msg msg, uint32_t who,
 		r->state = NA_VR_GRANTED;
 		if (act[i].kind == NA_RQ_UPDATE_PROCEED)
 			b->wsegs = 0;
+		r->gver = cur_ver(v, idx);
+		r->gadd = __atomic_load_n(&v->h->blk[idx].add_seq,
+					  __ATOMIC_RELAXED);
 		proceed(v, act[i].who, idx, out);
 	}
+	/* The home agent's pipeline is locked out meanwhile (vohupd.pml). */
+	__atomic_store_n(&v->h->blk[idx].voh_upd, b->q.n_uq != 0,
+			 __ATOMIC_RELAXED);
 	return rc;
 }
 
@@ -238,19 +244,68 @@ next_update(struct na_voh_home *v, int64_t idx, struct na_out *out)
 	step(v, idx, NA_RQ_UPDATE_REQUEST, who, out);
 }
 
+/*
+ * A repeated READ of a granted read gets the block again only while memory
+ * and version are still those of the grant: a coherence write granted
+ * since (a Modified line, memory stale, its grant counted in the version)
+ * or a move would pair memory with a version it does not match, or mix
+ * segments of two values in the reader's copy (lib/model/vohdup.pml).
+ */
+static bool
+same_block(const struct na_voh_home *v, int64_t idx, const struct na_vreq *r)
+{
+	return serves(v->h, idx, false) && cur_ver(v, idx) == r->gver &&
+	       __atomic_load_n(&v->h->blk[idx].add_seq, __ATOMIC_RELAXED) ==
+		       r->gadd;
+}
+
+/* PROCEED FAIL: the requester falls back to the coherence protocol. */
+static void
+fail_reply(struct na_voh_home *v, const struct lcf_msg *m, struct na_out *out)
+{
+	struct lcf_msg f;
+
+	v->st.refused++;
+	na_reply_hdr(m, &f, NA_MSG_VOH_PROCEED);
+	f.flags = LCF_F_FAIL;
+	f.aux = na_aux_orig(m->type, v->h->self);
+	na_out_push(out, m->node, &f, NULL);
+}
+
+/* Refused, and the read leaves the ReadQueue as on its READ_DONE; later
+ * copies of its READ are answered FAIL too. */
+static void
+refuse_read(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
+	    uint32_t who, struct na_out *out)
+{
+	struct na_vreq *r = &v->req[who];
+
+	fail_reply(v, m, out);
+	step(v, idx, NA_RQ_READ_DONE, who, out);
+	r->state = NA_VR_DONE;
+	r->ver = cur_ver(v, idx);
+	next_update(v, idx, out);
+}
+
 static void
 request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 	uint32_t who, struct na_out *out)
 {
 	struct na_vreq *r = &v->req[who];
 	struct na_vblk *b;
-	struct lcf_msg f;
 
 	if (r->state != NA_VR_NONE && r->seq == m->seq && r->tag == m->tag &&
 	    r->op == m->type) {
 		v->st.duplicates++;
+		if (r->state == NA_VR_GRANTED && m->type == NA_MSG_VOH_READ &&
+		    !same_block(v, idx, r)) {
+			refuse_read(v, m, idx, who, out);
+			return;
+		}
 		if (r->state == NA_VR_GRANTED)
 			proceed(v, who, idx, out);
+		else if (r->state == NA_VR_DONE && m->type == NA_MSG_VOH_READ)
+			fail_reply(v, m, out); /* refused, its FAIL lost */
 		return;
 	}
 	if (r->state == NA_VR_QUEUED || r->state == NA_VR_GRANTED) {
@@ -259,11 +314,7 @@ request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 	}
 	b = vblk(v, idx);
 	if (!serves(v->h, idx, m->type == NA_MSG_VOH_UPDATE) || !b) {
-		v->st.refused++;
-		na_reply_hdr(m, &f, NA_MSG_VOH_PROCEED);
-		f.flags = LCF_F_FAIL;
-		f.aux = na_aux_orig(m->type, v->h->self);
-		na_out_push(out, m->node, &f, NULL);
+		fail_reply(v, m, out);
 		return;
 	}
 	r->seq = m->seq;

@@ -66,6 +66,8 @@ struct na_vreq {
 	uint8_t op;    /* NA_MSG_VOH_READ or NA_MSG_VOH_UPDATE */
 	uint8_t state; /* enum na_vreq_state */
 	uint32_t ver;  /* DONE: the version the DONE's reply carried */
+	uint32_t gver; /* a granted read: the version and epoch (add_seq) */
+	uint32_t gadd; /* its first PROCEED carried (vohdup.pml) */
 	uint64_t tag;
 };
 

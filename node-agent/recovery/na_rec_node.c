@@ -236,6 +236,20 @@ report_unsettled(struct na_rec *r, struct rec_pend *p)
 }
 
 /*
+ * Orphan-data records one report carries: its data segments and the report
+ * itself fit one output list (NA_OUT_MAX), so 7 at 16 KB blocks, 2 at 64 KB.
+ * With REC_DIRTY there, the tick's room check could never pass at 16 KB and
+ * a node busy when BEGIN came never reported (na-sim sweep 31004 run 1027).
+ */
+static uint32_t
+dirty_fit(const struct na_rec *r)
+{
+	uint32_t n = (NA_OUT_MAX - 1) / na_seg_count(r->env.topo->block_size);
+
+	return n < REC_DIRTY ? n : REC_DIRTY;
+}
+
+/*
  * Data the cache agent gave away from a Modified copy (the request carried
  * gstatus Modified): if that event was aborted it is the only current value.
  * Also drops deferred requests on the tags: their events are over.
@@ -253,7 +267,7 @@ report_cagent(struct na_rec *r, struct rec_pend *p)
 		    rq->ack.gstatus != LCF_GS_MODIFIED ||
 		    !tag_in(p->tags, p->n_tags, rq->ack.tag))
 			continue;
-		if (p->n_dirty >= REC_DIRTY ||
+		if (p->n_dirty >= dirty_fit(r) ||
 		    !add_entry(r, p, rq->ack.tag, ENT_DIRTY,
 			       (uint8_t)rq->ack.node, (uint8_t)rq->ack.thread,
 			       rq->le.seq)) {
@@ -404,7 +418,8 @@ void
 na_rec_tick(struct na_rec *r, struct na_out *out)
 {
 	uint64_t now = na_now_ns();
-	uint32_t news;
+	uint32_t news,
+		room = dirty_fit(r) * na_seg_count(r->env.topo->block_size) + 1;
 
 	if (now < r->next_tick)
 		return;
@@ -417,12 +432,7 @@ na_rec_tick(struct na_rec *r, struct na_out *out)
 	if (__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */
-			if (out->n +
-				    REC_DIRTY *
-					    na_seg_count(
-						    r->env.topo->block_size) +
-				    1 >=
-			    NA_OUT_MAX)
+			if (out->n + room > NA_OUT_MAX)
 				break;
 			try_report(r, home, out);
 		}

@@ -198,11 +198,12 @@ node_arrive(void *ctx, void *arg)
 		net->st.delivered++;
 		if (tracing())
 			fprintf(stderr,
-				"T %llu ->%u %s n%u t%u s%u fl%#x aux%#x gs%u "
-				"cs%#x\n",
+				"T %llu ->%u %s(%#x) n%u t%u s%u fl%#x aux%#x "
+				"gs%u cs%#x tag%#llx\n",
 				(unsigned long long)na_now_ns(), f->dst,
-				na_type_name(m.type), m.node, m.thread, m.seq,
-				m.flags, m.aux, m.gstatus, m.copyset);
+				na_type_name(m.type), m.type, m.node, m.thread,
+				m.seq, m.flags, m.aux, m.gstatus, m.copyset,
+				(unsigned long long)m.tag);
 		na_node_receive_at(n, &m, payload, f->rx_ns);
 	}
 	free(f);
@@ -256,9 +257,11 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 	}
 	if (tracing())
 		fprintf(stderr,
-			"T %llu SW %s n%u t%u s%u aux%#x rs%d -> v%d to%#x %s\n",
+			"T %llu SW %s n%u t%u s%u aux%#x tag%#llx rs%d -> v%d "
+			"to%#x %s\n",
 			(unsigned long long)na_now_ns(), na_type_name(m->type),
-			m->node, m->thread, m->seq, m->aux, (int)f->resubmitted,
+			m->node, m->thread, m->seq, m->aux,
+			(unsigned long long)m->tag, (int)f->resubmitted,
 			(int)res.verdict, res.to_nodes,
 			na_type_name(res.out.type));
 	switch (res.verdict) {

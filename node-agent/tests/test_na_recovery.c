@@ -465,3 +465,34 @@ Test(na_recovery, probed_home_block_listing_a_dead_node_is_drained)
 	na_rec_tick(n.rec, &out);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "a round without node 3");
 }
+
+/*
+ * A node whose thread was inside an event on the round's block when BEGIN
+ * came reports from its tick once the thread leaves, also with 16 KB blocks
+ * (12 segments: the tick's room for a report with REC_DIRTY orphan records
+ * was more than an output list holds, and it never reported; na-sim sweep
+ * 31004 run 1027).
+ */
+Test(na_recovery, busy_node_reports_from_the_tick_with_16k_blocks)
+{
+	uint64_t tag = 0x100000001ull;
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
+	uint8_t tags[8];
+	const struct na_out_msg *r;
+
+	t.block_size = 16384;
+	put64(tags, tag);
+	m.len = sizeof(tags);
+	na_rec_sent(n.rec, 0, tag, 9);
+	feed(&m, tags);
+	cr_assert_null(find(NA_MSG_REC_REPORT, 1), "busy: no report yet");
+	na_rec_idle(n.rec, 0, true);
+	n.rec->next_tick = 0;
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r, "the tick reports once the thread is out");
+	cr_assert_eq(r->msg.seq, 4);
+	cr_assert_eq(r->msg.len, REC_ENTRY, "the unsettled request");
+	cr_assert_eq(out.overflow, 0);
+}

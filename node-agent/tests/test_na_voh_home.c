@@ -209,3 +209,71 @@ Test(voh_home, rpc_check_answers_like_vread)
 	cr_assert_eq(na_aux_orig_type(out.m[0].msg.aux), NA_MSG_VOH_VRPC);
 	cr_assert_eq(v.st.vrpcs, 1);
 }
+
+/*
+ * lib/model/vohdup.pml: a repeated READ of a granted read gets the block
+ * again only at the grant's version with the home still serving; after a
+ * coherence write granted meanwhile it is refused, the read leaves the
+ * ReadQueue, and later copies of it are refused too (a lost FAIL).
+ */
+Test(voh_home, repeated_read_after_a_coherence_write_refused)
+{
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 3);
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 3, "unchanged: the block again");
+	h.blk[5].wgrants++; /* a WRITE_MISS granted: Modified at node 2 */
+	h.blk[5].gs = LCF_GS_MODIFIED;
+	h.blk[5].cs = 0x4;
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL, "memory is stale");
+	cr_assert_eq(v.blk[5]->q.n_rq, 0, "out of the ReadQueue");
+	h.blk[5].gs = LCF_GS_SHARED; /* its data written home */
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL,
+		  "serving again, but at a version the grant did not carry");
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 20, 5), NULL);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL, "coherent copies exist");
+	h.blk[5].cs = 0;
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 21, 5), NULL);
+	cr_assert_eq(out.m[0].msg.flags & LCF_F_FAIL, 0, "no reader inside");
+	cr_assert_eq(v.st.table_errors, 0);
+}
+
+/* The home agent's answer to a coherence request on block `blk`. */
+static uint8_t
+coherent(uint8_t type, uint16_t node, uint32_t seq, uint32_t blk)
+{
+	struct lcf_msg m = msg(type, node, seq, blk);
+
+	na_out_reset(&out);
+	na_home_handle(&h, &m, NULL, 0, &out);
+	cr_assert_geq(out.n, 1);
+	return out.m[out.n - 1].msg.type;
+}
+
+/*
+ * lib/model/vohupd.pml: an update writes memory under no coherent copy and
+ * invalidates none, so while it is in the UpdateQueue the home agent
+ * refuses coherence requests (lock busy); after the commit they pass.
+ */
+Test(voh_home, coherence_refused_while_an_update_is_in_the_queue)
+{
+	uint8_t b = 1;
+	struct lcf_msg w = msg(NA_MSG_VOH_WDATA, 1, 10, 5);
+
+	feed(msg(NA_MSG_VOH_UPDATE, 1, 10, 5), NULL);
+	cr_assert_eq(out.m[0].msg.flags & LCF_F_FAIL, 0);
+	cr_assert(h.blk[5].voh_upd);
+	cr_assert_eq(coherent(LCF_T_READ_MISS, 2, 1, 5), NA_MSG_NACK);
+	cr_assert_eq(coherent(LCF_T_WRITE_MISS, 3, 1, 5), NA_MSG_NACK);
+	cr_assert_eq(h.blk[5].cs, 0, "no coherent copy under the update");
+	w.len = 1;
+	feed(w, &b);
+	done(1, 10, NA_MSG_VOH_UPDATE, 1);
+	cr_assert_eq(out.m[0].msg.flags & LCF_F_FAIL, 0, "committed");
+	cr_assert_not(h.blk[5].voh_upd);
+	cr_assert_eq(coherent(LCF_T_READ_MISS, 2, 2, 5), NA_MSG_ACK);
+}
