@@ -227,6 +227,8 @@ class Switch:
         for vd in vdevs or []:
             cmd += ["--vdev", vd]
         cmd += ["--", "--topo", topo_file, "--idle-exit", str(idle_ms)]
+        # scripts/test.sh: --idle-sleep-us, the core left to its other lanes
+        cmd += os.environ.get("SWSWITCH_TEST_ARGS", "").split()
         self.cmd = cmd
         self.log = open(log_path, "w+")
         self.out = tempfile.TemporaryFile(mode="w+")

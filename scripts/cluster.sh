@@ -13,7 +13,9 @@
 #                      [--no-static-arp] [--no-wait]
 #                      ($SWCL_LCORES: default for --lcores, 0;
 #                       $SWCL_QPAIRS: af_packet queue pairs per port, 1;
-#                       give --sw-args "--workers N" SWCL_QPAIRS=N)
+#                       give --sw-args "--workers N" SWCL_QPAIRS=N;
+#                       $SWSWITCH_TEST_ARGS: more swswitch options, after
+#                       --sw-args; scripts/test.sh sets --idle-sleep-us)
 #   cluster.sh restart-switch [--down SEC] [--kill-only | --start-only]
 #                      (SIGKILL swswitch, wait SEC (default 0), start it
 #                       again, empty, with the same command line)
@@ -344,6 +346,8 @@ do_up() {
 		cmd+=(-- --topo "$(readlink -f "$topo")" --stats-file "$RUN_DIR/swswitch-stats.json")
 		# shellcheck disable=SC2206
 		[ -n "$swargs" ] && cmd+=($swargs)
+		# shellcheck disable=SC2206
+		[ -n "${SWSWITCH_TEST_ARGS:-}" ] && cmd+=($SWSWITCH_TEST_ARGS)
 		# Each AF_XDP queue fills its fill ring (2048) from swswitch's
 		# packet pool at start-up: 4 ports exhaust the default 8191.
 		if [ "$pmd" = af_xdp ] && [[ $swargs != *--mbufs* ]]; then

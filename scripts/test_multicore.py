@@ -166,6 +166,7 @@ def run(args, t, frames, workers, tag, steered=False):
            "--file-prefix", "swmc%d_%s" % (os.getpid(), tag),
            "--log-level", "swswitch,notice"] + vdevs + [
            "--", "--topo", tp, "--idle-exit", "1500", "--workers", str(workers)]
+    cmd += os.environ.get("SWSWITCH_TEST_ARGS", "").split()  # scripts/test.sh
     with open(os.path.join(d, "stderr"), "w") as err:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, timeout=40)
     if p.returncode != 0:

@@ -38,9 +38,9 @@ import os
 import re
 import sys
 
-from parity_src import (P4, Report, c_defines, c_enum_values, c_function,
-                        c_macro, c_struct, first_match, offsets, parse_int,
-                        read, strip_c_comments)
+from parity_src import (P4, FirstFailure, Report, c_defines, c_enum_values,
+                        c_function, c_macro, c_struct, first_match, offsets,
+                        parse_int, read, strip_c_comments)
 from parity_events import (check_provider, check_scoreboard, check_stale,
                            check_unlock_record)
 from parity_queue_static import check_queue
@@ -458,6 +458,9 @@ def main():
     ap.add_argument("--root", default=os.path.normpath(os.path.join(here, "..", "..")),
                     help="repository root (default: two levels above this file)")
     ap.add_argument("-q", "--quiet", action="store_true", help="print failures only")
+    ap.add_argument("--first-failure", action="store_true",
+                    help="stop at the first failed check (test_parity.sh's drifts: "
+                    "they only need one)")
     a = ap.parse_args()
 
     def path(*p):
@@ -480,7 +483,7 @@ def main():
         print("check_parity: %s" % e, file=sys.stderr)
         return 2
 
-    rep = Report(a.quiet)
+    rep = Report(a.quiet, a.first_failure)
     print("P4/C parity (%s):" % a.root)
     try:
         check_header(rep, p4, wire_h, wire_c)
@@ -497,7 +500,12 @@ def main():
         check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h)
     except (ValueError, KeyError, IndexError, AttributeError, NameError, SyntaxError,
             TypeError) as e:
-        rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])
+        try:
+            rep.fail("parsing", ["cannot parse the sources: %r" % (e,)])
+        except FirstFailure:
+            pass
+    except FirstFailure:
+        pass
     if rep.errors:
         print("check_parity: %d check(s) FAILED: P4 and C have drifted apart"
               % len(rep.errors))

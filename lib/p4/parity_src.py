@@ -7,9 +7,14 @@ import re
 # ---------------------------------------------------------------- helpers --
 
 
+class FirstFailure(BaseException):
+    """Raised by Report.fail with first_failure set: the rest is skipped."""
+
+
 class Report:
-    def __init__(self, quiet):
+    def __init__(self, quiet, first_failure=False):
         self.quiet = quiet
+        self.first_failure = first_failure
         self.errors = []
         self.checked = []
 
@@ -23,6 +28,8 @@ class Report:
         print("  FAIL %s" % what)
         for ln in lines:
             print("         %s" % ln)
+        if self.first_failure:
+            raise FirstFailure()
 
     def compare(self, what, left_name, left, right_name, right):
         """Compare two dicts key -> value; report every difference."""

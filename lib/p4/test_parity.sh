@@ -58,7 +58,7 @@ drift() {
         bad "drift '$name': the edit did not apply to $file (test out of date)"
         return
     fi
-    out=$(python3 "$checker" --root "$dir" -q 2>&1)
+    out=$(python3 "$checker" --root "$dir" -q --first-failure 2>&1)
     rc=$?
     if [ "$rc" -eq 1 ]; then
         ok "drift '$name' ($file) is caught:"

@@ -39,6 +39,7 @@ def run_switch(binary, topo, pcaps, lcore, log):
     for i, p in enumerate(pcaps):
         cmd += ["--vdev", "net_pcap%d,rx_pcap=%s,tx_pcap=/dev/null" % (i, p)]
     cmd += ["--", "--topo", topo, "--idle-exit", "500", "--mbufs", "16383"]
+    cmd += os.environ.get("SWSWITCH_TEST_ARGS", "").split()  # scripts/test.sh
     t0 = time.monotonic()
     with open(log, "w") as lf:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=lf, text=True, timeout=600)

@@ -56,6 +56,7 @@ def run(sw, d, fault_args):
            "--vdev", "net_pcap0,rx_pcap=%s/in0.pcap,tx_pcap=%s/out0.pcap" % (d, d),
            "--vdev", "net_pcap1,rx_pcap=%s/in1.pcap,tx_pcap=%s/out1.pcap" % (d, d),
            "--", "--topo", TOPO, "--idle-exit", "300", "--fault-seed", "7"]
+    cmd += os.environ.get("SWSWITCH_TEST_ARGS", "").split()  # scripts/test.sh
     for spec in fault_args:
         cmd += ["--fault", spec]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
