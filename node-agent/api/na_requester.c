@@ -52,7 +52,10 @@ na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
 	t->stale.buf = malloc(d->topo.block_size);
 	t->tbuf = malloc(d->topo.block_size);
 	t->dbuf = malloc(d->topo.block_size);
-	return t->buf && t->stale.buf && t->tbuf && t->dbuf ? 0 : -ENOMEM;
+	t->wbuf = malloc(d->topo.block_size);
+	return t->buf && t->stale.buf && t->tbuf && t->dbuf && t->wbuf
+		       ? 0
+		       : -ENOMEM;
 }
 
 void
@@ -62,6 +65,8 @@ na_req_fini(struct dsm_thread *t)
 	free(t->stale.buf);
 	free(t->tbuf);
 	free(t->dbuf);
+	free(t->wbuf);
+	t->wbuf = NULL;
 	t->tbuf = NULL;
 	t->dbuf = NULL;
 	t->buf = NULL;
