@@ -173,6 +173,11 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		NA_STAT_INC(t->n->st.req.aborted);
 		return NA_EV_ABORT; /* its home node is dead */
 	}
+	/* Our own read lock on this block waits for its write-back: a request
+	 * sent now would overtake the unlock and be NACKed by it. */
+	if (t->unl.valid && t->unl.wb && t->unl.m.tag == tag &&
+	    na_req_wb_settle(t) < 0)
+		return NA_EV_ABORT;
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
 	if (rt->seq && rt->seq == t->seq && rt->type == type &&
 	    rt->tag == tag) {
