@@ -73,3 +73,62 @@ na_mbox_wait(struct na_mailbox *mb, struct na_mail *out, uint64_t deadline_ns)
 	pthread_mutex_unlock(&mb->mu);
 	return rc;
 }
+
+/* ---- an unlock behind its write-back (struct na_mbox_wbu) ---------------- */
+
+void
+na_mbox_wbu_arm(struct na_mailbox *mb, const struct lcf_msg *unl, uint64_t need)
+{
+	pthread_mutex_lock(&mb->mu);
+	memset(&mb->wbu, 0, sizeof(mb->wbu));
+	mb->wbu.armed = true;
+	mb->wbu.need = need;
+	mb->wbu.unl = *unl;
+	pthread_mutex_unlock(&mb->mu);
+}
+
+bool
+na_mbox_wbu_ack(struct na_mailbox *mb, const struct lcf_msg *ack, uint64_t bit,
+		uint64_t now, struct lcf_msg *unl)
+{
+	struct na_mbox_wbu *w = &mb->wbu;
+	bool send = false;
+
+	pthread_mutex_lock(&mb->mu);
+	if (w->armed && !w->sent && ack->seq == w->unl.seq &&
+	    ack->tag == w->unl.tag && ack->node == w->unl.node &&
+	    ack->thread == w->unl.thread) {
+		w->have |= bit & w->need;
+		if (w->have == w->need) {
+			w->sent = true;
+			w->sent_ns = now;
+			*unl = w->unl;
+			send = true;
+		}
+	}
+	pthread_mutex_unlock(&mb->mu);
+	return send;
+}
+
+bool
+na_mbox_wbu_sent(struct na_mailbox *mb, uint64_t *sent_ns)
+{
+	bool sent;
+
+	pthread_mutex_lock(&mb->mu);
+	sent = mb->wbu.armed && mb->wbu.sent;
+	if (sent) {
+		*sent_ns = mb->wbu.sent_ns;
+		mb->wbu.armed = false;
+	}
+	pthread_mutex_unlock(&mb->mu);
+	return sent;
+}
+
+void
+na_mbox_wbu_disarm(struct na_mailbox *mb)
+{
+	pthread_mutex_lock(&mb->mu);
+	mb->wbu.armed = false;
+	pthread_mutex_unlock(&mb->mu);
+}
