@@ -334,11 +334,16 @@ unlock_send_now(struct dsm_thread *t)
 	na_rec_idle(t->n->rec, t->id, false);
 }
 
-/* Randomised exponential backoff after a NACK, serving the mailbox. */
+/*
+ * Randomised exponential backoff after a NACK, serving the mailbox. It
+ * scales from the measured round trip, not from the timeouts' floor
+ * (NA_RTT_FLOOR_NS, 500 us): a retry is no retransmission, and at a
+ * microsecond RTT a floored back-off idles a thread for 100 round trips.
+ */
 void
 na_req_backoff(struct dsm_thread *t, unsigned attempt)
 {
-	uint64_t base = na_req_rtt(t) / 4, cap = 2000000ull, span, until;
+	uint64_t base = t->rtt_ns / 4 + 1, cap = 2000000ull, span, until;
 	uint64_t t0 = na_req_trace_t0(t);
 
 	span = base << (attempt < 10 ? attempt : 10);
