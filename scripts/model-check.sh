@@ -4,8 +4,13 @@
 #   scripts/model-check.sh           CI bounds (a few minutes, < 4 GB)
 #   scripts/model-check.sh --deep    larger bounds, by hand (COLLAPSE compression)
 #   scripts/model-check.sh --only NAME   one run of the chosen set
-#   scripts/model-check.sh --shard K/N   every N-th run of the set from the
-#                                        K-th (0-based): N processes share it
+#   scripts/model-check.sh --shard K/N   the K-th (0-based) of N parts of the
+#                                        set, for N processes to share it
+#   scripts/model-check.sh --list        the names of the runs it would do
+#
+# Shards are balanced by each run's CPU seconds in lib/model/ci-costs.tsv
+# (heaviest first onto the least loaded shard); a run not in that table is
+# dealt by its position (every N-th from the K-th).
 #
 # Each run is exhaustive: a run that passes must report 0 errors and a
 # completed search (no "Search not completed", no "max search depth too
@@ -30,20 +35,30 @@ ONLY=""
 SHARD_K=0
 SHARD_N=1
 NRUN=0
+LIST=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--deep) DEEP=1 ;;
 	--only) ONLY="$2"; shift ;;
+	--list) LIST=1 ;;
 	--shard)
 		if ! [[ $2 =~ ^([0-9]+)/([1-9][0-9]*)$ ]] || ((BASH_REMATCH[1] >= BASH_REMATCH[2])); then
 			echo "model-check: --shard K/N with 0 <= K < N, not '$2'" >&2; exit 2
 		fi
 		SHARD_K=${BASH_REMATCH[1]}; SHARD_N=${BASH_REMATCH[2]}; shift ;;
-	-h|--help) sed -n 2,14p "$0"; exit 0 ;;
+	-h|--help) sed -n 2,20p "$0"; exit 0 ;;
 	*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
 done
+# SHARD_OF[name]: the shard of each run in the cost table
+declare -A SHARD_OF=()
+if ((SHARD_N > 1)) && [ -f "$MODEL/ci-costs.tsv" ]; then
+	while read -r n k; do SHARD_OF[$n]=$k; done < <(
+		awk '!/^#/ && NF == 2' "$MODEL/ci-costs.tsv" | sort -k2,2gr -k1,1 |
+			awk -v N="$SHARD_N" '{ b = 0; for (i = 1; i < N; i++) if (load[i] < load[b]) b = i;
+				load[b] += $2; print $1, b }')
+fi
 PAN_CC=${PAN_CC:-$(command -v clang || echo gcc)}
 for t in spin "$PAN_CC"; do
 	command -v "$t" >/dev/null || { echo "model-check: $t not found" >&2; exit 2; }
@@ -60,8 +75,13 @@ run() {
 	read -ra ccf_a <<< "$ccf"
 	read -ra panf_a <<< "$panf"
 	NRUN=$((NRUN + 1))
-	(((NRUN - 1) % SHARD_N == SHARD_K)) || return 0
+	if [ -n "${SHARD_OF[$name]+set}" ]; then
+		((SHARD_OF[$name] == SHARD_K)) || return 0
+	else
+		(((NRUN - 1) % SHARD_N == SHARD_K)) || return 0
+	fi
 	[ -n "$ONLY" ] && [ "$ONLY" != "$name" ] && return 0
+	if ((LIST)); then echo "$name"; return 0; fi
 	d="$WORK/$name"
 	mkdir -p "$d" && cp "$MODEL"/*.pml "$d"/
 	echo "=== $name: $defs"

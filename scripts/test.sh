@@ -93,7 +93,7 @@ summary() {
 # Its runs are dealt to two lanes, so that the three background lanes end
 # together instead of one core running the last runs alone.
 spin_lane() {
-	step "protocol model check (SPIN), runs 1, 3, 5, ... (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
+	step "protocol model check (SPIN), first half by CPU cost (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
 		bash scripts/model-check.sh --shard 0/2
 	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
 	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
@@ -104,7 +104,7 @@ spin_lane() {
 		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
 }
 spin2_lane() {
-	step "protocol model check (SPIN), runs 2, 4, 6, ..." \
+	step "protocol model check (SPIN), second half by CPU cost" \
 		bash scripts/model-check.sh --shard 1/2
 	# its corpus is seeded from the pcap vectors' pcaps, which the first
 	# foreground step writes
