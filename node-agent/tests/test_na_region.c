@@ -356,11 +356,13 @@ migrate(void *arg)
 	return NULL;
 }
 
-/* The simulated cluster up; with in_switch, blocks migrated to the switch
- * first (at least one). */
 static void
-cluster_up_moved(double loss, bool in_switch)
+exclusion(double loss, bool readers, bool in_switch)
 {
+	struct worker w[NODES * THREADS];
+	void *args[NODES * THREADS];
+	uint64_t got[BLOCKS] = { 0 };
+	void *rargs[1] = { got };
 	uint32_t moved = 0;
 	void *margs[1] = { &moved };
 
@@ -369,16 +371,6 @@ cluster_up_moved(double loss, bool in_switch)
 		run_all(migrate, margs, 1, 5000000);
 		cr_assert_gt(moved, 0, "no block moved to the switch");
 	}
-}
-
-static void
-exclusion(double loss, bool readers, bool in_switch)
-{
-	struct worker w[NODES * THREADS];
-	void *args[NODES * THREADS];
-	uint64_t got[BLOCKS] = { 0 };
-	void *rargs[1] = { got };
-	cluster_up_moved(loss, in_switch);
 	for (int i = 0; i < NODES * THREADS; i++) {
 		w[i] = (struct worker){ .node = i / THREADS,
 					.thread = i % THREADS,
@@ -482,7 +474,14 @@ read_modified_run(double loss, bool in_switch)
 {
 	bool lossy = loss > 0;
 	void *args[1] = { &lossy };
-	cluster_up_moved(loss, in_switch);
+	uint32_t moved = 0;
+	void *margs[1] = { &moved };
+
+	cluster_up(loss);
+	if (in_switch) {
+		run_all(migrate, margs, 1, 5000000);
+		cr_assert_gt(moved, 0, "no block moved to the switch");
+	}
 	run_all(read_modified, args, 1, 50000000);
 	cluster_down();
 }
