@@ -19,7 +19,6 @@ na_mbox_init(struct na_mailbox *mb)
 	pthread_cond_init(&mb->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	mb->head = mb->tail = 0;
-	memset(&mb->wbu, 0, sizeof(mb->wbu)); /* nothing armed */
 	mb->q = malloc(sizeof(*mb->q) * NA_MBOX_CAP);
 	return mb->q ? 0 : -ENOMEM;
 }
