@@ -180,20 +180,6 @@ if [ $DEEP = 0 ]; then
 	# with one loss, one duplication and one reordering.
 	run new-live pass "-DNEW -DFIFO_NET -DLIVE -DEV=1 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w22 -a -f -N live"
-	# The reader's write-back after its access (NA_WB, NA_WB_ACK, then the
-	# unlock): node 1 writes X, node 0 reads it from the owner while it
-	# holds Y Modified, then evicts Y (a write-back inside an event while
-	# the reader's is unacknowledged); READ_MISS, WRITE_MISS,
-	# EVICT_SHARED, EVICT_MODIFIED, a loss, a duplication to the home.
-	WBR="-DNEW -DEV0=3 -DEV1=1 -DSKIP=0 -DEVMASK=54"
-	run wb-reader pass "$WBR -DLOSS=1 -DDUP=1 -DDUPCH=2" "$SAFE" "-m10000 -w22"
-	run wb-reader-live pass "$WBR -DFIFO_NET -DLIVE -DLOSS=1 -DDUP=0 -DREO=0" \
-		"$LIVE" "-m100000 -w22 -a -f -N live"
-	# ... and the eviction's write-back not waiting for the reader's ACK:
-	# the home's write-back LAST-EXECUTED refuses the lost NA_WB's copies.
-	run wb-nowait "violation:refuses NA_WB" \
-		"$WBR -DWBNOWAIT -DFIFO_NET -DLIVE -DLOSS=1 -DDUP=0 -DREO=0" \
-		"$LIVE" "-m100000 -w22 -a -f -N live"
 	# Validate-on-hit (voh.pml, docs/VALIDATE.md): version reads, the
 	# ReadQueue/UpdateQueue home, loss, duplication, reordering.
 	PML=voh.pml run voh-one-reader pass "-DNRD=1 -DROPS=2 -DUPS=2 -DLOSS=1 -DDUP=1" \

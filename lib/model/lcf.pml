@@ -23,14 +23,6 @@
  *   PIPE   write-back of a Modified block as a diff against its twin (PIPE,
  *          docs/PIPE.md), taken only when the home's
  *          copy is known to equal the twin; PIPE_ALWAYS: always (wrong).
- *   WBSYNC the reader of a Modified block writes it home inside the event,
- *          atomically with the owner's data (the earlier rule). Default: the
- *          write-back is a message (NA_WB, NA_WB_ACK, lost, duplicated and
- *          retransmitted) sent after the access completed and before the
- *          event's unlock, as a first stage of the unlock in flight.
- *   WBNOWAIT  (wrong) another write-back of the requester does not wait for
- *          that stage's ACK: the home's write-back LAST-EXECUTED then
- *          refuses the earlier one for good (liveness).
  */
 
 #ifndef EV
@@ -99,13 +91,11 @@
 #define K_ADD 8
 #define K_REM 9
 #define K_ABT 10
-#define K_WB 11         /* NA_WB: requester -> home, x = the value */
 #define K_NACK 16       /* NACK or NA_NACK */
 #define K_UACK 17       /* UNLOCK_ACK or NA_UNLOCK_ACK */
 #define K_MACK 18       /* MIGRATE_ACK; x = original type */
 #define K_AACK 19       /* ABORT_ACK or NA_ABORT_ACK; x = 1: "a copy passed" */
 #define K_MNACK 20      /* NACK of a REMOVE (to the home) */
-#define K_WACK 21       /* NA_WB_ACK */
 #define K_GRANT 32      /* every reply that completes an event (abstracted) */
 
 /* gstatus and cache line states share the encoding */
@@ -200,7 +190,7 @@ byte mem[NB];                   /* the home's global memory */
  */
 bit wt[NR];                     /* the live event writes through */
 #ifdef WT
-#define WRITE_THROUGH(b) if :: wt[me] -> mem[b] = lastw[b]; WB_COMMIT(me, seqv[me], b) :: else -> skip fi
+#define WRITE_THROUGH(b) if :: wt[me] -> mem[b] = lastw[b] :: else -> skip fi
 #else
 #define WRITE_THROUGH(b) skip
 #endif
@@ -256,7 +246,6 @@ byte hgs[NB], hcs[NB];
 byte hle[NR];                   /* LAST-EXECUTED of requests */
 byte hdk[NR], hdt[NR], hdb[NR], hdv[NR], hdg[NR], hdc[NR]; /* its decision */
 byte hule[NR];                  /* LAST-EXECUTED of unlocks */
-byte hwle[NR];                  /* LAST-EXECUTED of write-backs (switch-owned blocks) */
 bit hh_v[NR * 2], hh_w[NR * 2]; /* held[r][parity] */
 byte hh_s[NR * 2], hh_b[NR * 2];
 
@@ -268,11 +257,7 @@ byte evt[NR], evb[NR];          /* its type and block */
 byte done[NR];                  /* events started */
 bit unl_v[NR];                  /* an unlock is in flight */
 byte unl_s[NR], unl_t[NR], unl_b[NR], unl_g[NR], unl_c[NR];
-bit unl_w[NR];                  /* its write-back stage: NA_WB sent, no ACK yet */
-byte unl_x[NR];                 /* the value written back */
 byte nu_t[NR], nu_g[NR], nu_c[NR]; /* P_PREUNL: the unlock waiting */
-bit nu_w[NR];                   /* ... after a write-back of nu_x */
-byte nu_x[NR];
 
 /* ---- bag access --------------------------------------------------------- */
 
@@ -391,12 +376,6 @@ inline invalidate(c, n, blk) {
 	od
 }
 
-#ifdef WBSYNC
-#define WB_AT_SERVE(b_, v) mem[b_] = v
-#else
-#define WB_AT_SERVE(b_, v) skip /* the reader's NA_WB, after its grant */
-#endif
-
 /*
  * A request forwarded to cache agents (owner, data provider, invalidation
  * multicast): their effects and replies at once, answered from the
@@ -420,7 +399,7 @@ inline cache_serve(r, s, t, b_, g, c) {
 				:: cst[o_ * NB + b_] == GM -> cst[o_ * NB + b_] = GS
 				:: else -> skip
 				fi;
-				WB_AT_SERVE(b_, v_)
+				mem[b_] = v_
 			:: t == K_WM -> invalidate(c, r, b_)
 			:: else -> skip
 			fi
@@ -596,37 +575,11 @@ inline home_abort() {
 	SEND(inb[mr], K_AACK, mr, ms, mb, passed, 0, 0)
 }
 
-/*
- * NA_WB (na_home_wb_allowed): a home-owned block takes it only from the
- * event that holds its lock; a switch-owned one from an event not older
- * than the requester's last write-back whose unlock has not reached the
- * home. Refused: no ACK.
- */
-#define WB_OK(r, s, b_) \
-	(hown[b_] == O_HOME -> \
-	 (hh_v[(r) * 2 + (s) % 2] && hh_s[(r) * 2 + (s) % 2] == (s) && \
-	  hh_b[(r) * 2 + (s) % 2] == (b_)) : \
-	 ((s) >= hwle[r] && (s) > hule[r]))
-/* A write-back inside an event (EVICT_MODIFIED, write-through, settle):
- * atomic here, the home's record as for NA_WB. */
-#define WB_COMMIT(r, s, b_) if :: hown[b_] != O_HOME -> hwle[r] = s :: else -> skip fi
-
-inline home_wb() {
-	if
-	:: WB_OK(mr, ms, mb) ->
-		WB_COMMIT(mr, ms, mb);
-		mem[mb] = mx;
-		SEND(inb[mr], K_WACK, mr, ms, mb, 0, 0, 0)
-	:: else -> printf("@W refused %d %d %d\n", mr, ms, mb)
-	fi
-}
-
 inline home_msg() {
 	if
 	:: ISREQ(mk) -> home_request()
 	:: ISUNL(mk) -> home_unlock()
 	:: mk == K_ABT -> home_abort()
-	:: mk == K_WB -> home_wb()
 	:: else -> assert(false)
 	fi
 }
@@ -699,8 +652,6 @@ inline swmr_take(me, b_, h) {
  */
 #define DEAD(me) (((tk == K_NACK || tk == K_GRANT || tk == K_AACK) && ts < seqv[me]) || \
 		  (tk == K_UACK && !(unl_v[me] && ts == unl_s[me] && tb == unl_b[me]) && \
-		   ts <= seqv[me]) || \
-		  (tk == K_WACK && !(unl_v[me] && unl_w[me] && ts == unl_s[me] && tb == unl_b[me]) && \
 		   ts <= seqv[me]))
 inline purge(me) {
 	do
@@ -722,10 +673,7 @@ inline purge(me) {
 inline send_req(me) { SEND(sbag, evt[me], me, seqv[me], evb[me], 0, 0, 0) }
 
 inline send_unl(me) {
-	if
-	:: unl_w[me] -> SEND(hbag, K_WB, me, unl_s[me], unl_b[me], unl_x[me], 0, 0)
-	:: else -> SEND(sbag, unl_t[me], me, unl_s[me], unl_b[me], 0, unl_g[me], unl_c[me])
-	fi
+	SEND(sbag, unl_t[me], me, unl_s[me], unl_b[me], 0, unl_g[me], unl_c[me])
 }
 
 /* Release the hold with the unlock nu_* of the current event, or queue it
@@ -737,8 +685,7 @@ inline unlock_now(me) {
 		printf("@U %d %d %d %d %d %d\n", me, seqv[me], nu_t[me], evb[me], nu_g[me], nu_c[me]);
 		unl_v[me] = 1; unl_s[me] = seqv[me]; unl_t[me] = nu_t[me];
 		unl_b[me] = evb[me]; unl_g[me] = nu_g[me]; unl_c[me] = nu_c[me];
-		unl_w[me] = nu_w[me]; unl_x[me] = nu_x[me];
-		nu_t[me] = 0; nu_g[me] = 0; nu_c[me] = 0; nu_w[me] = 0; nu_x[me] = 0;
+		nu_t[me] = 0; nu_g[me] = 0; nu_c[me] = 0;
 		send_unl(me);
 		ph[me] = P_IDLE; evt[me] = 0; evb[me] = 0     /* dead until the next event */
 	fi
@@ -783,25 +730,6 @@ inline unlock_now(me) {
 #define WB_CHECK(b) skip
 #endif
 
-/* The reader of a Modified block: the write-back of what it read becomes
- * the first stage of its unlock (node-agent: the access returns now). */
-#ifdef WBSYNC
-#define READER_WB(me) skip
-#else
-#define READER_WB(me) if :: mg == GM -> nu_w[me] = 1; nu_x[me] = mx :: else -> skip fi
-#endif
-/* Does the grant in m* need a write-back inside the event (EVICT_MODIFIED,
- * write-through, a stale WRITE_MISS's dirty data)? node-agent sends it
- * only once the write-back stage in flight is acknowledged: the home's
- * write-back LAST-EXECUTED would refuse that stage's copies after it. */
-#define WB_INSIDE(me) (evt[me] == K_EM || (wt[me] && (evt[me] == K_WM || evt[me] == K_WS)) || \
-		       (evt[me] == K_WM && mg == GM && ph[me] != P_WAIT))
-#ifdef WBNOWAIT
-#define WB_WAIT(me) false
-#else
-#define WB_WAIT(me) (unl_v[me] && unl_w[me] && WB_INSIDE(me))
-#endif
-
 /* The grant of the live event: install, operate (the data invariant),
  * compute the new metadata (Figure 6). */
 inline install(me) {
@@ -812,8 +740,7 @@ inline install(me) {
 		swmr_take(me, bb, HR);
 		assert(mx == lastw[bb]);               /* a read returns the last write */
 		LINE(me, bb) = GS; cv[me * NB + bb] = mx;
-		nu_t[me] = K_RU; nu_g[me] = GS; nu_c[me] = mc | BIT(me);
-		READER_WB(me)
+		nu_t[me] = K_RU; nu_g[me] = GS; nu_c[me] = mc | BIT(me)
 	:: evt[me] == K_WM ->
 		swmr_take(me, bb, HW);
 		assert(mx == lastw[bb]);
@@ -836,7 +763,7 @@ inline install(me) {
 	:: evt[me] == K_EM ->
 		swmr_take(me, bb, HW);
 		assert(LINE(me, bb) == GM && cv[me * NB + bb] == lastw[bb]);
-		mem[bb] = WB_VALUE(me, bb); WB_CHECK(bb); WB_COMMIT(me, seqv[me], bb);
+		mem[bb] = WB_VALUE(me, bb); WB_CHECK(bb);
 		LINE(me, bb) = GU; cv[me * NB + bb] = 0;
 		nu_t[me] = K_WU; nu_g[me] = GU; nu_c[me] = 0
 	fi;
@@ -855,7 +782,7 @@ inline settle(me) {
 	:: evt[me] == K_WM ->
 		swmr_take(me, bb, HW);
 		if
-		:: mg == GM -> mem[bb] = mx; WB_COMMIT(me, seqv[me], bb) /* the dirty data goes home */
+		:: mg == GM -> mem[bb] = mx            /* the dirty data goes home */
 		:: else -> skip
 		fi;
 		nu_t[me] = K_WU; nu_g[me] = GU; nu_c[me] = 0
@@ -875,18 +802,13 @@ inline req_msg(me) {
 	if
 	:: mk == K_UACK && unl_v[me] && unl_s[me] == ms && unl_b[me] == mb ->
 		unl_v[me] = 0; unl_s[me] = 0; unl_t[me] = 0; unl_b[me] = 0;
-		unl_g[me] = 0; unl_c[me] = 0; unl_x[me] = 0;
+		unl_g[me] = 0; unl_c[me] = 0;
 		if
 		:: ph[me] == P_PREREQ -> send_req(me); ph[me] = P_WAIT
 		:: ph[me] == P_PREUNL -> unlock_now(me)
 		:: ph[me] == P_FINAL -> ph[me] = P_END
 		:: else -> skip
 		fi
-	:: mk == K_WACK && unl_v[me] && unl_w[me] && unl_s[me] == ms && unl_b[me] == mb ->
-		unl_w[me] = 0; send_unl(me)
-	:: mk == K_GRANT && ms == seqv[me] && mb == evb[me] && WB_WAIT(me) &&
-	   (ph[me] == P_WAIT || ph[me] == P_ABORTING || ph[me] == P_PASSED) ->
-		PUT(inb[me]) mk, mr, ms, mb, mx, mg, mc   /* after the stage's ACK */
 	:: mk == K_GRANT && ms == seqv[me] && mb == evb[me] && ph[me] == P_WAIT ->
 		install(me)
 	:: mk == K_GRANT && ms == seqv[me] && mb == evb[me] &&
@@ -927,8 +849,8 @@ inline new_event(me, t, b_, inc) {
  */
 #ifdef LIVE
 #define IN2(k, r) (sbag??[k, eval(r), _, _, _, _, _] || hbag??[k, eval(r), _, _, _, _, _])
-#define UNL_IN_FLIGHT(r) (IN2(K_RU, r) || IN2(K_WU, r) || hbag??[K_WB, eval(r), _, _, _, _, _] || \
-			  inb[r]??[K_UACK, _, _, _, _, _, _] || inb[r]??[K_WACK, _, _, _, _, _, _] || \
+#define UNL_IN_FLIGHT(r) (IN2(K_RU, r) || IN2(K_WU, r) || \
+			  inb[r]??[K_UACK, _, _, _, _, _, _] || \
 			  rsq??[RS_UNL, _, eval(r), _, _, _, _, _, _])
 #define REQ_IN_FLIGHT(r) (IN2(K_RM, r) || IN2(K_WM, r) || IN2(K_WS, r) || \
 			  IN2(K_ES, r) || IN2(K_EM, r) || IN2(K_ABT, r) || \

@@ -1,13 +1,12 @@
 # Turns the @-lines lcf.pml prints during a trail replay (spin -t) into a
 # readable sequence of messages. Used by scripts/model-check.sh.
 # Formats the @-lines the model prints (spin -t) as a readable trail.
-function kn(k) { return k==1?"READ_MISS":k==2?"WRITE_MISS":k==3?"WRITE_SHARED":k==4?"EVICT_SHARED":k==5?"EVICT_MODIFIED":k==6?"READ_UNLOCK":k==7?"WRITE_UNLOCK":k==8?"ADD":k==9?"REMOVE":k==10?"ABORT":k==11?"NA_WB":k==21?"NA_WB_ACK":k==16?"NACK":k==17?"UNLOCK_ACK":k==18?"MIGRATE_ACK":k==19?"ABORT_ACK":k==20?"NACK(REMOVE)":k==32?"GRANT":"?" k }
+function kn(k) { return k==1?"READ_MISS":k==2?"WRITE_MISS":k==3?"WRITE_SHARED":k==4?"EVICT_SHARED":k==5?"EVICT_MODIFIED":k==6?"READ_UNLOCK":k==7?"WRITE_UNLOCK":k==8?"ADD":k==9?"REMOVE":k==10?"ABORT":k==16?"NACK":k==17?"UNLOCK_ACK":k==18?"MIGRATE_ACK":k==19?"ABORT_ACK":k==20?"NACK(REMOVE)":k==32?"GRANT":"?" k }
 function bn(b) { return b==0?"X":"Y" }
 function gn(g) { return g==0?"U":g==1?"S":"M" }
 function who(id) { return id==1?"switch":id==2?"home":id==3?"req0":id==4?"req1":id==5?"switch(mig)":"home(mig)" }
 function msg(k,r,s,b,x,g,c) {
   out = kn(k) " r" r " seq" s " " bn(b)
-  if (k==11) out = out " (value " x ")"
   if (k==32) out = out " (data " x ", was " gn(g) " cs=" c ")"
   if (k==19) out = out (x ? " (a copy passed)" : " (aborted)")
   if (k>=1 && k<=5 && x) out = out " FAIL"
@@ -36,7 +35,6 @@ function why(w) { return w==1?"nack_stale_request":w==2?"nack_lock_busy":w==3?"n
 /^@Y/ { printf "%4d  req%d retries seq%d (same request)\n", ++n, $2, $3; next }
 /^@B/ { printf "%4d  req%d abandons seq%d: sends ABORT\n", ++n, $2, $3; next }
 /^@T/ { printf "%4d  req%d timeout: retransmits\n", ++n, $2; next }
-/^@W/ { printf "        home: refuses NA_WB r%d seq%d %s\n", $3, $4, bn($5); next }
 /^@M/ { printf "%4d  home starts %s of %s\n", ++n, $2, bn($3); next }
 /^@V DATA/ { printf "  >>> DATA VIOLATED: after a write-back %s holds %d at the home, the last write was %d\n", bn($3), $4, $5; next }
 /^@V/ { printf "  >>> SWMR VIOLATED: req%d takes %s hold on %s while req%d holds it (%s)\n", $3, ($4==1?"a read":"a write"), bn($5), $6, ($7==1?"read":"write"); next }

@@ -223,21 +223,12 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	/*
 	 * Read from a Modified owner: its copy is now clean, so global memory
 	 * must get the data before the block can become Unshared. We write
-	 * it home while our read lock still holds everybody's writes off: as
-	 * the first stage of the unlock, after the access returns
-	 * (lib/model/lcf.pml). Queued mode hands the lock on at the unlock
-	 * (na_node_q_done), kept inside the access there.
+	 * it home while our read lock still holds everybody's writes off.
 	 */
-	cs = na_new_copyset(type, c.cs_old, t->n->self);
-	if (na_read_needs_writeback(type, c.gs_old) && !t->n->qt) {
-		na_req_send_unlock_wb(t, na_unlock_type(type), seq, tag,
-				      na_next_gstatus(type, c.gs_old, cs), cs,
-				      t->buf);
-		return 0;
-	}
-	if (na_read_needs_writeback(type, c.gs_old) &&
+	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
 	    na_req_writeback(t, seq, tag, t->buf) < 0)
 		return -EINTR;
+	cs = na_new_copyset(type, c.cs_old, t->n->self);
 	na_req_send_unlock(t, na_unlock_type(type), seq, tag,
 			   na_next_gstatus(type, c.gs_old, cs), cs);
 	return 0;

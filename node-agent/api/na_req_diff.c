@@ -95,8 +95,6 @@ na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 
 	if (!twin || !t->d->pipe_depth)
 		return na_req_writeback(t, seq, tag, data);
-	if (na_req_wb_settle(t) < 0) /* the home's write-back order */
-		return -EINTR;
 	/* The record (header + diff) must be smaller than the block. */
 	n = na_diff_encode(twin, data, bs, t->dbuf + NA_PACK_REC_HDR,
 			   bs - NA_PACK_REC_HDR - 1);

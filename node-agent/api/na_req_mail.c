@@ -20,61 +20,6 @@
 
 /* ---- unlocks -------------------------------------------------------------- */
 
-static void unlock_send_now(struct dsm_thread *t);
-
-/* (Re)send the unlock's write-back stage (every segment: the home takes a
- * segment again idempotently). */
-static void
-wb_stage_send(struct dsm_thread *t)
-{
-	uint32_t bs = t->d->topo.block_size;
-	struct lcf_msg m;
-
-	na_req_msg(t, &m, NA_MSG_WB, t->unl.m.seq, t->unl.m.tag,
-		   t->unl.m.dst_node);
-	for (uint32_t i = 0; i < na_seg_count(bs); i++) {
-		uint32_t off;
-		uint16_t len;
-
-		na_seg_span(bs, i, &off, &len);
-		m.aux = off;
-		m.len = len;
-		na_node_send(t->n, m.dst_node, &m, t->wbuf + off);
-	}
-}
-
-/* Did the dispatch thread send the unlock at the stage's last NA_WB_ACK
- * (na_mbox_wbu_ack)? Then the unlock is in flight as any other. */
-static void
-wb_stage_poll(struct dsm_thread *t)
-{
-	uint64_t ns;
-
-	if (!t->unl.wb || !na_mbox_wbu_sent(&t->n->mbox[t->id], &ns))
-		return;
-	t->unl.wb = false;
-	t->unl.retx = false;
-	t->unl.tries = 0;
-	t->unl.sent_ns = ns;
-	t->unl.deadline_ns = ns + na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
-	NA_STAT_INC(t->n->st.req.writebacks);
-	if (na_req_tr(t, t->unl.m.seq))
-		na_req_trace(t, LCF_TP_UNL_SEND, t->unl.m.type, t->unl.m.seq,
-			     t->unl.m.dst_node, 0);
-}
-
-/* An NA_WB_ACK of the unlock's write-back stage? Consumed (the dispatch
- * thread counted it). Other WB_ACKs are na_req_writeback's. */
-static bool
-on_wb_ack(struct dsm_thread *t, const struct lcf_msg *m)
-{
-	if (m->type != NA_MSG_WB_ACK || !t->unl.valid ||
-	    m->seq != t->unl.m.seq || m->tag != t->unl.m.tag)
-		return false;
-	wb_stage_poll(t);
-	return true;
-}
-
 /* An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. */
 static bool
 on_unlock_ack(struct dsm_thread *t, const struct lcf_msg *m)
@@ -82,11 +27,9 @@ on_unlock_ack(struct dsm_thread *t, const struct lcf_msg *m)
 	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
 		return false;
 	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		wb_stage_poll(t); /* sent by the dispatch thread */
-		if (!t->unl.retx && !t->unl.queued && !t->unl.wb)
+		if (!t->unl.retx && !t->unl.queued)
 			na_req_rtt_sample(t, na_now_ns() - t->unl.sent_ns);
 		t->unl.valid = false;
-		t->unl.wb = false;
 	} else {
 		NA_STAT_INC(t->n->st.req.stale_replies);
 	}
@@ -96,7 +39,6 @@ on_unlock_ack(struct dsm_thread *t, const struct lcf_msg *m)
 static void
 unlock_timer(struct dsm_thread *t, uint64_t now)
 {
-	wb_stage_poll(t);
 	if (!t->unl.valid || now < t->unl.deadline_ns)
 		return;
 	if (t->unl.queued) {
@@ -104,18 +46,10 @@ unlock_timer(struct dsm_thread *t, uint64_t now)
 		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
 		return;
 	}
-	t->unl.retx = true;
-	t->unl.tries++;
-	if (t->unl.wb) {
-		wb_stage_send(t);
-		NA_STAT_INC(t->n->st.req.retransmit_writeback);
-		t->unl.deadline_ns = now + na_req_timeout(t,
-							  NA_REQ_TIMEOUT_RTTS,
-							  t->unl.tries);
-		return;
-	}
 	na_node_send(t->n, na_req_home_of(t, t->unl.m.tag), &t->unl.m, NULL);
 	NA_STAT_INC(t->n->st.req.retransmit_unlock);
+	t->unl.retx = true;
+	t->unl.tries++;
 	t->unl.deadline_ns = now + na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS,
 						  t->unl.tries);
 }
@@ -199,8 +133,6 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 					return -EAGAIN; /* na_req_flush's */
 				continue;
 			}
-			if (on_wb_ack(t, &t->mail.m))
-				continue;
 			if (on_stale_mail(t, &t->mail))
 				continue;
 		}
@@ -231,7 +163,6 @@ na_req_flush(struct dsm_thread *t)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 		if (t->unl.valid && na_req_stopping(t) &&
 		    na_now_ns() - start > NA_GIVE_UP_NS) {
-			na_mbox_wbu_disarm(&t->n->mbox[t->id]);
 			t->unl.valid = false;
 			NA_STAT_INC(t->n->st.req.aborted);
 		}
@@ -239,11 +170,11 @@ na_req_flush(struct dsm_thread *t)
 	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
 }
 
-/* Section 5.3.2: the previous unlock must be acknowledged first. */
-static void
-unlock_prepare(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
-	       uint8_t gs, uint32_t cs)
+void
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+		   uint64_t tag, uint8_t gs, uint32_t cs)
 {
+	/* Section 5.3.2: the previous unlock must be acknowledged first. */
 	na_req_flush(t);
 	memset(&t->unl, 0, sizeof(t->unl));
 	t->unl.m.version = LCF_VERSION;
@@ -257,60 +188,6 @@ unlock_prepare(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	t->unl.m.dst_node = na_req_home_of(t, tag);
 	t->unl.valid = true;
 	t->last_unlock_seq = seq;
-}
-
-void
-na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
-		   uint64_t tag, uint8_t gs, uint32_t cs)
-{
-	unlock_prepare(t, type, seq, tag, gs, cs);
-	unlock_send_now(t);
-}
-
-void
-na_req_send_unlock_wb(struct dsm_thread *t, uint8_t type, uint32_t seq,
-		      uint64_t tag, uint8_t gs, uint32_t cs,
-		      const uint8_t *data)
-{
-	unlock_prepare(t, type, seq, tag, gs, cs);
-	memcpy(t->wbuf, data, t->d->topo.block_size);
-	na_mbox_wbu_arm(&t->n->mbox[t->id], &t->unl.m,
-			na_seg_all(t->d->topo.block_size));
-	t->unl.wb = true;
-	t->any_unlock = true;
-	t->unl.sent_ns = na_now_ns();
-	t->unl.deadline_ns = t->unl.sent_ns +
-			     na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-	wb_stage_send(t);
-	na_rec_idle(t->n->rec, t->id, false);
-}
-
-int
-na_req_wb_settle(struct dsm_thread *t)
-{
-	uint64_t start = na_now_ns(), t0 = t->unl.wb ? na_req_trace_t0(t) : 0;
-
-	while (t->unl.valid && t->unl.wb) {
-		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
-			NA_STAT_INC(t->n->st.req.stale_replies);
-		if (t->unl.wb && na_req_stopping(t) &&
-		    na_now_ns() - start > NA_GIVE_UP_NS)
-			return -EINTR;
-	}
-	na_req_trace_wait(t, LCF_TP_WB, t0);
-	return 0;
-}
-
-/* Send the prepared unlock (t->unl). */
-static void
-unlock_send_now(struct dsm_thread *t)
-{
-	uint8_t type = t->unl.m.type, gs = t->unl.m.gstatus;
-	uint32_t seq = t->unl.m.seq, cs = t->unl.m.copyset;
-	uint64_t tag = t->unl.m.tag;
-
-	t->unl.retx = false;
-	t->unl.tries = 0;
 	if (na_req_tr(t, seq))
 		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
 			     0);
@@ -373,8 +250,6 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 	uint32_t tries = 0;
 	struct lcf_msg m;
 
-	if (na_req_wb_settle(t) < 0)
-		return -EINTR;
 	na_req_msg(t, &m, 0, seq, tag, home);
 	for (;;) {
 		/* (Re)send every segment not acknowledged yet. */
@@ -400,8 +275,9 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 			if (na_req_wait_mail(t, deadline) != 0)
 				continue;
 			if (x->type == NA_MSG_WB_ACK && x->seq == seq &&
-			    x->tag == tag && na_seg_ack_bit(bs, x->aux))
-				have |= na_seg_ack_bit(bs, x->aux);
+			    x->tag == tag && x->aux < bs &&
+			    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
+				have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
 			else
 				NA_STAT_INC(t->n->st.req.stale_replies);
 		}

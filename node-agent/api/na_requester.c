@@ -52,10 +52,7 @@ na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
 	t->stale.buf = malloc(d->topo.block_size);
 	t->tbuf = malloc(d->topo.block_size);
 	t->dbuf = malloc(d->topo.block_size);
-	t->wbuf = malloc(d->topo.block_size);
-	return t->buf && t->stale.buf && t->tbuf && t->dbuf && t->wbuf
-		       ? 0
-		       : -ENOMEM;
+	return t->buf && t->stale.buf && t->tbuf && t->dbuf ? 0 : -ENOMEM;
 }
 
 void
@@ -65,8 +62,6 @@ na_req_fini(struct dsm_thread *t)
 	free(t->stale.buf);
 	free(t->tbuf);
 	free(t->dbuf);
-	free(t->wbuf);
-	t->wbuf = NULL;
 	t->tbuf = NULL;
 	t->dbuf = NULL;
 	t->buf = NULL;
@@ -173,11 +168,6 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		NA_STAT_INC(t->n->st.req.aborted);
 		return NA_EV_ABORT; /* its home node is dead */
 	}
-	/* Our own read lock on this block waits for its write-back: a request
-	 * sent now would overtake the unlock and be NACKed by it. */
-	if (t->unl.valid && t->unl.wb && t->unl.m.tag == tag &&
-	    na_req_wb_settle(t) < 0)
-		return NA_EV_ABORT;
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
 	if (rt->seq && rt->seq == t->seq && rt->type == type &&
 	    rt->tag == tag) {

@@ -51,19 +51,10 @@ struct na_rmw {
 	bool wrote;
 };
 
-/*
- * The unlock in flight (at most one). `wb`: its first stage, the write-back
- * of the block a READ_MISS read from a Modified owner (t->wbuf), is still
- * unacknowledged; the dispatch thread sends the unlock at the last
- * NA_WB_ACK (na_mbox_wbu_ack), the thread learns it from its mailbox
- * (lib/model/lcf.pml, the reader's NA_WB). The access returned at the
- * owner's data; the event keeps its read lock until the unlock.
- */
 struct na_unlock_pending {
 	bool valid;
 	bool retx;
 	bool queued; /* ended by the queue holder (QXFER/QRELEASE) */
-	bool wb;     /* write-back stage: NA_WB sent, unlock not yet */
 	struct lcf_msg m;
 	uint64_t sent_ns;
 	uint64_t deadline_ns;
@@ -111,8 +102,6 @@ struct dsm_thread {
 	uint8_t *buf;  /* incoming block data */
 	uint8_t *tbuf; /* PIPE: the twin being written back, scratch */
 	uint8_t *dbuf; /* PIPE: the diff stream */
-	uint8_t *
-		wbuf; /* the unlock's write-back stage (struct na_unlock_pending) */
 	struct na_mail mail;
 	struct na_stale stale;
 	uint32_t last_unlock_seq; /* seq of the last unlock sent */
@@ -168,26 +157,6 @@ int na_req_drop(struct dsm_thread *t, uint64_t tag);
 
 /** Wait until this thread's last unlock is acknowledged. */
 void na_req_flush(struct dsm_thread *t);
-
-/**
- * Send the unlock of event `seq` after writing `data` (the block) home:
- * NA_WB now, the unlock once every segment is acknowledged, both driven by
- * the mailbox waits and the unlock timer, while the thread goes on
- * (struct na_unlock_pending). Waits for the previous unlock as
- * na_req_send_unlock does.
- */
-void na_req_send_unlock_wb(struct dsm_thread *t, uint8_t type, uint32_t seq,
-			   uint64_t tag, uint8_t gs, uint32_t cs,
-			   const uint8_t *data);
-
-/**
- * Wait until the unlock in flight has no write-back stage left (its
- * NA_WB_ACKs arrived, its unlock sent). A later write-back of this
- * requester must wait for it: the home's write-back LAST-EXECUTED refuses
- * a retransmission of an older event's NA_WB after a newer one was taken.
- * @return 0, or -EINTR when stopping and the home does not answer.
- */
-int na_req_wb_settle(struct dsm_thread *t);
 
 /** A fresh sequence number (never 0: the switch's LAST-UNLOCK starts at 0). */
 uint32_t na_req_next_seq(struct dsm_thread *t);

@@ -18,7 +18,6 @@
 #include "na_node_int.h"
 #include "na_proto.h"
 #include "na_recovery.h"
-#include "na_seg.h"
 
 /* Set while this thread runs the agents (holds agent_mu). */
 static __thread bool tls_in_agents;
@@ -36,15 +35,6 @@ mbox_push(struct na_node *n, uint16_t thread, const struct lcf_msg *m,
 	if (thread >= n->cfg.threads) {
 		NA_STAT_INC(n->st.dropped);
 		return;
-	}
-	/* The last ACK of a write-back whose unlock waits: send it now. */
-	if (m->type == NA_MSG_WB_ACK) {
-		struct lcf_msg unl;
-
-		if (na_mbox_wbu_ack(&n->mbox[thread], m,
-				    na_seg_ack_bit(n->topo->block_size, m->aux),
-				    na_now_ns(), &unl))
-			na_node_send(n, unl.dst_node, &unl, NULL);
 	}
 	/* A lost message: the requester's timers recover from it. */
 	if (!na_mbox_push(&n->mbox[thread], m, payload))

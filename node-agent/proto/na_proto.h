@@ -38,19 +38,6 @@ uint8_t na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new);
 /** The copyset the requester installs: {id}, cs_old + {id} or cs_old - {id}. */
 uint32_t na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self);
 
-/**
- * Must the requester of event `type`, granted with gstatus `gs_old`, write
- * the block home before its unlock? A READ_MISS served by a Modified owner:
- * the owner's copy becomes clean, so global memory must catch up before the
- * block can become Unshared. (EVICT_MODIFIED writes back too, inside its
- * event; write-through is the caller's choice.)
- */
-static inline bool
-na_read_needs_writeback(uint8_t type, uint8_t gs_old)
-{
-	return type == LCF_T_READ_MISS && gs_old == LCF_GS_MODIFIED;
-}
-
 /** READ_UNLOCK after READ_MISS, WRITE_UNLOCK after anything else. */
 static inline uint8_t
 na_unlock_type(uint8_t type)

@@ -50,16 +50,4 @@ na_seg_span(uint32_t size, uint32_t i, uint32_t *off, uint16_t *len)
  */
 int na_seg_index(uint32_t size, uint32_t offset, uint32_t len);
 
-/**
- * The bit of the segment an NA_WB_ACK with offset `aux` acknowledges for a
- * `size`-byte block. @return the bit, or 0 when aux is no segment's offset.
- */
-static inline uint64_t
-na_seg_ack_bit(uint32_t size, uint32_t aux)
-{
-	return aux < size && aux % NA_MAX_FRAME_PAYLOAD == 0
-		       ? 1ull << (aux / NA_MAX_FRAME_PAYLOAD)
-		       : 0;
-}
-
 #endif /* NA_SEG_H */

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * FlowCC rules (na_proto.c), segmentation (na_seg.c), and the mailbox's
- * unlock behind a write-back (na_mailbox.c).
+ * FlowCC rules (na_proto.c) and segmentation (na_seg.c).
  */
 #include <criterion/criterion.h>
 
-#include "na_mailbox.h"
 #include "na_msg.h"
 #include "na_proto.h"
 #include "na_seg.h"
@@ -235,63 +233,4 @@ Test(names, types)
 	cr_assert_str_eq(na_type_name(NA_MSG_FWD), "NA_FWD");
 	cr_assert_str_eq(na_type_name(LCF_T_NACK), "NACK");
 	cr_assert_str_eq(na_type_name(0x7d), "?");
-}
-
-Test(writeback, only_a_read_of_a_modified_block_writes_home_before_unlock)
-{
-	cr_assert(na_read_needs_writeback(LCF_T_READ_MISS, M));
-	cr_assert_not(na_read_needs_writeback(LCF_T_READ_MISS, S));
-	cr_assert_not(na_read_needs_writeback(LCF_T_READ_MISS, U));
-	cr_assert_not(na_read_needs_writeback(LCF_T_WRITE_MISS, M));
-	cr_assert_not(na_read_needs_writeback(LCF_T_EVICT_MODIFIED, M));
-}
-
-Test(writeback, ack_bit)
-{
-	cr_assert_eq(na_seg_ack_bit(4096, 0), 1);
-	cr_assert_eq(na_seg_ack_bit(4096, NA_MAX_FRAME_PAYLOAD), 2);
-	cr_assert_eq(na_seg_ack_bit(4096, 2 * NA_MAX_FRAME_PAYLOAD), 4);
-	cr_assert_eq(na_seg_ack_bit(4096, 3 * NA_MAX_FRAME_PAYLOAD), 0);
-	cr_assert_eq(na_seg_ack_bit(4096, 7), 0);
-}
-
-/* The dispatch thread sends the armed unlock at the last segment's ACK,
- * once; ACKs of another event or thread change nothing. */
-Test(writeback, mailbox_unlock_behind_the_write_back)
-{
-	struct na_mailbox mb;
-	struct lcf_msg unl = { .type = LCF_T_READ_UNLOCK,
-			       .node = 1,
-			       .thread = 2,
-			       .seq = 9,
-			       .tag = 0x40 },
-		       ack = unl, out;
-	uint64_t ns = 0;
-
-	cr_assert_eq(na_mbox_init(&mb), 0);
-	ack.type = NA_MSG_WB_ACK;
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 1, 5, &out), "not armed");
-	na_mbox_wbu_arm(&mb, &unl, na_seg_all(4096));
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 1, 5, &out));
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 1, 5, &out), "duplicate");
-	cr_assert_not(na_mbox_wbu_sent(&mb, &ns));
-	ack.seq = 7;
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 6, 5, &out), "older seq");
-	ack.seq = 9;
-	ack.thread = 3;
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 6, 5, &out), "thread");
-	ack.thread = 2;
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 2, 5, &out));
-	cr_assert(na_mbox_wbu_ack(&mb, &ack, 4, 6, &out), "last segment");
-	cr_assert_eq(out.type, LCF_T_READ_UNLOCK);
-	cr_assert_eq(out.seq, 9);
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 4, 7, &out), "sent once");
-	cr_assert(na_mbox_wbu_sent(&mb, &ns));
-	cr_assert_eq(ns, 6);
-	cr_assert_not(na_mbox_wbu_sent(&mb, &ns), "disarmed");
-	/* given up: a late ACK sends nothing */
-	na_mbox_wbu_arm(&mb, &unl, 1);
-	na_mbox_wbu_disarm(&mb);
-	cr_assert_not(na_mbox_wbu_ack(&mb, &ack, 1, 8, &out));
-	na_mbox_fini(&mb);
 }

@@ -5,9 +5,7 @@
  * switch pipeline built with NA_SIM (docs/SIMULATION.md), with loss and
  * duplication. All nodes live in this process, so mutual exclusion is
  * checked directly: a counter per block of the threads inside a critical
- * section that covers it. Also the read of a Modified block, whose
- * write-back follows the access (the same simulated cluster; over 500
- * lines for that).
+ * section that covers it.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -348,10 +346,8 @@ migrate(void *arg)
 {
 	uint32_t *moved = arg;
 
-	/* node 0's first 8 static blocks (the shared ones among them), and
-	 * node 2's (read_modified's) */
+	/* node 0's first 8 static blocks (the shared ones among them) */
 	*moved = na_node_migrate_static(&s.d[0]->node, 8);
-	*moved += na_node_migrate_static(&s.d[2]->node, 8);
 	finished();
 	return NULL;
 }
@@ -407,97 +403,4 @@ Test(region, overlapping_writers_and_readers_under_loss)
 Test(region, overlapping_regions_of_switch_owned_blocks_under_loss)
 {
 	exclusion(0.02, true, true);
-}
-
-/* ---- a read of a Modified block: the write-back after the access ------- */
-
-/* Node 1 writes a block, node 0 reads it from the owner: the read returns
- * at the owner's data, its write-back and unlock still to go; the unlock
- * goes without node 0's thread (it sleeps); node 0 writes the same block
- * next, and at the end the home's memory has the last value. */
-static void *
-read_modified(void *arg)
-{
-	struct dsm_thread *w = dsm_thread(s.d[1], 0),
-			  *r = dsm_thread(s.d[0], 1);
-	const struct na_stats *st = &s.d[0]->node.st;
-	const bool *lossy = arg;
-	/* homed at node 2: neither the reader's nor the writer's node */
-	dsm_addr_t a = dsm_static_addr(2, 2 * BS);
-	uint64_t v, x, wb, unl;
-
-	for (uint64_t i = 1; i <= 12; i++) {
-		cr_assert_eq(dsm_write(w, a, &i, sizeof(i)), 0);
-		dsm_sync(w);
-		wb = st->req.writebacks;
-		unl = st->sent[LCF_T_READ_UNLOCK];
-		cr_assert_eq(dsm_read(r, a, &v, sizeof(v)), 0);
-		cr_expect_eq(v, i);
-		if (!*lossy) {
-			cr_expect_eq(
-				st->req.writebacks, wb,
-				"%lu: the access waited for its write-back",
-				(unsigned long)i);
-			cr_expect(r->unl.valid && r->unl.wb);
-			cr_expect_eq(st->sent[LCF_T_READ_UNLOCK], unl);
-			/* the reader's thread sleeps: its unlock goes anyway */
-			na_sleep_until(na_now_ns() + 2000000ull);
-			cr_expect_eq(st->sent[LCF_T_READ_UNLOCK], unl + 1,
-				     "%lu: the unlock waits for its thread",
-				     (unsigned long)i);
-		}
-		/* the same thread writes it while the stage may be pending */
-		x = i * 1000;
-		cr_assert_eq(dsm_write(r, a + 8, &x, sizeof(x)), 0);
-		cr_assert_eq(dsm_read(w, a + 8, &x, sizeof(x)), 0);
-		cr_expect_eq(x, i * 1000);
-	}
-	dsm_sync(r);
-	dsm_sync(w);
-	/* every copy gone: the next read comes from the home's memory */
-	for (int n = 0; n < NODES; n++)
-		for (uint16_t k = 0; k < THREADS; k++)
-			cr_assert_eq(dsm_evict_region(dsm_thread(s.d[n], k), a,
-						      BS),
-				     0);
-	cr_assert_eq(dsm_read(dsm_thread(s.d[0], 0), a, &v, sizeof(v)), 0);
-	cr_assert_eq(dsm_read(dsm_thread(s.d[0], 0), a + 8, &x, sizeof(x)), 0);
-	cr_expect_eq(v, 12);
-	cr_expect_eq(x, 12000);
-	cr_expect_gt(st->req.writebacks, 0);
-	finished();
-	return NULL;
-}
-
-static void
-read_modified_run(double loss, bool in_switch)
-{
-	bool lossy = loss > 0;
-	void *args[1] = { &lossy };
-	uint32_t moved = 0;
-	void *margs[1] = { &moved };
-
-	cluster_up(loss);
-	if (in_switch) {
-		run_all(migrate, margs, 1, 5000000);
-		cr_assert_gt(moved, 0, "no block moved to the switch");
-	}
-	run_all(read_modified, args, 1, 50000000);
-	cluster_down();
-}
-
-Test(region, read_of_a_modified_block_returns_before_its_write_back)
-{
-	read_modified_run(0, false);
-}
-
-Test(region,
-     read_of_a_modified_switch_owned_block_returns_before_its_write_back)
-{
-	read_modified_run(0, true);
-}
-
-Test(region, read_of_a_modified_block_under_loss)
-{
-	read_modified_run(0.05, true);
 }
