@@ -1265,6 +1265,34 @@ def scoreboard():
             "nack_check_failed": 1})
 
 
+    n = 90
+    xs = [tag(n, 1, k) for k in range(3)]
+    pairs = []
+    for k, sq in enumerate((0x7ffffff0, 0xf0000000)):
+        w = Req("WRITE_MISS", 0, xs[k], seq=sq)
+        u = Req("WRITE_UNLOCK", 0, xs[k], seq=sq, gstatus="Modified", copyset=[0])
+        pairs += [step(w, [forward(w, 1, "Unshared", [])],
+                       "node 0 WRITE_MISS seq 0x%x (even): granted" % sq),
+                  step(u, [unlock_ack(u, "Modified", [0])], "... and unlocks")]
+    wj = Req("WRITE_MISS", 0, xs[2], seq=0xffffffff)
+    vector(n, "seq-jump-to-an-unused-parity", T3,
+           "Node 0's seqs jump (each step under 2^31): WRITE_MISS/WRITE_UNLOCK "
+           "pairs with seqs 0x7ffffff0 and 0xf0000000 (even), then WRITE_MISS "
+           "0xffffffff (odd) on a free block. Its SCOREBOARD entry was never "
+           "used: seq 0 is empty (no requester uses it), older than every seq, "
+           "so the request is forwarded. In RFC 1982 order alone 0 is after "
+           "0xffffffff and the request was refused as over "
+           "(nack_aborted_request).",
+           "PROTOCOL 4.2 (SCOREBOARD; an entry at seq 0 is empty); docs/MODEL.md "
+           "(seqjump.pml)",
+           [add(n, T3, 1, k, "Unshared", [], way=[0, 1], seq=k + 1) for k in range(3)] +
+           pairs +
+           [step(wj, [forward(wj, 1, "Unshared", [])],
+                 "node 0 WRITE_MISS seq 0xffffffff: forwarded to the home")],
+           {"forward_home_unshared": 3, "unlock_executed": 2,
+            "nack_aborted_request": 0})
+
+
 # ========================================================= F2: VERSION_READ
 
 def versions():

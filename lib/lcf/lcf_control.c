@@ -21,9 +21,14 @@
  * the node would send it invalidations it never answers: forgotten too.
  */
 static bool
-involves(const struct lcf_meta *m, uint16_t node)
+involves(const struct lcf_pipeline *p, const struct lcf_meta *m, uint64_t tag,
+	 uint16_t node)
 {
-	return m->lock != 0 || (m->copyset & (1u << node)) != 0;
+	/* A block homed at the node goes too: a restarted node's new home
+	 * believes every block of its memory at home (docs/FAULTS.md section
+	 * 3), and a dead one's memory is not reachable anyway. */
+	return m->lock != 0 || (m->copyset & (1u << node)) != 0 ||
+	       tag >> (48 - p->cfg.block_shift) == node;
 }
 
 int
@@ -39,7 +44,7 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 			struct lcf_meta *m = &p->meta[w][s];
 			uint64_t tag = p->tag[w][s] & ~LCF_TAG_VALID;
 
-			if (!p->tag[w][s] || !involves(m, node))
+			if (!p->tag[w][s] || !involves(p, m, tag, node))
 				continue;
 			if (m->lock)
 				rep->locked++;

@@ -399,13 +399,26 @@ sb_entry(struct lcf_pipeline *p, const struct lcf_phv *phv)
 	return &p->sb[phv->req][phv->m->seq & 1];
 }
 
+/*
+ * Is the entry's event older than seq? Seq 0 is no requester's (agents
+ * skip it), so an entry at 0 is empty (power-on, or reset by
+ * lcf_pipeline_node_failed) and older than every seq: in RFC 1982 order 0
+ * is after every seq of the upper half, and a requester whose seqs jump
+ * there would find its unused parity "later" (model seqjump.pml).
+ */
+static inline bool
+sb_older(const struct lcf_sb *e, uint32_t seq)
+{
+	return e->seq == 0 || lcf_seq_after(seq, e->seq);
+}
+
 /* Is the event of seq over, by an entry `e` (read only)? */
 static inline bool
 sb_over(const struct lcf_sb *e, uint32_t seq)
 {
 	if (e->seq == seq)
 		return !lcf_sb_is_count(e->c);
-	return lcf_seq_after(e->seq, seq);
+	return e->seq != 0 && lcf_seq_after(e->seq, seq);
 }
 
 /*
@@ -470,7 +483,7 @@ lcf_stage_sb_claim(struct lcf_pipeline *p, const struct lcf_phv *phv,
 		*score = (uint16_t)(e->c & LCF_SB_COUNT_MAX);
 		return true;
 	}
-	if (lcf_seq_after(seq, e->seq)) {
+	if (sb_older(e, seq)) {
 		/* No copy was counted: the event is over, hold nothing. */
 		e->seq = seq;
 		e->c = LCF_SB_ENDED;
@@ -492,7 +505,7 @@ lcf_stage_sb_unlock_miss(struct lcf_pipeline *p, const struct lcf_phv *phv)
 {
 	struct lcf_sb *e = sb_entry(p, phv);
 
-	if (e->seq == phv->m->seq || lcf_seq_after(phv->m->seq, e->seq)) {
+	if (e->seq == phv->m->seq || sb_older(e, phv->m->seq)) {
 		e->seq = phv->m->seq;
 		e->c = LCF_SB_ENDED;
 	}
@@ -513,7 +526,7 @@ lcf_stage_sb_qend(struct lcf_pipeline *p, const struct lcf_phv *phv)
 
 	if (e->seq == seq && lcf_sb_is_count(e->c) && e->c > 0)
 		e->c |= LCF_SB_CLAIMED;
-	else if ((e->seq == seq && e->c == 0) || lcf_seq_after(seq, e->seq))
+	else if ((e->seq == seq && e->c == 0) || sb_older(e, seq))
 		*e = (struct lcf_sb){ seq, LCF_SB_ENDED };
 }
 
@@ -555,7 +568,7 @@ lcf_stage_sb_abort(struct lcf_pipeline *p, const struct lcf_phv *phv)
 		    (e->c & LCF_SB_CLAIMED))
 			return true;
 		e->c = LCF_SB_ENDED;
-	} else if (lcf_seq_after(seq, e->seq)) {
+	} else if (sb_older(e, seq)) {
 		e->seq = seq;
 		e->c = LCF_SB_ENDED;
 	}

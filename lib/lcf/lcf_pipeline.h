@@ -369,7 +369,8 @@ uint32_t lcf_pipeline_slot(const struct lcf_pipeline_config *cfg, uint32_t way,
 /* What lcf_pipeline_node_failed() changed. */
 struct lcf_node_failed_report {
 	uint32_t locked;     /* entries evicted because their lock was held */
-	uint32_t copyset;    /* unlocked entries evicted: node in COPYSET */
+	uint32_t copyset;    /* unlocked entries evicted: node in COPYSET,
+			      * or the block's home */
 	uint32_t modified;   /* of all evicted: Modified at the node */
 	uint32_t requesters; /* requester rows changed (SCOREBOARD of any
 				 * node, LAST-UNLOCK of the dead one) */
@@ -378,8 +379,8 @@ struct lcf_node_failed_report {
 /**
  * The control-plane action for a memory node declared dead (docs/FAULTS.md
  * section 2): evict from the TAG ways every block whose LOCK is held (its
- * holders are not recorded, so the dead node may be one) or whose COPYSET
- * lists `node`, zero every SCOREBOARD count (no lock is held any more, so
+ * holders are not recorded, so the dead node may be one), whose COPYSET
+ * lists `node` or whose home is `node`, zero every SCOREBOARD count (no lock is held any more, so
  * no score may remain; the entries' seqs and ABORTED marks stay) and reset
  * the node's own SCOREBOARD and LAST-UNLOCK rows. An
  * evicted block looks exactly like one lost in a switch restart; its home

@@ -64,32 +64,49 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS * 2, 0) sb_seq;
     Register<bit<32>, bit<16>>(LCF_MAX_REQUESTERS * 2, 0) sb_c;
 
-    /* Compares: none. Output: seq - SEQ. */
+    /* SEQ 0 is an empty entry (power-on, or reset for a failed node; no
+     * requester uses seq 0): answered as d = 1, older than any seq, where
+     * RFC 1982 would put 0 after every seq of the upper half (C
+     * sb_older()). Compares: SEQ == 0. Output: seq - SEQ, or 1. */
     RegisterAction<bit<32>, bit<16>, bit<32>>(sb_seq) sq_look = {
         void apply(inout bit<32> v, out bit<32> rv) {
-            rv = hdr.lcf.seq - v;
+            if (v == 0) {
+                rv = 1;
+            } else {
+                rv = hdr.lcf.seq - v;
+            }
         }
     };
     /* A counted request: C replaces the entry unless it is the same event
      * or over (SEQ after seq), i.e. when (int32)(SEQ - seq) < 0: d in
-     * [1, 2^31]. Compares: SEQ before seq. Output: seq - SEQ (before the
-     * write). */
+     * [1, 2^31], or the entry is empty. Compares: SEQ == 0, SEQ before
+     * seq. Output: seq - SEQ (before the write), 1 when empty. */
     RegisterAction<bit<32>, bit<16>, bit<32>>(sb_seq) sq_advance_req = {
         void apply(inout bit<32> v, out bit<32> rv) {
-            rv = hdr.lcf.seq - v;
-            if ((int<32>)(v - hdr.lcf.seq) < 0) {
+            if (v == 0) {
+                rv = 1;
                 v = hdr.lcf.seq;
+            } else {
+                rv = hdr.lcf.seq - v;
+                if ((int<32>)(v - hdr.lcf.seq) < 0) {
+                    v = hdr.lcf.seq;
+                }
             }
         }
     };
     /* Unlocks and ABORT: C moves the entry on when seq is after it, d in
-     * [1, 2^31 - 1]. Compares: seq after SEQ. Output: seq - SEQ (before
-     * the write). */
+     * [1, 2^31 - 1], or the entry is empty. Compares: SEQ == 0, seq
+     * after SEQ. Output: seq - SEQ (before the write), 1 when empty. */
     RegisterAction<bit<32>, bit<16>, bit<32>>(sb_seq) sq_advance = {
         void apply(inout bit<32> v, out bit<32> rv) {
-            rv = hdr.lcf.seq - v;
-            if ((int<32>)(hdr.lcf.seq - v) > 0) {
+            if (v == 0) {
+                rv = 1;
                 v = hdr.lcf.seq;
+            } else {
+                rv = hdr.lcf.seq - v;
+                if ((int<32>)(hdr.lcf.seq - v) > 0) {
+                    v = hdr.lcf.seq;
+                }
             }
         }
     };

@@ -83,8 +83,8 @@ def _check_sb_qend(p4, pipe_c, diff):
     pm = c_function(pipe_c, "pass_miss") or ""
     if not re.search(r"if\s*\(\s*e->seq\s*==\s*seq\s*&&\s*lcf_sb_is_count\(e->c\)\s*&&\s*"
                      r"e->c\s*>\s*0\s*\)\s*e->c\s*\|=\s*LCF_SB_CLAIMED;\s*else\s+if\s*\(\s*"
-                     r"\(\s*e->seq\s*==\s*seq\s*&&\s*e->c\s*==\s*0\s*\)\s*\|\|\s*lcf_seq_after\("
-                     r"\s*seq\s*,\s*e->seq\s*\)\s*\)\s*\*e\s*=\s*\(struct lcf_sb\)\{\s*seq\s*,\s*"
+                     r"\(\s*e->seq\s*==\s*seq\s*&&\s*e->c\s*==\s*0\s*\)\s*\|\|\s*sb_older\("
+                     r"\s*e\s*,\s*seq\s*\)\s*\)\s*\*e\s*=\s*\(struct lcf_sb\)\{\s*seq\s*,\s*"
                      r"LCF_SB_ENDED\s*\}", qe) or \
             not re.search(r"if\s*\(\s*e->seq\s*==\s*phv->m->seq\s*\)\s*e->c\s*=\s*LCF_SB_ENDED", qd) or \
             not re.search(r"if\s*\(\s*p->cfg\.queued\s*\)\s*lcf_stage_sb_qend\(", pq) or \
@@ -101,11 +101,12 @@ def _check_sb_qend(p4, pipe_c, diff):
     for op in ("SB_OP_QEND", "SB_OP_QOPEN"):
         for hit in (0, 1):
             for eseq, ec in ((10, 0), (10, 3), (10, CLAIMED | 2), (10, ENDED), (5, 3),
-                             (12, 0), (12, 2), (10 + 0x80000000, 1)):
+                             (12, 0), (12, 2), (10 + 0x80000000, 1), (0, 0),
+                             (0, ENDED)):
                 seq = 10
-                # C
+                # C; SEQ 0 is empty (sb_older()): older than any seq
                 d = (seq - eseq) & 0xffffffff
-                after = 0 < d < 0x80000000
+                after = 0 < d < 0x80000000 or eseq == 0
                 if hit:
                     if eseq == seq and ec < ENDED and ec > 0:
                         want = (eseq, ec | CLAIMED)

@@ -169,3 +169,26 @@ Test(node_failed, unknown_node_changes_nothing)
 		     -EINVAL);
 	cr_assert_eq(lcf_pipeline_digest(tu_p), digest);
 }
+
+/*
+ * A restarted node's new home believes every block of its memory at home
+ * (docs/FAULTS.md section 3): a block homed at it, unlocked and cached
+ * elsewhere only, is evicted too, or the switch and the home would both
+ * own it. Another home's block stays.
+ */
+Test(node_failed, evicts_the_nodes_homed_blocks)
+{
+	uint64_t homed = tu_tag(2, 3); /* home 2, Shared at node 1 */
+	uint64_t other = tu_tag(1, 4); /* home 1, Shared at node 1 */
+	struct lcf_node_failed_report rep;
+	uint64_t tags[4];
+
+	tu_add(homed, LCF_GS_SHARED, BIT(1));
+	tu_add(other, LCF_GS_SHARED, BIT(1));
+	cr_assert_eq(lcf_pipeline_node_failed(tu_p, 2, &rep, tags, 4), 0);
+	cr_assert_eq(rep.locked, 0);
+	cr_assert_eq(rep.copyset, 1, "the homed block, counted as unlocked");
+	cr_assert_eq(tags[0], homed);
+	cr_assert(!present(homed));
+	cr_assert(present(other));
+}

@@ -232,3 +232,39 @@ Test(scoreboard, abort_is_bound_to_its_event)
 	cr_assert_eq(first(LCF_T_WRITE_MISS, 0, 0, 6, x).action,
 		     LCF_A_FWD_HOME);
 }
+
+/*
+ * A requester whose seq jumps (issue 28 item 8). Node 0 writes and unlocks
+ * three blocks with seqs 0x7ffffff0 and 0xf0000000 (even, each step under
+ * 2^31), then writes a third with 0xffffffff. The odd entry was never
+ * used: its power-on seq 0 is "after" every seq of the upper half in RFC
+ * 1982 order, so the request was refused as over (nack_aborted_request).
+ * Seq 0 is no requester's (agents skip it): the entry is empty.
+ */
+Test(scoreboard, seq_jump_to_an_unused_parity_is_not_over)
+{
+	static const uint32_t seqs[] = { 0x7ffffff0u, 0xf0000000u };
+	uint64_t z = tu_tag(1, 9);
+	struct lcf_msg m;
+	struct lcf_result r;
+
+	for (unsigned i = 0; i < 2; i++) {
+		uint64_t y = tu_tag(1, 3 + i);
+
+		tu_add(y, LCF_GS_UNSHARED, 0);
+		m = tu_msg(LCF_T_WRITE_MISS, 0, 0, seqs[i], y);
+		tu_send(&m, &r, NULL);
+		cr_assert_eq(r.action, LCF_A_FWD_HOME, "seq %#x", seqs[i]);
+		m = tu_msg(LCF_T_WRITE_UNLOCK, 0, 0, seqs[i], y);
+		m.gstatus = LCF_GS_MODIFIED;
+		m.copyset = BIT(0);
+		tu_send(&m, &r, NULL);
+		cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC, "seq %#x", seqs[i]);
+	}
+	tu_add(z, LCF_GS_UNSHARED, 0);
+	m = tu_msg(LCF_T_WRITE_MISS, 0, 0, 0xffffffffu, z);
+	tu_send(&m, &r, NULL);
+	cr_assert_eq(r.action, LCF_A_FWD_HOME);
+	cr_assert_eq(tu_block(z).lock & 0x8000, 0x8000, "write-locked");
+	cr_assert_eq(tu_requester(0, 0).score_odd, 1);
+}
