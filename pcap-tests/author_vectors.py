@@ -1589,6 +1589,7 @@ def queued():
 
     queued_waiter()
     queued_order()
+    queued_stale_copy()
 
 
 def queued_order():
@@ -1718,6 +1719,45 @@ def queued_order():
                  step(w0, [qwait(w0, True, 0, "Shared", [1, 2])],
                       "node 0's poll of seq 5: QGRANT")] + xs + released(y),
            {"q_grant": 1, "qrelease_executed": 1, "qrelease_duplicate_ignored": 0})
+
+
+def queued_stale_copy():
+    """QRELEASE's staleness window (PROTOCOL Queued locks; lib/model
+    qalias.pml, WIN): a copy 2^15 seqs or more before its requester's
+    SCOREBOARD seq never meets QSTATE."""
+    T = "pcap3q.json"
+    H = 2
+    n = 128
+    t = tag(n, H)
+    w0 = Req("WRITE_MISS", 0, t)
+    rl = Req("QRELEASE", 0, t, aux=0, gstatus="Unshared", copyset=[])
+    w0b = Req("WRITE_MISS", 0, t, seq=65537)
+    w1 = Req("WRITE_MISS", 1, t)
+    x0 = Req("QXFER", 0, t, seq=65537, aux=1, copyset=q_id(1, 0, 1))
+    rl1 = Req("QRELEASE", 1, t, aux=0, gstatus="Modified", copyset=[1])
+    vector(n, "queued-qrelease-copy-2p16-seqs-old-is-stale", T,
+           "Node 0's QRELEASE seq 1 executes; its seq 65537 holds the block with "
+           "the same queue holder id (16 bits of the seq). A delayed copy of "
+           "QRELEASE seq 1 is 2^16 seqs before node 0's SCOREBOARD seq: stale, "
+           "answered approved in one pass, QSTATE and LOCK untouched. Node 1's "
+           "write is forwarded to the holder, which hands over; node 1 releases.",
+           "PROTOCOL Queued locks (QRELEASE staleness); issue 28 item 2",
+           [add(n, T, H, 0, "Unshared", []),
+            step(w0, [forward(w0, H, "Unshared", [])], "node 0 seq 1 WRITE_MISS: holder"),
+            step(rl, [qxfer_ack(rl, 0, 0, "Unshared", [])],
+                 "QRELEASE seq 1: released, back to Unshared"),
+            step(w0b, [forward(w0b, H, "Unshared", [])],
+                 "node 0 seq 65537 WRITE_MISS: holder, the id of seq 1"),
+            step(rl, [qxfer_ack(rl, 0, 0, "Unshared", [])],
+                 "a delayed copy of QRELEASE seq 1: stale, approved, nothing done"),
+            step(w1, [to_holder(w1, q_id(0, 0, 65537), 1, "Unshared", [])],
+                 "node 1 WRITE_MISS: still held, forwarded to node 0 (index 1)"),
+            step(x0, [qxfer_ack(x0, 0, 1, "Unshared", [])],
+                 "node 0 seq 65537 QXFER to node 1: approved"),
+            step(rl1, [qxfer_ack(rl1, 0, 0, "Modified", [1])],
+                 "node 1 QRELEASE: executes")],
+           {"qrelease_executed": 2, "qrelease_duplicate_ignored": 1,
+            "qxfer_approved": 1, "forward_to_holder": 1, "resubmit": 3})
 
 
 def qwait(req, grant, readers, gstatus, copyset):

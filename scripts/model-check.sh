@@ -284,8 +284,9 @@ if [ $DEEP = 0 ]; then
 	PML=qalias.pml run qalias-full-dup2 "violation:holder==255" "-DFULL -DEV=5 -DDUP=2" "$QO" "-m100000"
 	# The fix (comment at the top of qalias.pml): the second pass carries
 	# QGATE's epoch (TOKEN) and a QRELEASE 2^(IDW-1) seqs before the
-	# requester's SCOREBOARD seq is stale (WIN), at a 1-bit id.
-	PML=qalias.pml run qalias-fix-id1 pass "-DIDW=1 -DWIN -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" "$QO" "-m100000"
+	# requester's SCOREBOARD seq is stale (WIN), at a 1-bit id, in the C
+	# and P4 stage order (GATEFIRST: a stale copy still opens QGATE).
+	PML=qalias.pml run qalias-fix-id1 pass "-DIDW=1 -DWIN -DTOKEN -DGATEFIRST -DEPW=2 -DEV=4 -DDUP=3" "$QO" "-m100000"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request

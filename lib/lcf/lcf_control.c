@@ -89,7 +89,7 @@ lcf_pipeline_node_failed(struct lcf_pipeline *p, uint16_t node,
 		if (dead)
 			p->last_unlock[r] = (struct lcf_lu){ 0, 0 };
 		if (dead && p->q_gate != NULL)
-			p->q_gate[r] = (struct lcf_lu){ 0, 0 };
+			p->q_gate[r] = (struct lcf_qgate){ 0, 0 };
 		rep->requesters += changed;
 	}
 	return 0;

@@ -62,6 +62,20 @@ struct lcf_lu {
 #define LCF_VER_EPOCH_SHIFT 16
 
 /*
+ * QGATE entry, queued lock mode (PROTOCOL.md "Queued locks"): a paired
+ * register, `seq` = the QRELEASE it was last opened for, `eo` = epoch << 16
+ * | open. Each opening adds one to the 16-bit epoch (it wraps with the
+ * word); a second pass executes only with the epoch its first pass saw, so
+ * one opening executes once. The P4's qgate holds the same words.
+ */
+struct lcf_qgate {
+	uint32_t seq;
+	uint32_t eo;
+};
+
+#define LCF_QG_EPOCH_ONE 0x10000u
+
+/*
  * QSTATE of one slot, queued lock mode (docs/QUEUED-LOCKS.md 2): a paired
  * register, `hi` = QHOLDER (0: no queue), `lo` = FWD_CNT (bit 31 CLOSING).
  */
@@ -90,10 +104,10 @@ struct lcf_pipeline {
 	uint32_t *ver[LCF_MAX_WAYS];         /* VERSION way w */
 	struct lcf_sb (*sb)[2];     /* SCOREBOARD [requester][parity] */
 	struct lcf_lu *last_unlock; /* [requester] */
-	/* [requester], queued mode: QRELEASE's gate {seq, open}, apart from
-	 * LAST-UNLOCK so that a given-up tenure's end, sent out of the unlock
-	 * order, neither skips nor hides an unlock (PROTOCOL.md Queued locks) */
-	struct lcf_lu *q_gate;
+	/* [requester], queued mode: QRELEASE's gate, apart from LAST-UNLOCK
+	 * so that a given-up tenure's end, sent out of the unlock order,
+	 * neither skips nor hides an unlock (PROTOCOL.md Queued locks) */
+	struct lcf_qgate *q_gate;
 	struct lcf_q *q[LCF_MAX_WAYS]; /* QSTATE way w; NULL in retry mode */
 	struct lcf_q *qregs;           /* the one allocation behind q[] */
 

@@ -516,18 +516,23 @@ lcf_stage_sb_unlock_miss(struct lcf_pipeline *p, const struct lcf_phv *phv)
  * later copies, here and not in LAST-UNLOCK (a given-up tenure ends out of
  * its thread's unlock order, docs/MODEL.md qorder.pml). A count is claimed
  * (an ABORT still finds "a copy passed"), COUNT 0 or a later seq is ENDED:
- * either way every later copy is over.
+ * either way every later copy is over. Returns whether the seq is 2^15 or
+ * more before the entry's (lcf_q_release_stale(); a QRELEASE is then
+ * stale).
  */
-static void
+static bool
 lcf_stage_sb_qend(struct lcf_pipeline *p, const struct lcf_phv *phv)
 {
 	struct lcf_sb *e = sb_entry(p, phv);
 	uint32_t seq = phv->m->seq;
 
+	if (lcf_q_release_stale(e->seq, seq))
+		return true; /* not after e->seq: nothing to write */
 	if (e->seq == seq && lcf_sb_is_count(e->c) && e->c > 0)
 		e->c |= LCF_SB_CLAIMED;
 	else if ((e->seq == seq && e->c == 0) || sb_older(e, seq))
 		*e = (struct lcf_sb){ seq, LCF_SB_ENDED };
+	return false;
 }
 
 /* QRELEASE, second pass, executed: the event ended, holding nothing. */
@@ -742,25 +747,36 @@ res_qxfer_ack(struct lcf_pipeline *p, struct lcf_result *res,
 }
 
 /* QXFER and QRELEASE, tag hit, first pass (lcf_q_first_pass()). The lock
- * stage is read only: the reply's metadata. */
+ * stage is read only: the reply's metadata. A QRELEASE 2^15 seqs or more
+ * before its requester's SCOREBOARD seq is stale: it may carry the id of a
+ * later tenure (16 bits of the seq), so QSTATE is not looked at and it is
+ * answered approved, one pass. An approved QRELEASE's resubmit carries
+ * the epoch QGATE is open under (in `score`, PROTOCOL.md 4.8). */
 static void
 pass_queue(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 {
 	const struct lcf_meta *md = hit_meta(p, phv);
 	uint32_t w = (uint32_t)phv->hit_way, fwd_cnt = 0;
 	enum lcf_q_reason why;
+	bool stale = false;
 
 	if (p->cfg.queued)
-		lcf_stage_sb_qend(p, phv);
-	if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], md->lock, &why,
-			     &fwd_cnt)) {
-		res_resubmit(p, res, rs_pack(LCF_RS_QRELEASE, w, 0, 0));
+		stale = lcf_stage_sb_qend(p, phv) &&
+			phv->m->type == LCF_T_QRELEASE;
+	if (stale) {
+		why = LCF_Q_OK;
+	} else if (lcf_q_first_pass(p, phv->m, w, phv->slot[w], md->lock, &why,
+				    &fwd_cnt)) {
+		res_resubmit(p, res,
+			     rs_pack(LCF_RS_QRELEASE, w, 0, phv->score));
 		return;
 	}
 	phv->m->gstatus = md->gstatus;
 	phv->m->copyset = md->copyset;
 	res_qxfer_ack(p, res, phv, why, fwd_cnt,
-		      why == LCF_Q_OK ? LCF_A_QXFER_OK : LCF_A_QXFER_DENIED);
+		      stale             ? LCF_A_QRELEASE_DUP
+		      : why == LCF_Q_OK ? LCF_A_QXFER_OK
+					: LCF_A_QXFER_DENIED);
 }
 
 /*
@@ -939,7 +955,7 @@ pass_first(struct lcf_pipeline *p, struct lcf_phv *phv, struct lcf_result *res)
 	if (is_unlock(type))
 		lu = lcf_stage_last_unlock_open(p, phv);
 	else if (type == LCF_T_QRELEASE && p->cfg.queued)
-		lcf_q_gate_open(p, phv->req, phv->m->seq);
+		phv->score = lcf_q_gate_open(p, phv->req, phv->m->seq);
 	if (phv->hit_way < 0) {
 		pass_miss(p, phv, res);
 		return;
@@ -1056,13 +1072,14 @@ pass_resubmitted(struct lcf_pipeline *p, struct lcf_phv *phv, uint64_t md,
 	case LCF_RS_QRELEASE: {
 		/* The write lock is released and the metadata installed as by
 		 * a WRITE_UNLOCK, when QRELEASE's gate is still open for it
-		 * (not LAST-UNLOCK: a given-up tenure ends out of the unlock
-		 * order). A pass the gate stopped while QSTATE is still its
+		 * under the epoch of its first pass (not LAST-UNLOCK: a
+		 * given-up tenure ends out of the unlock order). A pass the gate stopped while QSTATE is still its
 		 * {id, CLOSING} answers "closing": the holder sends it again. */
 		bool again;
 
 		phv->unlock_exec = p->q_gate != NULL &&
-				   lcf_q_gate_close(p, phv->req, phv->m->seq);
+				   lcf_q_gate_close(p, phv->req, phv->m->seq,
+						    rs_score(md));
 		lcf_stage_lock_unlock(p, phv);
 		if (phv->unlock_exec)
 			lcf_stage_sb_qdone(p, phv);

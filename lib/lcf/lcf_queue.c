@@ -119,23 +119,28 @@ lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot, uint32_t id,
 	return false;
 }
 
-void
+uint16_t
 lcf_q_gate_open(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
 {
-	struct lcf_lu *g = &p->q_gate[req];
+	struct lcf_qgate *g = &p->q_gate[req];
 
-	if (g->seq != seq || !g->open)
-		*g = (struct lcf_lu){ seq, 1 };
+	if (!(g->eo & 1))
+		g->eo += LCF_QG_EPOCH_ONE + 1;
+	else if (g->seq != seq)
+		g->eo += LCF_QG_EPOCH_ONE;
+	g->seq = seq;
+	return (uint16_t)(g->eo >> 16);
 }
 
 bool
-lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq)
+lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq,
+		 uint16_t epoch)
 {
-	struct lcf_lu *g = &p->q_gate[req];
+	struct lcf_qgate *g = &p->q_gate[req];
 
-	if (g->seq != seq || !g->open)
+	if (g->seq != seq || g->eo != ((uint32_t)epoch << 16 | 1))
 		return false;
-	g->open = 0;
+	g->eo -= 1;
 	return true;
 }
 

@@ -10,6 +10,11 @@
 #include "lcf_internal.h"
 #include "lcf_qlock.h"
 
+/* A QRELEASE this many seqs (serial order) or more before its requester's
+ * SCOREBOARD seq is stale: half the seq space of the queue holder id, which
+ * keeps 16 bits of the seq (PROTOCOL.md "Queued locks"). */
+#define LCF_Q_STALE_DIST 0x8000u
+
 /* What a coherence request's pass does at QSTATE (lcf_q_request()). */
 enum lcf_q_verdict {
 	LCF_QV_NONE = 0, /* nothing queued: the pass goes on as in retry mode */
@@ -88,17 +93,36 @@ bool lcf_q_release2(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		    uint32_t id, bool exec);
 
 /**
- * QRELEASE's gate (per requester, before the lock stage). First pass: a
- * QRELEASE of another seq (or of this one, closed) opens it for its own
- * seq; a copy of the same one finds it open. Any order of seqs: the gate
- * is not LAST-UNLOCK, so a given-up tenure's end, sent out of the unlock
- * order, neither skips an unlock nor is skipped.
+ * QRELEASE's gate QGATE = {seq, epoch << 16 | open} (per requester, before
+ * the lock stage). First pass: a QRELEASE of another seq (or of this one,
+ * closed) opens it for its own seq under a new epoch (16 bits); a copy of
+ * the same one finds it open. Any order of seqs: the gate is not
+ * LAST-UNLOCK, so a given-up tenure's end, sent out of the unlock order,
+ * neither skips an unlock nor is skipped.
+ *
+ * @return the epoch the gate is open under (the resubmit carries it).
  */
-void lcf_q_gate_open(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
+uint16_t lcf_q_gate_open(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
 
 /** QRELEASE's gate, second pass: true (and closed) when still open for
- * `seq`: exactly one of the copies whose first passes ran executes. */
-bool lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq);
+ * `seq` under `epoch`, the one its first pass saw: one execution per
+ * opening, so a copy that reopens the gate after an execution (its first
+ * pass denied) never lets a pending second pass of the same seq execute. */
+bool lcf_q_gate_close(struct lcf_pipeline *p, uint32_t req, uint32_t seq,
+		      uint16_t epoch);
+
+/**
+ * QRELEASE, tag hit, SCOREBOARD stage (read only): true when `seq` is 2^15
+ * or more seqs (serial order) before the seq of the requester's SCOREBOARD
+ * entry `sb_seq` of its parity. Such a copy may carry the queue holder id
+ * (16 bits of the seq) of a later tenure: it is answered approved (reason
+ * 0, nothing changed), without a second pass.
+ */
+static inline bool
+lcf_q_release_stale(uint32_t sb_seq, uint32_t seq)
+{
+	return (int32_t)(sb_seq - seq) >= (int32_t)LCF_Q_STALE_DIST;
+}
 
 /**
  * A request the LAST-UNLOCK stage found stale (read only): true when it is

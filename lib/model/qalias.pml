@@ -51,6 +51,10 @@
  *            it. Any order of seqs is kept (the gate is not LAST-UNLOCK). EPW 1
  *            fails (FULL, EV 4, DUP 3: the epoch wraps between two openings
  *            while a pass is pending).
+ *   GATEFIRST the C and P4 stage order: QGATE (P4 stage 1) before the
+ *            SCOREBOARD verdict (stage W+5), so a stale copy still opens
+ *            QGATE (a new epoch) and only its QSTATE step and resubmit are
+ *            skipped; with WIN and TOKEN it passes as the fix does.
  * Alternative:
  *   STALE    QGATE's seq moves only forward: a QRELEASE before QGATE's
  *            seq, or equal to it with QGATE closed, is stale (as WIN).
@@ -180,6 +184,24 @@ end:	do
 	od
 }
 
+/* QRELEASE's first pass at QGATE */
+inline gate_open(r, s)
+{
+#if defined(GATESEQ)
+	if :: gs[r] != s -> gs[r] = s; gopen[r] = 1 :: else -> skip fi
+#else
+	if
+	:: !(gs[r] == s && gopen[r]) -> gs[r] = s; gopen[r] = 1;
+#ifdef TOKEN
+		ge[r] = (ge[r] + 1) % (1 << EPW)
+#else
+		skip
+#endif
+	:: else -> skip
+	fi
+#endif
+}
+
 proctype sw()
 {
 	SCRATCH;
@@ -195,6 +217,9 @@ end:	do
 			:: e == REQ && !yw -> SBSEQ(r, s); yw = 1; qhi = ID(r, s); qcl = 0; put(GRANT, r, SW, s, 0)
 			:: e == REQ && yw -> SBSEQ(r, s); put(NACK, r, SW, s, 0)
 			:: e == QREL ->
+#if defined(GATEFIRST)
+			gate_open(r, s);
+#endif
 #if defined(WIN)
 			/* SCOREBOARD stage: a seq half the id's seq space or more
 			 * before the requester's latest is stale (the gate and
@@ -214,18 +239,8 @@ end:	do
 			:: else -> skip
 			fi;
 #endif
-#if defined(GATESEQ)
-			if :: gs[r] != s -> gs[r] = s; gopen[r] = 1 :: else -> skip fi;
-#else
-			if
-			:: !(gs[r] == s && gopen[r]) -> gs[r] = s; gopen[r] = 1;
-#ifdef TOKEN
-				ge[r] = (ge[r] + 1) % (1 << EPW)
-#else
-				skip
-#endif
-			:: else -> skip
-			fi;
+#if !defined(GATEFIRST)
+			gate_open(r, s);
 #endif
 			if
 			:: qhi == ID(r, s) -> qcl = CLOSING; rs!r, s, ge[r]

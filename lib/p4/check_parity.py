@@ -478,6 +478,7 @@ def main():
         ver_c = strip_c_comments(read(path("lib", "lcf", "lcf_version.c")))
         queue_c = read(path("lib", "lcf", "lcf_queue.c"))
         qlock_h = read(path("lib", "wire", "lcf_qlock.h"))
+        queue_h = read(path("lib", "lcf", "lcf_queue.h"))
         protocol = read(path("docs", "PROTOCOL.md"))
     except OSError as e:
         print("check_parity: %s" % e, file=sys.stderr)
@@ -497,7 +498,7 @@ def main():
         check_scoreboard(rep, p4, pipe_c, read(path("lib", "lcf", "lcf_internal.h")))
         check_validate(rep, p4, wire_c, pipe_c, cdrop, cact)
         check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c)
-        check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h)
+        check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h, queue_h)
     except (ValueError, KeyError, IndexError, AttributeError, NameError, SyntaxError,
             TypeError) as e:
         try:

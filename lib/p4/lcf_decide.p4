@@ -58,6 +58,8 @@ const bit<2> SB_CLASS_OLDER = 0;
 const bit<2> SB_CLASS_EQ    = 1;
 const bit<2> SB_CLASS_AFTER = 2;
 const bit<2> SB_CLASS_NONE  = 3;   /* no SCOREBOARD access */
+/* sb_rv of a stale QRELEASE (c_qstale): no c is this value */
+const bit<32> SB_QSTALE   = 0x20000000;
 
 control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
@@ -213,6 +215,10 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
                                         md.sb_rv = c_abort.execute(md.sb_idx); }
     action c_do_set(bit<2> cls)       { md.sb_class = cls;
                                         md.sb_rv = c_set.execute(md.sb_idx); }
+    /* QRELEASE pass 1, hit, seq 2^15 or more before SEQ (C
+     * lcf_q_release_stale()): nothing written, QSTATE skipped (qsel) */
+    action c_qstale()                 { md.sb_class = SB_CLASS_OLDER;
+                                        md.sb_rv = SB_QSTALE; }
 
     /* d = seq - SEQ: EQ is d == 0. For a request (C sb_over) the event is
      * not over when d is in [1, 2^31] (AFTER), else OLDER; for unlocks
@@ -229,7 +235,7 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             md.sb_count : exact;
             md.sb_d : ternary;
         }
-        actions = { c_none; c_do_add; c_do_claim; c_do_abort; c_do_set; }
+        actions = { c_none; c_do_add; c_do_claim; c_do_abort; c_do_set; c_qstale; }
         const default_action = c_none(SB_CLASS_NONE);
         const entries = {
             /* request, hit, counted */
@@ -283,6 +289,10 @@ control LcfScoreboard(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
             (SB_OP_QOPEN, 1, 0, 0, 0, 32w0 &&& 32w0xffffffff)     : c_do_abort(SB_CLASS_EQ);
             (SB_OP_QOPEN, 1, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff) : c_none(SB_CLASS_OLDER);
             (SB_OP_QOPEN, 1, 0, 0, 0, 32w0 &&& 32w0x80000000)  : c_do_set(SB_CLASS_AFTER);
+            /* stale: d = seq - SEQ in [2^31 + 1, 2^32 - 2^15] */
+            (SB_OP_QOPEN, 1, 0, 0, 0, 32w0xffff8000 &&& 32w0xffffffff) : c_qstale();
+            (SB_OP_QOPEN, 1, 0, 0, 0, 32w0xffff8000 &&& 32w0xffff8000) : c_none(SB_CLASS_NONE);
+            (SB_OP_QOPEN, 1, 0, 0, 0, _)                        : c_qstale();
             (SB_OP_QOPEN, 0, 0, 0, 0, 32w0 &&& 32w0xffffffff)     : c_do_set(SB_CLASS_EQ);
             (SB_OP_QOPEN, 0, 0, 0, 0, 32w0x80000000 &&& 32w0xffffffff) : c_none(SB_CLASS_OLDER);
             (SB_OP_QOPEN, 0, 0, 0, 0, 32w0 &&& 32w0x80000000)  : c_do_set(SB_CLASS_AFTER);

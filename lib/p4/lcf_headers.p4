@@ -411,6 +411,9 @@ struct lcf_ig_md_t {
     bit<1>  q_rd;               /* LOCK's READERS > 0 as the lock stage found it */
     bit<16> q_readers;          /* READERS (QWAIT's aux) */
     bit<1>  q_undo;             /* pass 2: RELEASE of lock kind 2 (WAITING) */
+    bit<32> qg_eo;              /* QRELEASE pass 1: QGATE's epoch << 16 | open */
+    bit<32> qg_tok;             /* QRELEASE pass 2: rs_in.score << 16 | 1 */
+    bit<1>  q_stale;            /* QRELEASE pass 1: 2^15+ seqs before SCOREBOARD */
 }
 
 /* Egress metadata. */

@@ -195,6 +195,7 @@ control LcfQWay(inout lcf_headers_t hdr,
     action a_check() { md.q_crv = q_check.execute(slot); }
     action a_pass2() { md.q_crv = q_pass2.execute(slot); }
     action a_none()  { }
+    action a_stale() { md.q_stale = 1; }    /* stale QRELEASE: not QSTATE */
 
     /* C pass_request_queue(): grant = lock taken && write && check passed
      * && event not over; busy = lock not taken && no counted lock held &&
@@ -216,7 +217,7 @@ control LcfQWay(inout lcf_headers_t hdr,
             /* ternary: a range key wider than 4 nibbles is refused */
             md.sb_rv : ternary;
         }
-        actions = { a_grant; a_fwd; a_check; a_pass2; a_none; }
+        actions = { a_grant; a_fwd; a_check; a_pass2; a_none; a_stale; }
         const default_action = a_none();
         const entries = {
             (Q_K_REQ, LCF_T_WRITE_MISS .. LCF_T_EVICT_MODIFIED, 0, 1, 1, SB_CLASS_AFTER, _) : a_grant();
@@ -232,6 +233,7 @@ control LcfQWay(inout lcf_headers_t hdr,
              * stale NACK): q_grant with the poll's operands, no write; its
              * rv is the poll only for the block's waiting writer's tenure */
             (Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, _, _, _) : a_grant();
+            (Q_K_CHECK, LCF_T_QRELEASE .. LCF_T_QRELEASE, _, _, _, SB_CLASS_OLDER, SB_QSTALE) : a_stale();
             (Q_K_CHECK, LCF_T_QXFER .. LCF_T_QRELEASE, _, _, _, _, _) : a_check();
             /* ABORT (lcf_q_abort_waiting()): q_check, q_b = Q_NONE */
             (Q_K_ABORT, LCF_T_ABORT .. LCF_T_ABORT, _, _, _, _, _) : a_check();

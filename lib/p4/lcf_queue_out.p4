@@ -103,13 +103,15 @@ control LcfQueueOut(inout lcf_headers_t hdr,
         hdr.lcf.aux = ackhi ++ 16w0;
         lcf_q_action_ctr.count(LCF_A_QXFER_DENIED);
     }
+    /* QRELEASE: score = the epoch QGATE is open under (qg_open; 0 for
+     * QXFER2, which opens no gate) */
     action q_resubmit(bit<8> op) {
         md.rs_out.setValid();
         md.rs_out.op = op;
         md.rs_out.way = md.way;
         md.rs_out.lock_kind = 0;
         md.rs_out.rsvd0 = 0;
-        md.rs_out.score = 0;
+        md.rs_out.score = md.qg_eo[31:16];
         md.rs_out.rsvd1 = 0;
         ig_dprsr_md.resubmit_type = LCF_RESUBMIT_TYPE;
         lcf_q_action_ctr.count(LCF_A_RESUBMIT);
@@ -282,6 +284,9 @@ control LcfQueueOut(inout lcf_headers_t hdr,
             } else {
                 holder_port.apply();
             }
+        } else if (md.q_stale == 1) {
+            /* C pass_queue(): a stale QRELEASE, approved, one pass */
+            q_release_ack(LCF_A_QRELEASE_DUP);
         } else if (md.pass2 == 0 && md.hit == 1 && md.q_mode == 1 && md.q_rd == 1 &&
                    md.q_crv[15:15] == 1) {
             /* a switch tenure while readers hold: never granted */

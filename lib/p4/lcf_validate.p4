@@ -311,6 +311,11 @@ control LcfPrepare(inout lcf_headers_t hdr,
             md.ver_epoch = hdr.lcf.seq[15:0] ++ 16w0;           /* seq << 16 */
             /* PROTOCOL.md 4.3: installed copysets are masked with the nodes */
             md.pkt_cs = hdr.lcf.copyset & md.node_mask;
+#if LCF_QUEUE
+            /* QRELEASE pass 2: QGATE's word open under the first pass's
+             * epoch (lcf_ways.p4 qg_close; a stateful ALU cannot shift) */
+            md.qg_tok = md.rs_in.score ++ 16w1;
+#endif
         }
     }
 }

@@ -64,6 +64,11 @@ struct lu_pair_t {
     bit<32> open_seq;   /* seq while open, seq + 1 once closed */
 }
 
+struct qg_pair_t {
+    bit<32> seq;
+    bit<32> eo;         /* epoch << 16 | open (QGATE, below) */
+}
+
 control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
 {
     Register<lu_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 1}) last_unlock;
@@ -108,29 +113,36 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
     };
 
 #if LCF_QUEUE
-    /* QGATE[r], queued mode (C lcf_q_gate_open()/_close(); PROTOCOL.md
-     * "Queued locks"): QRELEASE's own {seq, open}, apart from LAST-UNLOCK
-     * (a given-up tenure ends out of its thread's unlock order), stored as
-     * LAST-UNLOCK is ({seq, open_seq}, power-on closed). Pass 1: any seq
-     * but the same one still open opens it. Compares: v.open_seq == seq.
-     * Output: none. */
-    Register<lu_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 1}) qgate;
-    RegisterAction<lu_pair_t, bit<16>, bit<1>>(qgate) qg_open = {
-        void apply(inout lu_pair_t v, out bit<1> rv) {
-            if (v.open_seq != hdr.lcf.seq) {
-                v.seq = hdr.lcf.seq;
-                v.open_seq = hdr.lcf.seq;
+    /* QGATE[r], queued mode (C lcf_q_gate_open()/_close(), struct
+     * lcf_qgate; PROTOCOL.md "Queued locks"): QRELEASE's own gate, apart
+     * from LAST-UNLOCK (a given-up tenure ends out of its thread's unlock
+     * order): {seq, eo}, eo = epoch << 16 | open (power-on {0, 0}: closed).
+     * Pass 1: unless open for this seq, open it for seq under the next
+     * epoch (it wraps at 16 bits with the word). Compares: eo's open bit,
+     * v.seq != seq. Instructions: 3 (eo twice, seq; seq is written
+     * always: unchanged when nothing opens). Output: eo after (the
+     * resubmit carries its epoch, LcfQueueOut q_resubmit). */
+    Register<qg_pair_t, bit<16>>(LCF_MAX_REQUESTERS, {0, 0}) qgate;
+    RegisterAction<qg_pair_t, bit<16>, bit<32>>(qgate) qg_open = {
+        void apply(inout qg_pair_t v, out bit<32> rv) {
+            if (v.eo[0:0] == 0) {
+                v.eo = v.eo + 0x10001;
+            } else if (v.seq != hdr.lcf.seq) {
+                v.eo = v.eo + 0x10000;
             }
-            rv = 0;
+            v.seq = hdr.lcf.seq;
+            rv = v.eo;
         }
     };
-    /* Pass 2: closes it when still open for seq; 1 <=> this pass executes.
-     * Compares: v.seq == seq, v.open_seq == seq. */
-    RegisterAction<lu_pair_t, bit<16>, bit<1>>(qgate) qg_close = {
-        void apply(inout lu_pair_t v, out bit<1> rv) {
+    /* Pass 2: closes it when open for seq under the epoch of this
+     * packet's pass 1 (qg_tok = score << 16 | 1, stage 0): one execution
+     * per opening. 1 <=> this pass executes. Compares: v.seq == seq,
+     * v.eo == qg_tok. */
+    RegisterAction<qg_pair_t, bit<16>, bit<1>>(qgate) qg_close = {
+        void apply(inout qg_pair_t v, out bit<1> rv) {
             rv = 0;
-            if (v.seq == hdr.lcf.seq && v.open_seq == hdr.lcf.seq) {
-                v.open_seq = hdr.lcf.seq + 1;
+            if (v.seq == hdr.lcf.seq && v.eo == md.qg_tok) {
+                v.eo = v.eo - 1;
                 rv = 1;
             }
         }
@@ -169,7 +181,7 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
         } else if (md.pass2 == 0 && md.sb_op == SB_OP_QOPEN && md.q_mode == 1 &&
                    md.node_known == 1 && md.port_ok == 1 && md.req_ok == 1 &&
                    md.home_ok == 1) {
-            qg_open.execute(md.req);        /* QRELEASE: its gate */
+            md.qg_eo = qg_open.execute(md.req);     /* QRELEASE: its gate */
         } else if (md.pass2 == 1 && md.rs_ok == 1 && md.sb_op == SB_OP_QDONE &&
                    md.rs_in.op == LCF_RS_QRELEASE && md.q_mode == 1) {
             md.lu_exec = qg_close.execute(md.req);  /* QRELEASE executes? */

@@ -342,7 +342,7 @@ class P4Model:
         base = {"hdr.lcf.type": 0, "md.q_undo": 0, "md.q_waiter": 0, "md.sb_over": 0, "md.q_out": 0,
                 "md.lk_old": 0, "md.q_frv": 0, "md.q_a": 0, "md.q_b": 0, "md.q_rd": 0,
                 "md.pass2": 0, "md.hit": 1, "md.bad_way": 0, "md.q_mode": 1, "md.q_crv": 0,
-                "md.bad_rs": 0}
+                "md.bad_rs": 0, "md.q_stale": 0}
         base.update(env)
         if not run(parse("g = %s;" % self.gate), self.c, base)[0]["g"]:
             return None

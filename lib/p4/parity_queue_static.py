@@ -12,7 +12,7 @@ Standard library only.
 """
 import re
 
-from parity_p4interp import control_apply, preprocess, ra_bodies
+from parity_p4interp import control_apply, parse, preprocess, ra_bodies, run
 from parity_qlock import check_lock
 from parity_qreq import check_queue_abort, check_queue_request
 from parity_qevents import check_queue_events
@@ -20,57 +20,140 @@ from parity_queue import _ra_bodies, run_ra
 from parity_src import c_function, first_match, strip_c_comments
 
 
-def _lu_run(ra, vseq, vopen, seq):
-    """A {seq, open_seq} RegisterAction (lcf_ways.p4) on C's {seq, open}."""
-    e = run_ra(re.sub(r"\(int<32>\)\s*\(hdr\.lcf\.seq\s*-\s*v\.seq\)\s*>\s*0",
-                      "(0 < ((hseq - seq) & 0xffffffff) < 0x80000000)", ra)
-               .replace("hdr.lcf.seq", "hseq"), {},
-               dict(seq=vseq, open_seq=vseq if vopen else (vseq + 1) & 0xffffffff, hseq=seq))
-    ok = e["open_seq"] in (e["seq"], (e["seq"] + 1) & 0xffffffff)
-    return (e["seq"], 1 if e["open_seq"] == e["seq"] else 0, e["rv"]) if ok else None
+def _qg_c(g, seq, op, tok=0):
+    """C lcf_q_gate_open() / _close() on {seq, eo} (struct lcf_qgate)."""
+    gseq, eo = g
+    if op == "open":
+        if not eo & 1:
+            eo = (eo + 0x10001) & 0xffffffff
+        elif gseq != seq:
+            eo = (eo + 0x10000) & 0xffffffff
+        return (seq, eo), eo >> 16
+    if gseq != seq or eo != (tok << 16 | 1):
+        return (gseq, eo), 0
+    return (gseq, eo - 1), 1
+
+
+def _qg_p4(body, c, g, seq, tok=0):
+    """A qgate RegisterAction (lcf_ways.p4) on {seq, eo}."""
+    env, _ = run(parse(body), c, {"v.seq": g[0], "v.eo": g[1], "rv": 0,
+                                  "hdr.lcf.seq": seq, "md.qg_tok": tok << 16 | 1})
+    return (env["v.seq"], env["v.eo"]), env["rv"]
 
 
 def _check_gate(p4, pipe_c, qc, diff):
-    """QGATE[r]: C lcf_q_gate_open/_close vs P4 qg_open/qg_close."""
+    """QGATE[r] = {seq, epoch << 16 | open}: C lcf_q_gate_open/_close vs P4
+    qg_open/qg_close, run on the same states; the epoch in the resubmit."""
     go = c_function(qc, "lcf_q_gate_open") or ""
     gc = c_function(qc, "lcf_q_gate_close") or ""
-    if not re.search(r"if\s*\(\s*g->seq\s*!=\s*seq\s*\|\|\s*!g->open\s*\)\s*\*g\s*=\s*"
-                     r"\(struct lcf_lu\)\{\s*seq\s*,\s*1\s*\}", go) or \
-            not re.search(r"if\s*\(\s*g->seq\s*!=\s*seq\s*\|\|\s*!g->open\s*\)\s*return\s+"
-                          r"false;\s*g->open\s*=\s*0;\s*return\s+true;", gc):
-        diff.append("C lcf_q_gate_open(): not {seq, open} -> {seq, 1}; lcf_q_gate_close(): "
-                    "{seq, open} -> closed, true")
-    ras = _ra_bodies(p4.src, "qgate")
-    cases = [(5, 1, 10), (10, 1, 10), (12, 1, 10), (10, 0, 10), (12, 0, 10),
-             (0xfffffff0, 1, 3), (3, 1, 0xfffffff0), (0, 0, 0)]
-    for vseq, vopen, seq in cases:
-        want_o = (vseq, 1) if (vseq == seq and vopen) else (seq, 1)
-        got = _lu_run(ras.get("qg_open", ""), vseq, vopen, seq)
-        if not got or got[:2] != want_o:
-            diff.append("P4 qg_open {%d, %d} seq %d: %s, C %s" % (vseq, vopen, seq, got, want_o))
-        ex = vseq == seq and vopen
-        want_c = (vseq, 0, 1) if ex else (vseq, vopen, 0)
-        got = _lu_run(ras.get("qg_close", ""), vseq, vopen, seq)
-        if not got or got != want_c:
-            diff.append("P4 qg_close {%d, %d} seq %d: %s, C %s" % (vseq, vopen, seq, got, want_c))
+    if not re.search(r"if\s*\(\s*!\(g->eo\s*&\s*1\)\s*\)\s*g->eo\s*\+=\s*LCF_QG_EPOCH_ONE\s*\+\s*1;"
+                     r"\s*else\s+if\s*\(\s*g->seq\s*!=\s*seq\s*\)\s*g->eo\s*\+=\s*LCF_QG_EPOCH_ONE;"
+                     r"\s*g->seq\s*=\s*seq;\s*return\s*\(uint16_t\)\(g->eo\s*>>\s*16\);", go) or \
+            not re.search(r"if\s*\(\s*g->seq\s*!=\s*seq\s*\|\|\s*g->eo\s*!=\s*\(\(uint32_t\)epoch\s*<<"
+                          r"\s*16\s*\|\s*1\)\s*\)\s*return\s+false;\s*g->eo\s*-=\s*1;\s*return\s+true;", gc):
+        diff.append("C lcf_q_gate_open(): closed -> eo + 0x10001, open for another seq -> "
+                    "eo + 0x10000, seq written, epoch returned; lcf_q_gate_close(): "
+                    "{seq, epoch << 16 | 1} -> closed, true")
+    ras = ra_bodies(preprocess(p4.src, 1), "qgate")
+    c = p4.consts
+    E = 0x10000
+    states = [(5, 0), (10, 0), (10, 1), (10, 7 * E + 1), (12, 7 * E + 1), (10, 7 * E),
+              (10, 0xffff0001), (10, 0xffff0000), (0xfffffff0, 3 * E + 1), (0, 0)]
+    for g in states:
+        for seq in (10, 12, 0xfffffff0, 3):
+            want = _qg_c(g, seq, "open")
+            st, rv = _qg_p4(ras.get("qg_open", ""), c, g, seq)
+            if (st, rv >> 16) != want:
+                diff.append("P4 qg_open {%#x, %#x} seq %#x: %s, C %s" % (g[0], g[1], seq,
+                                                                          (st, rv >> 16), want))
+            for tok in (0, 3, 7, 0xffff):
+                want = _qg_c(g, seq, "close", tok)
+                got = _qg_p4(ras.get("qg_close", ""), c, g, seq, tok)
+                if got != want:
+                    diff.append("P4 qg_close {%#x, %#x} seq %#x epoch %d: %s, C %s"
+                                % (g[0], g[1], seq, tok, got, want))
     first = c_function(pipe_c, "pass_first") or ""
-    if not re.search(r"type\s*==\s*LCF_T_QRELEASE\s*&&\s*p->cfg\.queued\)\s*lcf_q_gate_open\("
-                     r"\s*p\s*,\s*phv->req\s*,\s*phv->m->seq\s*\)", first) or \
+    if not re.search(r"type\s*==\s*LCF_T_QRELEASE\s*&&\s*p->cfg\.queued\)\s*phv->score\s*=\s*"
+                     r"lcf_q_gate_open\(\s*p\s*,\s*phv->req\s*,\s*phv->m->seq\s*\)", first) or \
             re.search(r"QRELEASE\)[^;]*\n?\s*\(void\)\s*lcf_stage_last_unlock_open", first) or \
             "lcf_q_lu_end" in first:
-        diff.append("C pass_first(): QRELEASE (queued) opens QGATE, not LAST-UNLOCK; "
-                    "QXFER leaves LAST-UNLOCK alone")
+        diff.append("C pass_first(): QRELEASE (queued) opens QGATE (its epoch in phv->score), "
+                    "not LAST-UNLOCK; QXFER leaves LAST-UNLOCK alone")
+    pq = c_function(pipe_c, "pass_queue") or ""
+    sec = (c_function(pipe_c, "pass_resubmitted") or "").split("case LCF_RS_QRELEASE:", 1)[-1]
+    if not re.search(r"rs_pack\(\s*LCF_RS_QRELEASE\s*,\s*w\s*,\s*0\s*,\s*phv->score\s*\)", pq) or \
+            not re.search(r"lcf_q_gate_close\(\s*p\s*,\s*phv->req\s*,\s*phv->m->seq\s*,"
+                          r"\s*rs_score\(md\)\s*\)", sec):
+        diff.append("C: QRELEASE's resubmit carries QGATE's epoch in score; pass 2 closes "
+                    "QGATE with rs_score()")
+    if not re.search(r"md\.qg_tok\s*=\s*md\.rs_in\.score\s*\+\+\s*16w1;", p4.src) or \
+            not re.search(r"action\s+q_resubmit\(bit<8>\s*op\)\s*\{[^}]*md\.rs_out\.score\s*=\s*"
+                          r"md\.qg_eo\[31:16\];", p4.src):
+        diff.append("P4: q_resubmit's score = qg_eo[31:16]; qg_tok = rs_in.score ++ 16w1")
     lul = re.search(r"control\s+LcfLastUnlock\b.*?\n\}", p4.src, re.S)
     lul = lul.group(0) if lul else ""
     if not re.search(r"md\.sb_op\s*==\s*SB_OP_QOPEN\s*&&\s*md\.q_mode\s*==\s*1[^{]*\{"
-                     r"\s*qg_open\.execute\(md\.req\)", lul) or \
+                     r"\s*md\.qg_eo\s*=\s*qg_open\.execute\(md\.req\)", lul) or \
             not re.search(r"md\.sb_op\s*==\s*SB_OP_QDONE\s*&&\s*md\.rs_in\.op\s*==\s*"
                           r"LCF_RS_QRELEASE\s*&&\s*md\.q_mode\s*==\s*1\)\s*\{\s*"
                           r"md\.lu_exec\s*=\s*qg_close\.execute\(md\.req\)", lul) or \
             re.search(r"last_unlock\)\s*\w+\s*=", lul) and "SB_OP_QEND" in lul or \
             re.search(r"LCF_RS_QRELEASE\)\s*\{\s*md\.lu_exec\s*=\s*lu_close", lul):
-        diff.append("P4 LcfLastUnlock: QRELEASE pass 1 (queued) -> qg_open, pass 2 -> "
+        diff.append("P4 LcfLastUnlock: QRELEASE pass 1 (queued) -> qg_eo = qg_open, pass 2 -> "
                     "lu_exec = qg_close; QXFER/QRELEASE leave LAST-UNLOCK alone")
+
+
+def _check_stale(p4, pipe_c, pipe_h, diff):
+    """A QRELEASE 2^15 seqs or more before its SCOREBOARD seq (C
+    lcf_q_release_stale(), pass_queue()) vs P4 sb (c_qstale), qsel (a_stale)
+    and LcfQueueOut (q_release_ack(QRELEASE_DUP)), one pass."""
+    st = re.search(r"lcf_q_release_stale\(uint32_t\s+sb_seq,\s*uint32_t\s+seq\)\s*\{\s*return\s+"
+                   r"\(int32_t\)\(sb_seq\s*-\s*seq\)\s*>=\s*\(int32_t\)LCF_Q_STALE_DIST;", pipe_h)
+    dist = re.search(r"#define\s+LCF_Q_STALE_DIST\s+(0x[0-9a-fA-F]+)u", pipe_h)
+    pq = c_function(pipe_c, "pass_queue") or ""
+    qe = c_function(pipe_c, "lcf_stage_sb_qend") or ""
+    if not st or not dist or \
+            not re.search(r"if\s*\(\s*lcf_q_release_stale\(\s*e->seq\s*,\s*seq\s*\)\s*\)\s*"
+                          r"return\s+true;", qe) or \
+            not re.search(r"stale\s*=\s*lcf_stage_sb_qend\(\s*p\s*,\s*phv\s*\)\s*&&\s*"
+                          r"phv->m->type\s*==\s*LCF_T_QRELEASE", pq) or \
+            not re.search(r"if\s*\(stale\)\s*\{\s*why\s*=\s*LCF_Q_OK;\s*\}\s*else\s+if\s*\("
+                          r"\s*lcf_q_first_pass\(", pq) or \
+            not re.search(r"stale\s*\?\s*LCF_A_QRELEASE_DUP", pq):
+        diff.append("C: lcf_q_release_stale() ((int32)(sb_seq - seq) >= LCF_Q_STALE_DIST), "
+                    "checked in lcf_stage_sb_qend(); pass_queue(): a stale QRELEASE answered "
+                    "LCF_Q_OK, qrelease_duplicate_ignored, no QSTATE, no resubmit")
+        return
+    dist = int(dist.group(1), 16)
+    c = p4.consts
+    sb = p4.entries("sb") or []
+    seq = 0x12345678
+    for back in (0, 1, dist - 1, dist, dist + 1, 0x10000, 0x7fffffff, 0x80000000,
+                 0x80000001, 0xffffffff, 0xfffffff0):
+        eseq = (seq + back) & 0xffffffff
+        x = (eseq - seq) & 0xffffffff
+        cst = (x - (1 << 32) if x >> 31 else x) >= dist
+        d = (seq - eseq) & 0xffffffff
+        a2, _ = first_match(sb, [c.get("SB_OP_QOPEN"), 1, 0, 0, 0, d])
+        if (a2 == "c_qstale") != cst:
+            diff.append("P4 sb QOPEN hit, seq %d before SEQ: %s; C stale %s" % (back, a2, cst))
+    body = p4.action_body("c_qstale") or ""
+    if not re.search(r"md\.sb_class\s*=\s*SB_CLASS_OLDER;\s*md\.sb_rv\s*=\s*SB_QSTALE;", body) or \
+            "execute" in body:
+        diff.append("P4 c_qstale: sb_class OLDER, sb_rv SB_QSTALE, no register access")
+    qsel = p4.entries("qsel") or []
+    t = c["LCF_T_QRELEASE"]
+    for rv, want in ((c.get("SB_QSTALE", -1), "a_stale"), (0, "a_check"), (5, "a_check")):
+        got, _ = first_match(qsel, [c["Q_K_CHECK"], t, 0, 0, 0, c["SB_CLASS_OLDER"], rv])
+        if got != want:
+            diff.append("P4 qsel QRELEASE pass 1, OLDER, sb_rv %#x: %s, expected %s" % (rv, got, want))
+    if not re.search(r"action\s+a_stale\(\)\s*\{\s*md\.q_stale\s*=\s*1;\s*\}", p4.src):
+        diff.append("P4 a_stale: q_stale = 1, QSTATE untouched")
+    src = preprocess(p4.src, 1)
+    qo = control_apply(src, "LcfQueueOut") or ""
+    if not re.search(r"else\s+if\s*\(md\.q_stale\s*==\s*1\)\s*\{\s*"
+                     r"q_release_ack\(LCF_A_QRELEASE_DUP\);\s*\}", qo):
+        diff.append("P4 LcfQueueOut: q_stale -> q_release_ack(LCF_A_QRELEASE_DUP)")
 
 
 def _check_sb_qend(p4, pipe_c, diff):
@@ -87,7 +170,7 @@ def _check_sb_qend(p4, pipe_c, diff):
                      r"\s*e\s*,\s*seq\s*\)\s*\)\s*\*e\s*=\s*\(struct lcf_sb\)\{\s*seq\s*,\s*"
                      r"LCF_SB_ENDED\s*\}", qe) or \
             not re.search(r"if\s*\(\s*e->seq\s*==\s*phv->m->seq\s*\)\s*e->c\s*=\s*LCF_SB_ENDED", qd) or \
-            not re.search(r"if\s*\(\s*p->cfg\.queued\s*\)\s*lcf_stage_sb_qend\(", pq) or \
+            not re.search(r"if\s*\(\s*p->cfg\.queued\s*\)\s*stale\s*=\s*lcf_stage_sb_qend\(", pq) or \
             not re.search(r"is_unlock\(type\)\s*\|\|\s*\(\s*lcf_type_is_queue\(type\)\s*&&\s*"
                           r"p->cfg\.queued\s*\)\s*\)\s*lcf_stage_sb_unlock_miss", pm):
         diff.append("C: lcf_stage_sb_qend() (count -> CLAIMED, 0 or later -> {seq, ENDED}), "
@@ -142,9 +225,10 @@ def _check_sb_qend(p4, pipe_c, diff):
         diff.append("P4 LcfScoreboard: QXFER/QRELEASE touch SCOREBOARD in retry mode")
 
 
-def check_queue_structure(rep, p4, pipe_c, qc, wire_h):
+def check_queue_structure(rep, p4, pipe_c, qc, wire_h, queue_h):
     diff = []
     _check_gate(p4, pipe_c, qc, diff)
+    _check_stale(p4, pipe_c, queue_h, diff)
     _check_sb_qend(p4, pipe_c, diff)
     ops = p4.entries("op_select") or []
     c = p4.consts
@@ -190,7 +274,9 @@ def check_queue_structure(rep, p4, pipe_c, qc, wire_h):
     if diff:
         rep.fail("queued mode: LAST-UNLOCK, passes, validation (C vs P4)", diff)
     else:
-        rep.ok("queued mode: QRELEASE's gate QGATE[r] (qg_open, qg_close vs C), "
+        rep.ok("queued mode: QRELEASE's gate QGATE[r] {seq, epoch << 16 | open} (qg_open, "
+               "qg_close vs C; the epoch in the resubmit's score), a QRELEASE 2^15 seqs "
+               "before SCOREBOARD stale (sb, qsel, LcfQueueOut vs C), "
                "QXFER/QRELEASE end their event in SCOREBOARD (hit, miss, pass 2), "
                "QRELEASE pass 2 as WRITE_UNLOCK, 0x0c/0x0d validated, resubmit ops 5 and 6 checked")
 
@@ -264,11 +350,12 @@ def check_queue_salu(rep, p4):
         rep.ok("queued mode: stateful-ALU budget (Tofino-1) -- " + "; ".join(rows))
 
 
-def check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h):
+def check_queue(rep, p4, pipe_c, queue_c, wire_h, ctypes, pipe_h, qlock_h, queue_h):
     qc = strip_c_comments(queue_c)
     check_lock(rep, p4, pipe_c, pipe_h)
     check_queue_request(rep, p4, pipe_c, pipe_h, qc, qlock_h, wire_h)
     check_queue_abort(rep, p4, pipe_c, qc, qlock_h, pipe_h)
     check_queue_events(rep, p4, qc, pipe_c, pipe_h, qlock_h, wire_h)
-    check_queue_structure(rep, p4, pipe_c, qc, strip_c_comments(wire_h))
+    check_queue_structure(rep, p4, pipe_c, qc, strip_c_comments(wire_h),
+                          strip_c_comments(queue_h))
     check_queue_salu(rep, p4)

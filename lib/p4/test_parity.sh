@@ -29,6 +29,7 @@ files="lib/p4/lcf.p4 lib/p4/lcf_headers.p4 lib/p4/lcf_parser.p4
        lib/p4/lcf_validate.p4 lib/p4/lcf_ways.p4 lib/p4/lcf_decide.p4
        lib/p4/lcf_dispatch.p4 lib/p4/lcf_egress.p4 lib/p4/lcf_version.p4
        lib/p4/lcf_queue.p4 lib/p4/lcf_queue_out.p4 lib/lcf/lcf_queue.c
+       lib/lcf/lcf_queue.h
        lib/wire/lcf_qlock.h
        lib/wire/lcf_wire.h lib/wire/lcf_wire.c
        lib/lcf/lcf_pipeline.h lib/lcf/lcf_pipeline.c lib/lcf/lcf_internal.h
@@ -217,7 +218,23 @@ drift "P4 QSTATE: a fifth RegisterAction" lib/p4/lcf_queue.p4 \
 # QXFER/QRELEASE end their event in SCOREBOARD; QRELEASE's gate QGATE[r];
 # the closing answer; a stale waiting writer's poll answered (row 4)
 drift "P4 QGATE: closing leaves it open" lib/p4/lcf_ways.p4 \
-    '/qg_close = {/,/};/s/v.open_seq = hdr.lcf.seq + 1;/v.open_seq = hdr.lcf.seq;/'
+    '/qg_close = {/,/};/s/v.eo = v.eo - 1;/v.eo = v.eo;/'
+# TOKEN and WIN (lib/model/qalias.pml): one execution per opening of QGATE,
+# a QRELEASE 2^15 seqs before SCOREBOARD stale
+drift "P4 QGATE: the second pass ignores the epoch" lib/p4/lcf_ways.p4 \
+    's/v.eo == md.qg_tok/v.eo[0:0] == 1/'
+drift "P4 QGATE: a reopening keeps the epoch" lib/p4/lcf_ways.p4 \
+    's/v.eo = v.eo + 0x10001;/v.eo = v.eo + 1;/'
+drift "P4 the resubmit carries no epoch" lib/p4/lcf_queue_out.p4 \
+    's/md.rs_out.score = md.qg_eo\[31:16\];/md.rs_out.score = 0;/'
+drift "C: the second pass ignores the epoch" lib/lcf/lcf_queue.c \
+    's/g->eo != ((uint32_t)epoch << 16 | 1)/!(g->eo \& 1)/'
+drift "P4 SCOREBOARD: no stale QRELEASE" lib/p4/lcf_decide.p4 \
+    '/(SB_OP_QOPEN, 1, 0, 0, 0, _)  *: c_qstale();/d'
+drift "P4 a stale QRELEASE reaches QSTATE" lib/p4/lcf_queue.p4 \
+    '/SB_CLASS_OLDER, SB_QSTALE) : a_stale();/d'
+drift "C: a stale window of 2^16" lib/lcf/lcf_queue.h \
+    's/#define LCF_Q_STALE_DIST 0x8000u/#define LCF_Q_STALE_DIST 0x10000u/'
 drift "P4 QGATE: QRELEASE's second pass closes LAST-UNLOCK again" lib/p4/lcf_ways.p4 \
     's/md.lu_exec = qg_close.execute(md.req);/md.lu_exec = lu_close.execute(md.req);/'
 drift "P4 SCOREBOARD: a queued QXFER/QRELEASE does not claim the count" lib/p4/lcf_decide.p4 \
@@ -231,7 +248,7 @@ drift "P4 a stopped QRELEASE clears QSTATE" lib/p4/lcf_queue.p4 \
 drift "P4 a stale waiting writer's poll NACKed" lib/p4/lcf_queue.p4 \
     '/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 1, 0, _, _, _) : a_grant();/d'
 drift "C: QRELEASE opens LAST-UNLOCK again" lib/lcf/lcf_pipeline.c \
-    's/lcf_q_gate_open(p, phv->req, phv->m->seq);/(void)lcf_stage_last_unlock_open(p, phv);/'
+    's/phv->score = lcf_q_gate_open(p, phv->req, phv->m->seq);/(void)lcf_stage_last_unlock_open(p, phv);/'
 drift "C: a gated QRELEASE answers dup, not closing" lib/lcf/lcf_queue.c \
     's/^\tif (!exec)$/\tif (false)/'
 drift "P4 validate: 0x0c/0x0d unknown types again" lib/p4/lcf_validate.p4 \

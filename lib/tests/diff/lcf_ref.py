@@ -162,7 +162,8 @@ class Ref:
         n_req = 32 * t.tpn
         self.sb = [[[0, 0], [0, 0]] for _ in range(n_req)]
         self.lu = [[0, 0] for _ in range(n_req)]      # [seq, open]
-        self.qg = [[0, 0] for _ in range(n_req)]      # QRELEASE's gate
+        self.qg = [[0, 0] for _ in range(n_req)]      # QGATE [seq, epoch << 16 | open]
+        self.q_epoch = 0                              # the epoch QGATE opened under
         # QSTATE [QHOLDER, FWD_CNT] per slot (queued mode)
         self.q = [[[0, 0] for _ in range(t.slots)] for _ in range(t.ways)]
 
@@ -283,8 +284,9 @@ class Ref:
                 lu_ans = "dup"
         elif m.type == QRELEASE and self.t.queued:      # "Queued locks": the gate
             g = self.qg[req]
-            if not (g[0] == m.seq and g[1]):
-                g[0], g[1] = m.seq, 1
+            if not (g[0] == m.seq and g[1] & 1):    # a new opening, a new epoch
+                g[0], g[1] = m.seq, ((g[1] | 1) + 0x10000) & 0xffffffff
+            self.q_epoch = g[1] >> 16
         if hit < 0:                                     # 4.1
             m.flags &= ~(IN_SWITCH | DATA_PROVIDER) & 0xff
             if m.type in (READ_UNLOCK, WRITE_UNLOCK) or (
@@ -299,6 +301,10 @@ class Ref:
             return
         md = self.meta[hit][self.slot(hit, m.tag)]
         if m.type in (QXFER, QRELEASE):
+            d = (e[0] - m.seq) & 0xffffffff
+            if self.t.queued and m.type == QRELEASE and 0x8000 <= d < 0x80000000:
+                m.gstatus, m.copyset = md[2], md[0]     # stale: 2^15 seqs back
+                return self.queue_ack(r, 0, 0, "QRELEASE_DUP")
             if self.t.queued:               # the event ends in SCOREBOARD
                 if e[0] == m.seq and 0 < e[1] <= COUNT_MAX:
                     e[1] |= CLAIMED
@@ -359,7 +365,7 @@ class Ref:
                     why = 1
                 else:
                     q[1], why = Q_CLOSING, 0
-                    return self.resubmit(r, RS_QRELEASE, hit)
+                    return self.resubmit(r, RS_QRELEASE, hit, 0, self.q_epoch)
             else:
                 nxt = m.copyset
                 nn = (nxt >> 26) - 1
@@ -556,9 +562,9 @@ class Ref:
             self.reply(r, UNLOCK_ACK, IN_SWITCH, "UNLOCK_EXEC" if ex else "UNLOCK_DUP")
         elif op == RS_QRELEASE:                         # "Queued locks"
             g = self.qg[req]
-            ex = t.queued and g[0] == m.seq and g[1] == 1
+            ex = t.queued and g[0] == m.seq and g[1] == score << 16 | 1
             if ex:
-                g[1] = 0
+                g[1] &= ~1
                 md[1] &= ~(WRITER | WAITING)
                 md[0] = m.copyset & t.mask
                 md[2] = m.gstatus
