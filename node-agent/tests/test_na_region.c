@@ -5,7 +5,8 @@
  * switch pipeline built with NA_SIM (docs/SIMULATION.md), with loss and
  * duplication. All nodes live in this process, so mutual exclusion is
  * checked directly: a counter per block of the threads inside a critical
- * section that covers it.
+ * section that covers it. Also the ABORT quarantine of a NACKed event on
+ * the same cluster (its timing is the virtual clock's).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
