@@ -341,6 +341,10 @@ if [ $DEEP = 0 ]; then
 	PML=vohdup.pml run vohdup-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
 	PML=vohdup.pml run vohdup-norefail "violation:invalid end state" "-DFIX -DNOREFAIL -DLOSS=2" "-DSAFETY" "-m10000 -w16"
 	PML=vohdup.pml run vohdup pass "-DFIX -DLOSS=3 -DR=4" "-DSAFETY" "-m100000 -w18"
+	# Three coherence writes, each written home before the next (the
+	# requester's timers untimed: re-sends at any moment, so the ABORT
+	# quarantine woken or asleep picks interleavings inside this set).
+	PML=vohdup.pml run vohdup-w3 pass "-DFIX -DW=3 -DLOSS=3 -DR=4" "-DSAFETY" "-m100000 -w20"
 	# A validate-on-hit update against the home's coherence pipeline
 	# (vohupd.pml): a READ_MISS granted under an update keeps the old
 	# value past the commit; not once the pipeline refuses meanwhile.
@@ -401,6 +405,7 @@ else
 	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
 	PML=qalias.pml run qalias-fix-id2 pass "-DIDW=2 -DWIN -DTOKEN -DEPW=2 -DEV=5 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	PML=qalias.pml run qalias-fix-full pass "-DFULL -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" \

@@ -103,9 +103,11 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
  * Wait for a message until `deadline`, consuming unlock ACKs and running the
  * unlock timer on the way (an ACK is handled before the timer looks, so a
  * waiting ACK never causes a spurious retransmission).
- * @return 0 with t->mail set, -ETIMEDOUT, or -EAGAIN when the ACK of the
+ * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN when the ACK of the
  *         pending unlock was consumed (na_req_flush returns at once, not
- *         at the unlock timer's deadline).
+ *         at the unlock timer's deadline), or -EINPROGRESS when an answer
+ *         of the abandoned request was collected while the quarantine
+ *         waits (t->stale.wake: it re-checks at once).
  */
 int
 na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
@@ -133,8 +135,11 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 					return -EAGAIN; /* na_req_flush's */
 				continue;
 			}
-			if (on_stale_mail(t, &t->mail))
+			if (on_stale_mail(t, &t->mail)) {
+				if (t->stale.wake)
+					return -EINPROGRESS;
 				continue;
+			}
 		}
 		unlock_timer(t, na_now_ns());
 		if (rc == 0)

@@ -144,6 +144,7 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
 	s->in_cs = false;
+	s->wake = true; /* an answer ends the wait, not the timeout */
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
 		bool granted = s->c.got_reply || s->answer == NA_AB_PASSED;
@@ -186,6 +187,7 @@ na_req_quarantine(struct dsm_thread *t)
 		if (na_req_wait_mail(t, next) == 0)
 			NA_STAT_INC(t->n->st.req.stale_replies);
 	}
+	s->wake = false;
 	if (s->answer == NA_AB_ABORTED)
 		NA_STAT_INC(t->n->st.req.aborts_done);
 	else if (s->answer == NA_AB_PASSED)

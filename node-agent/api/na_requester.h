@@ -87,6 +87,9 @@ struct na_stale {
 	 * was known to hold the lock: a sibling thread's read put the node
 	 * there (na_req_quarantine) */
 	bool in_cs;
+	/* na_req_quarantine is waiting: na_req_wait_mail returns on each of
+	 * the request's answers (-EINPROGRESS) instead of sleeping on */
+	bool wake;
 	struct na_collect c;
 	uint8_t *buf;
 };
@@ -273,8 +276,10 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 /**
  * Wait for a message until `deadline`, consuming unlock ACKs and the
  * abandoned request's replies, and running the unlock timer on the way.
- * @return 0 with t->mail set, -ETIMEDOUT, or -EAGAIN (before `deadline`)
- *         when it consumed the ACK of the pending unlock.
+ * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN (before `deadline`)
+ *         when it consumed the ACK of the pending unlock, or -EINPROGRESS
+ *         when it collected an abandoned request's answer while
+ *         na_req_quarantine waits (t->stale.wake).
  */
 int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 

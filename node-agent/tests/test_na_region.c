@@ -5,7 +5,8 @@
  * switch pipeline built with NA_SIM (docs/SIMULATION.md), with loss and
  * duplication. All nodes live in this process, so mutual exclusion is
  * checked directly: a counter per block of the threads inside a critical
- * section that covers it.
+ * section that covers it. Also the ABORT quarantine of a NACKed event on
+ * the same cluster (its timing is the virtual clock's).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -403,4 +404,57 @@ Test(region, overlapping_writers_and_readers_under_loss)
 Test(region, overlapping_regions_of_switch_owned_blocks_under_loss)
 {
 	exclusion(0.02, true, true);
+}
+
+/* ---- the ABORT quarantine of a NACKed event ---------------------------- */
+
+static uint64_t quarantine_ns;
+
+/*
+ * Node 2's event holds block 0's write lock at the home; node 1's
+ * WRITE_MISS is NACKed and abandoned (t->stale). Before its next seq the
+ * thread ABORTs it: the home answers at once (no copy holds the lock), and
+ * the quarantine must end on that answer, not sleep out its 3-RTT timeout
+ * (at least 3 x NA_RTT_FLOOR_NS).
+ */
+static void *
+abandoned(void *arg)
+{
+	struct dsm_thread *h = dsm_thread(s.d[2], 0);
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift, t0;
+	struct na_retry hr, rt;
+	struct na_collect hc, c;
+
+	(void)arg;
+	memset(&hr, 0, sizeof(hr));
+	memset(&rt, 0, sizeof(rt));
+	cr_assert_eq(na_req_event(h, LCF_T_WRITE_MISS, tag, &hc, &hr),
+		     NA_EV_OK);
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt),
+		     NA_EV_NACK);
+	cr_assert(t->stale.valid, "the NACKed event is abandoned");
+	t0 = na_now_ns();
+	na_req_quarantine(t);
+	quarantine_ns = na_now_ns() - t0;
+	cr_expect(!t->stale.valid);
+	cr_expect_eq(t->n->st.req.aborts_done, 1);
+	/* memory is the block's value (it was Unshared): nothing cached */
+	na_req_send_unlock(h, LCF_T_WRITE_UNLOCK, hr.seq, tag, LCF_GS_UNSHARED,
+			   0);
+	na_req_flush(h);
+	finished();
+	return NULL;
+}
+
+Test(region, abort_quarantine_ends_on_its_answer)
+{
+	void *args[1] = { NULL };
+
+	cluster_up(0);
+	run_all(abandoned, args, 1, 5000000);
+	cr_expect_lt(quarantine_ns, NA_RTT_FLOOR_NS,
+		     "quarantine took %lu ns (slept to its timeout)",
+		     (unsigned long)quarantine_ns);
+	cluster_down();
 }
