@@ -31,12 +31,17 @@ lib/lcf/lcf_pipeline.c, lib/lcf/lcf_internal.h) or the normative document
      request decisions, QSTATE events of a random
      sequence through both, LAST-UNLOCK, validation, the stateful-ALU budget.
 
-Helpers: parity_src.py. Standard library only. Usage: check_parity.py [--root DIR] [-q]
+Helpers: parity_src.py. Standard library only. Usage: check_parity.py [--root DIR] [-q] [--first-failure] [--batch]
 """
 import argparse
+import contextlib
+import io
 import os
 import re
 import sys
+import traceback
+
+import parity_p4interp
 
 from parity_src import (P4, FirstFailure, Report, c_defines, c_enum_values,
                         c_function, c_macro, c_struct, first_match, offsets,
@@ -452,19 +457,11 @@ def check_validate(rep, p4, wire_c, pipe_c, cdrop, cact):
         rep.ok("every C drop reason and action counter has a P4 counter")
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--root", default=os.path.normpath(os.path.join(here, "..", "..")),
-                    help="repository root (default: two levels above this file)")
-    ap.add_argument("-q", "--quiet", action="store_true", help="print failures only")
-    ap.add_argument("--first-failure", action="store_true",
-                    help="stop at the first failed check (test_parity.sh's drifts: "
-                    "they only need one)")
-    a = ap.parse_args()
-
+def check_root(root, quiet, first_failure):
+    """Check the sources under `root`, print the report; 0 passed, 1 failed,
+    2 unreadable."""
     def path(*p):
-        return os.path.join(a.root, *p)
+        return os.path.join(root, *p)
 
     try:
         p4dir = path("lib", "p4")
@@ -484,8 +481,8 @@ def main():
         print("check_parity: %s" % e, file=sys.stderr)
         return 2
 
-    rep = Report(a.quiet, a.first_failure)
-    print("P4/C parity (%s):" % a.root)
+    rep = Report(quiet, first_failure)
+    print("P4/C parity (%s):" % root)
     try:
         check_header(rep, p4, wire_h, wire_c)
         ctypes, cdrop, cact, crs = check_constants(rep, p4, wire_h, pipe_h)
@@ -513,6 +510,50 @@ def main():
         return 1
     print("check_parity: %d checks passed" % len(rep.checked))
     return 0
+
+
+def batch(quiet, first_failure):
+    """--batch: check each root named on a line of stdin, in this process
+    (test_parity.sh's ~100 drifts: one interpreter and its caches instead of
+    one each). ROOT.out gets what `--root ROOT` would print (stdout and
+    stderr), ROOT.rc its exit status (1 on an uncaught exception, as
+    Python's)."""
+    for line in sys.stdin:
+        root = line.rstrip("\n")
+        if not root:
+            continue
+        # keyed by id(consts): a later root's dict may reuse a freed id
+        parity_p4interp._CODE.clear()
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            try:
+                rc = check_root(root, quiet, first_failure)
+            except Exception:  # pylint: disable=broad-except
+                traceback.print_exc()
+                rc = 1
+        with open(root + ".out", "w", encoding="utf-8") as f:
+            f.write(buf.getvalue())
+        with open(root + ".rc", "w", encoding="utf-8") as f:
+            f.write("%d\n" % rc)
+    return 0
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=os.path.normpath(os.path.join(here, "..", "..")),
+                    help="repository root (default: two levels above this file)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print failures only")
+    ap.add_argument("--first-failure", action="store_true",
+                    help="stop at the first failed check (test_parity.sh's drifts: "
+                    "they only need one)")
+    ap.add_argument("--batch", action="store_true",
+                    help="check the roots named one per line on stdin; ROOT.out gets "
+                    "the report, ROOT.rc the exit status")
+    a = ap.parse_args()
+    if a.batch:
+        return batch(a.quiet, a.first_failure)
+    return check_root(a.root, a.quiet, a.first_failure)
 
 
 if __name__ == "__main__":

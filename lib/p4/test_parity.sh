@@ -44,10 +44,15 @@ else
 fi
 
 # ---- 2. deliberate drifts ---------------------------------------------------
+# Each drift is a copy of the sources with one edit; they are all checked in
+# one checker process (--batch) after the list, then reported in order.
 n=0
+drift_name=()
+drift_file=()
+drift_bad=()
 # drift NAME FILE SED-EXPRESSION: copy the sources, apply the edit, expect 1.
 drift() {
-    local name=$1 file=$2 expr=$3 dir out rc
+    local name=$1 file=$2 expr=$3 dir
     n=$((n + 1))
     dir="$tmp/case$n"
     for f in $files; do
@@ -55,19 +60,37 @@ drift() {
         cp "$root/$f" "$dir/$f"
     done
     sed -i -e "$expr" "$dir/$file"
+    drift_name[n]=$name
+    drift_file[n]=$file
     if cmp -s "$root/$file" "$dir/$file"; then
-        bad "drift '$name': the edit did not apply to $file (test out of date)"
-        return
-    fi
-    out=$(python3 "$checker" --root "$dir" -q --first-failure 2>&1)
-    rc=$?
-    if [ "$rc" -eq 1 ]; then
-        ok "drift '$name' ($file) is caught:"
-        echo "$out" | grep -E "FAIL|^ {9}" | head -4 | sed 's/^/       /'
+        drift_bad[n]=1
     else
-        bad "drift '$name' ($file): checker exit $rc, expected 1"
-        printf '%s\n' "$out" | sed 's/^/       /'
+        echo "$dir" >>"$tmp/drifts"
     fi
+}
+# drift_report: check the drifts (one process), report each in order.
+drift_report() {
+    local i dir out rc name file
+    [ -s "$tmp/drifts" ] &&
+        python3 "$checker" --batch -q --first-failure <"$tmp/drifts"
+    for i in "${!drift_name[@]}"; do
+        name=${drift_name[i]}
+        file=${drift_file[i]}
+        dir="$tmp/case$i"
+        if [ -n "${drift_bad[i]:-}" ]; then
+            bad "drift '$name': the edit did not apply to $file (test out of date)"
+            continue
+        fi
+        out=$(cat "$dir.out" 2>/dev/null)
+        rc=$(cat "$dir.rc" 2>/dev/null || echo "none")
+        if [ "$rc" = 1 ]; then
+            ok "drift '$name' ($file) is caught:"
+            echo "$out" | grep -E "FAIL|^ {9}" | head -4 | sed 's/^/       /'
+        else
+            bad "drift '$name' ($file): checker exit $rc, expected 1"
+            printf '%s\n' "$out" | sed 's/^/       /'
+        fi
+    done
 }
 
 # a positive control: an identical copy passes
@@ -316,6 +339,8 @@ drift "a poll of a waiter holding a score NACKed (P4)" lib/p4/lcf_queue.p4 \
     '/(Q_K_REQ, LCF_T_READ_MISS .. LCF_T_EVICT_MODIFIED, 0, 0, _, SB_CLASS_EQ, _) : a_grant();/d'
 drift "P4 q_grant writes on a poll of an aborted waiter" lib/p4/lcf_queue.p4 \
     's/if (md.q_b != Q_MARK) {/if (md.q_b != 0) {/'
+
+drift_report
 
 # ---- 3. preprocessor sanity of every configuration --------------------------
 if command -v cpp >/dev/null 2>&1; then

@@ -210,10 +210,22 @@ def _check_reads(res, addr, reads, writes, skew):
             return suffix_arg[i]
         return None
 
+    if reads:
+        res.stats["reads"] += len(reads)
+    # the loop below runs once per read: overwriter() inlined for the
+    # common read (one candidate write, not overwritten)
+    bisect_right = bisect.bisect_right
+    no_cands = []
     for r in reads:
-        res.stats["reads"] += 1
-        cands = by_value.get(r.value, [])
-        if r.value == INITIAL:
+        rv = r.value
+        cands = by_value.get(rv, no_cands)
+        if len(cands) == 1 and rv != INITIAL:
+            w = cands[0]
+            if w.start <= r.end + skew:
+                i = bisect_right(starts, w.end + skew)
+                if i >= n or not suffix_min_end[i] + skew < r.start:
+                    continue
+        if rv == INITIAL:
             w2 = overwriter(float("-inf"), r.start)
             if w2 is None:
                 continue
@@ -260,22 +272,24 @@ def _check_zones(res, addr, reads, writes, skew):
     The initial value is a write at -infinity. This catches what the per-read
     test cannot, e.g. a new-old inversion (a read sees a new value, a later
     read the older one)."""
+    # value -> [earliest end, latest start] of its cluster (the first write
+    # of a value is its write; the initial value's earliest end is -inf)
     by_value = {}
     for w in writes:
-        by_value.setdefault(w.value, [w, []])
+        if w.value not in by_value:
+            by_value[w.value] = [w.end, w.start]
     ninf = float("-inf")
     for r in reads:
-        if r.value in by_value:
-            by_value[r.value][1].append(r)
+        z = by_value.get(r.value)
+        if z is not None:
+            if r.end < z[0]:
+                z[0] = r.end
+            if r.start > z[1]:
+                z[1] = r.start
         elif r.value == INITIAL:
-            by_value.setdefault(INITIAL, [None, []])[1].append(r)
+            by_value[INITIAL] = [ninf, r.start]
     fwd, bwd = [], []
-    for v, (w, rs) in by_value.items():
-        ops = rs + ([w] if w is not None else [])
-        min_end = min(o.end for o in ops) if w is not None else ninf
-        if w is None:
-            min_end = ninf
-        max_start = max(o.start for o in ops)
+    for v, (min_end, max_start) in by_value.items():
         if min_end + skew < max_start:
             fwd.append((min_end, max_start, v))
         else:
@@ -349,17 +363,23 @@ def _check_counter(res, addr, incrs, skew):
 
 def check(ops, finals=(), skew=0, expect_nodes=None):
     res = Result()
-    by_addr = defaultdict(list)
+    # addr -> {"read": [...], "write": [...], "incr": [...]}, each in input
+    # order (one pass: the ops are a million in a long run)
+    by_addr = {}
     for op in ops:
-        by_addr[op.addr].append(op)
-        res.stats["ops." + op.op] += 1
+        g = by_addr.get(op.addr)
+        if g is None:
+            g = by_addr[op.addr] = {"read": [], "write": [], "incr": []}
+        g[op.op].append(op)
+    for addr, g in by_addr.items():
+        for kind in OPS:
+            if g[kind]:
+                res.stats["ops." + kind] += len(g[kind])
     res.stats["ops"] = len(ops)
     res.stats["addresses"] = len(by_addr)
     counters = {}
-    for addr, lst in sorted(by_addr.items()):
-        reads = [o for o in lst if o.op == "read"]
-        writes = [o for o in lst if o.op == "write"]
-        incrs = [o for o in lst if o.op == "incr"]
+    for addr, g in sorted(by_addr.items(), key=lambda a: a[0]):
+        reads, writes, incrs = g["read"], g["write"], g["incr"]
         if incrs:
             if writes:
                 res.bad("mixed_ops",
