@@ -211,10 +211,15 @@ class Ref:
             r.mirror = 1 << self.t.shadow
 
     # ---- SCOREBOARD (PROTOCOL.md 4.2, 4.3, 4.9) ---------------------------
+    @staticmethod
+    def older(e, seq):
+        """The entry's event is before seq; an entry at seq 0 is empty."""
+        return e[0] == 0 or after(seq, e[0])
+
     def over(self, e, seq):
         if e[0] == seq:
             return e[1] > COUNT_MAX
-        return after(e[0], seq)
+        return e[0] != 0 and after(e[0], seq)
 
     def sb_abort(self, e, seq):
         """Returns True when a copy passed (nothing recorded)."""
@@ -223,7 +228,7 @@ class Ref:
             if (c <= COUNT_MAX and c > 0) or (c & CLAIMED):
                 return True
             e[1] = ENDED
-        elif after(seq, s):
+        elif self.older(e, seq):
             e[0], e[1] = seq, ENDED
         return False
 
@@ -291,7 +296,7 @@ class Ref:
             m.flags &= ~(IN_SWITCH | DATA_PROVIDER) & 0xff
             if m.type in (READ_UNLOCK, WRITE_UNLOCK) or (
                     m.type in (QXFER, QRELEASE) and self.t.queued):
-                if e[0] == m.seq or after(m.seq, e[0]):
+                if e[0] == m.seq or self.older(e, m.seq):
                     e[0], e[1] = m.seq, ENDED
             elif m.type == ABORT:
                 self.sb_abort(e, m.seq)
@@ -305,10 +310,12 @@ class Ref:
             if self.t.queued and m.type == QRELEASE and 0x8000 <= d < 0x80000000:
                 m.gstatus, m.copyset = md[2], md[0]     # stale: 2^15 seqs back
                 return self.queue_ack(r, 0, 0, "QRELEASE_DUP")
-            if self.t.queued:               # the event ends in SCOREBOARD
+            # the event ends in SCOREBOARD, unless 2^15 seqs back (as
+            # lcf_stage_sb_qend: the window is checked before SEQ 0's "empty")
+            if self.t.queued and not 0x8000 <= d < 0x80000000:
                 if e[0] == m.seq and 0 < e[1] <= COUNT_MAX:
                     e[1] |= CLAIMED
-                elif (e[0] == m.seq and e[1] == 0) or after(m.seq, e[0]):
+                elif (e[0] == m.seq and e[1] == 0) or self.older(e, m.seq):
                     e[0], e[1] = m.seq, ENDED
             self.queue_first(r, hit, md)
         elif m.type <= EVICT_MODIFIED:
@@ -321,7 +328,7 @@ class Ref:
                         e[1] |= CLAIMED
                     if e[1] & CLAIMED:
                         cand, score = True, e[1] & COUNT_MAX
-                elif after(m.seq, e[0]):
+                elif self.older(e, m.seq):
                     e[0], e[1] = m.seq, ENDED
             self.resubmit(r, RS_UNLOCK, hit, 1 if cand else 0, score)
         elif m.type == ABORT:                           # 4.9
@@ -593,7 +600,8 @@ class Ref:
         for w in range(t.ways):
             for s in range(t.slots):
                 md = self.meta[w][s]
-                if self.tag[w][s] and (md[1] != 0 or md[0] >> node & 1):
+                home = (self.tag[w][s] & ~VALID) >> (48 - t.shift)
+                if self.tag[w][s] and (md[1] != 0 or md[0] >> node & 1 or home == node):
                     self.tag[w][s] = 0
                     self.meta[w][s] = [0, 0, 0]
                     self.q[w][s] = [0, 0]
