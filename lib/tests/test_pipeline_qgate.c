@@ -53,6 +53,23 @@ qrel_msg(uint16_t node, uint32_t seq, uint64_t tag)
 	return m;
 }
 
+/* Node 0 holds `tag` under s1 and two copies of its QRELEASE pass their
+ * first pass; the first copy's second pass executes (the lock is free). */
+static void
+two_copies_one_executed(uint64_t tag, const struct lcf_msg *m,
+			struct lcf_result *a, struct lcf_result *b)
+{
+	tu_add(tag, LCF_GS_UNSHARED, 0);
+	hold(0, 1, tag);
+	tu_pass(m, false, 0, a);
+	tu_pass(m, false, 0, b);
+	cr_assert_eq(a->verdict, LCF_V_RESUBMIT);
+	cr_assert_eq(b->verdict, LCF_V_RESUBMIT);
+	tu_pass(m, true, a->resubmit_meta, a);
+	cr_assert_eq(a->action, LCF_A_QRELEASE_EXEC);
+	cr_assert_eq(tu_block(tag).lock, 0);
+}
+
 /* Three copies of node 0's QRELEASE s1: the first two pass their first
  * pass, one executes, node 1 takes the lock, the third (denied) reopens
  * the gate; the second copy's pending second pass must not release node
@@ -63,15 +80,7 @@ Test(qgate, triple_copy_never_releases_the_next_holder)
 	struct lcf_msg m = qrel_msg(0, 1, tag);
 	struct lcf_result a, b, c;
 
-	tu_add(tag, LCF_GS_UNSHARED, 0);
-	hold(0, 1, tag);
-	tu_pass(&m, false, 0, &a);
-	tu_pass(&m, false, 0, &b);
-	cr_assert_eq(a.verdict, LCF_V_RESUBMIT);
-	cr_assert_eq(b.verdict, LCF_V_RESUBMIT);
-	tu_pass(&m, true, a.resubmit_meta, &a);
-	cr_assert_eq(a.action, LCF_A_QRELEASE_EXEC);
-	cr_assert_eq(tu_block(tag).lock, 0);
+	two_copies_one_executed(tag, &m, &a, &b);
 	hold(1, 1, tag);
 	tu_pass(&m, false, 0, &c); /* the third copy: denied, one pass */
 	cr_assert_eq(c.verdict, LCF_V_EMIT);
@@ -96,12 +105,7 @@ Test(qgate, reopened_gate_executes_once)
 	struct lcf_msg m = qrel_msg(0, 1, tag);
 	struct lcf_result a, b, c;
 
-	tu_add(tag, LCF_GS_UNSHARED, 0);
-	hold(0, 1, tag);
-	tu_pass(&m, false, 0, &a);
-	tu_pass(&m, false, 0, &b);
-	tu_pass(&m, true, a.resubmit_meta, &a);
-	cr_assert_eq(a.action, LCF_A_QRELEASE_EXEC);
+	two_copies_one_executed(tag, &m, &a, &b);
 	tu_pass(&m, false, 0, &c);
 	cr_assert_eq(reason(&c), LCF_Q_NOT_HOLDER);
 	tu_pass(&m, true, b.resubmit_meta, &b);
