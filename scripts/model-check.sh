@@ -388,6 +388,14 @@ if [ $DEEP = 0 ]; then
 	PML=seqjump.pml run seqjump-restart-old "violation:refused" "-DRESTART" "$SJ" "-m10000"
 	PML=seqjump.pml run seqjump-restart-inflight "violation:lock" "-DRESTART -DRESET -DEMPTY0" "$SJ" "-m10000"
 	PML=seqjump.pml run seqjump-restart pass "-DRESTART -DRESET -DDRAIN -DEMPTY0 -DEV=12 -DSEQW=4" "$SJ" "-m10000"
+	# Write-backs of a switch-owned block (wbdup.pml): a late duplicate
+	# segment, applied again after another node's write-back, loses it;
+	# exactly once per (requester, seq, segment) holds; 3-bit seqs alias
+	# over 7 events of a thread (known), 4 bits over 8 events do not.
+	PML=wbdup.pml run wbdup-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w16"
+	PML=wbdup.pml run wbdup pass "-DFIX -DEV0=2 -DEV1=2 -DDUP=2 -DLOSS=1" "-DSAFETY" "-m100000 -w18"
+	PML=wbdup.pml run wbdup-alias "known:assertion violated" "-DFIX -DNN=1 -DEV0=8 -DSEQW=3" "-DSAFETY" "-m10000 -w16"
+	PML=wbdup.pml run wbdup-width pass "-DFIX -DNN=1 -DEV0=8 -DSEQW=4" "-DSAFETY" "-m10000 -w16"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

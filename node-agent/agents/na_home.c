@@ -342,8 +342,9 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 	  struct na_out *out)
 {
 	struct lcf_msg r;
+	int seg = na_seg_index(h->block_size, m->aux, len);
 
-	if (na_seg_index(h->block_size, m->aux, len) < 0) {
+	if (seg < 0) {
 		h->st.bad++;
 		return;
 	}
@@ -351,13 +352,27 @@ writeback(struct na_home *h, const struct lcf_msg *m, const void *payload,
 		h->st.writebacks_refused++;
 		return;
 	}
-	if (b->owner != NA_OWN_HOME)
-		na_le_commit(&rq->wb, m->seq);
+	/*
+	 * Switch-owned: each segment of an event is written once. A later
+	 * copy may come after the event's unlock (at the switch, unseen here)
+	 * and another node's write-back of the block: it is ACKed again and
+	 * changes nothing (lib/model/wbdup.pml). The first copy of every
+	 * segment came before the event's unlock, which waits for its ACK.
+	 */
+	if (b->owner != NA_OWN_HOME) {
+		na_home_wb_commit(rq, m->seq);
+		if (rq->wb_segs & (1ull << seg)) {
+			h->st.writebacks_duplicate++;
+			goto ack;
+		}
+		rq->wb_segs |= 1ull << seg;
+	}
 	na_sabres_note_write(&h->sab,
 			     ((uint64_t)idx << h->block_shift) + m->aux, len);
 	memcpy(h->mem + ((uint64_t)idx << h->block_shift) + m->aux, payload,
 	       len);
 	h->st.writebacks++;
+ack:
 	na_reply_hdr(m, &r, NA_MSG_WB_ACK);
 	r.aux = m->aux;
 	na_out_push(out, m->node, &r, NULL);

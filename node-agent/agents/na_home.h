@@ -96,6 +96,7 @@ struct na_hreq {
 	struct na_hheld held[2]; /* by seq parity, like the scoreboard */
 	struct na_last_exec unlock;
 	struct na_last_exec wb; /* write-backs to switch-owned blocks */
+	uint64_t wb_segs;       /* NA_WB segments of event wb.seq applied */
 	struct na_last_exec alloc;
 	struct na_hdiff *diff; /* PIPE write-back being rebuilt, or NULL */
 	uint32_t qfwd_seq;     /* its last request forwarded to a queue holder
@@ -122,6 +123,7 @@ struct na_hreq {
 	X(aborted_refused)        \
 	X(writebacks)             \
 	X(writebacks_refused)     \
+	X(writebacks_duplicate)   \
 	X(diff_frames)            \
 	X(diffs_applied)          \
 	X(diff_bytes)             \
@@ -215,6 +217,18 @@ na_home_wb_allowed(const struct na_hreq *rq, const struct na_hblock *b,
 		ok = na_le_check(&rq->wb, m->seq) != NA_LE_STALE &&
 		     na_le_check(&rq->unlock, m->seq) == NA_LE_EXECUTE;
 	return ok;
+}
+
+/**
+ * Record a write-back of event m->seq to a switch-owned block accepted
+ * (na_home_wb_allowed): a newer event starts with no segment applied.
+ */
+static inline void
+na_home_wb_commit(struct na_hreq *rq, uint32_t seq)
+{
+	if (na_le_check(&rq->wb, seq) == NA_LE_EXECUTE)
+		rq->wb_segs = 0;
+	na_le_commit(&rq->wb, seq);
 }
 
 /**

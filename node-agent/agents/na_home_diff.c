@@ -104,7 +104,7 @@ na_home_diff(struct na_home *h, const struct lcf_msg *m, const void *payload,
 		d->applied = na_unpack_done(&d->u);
 	}
 	if (b->owner != NA_OWN_HOME)
-		na_le_commit(&rq->wb, m->seq);
+		na_home_wb_commit(rq, m->seq);
 	h->st.writebacks++;
 	ack(m, out);
 }

@@ -6,6 +6,7 @@
 
 #include "na_home.h"
 #include "na_msg.h"
+#include "na_seg.h"
 #include "test_na_topo.h"
 #include "topo.h"
 
@@ -245,6 +246,57 @@ Test(home, late_writeback_after_migration_refused)
 	na_home_handle(&h, &m, seg, 1400, &out);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(h.mem[7 * 4096 + 10], 0x22);
+}
+
+/*
+ * Issue 28 item 6 (lib/model/wbdup.pml, run wbdup-old): a switch-owned
+ * block; node 1's write-back segment is duplicated and one copy delayed
+ * past node 2's later write-back of the block (node 1 unlocked at the
+ * switch in between, which the home does not see). The late copy is ACKed
+ * again and changes nothing; a copy of an older event is refused.
+ */
+static void
+wb_seg(uint16_t node, uint32_t seq, uint32_t blk, uint32_t off, uint8_t v)
+{
+	uint8_t seg[1400];
+	struct lcf_msg m = req(NA_MSG_WB, node, seq, blk);
+	uint32_t o;
+	uint16_t len;
+
+	na_seg_span(4096, off / 1400, &o, &len);
+	memset(seg, v, sizeof(seg));
+	m.aux = off;
+	m.len = len;
+	na_out_reset(&out);
+	na_home_handle(&h, &m, seg, len, &out);
+}
+
+Test(home, late_duplicate_writeback_segment_changes_nothing)
+{
+	h.blk[7].owner = NA_OWN_SWITCH;
+	wb_seg(1, 5, 7, 0, 0x11); /* node 1's event 5, first copy */
+	cr_assert_eq(out.n, 1);
+	wb_seg(1, 5, 7, 1400, 0x11);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x11);
+	wb_seg(2, 9, 7, 0, 0x22); /* node 2's later event */
+	wb_seg(2, 9, 7, 1400, 0x22);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x22);
+	wb_seg(1, 5, 7, 0, 0x11); /* the delayed copy of node 1's */
+	cr_assert_eq(out.n, 1, "ACKed again");
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_WB_ACK);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x22, "not overwritten");
+	cr_assert_eq(h.mem[7 * 4096 + 1400], 0x22);
+	cr_assert_eq(h.st.writebacks_duplicate, 1);
+	/* a segment of node 1's event not applied yet is (a retransmission) */
+	wb_seg(1, 5, 7, 2800, 0x11);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(h.mem[7 * 4096 + 2800], 0x11);
+	/* node 1's next event resets the record; its older one is refused */
+	wb_seg(1, 6, 7, 0, 0x33);
+	cr_assert_eq(h.mem[7 * 4096 + 10], 0x33);
+	wb_seg(1, 5, 7, 1400, 0x11);
+	cr_assert_eq(out.n, 0);
+	cr_assert_eq(h.mem[7 * 4096 + 1400], 0x22);
 }
 
 Test(home, migration_holds_the_write_lock_until_migrate_ack)
