@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "lcf_qlock.h"
 #include "lcf_test_util.h"
 
 static void
@@ -191,4 +192,75 @@ Test(node_failed, evicts_the_nodes_homed_blocks)
 	cr_assert_eq(tags[0], homed);
 	cr_assert(!present(homed));
 	cr_assert(present(other));
+}
+
+/*
+ * Queued mode (issue 28 item 7): a switch-owned block whose tenure, or
+ * whose read lock under a waiting writer, is held by the dead node. Its
+ * unlock, QXFER or QRELEASE never comes; the survivor queued behind it
+ * would be forwarded to it, or polled QWAIT, for ever. The command
+ * evicts the entry with its QSTATE; the survivor's request then misses
+ * (its home recovers the block), and after the re-ADD it is granted.
+ */
+static void
+setup3q(void)
+{
+	tu_setup("pcap3q.json");
+}
+
+TestSuite(node_failed_q, .init = setup3q, .fini = tu_teardown);
+
+static struct lcf_result
+qreq(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag)
+{
+	struct lcf_msg m = tu_msg(type, node, 0, seq, tag);
+	struct lcf_result r;
+
+	tu_send(&m, &r, NULL);
+	return r;
+}
+
+static void
+dead_holder_evicted(uint64_t tag)
+{
+	struct lcf_node_failed_report rep;
+	uint64_t tags[2];
+
+	cr_assert_eq(lcf_pipeline_node_failed(tu_p, 0, &rep, tags, 2), 0);
+	cr_assert_eq(rep.locked, 1);
+	cr_assert_eq(tags[0], tag);
+	cr_assert(!present(tag));
+	cr_assert_eq(qreq(LCF_T_WRITE_MISS, 1, 1, tag).action,
+		     LCF_A_TAG_MISS_HOME, "the survivor's retransmission");
+	/* the home rebuilt it without node 0 and added it again */
+	tu_add(tag, LCF_GS_UNSHARED, 0);
+	cr_assert_eq(qreq(LCF_T_WRITE_MISS, 1, 2, tag).action, LCF_A_FWD_HOME);
+	cr_assert_eq(tu_block(tag).qholder, lcf_q_id(1, 0, 2));
+	cr_assert_eq(tu_block(tag).fwd_cnt, 0);
+}
+
+Test(node_failed_q, dead_tenure_holder_is_drained)
+{
+	uint64_t tag = tu_tag(2, 1);
+	struct lcf_result r;
+
+	tu_add(tag, LCF_GS_UNSHARED, 0);
+	cr_assert_eq(qreq(LCF_T_WRITE_MISS, 0, 1, tag).action, LCF_A_FWD_HOME);
+	r = qreq(LCF_T_WRITE_MISS, 1, 1, tag);
+	cr_assert_eq(r.action, LCF_A_FWD_HOLDER);
+	cr_assert_eq(r.to_nodes, BIT(0), "queued behind the dead node");
+	dead_holder_evicted(tag);
+}
+
+Test(node_failed_q, dead_reader_under_a_waiting_writer_is_drained)
+{
+	uint64_t tag = tu_tag(2, 2);
+
+	tu_add(tag, LCF_GS_SHARED, BIT(2));
+	cr_assert_eq(qreq(LCF_T_READ_MISS, 0, 1, tag).action,
+		     LCF_A_FWD_PROVIDER);
+	cr_assert_eq(qreq(LCF_T_WRITE_MISS, 1, 1, tag).action, LCF_A_QWAIT);
+	cr_assert_eq(qreq(LCF_T_WRITE_MISS, 1, 1, tag).action, LCF_A_QWAIT,
+		     "the poll: the dead reader never unlocks");
+	dead_holder_evicted(tag);
 }
