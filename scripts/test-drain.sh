@@ -6,16 +6,18 @@
 #
 #  home:   nodes 0-2 run the counter workload on 3 home-owned shared blocks
 #          (homed at nodes 0-2); node 3 reads the same blocks (micro
-#          workload, read ratio 1), so it holds Shared copies and read
-#          locks, and its own memory is used by nobody. Mid-run node 3 is
+#          workload, read ratio 1, a 1-block cache: nearly every read a
+#          READ_MISS), so it holds Shared copies and read locks, and its
+#          own memory is used by nobody. Mid-run node 3 is
 #          SIGKILLed and declared dead (--dead-file); the survivors' homes
 #          drain it (abort events on its blocks, rebuild the metadata
 #          without it, drop its locks).
 #  switch: the same, but the 3 blocks are switch-owned (--switch-blocks 1).
-#          Node 3 is SIGSTOPped until the switch shows a block whose LOCK
-#          stays held (read through /swswitch/block: node 3's read lock, or
-#          a survivor's write lock waiting for node 3's invalidation ACK),
-#          then SIGKILLed, declared dead, and the operator's switch command
+#          Node 3 is SIGSTOPped until it holds a switch lock itself (its
+#          SCOREBOARD count, /swswitch/requester, is not 0: its read lock;
+#          --holder any: any block whose LOCK stays held, /swswitch/block,
+#          e.g. a survivor's write lock waiting for node 3's ACK), then
+#          SIGKILLed, declared dead, and the operator's switch command
 #          (scripts/swswitch-ctl node-failed 3) evicts what it blocks; the
 #          homes find the evicted blocks by their tag misses and recover
 #          them without node 3.
@@ -30,13 +32,14 @@
 #
 #   sudo scripts/test-drain.sh [--scenario home|switch|both] [--duration SEC]
 #                              [--kill-at SEC] [--no-drain] [--no-ctl]
+#                              [--holder dead|any]
 #                              [--keep DIR]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
-duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 keep="" threads=2 dead=3 scenarios="home switch"
+duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 holder=dead keep="" threads=2 dead=3 scenarios="home switch"
 topo=$repo/topo/demo4.json
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--kill-at) kill_at=$2; shift 2 ;;
 	--no-drain) drain=0; shift ;;
 	--no-ctl) ctl=0; shift ;;
+	--holder) holder=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "test-drain: unknown option $1" >&2; exit 2 ;;
@@ -70,11 +74,68 @@ except ValueError:
 	return 0
 }
 
-# The dead node holds up a switch LOCK: stop it until a block shows one
+# The counted locks of the dead node's events on the switch-owned blocks
+# (SCOREBOARD counts of its threads, in each block's shard): not 0 while
+# one of its events holds a switch lock that only its unlock releases.
+# Prints the first count found (0: none, or no answer).
+dead_score() {
+	local tags=() n
+	for n in $survivors; do tags+=("$(block_tag "$n")"); done
+	python3 - "$here/swswitch-ctl" "swcl$SWCL_ID" "$dead" "$threads" "${tags[@]}" <<'PY'
+import importlib.machinery, importlib.util, sys
+spec = importlib.util.spec_from_loader("ctl", importlib.machinery.SourceFileLoader("ctl", sys.argv[1]))
+ctl = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ctl)
+for t in range(int(sys.argv[4])):
+    for tag in sys.argv[5:]:
+        try:
+            r = ctl.query(sys.argv[2], "/swswitch/requester,%s,%d,%s" % (sys.argv[3], t, tag))
+        except (OSError, ValueError):
+            continue
+        if isinstance(r, dict) and r.get("score_even", 0) + r.get("score_odd", 0):
+            print("%d (thread %d)" % (r["score_even"] + r["score_odd"], t))
+            sys.exit(0)
+print(0)
+PY
+}
+
+# The dead node's unlocks (READ_UNLOCK, WRITE_UNLOCK: LCF type byte 6 or 7,
+# at byte 29 of an IPv4 packet without options) never leave it: an htb
+# class whose tbf leaf's bucket is smaller than any frame drops them. Its
+# next event then keeps its switch lock.
+hold_unlocks() {
+	local port x=("$cluster" exec "$dead")
+	port=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("lcf_port", 7340))' "$topo")
+	"${x[@]}" tc qdisc add dev eth0 root handle 1: htb default 10 &&
+		"${x[@]}" tc class add dev eth0 parent 1: classid 1:10 htb rate 10gbit &&
+		"${x[@]}" tc class add dev eth0 parent 1: classid 1:30 htb rate 8bit &&
+		"${x[@]}" tc qdisc add dev eth0 parent 1:30 tbf rate 8bit burst 1 limit 1 &&
+		"${x[@]}" tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match u16 "$port" 0xffff at 22 \
+			match u8 0x06 0xfe at 29 flowid 1:30
+}
+
+# The dead node holds up a switch LOCK. --holder dead: its unlocks are
+# dropped until one of its events holds a switch lock (its SCOREBOARD
+# count), then it is stopped. any: it is stopped until a block shows a LOCK
 # that stays held for 0.5 s more (a survivor's own event is over by then;
 # one waiting for the stopped node, or the node's own read, is not).
 stop_holding_lock() {
-	local pid=$1 try n lock
+	local pid=$1 try n lock sc
+	if [ "$holder" = dead ]; then
+		hold_unlocks >"$work/tc.log" 2>&1 || { cat "$work/tc.log"; return 1; }
+		# its unlocks stay dropped: once counted, the lock stays held
+		for try in $(seq 1 40); do
+			sc=$(dead_score)
+			if [ "$sc" != 0 ]; then
+				kill -STOP "$pid" 2>/dev/null || return 1
+				echo "node $dead holds $sc switch lock(s) of its own (SCOREBOARD; its unlocks dropped, poll $try)"
+				return 0
+			fi
+			sleep 0.2
+		done
+		return 1
+	fi
 	for try in $(seq 1 20); do
 		kill -STOP "$pid" 2>/dev/null || return 1        # it exited
 		sleep 0.3
@@ -115,7 +176,8 @@ run_scenario() {
 	done
 	"$cluster" exec "$dead" "$nagent" "${common[@]}" --node "$dead" \
 		--switch-blocks 0 --workload micro --read-ratio 1 \
-		--sharing-ratio 1 --locality 0 --duration "$duration" \
+		--sharing-ratio 1 --locality 0 --cache-blocks 1 \
+		--duration "$((duration + 30))" \
 		>"$w/na-$dead.out" 2>"$w/na-$dead.log" &
 	local dead_pid=$!
 
@@ -124,7 +186,7 @@ run_scenario() {
 		if stop_holding_lock "$dead_pid"; then
 			pass "switch: node $dead holds up a switch LOCK"
 		else
-			fail "switch: no switch LOCK held with node $dead stopped (20 tries, or it exited: $(tail -1 "$w/na-$dead.log"))"
+			fail "switch: no switch LOCK held ($holder) with node $dead stopped (or it exited: $(tail -1 "$w/na-$dead.log"))"
 		fi
 	fi
 	t_kill=$(mono_ns)
