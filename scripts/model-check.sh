@@ -396,6 +396,15 @@ if [ $DEEP = 0 ]; then
 	PML=wbdup.pml run wbdup pass "-DFIX -DEV0=2 -DEV1=2 -DDUP=2 -DLOSS=1" "-DSAFETY" "-m100000 -w18"
 	PML=wbdup.pml run wbdup-alias "known:assertion violated" "-DFIX -DNN=1 -DEV0=8 -DSEQW=3" "-DSAFETY" "-m10000 -w16"
 	PML=wbdup.pml run wbdup-width pass "-DFIX -DNN=1 -DEV0=8 -DSEQW=4" "-DSAFETY" "-m10000 -w16"
+	# VERSION's migration epoch (vohepoch.pml, issue 28 item 4, open): a
+	# stamp of one stay validates in a later stay whose ADD seq agrees in
+	# its low EW bits (known; 3 epoch bits over 6 migrations do not alias);
+	# a per-block VERSION carried through the home (candidate) passes and
+	# wraps only after 2^(EW+CW) writes of the block (known).
+	PML=vohepoch.pml run vohepoch-alias "known:assertion violated" "-DCW=2" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-width pass "-DCW=2 -DEW=3" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-fix pass "-DFIX -DCW=2 -DMG=8" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-fix-wrap "known:assertion violated" "-DFIX -DEW=1 -DCW=1 -DWR=4 -DMG=4" "-DSAFETY" "-m10000 -w16"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
