@@ -67,7 +67,7 @@ if ((SHARD_N > 1)) && [ -f "$MODEL/ci-costs.tsv" ]; then
 fi
 PAN_CC=${PAN_CC:-$(command -v clang || echo gcc)}
 PAN_O2_MIN=${PAN_O2_MIN:-25}
-PAN_O2_MODELS=${PAN_O2_MODELS-qlock.pml}
+PAN_O2_MODELS=${PAN_O2_MODELS-qlock.pml qalias.pml}
 for t in spin "$PAN_CC"; do
 	command -v "$t" >/dev/null || { echo "model-check: $t not found" >&2; exit 2; }
 done
@@ -134,7 +134,10 @@ run() {
 # pan_opt NAME: the verifier's optimisation level ($PAN_OPT when set): -O2
 # for a run of a model in $PAN_O2_MODELS that costs at least $PAN_O2_MIN
 # CPU seconds in the cost table, else -O0. clang -O2 of lcf.pml's pan takes
-# 108 CPU-s (-O0: 6.5) for a search 15% faster: never worth it at CI bounds.
+# 108 CPU-s (-O0: 6.5) for a search 15% faster: never worth it at CI bounds;
+# qalias-fix-id1: cc 0.7 + search 80.5 CPU-s at -O0, 3.2 + 51.3 at -O2;
+# qlock-threads.pml: clang -O2 compiles in 89.5 CPU-s (-O0: 2.1), more than
+# its heaviest search (81 s at -O0).
 pan_opt() {
 	if [ -n "${PAN_OPT:-}" ]; then
 		echo "$PAN_OPT"
