@@ -7,10 +7,12 @@
 # Lanes after the set-up: the steps that run swswitch (pcap vectors,
 # namespace clusters) one after the other in the foreground; beside them, at
 # nice 19 so that they only take CPU time the clusters leave idle, three
-# lanes of CPU-bound steps (no swswitch, no namespace), each in order: half
-# of the SPIN model check's runs and the na-sim smokes; the other half and
-# the fuzzing; the rest. Each lane is about a third of their CPU time, so
-# that they end together. A background lane's output is printed when it is
+# lanes of CPU-bound steps (no swswitch, no namespace), each in order: a
+# third of the SPIN model check's runs (by CPU cost) and the fuzzing; a
+# third and the na-sim runs; the unit tests, lint, differential and parity
+# checks and the last third. Each lane is about a third of their CPU time
+# (~670 CPU-s each), so that they end together (at most three pans at once:
+# the heaviest three take 3.8, 3.0 and 1.6 GB). A background lane's output is printed when it is
 # reported, at the end. Each step prints its wall and CPU time (user+sys of the
 # processes it waited for: a swswitch the cluster scripts start with setsid
 # is not counted), and a table of all of them ends the output.
@@ -90,11 +92,18 @@ summary() {
 
 # The SPIN model check (docs/MODEL.md): SWMR, data values, nothing left
 # held, liveness, validate-on-hit, queued locks; exhaustive at CI bounds.
-# Its runs are dealt to two lanes, so that the three background lanes end
-# together instead of one core running the last runs alone.
+# Its runs are dealt to the three lanes (model-check.sh --shard K/3).
 spin_lane() {
-	step "protocol model check (SPIN), first half by CPU cost (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
-		bash scripts/model-check.sh --shard 0/2
+	step "protocol model check (SPIN), first third by CPU cost (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
+		bash scripts/model-check.sh --shard 0/3
+	# its corpus is seeded from the pcap vectors' pcaps, which the first
+	# foreground step writes
+	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
+	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+}
+spin2_lane() {
+	step "protocol model check (SPIN), second third by CPU cost" \
+		bash scripts/model-check.sh --shard 1/3
 	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
 	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
 		scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
@@ -102,14 +111,9 @@ spin_lane() {
 		scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
 	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \
 		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
-}
-spin2_lane() {
-	step "protocol model check (SPIN), second half by CPU cost" \
-		bash scripts/model-check.sh --shard 1/2
-	# its corpus is seeded from the pcap vectors' pcaps, which the first
-	# foreground step writes
-	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
-	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+	# ~4 min CPU: whole clusters in one process on a virtual clock, seeded
+	# loss, duplication and reordering, every history checked (docs/SIMULATION.md)
+	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
 }
 # Everything else that needs neither swswitch nor a namespace.
 cpu_lane() {
@@ -131,10 +135,9 @@ cpu_lane() {
 	step "p4testgen tests of lcf.p4 (skipped when not installed)" lib/p4/testgen.sh
 	[ -f node-agent/checker/test_check_history.py ] &&
 		step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
-	# ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
-	# duplication and reordering, every history checked (docs/SIMULATION.md)
 	step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
-	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+	step "protocol model check (SPIN), last third by CPU cost" \
+		bash scripts/model-check.sh --shard 2/3
 }
 
 step "setup: packages and build (scripts/setup.sh)" bash scripts/setup.sh
