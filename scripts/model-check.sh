@@ -19,8 +19,8 @@
 # report a documented counterexample (docs/MODEL.md) without failing the
 # check.
 #
-# The verifier is compiled with -O0 (heavy qlock.pml runs at -O2: pan_opt
-# below): pan is bound by its state hash table,
+# The verifier is compiled with -O0 (heavy qlock.pml runs at -O1, qalias.pml
+# at -O2: pan_opt below): pan is bound by its state hash table,
 # so optimising saves less search time than it costs to compile (gcc CPU
 # time at -O0 / -O2: lcf.pml 9 / 61 s, qlock.pml 2.5 / 21 s, and
 # qlock-threads.pml 4.4 s at -O0, 43 s at -O1; the 8.5 M-state new-switch
@@ -66,8 +66,8 @@ if ((SHARD_N > 1)) && [ -f "$MODEL/ci-costs.tsv" ]; then
 				load[b] += $2; print $1, b }')
 fi
 PAN_CC=${PAN_CC:-$(command -v clang || echo gcc)}
-PAN_O2_MIN=${PAN_O2_MIN:-25}
-PAN_O2_MODELS=${PAN_O2_MODELS-qlock.pml}
+PAN_OPT_MIN=${PAN_OPT_MIN:-25}
+PAN_OPT_MODELS=${PAN_OPT_MODELS-qlock.pml:-O1 qalias.pml:-O2}
 for t in spin "$PAN_CC"; do
 	command -v "$t" >/dev/null || { echo "model-check: $t not found" >&2; exit 2; }
 done
@@ -131,19 +131,28 @@ run() {
 	esac
 }
 
-# pan_opt NAME: the verifier's optimisation level ($PAN_OPT when set): -O2
-# for a run of a model in $PAN_O2_MODELS that costs at least $PAN_O2_MIN
-# CPU seconds in the cost table, else -O0. clang -O2 of lcf.pml's pan takes
-# 108 CPU-s (-O0: 6.5) for a search 15% faster: never worth it at CI bounds.
+# pan_opt NAME: the verifier's optimisation level ($PAN_OPT when set): the
+# level $PAN_OPT_MODELS gives its model (MODEL:LEVEL ...) for a run that
+# costs at least $PAN_OPT_MIN CPU seconds in the cost table, else -O0.
+# clang -O2 of lcf.pml's pan takes 108 CPU-s (-O0: 6.5) for a search 15%
+# faster: never worth it at CI bounds; qalias-fix-id1: cc 0.7 + search 80.5
+# CPU-s at -O0, 3.2 + 51.3 at -O2; qlock-three: cc 16.9 + 23.0 at -O2,
+# 6.8 + 19.2 at -O1; qlock-threads.pml: clang -O2 compiles in 89.5 CPU-s
+# (-O0: 2.1), more than its heaviest search (81 s at -O0).
 pan_opt() {
+	local m
 	if [ -n "${PAN_OPT:-}" ]; then
 		echo "$PAN_OPT"
-	elif [[ " $PAN_O2_MODELS " = *" ${PML:-lcf.pml} "* ]] &&
-		awk -v c="${COST[$1]:-0}" -v m="$PAN_O2_MIN" 'BEGIN { exit !(c >= m) }'; then
-		echo -O2
-	else
-		echo -O0
+		return
 	fi
+	for m in $PAN_OPT_MODELS; do
+		if [ "${m%%:*}" = "${PML:-lcf.pml}" ] &&
+			awk -v c="${COST[$1]:-0}" -v m="$PAN_OPT_MIN" 'BEGIN { exit !(c >= m) }'; then
+			echo "${m#*:}"
+			return
+		fi
+	done
+	echo -O0
 }
 
 # trail DIR DEFS: the counterexample as messages (once; cached in trail.txt).
@@ -321,8 +330,10 @@ if [ $DEEP = 0 ]; then
 		"-DN=2 -DNT=2 -DOPS=2 -DOPS1=1 -DDUP=0 -DNACKX=1" "$QL" "-m100000 -w22"
 	# The busy claim released during a NACK's backoff: the Q_GRANT comes
 	# while the thread backs off, the other local thread queues behind it.
+	# Depth bound 300: the counterexample is at depth 248; the unbounded
+	# search finds it after 3.5 M states (81 CPU-s), this one after 0.4 M (9.5).
 	PML=qlock-threads.pml run qlock-threads-relbusy "violation:rst\[n\]" \
-		"$QT -DNACKX=1 -DRELBUSY" "$QL" "-m100000 -w22"
+		"$QT -DNACKX=1 -DRELBUSY" "$QL" "-m300 -w22"
 	# ... and the given-up event ended only at its thread's next miss: the
 	# lock stays with it while the node's threads hit.
 	PML=qlock-threads.pml run qlock-threads-lateq "violation:lockw==0" \

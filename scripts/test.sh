@@ -7,10 +7,12 @@
 # Lanes after the set-up: the steps that run swswitch (pcap vectors,
 # namespace clusters) one after the other in the foreground; beside them, at
 # nice 19 so that they only take CPU time the clusters leave idle, three
-# lanes of CPU-bound steps (no swswitch, no namespace), each in order: half
-# of the SPIN model check's runs and the na-sim smokes; the other half and
-# the fuzzing; the rest. Each lane is about a third of their CPU time, so
-# that they end together. A background lane's output is printed when it is
+# lanes of CPU-bound steps (no swswitch, no namespace), each in order: a
+# third of the SPIN model check's runs (by CPU cost), the fuzzing and the
+# sweep; a third, the na-sim runs and a differential check; the unit tests,
+# lint, the other checks and the last third. Each lane is about a third of
+# their CPU time (600-660 CPU-s each), so that they end together (at most three pans at once:
+# the heaviest three take 3.8, 3.0 and 1.6 GB). A background lane's output is printed when it is
 # reported, at the end. Each step prints its wall and CPU time (user+sys of the
 # processes it waited for: a swswitch the cluster scripts start with setsid
 # is not counted), and a table of all of them ends the output.
@@ -90,38 +92,42 @@ summary() {
 
 # The SPIN model check (docs/MODEL.md): SWMR, data values, nothing left
 # held, liveness, validate-on-hit, queued locks; exhaustive at CI bounds.
-# Its runs are dealt to two lanes, so that the three background lanes end
-# together instead of one core running the last runs alone.
+# Its runs are dealt to the three lanes (model-check.sh --shard K/3).
 spin_lane() {
-	step "protocol model check (SPIN), first half by CPU cost (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
-		bash scripts/model-check.sh --shard 0/2
+	step "protocol model check (SPIN), first third by CPU cost (SWMR, data, no lock left, liveness, queued locks, validate-on-hit)" \
+		bash scripts/model-check.sh --shard 0/3
+	# its corpus is seeded from the pcap vectors' pcaps, which the first
+	# foreground step writes
+	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
+	# 27 s per harness at -O0 (scripts/fuzz.sh): as many inputs as 20 s at -O2
+	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-27}"
 	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
 	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
 		scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
+}
+spin2_lane() {
+	step "protocol model check (SPIN), second third by CPU cost" \
+		bash scripts/model-check.sh --shard 1/3
 	step "applications in na-sim with the cost model (smoke: kv, tpcc, pagerank x 3 modes, determinism)" \
 		scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
 	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \
 		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
-}
-spin2_lane() {
-	step "protocol model check (SPIN), second half by CPU cost" \
-		bash scripts/model-check.sh --shard 1/2
-	# its corpus is seeded from the pcap vectors' pcaps, which the first
-	# foreground step writes
-	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
-	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+	# ~4 min CPU: whole clusters in one process on a virtual clock, seeded
+	# loss, duplication and reordering, every history checked (docs/SIMULATION.md)
+	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+	step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
+		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
+		--topo topo/pcap3q.json
 }
 # Everything else that needs neither swswitch nor a namespace.
 cpu_lane() {
 	step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
 	# ~15 s: cycles, clang-format, cppcheck, shellcheck
 	step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
-	# ~30 s each: 10^6 passes through lib/lcf and the Python reference of PROTOCOL.md 4
+	# ~50 CPU-s each (the other in spin2_lane): 10^6 passes through lib/lcf
+	# and the Python reference of PROTOCOL.md 4
 	step "differential check: lib/lcf vs the reference (10^6 passes)" \
 		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
-	step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
-		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
-		--topo topo/pcap3q.json
 	[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 	[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
 	step "p4testgen translation (testgen_vectors.py)" \
@@ -131,10 +137,9 @@ cpu_lane() {
 	step "p4testgen tests of lcf.p4 (skipped when not installed)" lib/p4/testgen.sh
 	[ -f node-agent/checker/test_check_history.py ] &&
 		step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
-	# ~1-2 min: whole clusters in one process on a virtual clock, seeded loss,
-	# duplication and reordering, every history checked (docs/SIMULATION.md)
 	step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
-	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+	step "protocol model check (SPIN), last third by CPU cost" \
+		bash scripts/model-check.sh --shard 2/3
 }
 
 step "setup: packages and build (scripts/setup.sh)" bash scripts/setup.sh
