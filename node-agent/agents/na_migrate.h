@@ -132,8 +132,8 @@ bool na_migrate_handle(struct na_migrate *mg, struct na_home *h,
  * for the drain's length, not the timer's period. Cheap when nothing
  * drains.
  */
-void na_migrate_released(struct na_migrate *mg, struct na_home *h,
-			 uint64_t tag, uint64_t now_ns, struct na_mig_io *io);
+void na_migrate_released(struct na_migrate *mg, struct na_home *h, uint64_t tag,
+			 uint64_t now_ns, struct na_mig_io *io);
 
 /** Blocks this home has in the switch now. */
 uint32_t na_migrate_switch_owned(const struct na_home *h);

@@ -72,8 +72,7 @@ migrate_handle(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 
 /* A draining block's last holder gone: its ADD now (na_migrate.h). */
 static void
-migrate_released(struct na_node *n, const struct lcf_msg *m,
-		 struct na_out *out)
+migrate_released(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 {
 	struct na_mig_io io = { .out = out, .flush = mig_flush, .ctx = n };
 
