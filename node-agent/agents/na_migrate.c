@@ -140,6 +140,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 				return false;
 			b->owner = NA_OWN_HOME;
 			b->add_draining = false;
+			mg->n_draining--;
 			mg->st.busy_skipped++;
 			return true;
 		}
@@ -152,6 +153,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		 * Interpretation (unlocks of home-owned blocks)).
 		 */
 		p->draining = false;
+		mg->n_draining--;
 		p->sent_ns = now_ns;
 		p->first_ns = now_ns;
 		b->writer = true;
@@ -294,13 +296,14 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 		add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH, now_ns);
 		mg->pend[mg->n_pend - 1].draining = true;
+		mg->n_draining++;
 		mg->st.drains++;
 	}
 }
 
-void
-na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
-		struct na_mig_io *io)
+static void
+step_all(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
+	 struct na_mig_io *io)
 {
 	uint32_t i = 0;
 
@@ -310,11 +313,48 @@ na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 		else
 			i++;
 	}
+}
+
+void
+na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
+		struct na_mig_io *io)
+{
+	step_all(mg, h, now_ns, io);
 	if (!mg->dynamic || now_ns < mg->next_epoch_ns)
 		return;
 	/* A late tick does one epoch, not a burst of catch-up epochs. */
 	mg->next_epoch_ns = now_ns + mg->epoch_ns;
 	epoch_end(mg, h, now_ns);
+	/*
+	 * A block nobody holds takes its lock and sends its ADD now: waiting
+	 * for the next tick NACKed its requests for a whole timer period
+	 * (na-sim, kv: the cluster stalled 1 ms at every epoch). The ADDs
+	 * are sent before the new drains' steps, as at the next tick.
+	 */
+	step_all(mg, h, now_ns, io);
+}
+
+void
+na_migrate_released(struct na_migrate *mg, struct na_home *h, uint64_t tag,
+		    uint64_t now_ns, struct na_mig_io *io)
+{
+	int64_t idx;
+	const struct na_hblock *b;
+
+	if (!mg->n_draining || (idx = block_of(h, tag)) < 0)
+		return;
+	b = &h->blk[idx];
+	if (!b->add_draining || b->writer || b->readers)
+		return;
+	for (uint32_t i = 0; i < mg->n_pend; i++) {
+		struct na_mig_pending *p = &mg->pend[i];
+
+		if (p->draining && p->idx == (uint32_t)idx) {
+			/* Not settled: an ADD now waits for its ACK. */
+			(void)pending_step(mg, h, p, now_ns, io);
+			return;
+		}
+	}
 }
 
 static void

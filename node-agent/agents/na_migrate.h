@@ -90,6 +90,7 @@ struct na_migrate {
 	uint32_t seq; /* seq of REMOVEs and reports */
 	struct na_mig_pending *pend;
 	uint32_t n_pend, cap;
+	uint32_t n_draining; /* pending ADDs still waiting for their holders */
 	struct na_mig_pending *heap; /* top-k selection, k entries */
 	struct na_migrate_stats st;
 };
@@ -123,6 +124,16 @@ void na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 bool na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		       const struct lcf_msg *m, uint64_t now_ns,
 		       struct na_mig_io *io);
+
+/**
+ * The home agent has handled a message about `tag` (an unlock, an ABORT):
+ * a draining block whose last holder it released sends its ADD now
+ * instead of at the next tick, so that the block's requests are NACKed
+ * for the drain's length, not the timer's period. Cheap when nothing
+ * drains.
+ */
+void na_migrate_released(struct na_migrate *mg, struct na_home *h, uint64_t tag,
+			 uint64_t now_ns, struct na_mig_io *io);
 
 /** Blocks this home has in the switch now. */
 uint32_t na_migrate_switch_owned(const struct na_home *h);

@@ -70,6 +70,17 @@ migrate_handle(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 		na_rec_block_lost(n->rec, m->tag, out);
 }
 
+/* A draining block's last holder gone: its ADD now (na_migrate.h). */
+static void
+migrate_released(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
+{
+	struct na_mig_io io = { .out = out, .flush = mig_flush, .ctx = n };
+
+	if (n->migrate.n_draining)
+		na_migrate_released(&n->migrate, &n->home, m->tag, na_now_ns(),
+				    &io);
+}
+
 /* Run one message through the agents; agent_mu held. */
 static void
 agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
@@ -91,6 +102,7 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 			/* Figure 10's count: messages in and out of the home. */
 			NA_STAT_INC(n->st.home_rx);
 			NA_STAT_ADD(n->st.home_tx, out.n);
+			migrate_released(n, m, &out);
 		}
 		break;
 	case NA_ROUTE_CACHE:

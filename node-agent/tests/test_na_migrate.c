@@ -104,13 +104,13 @@ migrate_hottest(void)
 	h.blk[5].hot = 9;
 	h.blk[6].hot = 1;
 	h.blk[7].hot = 4;
-	tick(10 * MS); /* epoch end: top-2 = 5, 7 */
+	tick(10 * MS); /* epoch end: top-2 = 5, 7; no holder: lock and ADD */
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
 	cr_assert_eq(h.blk[7].owner, NA_OWN_MIGRATING);
 	cr_assert_eq(h.blk[6].owner, NA_OWN_HOME, "not in the top-2");
 	cr_assert_eq(h.blk[6].hot, 0, "counts reset every epoch");
-	tick(11 * MS); /* no holder: lock and ADD */
-	cr_assert(h.blk[5].writer);
+	cr_assert(h.blk[5].writer, "at the epoch's tick, not the next");
+	cr_assert_eq(mg.n_draining, 0);
 	cr_assert_eq(out.n, 2, "no quiet period (PROTOCOL.md 4.3)");
 	cr_assert_eq(out_for(5)->msg.type, LCF_T_ADD_TO_SWITCH);
 	cr_assert_eq(out_for(7)->msg.type, LCF_T_ADD_TO_SWITCH);
@@ -140,6 +140,36 @@ Test(migrate_home, a_locked_block_waits_for_its_holder)
 	cr_assert(h.blk[5].writer);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_ADD_TO_SWITCH);
+}
+
+/* The holder's unlock ends the drain at once, not at the next tick. */
+Test(migrate_home, the_holders_unlock_sends_the_add)
+{
+	h.blk[5].hot = 9;
+	h.blk[5].readers = 2;
+	tick(10 * MS);
+	cr_assert_eq(out.n, 0);
+	cr_assert_eq(mg.n_draining, 1);
+	h.blk[5].readers = 1; /* one reader's unlock: still held */
+	na_out_reset(&out);
+	na_migrate_released(&mg, &h, na_home_tag(&h, 5), 10 * MS + 900, &io);
+	cr_assert_eq(out.n, 0, "a reader still holds it");
+	na_migrate_released(&mg, &h, na_home_tag(&h, 6), 10 * MS + 950, &io);
+	cr_assert_eq(out.n, 0, "not draining");
+	h.blk[5].readers = 0; /* the last one */
+	na_migrate_released(&mg, &h, na_home_tag(&h, 5), 10 * MS + 1000, &io);
+	cr_assert(h.blk[5].writer, "the drain's lock");
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, LCF_T_ADD_TO_SWITCH);
+	cr_assert_eq(mg.n_draining, 0);
+	cr_assert_eq(mg.st.adds, 1);
+	na_out_reset(&out);
+	na_migrate_released(&mg, &h, na_home_tag(&h, 5), 10 * MS + 2000, &io);
+	cr_assert_eq(out.n, 0, "once");
+	tick(11 * MS);
+	cr_assert_eq(out.n, 0, "no second copy before its timeout");
+	feed(ack(5, h.blk[5].add_seq, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
 }
 
 Test(migrate_home, collision_only_when_every_copy_failed)
