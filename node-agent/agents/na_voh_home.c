@@ -305,8 +305,7 @@ request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 		if (r->state == NA_VR_GRANTED)
 			proceed(v, who, idx, out);
 		else if (r->state == NA_VR_REFUSED ||
-			 (r->state == NA_VR_DONE &&
-			  m->type == NA_MSG_VOH_READ))
+			 (r->state == NA_VR_DONE && m->type == NA_MSG_VOH_READ))
 			fail_reply(v, m, out); /* refused, its FAIL lost */
 		return;
 	}

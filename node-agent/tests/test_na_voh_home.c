@@ -295,7 +295,8 @@ Test(voh_home, refused_read_copy_not_granted_later)
 	h.blk[5].owner = NA_OWN_HOME; /* served here again */
 	feed(msg(NA_MSG_VOH_READ, 1, 6, 5), NULL);
 	cr_assert_eq(out.n, 1);
-	cr_assert(out.m[0].msg.flags & LCF_F_FAIL, "a copy of the refused READ");
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL,
+		  "a copy of the refused READ");
 	cr_assert(v.blk[5] == NULL || v.blk[5]->q.n_rq == 0, "not queued");
 	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
 	cr_assert_eq(out.n, 3, "the thread's next READ: the block");
