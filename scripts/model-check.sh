@@ -379,6 +379,12 @@ if [ $DEEP = 0 ]; then
 	# requester's timers untimed: re-sends at any moment, so the ABORT
 	# quarantine woken or asleep picks interleavings inside this set).
 	PML=vohdup.pml run vohdup-w3 pass "-DFIX -DW=3 -DLOSS=3 -DR=4" "-DSAFETY" "-m100000 -w20"
+	# The VOH home's record of a refused request (vohref.pml): a copy of
+	# a READ refused while the block was away, granted once it is back,
+	# holds the record for nobody and the thread's next READ is dropped;
+	# with the refusal recorded and older seqs dropped, none.
+	PML=vohref.pml run vohref-old "violation:invalid end state" "-DRS=1" "-DSAFETY" "-m100000 -w20"
+	PML=vohref.pml run vohref pass "-DFIX -DRS=1" "-DSAFETY" "-m100000 -w20"
 	# A validate-on-hit update against the home's coherence pipeline
 	# (vohupd.pml): a READ_MISS granted under an update keeps the old
 	# value past the commit; not once the pipeline refuses meanwhile.

@@ -228,6 +228,11 @@ run regress-voh-dup-read-352 "--seed 1383735149 --nodes 8 --threads 1 --workload
 # while a VOH update was in the UpdateQueue kept the old value past the
 # commit (lib/model/vohupd.pml; sweep 31004 run 755).
 run regress-voh-update-coherence-755 "--seed 2619794145 --nodes 13 --threads 3 --workload poll --policy validate --updaters all --blocks 2 --switch-blocks 4 --cache-blocks 2 --block-size 64 --loss 0.111 --dup 0.019 --jitter-us 50 --max-rate 200000 --migrate --events 200 --stuck-s 300"
+# Validate-on-hit, queued mode: a VOH_READ refused while its block was
+# away, a copy granted once back; the grant held the thread's record and
+# its next READ was dropped for 300 s (lib/model/vohref.pml; sweep 31300
+# runs 596 and 470, the latter 3 min: by hand).
+run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --threads 2 --workload poll --policy validate --blocks 4 --switch-blocks 3 --cache-blocks 1 --block-size 4096 --loss 0.138 --dup 0.215 --jitter-us 50 --max-rate 200000 --stuck-s 300 --lock-mode queued"
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

@@ -304,8 +304,20 @@ request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 		}
 		if (r->state == NA_VR_GRANTED)
 			proceed(v, who, idx, out);
-		else if (r->state == NA_VR_DONE && m->type == NA_MSG_VOH_READ)
+		else if (r->state == NA_VR_REFUSED ||
+			 (r->state == NA_VR_DONE && m->type == NA_MSG_VOH_READ))
 			fail_reply(v, m, out); /* refused, its FAIL lost */
+		return;
+	}
+	/*
+	 * A thread runs one operation at a time and its seqs grow: a request
+	 * older than the record's is a late copy of an operation over at the
+	 * requester, granting it would hold the record (and the ReadQueue)
+	 * for nobody (lib/model/vohref.pml).
+	 */
+	if (r->state != NA_VR_NONE && m->seq != r->seq &&
+	    !lcf_seq_after(m->seq, r->seq)) {
+		v->st.duplicates++;
 		return;
 	}
 	if (r->state == NA_VR_QUEUED || r->state == NA_VR_GRANTED) {
@@ -314,6 +326,13 @@ request(struct na_voh_home *v, const struct lcf_msg *m, int64_t idx,
 	}
 	b = vblk(v, idx);
 	if (!serves(v->h, idx, m->type == NA_MSG_VOH_UPDATE) || !b) {
+		/* Recorded: a later copy of it, once the block is served here
+		 * again, is refused too, not granted to a requester gone back to
+		 * the coherence protocol (no VOH_DONE would end that grant). */
+		r->seq = m->seq;
+		r->op = m->type;
+		r->tag = m->tag;
+		r->state = NA_VR_REFUSED;
 		fail_reply(v, m, out);
 		return;
 	}

@@ -58,6 +58,7 @@ enum na_vreq_state {
 	NA_VR_QUEUED,
 	NA_VR_GRANTED,
 	NA_VR_DONE,
+	NA_VR_REFUSED, /* FAIL: not served here then (lib/model/vohref.pml) */
 };
 
 /* Per requester: its current (or last) operation. */

@@ -277,3 +277,34 @@ Test(voh_home, coherence_refused_while_an_update_is_in_the_queue)
 	cr_assert_not(h.blk[5].voh_upd);
 	cr_assert_eq(coherent(LCF_T_READ_MISS, 2, 2, 5), NA_MSG_ACK);
 }
+
+/*
+ * lib/model/vohref.pml (na-sim seed 3954815210): a READ refused while the
+ * block is not served here stays refused when a copy of it arrives after
+ * the block is served again (its requester went back to the coherence
+ * protocol and sends no VOH_DONE: a grant would hold the requester's
+ * record, and its next request would be dropped as a second operation).
+ * A copy older than the record's request is dropped unanswered.
+ */
+Test(voh_home, refused_read_copy_not_granted_later)
+{
+	h.blk[5].owner = NA_OWN_SWITCH;
+	feed(msg(NA_MSG_VOH_READ, 1, 6, 5), NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL);
+	h.blk[5].owner = NA_OWN_HOME; /* served here again */
+	feed(msg(NA_MSG_VOH_READ, 1, 6, 5), NULL);
+	cr_assert_eq(out.n, 1);
+	cr_assert(out.m[0].msg.flags & LCF_F_FAIL,
+		  "a copy of the refused READ");
+	cr_assert(v.blk[5] == NULL || v.blk[5]->q.n_rq == 0, "not queued");
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	cr_assert_eq(out.n, 3, "the thread's next READ: the block");
+	done(1, 10, NA_MSG_VOH_READ, 0);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_VERSION);
+	feed(msg(NA_MSG_VOH_READ, 1, 7, 5), NULL);
+	cr_assert_eq(out.n, 0, "older than the record: a late copy");
+	cr_assert_eq(v.blk[5]->q.n_rq, 0);
+	feed(msg(NA_MSG_VOH_READ, 1, 11, 5), NULL);
+	cr_assert_eq(out.n, 3);
+}
