@@ -8,11 +8,13 @@
 # namespace clusters) one after the other in the foreground; beside them, at
 # nice 19 so that they only take CPU time the clusters leave idle, three
 # lanes of CPU-bound steps (no swswitch, no namespace), each in order: a
-# third of the SPIN model check's runs (by CPU cost), the fuzzing and the
-# sweep; a third, the na-sim runs and a differential check; the unit tests,
-# lint, the other checks and the last third. Each lane is about a third of
-# their CPU time (600-660 CPU-s each), so that they end together (at most three pans at once:
-# the heaviest three take 3.8, 3.0 and 1.6 GB). A background lane's output is printed when it is
+# third of the SPIN model check's runs (by CPU cost) and the fuzzing; a
+# third, half of the na-sim runs, the sweep and the differential checks;
+# the unit tests, lint, the other checks, the last third and the other
+# half of the na-sim runs. Each lane is about a third of their CPU time
+# (about 560 CPU-s each in the last fresh-clone run's figures), so that
+# they end together (at most three pans at once: the heaviest three take
+# 3.8, 3.0 and 1.6 GB). A background lane's output is printed when it is
 # reported, at the end. Each step prints its wall and CPU time (user+sys of the
 # processes it waited for: a swswitch the cluster scripts start with setsid
 # is not counted), and a table of all of them ends the output.
@@ -101,9 +103,6 @@ spin_lane() {
 	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
 	# 27 s per harness at -O0 (scripts/fuzz.sh): as many inputs as 20 s at -O2
 	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-27}"
-	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
-	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
-		scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
 }
 spin2_lane() {
 	step "protocol model check (SPIN), second third by CPU cost" \
@@ -112,9 +111,18 @@ spin2_lane() {
 		scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
 	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \
 		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
-	# ~4 min CPU: whole clusters in one process on a virtual clock, seeded
-	# loss, duplication and reordering, every history checked (docs/SIMULATION.md)
-	step "simulated cluster: seeded runs, histories checked, determinism" scripts/test-sim.sh
+	# ~4 min CPU in all: whole clusters in one process on a virtual clock,
+	# seeded loss, duplication and reordering, every history checked
+	# (docs/SIMULATION.md); half of the runs here, half in cpu_lane
+	step "simulated cluster: seeded runs (first half), histories checked, determinism" \
+		scripts/test-sim.sh --part 0/2
+	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
+	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
+		scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
+	# ~40 CPU-s each: 10^6 passes through lib/lcf and the Python reference
+	# of PROTOCOL.md 4
+	step "differential check: lib/lcf vs the reference (10^6 passes)" \
+		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
 	step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
 		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
 		--topo topo/pcap3q.json
@@ -124,10 +132,6 @@ cpu_lane() {
 	step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
 	# ~15 s: cycles, clang-format, cppcheck, shellcheck
 	step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
-	# ~50 CPU-s each (the other in spin2_lane): 10^6 passes through lib/lcf
-	# and the Python reference of PROTOCOL.md 4
-	step "differential check: lib/lcf vs the reference (10^6 passes)" \
-		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
 	[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 	[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
 	step "p4testgen translation (testgen_vectors.py)" \
@@ -140,6 +144,8 @@ cpu_lane() {
 	step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
 	step "protocol model check (SPIN), last third by CPU cost" \
 		bash scripts/model-check.sh --shard 2/3
+	step "simulated cluster: seeded runs (second half), histories checked" \
+		scripts/test-sim.sh --part 1/2
 }
 
 step "setup: packages and build (scripts/setup.sh)" bash scripts/setup.sh
