@@ -8,11 +8,11 @@
 # namespace clusters) one after the other in the foreground; beside them, at
 # nice 19 so that they only take CPU time the clusters leave idle, three
 # lanes of CPU-bound steps (no swswitch, no namespace), each in order: a
-# third of the SPIN model check's runs (by CPU cost) and the fuzzing; a
-# third, half of the na-sim runs, the sweep and the differential checks;
-# the unit tests, lint, the other checks, the last third and the other
+# third of the SPIN model check's runs (by CPU cost), the fuzzing and the
+# unit tests; a third, half of the na-sim runs, the sweep and the
+# differential checks; lint, the other checks, the last third and the other
 # half of the na-sim runs. Each lane is about a third of their CPU time
-# (about 560 CPU-s each in the last fresh-clone run's figures), so that
+# (560-600 CPU-s each in the last fresh-clone run's figures), so that
 # they end together (at most three pans at once: the heaviest three take
 # 3.8, 3.0 and 1.6 GB). A background lane's output is printed when it is
 # reported, at the end. Each step prints its wall and CPU time (user+sys of the
@@ -103,6 +103,7 @@ spin_lane() {
 	while [ ! -e "$tmp/pcap.done" ]; do sleep 1; done
 	# 27 s per harness at -O0 (scripts/fuzz.sh): as many inputs as 20 s at -O2
 	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-27}"
+	step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
 }
 spin2_lane() {
 	step "protocol model check (SPIN), second third by CPU cost" \
@@ -129,7 +130,6 @@ spin2_lane() {
 }
 # Everything else that needs neither swswitch nor a namespace.
 cpu_lane() {
-	step "unit tests (Criterion)" meson test -C "$BUILD" --suite unit --verbose --print-errorlogs
 	# ~15 s: cycles, clang-format, cppcheck, shellcheck
 	step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
 	[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh

@@ -213,11 +213,7 @@ TestSuite(node_failed_q, .init = setup3q, .fini = tu_teardown);
 static struct lcf_result
 qreq(uint8_t type, uint16_t node, uint32_t seq, uint64_t tag)
 {
-	struct lcf_msg m = tu_msg(type, node, 0, seq, tag);
-	struct lcf_result r;
-
-	tu_send(&m, &r, NULL);
-	return r;
+	return tu_send_meta(type, node, seq, tag, 0, 0, NULL);
 }
 
 static void
