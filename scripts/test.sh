@@ -30,6 +30,10 @@ export SWSWITCH_TEST_ARGS=${SWSWITCH_TEST_ARGS---idle-sleep-us 100}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The smoke benchmarks' outputs (CSV, plots, logs), kept for a look after
+# a failure; one directory per run, so that two runs never mix theirs.
+out=$(mktemp -d "${TMPDIR:-/tmp}/swswitch-test.XXXXXX")
+echo "=== benchmark outputs: $out ==="
 lane="fg"
 t_start=$SECONDS
 
@@ -182,11 +186,11 @@ step "libdsm installed: an application built with pkg-config runs on 2 nodes" sc
 # ~90 s: counter workload + history checker in the three coherence modes,
 # then one 2 s micro point each; checks correctness and CSV format, never speed.
 [ -x scripts/bench-e2e.sh ] &&
-	step "end-to-end benchmark (smoke: 3 modes, histories checked)" scripts/bench-e2e.sh --smoke --out /tmp/swswitch-bench-e2e-smoke
+	step "end-to-end benchmark (smoke: 3 modes, histories checked)" scripts/bench-e2e.sh --smoke --out "$out/bench-e2e"
 # ~2-3 min: the key-value store, TPC-C and PageRank in the three modes on 2
 # nodes, each checked (histories, consistency conditions, reference ranks)
 step "applications (smoke: kv, tpcc, pagerank x 3 modes, checked)" \
-	scripts/bench-apps.sh --smoke --out /tmp/swswitch-bench-apps-smoke
+	scripts/bench-apps.sh --smoke --out "$out/bench-apps"
 # ~1 min: what the smoke does not cover: TPC-C aborts under contention and a
 # deliberately broken run caught; PageRank on a SNAP file, a malformed one
 step "TPC-C: aborts at distribution ratio 0.3, an injected bug caught" \
@@ -199,11 +203,11 @@ step "PageRank: SNAP input, malformed input refused" \
 # operations; a watchdog; never speed).
 step "lock benchmark (smoke: retry and queued modes, histories checked)" \
 	scripts/bench-locks.sh --smoke --modes retry,queued --workloads handover,gcs,kv \
-	--out /tmp/swswitch-bench-locks-smoke
+	--out "$out/bench-locks"
 # ~20 s: SABRes torn objects, validate-on-hit stale reads, PIPE diff round
 # trips (correctness counters of the three benchmarks, never speed)
 step "other papers' mechanisms (smoke: SABRes, validate-on-hit, PIPE)" \
-	scripts/bench-seeds.sh --smoke --out /tmp/swswitch-bench-seeds-smoke
+	scripts/bench-seeds.sh --smoke --out "$out/bench-seeds"
 
 bg_report cpu
 bg_report spin
