@@ -40,6 +40,19 @@ bad_ops(struct ch_ctx *c, enum ch_vkind kind, const char *fmt, ch_int addr,
 	free(r2);
 }
 
+/* A value no incr returned: counted, the first MISSING_SHOWN listed. */
+static void
+missing(char **shown, size_t *len, size_t *nmissing, ch_int v)
+{
+	char x[CH_NUMBUF];
+
+	if ((*nmissing)++ >= MISSING_SHOWN)
+		return;
+	ch_fmt_int(x, v);
+	*shown = ch_xrealloc(*shown, *len + strlen(x) + 3);
+	*len += (size_t)sprintf(*shown + *len, "%s%s", *len ? ", " : "", x);
+}
+
 static void
 check_counter(struct ch_ctx *c, ch_int addr, const uint32_t *incrs, size_t n)
 {
@@ -96,24 +109,13 @@ check_counter(struct ch_ctx *c, ch_int addr, const uint32_t *incrs, size_t n)
 					addr, OP(c, kd[k].i), v, NULL,
 					(ch_int)n);
 		/* the values 1..n below v that no incr returned */
-		for (; expect < v && expect <= (ch_int)n; expect++) {
-			if (nmissing++ >= MISSING_SHOWN)
-				continue;
-			ch_fmt_int(x, expect);
-			shown = ch_xrealloc(shown, len + strlen(x) + 3);
-			len += (size_t)sprintf(shown + len, "%s%s",
-					       len ? ", " : "", x);
-		}
+		for (; expect < v && expect <= (ch_int)n; expect++)
+			missing(&shown, &len, &nmissing, expect);
 		if (expect == v)
 			expect++;
 	}
-	for (; expect <= (ch_int)n; expect++) {
-		if (nmissing++ >= MISSING_SHOWN)
-			continue;
-		ch_fmt_int(x, expect);
-		shown = ch_xrealloc(shown, len + strlen(x) + 3);
-		len += (size_t)sprintf(shown + len, "%s%s", len ? ", " : "", x);
-	}
+	for (; expect <= (ch_int)n; expect++)
+		missing(&shown, &len, &nmissing, expect);
 	if (nmissing)
 		ch_bad(c->res, CH_V_LOST_UPDATE,
 		       "%s: %zu incrs but values %s%s never returned", a, n,
