@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * check-history: the C build of node-agent/checker/check_history.py, ~40x
- * faster, with the same arguments, checks, output and exit codes (0: no
+ * check-history: the C build of node-agent/checker/check_history.py, ~10x
+ * less CPU, with the same arguments, checks, output and exit codes (0: no
  * violation, 1: violations, 2: bad input or usage). The Python stays the
  * reference; test_check_history_diff.py runs both on the same histories.
  * This file: the command line (as the Python's argparse reads it: options
