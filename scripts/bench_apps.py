@@ -51,7 +51,6 @@ MODES = ("switch", "home", "directory")
 LABELS = {"switch": "switch coherence (migration)",
           "home": "home agents only (Concordia-base)",
           "directory": "server directory"}
-CHECKER = os.path.join(REPO, "node-agent", "checker", "check_history.py")
 
 # Per app: the binary, and the sweep as (knob label, knob value, app args).
 APPS = {
@@ -220,9 +219,9 @@ def run_one(a, app, mode, k, args, duration, outdir):
     check = None
     if spec["history"]:
         files = sorted(glob.glob(os.path.join(hist, "*.jsonl")))
-        check = subprocess.run([sys.executable, CHECKER, "--expect-nodes",
-                                str(k)] + files, capture_output=True,
-                               text=True)
+        check = subprocess.run(cluster_run.history_checker(a.build) +
+                               ["--expect-nodes", str(k)] + files,
+                               capture_output=True, text=True)
     return rcs, check
 
 

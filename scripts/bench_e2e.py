@@ -267,8 +267,7 @@ def table(path):
 def smoke(b, out):
     """Counter + checker per mode, then one micro point per mode."""
     problems = []
-    checker = os.path.join(REPO, "node-agent", "checker",
-                           "check_history.py")
+    checker = cluster_run.history_checker(b.build)
     for mode in MODES:
         outdir = os.path.join(out, "smoke", "counter-" + mode)
         # Rate-capped: an uncapped run of cache hits writes millions of
@@ -280,7 +279,7 @@ def smoke(b, out):
                                "--max-rate", "20000"], shared=4)
         bad = {n: rc for n, rc in rcs.items() if rc}
         hist = [os.path.join(outdir, "h%d.jsonl" % n) for n in b.nodes]
-        res = subprocess.run([sys.executable, checker, "--expect-nodes",
+        res = subprocess.run(checker + ["--expect-nodes",
                               str(len(b.nodes)), "--min-ops", "100"] + hist,
                              capture_output=True, text=True)
         last = (res.stdout.strip().splitlines() or ["(no output)"])[-1]

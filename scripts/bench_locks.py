@@ -45,7 +45,6 @@ import cluster_run  # noqa: E402
 from bench_locks_report import (add_ratios, gains,  # noqa: E402
                                 grants_analysis, median_row, plot)
 
-CHECKER = os.path.join(REPO, "node-agent", "checker", "check_history.py")
 SWITCH_NACKS = ("nack_lock_busy", "nack_check_failed", "nack_stale_request",
                 "nack_aborted_request")
 HOME_NACKS = ("pipeline_nack_lock", "pipeline_nack_check")
@@ -177,12 +176,13 @@ def total(st, key):
     return sum(cluster_report.pick(s, [key])[1] or 0 for s in st.values())
 
 
-def check_histories(outdir, nodes):
+def check_histories(outdir, nodes, build):
     files = sorted(glob.glob(os.path.join(outdir, "history", "*.jsonl")))
     if not files:
         return None
-    r = subprocess.run(["nice", "-n", "15", sys.executable, CHECKER,
-                        "--expect-nodes", str(len(nodes))] + files,
+    r = subprocess.run(["nice", "-n", "15"] +
+                       cluster_run.history_checker(build) +
+                       ["--expect-nodes", str(len(nodes))] + files,
                        capture_output=True, text=True)
     return r.returncode == 0, (r.stdout.strip().splitlines() or [""])[-1]
 
@@ -291,7 +291,7 @@ def measure(a, mode, topo, workload, variant, rep, history):
         else:
             problems.append("no grant log")
     errors = sum(1 for rc in rcs.values() if rc) + (a.nodes - len(rows))
-    check = check_histories(outdir, nodes) if history and not aborted \
+    check = check_histories(outdir, nodes, a.build) if history and not aborted \
         else None
     if check and not check[0]:
         problems.append("history: " + check[1])

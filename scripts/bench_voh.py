@@ -27,8 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-
-CHECKER = os.path.join(REPO, "node-agent", "checker", "check_history.py")
+import cluster_run  # noqa: E402  (history_checker)
 
 
 def sim_run(build, policy, seed, extra):
@@ -43,7 +42,8 @@ def sim_run(build, policy, seed, extra):
             print("na-sim failed (%d): %s" % (r.returncode, r.stderr[-500:]))
             return None
         files = sorted(os.path.join(d, f) for f in os.listdir(d))
-        c = subprocess.run([sys.executable, CHECKER, "--json"] + files,
+        c = subprocess.run(cluster_run.history_checker(build) +
+                           ["--json"] + files,
                            capture_output=True, text=True)
         s = json.loads(c.stdout.strip().splitlines()[-1])
         stale = s.get("violations.stale_read", 0)

@@ -15,9 +15,21 @@ outdir/node-N.out and outdir/node-N.log.
 import json
 import os
 import subprocess
+import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def history_checker(build):
+    """The history checker's argv: build's check-history (the C build) when
+    built, else check_history.py (the reference: the same arguments, output
+    and exit codes)."""
+    c = os.path.join(build, "node-agent", "checker", "check-history")
+    if os.access(c, os.X_OK):
+        return [c]
+    return [sys.executable, os.path.join(os.path.dirname(HERE), "node-agent",
+                                         "checker", "check_history.py")]
 
 
 class Cluster:

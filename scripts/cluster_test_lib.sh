@@ -7,7 +7,7 @@
 # sets $cluster, $checker and the cluster's run directory $RUN_DIR
 # (SWCL_ID and SWCL_RUN_DIR exported for cluster.sh).
 #
-#   cluster_test_setup NAME  root check, $swswitch and $nagent from
+#   cluster_test_setup NAME  root check, $swswitch, $nagent and $checker from
 #                            $build_dir (else $BUILD, else build/), a work
 #                            directory $work, PASS/FAIL counting in
 #                            $failures, and a trap that takes the cluster
@@ -18,7 +18,8 @@
 # ($checker, $swswitch, $nagent, $start_ts, ...) are the caller's to use.
 # shellcheck disable=SC2034,SC2154
 cluster=$here/cluster.sh
-checker=$repo/node-agent/checker/check_history.py
+# shellcheck source=scripts/history_checker.sh
+. "$here/history_checker.sh"
 export SWCL_ID=${SWCL_ID:-}
 RUN_DIR=${SWCL_RUN_DIR:-/tmp/swswitch-cluster$SWCL_ID}
 export SWCL_RUN_DIR=$RUN_DIR
@@ -48,6 +49,7 @@ cluster_test_setup() {
 	[[ $build_dir = /* ]] || build_dir=$repo/$build_dir
 	swswitch=$build_dir/swswitch/swswitch
 	nagent=$build_dir/node-agent/node-agent
+	checker=$(history_checker "$build_dir")
 	work=$(mktemp -d "/tmp/swswitch-$1.XXXXXX")
 	failures=0
 	trap cluster_test_cleanup EXIT

@@ -28,4 +28,7 @@ SIM=$BUILD/node-agent/na-sim
 case " $* " in *" -h "*|*" --help "*) sed -n 2,22p "$0"; exit 0 ;; esac
 KEEP=()
 case " $* " in *" --keep "*) ;; *) KEEP=(--keep "$PWD/sim-sweep-failures") ;; esac
-exec python3 -S "$ROOT/scripts/sim_sweep.py" --sim "$SIM" "${KEEP[@]}" "$@"
+# shellcheck source=scripts/history_checker.sh
+. "$ROOT/scripts/history_checker.sh"
+exec python3 -S "$ROOT/scripts/sim_sweep.py" --sim "$SIM" \
+	--checker "$(history_checker "$BUILD")" "${KEEP[@]}" "$@"

@@ -4,9 +4,11 @@
 
 Run i of a sweep with seed S draws its options from random.Random(S * 1000003
 + i), so one (S, i) always gives the same command. Each run must exit 0, end
-not stuck with operations done and no errors, and its history must pass
-node-agent/checker/check_history.py. A failing run's command is printed and
-its directory (history, summary, stderr) kept under --keep.
+not stuck with operations done and no errors, and its history must pass the
+history checker (--checker: check-history, the C build, run per history;
+or check_history.py, loaded once into this process). A failing run's
+command is printed and its directory (history, summary, stderr) kept under
+--keep.
 """
 import argparse
 import importlib.util
@@ -68,13 +70,27 @@ def draw(rng, profile):
     return o
 
 
-CHECKER = None  # check_history.py, loaded once (no interpreter per run)
+CHECKER = None  # check_history.py, when --checker is it: loaded once
+CHECKER_BIN = None  # else the executable (check-history)
 
 
 def check(hist, d):
-    """The history checker in this process: None, or why the run fails."""
+    """The history checker: None, or why the run fails."""
     if not hist:
         return "no history"
+    if CHECKER is None:
+        with open(os.path.join(d, "check.out"), "w") as f:
+            rc = subprocess.call([CHECKER_BIN] + hist, stdout=f,
+                                 stderr=subprocess.STDOUT)
+        if rc == 0:
+            return None
+        with open(os.path.join(d, "check.out")) as f:
+            out = f.read().splitlines()
+        first = [ln for ln in out if ln.startswith("VIOLATION ")]
+        n = out[-1].rsplit(": ", 2)[-2] if out else "?"
+        if rc == 1 and first:  # "... 0x..: N violations: FAIL"
+            return "history: %s, first %s" % (n, first[0][10:170])
+        return "history: exit %d: %s" % (rc, " ".join(out[-2:])[:200])
     try:
         ops, finals = CHECKER.load(hist)
         res = CHECKER.check(ops, finals, 0, None)
@@ -140,13 +156,18 @@ def main():
     ap.add_argument("--sim", required=True)
     ap.add_argument("--checker",
                     default=os.path.join(ROOT, "node-agent", "checker",
-                                         "check_history.py"))
+                                         "check_history.py"),
+                    help="check-history (the C build), or a .py loaded "
+                         "into this process (default check_history.py)")
     args = ap.parse_args()
-    global CHECKER
-    spec = importlib.util.spec_from_file_location("check_history",
-                                                  args.checker)
-    CHECKER = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(CHECKER)
+    global CHECKER, CHECKER_BIN
+    if args.checker.endswith(".py"):
+        spec = importlib.util.spec_from_file_location("check_history",
+                                                      args.checker)
+        CHECKER = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(CHECKER)
+    else:
+        CHECKER_BIN = args.checker
     if args.keep:
         os.makedirs(args.keep, exist_ok=True)
     work = tempfile.mkdtemp(prefix="sim-sweep.")

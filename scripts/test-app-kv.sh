@@ -103,7 +103,7 @@ for mode in $modes; do
 		cat "$d"/na-*.out
 		continue
 	fi
-	if python3 "$checker" --expect-nodes "$k" "$d/h" >"$d/check.log" 2>&1; then
+	if "$checker" --expect-nodes "$k" "$d/h" >"$d/check.log" 2>&1; then
 		ok "$mode: $(tail -1 "$d/check.log" | sed 's/^check_history: //')"
 	else
 		fail "$mode: history check: $(grep -m3 VIOLATION "$d/check.log" || tail -3 "$d/check.log")"

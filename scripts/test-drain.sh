@@ -217,7 +217,7 @@ run_scenario() {
 		pass "$sc: nodes $survivors finished, exit 0"
 	"$cluster" down >/dev/null 2>&1 || true
 
-	if python3 "$checker" --expect-nodes 3 --min-ops 100 "$w"/h[012].jsonl >"$w/check.log" 2>&1; then
+	if "$checker" --expect-nodes 3 --min-ops 100 "$w"/h[012].jsonl >"$w/check.log" 2>&1; then
 		pass "$sc: history check (nodes 0-2): $(tail -1 "$w/check.log")"
 	else
 		fail "$sc: history check:"; head -20 "$w/check.log"; tail -1 "$w/check.log"

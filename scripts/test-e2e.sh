@@ -178,7 +178,7 @@ run_phase() {
 	t2=$(date +%s)
 	[ "$garbage" = 1 ] && garbage_check "$dir"
 
-	if python3 "$checker" --expect-nodes "$n_nodes" --min-ops 100 "$dir"/h*.jsonl >"$dir/check.log" 2>&1; then
+	if "$checker" --expect-nodes "$n_nodes" --min-ops 100 "$dir"/h*.jsonl >"$dir/check.log" 2>&1; then
 		pass "$name: history check: $(tail -1 "$dir/check.log")"
 	else
 		fail "$name: history check:"; head -20 "$dir/check.log"; tail -1 "$dir/check.log"
@@ -264,7 +264,7 @@ done
 if [ ${#hist[@]} -gt 0 ]; then
 	for kind in lost_update stale_read; do
 		if mutate "$kind" "$src" "$work/mut-$kind" 2>"$work/mut-$kind.err"; then
-			if python3 "$checker" "$work/mut-$kind"/h*.jsonl >"$work/mut-$kind.log" 2>&1; then
+			if "$checker" "$work/mut-$kind"/h*.jsonl >"$work/mut-$kind.log" 2>&1; then
 				fail "checker missed an injected $kind"
 			else
 				pass "checker rejects an injected $kind: $(grep -m1 VIOLATION "$work/mut-$kind.log" | cut -c1-110)..."

@@ -142,7 +142,7 @@ run() {
 	fi
 	cp "$RUN_DIR/swswitch.out" "$dir/swswitch.json" 2>/dev/null || true
 	"$cluster" down >/dev/null 2>&1 || true
-	if python3 "$checker" --expect-nodes 4 --min-ops 100 "$dir"/h*.jsonl >"$dir/check.log" 2>&1; then
+	if "$checker" --expect-nodes 4 --min-ops 100 "$dir"/h*.jsonl >"$dir/check.log" 2>&1; then
 		pass "$name: history check: $(tail -1 "$dir/check.log")"
 	else
 		fail "$name: history check:"; head -5 "$dir/check.log"; tail -1 "$dir/check.log"

@@ -87,7 +87,7 @@ run() {
 	ops[$1]=$(awk '/ ops in /{s += $5} END {print s + 0}' "$d"/na-*.out)
 	ok "run $1: $k nodes exited 0; $(grep -h 'correctness' "$d"/na-*.out | sed 's/^dsm_kv //' | paste -sd';' -)"
 	grep -h 'ops/s' "$d"/na-*.out | sed 's/^/      /'
-	if python3 "$checker" --expect-nodes "$k" "$d/h" >"$d/check.log" 2>&1; then
+	if "$checker" --expect-nodes "$k" "$d/h" >"$d/check.log" 2>&1; then
 		ok "run $1: $(tail -1 "$d/check.log" | sed 's/^check_history: //')"
 	else
 		fail "run $1: history check: $(grep -m3 VIOLATION "$d/check.log" || tail -3 "$d/check.log")"

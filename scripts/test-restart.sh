@@ -81,7 +81,7 @@ wait_nodes "" "$((duration + 30))" "$work" "${np[@]}" || true
 cp "$RUN_DIR/swswitch.log" "$work/" 2>/dev/null || true
 "$cluster" down >/dev/null 2>&1 || true
 
-if python3 "$checker" --expect-nodes "$n_nodes" --min-ops 100 "$work"/h*.jsonl >"$work/check.log" 2>&1; then
+if "$checker" --expect-nodes "$n_nodes" --min-ops 100 "$work"/h*.jsonl >"$work/check.log" 2>&1; then
 	pass "history check over the whole run: $(tail -1 "$work/check.log")"
 else
 	fail "history check:"; head -20 "$work/check.log"; tail -1 "$work/check.log"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The simulated cluster (docs/SIMULATION.md): na-sim runs whole clusters in
 # one process on a virtual clock, and every history is checked with
-# node-agent/checker/check_history.py.
+# check-history (node-agent/checker; scripts/history_checker.sh).
 #
 #   scripts/test-sim.sh                     CI: the runs below (~1-2 min)
 #   scripts/test-sim.sh --part K/N          CI's runs K, K+N, K+2N, ... (the
@@ -19,7 +19,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 SIM=$BUILD/node-agent/na-sim
-CHECKER=$ROOT/node-agent/checker/check_history.py
+# shellcheck source=scripts/history_checker.sh
+. "$ROOT/scripts/history_checker.sh"
 SEEDS=0
 EVENTS=200000
 PART_K=0
@@ -42,6 +43,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -x "$SIM" ] || { echo "test-sim: $SIM not built" >&2; exit 2; }
+CHECKER=$(history_checker "$BUILD")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/test-sim.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 FAILED=0
@@ -94,7 +96,7 @@ EOF
 		FAILED=1
 		return
 	fi
-	if python3 "$CHECKER" "$d"/node-*.jsonl > "$d/check.out" 2>&1; then
+	if "$CHECKER" "$d"/node-*.jsonl > "$d/check.out" 2>&1; then
 		echo "ok   $name: $(tail -n 1 "$d/check.out")"
 	else
 		echo "FAIL $name: history check ($opts)"

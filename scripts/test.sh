@@ -143,8 +143,12 @@ cpu_lane() {
 	# seconds without the compiler ("skipped"); with P4C_BAREFOOT set, minutes
 	step "Tofino compile (p4c-barefoot, skipped when not installed)" lib/p4/compile.sh
 	step "p4testgen tests of lcf.p4 (skipped when not installed)" lib/p4/testgen.sh
+	# ~6 CPU-s: the Python's self-test, and the C build against it
+	# (test_check_history_diff.py)
 	[ -f node-agent/checker/test_check_history.py ] &&
-		step "history checker self-test" python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
+		step "history checker self-test, C vs Python differential" \
+			env CHECK_HISTORY_BIN="$BUILD/node-agent/checker/check-history" \
+			python3 -m unittest discover -s node-agent/checker -p 'test_*.py'
 	step "latency breakdown self-test (hand-made traces, < 1 s)" python3 -m unittest scripts/test_latency_breakdown.py
 	step "protocol model check (SPIN), last third by CPU cost" \
 		bash scripts/model-check.sh --shard 2/3

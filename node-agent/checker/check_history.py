@@ -134,6 +134,8 @@ def _final_values(rec):
             out.append((_int(a, "counters key"), _int(v, "counters value")))
     elif isinstance(c, list):
         for e in c:
+            if not isinstance(e, dict):
+                raise BadInput("counters[]: not an object: %r" % (e,))
             out.append((_int(e["addr"], "counters[].addr"),
                         _int(e["value"], "counters[].value")))
     if "addr" in rec and "value" in rec:
@@ -146,32 +148,43 @@ def load(paths):
     (node, record, where)."""
     ops, finals = [], []
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for lineno, raw in enumerate(f, 1):
-                line = raw.strip()
-                if not line:
-                    continue
-                where = (path, lineno)
-                try:
-                    rec, end = _decode(line)
-                    if end != len(line):
-                        raise json.JSONDecodeError(
-                            "Extra data", line,
-                            len(line) - len(line[end:].lstrip(" \t\n\r")))
-                except ValueError as e:
-                    where = _where(where)
-                    if not raw.endswith("\n"):
-                        raise BadInput("%s: truncated last line (was the "
-                                       "node killed before it closed its "
-                                       "history?)" % where)
-                    raise BadInput("%s: not JSON: %s" % (where, e))
-                if not isinstance(rec, dict):
-                    raise BadInput("%s: not a JSON object" % _where(where))
-                if rec.get("final"):
-                    finals.append((rec.get("node"), rec, _where(where)))
-                    continue
-                ops.append(Op(rec, where))
+        try:
+            _load_file(path, ops, finals)
+        except UnicodeDecodeError as e:
+            raise BadInput("%s: not UTF-8: %s" % (path, e))
     return ops, finals
+
+
+def _load_file(path, ops, finals):
+    """Appends the ops and final lines of one history file."""
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line:
+                continue
+            where = (path, lineno)
+            try:
+                rec, end = _decode(line)
+                if end != len(line):
+                    raise json.JSONDecodeError(
+                        "Extra data", line,
+                        len(line) - len(line[end:].lstrip(" \t\n\r")))
+            except (ValueError, RecursionError) as e:
+                where = _where(where)
+                if not raw.endswith("\n"):
+                    raise BadInput("%s: truncated last line (was the "
+                                   "node killed before it closed its "
+                                   "history?)" % where)
+                raise BadInput("%s: not JSON: %s" % (where, e))
+            if not isinstance(rec, dict):
+                raise BadInput("%s: not a JSON object" % _where(where))
+            if rec.get("final"):
+                if isinstance(rec.get("node"), (list, dict)):
+                    raise BadInput("%s: final line's node is a list or "
+                                   "an object" % _where(where))
+                finals.append((rec.get("node"), rec, _where(where)))
+                continue
+            ops.append(Op(rec, where))
 
 
 class Result:
