@@ -6,7 +6,8 @@ invocation (docs/APPS.md "`local` against the namespace cluster"):
   sudo scripts/bench-apps.sh --validate-local [--out DIR] [--work DIR]
        [--reps 3] [--duration 5] [--seeds 3] [--sim-duration 0.5]
        [--trace N] [-j 2]
-  sudo scripts/bench-apps.sh --validate-local --report --work DIR --out DIR
+  sudo scripts/bench-apps.sh --validate-local --resume|--report --work DIR
+       --out DIR
 
 1. measures the `local` figures now (scripts/sim_measure_local.py: ping
    RTT through swswitch / 4, UDP send and receive CPU, instructions per ns);
@@ -23,7 +24,8 @@ invocation (docs/APPS.md "`local` against the namespace cluster"):
    resolve, every run of one above every run of the other, and whether the
    simulator orders them alike), DIR/validate-local-figures.csv (the
    figures and the load average of each step), DIR/validate-local.png and
-   copies of both sides' CSVs. --report: step 5 again.
+   copies of both sides' CSVs. --resume: steps 4 and 5 again (the figures
+   and cluster runs of --work); --report: step 5 again.
 
 Run directories (traces with --trace N, for scripts/latency_breakdown.py)
 stay in --work.
@@ -146,7 +148,7 @@ def plot(rows, path):
         xs = range(len(rs))
         runs = [[float(x) for x in r["cluster_runs"].split()] for r in rs]
         c = [float(r["cluster_ops_per_s"]) for r in rs]
-        ax.bar([x - 0.2 for x in xs], c, 0.4, label="cluster (median)",
+        ax.bar([x - 0.2 for x in xs], c, 0.4, label="cluster (median; line: its runs)",
                yerr=[[v - min(u) for v, u in zip(c, runs)],
                      [max(u) - v for v, u in zip(c, runs)]])
         ax.bar([x + 0.2 for x in xs], [float(r["sim_ops_per_s"])
@@ -179,6 +181,12 @@ def main():
                     help="virtual seconds of na-sim's measured phase")
     ap.add_argument("--trace", type=int, default=0, metavar="N")
     ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--sim-stuck-s", type=float, default=120,
+                    help="virtual seconds past --sim-duration before a "
+                    "run counts as stuck (loading at ms hops is long)")
+    ap.add_argument("--resume", action="store_true",
+                    help="steps 4-5 only, with the figures and cluster "
+                    "runs of a previous invocation in --work")
     ap.add_argument("--report", action="store_true",
                     help="no runs: step 5 again from --work's runs")
     a = ap.parse_args()
@@ -194,18 +202,32 @@ def main():
     log = []
     trace = ["--trace", str(a.trace)] if a.trace else []
 
-    step("start", log)
-    before = sim_measure_local.measure(a.build, swswitch=swswitch)
-    step("measured before", log, before)
+    fig_csv = os.path.join(a.out, "validate-local-figures.csv")
     cl_out = os.path.join(work, "cluster")
-    rc = subprocess.run([py, os.path.join(HERE, "bench_apps.py"), "--build",
-                         a.build, "--out", cl_out, "--nodes", "4",
-                         "--threads", "2", "--reps", str(a.reps),
-                         "--duration", str(a.duration), "--points",
-                         ",".join(v for _, v, _ in POINTS)] + trace).returncode
-    step("cluster done (exit %d)" % rc, log)
-    after = sim_measure_local.measure(a.build, swswitch=swswitch)
-    step("measured after", log, after)
+    if a.resume:
+        # Steps 1-3 as a previous invocation measured them.
+        with open(os.path.join(work, "figures.json")) as f:
+            j = json.load(f)
+        before, after = j["before"], j["after"]
+        with open(fig_csv, newline="") as f:
+            log = [r for r in csv.DictReader(f)
+                   if not r["step"].startswith("sim")]
+        rc = 0
+    else:
+        step("start", log)
+        before = sim_measure_local.measure(a.build, swswitch=swswitch)
+        step("measured before", log, before)
+        rc = subprocess.run([py, os.path.join(HERE, "bench_apps.py"),
+                             "--build", a.build, "--out", cl_out, "--nodes",
+                             "4", "--threads", "2", "--reps", str(a.reps),
+                             "--duration", str(a.duration), "--points",
+                             ",".join(v for _, v, _ in POINTS)] +
+                            trace).returncode
+        step("cluster done (exit %d)" % rc, log)
+        after = sim_measure_local.measure(a.build, swswitch=swswitch)
+        step("measured after", log, after)
+        with open(os.path.join(work, "figures.json"), "w") as f:
+            json.dump({"before": before, "after": after}, f)
 
     used = {"hop_ns": round(statistics.median(before["rtts_us"] +
                                               after["rtts_us"]) * 250)}
@@ -217,7 +239,8 @@ def main():
            "--build", a.build, "--profile", "local", "--out", sim_out,
            "--points", ",".join(s for _, _, s in POINTS), "--nodes", "4",
            "--threads", "2", "--seeds", str(a.seeds), "--duration",
-           str(dur), "-j", str(a.jobs)] + trace + [
+           str(dur), "--stuck-s", str(a.sim_stuck_s), "-j",
+           str(a.jobs)] + trace + [
                x for k in FIGURES for x in ("--cost", "%s=%d" % (k,
                                                                  used[k]))]
     print(" ".join(cmd), flush=True)
@@ -225,8 +248,7 @@ def main():
     u = step("sim done (exit %d, duration %g s)" % (src, dur), log, used)
     u["ping_median_us"] = "%.1f" % (used["hop_ns"] * 4 / 1000)
 
-    with open(os.path.join(a.out, "validate-local-figures.csv"), "w",
-              newline="") as f:
+    with open(fig_csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["step", "time", "load1", "load5",
                                           "load15", "ping_median_us"] +
                            list(FIGURES))
