@@ -10,6 +10,9 @@
 #
 #   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
 #                          (na-sim with its cost model: bench_apps_sim.py)
+#   sudo scripts/bench-apps.sh --validate-local [--out DIR] [--reps N] ...
+#                          (`local` against the cluster, the figures measured
+#                          in the same invocation: bench_validate_local.py)
 #   sudo scripts/bench-apps.sh [--smoke] [--out DIR] [--apps kv,tpcc,pagerank]
 #                              [--nodes 2,3,4] [--threads T] [--duration SEC]
 #                              [--reps N] [--seed S] [--plot CSV]
@@ -57,4 +60,8 @@ done
 # The system Python has matplotlib (Debian python3-matplotlib).
 py=/usr/bin/python3
 [ -x $py ] || py=python3
+for arg in "$@"; do
+	[ "$arg" = --validate-local ] &&
+		exec $py "$here/bench_validate_local.py" --build "$build" "$@"
+done
 exec $py "$here/bench_apps.py" --build "$build" "$@"

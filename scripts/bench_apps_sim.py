@@ -7,7 +7,7 @@ docs/APPS.md "In the simulator"). `scripts/bench-apps.sh --sim` runs this.
   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
                               [--apps kv,tpcc,pagerank] [--nodes 2,4,8]
                               [--threads T] [--seeds N] [--duration S] [-j N]
-                              [--warmup S] [--trace N]
+                              [--warmup S] [--trace N] [--cost NAME=NS]..
   scripts/bench-apps.sh --sim --replot CSV... --out DIR   (merge, replot)
 
 Writes DIR/apps-sim.csv (one row per run), DIR/apps-sim-median.csv (the
@@ -69,7 +69,8 @@ def run_one(a, app, point, args, mode, nodes, seed):
            app, "--nodes", str(nodes), "--threads", str(a.threads),
            "--mode", mode, "--seed", str(seed), "--duration",
            str(a.duration), "--profile", a.profile, "--out", out,
-           "--stuck-s", str(a.stuck_s)] + (
+           "--stuck-s", str(a.stuck_s)] + [
+               x for c in a.cost for x in ("--cost", c)] + (
                ["--trace", str(a.trace)] if a.trace else []) + ["--"] + \
         args + (["--warmup", str(a.warmup)]
                 if a.warmup and app in WARMUP_APPS else [])
@@ -213,6 +214,28 @@ def smoke_checks(a, rows, again):
     return problems
 
 
+def cost_checks(a, job):
+    """--cost: a measured figure replaces the profile's, a bad one is
+    refused."""
+    problems = []
+    a.cost = a.cost + ["hop_ns=123457"]
+    run_one(a, *job)
+    a.cost.pop()
+    app, pt, _, mode, nodes, seed = job
+    out = os.path.join(a.out, "runs", "%s-%s-%s-n%d-s%d" % (
+        app, pt, mode, nodes, seed))
+    with open(os.path.join(out, "sim.json")) as f:
+        hop = json.load(f)["cost"]["hop_ns"]
+    if hop != 123457:
+        problems.append("--cost hop_ns=123457: sim.json hop_ns %s" % hop)
+    rc = subprocess.run([os.path.join(a.build, "node-agent", "na-sim"),
+                         "--app", app, "--out", out, "--cost", "hop=1"],
+                        capture_output=True).returncode
+    if rc == 0:
+        problems.append("--cost hop=1 accepted")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(os.path.dirname(HERE),
@@ -220,6 +243,9 @@ def main():
     ap.add_argument("--sim", action="store_true", help="(bench-apps.sh)")
     ap.add_argument("--profile", default="paper", choices=("local",
                                                            "paper"))
+    ap.add_argument("--cost", action="append", default=[],
+                    metavar="NAME=NS", help="a measured figure in place of "
+                    "the profile's (na-sim --cost; bench_validate_local.py)")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default="bench-apps-sim")
     ap.add_argument("--apps", default="kv,tpcc,pagerank")
@@ -300,7 +326,7 @@ def main():
     write_csv(os.path.join(a.out, "apps-sim-median.csv"), med)
     if a.smoke:
         again = run_one(a, *jobs[0])
-        problems = smoke_checks(a, rows, again)
+        problems = smoke_checks(a, rows, again) + cost_checks(a, jobs[0])
         for p in problems:
             print("FAIL " + p)
         print("apps-sim smoke: %s" % ("FAIL" if problems else "PASS"))

@@ -36,11 +36,13 @@ REPO = os.path.dirname(HERE)
 N_PONG = 20000
 
 
-def ping_rtt_us():
-    env = dict(os.environ, SWCL_ID="m")
+def ping_rtts_us(swswitch=None):
+    """Every ping RTT (us) through swswitch, node 0 to node 1."""
+    env = dict(os.environ, SWCL_ID=os.environ.get("SWCL_ID", "m"))
     cl = os.path.join(HERE, "cluster.sh")
+    sw = ["--swswitch", swswitch] if swswitch else []
     subprocess.run([cl, "up", os.path.join(REPO, "topo", "demo2.json"),
-                    "--force"], env=env, check=True,
+                    "--force"] + sw, env=env, check=True,
                    stdout=subprocess.DEVNULL)
     try:
         out = subprocess.run([cl, "exec", "0", "ping", "-c", "200", "-i",
@@ -48,8 +50,7 @@ def ping_rtt_us():
                              capture_output=True, text=True).stdout
     finally:
         subprocess.run([cl, "down"], env=env, stdout=subprocess.DEVNULL)
-    rtts = [float(m) for m in re.findall(r"time=([0-9.]+) ms", out)]
-    return statistics.median(rtts) * 1000, len(rtts)
+    return [float(m) * 1000 for m in re.findall(r"time=([0-9.]+) ms", out)]
 
 
 def echo_server(port, n):
@@ -132,9 +133,46 @@ def callgrind(build):
     return {
         "instr_total": total,
         "cpu_ns_native": cpu_ns,
-        "rx_instr": incl.get("na_node_receive", 0) / sim["net"]["delivered"],
+        # na_node_receive_at: what na_node_receive() calls, by its time.
+        "rx_instr": (incl.get("na_node_receive_at") or
+                     incl.get("na_node_receive", 0)) /
+        sim["net"]["delivered"],
         "app_instr": api / sim["cost"]["app_calls"],
     }
+
+
+def measure(build, ping=True, swswitch=None, log=print):
+    """The `local` figures measured now: {"hop_ns", "tx_ns", "rx_ns",
+    "op_ns"} and what they were derived from ("rtts_us", ...)."""
+    f = {}
+    if ping:
+        f["rtts_us"] = ping_rtts_us(swswitch)
+        if not f["rtts_us"]:
+            raise RuntimeError("ping through swswitch: no reply")
+        rtt = statistics.median(f["rtts_us"])
+        f["hop_ns"] = round(rtt * 1000 / 4)
+        log("ping through swswitch: median RTT %.1f us over %d -> "
+            "hop_ns %d" % (rtt, len(f["rtts_us"]), f["hop_ns"]))
+    one_way, tx = udp_costs_ns()
+    log("UDP loopback ping-pong: one way %.0f ns; sendto CPU %.0f ns -> "
+        "tx %.0f, receive and wake-up %.0f ns" % (one_way, tx, tx,
+                                                   one_way - tx))
+    cg = callgrind(build)
+    ipn = cg["instr_total"] / cg["cpu_ns_native"]
+    log("callgrind: %.0f instructions per frame received, %.0f per DSM "
+        "call; %.2f instructions per ns (%d instructions, %.0f ms CPU "
+        "native)" % (cg["rx_instr"], cg["app_instr"], ipn,
+                     cg["instr_total"], cg["cpu_ns_native"] / 1e6))
+    f.update({"tx_ns": round(tx), "rx_ns": round(one_way - tx +
+                                                  cg["rx_instr"] / ipn),
+              "op_ns": round(cg["app_instr"] / ipn), "one_way_ns": one_way,
+              "instr_per_ns": ipn, "rx_instr": cg["rx_instr"],
+              "app_instr": cg["app_instr"]})
+    log("-> rx_ns %d (receive, wake-up, agent), op_ns %d; paper "
+        "(2.2 GHz, 1 instruction per cycle): agent %.0f ns, op %.0f ns" %
+        (f["rx_ns"], f["op_ns"], cg["rx_instr"] / 2.2,
+         cg["app_instr"] / 2.2))
+    return f
 
 
 def main():
@@ -142,24 +180,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--skip-ping", action="store_true")
     a = ap.parse_args()
-    if not a.skip_ping:
-        rtt, n = ping_rtt_us()
-        print("ping through swswitch: median RTT %.1f us over %d -> "
-              "hop_ns %d" % (rtt, n, rtt * 1000 / 4))
-    one_way, tx = udp_costs_ns()
-    print("UDP loopback ping-pong: one way %.0f ns; sendto CPU %.0f ns -> "
-          "tx %.0f, receive and wake-up %.0f ns" % (one_way, tx, tx,
-                                                     one_way - tx))
-    cg = callgrind(a.build)
-    ipn = cg["instr_total"] / cg["cpu_ns_native"]
-    print("callgrind: %.0f instructions per frame received, %.0f per DSM "
-          "call; %.2f instructions per ns (%d instructions, %.0f ms CPU "
-          "native)" % (cg["rx_instr"], cg["app_instr"], ipn,
-                       cg["instr_total"], cg["cpu_ns_native"] / 1e6))
-    print("-> rx_ns %.0f (receive, wake-up, agent), op_ns %.0f; paper "
-          "(2.2 GHz, 1 instruction per cycle): agent %.0f ns, op %.0f ns" %
-          (one_way - tx + cg["rx_instr"] / ipn, cg["app_instr"] / ipn,
-           cg["rx_instr"] / 2.2, cg["app_instr"] / 2.2))
+    measure(a.build, ping=not a.skip_ping)
     return 0
 
 

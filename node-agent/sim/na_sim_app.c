@@ -56,6 +56,8 @@ struct app_node {
 static struct {
 	int (*main)(int, char **);
 	const char *app, *mode, *out, *profile;
+	const char *cost[8]; /* --cost NAME=NS, applied after --profile */
+	unsigned int n_cost;
 	uint16_t nodes, threads;
 	uint32_t seed, trace_every;
 	double duration, stuck_s;
@@ -242,8 +244,8 @@ usage(FILE *f)
 		   "[--threads T]\n"
 		   "              [--mode switch|home|directory] [--seed S] "
 		   "[--duration S]\n"
-		   "              [--profile local|paper] [--stuck-s S] "
-		   "[--trace N] [-- APP OPTIONS]\n");
+		   "              [--profile local|paper] [--cost NAME=NS].. "
+		   "[--stuck-s S] [--trace N] [-- APP OPTIONS]\n");
 }
 
 static int
@@ -257,6 +259,7 @@ parse(int argc, char **argv, int *app_argi)
 		{ "seed", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "profile", required_argument, NULL, 'p' },
+		{ "cost", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "stuck-s", required_argument, NULL, 'k' },
 		{ "trace", required_argument, NULL, 'r' },
@@ -348,6 +351,14 @@ parse(int argc, char **argv, int *app_argi)
 				return -1;
 			}
 			break;
+		case 'c':
+			if (R.n_cost == sizeof(R.cost) / sizeof(R.cost[0])) {
+				fprintf(stderr, "na-sim: --cost: at most %zu\n",
+					sizeof(R.cost) / sizeof(R.cost[0]));
+				return -1;
+			}
+			R.cost[R.n_cost++] = optarg;
+			break;
 		case 'o':
 			R.out = optarg;
 			break;
@@ -367,6 +378,14 @@ parse(int argc, char **argv, int *app_argi)
 			return -1;
 		}
 	}
+	for (unsigned int i = 0; i < R.n_cost; i++)
+		if (na_sim_cost_set(R.cost[i]) < 0) {
+			fprintf(stderr,
+				"na-sim: --cost %s: NAME=NS, NAME one of "
+				"hop_ns, tx_ns, rx_ns, op_ns, sw_pass_ns\n",
+				R.cost[i]);
+			return -1;
+		}
 	if (!R.main || !R.out) {
 		fprintf(stderr, "na-sim: --app and --out are required\n");
 		usage(stderr);

@@ -3,10 +3,12 @@
  * The cost model's profiles and resources; see na_sim_cost.h. Every
  * figure of a profile comes from a measurement or a publication, listed in
  * docs/SIMULATION.md "Cost model" (the `local` figures are measured by
- * scripts/sim_measure_local.sh).
+ * scripts/sim_measure_local.py).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lcf_wire.h"
@@ -56,7 +58,8 @@ static const struct na_sim_cost_profile profiles[] = {
 };
 
 static struct {
-	const struct na_sim_cost_profile *p;
+	const struct na_sim_cost_profile *p; /* &cur, or NULL */
+	struct na_sim_cost_profile cur; /* the profile, measured overrides */
 	uint64_t up[MAX_NODES], down[MAX_NODES]; /* links free at */
 	uint64_t sw;                             /* the pipeline free at */
 	uint64_t agent[MAX_NODES][MAX_AGENTS];   /* agent threads free at */
@@ -72,7 +75,41 @@ na_sim_cost_select(const char *name)
 		return 0;
 	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
 		if (!strcmp(name, profiles[i].name)) {
-			cm.p = &profiles[i];
+			cm.cur = profiles[i];
+			cm.p = &cm.cur;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int
+na_sim_cost_set(const char *assign)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "hop_ns", offsetof(struct na_sim_cost_profile, hop_ns) },
+		{ "tx_ns", offsetof(struct na_sim_cost_profile, tx_ns) },
+		{ "rx_ns", offsetof(struct na_sim_cost_profile, rx_ns) },
+		{ "op_ns", offsetof(struct na_sim_cost_profile, op_ns) },
+		{ "sw_pass_ns",
+		  offsetof(struct na_sim_cost_profile, sw_pass_ns) },
+	};
+	const char *eq = strchr(assign, '=');
+	unsigned long long v;
+	char *end;
+
+	if (!cm.p || !eq || eq[1] < '0' || eq[1] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(eq + 1, &end, 10);
+	if (*end || errno)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strlen(fields[i].name) == (size_t)(eq - assign) &&
+		    !strncmp(assign, fields[i].name, (size_t)(eq - assign))) {
+			*(uint64_t *)((char *)&cm.cur + fields[i].off) = v;
 			return 0;
 		}
 	return -EINVAL;

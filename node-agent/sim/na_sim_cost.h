@@ -49,6 +49,15 @@ struct na_sim_cost_profile {
  */
 int na_sim_cost_select(const char *name);
 
+/**
+ * Override one time of the selected profile with a measured figure:
+ * "NAME=NS", NAME one of hop_ns, tx_ns, rx_ns, op_ns, sw_pass_ns
+ * (scripts/bench_validate_local.py passes the figures it measured). Lasts
+ * until the next na_sim_cost_select().
+ * @return 0, or -EINVAL (no profile selected, unknown NAME, not a number).
+ */
+int na_sim_cost_set(const char *assign);
+
 /** The selected profile, or NULL when none is (nothing costs time). */
 const struct na_sim_cost_profile *na_sim_cost_profile(void);
 
