@@ -272,6 +272,10 @@ run regress-voh-update-coherence-755 "--seed 2619794145 --nodes 13 --threads 3 -
 # its next READ was dropped for 300 s (lib/model/vohref.pml; sweep 31300
 # runs 596 and 470, the latter 3 min: by hand).
 run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --threads 2 --workload poll --policy validate --blocks 4 --switch-blocks 3 --cache-blocks 1 --block-size 4096 --loss 0.138 --dup 0.215 --jitter-us 50 --max-rate 200000 --stuck-s 300 --lock-mode queued"
+# A crash whose declaration was due after the run ended: the control
+# plane ran on closed nodes (segfault; crash sweep 62 run 23).
+run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 1 --blocks 1 --switch-blocks 4 --cache-blocks 1 --block-size 4096 --loss 0.068 --dup 0.047 --jitter-us 0 --max-rate 50000 --migrate --lock-mode queued --crash-node 1 --crash-at 811ev --detect-ms 200" \
+	crash.crashed
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

@@ -17,6 +17,8 @@ declare(void *ctx, void *arg)
 	uint16_t id = c->d[c->idx]->node.self;
 
 	(void)arg;
+	if (*c->closing)
+		return;
 	/* Between two passes, as swswitch's workers apply it. */
 	na_sim_net_node_failed(c->net, id, &c->rep);
 	for (uint32_t i = 0; i < c->n; i++)

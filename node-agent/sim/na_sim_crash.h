@@ -29,9 +29,12 @@ struct na_sim_crash {
 	struct na_sim_net *net;
 	struct dsm *const *d; /* every node, by index */
 	uint32_t n;
-	uint32_t idx;         /* the index of the node that crashes */
-	uint64_t detect_ns;   /* crash to control plane */
-	volatile int *stop;   /* its workload's stop flag */
+	uint32_t idx;       /* the index of the node that crashes */
+	uint64_t detect_ns; /* crash to control plane */
+	volatile int *stop; /* its workload's stop flag */
+	/* set: the nodes are being closed (a declaration due later never
+	 * runs) */
+	const volatile int *closing;
 	struct na_history *h; /* its history, closed at the crash */
 	/* results */
 	bool crashed, declared;

@@ -375,6 +375,7 @@ crash_setup(void)
 		.idx = (uint32_t)sim.o.crash_node,
 		.detect_ns = (uint64_t)(sim.o.detect_ms * 1e6),
 		.stop = &sim.node[sim.o.crash_node].stop,
+		.closing = &sim.closing,
 		.h = &sim.node[sim.o.crash_node].h,
 	};
 	if (sim.o.crash_at)
