@@ -24,13 +24,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKLOADS = ["counter", "micro", "poll", "rwlock"]
+HOLD_TYPES = ["READ_MISS", "WRITE_MISS", "READ_UNLOCK", "WRITE_UNLOCK",
+              "ABORT", "QXFER", "QRELEASE", "Q_GRANT", "NA_WB", "NA_DATA"]
 
 
-def draw(rng, profile):
-    """One configuration: a list of na-sim arguments (no --seed/--events)."""
+def draw(rng, profile, fault=None, events=0):
+    """One configuration: a list of na-sim arguments (no --seed/--events);
+    with a fault, no directory protocol and the fault at an event drawn in
+    the middle three fifths of the run."""
     harsh = profile == "harsh"
     o = []
-    directory = rng.random() < 0.12
+    directory = rng.random() < 0.12 and not fault
     wl = rng.choice(WORKLOADS)
     o += ["--nodes", str(rng.randint(2, 16 if harsh else 6))]
     o += ["--threads", str(rng.randint(1, 4 if harsh else 2))]
@@ -67,6 +71,21 @@ def draw(rng, profile):
             o += ["--lock-mode", "queued"]
     if rng.random() < 0.3:
         o += ["--pipe-depth", str(rng.choice([1, 2, 8]))]
+    at = "%dev" % rng.randint(events // 5, events * 4 // 5)
+    if fault == "switch-restart":
+        o += ["--switch-restart-at", at]
+    elif fault == "crash":
+        # A node below the shadow homing no shared block (na-sim --help).
+        nodes = max(3, int(o[o.index("--nodes") + 1]))
+        blocks = min(int(o[o.index("--blocks") + 1]), nodes - 2)
+        o[o.index("--nodes") + 1] = str(nodes)
+        o[o.index("--blocks") + 1] = str(blocks)
+        o += ["--crash-node", str(rng.randint(blocks, nodes - 2)),
+              "--crash-at", at,
+              "--detect-ms", str(rng.choice([1, 10, 50, 200]))]
+    elif fault == "hold":
+        o += ["--hold", "%s:%d" % (rng.choice(HOLD_TYPES), rng.randint(1, 50)),
+              "--hold-for", "%dev" % rng.randint(100, events)]
     return o
 
 
@@ -111,7 +130,7 @@ def one(args, i, work):
     rng = random.Random(args.seed * 1000003 + i)
     seed = rng.randint(1, 4000000000)
     opts = ["--seed", str(seed), "--events", str(args.events)] + \
-        draw(rng, args.profile)
+        draw(rng, args.profile, args.fault, args.events)
     cmd = [args.sim] + opts
     d = os.path.join(work, "run-%d" % i)
     os.makedirs(d)
@@ -153,6 +172,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--events", type=int, default=20000)
     ap.add_argument("--keep", default="")
+    ap.add_argument("--fault", choices=["switch-restart", "crash", "hold"])
     ap.add_argument("--sim", required=True)
     ap.add_argument("--checker",
                     default=os.path.join(ROOT, "node-agent", "checker",

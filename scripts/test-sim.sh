@@ -195,6 +195,31 @@ run rwlock-queued-readers-loss "--seed 10 --events 60000 --workload rwlock --rea
 run queued-counter-readers "--seed 3 --events 60000 --nodes 4 --threads 3 --loss 0 --dup 0 --lock-mode queued" \
 	switch_actions.q_wait qlock.req_q_polls qlock.req_q_sw_grants "$QRNACK"
 
+# Faults (docs/SIMULATION.md "Faults"). Every run above and below also ends
+# with the quiescence check (exit 4) and the final values read back.
+# The switch restarted mid-run (empty registers, 10 ms down): the homes
+# find their lost blocks by tag misses and recover them (docs/FAULTS.md 1).
+run switch-restart "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.02 --max-rate 20000 --switch-restart-at 10000ev" \
+	net.switch_restarts recovery.blocks_recovered
+run switch-restart-migrate "--seed 22 --events 30000 --migrate --switch-blocks 0 --loss 0.05 --dup 0.05 --max-rate 20000 --switch-restart-at 15000ev" \
+	recovery.blocks_recovered switch_actions.add_to_switch_ok
+run switch-restart-rwlock "--seed 23 --events 30000 --workload rwlock --blocks 2 --nodes 4 --threads 3 --max-rate 20000 --switch-restart-at 10000ev" \
+	recovery.blocks_recovered
+# Node 3 of 5 crashes (it reads only and homes no shared block, as in
+# test-drain.sh); 50 ms later the switch evicts what it blocks and the
+# survivors drain it (docs/FAULTS.md 2). Its completed reads are checked.
+run crash-home "--seed 31 --events 30000 --nodes 5 --blocks 3 --max-rate 20000 --crash-node 3 --crash-at 10000ev" \
+	crash.declared_s recovery.dead_nodes recovery.blocks_recovered
+run crash-switch "--seed 32 --events 30000 --nodes 5 --blocks 3 --max-rate 20000 --loss 0.02 --dup 0.02 --crash-node 3 --crash-at 10000ev" \
+	crash.evicted_locked recovery.blocks_recovered net.crash_drops
+run crash-rwlock "--seed 33 --events 30000 --nodes 5 --workload rwlock --blocks 3 --max-rate 20000 --crash-node 3 --crash-at 10000ev" \
+	crash.evicted_locked recovery.blocks_recovered
+# Adversarial delay: a copy of one frame held back and delivered late.
+run hold-qrelease "--seed 41 --events 30000 --lock-mode queued --nodes 4 --threads 3 --max-rate 20000 --hold QRELEASE:5 --hold-for 0.05" \
+	net.released
+run hold-unlock "--seed 42 --events 30000 --max-rate 20000 --hold WRITE_UNLOCK:50 --hold-for 5000ev" \
+	net.released
+
 # REGRESSIONS: seeds that once failed, with their options.
 # Queued mode, two threads of one node deadlocked: one backed off after a
 # NACK (busy released) while its queued copy's Q_GRANT came, the other
@@ -249,6 +274,10 @@ run regress-voh-update-coherence-755 "--seed 2619794145 --nodes 13 --threads 3 -
 # its next READ was dropped for 300 s (lib/model/vohref.pml; sweep 31300
 # runs 596 and 470, the latter 3 min: by hand).
 run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --threads 2 --workload poll --policy validate --blocks 4 --switch-blocks 3 --cache-blocks 1 --block-size 4096 --loss 0.138 --dup 0.215 --jitter-us 50 --max-rate 200000 --stuck-s 300 --lock-mode queued"
+# A crash whose declaration was due after the run ended: the control
+# plane ran on closed nodes (segfault; crash sweep 62 run 23).
+run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 1 --blocks 1 --switch-blocks 4 --cache-blocks 1 --block-size 4096 --loss 0.068 --dup 0.047 --jitter-us 0 --max-rate 50000 --migrate --lock-mode queued --crash-node 1 --crash-at 811ev --detect-ms 200" \
+	crash.crashed
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

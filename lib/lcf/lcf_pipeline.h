@@ -342,6 +342,16 @@ int lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
 			    struct lcf_block_view *v);
 
 /**
+ * Read the block in slot `slot` of way `way` (enumerates the TAG ways).
+ *
+ * @return 0 with its tag in *tag, -ENOENT when the slot is empty, or
+ *         -EINVAL when way or slot is out of range.
+ */
+int lcf_pipeline_read_slot(const struct lcf_pipeline *p, uint32_t way,
+			   uint32_t slot, uint64_t *tag,
+			   struct lcf_block_view *v);
+
+/**
  * Read a requester's SCOREBOARD and LAST-UNLOCK registers.
  *
  * @return 0, or -EINVAL when node/thread is out of range.

@@ -240,6 +240,18 @@ lcf_pipeline_read_block(const struct lcf_pipeline *p, uint64_t tag,
 }
 
 int
+lcf_pipeline_read_slot(const struct lcf_pipeline *p, uint32_t way,
+		       uint32_t slot, uint64_t *tag, struct lcf_block_view *v)
+{
+	if (way >= p->cfg.ways || slot >= p->cfg.slots_per_way)
+		return -EINVAL;
+	if (!p->tag[way][slot])
+		return -ENOENT;
+	*tag = p->tag[way][slot] & ~LCF_TAG_VALID;
+	return lcf_pipeline_read_block(p, *tag, v);
+}
+
+int
 lcf_pipeline_read_requester(const struct lcf_pipeline *p, uint16_t node,
 			    uint16_t thread, struct lcf_requester_view *v)
 {

@@ -194,3 +194,34 @@ Test(migrate, installed_copysets_hold_only_existing_nodes)
 	tu_send(&u, &r, NULL);
 	cr_assert_eq(tu_block(tag).copyset, BIT(0));
 }
+
+/* lcf_pipeline_read_slot enumerates exactly the installed blocks (na-sim's
+ * quiescence check reads every block this way). */
+Test(migrate, read_slot_enumerates_installed_blocks)
+{
+	const struct lcf_pipeline_config *c = lcf_pipeline_config(tu_p);
+	uint64_t t1 = tu_tag(1, 3), t2 = tu_tag(2, 5), tag;
+	struct lcf_block_view v;
+	uint32_t found = 0;
+
+	tu_add(t1, LCF_GS_UNSHARED, 0);
+	tu_add(t2, LCF_GS_UNSHARED, 0);
+	for (uint32_t w = 0; w < c->ways; w++)
+		for (uint32_t s = 0; s < c->slots_per_way; s++) {
+			int rc = lcf_pipeline_read_slot(tu_p, w, s, &tag, &v);
+
+			if (rc == -ENOENT)
+				continue;
+			cr_assert_eq(rc, 0);
+			cr_assert(tag == t1 || tag == t2);
+			cr_assert_eq(v.way, w);
+			cr_assert_eq(v.slot, s);
+			found++;
+		}
+	cr_assert_eq(found, 2);
+	cr_assert_eq(lcf_pipeline_read_slot(tu_p, c->ways, 0, &tag, &v),
+		     -EINVAL);
+	cr_assert_eq(lcf_pipeline_read_slot(tu_p, 0, c->slots_per_way, &tag,
+					    &v),
+		     -EINVAL);
+}

@@ -441,15 +441,26 @@ na_rec_tick(struct na_rec *r, struct na_out *out)
 }
 
 void
-na_rec_stats_json(struct na_rec *r, FILE *f)
+na_rec_stats_sum_json(struct na_rec *const *r, uint32_t n, FILE *f)
 {
 	const char *sep = "";
 
 	fprintf(f, "\"recovery\":{");
-#define X_PRINT(name)                                            \
-	fprintf(f, "%s\"" #name "\":%" PRIu64, sep, r->st.name); \
-	sep = ",";
-	REC_COUNTERS(X_PRINT)
-#undef X_PRINT
+#define X_SUM(name)                                             \
+	{                                                       \
+		uint64_t v = 0;                                 \
+		for (uint32_t i = 0; i < n; i++)                \
+			v += r[i] ? r[i]->st.name : 0;          \
+		fprintf(f, "%s\"" #name "\":%" PRIu64, sep, v); \
+		sep = ",";                                      \
+	}
+	REC_COUNTERS(X_SUM)
+#undef X_SUM
 	fprintf(f, "}");
+}
+
+void
+na_rec_stats_json(struct na_rec *r, FILE *f)
+{
+	na_rec_stats_sum_json(&r, 1, f);
 }

@@ -145,4 +145,8 @@ void na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted);
 /** Counters as a JSON member `"recovery":{...}` (no leading comma). */
 void na_rec_stats_json(struct na_rec *r, FILE *f);
 
+/** The same member with each counter summed over `n` nodes (NULL skipped;
+ * na-sim's summary). */
+void na_rec_stats_sum_json(struct na_rec *const *r, uint32_t n, FILE *f);
+
 #endif /* NA_RECOVERY_H */

@@ -11,7 +11,10 @@
  *
  * After --events events the workloads are told to stop; a workload that
  * has not finished within --stuck-s virtual seconds more is a liveness
- * failure, reported with the nodes' statistics (exit 3).
+ * failure, reported with the nodes' statistics (exit 3). Then every node
+ * reads back the words the workload writes (the checker compares them with
+ * the history's last writes) and the cluster must become quiescent
+ * (na_sim_quiesce.h; exit 4 when it does not).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,11 +25,15 @@
 #include <time.h>
 
 #include "na_history.h"
+#include "na_recovery.h"
 #include "na_requester.h"
+#include "na_sim_crash.h"
 #include "na_sim_app_run.h"
 #include "na_sim_net.h"
 #include "na_sim_opts.h"
+#include "na_sim_quiesce.h"
 #include "na_sim_sched.h"
+#include "na_sim_stats.h"
 #include "na_transport_sim.h"
 #include "na_workload.h"
 
@@ -38,19 +45,24 @@ struct sim_node {
 	struct na_wl_result res;
 	int rc;
 	uint32_t migrated;
+	bool returned;     /* its workload returned */
+	volatile int stop; /* its workload's stop flag */
 };
 
 static struct {
 	struct na_sim_opts o;
 	struct topo topo;
 	struct na_sim_net *net;
-	struct na_wl_config wl;
+	struct na_wl_config wl, wl_ro; /* wl_ro: the crashing node's */
+	struct na_sim_crash crash;
 	struct sim_node node[MAX_NODES];
 	uint32_t n_nodes;
 	volatile int wl_stop;  /* the workloads' stop flag */
 	volatile int all_done; /* every workload returned */
 	volatile int closing;  /* timers stop rescheduling */
-	uint32_t running;
+	volatile int finals_done;
+	uint32_t running, finals;
+	uint32_t sb_claimed; /* CLAIMED SCOREBOARD entries left at the end */
 } sim;
 
 static volatile sig_atomic_t interrupted;
@@ -101,6 +113,13 @@ make_topo(const struct na_sim_opts *o, struct topo *t)
 	return rc;
 }
 
+/* The node crashed (--crash-node): no timers, final reads nor checks. */
+static bool
+crashed(const struct sim_node *sn)
+{
+	return sim.crash.crashed && sn == &sim.node[sim.crash.idx];
+}
+
 /* Every node's timers, once a virtual ms (its dispatch thread's job). */
 static void
 node_tick(void *ctx, void *arg)
@@ -108,7 +127,7 @@ node_tick(void *ctx, void *arg)
 	struct sim_node *sn = ctx;
 
 	(void)arg;
-	if (sim.closing)
+	if (sim.closing || crashed(sn))
 		return;
 	na_node_timers(&sn->d->node);
 	na_sim_at(na_now_ns() + 1000000ull, node_tick, sn, NULL);
@@ -122,12 +141,54 @@ node_main(void *arg)
 	if (sim.o.switch_blocks && !sim.o.directory)
 		sn->migrated = na_node_migrate_static(&sn->d->node,
 						      sim.o.switch_blocks);
-	sn->rc = na_workload_run(sn->d, &sim.wl, &sn->h, &sim.wl_stop,
-				 &sn->res);
-	na_history_close(&sn->h, sn->res.ops);
+	sn->rc = na_workload_run(sn->d,
+				 (int)(sn - sim.node) == sim.o.crash_node
+					 ? &sim.wl_ro
+					 : &sim.wl,
+				 &sn->h, &sn->stop, &sn->res);
+	sn->returned = true;
 	if (--sim.running == 0)
 		sim.all_done = 1;
 	return NULL;
+}
+
+/* Every workload returned: read back the final values, close the history. */
+static void *
+final_main(void *arg)
+{
+	struct sim_node *sn = arg;
+	int rc = na_workload_final_reads(sn->d, &sim.wl, &sn->h, 0);
+
+	if (rc < 0) {
+		fprintf(stderr, "na-sim: node %u: final reads: %s\n",
+			sn->d->node.self, strerror(-rc));
+		sn->res.errors++;
+	}
+	na_history_close(&sn->h, sn->res.ops);
+	if (--sim.finals == 0)
+		sim.finals_done = 1;
+	return NULL;
+}
+
+/* Final reads, then quiescence within --stuck-s: the number of
+ * violations (printed). */
+static uint32_t
+finish_checks(void)
+{
+	struct dsm *d[MAX_NODES];
+	na_thread_t t;
+
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		if (!crashed(&sim.node[i]) &&
+		    na_sim_spawn(&t, final_main, &sim.node[i]) == 0)
+			sim.finals++;
+	if (sim.finals)
+		na_sim_run(0, &sim.finals_done);
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		d[i] = crashed(&sim.node[i]) ? NULL : sim.node[i].d;
+	return na_sim_quiesce_wait(na_sim_net_pipeline(sim.net), d, sim.n_nodes,
+				   (uint64_t)(sim.o.stuck_s * 1e9), stderr,
+				   &sim.sb_claimed);
 }
 
 static void *
@@ -180,139 +241,15 @@ open_nodes(void)
 	return 0;
 }
 
-/* PIPE write-backs of every node (docs/PIPE.md). */
+/* Recovery (docs/FAULTS.md) summed over the nodes: "recovery":{...}. */
 static void
-pipe_summary(FILE *f)
+rec_summary(FILE *f)
 {
-	uint64_t v[5] = { 0 };
+	struct na_rec *r[MAX_NODES];
 
-	for (uint32_t i = 0; i < sim.n_nodes; i++) {
-		const struct na_node *n = &sim.node[i].d->node;
-
-		v[0] += n->st.req.writebacks;
-		v[1] += n->st.req.diff_writebacks;
-		v[2] += n->st.req.diffs_empty;
-		v[3] += n->home.st.diffs_applied;
-		v[4] += n->home.st.diff_frames;
-	}
-	fprintf(f,
-		"\"writebacks\":%" PRIu64 ",\"diff_writebacks\":%" PRIu64
-		",\"diffs_empty\":%" PRIu64 ",\"diffs_applied\":%" PRIu64
-		",\"diff_frames\":%" PRIu64,
-		v[0], v[1], v[2], v[3], v[4]);
-}
-
-/* Validate-on-hit counters of every node, summed (docs/VALIDATE.md). */
-static void
-voh_summary(FILE *f)
-{
-	struct dsm_voh_stats s, t = { 0 };
-
-	for (uint32_t i = 0; i < sim.n_nodes; i++) {
-		dsm_voh_stats(sim.node[i].d, &s);
-		t.checks += s.checks;
-		t.validated_hits += s.validated_hits;
-		t.changed += s.changed;
-		t.fetches += s.fetches;
-		t.updates += s.updates;
-		t.fallbacks += s.fallbacks;
-		t.sw_checks += s.sw_checks;
-		t.sw_hits += s.sw_hits;
-		t.sw_fetches += s.sw_fetches;
-		t.sw_uncached += s.sw_uncached;
-		t.sw_writes += s.sw_writes;
-	}
-	fprintf(f,
-		"\"checks\":%" PRIu64 ",\"validated_hits\":%" PRIu64
-		",\"changed\":%" PRIu64 ",\"fetches\":%" PRIu64
-		",\"updates\":%" PRIu64 ",\"fallbacks\":%" PRIu64
-		",\"sw_checks\":%" PRIu64 ",\"sw_hits\":%" PRIu64
-		",\"sw_fetches\":%" PRIu64 ",\"sw_uncached\":%" PRIu64
-		",\"sw_writes\":%" PRIu64,
-		t.checks, t.validated_hits, t.changed, t.fetches, t.updates,
-		t.fallbacks, t.sw_checks, t.sw_hits, t.sw_fetches,
-		t.sw_uncached, t.sw_writes);
-}
-
-/* Queued locks (docs/QUEUED-LOCKS.md): the holders' and requesters'
- * counters summed over the nodes. */
-static void
-qlock_summary(FILE *f)
-{
-	struct na_qt_stats q = { 0 };
-	struct na_req_stats r = { 0 };
-	uint64_t hl = 0, hc = 0, hn = 0;
-
-	for (uint32_t i = 0; i < sim.n_nodes; i++) {
-		const struct na_node *n = &sim.node[i].d->node;
-
-		hl += n->home.st.pipeline_nack_lock;
-		hc += n->home.st.pipeline_nack_check;
-		hn += n->home.st.pipeline_nack_not_home;
-
-		if (n->qt) {
-#define NA_X_ADD(name) q.name += n->qt->st.name;
-			NA_QT_COUNTERS(NA_X_ADD)
-#undef NA_X_ADD
-		}
-#define NA_X_ADD(name) r.name += n->st.req.name;
-		NA_REQ_COUNTERS(NA_X_ADD)
-#undef NA_X_ADD
-	}
-	fprintf(f, "\"mode\":\"%s\"", sim.topo.sw.queued ? "queued" : "retry");
-#define NA_X_PRINT(name) fprintf(f, ",\"" #name "\":%" PRIu64, q.name);
-	NA_QT_COUNTERS(NA_X_PRINT)
-#undef NA_X_PRINT
-	fprintf(f,
-		",\"requester_nacks\":%" PRIu64 ",\"requester_events\":%" PRIu64
-		",\"req_queued\":%" PRIu64 ",\"req_q_nacks\":%" PRIu64
-		",\"req_nack_ignored\":%" PRIu64 ",\"req_watchdog\":%" PRIu64
-		",\"req_grants\":%" PRIu64 ",\"req_converted\":%" PRIu64
-		",\"req_noop\":%" PRIu64 ",\"req_q_ends\":%" PRIu64,
-		r.nacks, r.events, r.q_queued, r.q_nacks, r.q_nack_ignored,
-		r.q_watchdog, r.q_grants, r.q_converted, r.q_noop, r.q_ends);
-	fprintf(f,
-		",\"req_q_waits\":%" PRIu64 ",\"req_q_polls\":%" PRIu64
-		",\"req_q_sw_grants\":%" PRIu64 ",\"req_q_slot_waits\":%" PRIu64
-		",\"req_aborts_sent\":%" PRIu64 ",\"req_aborts_done\":%" PRIu64
-		",\"req_aborts_passed\":%" PRIu64
-		",\"req_aborts_waiting\":%" PRIu64,
-		r.q_waits, r.q_polls, r.q_sw_grants, r.q_slot_waits,
-		r.aborts_sent, r.aborts_done, r.aborts_passed,
-		r.aborts_waiting);
-	fprintf(f,
-		",\"home_nack_lock\":%" PRIu64 ",\"home_nack_check\":%" PRIu64
-		",\"home_nack_not_home\":%" PRIu64,
-		hl, hc, hn);
-}
-
-/* A stuck run: the queue holders not idle. */
-static void
-qlock_dump(const struct na_node *n)
-{
-	const struct dsm *d = (const struct dsm *)n; /* node is first */
-
-	for (uint16_t k = 0; getenv("QDBG") && k < n->cfg.threads; k++) {
-		const struct dsm_thread *t = &d->threads[k];
-
-		fprintf(stderr,
-			"  thread %u seq %u unl %d/%d seq %u stale %d seq %u "
-			"qgrant %d seq %u\n",
-			k, t->seq, t->unl.valid, t->unl.queued, t->unl.m.seq,
-			t->stale.valid, t->stale.seq, t->qgrant_valid,
-			t->qgrant.seq);
-	}
-	for (uint32_t i = 0; n->qt && i < NA_QT_SLOTS; i++) {
-		const struct na_qslot *s = &n->qt->s[i];
-
-		if (!s->used || s->h.st == NA_QH_IDLE)
-			continue;
-		fprintf(stderr,
-			"  holder tag %#" PRIx64 " thread %u seq %u state %d "
-			"count %u next %#x queue %u count_wait %d\n",
-			s->tag, s->h.thread, s->h.seq, (int)s->h.st, s->h.count,
-			s->h.next, s->h.q.n, (int)s->h.count_wait);
-	}
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		r[i] = sim.node[i].d->node.rec;
+	na_rec_stats_sum_json(r, sim.n_nodes, f);
 }
 
 static void
@@ -320,6 +257,7 @@ print_summary(FILE *f, double wall_s, bool stuck)
 {
 	const struct na_sim_net_stats *ns = na_sim_net_stats(sim.net);
 	struct na_wl_result r = { 0 };
+	struct dsm *d[MAX_NODES];
 	uint32_t migrated = 0;
 
 	for (uint32_t i = 0; i < sim.n_nodes; i++) {
@@ -327,7 +265,8 @@ print_summary(FILE *f, double wall_s, bool stuck)
 		r.reads += sim.node[i].res.reads;
 		r.writes += sim.node[i].res.writes;
 		r.incrs += sim.node[i].res.incrs;
-		r.errors += sim.node[i].res.errors;
+		if (!crashed(&sim.node[i])) /* its threads gave up */
+			r.errors += sim.node[i].res.errors;
 		migrated += sim.node[i].migrated;
 	}
 	fprintf(f,
@@ -336,27 +275,40 @@ print_summary(FILE *f, double wall_s, bool stuck)
 		"\"ops\":%" PRIu64 ",\"ops_per_wall_min\":%.0f,"
 		"\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
 		",\"incrs\":%" PRIu64 ",\"errors\":%" PRIu64
-		",\"blocks_in_switch\":%u,",
+		",\"blocks_in_switch\":%u,\"sb_claimed_left\":%u,",
 		sim.o.seed, sim.n_nodes, sim.o.threads,
 		stuck ? "true" : "false", na_sim_events(), na_now_ns() / 1e9,
 		wall_s, r.ops, wall_s > 0 ? r.ops / wall_s * 60 : 0, r.reads,
-		r.writes, r.incrs, r.errors, migrated);
+		r.writes, r.incrs, r.errors, migrated, sim.sb_claimed);
 	fprintf(f,
 		"\"net\":{\"sent\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"duplicated\":%" PRIu64 ",\"delivered\":%" PRIu64
 		",\"rejected\":%" PRIu64 ",\"forwarded\":%" PRIu64
 		",\"passes\":%" PRIu64 ",\"resubmits\":%" PRIu64
-		",\"switch_drops\":%" PRIu64 "},\"switch_actions\":{",
+		",\"switch_drops\":%" PRIu64 ",\"switch_restarts\":%" PRIu64
+		",\"switch_down_drops\":%" PRIu64 ",\"crash_drops\":%" PRIu64
+		",\"held\":%" PRIu64 ",\"released\":%" PRIu64
+		"},\"switch_actions\":{",
 		ns->sent, ns->lost, ns->duplicated, ns->delivered, ns->rejected,
-		ns->forwarded, ns->passes, ns->resubmits, ns->sw_drops);
+		ns->forwarded, ns->passes, ns->resubmits, ns->sw_drops,
+		ns->restarts, ns->down_drops, ns->crash_drops, ns->held,
+		ns->released);
 	na_sim_net_actions_json(sim.net, f);
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		d[i] = sim.node[i].d;
 	fprintf(f, "},\"pipe\":{");
-	pipe_summary(f);
+	na_sim_pipe_json(d, sim.n_nodes, f);
 	fprintf(f, "},\"voh\":{");
-	voh_summary(f);
+	na_sim_voh_json(d, sim.n_nodes, f);
 	fprintf(f, "},\"qlock\":{");
-	qlock_summary(f);
-	fprintf(f, "}}\n");
+	na_sim_qlock_json(d, sim.n_nodes, sim.topo.sw.queued, f);
+	fprintf(f, "},");
+	rec_summary(f);
+	if (sim.o.crash_node >= 0) {
+		fprintf(f, ",");
+		na_sim_crash_json(&sim.crash, f);
+	}
+	fprintf(f, "}\n");
 }
 
 static double
@@ -369,17 +321,90 @@ wall_now(void)
 }
 
 /* Run until the workloads return; false when they are stuck. */
+/* --hold-for Nev: release the held copy N events after it was taken. */
+static void
+hold_step(void)
+{
+	static uint64_t taken_at;
+
+	if (!sim.o.hold_ev || !na_sim_net_stats(sim.net)->held)
+		return;
+	if (!taken_at)
+		taken_at = na_sim_events();
+	else if (na_sim_events() >= taken_at + sim.o.hold_ev)
+		na_sim_net_release(sim.net);
+}
+
+/* Events to run before the next fault given as an event count (steps of
+ * 100 while a copy may be held for a number of events). */
+static uint64_t
+fault_chunk(uint64_t chunk)
+{
+	if (sim.o.hold_ev)
+		chunk = 100;
+	uint64_t at[2] = { sim.o.sw_restart_ev, sim.o.crash_ev };
+
+	for (int i = 0; i < 2; i++)
+		if (at[i] > na_sim_events() && at[i] - na_sim_events() < chunk)
+			chunk = at[i] - na_sim_events();
+	return chunk;
+}
+
+static void
+crash_at(void *ctx, void *arg)
+{
+	(void)ctx;
+	(void)arg;
+	na_sim_crash_now(&sim.crash);
+}
+
+/* The crash's parameters, and its trigger when given as a time. */
+static void
+crash_setup(void)
+{
+	static struct dsm *d[MAX_NODES];
+
+	if (sim.o.crash_node < 0)
+		return;
+	for (uint32_t i = 0; i < sim.n_nodes; i++)
+		d[i] = sim.node[i].d;
+	sim.crash = (struct na_sim_crash){
+		.net = sim.net,
+		.d = d,
+		.n = sim.n_nodes,
+		.idx = (uint32_t)sim.o.crash_node,
+		.detect_ns = (uint64_t)(sim.o.detect_ms * 1e6),
+		.stop = &sim.node[sim.o.crash_node].stop,
+		.closing = &sim.closing,
+		.h = &sim.node[sim.o.crash_node].h,
+	};
+	if (sim.o.crash_at)
+		na_sim_at((uint64_t)(sim.o.crash_at * 1e9), crash_at, NULL,
+			  NULL);
+}
+
 static bool
 run_workloads(double wall0)
 {
 	uint64_t stop_at = 0, next_report = 0;
 
 	while (!sim.all_done) {
-		uint64_t n = na_sim_run(20000, &sim.all_done);
+		uint64_t chunk = fault_chunk(20000), n;
 
+		n = na_sim_run(chunk, &sim.all_done);
+		if (sim.o.sw_restart_ev &&
+		    na_sim_events() == sim.o.sw_restart_ev)
+			na_sim_net_restart_at(sim.net, na_now_ns(),
+					      (uint64_t)(sim.o.sw_down_ms *
+							 1e6));
+		if (sim.o.crash_ev && na_sim_events() == sim.o.crash_ev)
+			na_sim_crash_now(&sim.crash);
+		hold_step();
 		if (!sim.wl_stop &&
 		    (na_sim_events() >= sim.o.events || interrupted)) {
 			sim.wl_stop = 1;
+			for (uint32_t i = 0; i < sim.n_nodes; i++)
+				sim.node[i].stop = 1;
 			stop_at = na_now_ns();
 		}
 		if (sim.wl_stop && !sim.all_done &&
@@ -413,6 +438,7 @@ main(int argc, char **argv)
 	struct na_sim_net_config nc;
 	na_thread_t t;
 	double wall0 = wall_now();
+	uint32_t unquiet;
 	bool ok;
 	int rc;
 
@@ -430,7 +456,7 @@ main(int argc, char **argv)
 			sim.o.workload);
 		return 2;
 	}
-	sim.wl = (struct na_wl_config){
+	sim.wl_ro = sim.wl = (struct na_wl_config){
 		.kind = (enum na_wl_kind)rc,
 		.threads = sim.o.threads,
 		.duration_s = sim.o.duration,
@@ -446,6 +472,7 @@ main(int argc, char **argv)
 		.update_period_s = sim.o.update_s,
 		.updater_node = sim.o.all_updaters ? NA_WL_ALL_NODES : 0,
 	};
+	sim.wl_ro.read_only = true;
 	if (make_topo(&sim.o, &sim.topo) < 0)
 		return 2;
 	sigaction(SIGINT, &sa, NULL);
@@ -467,12 +494,27 @@ main(int argc, char **argv)
 	na_transport_sim_bind(sim.net);
 	if (open_nodes() < 0)
 		return 1;
+	crash_setup();
+	if (sim.o.hold_type >= 0)
+		na_sim_net_hold(sim.net, (uint8_t)sim.o.hold_type,
+				sim.o.hold_nth,
+				sim.o.hold_ev ? 0
+					      : (uint64_t)(sim.o.hold_s * 1e9));
+	if (sim.o.sw_restart_at)
+		na_sim_net_restart_at(sim.net,
+				      (uint64_t)(sim.o.sw_restart_at * 1e9),
+				      (uint64_t)(sim.o.sw_down_ms * 1e6));
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
 		if (na_sim_spawn(&t, node_main, &sim.node[i]) == 0)
 			sim.running++;
 	ok = run_workloads(wall0);
+	unquiet = ok ? finish_checks() : 0;
 	print_summary(stdout, wall_now() - wall0, !ok);
 	if (!ok) {
+		for (uint32_t i = 0; i < sim.n_nodes; i++)
+			if (sim.node[i].returned && !crashed(&sim.node[i]))
+				na_history_close(&sim.node[i].h,
+						 sim.node[i].res.ops);
 		fprintf(stderr,
 			"na-sim: seed %u: %u of %u workloads did not finish "
 			"within %g virtual s of the stop (a liveness failure)\n",
@@ -481,7 +523,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "node %u: {", sim.topo.nodes[i].id);
 			na_node_stats_json(&sim.node[i].d->node, stderr);
 			fprintf(stderr, "}\n");
-			qlock_dump(&sim.node[i].d->node);
+			na_sim_qlock_dump(&sim.node[i].d->node);
 		}
 		return 3; /* threads are mid-operation: no orderly close */
 	}
@@ -494,7 +536,15 @@ main(int argc, char **argv)
 	na_sim_net_free(sim.net);
 	na_sim_fini();
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
-		if (sim.node[i].rc < 0 || sim.node[i].res.errors)
+		if (!crashed(&sim.node[i]) &&
+		    (sim.node[i].rc < 0 || sim.node[i].res.errors))
 			return 1;
+	if (unquiet) {
+		fprintf(stderr,
+			"na-sim: seed %u: %u registers or requesters not "
+			"quiescent %g virtual s after the workloads returned\n",
+			sim.o.seed, unquiet, sim.o.stuck_s);
+		return 4;
+	}
 	return 0;
 }

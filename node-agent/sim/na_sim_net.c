@@ -27,7 +27,14 @@ struct na_sim_net {
 	uint32_t loss_th, dup_th; /* thresholds on a 32-bit draw */
 	struct na_sim_net_stats st;
 	uint64_t pass_done;  /* the current switch pass's end (cost model) */
-	struct lcf_trace tr; /* the switch's sampled trace (every 0: off) */
+	uint64_t down_until; /* a restarted switch forwards again */
+	uint64_t down_ns;    /* the next restart's outage */
+	uint32_t crashed;    /* nodes that crashed (bit per id) */
+	uint8_t hold_type;   /* na_sim_net_hold */
+	uint64_t hold_nth, hold_seen, hold_ns;
+	struct frame *held;
+	struct lcf_counters acc; /* counters of the registers before restarts */
+	struct lcf_trace tr;     /* the switch's sampled trace (every 0: off) */
 };
 
 /* One frame on a hop: its LCF header and payload as on the wire. */
@@ -36,6 +43,7 @@ struct frame {
 	uint16_t src, dst; /* sending node; node it is for (L2) */
 	bool resubmitted;  /* second pass at the switch */
 	bool served;       /* the node's agent has served it (cost model) */
+	uint64_t gen;      /* switch restarts when it was resubmitted */
 	uint64_t rx_ns;    /* when it reached its node (the trace's RX) */
 	uint64_t meta;     /* resubmit metadata */
 	uint16_t len;      /* bytes[] */
@@ -91,6 +99,7 @@ na_sim_net_free(struct na_sim_net *net)
 {
 	if (!net)
 		return;
+	free(net->held);
 	lcf_pipeline_free(net->pipe);
 	lcf_trace_fini(&net->tr);
 	free(net);
@@ -126,6 +135,13 @@ frame_copy(const struct frame *f)
 }
 
 static void switch_arrive(void *ctx, void *arg);
+
+static void
+release_held(void *ctx, void *arg)
+{
+	(void)arg;
+	na_sim_net_release(ctx);
+}
 
 /* One hop: lose, duplicate, delay (the cost model's link and latency,
  * na_sim_cost.h, then the configured delay). Takes ownership of `f`. */
@@ -278,6 +294,7 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 			/* The unmodified frame, after what is queued now. */
 			net->st.resubmits++;
 			f->resubmitted = true;
+			f->gen = net->st.restarts;
 			f->meta = res.resubmit_meta;
 			na_sim_at(na_now_ns() + rnd32(net) % RESUBMIT_NS,
 				  switch_arrive, net, f);
@@ -301,6 +318,12 @@ switch_arrive(void *ctx, void *arg)
 	struct frame *f = arg;
 	struct lcf_msg m;
 
+	if (na_now_ns() < net->down_until ||
+	    (f->resubmitted && f->gen != net->st.restarts)) {
+		net->st.down_drops++; /* a dead switch; the old one's pass */
+		free(f);
+		return;
+	}
 	net->pass_done = na_sim_cost_switch(na_now_ns());
 	lcf_hdr_decode(f->bytes, &m);
 	if (!lcf_type_is_pipeline(m.type) && !lcf_type_from_switch(m.type)) {
@@ -327,6 +350,10 @@ na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
 		return -EINVAL;
 	if (m->len > NA_MAX_FRAME_PAYLOAD)
 		return -EMSGSIZE;
+	if (src < LCF_MAX_NODES && net->crashed & 1u << src) {
+		net->st.crash_drops++;
+		return 0; /* a dead node sends nothing */
+	}
 	f = malloc(sizeof(*f) + LCF_HDR_LEN + m->len);
 	if (!f)
 		return -ENOMEM;
@@ -335,14 +362,87 @@ na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
 	f->dst = dst;
 	f->resubmitted = false;
 	f->served = false;
+	f->gen = 0;
 	f->meta = 0;
 	f->len = (uint16_t)(LCF_HDR_LEN + m->len);
 	lcf_hdr_encode(m, f->bytes);
 	if (m->len)
 		memcpy(f->bytes + LCF_HDR_LEN, payload, m->len);
 	net->st.sent++;
+	if (net->hold_nth && m->type == net->hold_type &&
+	    ++net->hold_seen == net->hold_nth && !net->held &&
+	    (net->held = frame_copy(f)) != NULL) {
+		net->st.held++;
+		if (net->hold_ns)
+			na_sim_at(na_now_ns() + net->hold_ns, release_held, net,
+				  NULL);
+	}
 	hop(f, switch_arrive);
 	return 0;
+}
+
+void
+na_sim_net_hold(struct na_sim_net *net, uint8_t type, uint64_t nth,
+		uint64_t hold_ns)
+{
+	net->hold_type = type;
+	net->hold_nth = nth;
+	net->hold_ns = hold_ns;
+}
+
+bool
+na_sim_net_release(struct na_sim_net *net)
+{
+	struct frame *f = net->held;
+
+	if (!f)
+		return false;
+	net->held = NULL;
+	net->st.released++;
+	if (f->src < LCF_MAX_NODES && net->crashed & 1u << f->src)
+		free(f); /* nothing of a dead node's */
+	else
+		hop(f, switch_arrive);
+	return true;
+}
+
+void
+na_sim_net_crash(struct na_sim_net *net, uint16_t id)
+{
+	if (id < LCF_MAX_NODES)
+		net->crashed |= 1u << id;
+	na_sim_net_attach(net, id, NULL);
+}
+
+int
+na_sim_net_node_failed(struct na_sim_net *net, uint16_t id,
+		       struct lcf_node_failed_report *rep)
+{
+	return lcf_pipeline_node_failed(net->pipe, id, rep, NULL, 0);
+}
+
+static void
+switch_restart(void *ctx, void *arg)
+{
+	struct na_sim_net *net = ctx;
+	const struct lcf_counters *c = lcf_pipeline_counters(net->pipe);
+
+	(void)arg;
+	net->acc.packets += c->packets;
+	for (int i = 0; i < LCF_A_MAX; i++)
+		net->acc.action[i] += c->action[i];
+	for (int i = 0; i < LCF_DROP_MAX; i++)
+		net->acc.drop[i] += c->drop[i];
+	lcf_pipeline_reset(net->pipe);
+	net->st.restarts++;
+	net->down_until = na_now_ns() + net->down_ns;
+}
+
+void
+na_sim_net_restart_at(struct na_sim_net *net, uint64_t at_ns, uint64_t down_ns)
+{
+	net->down_ns = down_ns;
+	na_sim_at(at_ns, switch_restart, net, NULL);
 }
 
 int
@@ -366,10 +466,12 @@ na_sim_net_actions_json(const struct na_sim_net *net, FILE *f)
 	bool first = true;
 
 	for (int a = 0; a < LCF_A_MAX; a++) {
-		if (!pc->action[a])
+		uint64_t v = pc->action[a] + net->acc.action[a];
+
+		if (!v)
 			continue;
 		fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",",
-			lcf_action_name((enum lcf_action)a), pc->action[a]);
+			lcf_action_name((enum lcf_action)a), v);
 		first = false;
 	}
 }

@@ -16,6 +16,7 @@
 #ifndef NA_SIM_NET_H
 #define NA_SIM_NET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -47,7 +48,12 @@ struct na_sim_net_stats {
 	uint64_t resubmits;
 	uint64_t
 		sw_drops; /* frames the switch dropped (pipeline, validation) */
-	uint64_t forwarded; /* node-to-node frames forwarded as L2 */
+	uint64_t forwarded;   /* node-to-node frames forwarded as L2 */
+	uint64_t restarts;    /* switch restarts (na_sim_net_restart_at) */
+	uint64_t down_drops;  /* frames that reached the switch while down */
+	uint64_t crash_drops; /* frames a crashed node sent */
+	uint64_t held;        /* copies held back (na_sim_net_hold) */
+	uint64_t released;    /* ... and delivered late */
 };
 
 /**
@@ -76,6 +82,43 @@ void na_sim_net_attach(struct na_sim_net *net, uint16_t id, struct na_node *n);
  */
 int na_sim_net_send(struct na_sim_net *net, uint16_t src, uint16_t dst,
 		    const struct lcf_msg *m, const void *payload);
+
+/**
+ * Restart the switch at virtual time `at_ns`, as a SIGKILLed and restarted
+ * swswitch (docs/FAULTS.md section 1): every register array to power-on
+ * (lcf_pipeline_reset; the action counters carry on), frames reaching the
+ * switch in [at_ns, at_ns + down_ns) dropped, and a resubmitted frame of
+ * the old registers dropped. Nothing tells the nodes: their homes find the
+ * lost blocks by tag misses and recover them.
+ */
+void na_sim_net_restart_at(struct na_sim_net *net, uint64_t at_ns,
+			   uint64_t down_ns);
+
+/**
+ * Node `id` crashes: from now on every frame it sends is dropped and
+ * none reaches it (na_sim_net_attach(.., NULL)).
+ */
+void na_sim_net_crash(struct na_sim_net *net, uint16_t id);
+
+/**
+ * The control plane's eviction for dead node `id` (lcf_pipeline_node_failed,
+ * as `swswitch-ctl node-failed`), between two passes.
+ * @return lcf_pipeline_node_failed's: 0 or -EINVAL.
+ */
+int na_sim_net_node_failed(struct na_sim_net *net, uint16_t id,
+			   struct lcf_node_failed_report *rep);
+
+/**
+ * Adversarial delay: of the frames of `type` nodes send, the `nth` (from
+ * 1) goes on as usual and a copy of it is held back, to reach the switch
+ * `hold_ns` virtual ns later (0: only when na_sim_net_release() is
+ * called): a late duplicate, as a network that keeps a copy for long.
+ */
+void na_sim_net_hold(struct na_sim_net *net, uint8_t type, uint64_t nth,
+		     uint64_t hold_ns);
+
+/** Send the held copy on now. @return true when one was held. */
+bool na_sim_net_release(struct na_sim_net *net);
 
 const struct na_sim_net_stats *na_sim_net_stats(const struct na_sim_net *net);
 

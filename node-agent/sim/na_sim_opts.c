@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dsm.h"
+#include "na_msg.h"
 #include "na_sim_opts.h"
 
 static void
@@ -56,12 +57,30 @@ usage(FILE *f)
 		"(docs/QUEUED-LOCKS.md)\n"
 		"  --pipe-depth W      PIPE diff write-back, credit window W "
 		"(default 0: off)\n"
+		"  --switch-restart-at S  restart the switch (empty registers) "
+		"at S virtual s\n                      (or `Nev`: after N "
+		"scheduler events)\n"
+		"  --switch-down-ms M  ... dropping frames for M virtual ms "
+		"(default 10)\n"
+		"  --crash-node N      node N crashes (not the shadow, homing "
+		"no shared block:\n                      N >= --blocks; it "
+		"only reads, as test-drain.sh's)\n"
+		"  --crash-at S        ... at S virtual s (or `Nev`)\n"
+		"  --detect-ms D       ... and the control plane declares it "
+		"D virtual ms later\n                      (default 50)\n"
+		"  --hold TYPE[:K]     hold a copy of the K-th (default 1st) "
+		"TYPE frame sent\n                      (a type name of "
+		"NA_SIM_TRACE, e.g. QRELEASE) ...\n"
+		"  --hold-for T        ... and send it T virtual s later (or "
+		"`Nev`; default 1)\n"
 		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
 		"  --stuck-s S         virtual seconds a stopped workload may "
 		"take (default 30)\n"
 		"  --quiet             no progress lines\n"
 		"  -h, --help          this text\n"
-		"Exit: 0 ok, 1 operation errors, 2 usage, 3 stuck (liveness).\n",
+		"Exit: 0 ok, 1 operation errors, 2 usage, 3 stuck (liveness), "
+		"4 not quiescent\nat the end (a lock, WAITING bit, QSTATE or "
+		"unlock left).\n",
 		(unsigned int)NA_SIM_MAX_NODES);
 }
 
@@ -82,6 +101,25 @@ num(const char *name, const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* A fault's instant: "S" virtual seconds or "Nev" scheduler events. */
+static int
+fault_at(const char *name, const char *s, double *sec, uint64_t *ev)
+{
+	size_t n = strlen(s);
+	char buf[64];
+	double v;
+
+	if (n > 2 && n < sizeof(buf) && !strcmp(s + n - 2, "ev")) {
+		memcpy(buf, s, n - 2);
+		buf[n - 2] = 0;
+		if (num(name, buf, 1, 1e15, &v) < 0)
+			return -1;
+		*ev = (uint64_t)v;
+		return 0;
+	}
+	return num(name, s, 1e-6, 1e6, sec);
+}
+
 static int
 policy(const char *s, unsigned *out)
 {
@@ -99,6 +137,58 @@ policy(const char *s, unsigned *out)
 		return -1;
 	}
 	return 0;
+}
+
+/* --hold TYPE[:K]: a frame type by its name (na_type_name). */
+static int
+hold_type(const char *s, struct na_sim_opts *o)
+{
+	const char *colon = strchr(s, ':');
+	size_t len = colon ? (size_t)(colon - s) : strlen(s);
+	double k = 1;
+
+	o->hold_type = -1;
+	for (int t = 0; t < 256 && o->hold_type < 0; t++)
+		if (strlen(na_type_name((uint8_t)t)) == len &&
+		    !strncmp(na_type_name((uint8_t)t), s, len))
+			o->hold_type = t;
+	if (o->hold_type < 0 || len == 1) { /* "?": an unknown type's */
+		fprintf(stderr,
+			"na-sim: --hold %s: not a frame type name (as "
+			"NA_SIM_TRACE prints them)\n",
+			s);
+		return -1;
+	}
+	if (colon && num("--hold K", colon + 1, 1, 1e15, &k) < 0)
+		return -1;
+	o->hold_nth = (uint64_t)k;
+	return 0;
+}
+
+/* The crash options (na_sim_crash.h): what the drain supports. */
+static int
+crash_check(const struct na_sim_opts *o)
+{
+	const char *why = NULL;
+
+	if (o->crash_node < 0)
+		why = o->crash_at || o->crash_ev
+			      ? "--crash-at needs --crash-node"
+			      : NULL;
+	else if (!o->crash_at && !o->crash_ev)
+		why = "--crash-node needs --crash-at";
+	else if (o->topo || o->directory)
+		why = "--crash-node: the generated topology and LCF only";
+	else if (o->crash_node >= o->nodes - 1)
+		why = "--crash-node: a node below the shadow (the last node): "
+		      "a dead shadow is not handled (docs/FAULTS.md)";
+	else if ((uint32_t)o->crash_node < o->blocks)
+		why = "--crash-node N needs N >= --blocks: shared block i is "
+		      "homed at node i mod nodes, and the survivors' accesses "
+		      "to a dead node's memory fail (docs/FAULTS.md 2)";
+	if (why)
+		fprintf(stderr, "na-sim: %s\n", why);
+	return why ? -1 : 0;
 }
 
 int
@@ -134,6 +224,13 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		{ "ttl-us", 1, 0, 'L' },
 		{ "update-s", 1, 0, 'U' },
 		{ "updaters", 1, 0, 'A' },
+		{ "switch-restart-at", 1, 0, 'z' },
+		{ "switch-down-ms", 1, 0, 'Z' },
+		{ "crash-node", 1, 0, 'x' },
+		{ "crash-at", 1, 0, 'a' },
+		{ "detect-ms", 1, 0, 'E' },
+		{ "hold", 1, 0, 'o' },
+		{ "hold-for", 1, 0, 'O' },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -163,6 +260,11 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		.ttl_us = 500000,
 		.policy = DSM_POLICY_VALIDATE,
 		.workload = "counter",
+		.sw_down_ms = 10,
+		.crash_node = -1,
+		.hold_type = -1,
+		.hold_s = 1,
+		.detect_ms = 50,
 	};
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		int rc = 0;
@@ -280,6 +382,34 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			rc = num("--update-s", optarg, 0.001, 1e6,
 				 &o->update_s);
 			break;
+		case 'z':
+			rc = fault_at("--switch-restart-at", optarg,
+				      &o->sw_restart_at, &o->sw_restart_ev);
+			break;
+		case 'Z':
+			rc = num("--switch-down-ms", optarg, 0, 1e6,
+				 &o->sw_down_ms);
+			break;
+		case 'x':
+			rc = num("--crash-node", optarg, 0,
+				 NA_SIM_MAX_NODES - 1, &v);
+			o->crash_node = (int)v;
+			break;
+		case 'a':
+			rc = fault_at("--crash-at", optarg, &o->crash_at,
+				      &o->crash_ev);
+			break;
+		case 'E':
+			rc = num("--detect-ms", optarg, 0, 1e6, &o->detect_ms);
+			break;
+		case 'o':
+			rc = hold_type(optarg, o);
+			break;
+		case 'O':
+			o->hold_s = 0;
+			rc = fault_at("--hold-for", optarg, &o->hold_s,
+				      &o->hold_ev);
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -301,6 +431,14 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			"na-sim: --switch-blocks and --migrate need LCF "
 			"(the directory protocol never involves the "
 			"switch's pipeline)\n");
+		return -1;
+	}
+	if (crash_check(o) < 0)
+		return -1;
+	if (o->directory && (o->sw_restart_at || o->sw_restart_ev)) {
+		fprintf(stderr, "na-sim: --switch-restart-at needs LCF (the "
+				"directory protocol keeps no state in the "
+				"switch)\n");
 		return -1;
 	}
 	return 0;

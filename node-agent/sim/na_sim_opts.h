@@ -24,6 +24,16 @@ struct na_sim_opts {
 	const char *topo, *history, *workload;
 	bool directory, migrate, quiet;
 	bool queued; /* --lock-mode queued (docs/QUEUED-LOCKS.md) */
+	/* faults (0: none): at a virtual time (s), or after a number of
+	 * scheduler events (`...ev`) */
+	double sw_restart_at, sw_down_ms;
+	uint64_t sw_restart_ev;
+	int crash_node; /* -1: none */
+	double crash_at, detect_ms;
+	uint64_t crash_ev;
+	int hold_type; /* -1: none */
+	uint64_t hold_nth, hold_ev;
+	double hold_s;
 };
 
 /**

@@ -147,7 +147,7 @@ run_micro(struct wl_thread *w)
 	while (!done(w, start)) {
 		bool shared = frand(w) < c->sharing_ratio;
 		bool reuse = frand(w) < c->locality;
-		bool read = frand(w) < c->read_ratio;
+		bool read = frand(w) < c->read_ratio || c->read_only;
 		uint64_t t0, value;
 		int rc;
 
@@ -223,6 +223,9 @@ run_counter(struct wl_thread *w)
 		dsm_addr_t a;
 		int rc;
 
+		if (c->read_only)
+			kind = 0;
+
 		if (kind == 2) {
 			/* Increment under the block's write lock. */
 			a = blk;
@@ -268,7 +271,7 @@ run_rwlock(struct wl_thread *w)
 
 	while (!done(w, start)) {
 		dsm_addr_t blk = shared_block(w->d, shared_pick(w));
-		bool read = frand(w) < w->cfg->read_ratio;
+		bool read = frand(w) < w->cfg->read_ratio || w->cfg->read_only;
 		uint64_t t0 = na_now_ns(), v = 0;
 		int rc = locked_counter(t, blk, !read, &v);
 
@@ -292,8 +295,9 @@ run_poll(struct wl_thread *w)
 {
 	const struct na_wl_config *c = w->cfg;
 	struct dsm_thread *t = dsm_thread(w->d, w->id);
-	bool updater = w->id == 0 && (t->n->self == c->updater_node ||
-				      c->updater_node == NA_WL_ALL_NODES);
+	bool updater = w->id == 0 && !c->read_only &&
+		       (t->n->self == c->updater_node ||
+			c->updater_node == NA_WL_ALL_NODES);
 	double period = c->update_period_s > 0 ? c->update_period_s : 1.0;
 	uint64_t start = na_now_ns(), n = 0, next = start;
 
@@ -434,5 +438,42 @@ na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 	res->seconds = (na_now_ns() - start) / 1e9;
 	free(w);
 	free(zipf);
+	return rc;
+}
+
+int
+na_workload_final_reads(struct dsm *d, const struct na_wl_config *cfg,
+			struct na_history *h, uint16_t tid)
+{
+	struct dsm_thread *t = dsm_thread(d, tid);
+	uint32_t bs = dsm_block_size(d), words;
+	uint64_t *buf, t0;
+	int rc = 0;
+
+	/* The words the workload writes (and records, 8-byte ops only). */
+	if (cfg->kind == NA_WL_MICRO)
+		words = cfg->op_size == 8 ? bs / 8 : 0;
+	else if (cfg->kind == NA_WL_RWLOCK)
+		words = 1;
+	else if (cfg->kind == NA_WL_POLL && cfg->policy == DSM_POLICY_TTL)
+		words = 0; /* stale within the TTL by design */
+	else
+		words = COUNTER_SLOTS;
+	if (!words || cfg->kind == NA_WL_NONE)
+		return 0;
+	buf = malloc(bs);
+	if (!buf)
+		return -ENOMEM;
+	for (uint32_t b = 0; b < cfg->shared_blocks && !rc; b++) {
+		dsm_addr_t blk = shared_block(d, b);
+
+		t0 = na_now_ns();
+		rc = dsm_read(t, blk, buf, words * 8);
+		for (uint32_t i = 0; !rc && i < words; i++)
+			na_history_op(h, tid, "read", blk + 8ull * i, buf[i],
+				      t0, na_now_ns());
+	}
+	free(buf);
+	dsm_sync(t); /* the last read's unlock, as after a workload */
 	return rc;
 }

@@ -65,6 +65,8 @@ struct na_wl_config {
 	double update_period_s; /* poll: between two updates (0: 1 s) */
 	uint16_t updater_node;  /* poll: the node whose thread 0 updates;
 				   NA_WL_ALL_NODES: every node's */
+	bool read_only;         /* only reads (na-sim's node that will crash, as
+			   test-drain.sh's dead node: no data of its own) */
 };
 
 struct na_wl_result {
@@ -84,6 +86,17 @@ struct na_wl_result {
 int na_workload_run(struct dsm *d, const struct na_wl_config *cfg,
 		    struct na_history *h, volatile int *stop,
 		    struct na_wl_result *res);
+
+/**
+ * Once every workload of the cluster has returned: read the words the
+ * workload writes in each shared block on thread `tid` and record them in
+ * `h` as reads, so the history checker compares every address's final
+ * value with the history's last write (nothing for micro unless op_size is
+ * 8, nor for poll under DSM_POLICY_TTL, stale by design).
+ * @return 0, -ENOMEM or the first dsm_read error.
+ */
+int na_workload_final_reads(struct dsm *d, const struct na_wl_config *cfg,
+			    struct na_history *h, uint16_t tid);
 
 /** "none", "micro", "counter", "poll", "rwlock" -> kind; -1 when unknown. */
 int na_workload_parse(const char *s);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A node crash and the control plane's answer; see na_sim_crash.h.
+ */
+#include <inttypes.h>
+
+#include "na_history.h"
+#include "na_requester.h"
+#include "na_sim_crash.h"
+#include "na_sim_net.h"
+#include "na_sim_sched.h"
+
+static void
+declare(void *ctx, void *arg)
+{
+	struct na_sim_crash *c = ctx;
+	uint16_t id = c->d[c->idx]->node.self;
+
+	(void)arg;
+	if (*c->closing)
+		return;
+	/* Between two passes, as swswitch's workers apply it. */
+	na_sim_net_node_failed(c->net, id, &c->rep);
+	for (uint32_t i = 0; i < c->n; i++)
+		if (i != c->idx)
+			dsm_node_failed(c->d[i], id);
+	c->declared = true;
+	c->declare_ns = na_now_ns();
+}
+
+void
+na_sim_crash_now(struct na_sim_crash *c)
+{
+	struct dsm *d = c->d[c->idx];
+
+	if (c->crashed)
+		return;
+	c->crashed = true;
+	c->crash_ns = na_now_ns();
+	na_sim_net_crash(c->net, d->node.self);
+	*c->stop = 1;
+	dsm_stop(d); /* its threads give up instead of retransmitting */
+	na_history_close(c->h, 0);
+	na_sim_at(na_now_ns() + c->detect_ns, declare, c, NULL);
+}
+
+void
+na_sim_crash_json(const struct na_sim_crash *c, FILE *f)
+{
+	fprintf(f,
+		"\"crash\":{\"node\":%u,\"crashed\":%s,\"at_s\":%.6f,"
+		"\"declared_s\":%.6f,\"evicted_locked\":%u,"
+		"\"evicted_copyset\":%u,\"evicted_modified\":%u,"
+		"\"requester_rows\":%u}",
+		c->d[c->idx]->node.self, c->crashed ? "true" : "false",
+		c->crash_ns / 1e9, c->declare_ns / 1e9, c->rep.locked,
+		c->rep.copyset, c->rep.modified, c->rep.requesters);
+}
