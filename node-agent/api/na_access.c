@@ -246,11 +246,13 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	for (;;) {
 		struct na_centry *e, *victim;
 		uint8_t type;
+		bool found;
 		int rc;
 
 		pthread_mutex_lock(&b->mu);
-		e = na_cache_find(b, tag);
-		if (e) {
+		e = na_cache_lookup(b, tag, (int16_t)t->id, na_now_ns(),
+				    &victim, &found);
+		if (found) {
 			if (conflict(e, t->id, write)) {
 				local_wait(t, b);
 				continue;
@@ -290,26 +292,19 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				NA_STAT_INC(t->n->st.req.hits);
 				/* A NACKed request not retried: give it up. */
 				if (rt.seq)
-					na_node_q_abandon(t->n, tag, t->id,
-							  rt.seq);
+					na_req_q_abandon(t, tag, rt.seq);
 				return 0;
 			}
 			e->busy = (int16_t)t->id;
-		} else {
-			e = na_cache_room(b, &victim);
-			if (e) {
-				na_cache_claim(e, tag, (int16_t)t->id,
-					       na_now_ns());
-			} else if (victim) {
-				victim->busy = (int16_t)t->id;
-				pthread_mutex_unlock(&b->mu);
-				if ((rc = evict(t, b, victim)) < 0)
-					return rc;
-				continue;
-			} else {
-				local_wait(t, b);
-				continue;
-			}
+		} else if (victim) {
+			victim->busy = (int16_t)t->id;
+			pthread_mutex_unlock(&b->mu);
+			if ((rc = evict(t, b, victim)) < 0)
+				return rc;
+			continue;
+		} else if (!e) {
+			local_wait(t, b);
+			continue;
 		}
 		type = !write                    ? LCF_T_READ_MISS
 		       : e->state == NA_L_SHARED ? LCF_T_WRITE_SHARED

@@ -150,6 +150,17 @@ bool na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len);
 
 bool na_collect_done(const struct na_collect *c);
 
+/**
+ * One message `x` (with `payload`) for the event of `type`, `seq` on
+ * `tag`, collected: an ACK, a data segment (copied into `buf`), a
+ * DIR_GRANT, the switch's return of our own WRITE_SHARED / EVICT_*, a NACK
+ * before any reply. `*stale` is set when `x` is none of these (another
+ * seq's or tag's, or of no use). @return na_collect_done(c).
+ */
+bool na_collect_reply(struct na_collect *c, uint8_t type, uint32_t seq,
+		      uint64_t tag, const struct lcf_msg *x,
+		      const uint8_t *payload, uint8_t *buf, bool *stale);
+
 /** Does a request of `type` need the block's data? */
 static inline bool
 na_type_needs_data(uint8_t type)
