@@ -95,7 +95,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		struct na_collect c;
 		uint32_t seq, cs;
 		uint64_t tag;
-		uint8_t st, type;
+		uint8_t st, type, gs;
 		int ev;
 
 		pthread_mutex_lock(&b->mu);
@@ -146,9 +146,8 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		na_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 		NA_STAT_INC(t->n->st.req.evictions);
-		cs = na_new_copyset(type, c.cs_old, t->n->self);
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag,
-				   na_next_gstatus(type, c.gs_old, cs), cs);
+		na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs);
 		return 0;
 	}
 }
@@ -162,6 +161,7 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	struct na_collect c;
 	int ev = na_req_event(t, type, tag, &c, rt);
 	uint32_t seq = rt->seq, cs;
+	uint8_t gs;
 
 	if (ev != NA_EV_OK) {
 		/*
@@ -228,9 +228,8 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
 	    na_req_writeback(t, seq, tag, t->buf) < 0)
 		return -EINTR;
-	cs = na_new_copyset(type, c.cs_old, t->n->self);
-	na_req_send_unlock(t, na_unlock_type(type), seq, tag,
-			   na_next_gstatus(type, c.gs_old, cs), cs);
+	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);
 	return 0;
 }
 

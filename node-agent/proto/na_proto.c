@@ -66,6 +66,14 @@ na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self)
 }
 
 void
+na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old, uint16_t self,
+	       uint8_t *gs, uint32_t *cs)
+{
+	*cs = na_new_copyset(type, cs_old, self);
+	*gs = na_next_gstatus(type, gs_old, *cs);
+}
+
+void
 na_forward_rule(uint8_t type, uint8_t gs, uint32_t cs, uint16_t node,
 		uint32_t rnd, struct na_fwd *out)
 {

@@ -38,6 +38,11 @@ uint8_t na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new);
 /** The copyset the requester installs: {id}, cs_old + {id} or cs_old - {id}. */
 uint32_t na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self);
 
+/** The unlock's metadata after event `type` from `self` that found
+ * (gs_old, cs_old): *cs by na_new_copyset, *gs by Figure 6. */
+void na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old,
+		    uint16_t self, uint8_t *gs, uint32_t *cs);
+
 /** READ_UNLOCK after READ_MISS, WRITE_UNLOCK after anything else. */
 static inline uint8_t
 na_unlock_type(uint8_t type)
