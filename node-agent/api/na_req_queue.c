@@ -201,22 +201,3 @@ na_reqq_end(struct dsm_thread *t, struct na_reqq *q, const struct na_collect *c)
 	na_node_q_result(t->n, q->req.tag, t->id, q->req.seq,
 			 c->type != LCF_T_READ_MISS);
 }
-
-void
-na_reqq_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	na_node_q_abandon(t->n, tag, t->id, seq);
-}
-
-int
-na_reqq_done(struct dsm_thread *t, uint64_t tag, uint32_t seq, uint8_t gs,
-	     uint32_t cs)
-{
-	return na_node_q_done(t->n, tag, t->id, seq, gs, cs);
-}
-
-bool
-na_reqq_holds(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	return na_node_q_holds(t->n, tag, t->id, seq);
-}

@@ -24,9 +24,10 @@
  *                   (na_req_quarantine, na_req_give_up);
  *   na_req_queue.c  queued lock mode: registration with the holders,
  *                   Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the grant's plan
- *                   (na_reqq_*); the requester's only calls into the
- *                   node's queue holders (na_node_q_*), each entered only
- *                   in queued mode (na_req_q_begin, na_req_q_abandon);
+ *                   (na_reqq_*); with the inlines of na_requester.h
+ *                   (na_req_q_*, na_reqq_done/holds) the requester's only
+ *                   calls into the node's queue holders (na_node_q_*),
+ *                   each made only in queued mode;
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
  */
 #include <errno.h>

@@ -394,8 +394,8 @@ void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
 
 /*
  * The requester's only calls into the node's queue holders (na_node_q_*)
- * are the na_reqq_* functions; each of these is a no-op in retry mode,
- * checked here so that an event in that mode does not leave its file.
+ * are na_req_queue.c's and the functions below; each is a no-op in retry
+ * mode, checked here so that an event in that mode does not leave its file.
  */
 
 /** Queued mode: register the event (na_reqq_begin); else q is off. */
@@ -410,21 +410,27 @@ na_req_q_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 
 /** Queued mode: end the abandoned request `seq` on `tag` at the queue
  * holders (a granted one passes the lock on). */
-void na_reqq_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq);
-
 static inline void
 na_req_q_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq)
 {
 	if (t->n->qt)
-		na_reqq_abandon(t, tag, seq);
+		na_node_q_abandon(t->n, tag, t->id, seq);
 }
 
 /** Queued mode: the event that holds the queue ends (QXFER / QRELEASE
  * instead of the unlock). @return 0 when it held it, -ESRCH. */
-int na_reqq_done(struct dsm_thread *t, uint64_t tag, uint32_t seq, uint8_t gs,
-		 uint32_t cs);
+static inline int
+na_reqq_done(struct dsm_thread *t, uint64_t tag, uint32_t seq, uint8_t gs,
+	     uint32_t cs)
+{
+	return na_node_q_done(t->n, tag, t->id, seq, gs, cs);
+}
 
 /** Queued mode: does request `seq` on `tag` hold the queue? */
-bool na_reqq_holds(struct dsm_thread *t, uint64_t tag, uint32_t seq);
+static inline bool
+na_reqq_holds(struct dsm_thread *t, uint64_t tag, uint32_t seq)
+{
+	return na_node_q_holds(t->n, tag, t->id, seq);
+}
 
 #endif /* NA_REQUESTER_H */
