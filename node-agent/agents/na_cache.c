@@ -64,15 +64,6 @@ na_cache_fini(struct na_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
-struct na_cbucket *
-na_cache_bucket(const struct na_cache *c, uint64_t tag)
-{
-	/* Fibonacci hashing: neighbouring tags land in different buckets. */
-	uint64_t h = tag * 0x9e3779b97f4a7c15ull;
-
-	return &c->b[(h >> 32) & (c->n_buckets - 1)];
-}
-
 struct na_centry *
 na_cache_find(struct na_cbucket *b, uint64_t tag)
 {
@@ -134,4 +125,20 @@ na_cache_claim(struct na_centry *e, uint64_t tag, int16_t thread, uint64_t now)
 	e->pin_w = NA_NOBODY;
 	e->pin_r = 0;
 	e->ts = now;
+}
+
+struct na_centry *
+na_cache_lookup(struct na_cbucket *b, uint64_t tag, int16_t thread,
+		uint64_t now, struct na_centry **victim, bool *found)
+{
+	struct na_centry *e = na_cache_find(b, tag);
+
+	*found = e != NULL;
+	*victim = NULL;
+	if (e)
+		return e;
+	e = na_cache_room(b, victim);
+	if (e)
+		na_cache_claim(e, tag, thread, now);
+	return e;
 }

@@ -65,7 +65,14 @@ int na_cache_init(struct na_cache *c, uint32_t entries, uint32_t block_size);
 void na_cache_fini(struct na_cache *c);
 
 /** The bucket a tag lives in. */
-struct na_cbucket *na_cache_bucket(const struct na_cache *c, uint64_t tag);
+static inline struct na_cbucket *
+na_cache_bucket(const struct na_cache *c, uint64_t tag)
+{
+	/* Fibonacci hashing: neighbouring tags land in different buckets. */
+	uint64_t h = tag * 0x9e3779b97f4a7c15ull;
+
+	return &c->b[(h >> 32) & (c->n_buckets - 1)];
+}
 
 /* The functions below are called with the bucket's mutex held. */
 
@@ -111,5 +118,14 @@ void na_centry_twin_free(struct na_centry *e);
 /** Claim a free entry for `tag` in state Invalid, busy for `thread`. */
 void na_cache_claim(struct na_centry *e, uint64_t tag, int16_t thread,
 		    uint64_t now);
+
+/**
+ * The requester's lookup, in one call: the entry holding `tag` (*found);
+ * else a free entry, claimed for `tag` busy for `thread` (na_cache_claim);
+ * else NULL with *victim as na_cache_room. Bucket mutex held.
+ */
+struct na_centry *na_cache_lookup(struct na_cbucket *b, uint64_t tag,
+				  int16_t thread, uint64_t now,
+				  struct na_centry **victim, bool *found);
 
 #endif /* NA_CACHE_H */

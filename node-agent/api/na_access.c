@@ -95,7 +95,7 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		struct na_collect c;
 		uint32_t seq, cs;
 		uint64_t tag;
-		uint8_t st, type;
+		uint8_t st, type, gs;
 		int ev;
 
 		pthread_mutex_lock(&b->mu);
@@ -146,9 +146,8 @@ evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		na_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 		NA_STAT_INC(t->n->st.req.evictions);
-		cs = na_new_copyset(type, c.cs_old, t->n->self);
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag,
-				   na_next_gstatus(type, c.gs_old, cs), cs);
+		na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs);
 		return 0;
 	}
 }
@@ -162,6 +161,7 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	struct na_collect c;
 	int ev = na_req_event(t, type, tag, &c, rt);
 	uint32_t seq = rt->seq, cs;
+	uint8_t gs;
 
 	if (ev != NA_EV_OK) {
 		/*
@@ -228,9 +228,8 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
 	    na_req_writeback(t, seq, tag, t->buf) < 0)
 		return -EINTR;
-	cs = na_new_copyset(type, c.cs_old, t->n->self);
-	na_req_send_unlock(t, na_unlock_type(type), seq, tag,
-			   na_next_gstatus(type, c.gs_old, cs), cs);
+	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);
 	return 0;
 }
 
@@ -246,11 +245,13 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	for (;;) {
 		struct na_centry *e, *victim;
 		uint8_t type;
+		bool found;
 		int rc;
 
 		pthread_mutex_lock(&b->mu);
-		e = na_cache_find(b, tag);
-		if (e) {
+		e = na_cache_lookup(b, tag, (int16_t)t->id, na_now_ns(),
+				    &victim, &found);
+		if (found) {
 			if (conflict(e, t->id, write)) {
 				local_wait(t, b);
 				continue;
@@ -290,26 +291,19 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				NA_STAT_INC(t->n->st.req.hits);
 				/* A NACKed request not retried: give it up. */
 				if (rt.seq)
-					na_node_q_abandon(t->n, tag, t->id,
-							  rt.seq);
+					na_req_q_abandon(t, tag, rt.seq);
 				return 0;
 			}
 			e->busy = (int16_t)t->id;
-		} else {
-			e = na_cache_room(b, &victim);
-			if (e) {
-				na_cache_claim(e, tag, (int16_t)t->id,
-					       na_now_ns());
-			} else if (victim) {
-				victim->busy = (int16_t)t->id;
-				pthread_mutex_unlock(&b->mu);
-				if ((rc = evict(t, b, victim)) < 0)
-					return rc;
-				continue;
-			} else {
-				local_wait(t, b);
-				continue;
-			}
+		} else if (victim) {
+			victim->busy = (int16_t)t->id;
+			pthread_mutex_unlock(&b->mu);
+			if ((rc = evict(t, b, victim)) < 0)
+				return rc;
+			continue;
+		} else if (!e) {
+			local_wait(t, b);
+			continue;
 		}
 		type = !write                    ? LCF_T_READ_MISS
 		       : e->state == NA_L_SHARED ? LCF_T_WRITE_SHARED

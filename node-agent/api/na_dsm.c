@@ -11,7 +11,7 @@
 #include "dsm.h"
 #include "na_recovery.h"
 #include "na_requester.h"
-#include "na_voh.h"
+#include "na_voh_int.h"
 
 int na_alloc_init(struct dsm *d);
 void na_alloc_fini(struct dsm *d);
@@ -201,8 +201,12 @@ access_range(struct dsm_thread *t, dsm_addr_t addr, uint8_t *buf, size_t len,
 		uint32_t n = bs - off < len ? bs - off : (uint32_t)len;
 		int rc;
 
-		rc = na_voh_access(t, addr >> shift, off, n, buf,
-				   mode == NA_M_WRITE);
+		/* A VALIDATE or TTL region's access (docs/VALIDATE.md) or,
+		 * with none, the invalidation protocol's. */
+		rc = na_voh_any(t->d->voh)
+			     ? na_voh_access(t, addr >> shift, off, n, buf,
+					     mode == NA_M_WRITE)
+			     : 1;
 		if (rc == 1)
 			rc = na_req_access(t, addr >> shift, off, n, buf, mode);
 		if (rc < 0)
@@ -268,7 +272,7 @@ dsm_sync(struct dsm_thread *t)
 		uint32_t seq = t->stale.seq;
 
 		na_req_quarantine(t);
-		na_node_q_abandon(t->n, tag, t->id, seq);
+		na_req_q_abandon(t, tag, seq);
 	}
 	na_req_flush(t);
 }

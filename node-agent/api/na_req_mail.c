@@ -196,7 +196,7 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	if (na_req_tr(t, seq))
 		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
 			     0);
-	if (na_node_q_done(t->n, tag, t->id, seq, gs, cs) == 0) {
+	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
 		/* Queued mode, the event holds the queue: QXFER/QRELEASE
 		 * went instead; the holder's approval acknowledges. */
 		t->unl.queued = true;

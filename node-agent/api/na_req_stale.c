@@ -159,7 +159,7 @@ na_req_quarantine(struct dsm_thread *t)
 			break;
 		}
 
-		if (t->n->qt && na_node_q_holds(t->n, s->tag, t->id, s->seq)) {
+		if (t->n->qt && na_reqq_holds(t, s->tag, s->seq)) {
 			held = true; /* the queue holders end the tenure */
 			break;
 		}
@@ -214,5 +214,5 @@ na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
 	if (t->n->qt && t->stale.valid && t->stale.seq == seq &&
 	    t->stale.tag == tag)
 		na_req_quarantine(t);
-	na_node_q_abandon(t->n, tag, t->id, seq);
+	na_req_q_abandon(t, tag, seq);
 }

@@ -24,7 +24,10 @@
  *                   (na_req_quarantine, na_req_give_up);
  *   na_req_queue.c  queued lock mode: registration with the holders,
  *                   Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the grant's plan
- *                   (na_reqq_*);
+ *                   (na_reqq_*); with the inlines of na_requester.h
+ *                   (na_req_q_*, na_reqq_done/holds) the requester's only
+ *                   calls into the node's queue holders (na_node_q_*),
+ *                   each made only in queued mode;
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
  */
 #include <errno.h>
@@ -89,62 +92,26 @@ rec_before_event(struct dsm_thread *t, uint64_t tag)
 {
 	struct na_rec *r = t->n->rec;
 	uint64_t start = na_now_ns();
-	bool fresh, settled;
+	bool settled;
+	int fresh;
 
-	if (na_rec_home_dead(r, tag))
+	fresh = na_rec_before(r, tag, t->id, t->stale.valid, t->stale.tag,
+			      &settled);
+	if (fresh == -EHOSTDOWN)
 		return -EHOSTDOWN;
-	while (na_rec_blocked(r, tag)) {
-		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
-			break;
-		na_req_backoff(t, 4);
+	if (fresh == -EAGAIN) { /* a recovery round holds the tag */
+		while (na_rec_blocked(r, tag)) {
+			if (na_req_stopping(t) &&
+			    na_now_ns() - start > NA_GIVE_UP_NS)
+				break;
+			na_req_backoff(t, 4);
+		}
+		fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag,
+				      &settled);
 	}
-	fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag, &settled);
 	if (settled)
 		t->stale.valid = false;
 	return fresh ? 1 : 0;
-}
-
-static void
-on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
-	      struct na_collect *c)
-{
-	const struct lcf_msg *x = &t->mail.m;
-
-	if (x->seq != seq || x->tag != tag) {
-		NA_STAT_INC(t->n->st.req.stale_replies);
-		return;
-	}
-	switch (x->type) {
-	case LCF_T_NACK:
-	case NA_MSG_NACK:
-		/* Another copy of this request holds the lock already? */
-		if (!c->got_reply)
-			c->nacked = true;
-		return;
-	case NA_MSG_ACK:
-		na_collect_ack(c, na_aux_responder(x->aux), x->gstatus,
-			       x->copyset, x->flags & LCF_F_IN_SWITCH);
-		return;
-	case LCF_T_WRITE_SHARED:
-	case LCF_T_EVICT_SHARED:
-	case LCF_T_EVICT_MODIFIED:
-		/* Our own request, returned by the switch: the ACK. */
-		if (x->type == type)
-			na_collect_ack(c, LCF_NODE_NONE, x->gstatus, x->copyset,
-				       true);
-		return;
-	case NA_MSG_DATA:
-		if (na_collect_data(c, x->aux, x->len))
-			memcpy(t->buf + x->aux, t->mail.payload, x->len);
-		return;
-	case NA_MSG_DIR_GRANT:
-		na_collect_grant(c, na_aux_responder(x->aux), x->gstatus,
-				 x->copyset);
-		return;
-	default:
-		NA_STAT_INC(t->n->st.req.stale_replies);
-		return;
-	}
 }
 
 int
@@ -156,7 +123,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 	struct na_reqq q;
-	bool tr;
+	bool tr, done, stale;
 
 	switch (rec_before_event(t, tag)) {
 	case 0:
@@ -184,7 +151,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 			na_req_quarantine(t);
 			/* Queued mode: then a grant of that seq passes on
 			 * (na_req_give_up's order). */
-			na_node_q_abandon(t->n, stag, t->id, sseq);
+			na_req_q_abandon(t, stag, sseq);
 		}
 		seq = na_req_next_seq(t);
 		rt->copies = 0;
@@ -206,11 +173,11 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
 	NA_STAT_INC(t->n->st.req.events);
 	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
-	na_reqq_begin(t, &q, &m);
+	na_req_q_begin(t, &q, &m);
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	na_rec_sent(t->n->rec, t->id, tag, seq);
-	if (!na_reqq_pending_grant(t, &q, c, &deadline)) {
+	if (!q.on || !na_reqq_pending_grant(t, &q, c, &deadline)) {
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
 				     rt->copies);
@@ -221,18 +188,23 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		if (q.noop || (q.granted && na_collect_done(c)))
 			break;
 		if (na_req_wait_mail(t, deadline) == 0) {
-			if (na_reqq_mail(t, &q, c, &deadline))
+			if (q.on && na_reqq_mail(t, &q, c, &deadline))
 				continue;
 			if (t->mail.m.seq == seq &&
 			    (t->mail.m.type == LCF_T_NACK ||
 			     t->mail.m.type == NA_MSG_NACK))
 				rt->nacks++;
-			on_event_mail(t, q.granted ? c->type : type, seq, tag,
-				      c);
-			if (na_collect_done(c))
+			done = na_collect_reply(c, q.granted ? c->type : type,
+						seq, tag, &t->mail.m,
+						t->mail.payload, t->buf,
+						&stale);
+			if (stale)
+				NA_STAT_INC(t->n->st.req.stale_replies);
+			if (done)
 				break;
 		}
-		if (na_rec_blocked(t->n->rec, tag)) {
+		if (!na_rec_quiet(t->n->rec) &&
+		    na_rec_blocked(t->n->rec, tag)) {
 			/* The switch that may hold our lock is gone: abort. */
 			rt->seq = 0;
 			na_rec_idle(t->n->rec, t->id, true);
@@ -276,7 +248,8 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		na_rec_idle(t->n->rec, t->id, false);
 		return NA_EV_NACK;
 	}
-	na_reqq_end(t, &q, c);
+	if (q.on)
+		na_reqq_end(t, &q, c);
 	if (c->nacked) {
 		na_rec_idle(t->n->rec, t->id, false);
 		NA_STAT_INC(t->n->st.req.nacks);

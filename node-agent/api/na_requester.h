@@ -392,4 +392,45 @@ uint64_t na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
 void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
 		 const struct na_collect *c);
 
+/*
+ * The requester's only calls into the node's queue holders (na_node_q_*)
+ * are na_req_queue.c's and the functions below; each is a no-op in retry
+ * mode, checked here so that an event in that mode does not leave its file.
+ */
+
+/** Queued mode: register the event (na_reqq_begin); else q is off. */
+static inline void
+na_req_q_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
+{
+	if (t->n->qt)
+		na_reqq_begin(t, q, m);
+	else
+		memset(q, 0, sizeof(*q));
+}
+
+/** Queued mode: end the abandoned request `seq` on `tag` at the queue
+ * holders (a granted one passes the lock on). */
+static inline void
+na_req_q_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq)
+{
+	if (t->n->qt)
+		na_node_q_abandon(t->n, tag, t->id, seq);
+}
+
+/** Queued mode: the event that holds the queue ends (QXFER / QRELEASE
+ * instead of the unlock). @return 0 when it held it, -ESRCH. */
+static inline int
+na_reqq_done(struct dsm_thread *t, uint64_t tag, uint32_t seq, uint8_t gs,
+	     uint32_t cs)
+{
+	return na_node_q_done(t->n, tag, t->id, seq, gs, cs);
+}
+
+/** Queued mode: does request `seq` on `tag` hold the queue? */
+static inline bool
+na_reqq_holds(struct dsm_thread *t, uint64_t tag, uint32_t seq)
+{
+	return na_node_q_holds(t->n, tag, t->id, seq);
+}
+
 #endif /* NA_REQUESTER_H */

@@ -299,42 +299,42 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	struct na_voh *v = t->d->voh;
 	const struct voh_region *g;
 	struct voh_entry *e;
-	uint64_t ttl_ns, cver, g0, ver = 0;
+	uint64_t cver, g0, ver = 0;
 	bool busy = false;
 	unsigned policy;
 	int rc;
 
-	if (__atomic_load_n(&v->n_reg, __ATOMIC_ACQUIRE) == 0)
+	if (!na_voh_any(v))
 		return 1;
 	pthread_mutex_lock(&v->mu);
 	g = region_of(v, tag);
-	if (!g) {
+	e = g && !write ? na_voh_entry(v, tag, false) : NULL;
+	switch (na_voh_decide(g != NULL, g ? g->policy : 0, g ? g->ttl_ns : 0,
+			      write, e != NULL,
+			      e ? na_now_ns() - e->fetched_ns : 0)) {
+	case NA_VOH_COHERENT:
 		pthread_mutex_unlock(&v->mu);
 		return 1;
-	}
-	policy = g->policy;
-	ttl_ns = g->ttl_ns;
-	if (write) {
+	case NA_VOH_UPDATE:
 		pthread_mutex_unlock(&v->mu);
 		rc = update(t, v, tag, off, len, buf);
 		if (rc == 1) /* the home does not serve it: the switch's path */
 			rc = na_voh_sw_write(t, v, tag, off, len, buf);
 		return rc;
-	}
-	e = na_voh_entry(v, tag, false);
-	if (e && (policy & DSM_POLICY_MASK) == DSM_POLICY_TTL &&
-	    na_now_ns() - e->fetched_ns < ttl_ns) {
+	case NA_VOH_TTL_HIT:
 		memcpy(buf, e->data + off, len);
 		e->used = ++v->tick;
 		v->st.ttl_hits++;
 		pthread_mutex_unlock(&v->mu);
 		return 0;
-	}
-	if (!e || (policy & DSM_POLICY_MASK) != DSM_POLICY_VALIDATE) {
+	case NA_VOH_FETCH:
 		pthread_mutex_unlock(&v->mu);
 		rc = fetch_any(t, v, tag, off, len, buf, false);
 		goto out;
+	case NA_VOH_CHECK:
+		break;
 	}
+	policy = g->policy;
 	cver = e->stamp;
 	g0 = v->wgen;
 	pthread_mutex_unlock(&v->mu);

@@ -52,6 +52,45 @@ struct na_voh {
 	struct dsm_voh_stats st;
 };
 
+/** Any VALIDATE or TTL region? Read without mu: dsm_read / dsm_write
+ * take the invalidation protocol's path at once when there is none. */
+static inline bool
+na_voh_any(const struct na_voh *v)
+{
+	return __atomic_load_n(&v->n_reg, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* What an access does under its region's policy. */
+enum na_voh_act {
+	NA_VOH_COHERENT, /* no such region: the invalidation protocol */
+	NA_VOH_UPDATE,   /* a write: the home's update (or the switch's) */
+	NA_VOH_TTL_HIT,  /* a read, the copy younger than the TTL: use it */
+	NA_VOH_FETCH,    /* a read without a copy, or not VALIDATE: fetch */
+	NA_VOH_CHECK,    /* a read of a VALIDATE copy: check its version */
+};
+
+/**
+ * The policy decision (validate-on-hit, TTL, invalidate), pure: `region`
+ * the access's region has a policy (`policy`, `ttl_ns`), `cached` this
+ * node keeps a copy fetched `age_ns` ago. docs/VALIDATE.md.
+ */
+static inline enum na_voh_act
+na_voh_decide(bool region, unsigned policy, uint64_t ttl_ns, bool write,
+	      bool cached, uint64_t age_ns)
+{
+	unsigned base = policy & DSM_POLICY_MASK;
+
+	if (!region)
+		return NA_VOH_COHERENT;
+	if (write)
+		return NA_VOH_UPDATE;
+	if (cached && base == DSM_POLICY_TTL && age_ns < ttl_ns)
+		return NA_VOH_TTL_HIT;
+	if (!cached || base != DSM_POLICY_VALIDATE)
+		return NA_VOH_FETCH;
+	return NA_VOH_CHECK;
+}
+
 /** The entry of `tag`, or (alloc) a free or least recently used way; mu
  * held. @return the entry, or NULL (not alloc) when `tag` has none. */
 struct voh_entry *na_voh_entry(struct na_voh *v, uint64_t tag, bool alloc);

@@ -3,6 +3,7 @@
  * FlowCC rules as pure functions; see na_proto.h.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "lcf_pipeline.h"
 #include "na_msg.h"
@@ -62,6 +63,14 @@ na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self)
 	default:
 		return cs_old;
 	}
+}
+
+void
+na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old, uint16_t self,
+	       uint8_t *gs, uint32_t *cs)
+{
+	*cs = na_new_copyset(type, cs_old, self);
+	*gs = na_next_gstatus(type, gs_old, *cs);
 }
 
 void
@@ -281,4 +290,51 @@ na_collect_done(const struct na_collect *c)
 	else if (c->type == LCF_T_WRITE_SHARED)
 		expect = c->cs_old & ~na_bit(c->self);
 	return (c->acked & expect) == expect;
+}
+
+/* The requester's replies (na_req_event); their order is free. */
+static bool
+collect_one(struct na_collect *c, uint8_t type, const struct lcf_msg *x,
+	    const uint8_t *payload, uint8_t *buf)
+{
+	switch (x->type) {
+	case LCF_T_NACK:
+	case NA_MSG_NACK:
+		/* Another copy of this request holds the lock already? */
+		if (!c->got_reply)
+			c->nacked = true;
+		return true;
+	case NA_MSG_ACK:
+		na_collect_ack(c, na_aux_responder(x->aux), x->gstatus,
+			       x->copyset, x->flags & LCF_F_IN_SWITCH);
+		return true;
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		/* Our own request, returned by the switch: the ACK. */
+		if (x->type == type)
+			na_collect_ack(c, LCF_NODE_NONE, x->gstatus, x->copyset,
+				       true);
+		return true;
+	case NA_MSG_DATA:
+		if (na_collect_data(c, x->aux, x->len))
+			memcpy(buf + x->aux, payload, x->len);
+		return true;
+	case NA_MSG_DIR_GRANT:
+		na_collect_grant(c, na_aux_responder(x->aux), x->gstatus,
+				 x->copyset);
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool
+na_collect_reply(struct na_collect *c, uint8_t type, uint32_t seq, uint64_t tag,
+		 const struct lcf_msg *x, const uint8_t *payload, uint8_t *buf,
+		 bool *stale)
+{
+	*stale = x->seq != seq || x->tag != tag ||
+		 !collect_one(c, type, x, payload, buf);
+	return na_collect_done(c);
 }

@@ -38,6 +38,11 @@ uint8_t na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new);
 /** The copyset the requester installs: {id}, cs_old + {id} or cs_old - {id}. */
 uint32_t na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self);
 
+/** The unlock's metadata after event `type` from `self` that found
+ * (gs_old, cs_old): *cs by na_new_copyset, *gs by Figure 6. */
+void na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old,
+		    uint16_t self, uint8_t *gs, uint32_t *cs);
+
 /** READ_UNLOCK after READ_MISS, WRITE_UNLOCK after anything else. */
 static inline uint8_t
 na_unlock_type(uint8_t type)
@@ -149,6 +154,17 @@ void na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs,
 bool na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len);
 
 bool na_collect_done(const struct na_collect *c);
+
+/**
+ * One message `x` (with `payload`) for the event of `type`, `seq` on
+ * `tag`, collected: an ACK, a data segment (copied into `buf`), a
+ * DIR_GRANT, the switch's return of our own WRITE_SHARED / EVICT_*, a NACK
+ * before any reply. `*stale` is set when `x` is none of these (another
+ * seq's or tag's, or of no use). @return na_collect_done(c).
+ */
+bool na_collect_reply(struct na_collect *c, uint8_t type, uint32_t seq,
+		      uint64_t tag, const struct lcf_msg *x,
+		      const uint8_t *payload, uint8_t *buf, bool *stale);
 
 /** Does a request of `type` need the block's data? */
 static inline bool

@@ -46,10 +46,10 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 	pthread_mutex_lock(&r->mu);
 	if (p->active) {
 		p->active = false;
-		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&r->mu);
-	__atomic_or_fetch(&r->dead, na_bit(dead), __ATOMIC_RELEASE);
+	__atomic_or_fetch(&r->pub.dead, na_bit(dead), __ATOMIC_RELEASE);
 	r->st.dead_nodes++;
 	r->h.expect &= ~na_bit(dead);
 	if (!r->env.role_home)

@@ -414,8 +414,8 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 			r->st.probe_switch_had_it++;
 			/* Home after the drain, listing a dead node: drain it. */
 			if (b->cs &
-			    __atomic_load_n(&r->dead, __ATOMIC_ACQUIRE)) {
-				drain_block(r, b, r->dead);
+			    __atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE)) {
+				drain_block(r, b, r->pub.dead);
 				h->pending = true;
 			}
 		}

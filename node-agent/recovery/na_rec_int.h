@@ -140,10 +140,9 @@ struct rec_home {
 	X(probe_raced_remove)
 
 struct na_rec {
+	struct na_rec_pub pub; /* first: na_rec_quiet reads it */
 	struct na_rec_env env;
 	pthread_mutex_t mu;
-	int n_active;      /* active pends (fast path) */
-	uint32_t dead;     /* nodes declared dead (drained) */
 	uint32_t dead_req; /* declared, drain not started yet */
 	struct rec_thread *th;
 	struct rec_pend *pend; /* LCF_MAX_NODES */
@@ -216,7 +215,7 @@ all_nodes(const struct na_rec *r)
 
 	for (uint32_t i = 0; i < r->env.topo->n_nodes; i++)
 		m |= na_bit(r->env.topo->nodes[i].id);
-	return m & ~__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE);
+	return m & ~__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE);
 }
 
 /* Freeze a home-owned block for a round without the `dead` nodes. */

@@ -57,10 +57,10 @@ na_rec_blocked(struct na_rec *r, uint64_t tag)
 	const struct rec_pend *p;
 	bool b;
 
-	if (na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
+	if (na_cs_has(__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE),
 		      (uint16_t)topo_tag_home(r->env.topo, tag)))
 		return true;
-	if (!__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&r->pub.n_active, __ATOMIC_ACQUIRE))
 		return false;
 	pthread_mutex_lock(&r->mu);
 	p = &r->pend[topo_tag_home(r->env.topo, tag) % LCF_MAX_NODES];
@@ -72,7 +72,7 @@ na_rec_blocked(struct na_rec *r, uint64_t tag)
 bool
 na_rec_home_dead(struct na_rec *r, uint64_t tag)
 {
-	if (!na_cs_has(__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE),
+	if (!na_cs_has(__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE),
 		       (uint16_t)topo_tag_home(r->env.topo, tag)))
 		return false;
 	/* Its memory died with it: fail, do not wait. */
@@ -99,6 +99,19 @@ na_rec_resume(struct na_rec *r, uint16_t thread, bool stale, uint64_t stale_tag,
 	}
 	pthread_mutex_unlock(&r->mu);
 	return fresh;
+}
+
+int
+na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
+	      uint64_t stale_tag, bool *stale_settled)
+{
+	*stale_settled = false;
+	if (na_rec_home_dead(r, tag))
+		return -EHOSTDOWN;
+	if (na_rec_blocked(r, tag))
+		return -EAGAIN;
+	return na_rec_resume(r, thread, stale, stale_tag, stale_settled) ? 1
+									 : 0;
 }
 
 void
@@ -357,7 +370,7 @@ on_begin(struct na_rec *r, const struct lcf_msg *m, const uint8_t *payload,
 	}
 	pthread_mutex_lock(&r->mu);
 	if (!p->active)
-		__atomic_add_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
 	p->active = true;
 	p->reported = false;
 	p->round = m->seq;
@@ -382,7 +395,7 @@ on_done(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 	pthread_mutex_lock(&r->mu);
 	if (p->active && p->round == m->seq) {
 		p->active = false;
-		__atomic_sub_fetch(&r->n_active, 1, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&r->mu);
 	hdr(&a, NA_MSG_REC_DONE_ACK, r->env.self, m->node, m->seq);
@@ -425,11 +438,11 @@ na_rec_tick(struct na_rec *r, struct na_out *out)
 		return;
 	r->next_tick = now + REC_TICK_NS;
 	news = __atomic_load_n(&r->dead_req, __ATOMIC_ACQUIRE) &
-	       ~__atomic_load_n(&r->dead, __ATOMIC_ACQUIRE);
+	       ~__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE);
 	for (uint16_t d = 0; news && d < LCF_MAX_NODES; d++)
 		if (na_cs_has(news, d))
 			na_rec_drain(r, d, out);
-	if (__atomic_load_n(&r->n_active, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&r->pub.n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */
 			if (out->n + room > NA_OUT_MAX)

@@ -114,9 +114,39 @@ int na_rec_node_failed(struct na_rec *r, uint16_t node);
  * Requester side. Before an event on `tag` a requester thread asks, in
  * this order: na_rec_home_dead (fail the access with -EHOSTDOWN), then
  * na_rec_blocked until it is false (backing off meanwhile), then
- * na_rec_resume. During the event it reports na_rec_sent, na_rec_granted
- * and na_rec_idle.
+ * na_rec_resume; na_rec_before asks all three at once. During the event
+ * it reports na_rec_sent, na_rec_granted and na_rec_idle.
  */
+
+/**
+ * Before an event on `tag`: na_rec_home_dead, na_rec_blocked and, when
+ * neither, na_rec_resume in one call. @return -EHOSTDOWN (home dead),
+ * -EAGAIN (blocked: wait with na_rec_blocked, then na_rec_resume), or
+ * na_rec_resume's answer (1: fresh, 0), `*stale_settled` as there.
+ */
+int na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
+		  uint64_t stale_tag, bool *stale_settled);
+
+/*
+ * The start of struct na_rec, which requester threads read without a call
+ * (na_rec_quiet); it changes only as a recovery round begins or ends and
+ * as a node is declared dead.
+ */
+struct na_rec_pub {
+	int n_active;  /* active pends */
+	uint32_t dead; /* nodes declared dead (drained) */
+};
+
+/** No round active and no node dead: na_rec_blocked is false for every
+ * tag (the requester's check per reply, without leaving its file). */
+static inline bool
+na_rec_quiet(const struct na_rec *r)
+{
+	const struct na_rec_pub *p = (const struct na_rec_pub *)(const void *)r;
+
+	return !__atomic_load_n(&p->n_active, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&p->dead, __ATOMIC_ACQUIRE);
+}
 
 /** Was `tag`'s home node declared dead? (Counted when it was.) */
 bool na_rec_home_dead(struct na_rec *r, uint64_t tag);

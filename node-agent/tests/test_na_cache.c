@@ -71,6 +71,39 @@ Test(cache, eight_ways_then_lru_victim)
 	na_cache_fini(&c);
 }
 
+/* na_cache_lookup: find, else claim a free way, else name the victim. */
+Test(cache, lookup_finds_claims_or_names_the_victim)
+{
+	struct na_cache c;
+	uint64_t tags[9];
+	struct na_cbucket *b;
+	struct na_centry *e, *victim;
+	bool found;
+
+	cr_assert_eq(na_cache_init(&c, 64, 64), 0);
+	same_bucket(&c, 2000, tags, 9);
+	b = na_cache_bucket(&c, tags[0]);
+	for (int i = 0; i < 8; i++) {
+		e = na_cache_lookup(b, tags[i], 1, 100 + i, &victim, &found);
+		cr_assert_not_null(e);
+		cr_assert(!found);
+		cr_assert_null(victim);
+		cr_assert_eq(e->tag, tags[i]);
+		cr_assert_eq(e->busy, 1); /* claimed */
+		e->state = NA_L_SHARED;
+		e->busy = NA_NOBODY;
+	}
+	e = na_cache_lookup(b, tags[4], 2, 200, &victim, &found);
+	cr_assert(found);
+	cr_assert_eq(e->tag, tags[4]);
+	cr_assert_eq(e->busy, NA_NOBODY); /* a hit claims nothing */
+	e = na_cache_lookup(b, tags[8], 2, 200, &victim, &found);
+	cr_assert_null(e);
+	cr_assert(!found);
+	cr_assert_eq(victim->tag, tags[0]); /* least recently used */
+	na_cache_fini(&c);
+}
+
 Test(cache, all_busy_means_wait)
 {
 	struct na_cache c;

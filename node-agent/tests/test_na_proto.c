@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * FlowCC rules (na_proto.c) and segmentation (na_seg.c).
+ * FlowCC rules (na_proto.c) and segmentation (na_seg.h).
  */
+#include <string.h>
+
 #include <criterion/criterion.h>
 
 #include "na_msg.h"
@@ -192,6 +194,64 @@ Test(collect, write_shared_sole_holder_and_others)
 	na_collect_init(&c, LCF_T_WRITE_SHARED, 3, 4096);
 	na_collect_ack(&c, 0, S, 0xb, true);
 	cr_assert_not(na_collect_done(&c)); /* node 1 too */
+}
+
+/* na_collect_reply: one message of the event, or stale. */
+Test(collect, reply_dispatch)
+{
+	static uint8_t buf[4096], pl[1400];
+	struct lcf_msg x = { .seq = 7, .tag = 9 };
+	struct na_collect c;
+	bool stale;
+
+	memset(pl, 0xab, sizeof(pl));
+	na_collect_init(&c, LCF_T_READ_MISS, 0, 4096);
+	x.type = NA_MSG_DATA;
+	x.aux = 1400;
+	x.len = 1400;
+	x.seq = 8; /* another seq's */
+	cr_assert_not(na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf,
+				       &stale));
+	cr_assert(stale);
+	cr_assert_eq(buf[1400], 0);
+	x.seq = 7;
+	cr_assert_not(na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf,
+				       &stale));
+	cr_assert_not(stale);
+	cr_assert_eq(buf[1400], 0xab);
+	x.type = LCF_T_READ_UNLOCK; /* of no use */
+	na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf, &stale);
+	cr_assert(stale);
+	x.type = NA_MSG_ACK;
+	x.aux = 1; /* responder */
+	na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf, &stale);
+	cr_assert(c.got_reply);
+	x.type = NA_MSG_NACK; /* after a reply: not a refusal */
+	na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf, &stale);
+	cr_assert_not(c.nacked);
+	na_collect_init(&c, LCF_T_WRITE_SHARED, 0, 4096);
+	x.type = LCF_T_WRITE_SHARED; /* returned by the switch: the ACK */
+	x.copyset = 0x1;
+	cr_assert(na_collect_reply(&c, LCF_T_WRITE_SHARED, 7, 9, &x, pl, buf,
+				   &stale));
+	na_collect_init(&c, LCF_T_WRITE_MISS, 0, 4096);
+	x.type = LCF_T_NACK;
+	cr_assert(na_collect_reply(&c, LCF_T_WRITE_MISS, 7, 9, &x, pl, buf,
+				   &stale));
+	cr_assert(c.nacked);
+}
+
+Test(collect, unlock_meta_is_figure_6)
+{
+	uint8_t gs;
+	uint32_t cs;
+
+	na_unlock_meta(LCF_T_READ_MISS, LCF_GS_SHARED, 0x2, 0, &gs, &cs);
+	cr_assert_eq(cs, 0x3);
+	cr_assert_eq(gs, na_next_gstatus(LCF_T_READ_MISS, LCF_GS_SHARED, 0x3));
+	na_unlock_meta(LCF_T_WRITE_MISS, LCF_GS_SHARED, 0x6, 0, &gs, &cs);
+	cr_assert_eq(cs, 0x1);
+	cr_assert_eq(gs, LCF_GS_MODIFIED);
 }
 
 Test(collect, nack_and_read)

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The policy decision of an access (na_voh_decide, na_voh_int.h):
+ * invalidate, validate-on-hit, TTL; docs/VALIDATE.md.
+ */
+#include <criterion/criterion.h>
+
+#include "na_voh_int.h"
+
+#define V DSM_POLICY_VALIDATE
+#define T DSM_POLICY_TTL
+
+Test(voh_policy, no_region_is_the_invalidation_protocol)
+{
+	cr_assert_eq(na_voh_decide(false, V, 0, false, true, 0),
+		     NA_VOH_COHERENT);
+	cr_assert_eq(na_voh_decide(false, T, 10, true, false, 0),
+		     NA_VOH_COHERENT);
+}
+
+Test(voh_policy, writes_update)
+{
+	cr_assert_eq(na_voh_decide(true, V, 0, true, false, 0), NA_VOH_UPDATE);
+	cr_assert_eq(na_voh_decide(true, T, 10, true, true, 1), NA_VOH_UPDATE);
+}
+
+Test(voh_policy, ttl)
+{
+	cr_assert_eq(na_voh_decide(true, T, 10, false, true, 9),
+		     NA_VOH_TTL_HIT);
+	cr_assert_eq(na_voh_decide(true, T, 10, false, true, 10),
+		     NA_VOH_FETCH); /* expired */
+	cr_assert_eq(na_voh_decide(true, T, 10, false, false, 0), NA_VOH_FETCH);
+}
+
+Test(voh_policy, validate)
+{
+	cr_assert_eq(na_voh_decide(true, V, 0, false, true, 0), NA_VOH_CHECK);
+	cr_assert_eq(na_voh_decide(true, V | DSM_POLICY_RPC_CHECK, 0, false,
+				   true, 5),
+		     NA_VOH_CHECK);
+	cr_assert_eq(na_voh_decide(true, V, 0, false, false, 0), NA_VOH_FETCH);
+}
