@@ -247,6 +247,13 @@ run regress-voh-update-coherence-755 "--seed 2619794145 --nodes 13 --threads 3 -
 # its next READ was dropped for 300 s (lib/model/vohref.pml; sweep 31300
 # runs 596 and 470, the latter 3 min: by hand).
 run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --threads 2 --workload poll --policy validate --blocks 4 --switch-blocks 3 --cache-blocks 1 --block-size 4096 --loss 0.138 --dup 0.215 --jitter-us 50 --max-rate 200000 --stuck-s 300 --lock-mode queued"
+# Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
+# home took the block back, a network duplicate installed it 414 us later
+# (two owners, a write-back refused for good; lib/model/migdup.pml, sweep
+# 31300 run 566, a stall on the code of then; the home now holds it
+# MIGRATING for NA_ADD_HOLD_NS).
+run regress-migrate-late-add-566 "--seed 112498199 --events 3000 --nodes 10 --threads 3 --workload counter --blocks 7 --switch-blocks 3 --cache-blocks 2 --block-size 16384 --loss 0.003 --dup 0.181 --jitter-us 500 --max-rate 50000 --stuck-s 300 --migrate" \
+	switch_actions.add_to_switch_collision
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"
