@@ -383,6 +383,13 @@ if [ $DEEP = 0 ]; then
 	# draining block is skipped and counts no ACK.
 	PML=migmix.pml run migmix-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migmix.pml run migmix pass "-DFIX -DC=4" "-DSAFETY" "-m10000 -w18"
+	# A migration's ADD copies duplicated (migdup.pml): a copy in flight
+	# after its set's FAILs installs the block the home took back; not
+	# with the home's hold (no copy sent, any set's OK counts) until
+	# nothing is in flight. An OK lost in the hold: known.
+	PML=migdup.pml run migdup-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=migdup.pml run migdup pass "-DFIX -DLOSS=1 -DFREE=2" "-DSAFETY" "-m10000 -w20"
+	PML=migdup.pml run migdup-lostok "known:assertion violated" "-DFIX -DLOSSACK=1" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.
@@ -482,6 +489,7 @@ else
 	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
 	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
 	PML=qalias.pml run qalias-fix-id2 pass "-DIDW=2 -DWIN -DTOKEN -DEPW=2 -DEV=5 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"

@@ -278,6 +278,13 @@ run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --
 # plane ran on closed nodes (segfault; crash sweep 62 run 23).
 run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 1 --blocks 1 --switch-blocks 4 --cache-blocks 1 --block-size 4096 --loss 0.068 --dup 0.047 --jitter-us 0 --max-rate 50000 --migrate --lock-mode queued --crash-node 1 --crash-at 811ev --detect-ms 200" \
 	crash.crashed
+# Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
+# home took the block back, a network duplicate installed it 414 us later
+# (two owners, a write-back refused for good; lib/model/migdup.pml, sweep
+# 31300 run 566, a stall on the code of then; the home now holds it
+# MIGRATING for NA_ADD_HOLD_NS).
+run regress-migrate-late-add-566 "--seed 112498199 --events 3000 --nodes 10 --threads 3 --workload counter --blocks 7 --switch-blocks 3 --cache-blocks 2 --block-size 16384 --loss 0.003 --dup 0.181 --jitter-us 500 --max-rate 50000 --stuck-s 300 --migrate" \
+	switch_actions.add_to_switch_collision
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

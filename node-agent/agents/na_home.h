@@ -28,6 +28,13 @@ struct na_dir;
 
 #define NA_CHUNK_SIZE    (32ull << 20) /* allocation unit (section 5.4) */
 #define NA_ADD_COPY_SEQS 8             /* seqs per migration (copy ids) */
+/*
+ * After every copy of an ADD's set FAILed, the block stays MIGRATING this
+ * long before the home takes it back: the maximum packet lifetime of a
+ * copy and of its MIGRATE_ACK (a network duplicate still in flight may
+ * find a freed slot; lib/model/migdup.pml).
+ */
+#define NA_ADD_HOLD_NS 10000000ull
 
 /* Where a block's ownership is. */
 enum na_owner {
@@ -49,17 +56,22 @@ struct na_hblock {
 	bool add_draining;  /* MIGRATING by a drain that has not taken the
 			       write lock yet: no ADD may go (na_migrate.c,
 			       lib/model/migmix.pml) */
+	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
+			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
 	uint32_t cs;
-	uint32_t hot;     /* forwarded copies this epoch (section 5.2.2) */
-	uint32_t wgrants; /* write locks granted here (validate-on-hit's
+	uint32_t hot;        /* forwarded copies this epoch (section 5.2.2) */
+	uint32_t wgrants;    /* write locks granted here (validate-on-hit's
 			     version counts them, na_voh_home.c) */
-	bool voh_upd;     /* a validate-on-hit update is in the UpdateQueue:
+	bool voh_upd;        /* a validate-on-hit update is in the UpdateQueue:
 			     it writes memory under no coherent copy, so the
 			     pipeline refuses as lock busy (vohupd.pml) */
-	uint32_t add_seq; /* copy i of this migration's ADD has seq
+	uint32_t add_seq;    /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
 				   a new set) */
-	struct na_hqs q;  /* queued mode (na_home_queue.h) */
+	uint32_t add_seq0;   /* the first set's add_seq: an OK of any set's
+				copy means the block is installed */
+	uint32_t add_hold_t; /* the hold's start, in 2^20 ns units */
+	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 };
 
 /* What the home agent did with a request; re-sent for duplicates. */
@@ -259,8 +271,15 @@ na_home_tag(const struct na_home *h, uint32_t idx)
  */
 int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
 
-/** Re-emit the ADD of a block still migrating. @return 0 or -EALREADY. */
-int na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out);
+/**
+ * Re-emit the ADD of a block still migrating; in the hold after a set's
+ * FAILs, send nothing and take the block back once NA_ADD_HOLD_NS from the
+ * first call of the hold (`now_ns`) have passed.
+ * @return 0 (a copy sent), 1 (holding), -EALREADY (not migrating, or a
+ * drain has not taken the lock).
+ */
+int na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			   struct na_out *out);
 
 /**
  * Internal to the home agent (na_home.c, na_home_migrate.c): a MIGRATE_ACK

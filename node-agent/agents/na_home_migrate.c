@@ -27,44 +27,47 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 		return;
 	}
 	uint32_t copy = m->seq - b->add_seq;
+	/* Any set's copy: each set's seqs follow the last one's. */
+	bool ours = m->seq - b->add_seq0 <
+		    b->add_seq + b->add_copies - b->add_seq0;
+	bool ok = !(m->flags & LCF_F_FAIL);
 
+	if (m->node != h->self ||
+	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH || !ours)
+		return; /* not ours: an earlier migration's late copy */
 	/*
 	 * A copy of a migration that ended in a collision installed the block
-	 * after all: the maximum packet lifetime assumption failed
-	 * (docs/NODE-AGENT.md). Counted (twice on the shadow node), not hidden.
+	 * after all: the hold (NA_ADD_HOLD_NS) was shorter than the packet's
+	 * life, or its OK was lost in the hold (docs/NODE-AGENT.md). Counted
+	 * (twice on the shadow node), not hidden.
 	 */
-	if (m->node == h->self && b->owner == NA_OWN_HOME && b->add_collided &&
-	    na_aux_orig_type(m->aux) == LCF_T_ADD_TO_SWITCH &&
-	    copy < b->add_copies && !(m->flags & LCF_F_FAIL))
+	if (b->owner == NA_OWN_HOME && b->add_collided && ok)
 		h->st.migrate_late_ok++;
-	/*
-	 * Only this migration's copies count (earlier ones may be late), each
-	 * once: on the shadow node the switch's ACK and its mirror both come.
-	 */
-	if (m->node != h->self || b->owner != NA_OWN_MIGRATING ||
-	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH ||
-	    copy >= b->add_copies)
-		return; /* a duplicate, or not ours */
-	if (m->flags & LCF_F_FAIL) {
-		/*
-		 * Collision: keep it home; a later epoch may retry. Only once
-		 * every copy of the current set has failed: a copy in flight,
-		 * even one overtaken by a later copy, may still find a slot
-		 * freed meanwhile and install the block. A set whose FAILs do
-		 * not all come back is replaced by a new one (emit_add).
-		 */
-		b->add_failed |= (uint8_t)(1u << copy);
-		if (__builtin_popcount(b->add_failed) < b->add_copies)
-			return;
-		b->add_collided = true;
+	/* Each copy once: on the shadow node the ACK and its mirror come. */
+	if (b->owner != NA_OWN_MIGRATING || b->add_draining)
+		return;
+	if (ok) {
+		/* A copy of any set installed it: the switch's block now. */
 		b->writer = false;
-		b->owner = NA_OWN_HOME;
-		h->st.migrate_fail++;
+		b->add_hold = 0;
+		b->owner = NA_OWN_SWITCH;
+		h->st.migrate_ok++;
 		return;
 	}
-	b->writer = false;
-	b->owner = NA_OWN_SWITCH;
-	h->st.migrate_ok++;
+	if (copy >= b->add_copies)
+		return; /* an earlier set's FAIL */
+	/*
+	 * Collision: only once every copy of the current set has failed (a
+	 * copy in flight, even one overtaken by a later copy, may still find
+	 * a slot freed meanwhile; a set whose FAILs do not all come back is
+	 * replaced by a new one, emit_add), and then not at once: a network
+	 * duplicate of a failed copy may still be in flight. The block stays
+	 * MIGRATING (requests NACKed, no copy sent) for the hold, and an OK
+	 * meanwhile gives it to the switch (na_home_migrate_resend).
+	 */
+	b->add_failed |= (uint8_t)(1u << copy);
+	if (__builtin_popcount(b->add_failed) >= b->add_copies && !b->add_hold)
+		b->add_hold = 1; /* timed from the next resend */
 }
 
 static void
@@ -117,17 +120,40 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->add_failed = 0;
 	b->add_collided = false;
 	b->add_draining = false;
-	b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+	b->add_hold = 0;
+	b->add_seq0 = b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 	emit_add(h, idx, out);
 	return 0;
 }
 
 int
-na_home_migrate_resend(struct na_home *h, uint32_t idx, struct na_out *out)
+na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
+		       struct na_out *out)
 {
+	struct na_hblock *b;
+	uint32_t t = (uint32_t)(now_ns >> 20);
+
 	if (idx >= h->n_blocks || h->blk[idx].owner != NA_OWN_MIGRATING ||
 	    h->blk[idx].add_draining)
 		return -EALREADY;
+	b = &h->blk[idx];
+	if (b->add_hold == 1) {
+		b->add_hold = 2;
+		b->add_hold_t = t;
+	}
+	if (b->add_hold) {
+		if ((uint64_t)(uint32_t)(t - b->add_hold_t) << 20 <
+		    NA_ADD_HOLD_NS + (1ull << 20))
+			return 1;
+		/* Nothing of it in flight: home again; a later epoch may
+		 * retry. */
+		b->add_hold = 0;
+		b->add_collided = true;
+		b->writer = false;
+		b->owner = NA_OWN_HOME;
+		h->st.migrate_fail++;
+		return -EALREADY;
+	}
 	emit_add(h, idx, out);
 	return 0;
 }

@@ -161,7 +161,8 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		b->add_failed = 0;
 		b->add_collided = false;
 		b->add_draining = false;
-		na_home_migrate_resend(h, p->idx, io->out);
+		b->add_hold = 0;
+		na_home_migrate_resend(h, p->idx, now_ns, io->out);
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
 		mg->st.adds++;
@@ -185,6 +186,12 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 			p->slow = true;
 			mg->st.add_slow++;
 		}
+		/* Every copy FAILed: the hold is timed at each tick. */
+		if (b->add_hold) {
+			(void)na_home_migrate_resend(h, p->idx, now_ns,
+						     io->out);
+			return false;
+		}
 	} else if (b->owner != NA_OWN_REMOVING) {
 		/* (RECOVERING: the ACK was lost, the recovery settles it) */
 		if (b->owner != NA_OWN_RECOVERING)
@@ -197,7 +204,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 	p->sent_ns = now_ns;
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		mg->st.add_retransmits++;
-		na_home_migrate_resend(h, p->idx, io->out);
+		na_home_migrate_resend(h, p->idx, now_ns, io->out);
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
 	} else {
@@ -293,7 +300,8 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 		b->add_draining = true;
 		b->add_copies = 0;
 		b->add_failed = 0;
-		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+		b->add_hold = 0;
+		b->add_seq0 = b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
 		add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH, now_ns);
 		mg->pend[mg->n_pend - 1].draining = true;
 		mg->n_draining++;

@@ -237,7 +237,8 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 		na_node_agents_enter(n);
 		na_out_reset(&out);
 		for (uint32_t i = 0; i < count; i++) {
-			if (na_home_migrate_resend(&n->home, i, &out) == 0)
+			if (na_home_migrate_resend(&n->home, i, na_now_ns(),
+						   &out) >= 0)
 				pending++;
 			if (out.n >= NA_OUT_MAX - 1)
 				na_node_flush(n, &out);

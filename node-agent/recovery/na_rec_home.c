@@ -458,7 +458,8 @@ readd(struct na_rec *r, struct na_out *out)
 			continue;
 		}
 		if (owner == NA_OWN_MIGRATING) {
-			na_home_migrate_resend(r->env.home, idx, out);
+			na_home_migrate_resend(r->env.home, idx, na_now_ns(),
+					       out);
 			h->readd[left++] = h->readd[i];
 		} else if (!started) {
 			/* Home again after an ADD: a collision; it stays home. */

@@ -2,6 +2,8 @@
  *
  * Home agent decisions, fed messages through its pure interface.
  */
+#include <errno.h>
+
 #include <criterion/criterion.h>
 
 #include "na_home.h"
@@ -329,6 +331,17 @@ Test(home, migration_holds_the_write_lock_until_migrate_ack)
 	ack.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;
 	ack.aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24 | 0xff << 16;
 	feed(ack);
+	/* ... after the hold (a duplicate of the copy may be in flight) */
+	cr_assert_eq(h.blk[10].owner, NA_OWN_MIGRATING);
+	feed(req(LCF_T_READ_MISS, 1, 3, 10));
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "refused in the hold");
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_resend(&h, 10, 0, &out), 1);
+	cr_assert_eq(out.n, 0, "no copy in the hold");
+	cr_assert_eq(na_home_migrate_resend(&h, 10, NA_ADD_HOLD_NS / 2, &out),
+		     1);
+	cr_assert_eq(na_home_migrate_resend(&h, 10, 2 * NA_ADD_HOLD_NS, &out),
+		     -EALREADY);
 	cr_assert_eq(h.blk[10].owner, NA_OWN_HOME);
 	cr_assert_not(h.blk[10].writer);
 }

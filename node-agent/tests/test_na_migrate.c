@@ -186,9 +186,20 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 	feed(ack(5, add.seq - NA_ADD_COPY_SEQS, LCF_T_ADD_TO_SWITCH, true));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "late ack: ignored");
 	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "the hold");
+	tick(61 * MS); /* the hold starts: no copy */
+	for (uint32_t i = 0; i < out.n; i++)
+		cr_assert_neq(out.m[i].msg.tag, na_home_tag(&h, 5), "no copy");
+	tick(61 * MS + NA_ADD_HOLD_NS / 2);
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
+	cr_assert(h.blk[5].writer, "still locked: requests NACKed");
+	tick(63 * MS + NA_ADD_HOLD_NS); /* over: home (an epoch's end) */
 	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
 	cr_assert_not(h.blk[5].writer);
-	tick(61 * MS); /* reported to the shadow */
+	cr_assert_eq(h.st.migrate_fail, 1);
+	if (!mg.st.collision_reports) /* no epoch ended at that tick */
+		tick(64 * MS + NA_ADD_HOLD_NS);
+	cr_assert_eq(mg.st.collision_reports, 1, "reported to the shadow");
 	cr_assert_eq(out_for(5)->msg.type, NA_MSG_COLLISION);
 	cr_assert_eq(out_for(5)->dst, 1);
 	cr_assert_eq(out_for(5)->msg.aux, 9, "with the block's hotness");
@@ -196,6 +207,30 @@ Test(migrate_home, collision_only_when_every_copy_failed)
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
 	cr_assert_eq(h.st.migrate_late_ok, 1, "counted, not hidden");
+}
+
+/*
+ * Sweep 31300 run 566 (lib/model/migdup.pml): the only copy FAILs (set
+ * full), a network duplicate of it finds a slot freed meanwhile and
+ * installs the block. Its OK in the hold gives the block to the switch;
+ * the home took it back at the FAIL, and was then its second owner.
+ */
+Test(migrate_home, late_duplicate_in_the_hold_gives_it_to_the_switch)
+{
+	struct lcf_msg add = migrate_hottest();
+
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "not home yet");
+	cr_assert(h.blk[5].writer);
+	tick(11 * MS);
+	for (uint32_t i = 0; i < out.n; i++)
+		cr_assert_neq(out.m[i].msg.tag, na_home_tag(&h, 5), "no copy");
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false)); /* the duplicate */
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
+	cr_assert_not(h.blk[5].writer);
+	cr_assert_eq(h.st.migrate_ok, 1);
+	cr_assert_eq(h.st.migrate_fail, 0);
+	cr_assert_eq(h.st.migrate_late_ok, 0);
 }
 
 /*
@@ -219,7 +254,7 @@ Test(migrate_home, draining_block_sends_no_add_and_counts_no_ack)
 	tick(10 * MS); /* the drain */
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
 	na_out_reset(&o2);
-	cr_assert_eq(na_home_migrate_resend(&h, 5, &o2), -EALREADY);
+	cr_assert_eq(na_home_migrate_resend(&h, 5, 0, &o2), -EALREADY);
 	cr_assert_eq(o2.n, 0, "no ADD while the holder has the lock");
 	feed(ack(5, old, LCF_T_ADD_TO_SWITCH, true));
 	feed(ack(5, h.blk[5].add_seq, LCF_T_ADD_TO_SWITCH, true));
@@ -251,7 +286,10 @@ Test(migrate_home, lost_fail_is_settled_by_the_next_set)
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING, "old set: ignored");
 	feed(ack(5, next, LCF_T_ADD_TO_SWITCH, true));
-	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME, "the new set failed");
+	tick(801 * MS); /* the new set failed: the hold */
+	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
+	tick(802 * MS + NA_ADD_HOLD_NS);
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
 }
 
 /* An unanswered ADD is re-sent for as long as it takes, never dropped. */
@@ -269,12 +307,16 @@ Test(migrate_home, unanswered_add_is_never_given_up)
 	tick(5100 * MS);
 	last = out_for(5)->msg.seq;
 	cr_assert_geq(last - add.seq, NA_ADD_COPY_SEQS, "a new set of ids");
-	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, false));
+	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, true));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING,
-		     "a copy of an exhausted set: ignored");
+		     "a FAIL of an exhausted set: ignored");
+	feed(ack(5, add.seq + 1, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH,
+		     "an exhausted set's copy installed it");
 	feed(ack(5, last, LCF_T_ADD_TO_SWITCH, false));
-	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH, "a late copy's ACK");
+	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
 	cr_assert_eq(h.st.migrate_late_ok, 0);
+	cr_assert_eq(h.st.migrate_ok, 1);
 }
 
 Test(migrate_home, remove_on_the_shadows_request)
