@@ -122,8 +122,7 @@ on_event_mail(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 			c->nacked = true;
 		return;
 	case NA_MSG_ACK:
-		na_collect_ack(c, na_aux_responder(x->aux), x->gstatus,
-			       x->copyset, x->flags & LCF_F_IN_SWITCH);
+		na_collect_na_ack(c, x);
 		return;
 	case LCF_T_WRITE_SHARED:
 	case LCF_T_EVICT_SHARED:

@@ -247,6 +247,15 @@ na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
 }
 
 void
+na_collect_na_ack(struct na_collect *c, const struct lcf_msg *m)
+{
+	na_collect_ack(c, na_aux_responder(m->aux), m->gstatus, m->copyset,
+		       m->flags & LCF_F_IN_SWITCH);
+	if ((m->flags & LCF_F_DATA_PROVIDER) && (m->aux & NA_ACK_HOME_WRITTEN))
+		c->home_written = true;
+}
+
+void
 na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs, uint32_t cs)
 {
 	na_collect_ack(c, home, gs, cs, false);
