@@ -394,7 +394,11 @@ inline cache_serve(r, s, t, b_, g, c) {
 			v_ = (cst[o_ * NB + b_] != GU -> cv[o_ * NB + b_] : BAD);
 			if
 			:: t == K_RM && g == GM ->
-				/* the owner downgrades; the reader writes home */
+				/* the owner downgrades and memory gets its
+				 * value: the home's cache agent writes it in
+				 * the same step when the owner is the home
+				 * (NA_ACK_HOME_WRITTEN), else the reader's NA_WB
+				 * does, inside its read lock (abstracted here) */
 				if
 				:: cst[o_ * NB + b_] == GM -> cst[o_ * NB + b_] = GS
 				:: else -> skip
@@ -698,8 +702,9 @@ inline unlock_now(me) {
  * the block's bytes: a diff is right exactly when the bytes it leaves alone
  * are the home's). Write-backs in node-agent: the EVICT_MODIFIED's NA_WB
  * (here: at its grant, inside the event), the reader's NA_WB after a
- * READ_MISS served by a Modified owner (cache_serve: the reader has no
- * twin, always the whole block) and a stale WRITE_MISS's dirty data
+ * READ_MISS served by a Modified owner, or the owner's own when it is the
+ * home (cache_serve: no twin, always the whole block) and a stale
+ * WRITE_MISS's dirty data
  * (settle: whole block). Only the first may be a diff, and only when the
  * data the line became Modified with was the home's: a WRITE_MISS granted
  * while the block was Unshared or Shared (from memory or from a sharer,

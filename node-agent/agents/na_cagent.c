@@ -127,6 +127,7 @@ execute(struct na_cagent *ca, const struct lcf_msg *m, struct na_creq *rq)
 		return false;
 	}
 	rq->has_data = false;
+	rq->downgraded = false;
 	if (provide) {
 		if (e && e->state != NA_L_INVALID) {
 			memcpy(rq->data, e->data, ca->block_size);
@@ -149,13 +150,29 @@ execute(struct na_cagent *ca, const struct lcf_msg *m, struct na_creq *rq)
 			na_centry_twin_free(e);
 		}
 	} else if (t == LCF_T_READ_MISS && e && e->state == NA_L_MODIFIED) {
-		/* Figure 6: Modified -> Shared; the reader writes it home. */
+		/* Figure 6: Modified -> Shared; the data goes home (below). */
 		e->state = NA_L_SHARED;
 		na_centry_twin_free(e);
 		ca->st.downgrades++;
+		rq->downgraded = true;
 	}
 	pthread_mutex_unlock(&b->mu);
 	return true;
+}
+
+/*
+ * A READ_MISS downgraded our Modified copy of a block whose home is this
+ * node: write the data home now, still inside the reader's lock, instead
+ * of the reader sending it back here (lib/model/lcf.pml cache_serve: the
+ * owner downgrades and memory gets its value in one step). LCF only: a
+ * directory home collects the data itself.
+ */
+static bool
+home_writes(struct na_cagent *ca, const struct lcf_msg *m,
+	    const struct na_creq *rq)
+{
+	return rq->downgraded && rq->has_data && rq->ack.type == NA_MSG_ACK &&
+	       ca->home_wb && ca->home_wb(ca->home_ctx, m, rq->data);
 }
 
 static void
@@ -209,6 +226,10 @@ handle(struct na_cagent *ca, const struct lcf_msg *m, struct na_out *out,
 	rq->ack.dst_node = m->node;
 	rq->ack.aux = na_aux_orig(t, ca->self);
 	na_dir_cagent_reply(m, &rq->ack);
+	if (home_writes(ca, m, rq)) {
+		rq->ack.aux |= NA_ACK_HOME_WRITTEN;
+		ca->st.home_written++;
+	}
 	emit_reply(ca, rq, out);
 }
 

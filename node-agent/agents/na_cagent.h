@@ -6,6 +6,9 @@
  *  - for WRITE_MISS / WRITE_SHARED invalidates the local copy,
  *  - when it is the data provider, sends the block to the requester
  *    (NA_DATA segments); for a READ_MISS a Modified copy becomes clean,
+ *    and when this node is the block's home the data goes into home
+ *    memory at once (`home_wb`), inside the reader's lock: the ACK says so
+ *    (NA_ACK_HOME_WRITTEN) and the reader has nothing to write home,
  *  - ACKs the requester with the block's global metadata (NA_ACK).
  * LAST-EXECUTED per requester (section 5.3.1): the reply of the last event
  * of each requester, data included, is kept so a duplicate gets the same
@@ -34,7 +37,8 @@ struct na_creq {
 	struct na_last_exec le;
 	struct lcf_msg ack; /* the reply sent for le.seq */
 	bool has_data;
-	uint8_t *data; /* block_size bytes, allocated on first use */
+	bool downgraded; /* a READ_MISS took our Modified copy to Shared */
+	uint8_t *data;   /* block_size bytes, allocated on first use */
 };
 
 struct na_cdefer {
@@ -59,7 +63,8 @@ struct na_hot {
 	X(stale)                 \
 	X(deferred)              \
 	X(defer_overflow)        \
-	X(hot_reports)
+	X(hot_reports)           \
+	X(home_written)
 
 struct na_cagent_stats {
 #define NA_X_FIELD(name) uint64_t name;
@@ -78,6 +83,15 @@ struct na_cagent {
 	struct na_hot hot[NA_HOT_SLOTS];
 	uint8_t report[NA_MAX_FRAME_PAYLOAD];
 	struct na_cagent_stats st;
+	/*
+	 * Set when this node is a home (na_node_start.c): write `data`, the
+	 * block of `req`'s tag, into home memory as the write-back of
+	 * `req`'s event would. @return true when the home took it; false
+	 * when the block is not this home's or its write-back rule refuses.
+	 */
+	bool (*home_wb)(void *ctx, const struct lcf_msg *req,
+			const uint8_t *data);
+	void *home_ctx;
 };
 
 /** @return 0, -ENOMEM. */

@@ -378,6 +378,34 @@ ack:
 	na_out_push(out, m->node, &r, NULL);
 }
 
+bool
+na_home_write_local(struct na_home *h, const struct lcf_msg *req,
+		    const uint8_t *data)
+{
+	struct lcf_msg m = *req;
+	struct na_hreq *rq = home_req(h, req);
+	int64_t idx = home_block(h, req->tag);
+	struct na_hblock *b;
+
+	if (idx < 0 || !rq || h->ext)
+		return false;
+	b = &h->blk[idx];
+	m.type = NA_MSG_WB;
+	if (!na_home_wb_allowed(rq, b, &m)) {
+		h->st.writebacks_refused++;
+		return false;
+	}
+	if (b->owner != NA_OWN_HOME) { /* as if every segment came */
+		na_home_wb_commit(rq, m.seq);
+		rq->wb_segs = na_seg_all(h->block_size);
+	}
+	na_sabres_note_write(&h->sab, (uint64_t)idx << h->block_shift,
+			     h->block_size);
+	memcpy(h->mem + ((uint64_t)idx << h->block_shift), data, h->block_size);
+	h->st.writebacks++;
+	return true;
+}
+
 static void
 alloc_chunk(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	    struct na_out *out)

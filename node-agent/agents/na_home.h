@@ -253,6 +253,16 @@ void na_home_diff(struct na_home *h, const struct lcf_msg *m,
 		  const void *payload, uint16_t len, struct na_hreq *rq,
 		  struct na_hblock *b, uint8_t *blk, struct na_out *out);
 
+/**
+ * The write-back of `req`'s event (a READ_MISS served by this node's
+ * Modified copy: na_cagent.h), done in the node: the whole block `data`
+ * into memory under the NA_WB rule (na_home_wb_allowed). @return true when
+ * written; false when the block is not this home's, the home is a
+ * directory's, or the rule refuses it (counted as NA_WB's refusals).
+ */
+bool na_home_write_local(struct na_home *h, const struct lcf_msg *req,
+			 const uint8_t *data);
+
 /** Handle one message routed to the home agent. */
 void na_home_handle(struct na_home *h, const struct lcf_msg *m,
 		    const void *payload, uint16_t len, struct na_out *out);

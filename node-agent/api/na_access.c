@@ -223,10 +223,11 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	/*
 	 * Read from a Modified owner: its copy is now clean, so global memory
 	 * must get the data before the block can become Unshared. We write
-	 * it home while our read lock still holds everybody's writes off.
+	 * it home while our read lock still holds everybody's writes off,
+	 * unless the owner was the home and wrote it there as it answered.
 	 */
 	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
-	    na_req_writeback(t, seq, tag, t->buf) < 0)
+	    !c.home_written && na_req_writeback(t, seq, tag, t->buf) < 0)
 		return -EINTR;
 	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
 	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);

@@ -20,15 +20,23 @@
 
 /* ---- unlocks -------------------------------------------------------------- */
 
-/* An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. */
+/*
+ * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. Nobody waits
+ * for it: the thread may take it long after it came (hits in between),
+ * so the round trip ends at its arrival, not here (a late sample inflated
+ * the RTT, and with it the NACK back-off, up to 1000x).
+ */
 static bool
-on_unlock_ack(struct dsm_thread *t, const struct lcf_msg *m)
+on_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
 {
+	const struct lcf_msg *m = &x->m;
+
 	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
 		return false;
 	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		if (!t->unl.retx && !t->unl.queued)
-			na_req_rtt_sample(t, na_now_ns() - t->unl.sent_ns);
+		if (!t->unl.retx && !t->unl.queued &&
+		    x->at_ns >= t->unl.sent_ns)
+			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
 		t->unl.valid = false;
 	} else {
 		NA_STAT_INC(t->n->st.req.stale_replies);
@@ -66,8 +74,7 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 		return false;
 	switch (m->type) {
 	case NA_MSG_ACK:
-		na_collect_ack(&s->c, na_aux_responder(m->aux), m->gstatus,
-			       m->copyset, m->flags & LCF_F_IN_SWITCH);
+		na_collect_na_ack(&s->c, m);
 		break;
 	case NA_MSG_DATA:
 		if (na_collect_data(&s->c, m->aux, m->len))
@@ -130,7 +137,7 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 		if (rc == 0) {
 			bool had = t->unl.valid;
 
-			if (on_unlock_ack(t, &t->mail.m)) {
+			if (on_unlock_ack(t, &t->mail)) {
 				if (had && !t->unl.valid)
 					return -EAGAIN; /* na_req_flush's */
 				continue;

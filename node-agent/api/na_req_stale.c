@@ -46,7 +46,7 @@ settle_stale(struct dsm_thread *t)
 	switch (type) {
 	case LCF_T_READ_MISS:
 		unl = LCF_T_READ_UNLOCK;
-		wb = gs == LCF_GS_MODIFIED;
+		wb = gs == LCF_GS_MODIFIED && !s->c.home_written;
 		/* Shared even if cs is empty (other readers may be joining);
 		 * the switch and home treat an empty Shared like Unshared. */
 		gs = LCF_GS_SHARED;

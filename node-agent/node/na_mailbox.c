@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "na_clock.h"
 #include "na_mailbox.h"
 
 int
@@ -44,6 +45,7 @@ na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
 		struct na_mail *x = &mb->q[mb->tail++ % NA_MBOX_CAP];
 
 		x->m = *m;
+		x->at_ns = na_now_ns();
 		if (m->len)
 			memcpy(x->payload, payload, m->len);
 		na_cond_signal(&mb->cv);
@@ -64,6 +66,7 @@ na_mbox_wait(struct na_mailbox *mb, struct na_mail *out, uint64_t deadline_ns)
 		struct na_mail *x = &mb->q[mb->head++ % NA_MBOX_CAP];
 
 		out->m = x->m;
+		out->at_ns = x->at_ns;
 		if (x->m.len)
 			memcpy(out->payload, x->payload, x->m.len);
 		rc = 0;

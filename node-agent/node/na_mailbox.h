@@ -20,6 +20,7 @@
 
 struct na_mail {
 	struct lcf_msg m;
+	uint64_t at_ns; /* when it reached the mailbox (RTT samples) */
 	uint8_t payload[NA_MAX_FRAME_PAYLOAD];
 };
 

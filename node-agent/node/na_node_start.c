@@ -33,6 +33,16 @@ rec_init(struct na_node *n)
 	return na_rec_init(&n->rec, &env);
 }
 
+/* The cache agent's write-back of a block it downgraded (na_cagent.h);
+ * called inside the agents' section. */
+static bool
+home_wb(void *ctx, const struct lcf_msg *req, const uint8_t *data)
+{
+	struct na_node *n = ctx;
+
+	return na_home_write_local(&n->home, req, data);
+}
+
 int
 na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	      size_t err_len)
@@ -120,6 +130,10 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
 			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
 		goto fail;
+	if ((cfg->roles & NA_ROLE_HOME) && !cfg->directory) {
+		n->cagent.home_wb = home_wb;
+		n->cagent.home_ctx = n;
+	}
 	if (rec_init(n) || na_node_queue_init(n))
 		goto fail;
 	n->fifo = malloc(sizeof(*n->fifo) * NA_FIFO_CAP);

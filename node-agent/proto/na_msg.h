@@ -98,7 +98,14 @@ na_aux_orig_type(uint32_t aux)
 	return (uint8_t)(aux >> 24);
 }
 
-/* NA_ACK: low 16 bits = the node that sent the ACK (the responder). */
+/*
+ * NA_ACK: low 16 bits = the node that sent the ACK (the responder); with
+ * LCF_F_DATA_PROVIDER, NA_ACK_HOME_WRITTEN = the responder is the block's
+ * home and wrote the data it sent into home memory (the reader of a block
+ * Modified there writes nothing home: na_cagent.h).
+ */
+#define NA_ACK_HOME_WRITTEN 0x10000u
+
 static inline uint16_t
 na_aux_responder(uint32_t aux)
 {

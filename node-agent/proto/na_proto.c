@@ -256,6 +256,15 @@ na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
 }
 
 void
+na_collect_na_ack(struct na_collect *c, const struct lcf_msg *m)
+{
+	na_collect_ack(c, na_aux_responder(m->aux), m->gstatus, m->copyset,
+		       m->flags & LCF_F_IN_SWITCH);
+	if ((m->flags & LCF_F_DATA_PROVIDER) && (m->aux & NA_ACK_HOME_WRITTEN))
+		c->home_written = true;
+}
+
+void
 na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs, uint32_t cs)
 {
 	na_collect_ack(c, home, gs, cs, false);
@@ -305,8 +314,7 @@ collect_one(struct na_collect *c, uint8_t type, const struct lcf_msg *x,
 			c->nacked = true;
 		return true;
 	case NA_MSG_ACK:
-		na_collect_ack(c, na_aux_responder(x->aux), x->gstatus,
-			       x->copyset, x->flags & LCF_F_IN_SWITCH);
+		na_collect_na_ack(c, x);
 		return true;
 	case LCF_T_WRITE_SHARED:
 	case LCF_T_EVICT_SHARED:

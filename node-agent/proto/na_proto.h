@@ -136,7 +136,9 @@ struct na_collect {
 	uint64_t seg_have; /* data segments received (bit i = segment i) */
 	uint64_t seg_all;
 	bool in_switch;
-	bool granted; /* DIR_GRANT: the home answered for everyone */
+	bool granted;      /* DIR_GRANT: the home answered for everyone */
+	bool home_written; /* the data provider was the home and wrote the
+			      data home (NA_ACK_HOME_WRITTEN) */
 };
 
 void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
@@ -145,6 +147,10 @@ void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
 /** Account for an ACK (or the switch's returned request) from `responder`. */
 void na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
 		    uint32_t cs, bool in_switch);
+
+/** Account for a cache agent's NA_ACK `m` (na_collect_ack, and whether
+ * its data is home already: NA_ACK_HOME_WRITTEN). */
+void na_collect_na_ack(struct na_collect *c, const struct lcf_msg *m);
 
 /** Account for a directory home's DIR_GRANT (na_directory.h). */
 void na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs,

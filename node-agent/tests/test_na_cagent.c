@@ -104,6 +104,79 @@ Test(cagent, read_miss_downgrades_modified)
 	cr_assert_eq(ca.st.downgrades, 1);
 }
 
+/* The home's cache agent, as na_node_start.c sets it up: records the
+ * write-backs it is asked to do, takes them when `home_ok`. */
+static int home_calls;
+static bool home_ok;
+static uint8_t home_byte;
+
+static bool
+home_wb(void *ctx, const struct lcf_msg *req, const uint8_t *data)
+{
+	(void)ctx;
+	(void)req;
+	home_calls++;
+	home_byte = data[4095];
+	return home_ok;
+}
+
+static void
+home_setup(bool ok)
+{
+	home_calls = 0;
+	home_ok = ok;
+	ca.home_wb = home_wb;
+	ca.home_ctx = NULL;
+}
+
+Test(cagent, read_miss_of_modified_copy_at_its_home_writes_it_home)
+{
+	struct na_centry *e = put(210, NA_L_MODIFIED, 0x3c);
+
+	home_setup(true);
+	feed(fwd(LCF_T_READ_MISS, 210, 3, 1, true));
+	cr_assert_eq(e->state, NA_L_SHARED);
+	cr_assert_eq(home_calls, 1);
+	cr_assert_eq(home_byte, 0x3c);
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(out.m[3].msg.type, NA_MSG_ACK);
+	cr_assert(out.m[3].msg.flags & LCF_F_DATA_PROVIDER);
+	cr_assert(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN);
+	cr_assert_eq(na_aux_responder(out.m[3].msg.aux), 2);
+	cr_assert_eq(ca.st.home_written, 1);
+	/* A duplicate gets the same answer; nothing is written again. */
+	feed(fwd(LCF_T_READ_MISS, 210, 3, 1, true));
+	cr_assert_eq(out.n, 4);
+	cr_assert(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN);
+	cr_assert_eq(home_calls, 1);
+}
+
+Test(cagent, reader_writes_home_when_the_home_did_not)
+{
+	struct na_centry *e;
+
+	/* The home refuses (or the block is not this node's). */
+	put(220, NA_L_MODIFIED, 1);
+	home_setup(false);
+	feed(fwd(LCF_T_READ_MISS, 220, 3, 1, true));
+	cr_assert_eq(home_calls, 1);
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN, 0);
+	/* A clean copy: memory has it already, nothing to write. */
+	home_setup(true);
+	e = put(230, NA_L_SHARED, 1);
+	feed(fwd(LCF_T_READ_MISS, 230, 3, 2, true));
+	cr_assert_eq(e->state, NA_L_SHARED);
+	cr_assert_eq(home_calls, 0);
+	cr_assert_eq(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN, 0);
+	/* A write takes the block away: the writer's, not the home's. */
+	put(240, NA_L_MODIFIED, 1);
+	feed(fwd(LCF_T_WRITE_MISS, 240, 3, 3, true));
+	cr_assert_eq(home_calls, 0);
+	cr_assert_eq(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN, 0);
+	cr_assert_eq(ca.st.home_written, 0);
+}
+
 Test(cagent, home_forward_is_handled_like_a_switch_copy)
 {
 	struct na_centry *e = put(300, NA_L_SHARED, 1);

@@ -215,6 +215,31 @@ Test(home, writeback_needs_the_event_lock)
 	cr_assert_eq(h.blk[7].gs, LCF_GS_UNSHARED);
 }
 
+/* A cache agent's write-back in the node (na_home_write_local): the NA_WB
+ * rule, the whole block, no reply. */
+Test(home, local_writeback_of_a_downgraded_block)
+{
+	uint8_t blk[4096];
+	struct lcf_msg m = req(LCF_T_READ_MISS, 1, 5, 9);
+
+	memset(blk, 0x42, sizeof(blk));
+	h.blk[9].gs = LCF_GS_MODIFIED;
+	h.blk[9].cs = 0x1;
+	/* the reader's event does not hold the lock: refused */
+	cr_assert_not(na_home_write_local(&h, &m, blk));
+	cr_assert_eq(h.st.writebacks_refused, 1);
+	cr_assert_eq(h.mem[9 * 4096], 0);
+	/* its READ_MISS holds it: written */
+	feed(m);
+	cr_assert(na_home_write_local(&h, &m, blk));
+	cr_assert_eq(h.mem[9 * 4096], 0x42);
+	cr_assert_eq(h.mem[9 * 4096 + 4095], 0x42);
+	cr_assert_eq(h.st.writebacks, 1);
+	/* another home's block: not ours to write */
+	m.tag = (uint64_t)1 << (48 - h.block_shift) | 9;
+	cr_assert_not(na_home_write_local(&h, &m, blk));
+}
+
 /*
  * A write-back copy of an event served here, delayed until the block is in
  * the switch: its event's unlock reached us, so it is refused; the same

@@ -181,6 +181,35 @@ Test(collect, write_miss_waits_for_all_acks_and_data)
 	cr_assert_eq(c.cs_old, 0x6);
 }
 
+/* A read of a Modified block: the reader writes it home unless the data
+ * provider's ACK says the home has it (NA_ACK_HOME_WRITTEN). */
+Test(collect, home_written_only_from_the_data_provider)
+{
+	struct na_collect c;
+	struct lcf_msg a = { .type = NA_MSG_ACK,
+			     .gstatus = LCF_GS_MODIFIED,
+			     .copyset = 0x4,
+			     .aux = na_aux_orig(LCF_T_READ_MISS, 2) };
+
+	na_collect_init(&c, LCF_T_READ_MISS, 0, 4096);
+	na_collect_na_ack(&c, &a); /* no DATA_PROVIDER */
+	cr_assert_not(c.home_written);
+	cr_assert_eq(c.acked, 0x4);
+	na_collect_init(&c, LCF_T_READ_MISS, 0, 4096);
+	a.flags = LCF_F_DATA_PROVIDER;
+	na_collect_na_ack(&c, &a); /* the provider, data not home */
+	cr_assert_not(c.home_written);
+	a.aux |= NA_ACK_HOME_WRITTEN;
+	na_collect_na_ack(&c, &a);
+	cr_assert(c.home_written);
+	cr_assert_eq(c.gs_old, LCF_GS_MODIFIED);
+	cr_assert_eq(c.acked, 0x4); /* the responder is still node 2 */
+	a.flags = 0;                /* the flag counts only with the data */
+	na_collect_init(&c, LCF_T_READ_MISS, 0, 4096);
+	na_collect_na_ack(&c, &a);
+	cr_assert_not(c.home_written);
+}
+
 Test(collect, write_shared_sole_holder_and_others)
 {
 	struct na_collect c;
@@ -224,8 +253,13 @@ Test(collect, reply_dispatch)
 	cr_assert(stale);
 	x.type = NA_MSG_ACK;
 	x.aux = 1; /* responder */
+	x.flags = LCF_F_DATA_PROVIDER;
+	x.aux = 1 | NA_ACK_HOME_WRITTEN; /* the home wrote the data */
 	na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf, &stale);
 	cr_assert(c.got_reply);
+	cr_assert(c.home_written);
+	cr_assert_eq(c.acked, 0x2);
+	x.flags = 0;
 	x.type = NA_MSG_NACK; /* after a reply: not a refusal */
 	na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &x, pl, buf, &stale);
 	cr_assert_not(c.nacked);
