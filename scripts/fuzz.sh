@@ -12,7 +12,7 @@ B=${FUZZ_BUILD:-build-fuzz}
 
 # -O0: the build's CPU time is 109 s at -O0, 192 s at -O2; the unit tests
 # under the sanitizers take the same (107-109 s, forks), the harnesses run
-# 75% of -O2's inputs per second (test.sh gives them 27 s instead of 20).
+# 75% of -O2's inputs per second.
 if [ ! -f "$B/build.ninja" ]; then
 	CC=clang meson setup "$B" -Dfuzz=enabled -Dswswitch=disabled -Doptimization=0 \
 		-Db_sanitize=address,undefined -Db_lundef=false >/dev/null
