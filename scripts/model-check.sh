@@ -390,6 +390,12 @@ if [ $DEEP = 0 ]; then
 	PML=migdup.pml run migdup-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migdup.pml run migdup pass "-DFIX -DLOSS=1 -DFREE=2" "-DSAFETY" "-m10000 -w20"
 	PML=migdup.pml run migdup-lostok "known:assertion violated" "-DFIX -DLOSSACK=1" "-DSAFETY" "-m10000 -w18"
+	# A reader crashes holding the lock of a draining block (migcrash.pml):
+	# the failure drain skips it, the migration drain gives up, the lock
+	# stays; not once a draining block is drained and its entry forgotten.
+	PML=migcrash.pml run migcrash-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=migcrash.pml run migcrash-nomine "violation:invalid end state" "-DFIX -DNOMINE" "-DSAFETY" "-m10000 -w18"
+	PML=migcrash.pml run migcrash pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

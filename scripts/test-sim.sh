@@ -278,6 +278,11 @@ run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --
 # plane ran on closed nodes (segfault; crash sweep 62 run 23).
 run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 1 --blocks 1 --switch-blocks 4 --cache-blocks 1 --block-size 4096 --loss 0.068 --dup 0.047 --jitter-us 0 --max-rate 50000 --migrate --lock-mode queued --crash-node 1 --crash-at 811ev --detect-ms 200" \
 	crash.crashed
+# A crash while a migration drains a block the dead reader locked: the
+# failure drain skipped it, the lock stayed (lib/model/migcrash.pml; crash
+# sweep 63 run 54).
+run regress-crash-migrate-drain "--seed 357118885 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
+	recovery.drained_blocks
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep
