@@ -396,6 +396,11 @@ if [ $DEEP = 0 ]; then
 	PML=migcrash.pml run migcrash-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
 	PML=migcrash.pml run migcrash-nomine "violation:invalid end state" "-DFIX -DNOMINE" "-DSAFETY" "-m10000 -w18"
 	PML=migcrash.pml run migcrash pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A request sent once a recovery round has the node's report
+	# (recsend.pml): granted after the rebuild, dropped as aborted, the
+	# lock nobody's; not once the record refuses while a round holds it.
+	PML=recsend.pml run recsend-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=recsend.pml run recsend pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

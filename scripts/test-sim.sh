@@ -283,6 +283,13 @@ run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads
 # sweep 63 run 54).
 run regress-crash-migrate-drain "--seed 357118885 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
 	recovery.drained_blocks
+# Switch restart, retry mode: a thread's request sent after its node had
+# reported to the round (BEGIN came in its ABORT quarantine) was granted
+# after the rebuild and dropped as aborted; the block stayed locked, the
+# re-ADD and a migration drain waited behind it (lib/model/recsend.pml;
+# switch-restart sweep 61 run 42).
+run regress-restart-send-in-round "--seed 3152714991 --events 2000 --nodes 2 --threads 2 --workload micro --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 1 --block-size 64 --loss 0.078 --dup 0.054 --jitter-us 50 --max-rate 5000 --migrate --pipe-depth 2 --switch-restart-at 1387ev" \
+	recovery.readded
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep

@@ -114,12 +114,20 @@ na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
 									 : 0;
 }
 
-void
+bool
 na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 {
 	struct rec_thread *th = &r->th[thread];
+	const struct rec_pend
+		*p = &r->pend[topo_tag_home(r->env.topo, tag) % LCF_MAX_NODES];
 
 	pthread_mutex_lock(&r->mu);
+	/* Under the lock the report is built under: recorded before it, or
+	 * refused. */
+	if (p->active && tag_in(p->tags, p->n_tags, tag)) {
+		pthread_mutex_unlock(&r->mu);
+		return false;
+	}
 	th->busy = true;
 	th->busy_tag = tag;
 	for (int i = 0; i < REC_UNSETTLED; i++)
@@ -132,6 +140,7 @@ na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 	th->u_next = (th->u_next + 1) % REC_UNSETTLED;
 out:
 	pthread_mutex_unlock(&r->mu);
+	return true;
 }
 
 void

@@ -529,3 +529,32 @@ Test(na_recovery, drain_takes_a_block_a_migration_drains)
 	cr_assert_eq(n.home.blk[3].readers, 0);
 	cr_assert_eq(n.home.blk[3].cs, 0);
 }
+
+/*
+ * A round that began after the thread's check (in its ABORT quarantine)
+ * and has the node's report: the request is neither sent nor recorded (it
+ * would be granted after the rebuild and dropped as aborted, the lock
+ * nobody's: lib/model/recsend.pml, switch-restart sweep 61 run 42).
+ */
+Test(na_recovery, no_request_goes_once_the_round_has_the_report)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 1; /* home 1 */
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
+	struct lcf_msg d = msg(NA_MSG_REC_DONE, 1, 4, 0);
+	uint8_t tags[8];
+	const struct na_out_msg *r;
+
+	put64(tags, tag);
+	m.len = sizeof(tags);
+	feed(&m, tags);
+	cr_assert_not_null(find(NA_MSG_REC_REPORT, 1), "idle: reported");
+	cr_assert_not(na_rec_sent(n.rec, 0, tag, 9), "the round holds it");
+	feed(&d, NULL);
+	m.seq = d.seq = 5; /* the next round: nothing of seq 9 */
+	feed(&m, tags);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r, "not inside an event: reported at once");
+	cr_assert_eq(r->msg.len, 0, "no unsettled request");
+	feed(&d, NULL);
+	cr_assert(na_rec_sent(n.rec, 0, tag, 9), "after DONE");
+}
