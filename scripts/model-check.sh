@@ -423,6 +423,12 @@ if [ $DEEP = 0 ]; then
 	# with the refusal recorded and older seqs dropped, none.
 	PML=vohref.pml run vohref-old "violation:invalid end state" "-DRS=1" "-DSAFETY" "-m100000 -w20"
 	PML=vohref.pml run vohref pass "-DFIX -DRS=1" "-DSAFETY" "-m100000 -w20"
+	# The VOH queues under a node failure (vohcrash.pml): a dead reader in
+	# RQ holds the update for ever, a dead node's update holds UQ; not once
+	# the failure drain ends every entry of the dead node's requesters.
+	PML=vohcrash.pml run vohcrash-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=vohcrash.pml run vohcrash-old-upd "violation:assertion violated" "-DDUPD" "-DSAFETY" "-m10000 -w18"
+	PML=vohcrash.pml run vohcrash pass "-DFIX -DDUPD" "-DSAFETY" "-m10000 -w18"
 	# A validate-on-hit update against the home's coherence pipeline
 	# (vohupd.pml): a READ_MISS granted under an update keeps the old
 	# value past the commit; not once the pipeline refuses meanwhile.

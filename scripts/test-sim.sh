@@ -290,6 +290,11 @@ run regress-crash-migrate-drain "--seed 357118885 --events 2000 --nodes 5 --thre
 # switch-restart sweep 61 run 42).
 run regress-restart-send-in-round "--seed 3152714991 --events 2000 --nodes 2 --threads 2 --workload micro --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 1 --block-size 64 --loss 0.078 --dup 0.054 --jitter-us 50 --max-rate 5000 --migrate --pipe-depth 2 --switch-restart-at 1387ev" \
 	recovery.readded
+# Validate-on-hit, a reader crashes granted in a block's ReadQueue: the
+# updates waited for its READ_DONE for ever (lib/model/vohcrash.pml; crash
+# sweep 63 run 36).
+run regress-crash-voh-reader "--seed 1115463629 --events 2000 --nodes 5 --threads 1 --workload poll --policy validate --updaters all --blocks 3 --switch-blocks 0 --cache-blocks 1 --block-size 16384 --loss 0.035 --dup 0.045 --jitter-us 50 --max-rate 50000 --crash-node 3 --crash-at 847ev --detect-ms 10" \
+	crash.declared_s voh.updates
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep

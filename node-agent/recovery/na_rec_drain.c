@@ -54,6 +54,8 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 	r->h.expect &= ~na_bit(dead);
 	if (!r->env.role_home)
 		return;
+	if (r->env.voh) /* its reads and updates hold the queues up */
+		na_voh_node_failed(r->env.voh, dead, out);
 	for (uint32_t i = 0; i < home->n_blocks; i++) {
 		struct na_hblock *b = &home->blk[i];
 

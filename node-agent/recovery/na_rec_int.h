@@ -22,6 +22,7 @@
 #include "na_proto.h"
 #include "na_recovery.h"
 #include "na_shadow.h"
+#include "na_voh_home.h"
 #include "topo.h"
 
 #define REC_UNSETTLED 8   /* unsettled requests remembered per thread */
