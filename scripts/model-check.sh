@@ -401,6 +401,12 @@ if [ $DEEP = 0 ]; then
 	# lock nobody's; not once the record refuses while a round holds it.
 	PML=recsend.pml run recsend-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
 	PML=recsend.pml run recsend pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A dead requester's orphan data (recorphan.pml): not written (no
+	# report lists its event), memory stale; written whatever (-nocmp), an
+	# old orphan overwrites a later write; written when current, neither.
+	PML=recorphan.pml run recorphan-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan-nocmp "violation:assertion violated" "-DNOCMP" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

@@ -295,6 +295,12 @@ run regress-restart-send-in-round "--seed 3152714991 --events 2000 --nodes 2 --t
 # sweep 63 run 36).
 run regress-crash-voh-reader "--seed 1115463629 --events 2000 --nodes 5 --threads 1 --workload poll --policy validate --updaters all --blocks 3 --switch-blocks 0 --cache-blocks 1 --block-size 16384 --loss 0.035 --dup 0.045 --jitter-us 50 --max-rate 50000 --crash-node 3 --crash-at 847ev --detect-ms 10" \
 	crash.declared_s voh.updates
+# Validate-on-hit, migration: node 2 crashed between the Modified data it
+# read and its write-back; no report listed its event, the recovery kept
+# the old memory, validate-on-hit served it (lib/model/recorphan.pml; crash
+# sweep 62 run 2, stale reads).
+run regress-crash-dead-orphan "--seed 3527762321 --events 2000 --nodes 4 --threads 2 --workload poll --policy validate --blocks 2 --switch-blocks 1 --cache-blocks 3 --block-size 16384 --loss 0.058 --dup 0.087 --jitter-us 0 --max-rate 50000 --migrate --pipe-depth 1 --crash-node 2 --crash-at 1436ev --detect-ms 50" \
+	recovery.orphans_written
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep
