@@ -390,6 +390,23 @@ if [ $DEEP = 0 ]; then
 	PML=migdup.pml run migdup-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migdup.pml run migdup pass "-DFIX -DLOSS=1 -DFREE=2" "-DSAFETY" "-m10000 -w20"
 	PML=migdup.pml run migdup-lostok "known:assertion violated" "-DFIX -DLOSSACK=1" "-DSAFETY" "-m10000 -w18"
+	# A reader crashes holding the lock of a draining block (migcrash.pml):
+	# the failure drain skips it, the migration drain gives up, the lock
+	# stays; not once a draining block is drained and its entry forgotten.
+	PML=migcrash.pml run migcrash-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=migcrash.pml run migcrash-nomine "violation:invalid end state" "-DFIX -DNOMINE" "-DSAFETY" "-m10000 -w18"
+	PML=migcrash.pml run migcrash pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A request sent once a recovery round has the node's report
+	# (recsend.pml): granted after the rebuild, dropped as aborted, the
+	# lock nobody's; not once the record refuses while a round holds it.
+	PML=recsend.pml run recsend-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=recsend.pml run recsend pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A dead requester's orphan data (recorphan.pml): not written (no
+	# report lists its event), memory stale; written whatever (-nocmp), an
+	# old orphan overwrites a later write; written when current, neither.
+	PML=recorphan.pml run recorphan-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan-nocmp "violation:assertion violated" "-DNOCMP" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.
@@ -412,6 +429,12 @@ if [ $DEEP = 0 ]; then
 	# with the refusal recorded and older seqs dropped, none.
 	PML=vohref.pml run vohref-old "violation:invalid end state" "-DRS=1" "-DSAFETY" "-m100000 -w20"
 	PML=vohref.pml run vohref pass "-DFIX -DRS=1" "-DSAFETY" "-m100000 -w20"
+	# The VOH queues under a node failure (vohcrash.pml): a dead reader in
+	# RQ holds the update for ever, a dead node's update holds UQ; not once
+	# the failure drain ends every entry of the dead node's requesters.
+	PML=vohcrash.pml run vohcrash-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=vohcrash.pml run vohcrash-old-upd "violation:assertion violated" "-DDUPD" "-DSAFETY" "-m10000 -w18"
+	PML=vohcrash.pml run vohcrash pass "-DFIX -DDUPD" "-DSAFETY" "-m10000 -w18"
 	# A validate-on-hit update against the home's coherence pipeline
 	# (vohupd.pml): a READ_MISS granted under an update keeps the old
 	# value past the commit; not once the pipeline refuses meanwhile.

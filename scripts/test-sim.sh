@@ -278,6 +278,29 @@ run regress-voh-refused-3954815210 "--seed 3954815210 --events 3000 --nodes 8 --
 # plane ran on closed nodes (segfault; crash sweep 62 run 23).
 run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 1 --blocks 1 --switch-blocks 4 --cache-blocks 1 --block-size 4096 --loss 0.068 --dup 0.047 --jitter-us 0 --max-rate 50000 --migrate --lock-mode queued --crash-node 1 --crash-at 811ev --detect-ms 200" \
 	crash.crashed
+# A crash while a migration drains a block the dead reader locked: the
+# failure drain skipped it, the lock stayed (lib/model/migcrash.pml; crash
+# sweep 63 run 54).
+run regress-crash-migrate-drain "--seed 357118885 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
+	recovery.drained_blocks
+# Switch restart, retry mode: a thread's request sent after its node had
+# reported to the round (BEGIN came in its ABORT quarantine) was granted
+# after the rebuild and dropped as aborted; the block stayed locked, the
+# re-ADD and a migration drain waited behind it (lib/model/recsend.pml;
+# switch-restart sweep 61 run 42).
+run regress-restart-send-in-round "--seed 3152714991 --events 2000 --nodes 2 --threads 2 --workload micro --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 1 --block-size 64 --loss 0.078 --dup 0.054 --jitter-us 50 --max-rate 5000 --migrate --pipe-depth 2 --switch-restart-at 1387ev" \
+	recovery.readded
+# Validate-on-hit, a reader crashes granted in a block's ReadQueue: the
+# updates waited for its READ_DONE for ever (lib/model/vohcrash.pml; crash
+# sweep 63 run 36).
+run regress-crash-voh-reader "--seed 1115463629 --events 2000 --nodes 5 --threads 1 --workload poll --policy validate --updaters all --blocks 3 --switch-blocks 0 --cache-blocks 1 --block-size 16384 --loss 0.035 --dup 0.045 --jitter-us 50 --max-rate 50000 --crash-node 3 --crash-at 847ev --detect-ms 10" \
+	crash.declared_s voh.updates
+# Validate-on-hit, migration: node 2 crashed between the Modified data it
+# read and its write-back; no report listed its event, the recovery kept
+# the old memory, validate-on-hit served it (lib/model/recorphan.pml; crash
+# sweep 62 run 2, stale reads).
+run regress-crash-dead-orphan "--seed 3527762321 --events 2000 --nodes 4 --threads 2 --workload poll --policy validate --blocks 2 --switch-blocks 1 --cache-blocks 3 --block-size 16384 --loss 0.058 --dup 0.087 --jitter-us 0 --max-rate 50000 --migrate --pipe-depth 1 --crash-node 2 --crash-at 1436ev --detect-ms 50" \
+	recovery.orphans_written
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep

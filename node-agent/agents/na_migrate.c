@@ -134,6 +134,12 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 						      : MIG_RTO_MAX_SHIFT;
 
 	if (p->draining) {
+		/* A node failure's drain took the block (na_rec_drain,
+		 * migcrash.pml): not ours any more, the owner untouched. */
+		if (b->owner != NA_OWN_MIGRATING || !b->add_draining) {
+			mg->n_draining--;
+			return true;
+		}
 		/* Section 5.2.1: the write lock, once the holders are gone. */
 		if (b->writer || b->readers) {
 			if (now_ns - p->first_ns <= MIG_DRAIN_NS)

@@ -190,18 +190,13 @@ proceed(struct na_voh_home *v, uint32_t who, int64_t idx, struct na_out *out)
 	}
 }
 
-/* Run one Table 1 transition and send the PROCEEDs it decides. */
-static int
-step(struct na_voh_home *v, int64_t idx, enum na_rq_msg msg, uint32_t who,
-     struct na_out *out)
+/* Send the PROCEEDs a transition decided. */
+static void
+grant(struct na_voh_home *v, int64_t idx, const struct na_rq_action *act,
+      uint32_t n, struct na_out *out)
 {
-	static __thread struct na_rq_action act[ACT_MAX];
 	struct na_vblk *b = v->blk[idx];
-	uint32_t n = 0;
-	int rc = na_rq_step(&b->q, msg, who, act, ACT_MAX, &n);
 
-	if (rc == -EPROTO)
-		v->st.table_errors++;
 	for (uint32_t i = 0; i < n; i++) {
 		struct na_vreq *r = &v->req[act[i].who];
 
@@ -216,6 +211,20 @@ step(struct na_voh_home *v, int64_t idx, enum na_rq_msg msg, uint32_t who,
 	/* The home agent's pipeline is locked out meanwhile (vohupd.pml). */
 	__atomic_store_n(&v->h->blk[idx].voh_upd, b->q.n_uq != 0,
 			 __ATOMIC_RELAXED);
+}
+
+/* Run one Table 1 transition and send the PROCEEDs it decides. */
+static int
+step(struct na_voh_home *v, int64_t idx, enum na_rq_msg msg, uint32_t who,
+     struct na_out *out)
+{
+	static __thread struct na_rq_action act[ACT_MAX];
+	uint32_t n = 0;
+	int rc = na_rq_step(&v->blk[idx]->q, msg, who, act, ACT_MAX, &n);
+
+	if (rc == -EPROTO)
+		v->st.table_errors++;
+	grant(v, idx, act, n, out);
 	return rc;
 }
 
@@ -477,5 +486,45 @@ na_voh_handle(struct na_voh_home *v, const struct lcf_msg *m,
 	default:
 		v->st.bad++;
 		return;
+	}
+}
+
+/*
+ * Node `node` failed: none of its requesters will send READ_DONE or
+ * UPDATE_DONE. Every entry of theirs leaves the queues, releasing what
+ * waited behind it; a granted update counts as committed (its data may be
+ * in memory: no copy from before may validate). lib/model/vohcrash.pml.
+ */
+void
+na_voh_node_failed(struct na_voh_home *v, uint16_t node, struct na_out *out)
+{
+	static __thread struct na_rq_action act[ACT_MAX];
+	uint32_t tpn = v->h->tpn;
+
+	for (uint32_t idx = 0; v->blk && idx < v->h->n_blocks; idx++) {
+		struct na_vblk *b = v->blk[idx];
+
+		if (!b)
+			continue;
+		for (uint32_t i = 0; i < b->n_pend;)
+			if (b->pend[i] / tpn == node)
+				memmove(b->pend + i, b->pend + i + 1,
+					(--b->n_pend - i) * sizeof(*b->pend));
+			else
+				i++;
+		for (uint32_t who = node * tpn; who < (node + 1u) * tpn;
+		     who++) {
+			uint32_t n = 0;
+
+			if (b->q.n_uq && b->q.uq[0] == who && !b->q.n_rq)
+				__atomic_store_n(&v->ver[idx], v->ver[idx] + 1,
+						 __ATOMIC_RELEASE);
+			if (na_rq_cancel(&b->q, who, act, ACT_MAX, &n))
+				v->st.table_errors++;
+			grant(v, (int64_t)idx, act, n, out);
+			if (v->req[who].tag == na_home_tag(v->h, idx))
+				v->req[who].state = NA_VR_NONE;
+		}
+		next_update(v, (int64_t)idx, out);
 	}
 }

@@ -107,6 +107,14 @@ na_voh_stamp(const struct lcf_msg *m)
 	       m->copyset;
 }
 
+/**
+ * Node `node` failed (the home's drain, na_rec_drain): its requesters'
+ * reads and updates leave every block's queues, what they held up
+ * proceeds (PROCEEDs into `out`); a granted update counts as committed.
+ */
+void na_voh_node_failed(struct na_voh_home *v, uint16_t node,
+			struct na_out *out);
+
 /** The version of block `tag` (0 for a tag not homed here). */
 uint32_t na_voh_version(const struct na_voh_home *v, uint64_t tag);
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "na_voh_rq.h"
 
@@ -157,4 +158,37 @@ na_rq_step(struct na_rq *q, enum na_rq_msg msg, uint32_t who,
 	default:
 		return -EINVAL;
 	}
+}
+
+int
+na_rq_cancel(struct na_rq *q, uint32_t who, struct na_rq_action *act,
+	     uint32_t cap, uint32_t *n)
+{
+	int rc;
+
+	*n = 0;
+	if (na_rq_reading(q, who) && (rc = read_done(q, who, act, cap, n)))
+		return rc;
+	for (uint32_t i = 1; i < q->n_uq; i++)
+		if (q->uq[i] == who) {
+			memmove(q->uq + i, q->uq + i + 1,
+				(q->n_uq - i - 1) * sizeof(*q->uq));
+			q->n_uq--;
+			i--;
+		}
+	if (!q->n_uq || q->uq[0] != who)
+		return 0;
+	if (q->n_rq == 0) /* granted: as its UPDATE_DONE */
+		return update_done(q, who, act, cap, n);
+	/* Waiting for RQ to drain: the reads behind it join RQ at once. */
+	if (cap - *n < q->n_uq - 1)
+		return -ENOSPC;
+	if (reserve(&q->rq, q->n_rq, &q->cap_rq, q->n_uq - 1))
+		return -ENOMEM;
+	for (uint32_t i = 1; i < q->n_uq; i++) {
+		q->rq[q->n_rq++] = q->uq[i];
+		emit(act, cap, n, NA_RQ_READ_PROCEED, q->uq[i]);
+	}
+	q->n_uq = 0;
+	return 0;
 }

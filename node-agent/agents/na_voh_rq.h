@@ -77,4 +77,15 @@ bool na_rq_reading(const struct na_rq *q, uint32_t who);
 int na_rq_step(struct na_rq *q, enum na_rq_msg msg, uint32_t who,
 	       struct na_rq_action *act, uint32_t cap, uint32_t *n);
 
+/**
+ * Requester `who` is gone (its node failed): it leaves RQ as on its
+ * READ_DONE, a read of it queued in UQ is dropped, and its update at UQ's
+ * head, granted or not, leaves as on its UPDATE_DONE (the reads behind it
+ * proceed). The PROCEEDs this releases are written to `act` as by
+ * na_rq_step. @return 0 (also when `who` had no entry), -ENOSPC, -ENOMEM
+ * (lib/model/vohcrash.pml).
+ */
+int na_rq_cancel(struct na_rq *q, uint32_t who, struct na_rq_action *act,
+		 uint32_t cap, uint32_t *n);
+
 #endif /* NA_VOH_RQ_H */

@@ -125,6 +125,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	struct na_reqq q;
 	bool tr, done, stale;
 
+again:
 	switch (rec_before_event(t, tag)) {
 	case 0:
 		break;
@@ -160,14 +161,21 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	rt->seq = seq;
 	rt->type = type;
 	rt->tag = tag;
+	/* Both scoreboard rows in use? Then the older unlock must land. */
+	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
+		na_req_flush(t);
+	/*
+	 * A round that began in the quarantine or the flush may have had our
+	 * report already: a request sent now could be granted and then
+	 * dropped as aborted, its lock nobody's (lib/model/recsend.pml).
+	 */
+	if (!na_rec_sent(t->n->rec, t->id, tag, seq))
+		goto again;
 	tr = na_req_tr(t, seq);
 	if (tr)
 		na_req_trace(t, LCF_TP_EV_BEGIN, type, seq, home,
 			     lcf_trace_sampled(t->n->self, t->id, seq,
 					       t->n->tr.every));
-	/* Both scoreboard rows in use? Then the older unlock must land. */
-	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
-		na_req_flush(t);
 	na_req_msg(t, &m, type, seq, tag, home);
 	na_dir_wrap(t->n, &m);
 	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
@@ -176,7 +184,6 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	na_req_q_begin(t, &q, &m);
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-	na_rec_sent(t->n->rec, t->id, tag, seq);
 	if (!q.on || !na_reqq_pending_grant(t, &q, c, &deadline)) {
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,

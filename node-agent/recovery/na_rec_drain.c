@@ -28,10 +28,10 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
 
 /*
  * Node `dead` is gone. Its pending rounds are void; as a home we freeze
- * every home-owned block it holds a lock on or a copy of, and run recovery
- * rounds over them without it: the survivors abort their events on them
- * (one may wait for the dead node's ACK forever), report their copies, and
- * the rebuilt metadata has no lock and no dead node in any copyset.
+ * every home-owned block (or one a migration drain has not sent yet) it
+ * holds a lock on or a copy of, and run recovery rounds over them without
+ * it: the survivors abort their events on them (one may wait for the dead
+ * node's ACK forever), report their copies, and the rebuilt metadata has no lock and no dead node in any copyset.
  * Switch-owned blocks are the switch control plane's part
  * (/swswitch/node_failed evicts those the node blocks); each evicted one is
  * then found by its next tag miss and recovered without the dead node, as
@@ -54,14 +54,22 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 	r->h.expect &= ~na_bit(dead);
 	if (!r->env.role_home)
 		return;
+	if (r->env.voh) /* its reads and updates hold the queues up */
+		na_voh_node_failed(r->env.voh, dead, out);
 	for (uint32_t i = 0; i < home->n_blocks; i++) {
 		struct na_hblock *b = &home->blk[i];
 
-		if (b->owner != NA_OWN_HOME ||
+		/* A migration drain has sent no ADD yet: the block is still
+		 * this home's, its lock may be the dead node's (migcrash.pml:
+		 * the drain gives up and the lock stays); cancelled here. */
+		bool draining = b->owner == NA_OWN_MIGRATING && b->add_draining;
+
+		if ((b->owner != NA_OWN_HOME && !draining) ||
 		    (!na_cs_has(b->cs, dead) &&
 		     !held_by(home, dead, na_home_tag(home, i)) &&
 		     !na_hq_held_by(&b->q, dead))) /* a queue's tenure */
 			continue;
+		b->add_draining = false;
 		drain_block(r, b, na_bit(dead));
 	}
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)

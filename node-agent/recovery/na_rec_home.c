@@ -163,10 +163,14 @@ na_rec_home_report(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 					.seq = get32(e + 12)
 				};
 			break;
-		case ENT_DIRTY:
-			cand_get(r, (uint32_t)s, src, e[9], e[10],
-				 get32(e + 12));
+		case ENT_DIRTY: {
+			struct rec_cand *c = cand_get(r, (uint32_t)s, src, e[9],
+						      e[10], get32(e + 12));
+
+			if (c && (e[11] & REC_DIRTY_CUR))
+				c->cur = true;
 			break;
+		}
 		default:
 			break;
 		}
@@ -192,7 +196,11 @@ na_rec_home_data(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 	c->have |= 1ull << seg;
 }
 
-/* The orphan data of block slot `s`, if its event was aborted. */
+/*
+ * The orphan data of block slot `s`: its event was aborted, or the data
+ * equals the provider's Shared copy (its requester may be dead, its
+ * write-back never sent: lib/model/recorphan.pml).
+ */
 static struct rec_cand *
 orphan(struct rec_home *h, uint32_t s)
 {
@@ -201,6 +209,8 @@ orphan(struct rec_home *h, uint32_t s)
 
 		if (!c->used || c->slot != s)
 			continue;
+		if (c->cur)
+			return c;
 		for (uint32_t k = 0; k < h->n_unset; k++)
 			if (h->unset[k].slot == s &&
 			    h->unset[k].node == c->rnode &&

@@ -22,6 +22,7 @@
 #include "na_proto.h"
 #include "na_recovery.h"
 #include "na_shadow.h"
+#include "na_voh_home.h"
 #include "topo.h"
 
 #define REC_UNSETTLED 8   /* unsettled requests remembered per thread */
@@ -31,6 +32,9 @@
 #define REC_PROBE_NS  200000000ull
 #define REC_TICK_NS   2000000ull
 #define REC_ENTRY     16
+#define REC_DIRTY_CUR \
+	1 /* DIRTY entry byte 11: the data equals the
+			   reporter's Shared copy (recorphan.pml) */
 
 enum {
 	ENT_HOLD = 1,
@@ -93,6 +97,7 @@ struct rec_cand {
 	uint32_t seq;
 	uint64_t have;
 	uint8_t *data;
+	bool cur; /* equal to the provider's Shared copy (REC_DIRTY_CUR) */
 };
 
 /* Home side. */

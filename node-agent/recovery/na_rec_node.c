@@ -114,12 +114,20 @@ na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
 									 : 0;
 }
 
-void
+bool
 na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 {
 	struct rec_thread *th = &r->th[thread];
+	const struct rec_pend
+		*p = &r->pend[topo_tag_home(r->env.topo, tag) % LCF_MAX_NODES];
 
 	pthread_mutex_lock(&r->mu);
+	/* Under the lock the report is built under: recorded before it, or
+	 * refused. */
+	if (p->active && tag_in(p->tags, p->n_tags, tag)) {
+		pthread_mutex_unlock(&r->mu);
+		return false;
+	}
 	th->busy = true;
 	th->busy_tag = tag;
 	for (int i = 0; i < REC_UNSETTLED; i++)
@@ -132,6 +140,7 @@ na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 	th->u_next = (th->u_next + 1) % REC_UNSETTLED;
 out:
 	pthread_mutex_unlock(&r->mu);
+	return true;
 }
 
 void
@@ -267,6 +276,27 @@ dirty_fit(const struct na_rec *r)
  * gstatus Modified): if that event was aborted it is the only current value.
  * Also drops deferred requests on the tags: their events are over.
  */
+/*
+ * Is the data the cache agent gave away equal to our Shared copy of the
+ * block? A Shared copy is current (a write invalidates it first), so that
+ * data is the block's value, also when its requester died before writing
+ * it home (lib/model/recorphan.pml).
+ */
+static bool
+gave_current(struct na_rec *r, uint64_t tag, const uint8_t *data)
+{
+	struct na_cbucket *b = na_cache_bucket(r->env.cache, tag);
+	struct na_centry *e;
+	bool cur;
+
+	pthread_mutex_lock(&b->mu);
+	e = na_cache_find(b, tag);
+	cur = e && e->state == NA_L_SHARED &&
+	      !memcmp(e->data, data, r->env.topo->block_size);
+	pthread_mutex_unlock(&b->mu);
+	return cur;
+}
+
 static void
 report_cagent(struct na_rec *r, struct rec_pend *p)
 {
@@ -275,18 +305,21 @@ report_cagent(struct na_rec *r, struct rec_pend *p)
 
 	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++) {
 		const struct na_creq *rq = &ca->req[i];
+		uint8_t *ent;
 
 		if (!rq->le.valid || !rq->has_data ||
 		    rq->ack.gstatus != LCF_GS_MODIFIED ||
 		    !tag_in(p->tags, p->n_tags, rq->ack.tag))
 			continue;
 		if (p->n_dirty >= dirty_fit(r) ||
-		    !add_entry(r, p, rq->ack.tag, ENT_DIRTY,
-			       (uint8_t)rq->ack.node, (uint8_t)rq->ack.thread,
-			       rq->le.seq)) {
+		    !(ent = add_entry(r, p, rq->ack.tag, ENT_DIRTY,
+				      (uint8_t)rq->ack.node,
+				      (uint8_t)rq->ack.thread, rq->le.seq))) {
 			r->st.report_overflow++;
 			continue;
 		}
+		if (gave_current(r, rq->ack.tag, rq->data))
+			ent[11] = REC_DIRTY_CUR;
 		p->dirty[p->n_dirty] = (struct rec_dirty){
 			.tag = rq->ack.tag,
 			.rnode = rq->ack.node,

@@ -42,6 +42,7 @@ struct na_cache;
 struct na_cagent;
 struct na_home;
 struct na_shadow;
+struct na_voh_home;
 struct na_rec;
 
 /* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5). */
@@ -78,6 +79,7 @@ struct na_rec_env {
 	struct na_home *home;
 	struct na_cagent *cagent;
 	struct na_shadow *shadow;
+	struct na_voh_home *voh; /* validate-on-hit's queues, or NULL */
 };
 
 /** Allocate the recovery state over `env`. @return 0 or -ENOMEM. */
@@ -164,11 +166,14 @@ bool na_rec_resume(struct na_rec *r, uint16_t thread, bool stale,
 		   uint64_t stale_tag, bool *stale_settled);
 
 /**
- * Request `seq` sent (the thread is inside an event on `tag`); the event
- * completed (its requests are settled); the thread left the event (after
- * its unlock was sent, or `aborted` by a recovery).
+ * Request `seq` about to be sent (the thread is inside an event on `tag`);
+ * the event completed (its requests are settled); the thread left the
+ * event (after its unlock was sent, or `aborted` by a recovery).
+ * na_rec_sent @return false, recording nothing, when a recovery round
+ * holds `tag` (one may have begun since na_rec_before): do not send, wait
+ * as after na_rec_before's -EAGAIN (lib/model/recsend.pml).
  */
-void na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq);
+bool na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq);
 void na_rec_granted(struct na_rec *r, uint16_t thread, uint64_t tag);
 void na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted);
 

@@ -172,6 +172,29 @@ Test(migrate_home, the_holders_unlock_sends_the_add)
 	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
 }
 
+/*
+ * A node failure's drain took a draining block (na_rec_drain): the
+ * migration forgets it and leaves its owner and lock alone, also once the
+ * drain's time is up (lib/model/migcrash.pml).
+ */
+Test(migrate_home, a_drain_forgets_a_block_recovery_took)
+{
+	h.blk[5].hot = 9;
+	h.blk[5].readers = 1;
+	tick(10 * MS);
+	cr_assert_eq(mg.n_draining, 1);
+	h.blk[5].owner = NA_OWN_RECOVERING; /* na_rec_drain */
+	h.blk[5].add_draining = false;
+	tick(70 * MS);
+	cr_assert_eq(mg.n_draining, 0);
+	cr_assert_eq(h.blk[5].owner, NA_OWN_RECOVERING);
+	h.blk[5].owner = NA_OWN_HOME; /* the round's rebuild */
+	h.blk[5].readers = 0;
+	tick(75 * MS);
+	cr_assert_not(h.blk[5].writer, "no lock taken for a forgotten drain");
+	cr_assert_eq(out.n, 0);
+}
+
 Test(migrate_home, collision_only_when_every_copy_failed)
 {
 	struct lcf_msg add = migrate_hottest();

@@ -496,3 +496,157 @@ Test(na_recovery, busy_node_reports_from_the_tick_with_16k_blocks)
 	cr_assert_eq(r->msg.len, REC_ENTRY, "the unsettled request");
 	cr_assert_eq(out.overflow, 0);
 }
+
+/*
+ * Node 3 holds block 3's read lock when the migration policy starts to
+ * drain it (MIGRATING, no ADD sent): the failure drain takes the block and
+ * the round frees the lock (lib/model/migcrash.pml; the drain used to skip
+ * it, the migration gave up and the lock stayed: crash sweep 63 run 54).
+ */
+Test(na_recovery, drain_takes_a_block_a_migration_drains)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = 1u << 3;
+	n.home.blk[3].readers = 1;
+	n.home.req[3 * t.threads_per_node].held[1] = (struct na_hheld){
+		.valid = true, .seq = 11, .tag = tag
+	};
+	n.home.blk[3].owner = NA_OWN_MIGRATING;
+	n.home.blk[3].add_draining = true;
+	na_rec_drain(n.rec, 3, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	cr_assert_not(n.home.blk[3].add_draining, "the migration is cancelled");
+	round = self_round();
+	report(1, round, e, 0, 0);
+	report(2, round, e, 0, 0);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].readers, 0);
+	cr_assert_eq(n.home.blk[3].cs, 0);
+}
+
+/*
+ * A round that began after the thread's check (in its ABORT quarantine)
+ * and has the node's report: the request is neither sent nor recorded (it
+ * would be granted after the rebuild and dropped as aborted, the lock
+ * nobody's: lib/model/recsend.pml, switch-restart sweep 61 run 42).
+ */
+Test(na_recovery, no_request_goes_once_the_round_has_the_report)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 1; /* home 1 */
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
+	struct lcf_msg d = msg(NA_MSG_REC_DONE, 1, 4, 0);
+	uint8_t tags[8];
+	const struct na_out_msg *r;
+
+	put64(tags, tag);
+	m.len = sizeof(tags);
+	feed(&m, tags);
+	cr_assert_not_null(find(NA_MSG_REC_REPORT, 1), "idle: reported");
+	cr_assert_not(na_rec_sent(n.rec, 0, tag, 9), "the round holds it");
+	feed(&d, NULL);
+	m.seq = d.seq = 5; /* the next round: nothing of seq 9 */
+	feed(&m, tags);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r, "not inside an event: reported at once");
+	cr_assert_eq(r->msg.len, 0, "no unsettled request");
+	feed(&d, NULL);
+	cr_assert(na_rec_sent(n.rec, 0, tag, 9), "after DONE");
+}
+
+/*
+ * Dead node 3's read was given node 1's Modified data; node 3 died before
+ * writing it home, so no report lists its event as unsettled. Node 1 still
+ * holds that data Shared and marks its record current: the home writes it
+ * (lib/model/recorphan.pml; memory kept the old value and validate-on-hit
+ * served it: crash sweep 62 run 2, stale reads).
+ */
+Test(na_recovery, current_orphan_of_a_dead_requester_is_written)
+{
+	uint64_t tag = na_home_tag(&n.home, 0);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
+	const struct na_out_msg *p;
+	uint8_t e[64];
+	uint16_t len;
+	uint32_t round;
+
+	na_rec_drain(n.rec, 3, &out); /* nothing of block 0 at home */
+	n.home.blk[0].owner = NA_OWN_SWITCH;
+	feed(&m, NULL);
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	cr_assert(feed(&m, NULL), "the switch evicted it");
+	round = self_round();
+	len = entry(e, tag, ENT_HOLD, 1, 0, 0);
+	len += entry(e + len, tag, ENT_DIRTY, 3, 0, 7);
+	e[len - REC_ENTRY + 11] = REC_DIRTY_CUR;
+	memset(blk, 0xab, sizeof(blk));
+	for (uint32_t i = 0; i < na_seg_count(t.block_size); i++) {
+		struct lcf_msg d = msg(NA_MSG_REC_DATA, 1, 7, tag);
+		uint32_t off;
+
+		na_seg_span(t.block_size, i, &off, &d.len);
+		d.aux = off;
+		d.copyset = 3;
+		feed(&d, blk + off);
+	}
+	report(1, round, e, len, 1);
+	report(2, round, e, 0, 0);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[0].gs, LCF_GS_SHARED);
+	cr_assert_eq(memcmp(n.home.mem, blk, sizeof(blk)), 0,
+		     "the Shared copy's value is in memory");
+	cr_assert_eq(n.rec->st.orphans_written, 1);
+}
+
+/* The node side: a record is marked current only while this node's copy
+ * is Shared with the same data. */
+Test(na_recovery, dirty_record_marked_current_only_when_equal)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
+	struct na_creq *rq = &n.cagent.req[3 * t.threads_per_node];
+	struct na_cbucket *b = na_cache_bucket(&n.cache, tag);
+	struct na_centry *ce;
+	const struct na_out_msg *r;
+	uint8_t tags[8];
+
+	rq->le = (struct na_last_exec){ .valid = true, .seq = 7 };
+	rq->ack = (struct lcf_msg){ .gstatus = LCF_GS_MODIFIED,
+				    .tag = tag,
+				    .node = 3 };
+	rq->has_data = true;
+	if (!rq->data)
+		rq->data = calloc(1, t.block_size);
+	cr_assert_not_null(rq->data);
+	memset(rq->data, 0x5a, t.block_size);
+	ce = na_cache_room(b, &(struct na_centry *){ NULL });
+	cr_assert_not_null(ce);
+	na_cache_claim(ce, tag, 0, 1);
+	ce->busy = -1;
+	ce->state = NA_L_SHARED;
+	memset(ce->data, 0x5a, t.block_size);
+	put64(tags, tag);
+	m.len = sizeof(tags);
+	feed(&m, tags);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->msg.len, 2 * REC_ENTRY, "HOLD and DIRTY");
+	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 8], ENT_DIRTY);
+	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11],
+		     REC_DIRTY_CUR);
+	ce->data[5] ^= 1; /* our copy differs: not current */
+	m.seq = 5;
+	feed(&m, tags);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r);
+	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11], 0);
+}

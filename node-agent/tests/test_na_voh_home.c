@@ -308,3 +308,60 @@ Test(voh_home, refused_read_copy_not_granted_later)
 	feed(msg(NA_MSG_VOH_READ, 1, 11, 5), NULL);
 	cr_assert_eq(out.n, 3);
 }
+
+static void
+node_failed(uint16_t node)
+{
+	na_out_reset(&out);
+	na_voh_node_failed(&v, node, &out);
+	cr_assert_eq(out.overflow, 0);
+}
+
+/*
+ * Node 3 fails holding a read of block 5 (no READ_DONE will come): its
+ * read leaves RQ and node 2's update proceeds (lib/model/vohcrash.pml; the
+ * update waited for ever: crash sweep 63 run 36).
+ */
+Test(voh_home, dead_reader_leaves_and_the_update_proceeds)
+{
+	feed(msg(NA_MSG_VOH_READ, 3, 30, 5), NULL);
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 20, 5), NULL);
+	cr_assert_eq(out.n, 0, "waits for the reader");
+	node_failed(3);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_PROCEED);
+	cr_assert_eq(out.m[0].dst, 2);
+	cr_assert_eq(vread(0, 5), 0, "a read ended: no version change");
+	cr_assert_eq(v.st.table_errors, 0);
+}
+
+/*
+ * Node 3 fails with its update granted (its data may be in memory): the
+ * update counts as committed (the version moves), the read queued behind
+ * it proceeds, node 2's waiting update and node 3's queued entries go.
+ */
+Test(voh_home, dead_updater_leaves_committed_and_releases_the_queue)
+{
+	uint8_t b = 7;
+	struct lcf_msg w = msg(NA_MSG_VOH_WDATA, 3, 30, 5);
+
+	feed(msg(NA_MSG_VOH_UPDATE, 3, 30, 5), NULL);
+	cr_assert_eq(out.n, 1, "granted");
+	w.len = 1;
+	feed(w, &b);
+	feed(msg(NA_MSG_VOH_READ, 1, 10, 5), NULL);
+	feed(msg(NA_MSG_VOH_UPDATE, 2, 20, 5), NULL);
+	cr_assert_eq(out.n, 0);
+	cr_assert(h.blk[5].voh_upd);
+	node_failed(3);
+	cr_assert_eq(vread(0, 5), 1, "counted as committed");
+	cr_assert_eq(out.n, 3, "node 1's read: the block in 3 segments");
+	cr_assert_eq(out.m[0].dst, 1);
+	cr_assert_eq(out.m[0].msg.copyset, 1);
+	cr_assert(h.blk[5].voh_upd, "node 2's update heads UQ, behind node 1");
+	done(1, 10, NA_MSG_VOH_READ, 0);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_VOH_PROCEED);
+	cr_assert_eq(out.m[0].dst, 2);
+	cr_assert_eq(v.st.table_errors, 0);
+}

@@ -167,3 +167,27 @@ Test(voh_rq, duplicates_and_room)
 	cr_assert_eq(na_rq_step(&q, NA_RQ_N_MSG, 1, act, 4, &n), -EINVAL);
 	na_rq_fini(&q);
 }
+
+/* A cancelled update still waiting for RQ lets the reads behind it in;
+ * cancelling a requester with no entry changes nothing. */
+Test(voh_rq, cancel_waiting_update_releases_its_reads)
+{
+	struct na_rq q;
+	struct na_rq_action act[4];
+	uint32_t n;
+
+	prepare(&q, true, true);
+	cr_assert_eq(na_rq_step(&q, NA_RQ_READ_REQUEST, 5, act, 4, &n), 0);
+	cr_assert_eq(q.n_uq, 2);
+	cr_assert_eq(na_rq_cancel(&q, 77, act, 4, &n), 0);
+	cr_assert_eq(n, 0);
+	cr_assert_eq(na_rq_cancel(&q, U_IN_UQ, act, 4, &n), 0);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(act[0].kind, NA_RQ_READ_PROCEED);
+	cr_assert_eq(act[0].who, 5);
+	cr_assert_eq(q.n_uq, 0);
+	cr_assert_eq(q.n_rq, 2);
+	cr_assert_eq(na_rq_cancel(&q, R_IN_RQ, act, 4, &n), 0);
+	cr_assert_eq(q.n_rq, 1);
+	na_rq_fini(&q);
+}
