@@ -110,6 +110,14 @@ void na_rec_tick(struct na_rec *r, struct na_out *out);
  */
 int na_rec_node_failed(struct na_rec *r, uint16_t node);
 
+/**
+ * Node `node`, declared dead, restarted (dsm_node_rejoined): once it is
+ * drained and no round runs, a tick forgets its rows and clears the mark;
+ * until then its messages are dropped. @return 0, -EINVAL (unknown node or
+ * this node), -EALREADY (not declared dead).
+ */
+int na_rec_node_rejoined(struct na_rec *r, uint16_t node);
+
 /*
  * Requester side. Before an event on `tag` a requester thread asks, in
  * this order: na_rec_home_dead (fail the access with -EHOSTDOWN), then
