@@ -28,6 +28,7 @@ rec_init(struct na_node *n)
 		.home = &n->home,
 		.cagent = &n->cagent,
 		.shadow = &n->shadow,
+		.voh = &n->voh,
 	};
 
 	return na_rec_init(&n->rec, &env);

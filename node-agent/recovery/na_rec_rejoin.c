@@ -6,9 +6,9 @@
  * incarnation starts its seqs at 1. While X is dead its messages are
  * dropped (na_rec_dead_drop: a late copy of the old process can neither
  * lock nor be recorded); the rejoin forgets every per-requester row of X
- * (the home's LAST-EXECUTED, held locks, queue ids; the cache agent's
- * LAST-EXECUTED) and this node's copies of blocks X homes (its memory is
- * new), then clears the dead mark.
+ * (the home's LAST-EXECUTED, held locks, queue ids, validate-on-hit
+ * operations; the cache agent's LAST-EXECUTED) and this node's copies of
+ * blocks X homes (its memory is new), then clears the dead mark.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@
 #include "na_cagent.h"
 #include "na_home.h"
 #include "na_rec_int.h"
+#include "na_voh_home.h"
 
 bool
 na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m)
@@ -30,12 +31,14 @@ na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m)
 	return true;
 }
 
-/* The home's and the cache agent's rows of every thread of `node`. */
+/* The home's (coherence, validate-on-hit) and the cache agent's rows of
+ * every thread of `node`. */
 static void
 forget_rows(struct na_rec *r, uint16_t node)
 {
 	struct na_cagent *ca = r->env.cagent;
 	struct na_home *h = r->env.home;
+	struct na_voh_home *v = r->env.voh;
 
 	if (r->env.role_home && h->req)
 		for (uint16_t t = 0; t < h->tpn; t++) {
@@ -43,6 +46,9 @@ forget_rows(struct na_rec *r, uint16_t node)
 
 			free(rq->diff);
 			memset(rq, 0, sizeof(*rq));
+			if (v && v->req)
+				memset(&v->req[(size_t)node * h->tpn + t], 0,
+				       sizeof(*v->req));
 		}
 	if (ca && ca->req)
 		for (uint16_t t = 0; t < ca->tpn; t++) {

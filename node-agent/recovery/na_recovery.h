@@ -42,6 +42,7 @@ struct na_cache;
 struct na_cagent;
 struct na_home;
 struct na_shadow;
+struct na_voh_home;
 struct na_rec;
 
 /* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5). */
@@ -78,6 +79,7 @@ struct na_rec_env {
 	struct na_home *home;
 	struct na_cagent *cagent;
 	struct na_shadow *shadow;
+	struct na_voh_home *voh; /* per-requester rows a rejoin forgets */
 };
 
 /** Allocate the recovery state over `env`. @return 0 or -ENOMEM. */
