@@ -271,7 +271,7 @@ run_scenario() {
 		hs+=("$w/h$dead.jsonl") && nn=4
 	for n in $survivors; do np+=("$n=${pids[$n]}"); done
 	wait_nodes "$sc: " "$((duration + 20))" "$w" "${np[@]}" &&
-		pass "$sc: nodes $survivors finished, exit 0"
+		pass "$sc: nodes ${np[*]%%=*} finished, exit 0"
 	"$cluster" down >/dev/null 2>&1 || true
 
 	if "$checker" --expect-nodes "$nn" --min-ops 100 "${hs[@]}" >"$w/check.log" 2>&1; then
