@@ -535,9 +535,10 @@ Test(na_recovery, rejoin_forgets_the_old_incarnations_rows_and_copies)
 	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), -EALREADY,
 		     "never declared dead");
 	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	cr_assert(feed(&late, NULL), "dropped from the declaration on");
 	tick_now();
 	cr_assert(feed(&late, NULL), "a dead node's late copy is dropped");
-	cr_assert_eq(n.rec->st.dead_dropped, 1);
+	cr_assert_eq(n.rec->st.dead_dropped, 2);
 	cr_assert_eq(na_rec_node_rejoined(n.rec, 0), -EINVAL);
 	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
 	tick_now();
