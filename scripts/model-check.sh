@@ -455,6 +455,14 @@ if [ $DEEP = 0 ]; then
 	PML=seqjump.pml run seqjump-restart-old "violation:refused" "-DRESTART" "$SJ" "-m10000"
 	PML=seqjump.pml run seqjump-restart-inflight "violation:lock" "-DRESTART -DRESET -DEMPTY0" "$SJ" "-m10000"
 	PML=seqjump.pml run seqjump-restart pass "-DRESTART -DRESET -DDRAIN -DEMPTY0 -DEV=12 -DSEQW=4" "$SJ" "-m10000"
+	# Re-admission of a restarted node at a survivor's home (rejoin.pml):
+	# rows kept, the new seqs are stale; a dead node's copy executed after
+	# the drain leaks the lock; dead mark drops + rows reset at the rejoin
+	# pass; a copy older than the rejoin in flight is the known bound.
+	PML=rejoin.pml run rejoin-old "violation:refused" "-DOLD" "$SJ" "-m10000"
+	PML=rejoin.pml run rejoin-nofilter "violation:holder" "-DNOFILTER" "$SJ" "-m10000"
+	PML=rejoin.pml run rejoin-inflight "known:holder" "-DNOSILENCE" "$SJ" "-m10000"
+	PML=rejoin.pml run rejoin pass "-DSEQW=4 -DEV=9 -DEV0=9" "$SJ" "-m10000"
 	# Write-backs of a switch-owned block (wbdup.pml): a late duplicate
 	# segment, applied again after another node's write-back, loses it;
 	# exactly once per (requester, seq, segment) holds; 3-bit seqs alias

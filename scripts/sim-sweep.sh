@@ -4,7 +4,7 @@
 #
 #   scripts/sim-sweep.sh [--count N] [--seed S] [--profile harsh|ci]
 #                        [--jobs J] [--events E] [--keep DIR]
-#                        [--fault switch-restart|crash|hold]
+#                        [--fault switch-restart|crash|restart|hold]
 #
 #   --count N      runs (default 100)
 #   --seed S       sweep seed: run i's options and na-sim seed come from

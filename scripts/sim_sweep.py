@@ -74,14 +74,14 @@ def draw(rng, profile, fault=None, events=0):
     at = "%dev" % rng.randint(events // 5, events * 4 // 5)
     if fault == "switch-restart":
         o += ["--switch-restart-at", at]
-    elif fault == "crash":
+    elif fault in ("crash", "restart"):
         # A node below the shadow homing no shared block (na-sim --help).
         nodes = max(3, int(o[o.index("--nodes") + 1]))
         blocks = min(int(o[o.index("--blocks") + 1]), nodes - 2)
         o[o.index("--nodes") + 1] = str(nodes)
         o[o.index("--blocks") + 1] = str(blocks)
-        o += ["--crash-node", str(rng.randint(blocks, nodes - 2)),
-              "--crash-at", at,
+        o += ["--%s-node" % fault, str(rng.randint(blocks, nodes - 2)),
+              "--%s-at" % fault, at,
               "--detect-ms", str(rng.choice([1, 10, 50, 200]))]
     elif fault == "hold":
         o += ["--hold", "%s:%d" % (rng.choice(HOLD_TYPES), rng.randint(1, 50)),
@@ -172,7 +172,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--events", type=int, default=20000)
     ap.add_argument("--keep", default="")
-    ap.add_argument("--fault", choices=["switch-restart", "crash", "hold"])
+    ap.add_argument("--fault", choices=["switch-restart", "crash", "restart", "hold"])
     ap.add_argument("--sim", required=True)
     ap.add_argument("--checker",
                     default=os.path.join(ROOT, "node-agent", "checker",

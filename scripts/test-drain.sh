@@ -21,6 +21,12 @@
 #          (scripts/swswitch-ctl node-failed 3) evicts what it blocks; the
 #          homes find the evicted blocks by their tag misses and recover
 #          them without node 3.
+#  restart: as switch without the SIGSTOP (docs/FAULTS.md section 3): after
+#          the declaration and the switch command node 3 is taken off the
+#          dead file and a new node-agent process of node 3 (seqs from 1)
+#          runs the counter workload while nodes 0-2 keep running; its
+#          history is checked with theirs and every survivor re-admitted it
+#          (--no-rejoin keeps it on the file: negative control, it fails).
 #
 # Asserted in both: nodes 0-2 finish with exit 0, the history check on nodes
 # 0-2 passes (counters exact), every survivor applied the declaration; in
@@ -30,8 +36,9 @@
 # survivors then wait for node 3 forever and the test fails). Bounded:
 # about 20-30 s per scenario (11 s workload).
 #
-#   sudo scripts/test-drain.sh [--scenario home|switch|both] [--duration SEC]
-#                              [--kill-at SEC] [--no-drain] [--no-ctl]
+#   sudo scripts/test-drain.sh [--scenario home|switch|restart|both|all]
+#                              [--duration SEC]
+#                              [--kill-at SEC] [--no-drain] [--no-ctl] [--no-rejoin]
 #                              [--holder dead|any]
 #                              [--keep DIR]
 set -euo pipefail
@@ -39,15 +46,16 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
-duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 holder=dead keep="" threads=2 dead=3 scenarios="home switch"
+duration=11 kill_at=3 max_rate=5000 drain=1 ctl=1 rejoin=1 holder=dead keep="" threads=2 dead=3 scenarios="home switch restart"
 topo=$repo/topo/demo4.json
 while [ $# -gt 0 ]; do
 	case $1 in
-	--scenario) scenarios=${2/both/home switch}; shift 2 ;;
+	--scenario) scenarios=${2/both/home switch}; scenarios=${scenarios/all/home switch restart}; shift 2 ;;
 	--duration) duration=$2; shift 2 ;;
 	--kill-at) kill_at=$2; shift 2 ;;
 	--no-drain) drain=0; shift ;;
 	--no-ctl) ctl=0; shift ;;
+	--no-rejoin) rejoin=0; shift ;;
 	--holder) holder=$2; shift 2 ;;
 	--keep) keep=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -154,11 +162,58 @@ stop_holding_lock() {
 	return 1
 }
 
+# restart: node 3 off the dead file once every survivor drained it, and a
+# new process of it (full counter workload) for the rest of the run.
+new_pid=""
+restart_dead() {
+	local w=$1
+	# the old process is gone; the survivors drain it (15-190 ms; a rejoin
+	# also waits for their rounds)
+	sleep 1
+	[ $rejoin = 0 ] || : >"$w/dead"
+	"$cluster" exec "$dead" "$nagent" --topo "$topo" --threads "$threads" \
+		--shared-blocks 3 --dead-file "$w/dead" --node "$dead" \
+		--switch-blocks 0 --workload counter --max-rate "$max_rate" \
+		--duration "$((duration - kill_at - 2))" --seed 9 \
+		--history "$w/h$dead.jsonl" --stats "$w/na-$dead.json" \
+		>"$w/na-$dead.out" 2>"$w/na-$dead.log" &
+	new_pid=$!
+	pass "restart: node $dead restarted (pid $new_pid), taken off the dead file"
+}
+
+# restart: every survivor re-admitted node 3; its new process did operations.
+rejoin_report() {
+	local rc=0
+	# shellcheck disable=SC2086 # the survivors' ids, one argument each
+	python3 - "$1" "$dead" $survivors <<'PY' || rc=1
+import json, sys
+w, dead, surv = sys.argv[1], sys.argv[2], sys.argv[3:]
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o:
+            return o[k]
+        for v in o.values():
+            r = find(v, k)
+            if r is not None:
+                return r
+    return None
+out = open(w + "/rejoin.log", "w")
+rej = [find(json.load(open("%s/na-%s.json" % (w, n))), "rejoined") or 0 for n in surv]
+drop = [find(json.load(open("%s/na-%s.json" % (w, n))), "dead_dropped") or 0 for n in surv]
+ops = sum(1 for _ in open("%s/h%s.jsonl" % (w, dead)))
+print("survivors rejoined %s, dead_dropped %s; new node %s: %d history lines"
+      % (rej, drop, dead, ops), file=out)
+out.close()
+sys.exit(0 if all(r == 1 for r in rej) and ops > 100 else 1)
+PY
+	if [ $rc = 0 ]; then pass "restart: $(tail -1 "$1/rejoin.log")"; else fail "restart: $(tail -1 "$1/rejoin.log")"; fi
+}
+
 run_scenario() {
 	local sc=$1 w=$work/$1 swb=0 n t_decl t_kill
 	local -A pids
 	mkdir -p "$w"
-	[ "$sc" = switch ] && swb=1
+	[ "$sc" = home ] || swb=1
 	echo "== scenario $sc"
 	if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$w/cluster-up.log" 2>&1; then
 		fail "$sc: cluster up"; tail -20 "$w/cluster-up.log"; return
@@ -202,7 +257,7 @@ run_scenario() {
 		echo "node $dead declared dead"
 	fi
 	echo "$t_kill $t_decl" >"$w/times"
-	if [ "$sc" = switch ] && [ $ctl = 1 ]; then
+	if [ "$sc" != home ] && [ $ctl = 1 ]; then
 		if "${ctl_cmd[@]}" node-failed "$dead" >"$w/ctl.json"; then
 			echo "switch: $(cat "$w/ctl.json")"
 		else
@@ -211,16 +266,22 @@ run_scenario() {
 		echo "$t_kill $t_decl $(mono_ns)" >"$w/times"
 	fi
 
-	local np=()
+	local np=() hs=("$w"/h[012].jsonl) nn=3
+	[ "$sc" = restart ] && restart_dead "$w" && np+=("$dead=$new_pid") &&
+		hs+=("$w/h$dead.jsonl") && nn=4
 	for n in $survivors; do np+=("$n=${pids[$n]}"); done
 	wait_nodes "$sc: " "$((duration + 20))" "$w" "${np[@]}" &&
-		pass "$sc: nodes $survivors finished, exit 0"
+		pass "$sc: nodes ${np[*]%%=*} finished, exit 0"
 	"$cluster" down >/dev/null 2>&1 || true
 
-	if "$checker" --expect-nodes 3 --min-ops 100 "$w"/h[012].jsonl >"$w/check.log" 2>&1; then
-		pass "$sc: history check (nodes 0-2): $(tail -1 "$w/check.log")"
+	if "$checker" --expect-nodes "$nn" --min-ops 100 "${hs[@]}" >"$w/check.log" 2>&1; then
+		pass "$sc: history check ($nn nodes): $(tail -1 "$w/check.log")"
 	else
 		fail "$sc: history check:"; head -20 "$w/check.log"; tail -1 "$w/check.log"
+	fi
+	if [ "$sc" = restart ]; then
+		rejoin_report "$w"
+		return
 	fi
 	# shellcheck disable=SC2086 # the survivors' ids, one argument each
 	if python3 "$here/drain_report.py" "$sc" "$w" "$topo" $survivors \

@@ -214,6 +214,13 @@ run crash-switch "--seed 32 --events 30000 --nodes 5 --blocks 3 --max-rate 20000
 	crash.evicted_locked recovery.blocks_recovered net.crash_drops
 run crash-rwlock "--seed 33 --events 30000 --nodes 5 --workload rwlock --blocks 3 --max-rate 20000 --crash-node 3 --crash-at 10000ev" \
 	crash.evicted_locked recovery.blocks_recovered
+# Node 3 restarts: crash, declaration, then a new incarnation (fresh
+# state, seqs from 1, full workload) rejoins while the others run
+# (docs/FAULTS.md 3); both incarnations' histories are checked.
+run restart-retry "--seed 36 --events 60000 --nodes 5 --blocks 3 --max-rate 20000 --loss 0.02 --dup 0.02 --restart-node 3 --restart-at 10000ev" \
+	crash.restarted recovery.rejoined restart_ops crash.evicted_locked
+run restart-queued "--seed 38 --events 60000 --nodes 5 --blocks 3 --threads 3 --max-rate 20000 --lock-mode queued --loss 0.02 --dup 0.02 --restart-node 3 --restart-at 10000ev" \
+	crash.restarted recovery.rejoined restart_ops
 # Adversarial delay: a copy of one frame held back and delivered late.
 run hold-qrelease "--seed 41 --events 30000 --lock-mode queued --nodes 4 --threads 3 --max-rate 20000 --hold QRELEASE:5 --hold-for 0.05" \
 	net.released

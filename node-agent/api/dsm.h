@@ -78,6 +78,14 @@ void dsm_stop(struct dsm *d);
  */
 int dsm_node_failed(struct dsm *d, uint16_t node);
 
+/**
+ * Re-admit `node`, declared dead, whose new process (seqs from 1) replaces
+ * the old one, once that can send nothing more (docs/FAULTS.md section 3):
+ * its rows are forgotten after its drain and its memory is usable again.
+ * @return 0, -EINVAL (unknown node or this node), -EALREADY (not dead).
+ */
+int dsm_node_rejoined(struct dsm *d, uint16_t node);
+
 /** The requester handle of application thread `thread` (0 .. threads-1). */
 struct dsm_thread *dsm_thread(struct dsm *d, uint16_t thread);
 

@@ -49,6 +49,12 @@ dsm_node_failed(struct dsm *d, uint16_t node)
 }
 
 int
+dsm_node_rejoined(struct dsm *d, uint16_t node)
+{
+	return na_rec_node_rejoined(d->node.rec, node);
+}
+
+int
 dsm_open(const struct dsm_config *cfg, struct dsm **out, char *err,
 	 size_t err_len)
 {

@@ -141,6 +141,10 @@ struct rec_home {
 	X(drained_blocks)      \
 	X(dead_dirty_lost)     \
 	X(dead_home_refused)   \
+	X(dead_dropped)        \
+	X(rejoined)            \
+	X(rejoin_uncached)     \
+	X(rejoin_pinned)       \
 	X(remove_ack_lost)     \
 	X(probe_raced_remove)
 
@@ -148,7 +152,8 @@ struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */
 	struct na_rec_env env;
 	pthread_mutex_t mu;
-	uint32_t dead_req; /* declared, drain not started yet */
+	uint32_t dead_req;   /* declared, drain not started yet */
+	uint32_t rejoin_req; /* re-admitted, rows not reset yet */
 	struct rec_thread *th;
 	struct rec_pend *pend; /* LCF_MAX_NODES */
 	struct rec_home h;
@@ -246,5 +251,10 @@ void na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out);
 
 /* na_rec_drain.c, called by na_rec_node.c (the tick) with agent_mu held. */
 void na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out);
+
+/* na_rec_rejoin.c: a dead node's message to drop; rejoins due (the tick,
+ * agent_mu held). */
+bool na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m);
+void na_rec_rejoin_tick(struct na_rec *r);
 
 #endif /* NA_REC_INT_H */

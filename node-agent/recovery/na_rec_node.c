@@ -439,6 +439,8 @@ bool
 na_rec_agents(struct na_rec *r, const struct lcf_msg *m, const void *payload,
 	      struct na_out *out)
 {
+	if (na_rec_dead_drop(r, m))
+		return true;
 	switch (m->type) {
 	case NA_MSG_REC_BEGIN:
 		on_begin(r, m, payload, out);
@@ -475,6 +477,8 @@ na_rec_tick(struct na_rec *r, struct na_out *out)
 	for (uint16_t d = 0; news && d < LCF_MAX_NODES; d++)
 		if (na_cs_has(news, d))
 			na_rec_drain(r, d, out);
+	if (__atomic_load_n(&r->rejoin_req, __ATOMIC_ACQUIRE))
+		na_rec_rejoin_tick(r);
 	if (__atomic_load_n(&r->pub.n_active, __ATOMIC_ACQUIRE))
 		for (uint16_t home = 0; home < LCF_MAX_NODES; home++) {
 			/* Room for a report and its orphan data. */

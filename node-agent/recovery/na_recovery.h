@@ -79,7 +79,7 @@ struct na_rec_env {
 	struct na_home *home;
 	struct na_cagent *cagent;
 	struct na_shadow *shadow;
-	struct na_voh_home *voh; /* validate-on-hit's queues, or NULL */
+	struct na_voh_home *voh; /* validate-on-hit's queues and rows, or NULL */
 };
 
 /** Allocate the recovery state over `env`. @return 0 or -ENOMEM. */
@@ -111,6 +111,14 @@ void na_rec_tick(struct na_rec *r, struct na_out *out);
  * @return 0, -EINVAL (unknown node or this node).
  */
 int na_rec_node_failed(struct na_rec *r, uint16_t node);
+
+/**
+ * Node `node`, declared dead, restarted (dsm_node_rejoined): once it is
+ * drained and no round runs, a tick forgets its rows and clears the mark;
+ * until then its messages are dropped. @return 0, -EINVAL (unknown node or
+ * this node), -EALREADY (not declared dead).
+ */
+int na_rec_node_rejoined(struct na_rec *r, uint16_t node);
 
 /*
  * Requester side. Before an event on `tag` a requester thread asks, in

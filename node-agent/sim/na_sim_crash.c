@@ -11,6 +11,19 @@
 #include "na_sim_sched.h"
 
 static void
+restart(void *ctx, void *arg)
+{
+	struct na_sim_crash *c = ctx;
+
+	(void)arg;
+	if (*c->closing)
+		return;
+	c->restart(c);    /* sets c->restarted */
+	if (c->restarted) /* else too late: the run was stopping */
+		c->restart_ns = na_now_ns();
+}
+
+static void
 declare(void *ctx, void *arg)
 {
 	struct na_sim_crash *c = ctx;
@@ -26,6 +39,8 @@ declare(void *ctx, void *arg)
 			dsm_node_failed(c->d[i], id);
 	c->declared = true;
 	c->declare_ns = na_now_ns();
+	if (c->restart)
+		na_sim_at(na_now_ns() + 1000000ull, restart, c, NULL);
 }
 
 void
@@ -51,8 +66,9 @@ na_sim_crash_json(const struct na_sim_crash *c, FILE *f)
 		"\"crash\":{\"node\":%u,\"crashed\":%s,\"at_s\":%.6f,"
 		"\"declared_s\":%.6f,\"evicted_locked\":%u,"
 		"\"evicted_copyset\":%u,\"evicted_modified\":%u,"
-		"\"requester_rows\":%u}",
+		"\"requester_rows\":%u,\"restarted\":%s,\"restart_s\":%.6f}",
 		c->d[c->idx]->node.self, c->crashed ? "true" : "false",
 		c->crash_ns / 1e9, c->declare_ns / 1e9, c->rep.locked,
-		c->rep.copyset, c->rep.modified, c->rep.requesters);
+		c->rep.copyset, c->rep.modified, c->rep.requesters,
+		c->restarted ? "true" : "false", c->restart_ns / 1e9);
 }

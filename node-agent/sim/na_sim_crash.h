@@ -9,7 +9,10 @@
  * switch's eviction (lcf_pipeline_node_failed, as `swswitch-ctl
  * node-failed`) and the declaration on every survivor (dsm_node_failed, as
  * node-agent's --dead-file); the survivors drain and recover with their
- * own code.
+ * own code. With `restart` set (--restart-node), a new incarnation of
+ * the node starts 1 virtual ms after the declaration: `restart` opens it
+ * (fresh state, seqs from 1) and the survivors re-admit it
+ * (dsm_node_rejoined), and sets `restarted` (not when the run stops).
  */
 #ifndef NA_SIM_CRASH_H
 #define NA_SIM_CRASH_H
@@ -36,9 +39,10 @@ struct na_sim_crash {
 	 * runs) */
 	const volatile int *closing;
 	struct na_history *h; /* its history, closed at the crash */
+	void (*restart)(struct na_sim_crash *c); /* NULL: no restart */
 	/* results */
-	bool crashed, declared;
-	uint64_t crash_ns, declare_ns;
+	bool crashed, declared, restarted;
+	uint64_t crash_ns, declare_ns, restart_ns;
 	struct lcf_node_failed_report rep;
 };
 

@@ -55,7 +55,9 @@ static struct {
 	struct na_sim_net *net;
 	struct na_wl_config wl, wl_ro; /* wl_ro: the crashing node's */
 	struct na_sim_crash crash;
-	struct sim_node node[MAX_NODES];
+	/* by topology index; --restart-node's new incarnation last (the old
+	 * one keeps its slot: its threads give up in their own time) */
+	struct sim_node node[MAX_NODES + 1];
 	uint32_t n_nodes;
 	volatile int wl_stop;  /* the workloads' stop flag */
 	volatile int all_done; /* every workload returned */
@@ -200,45 +202,88 @@ close_all(void *arg)
 	return NULL;
 }
 
+/* Open node `id` in `sn` (`inc`: its incarnation, 0 first), its history
+ * node-ID.jsonl (a later incarnation's node-ID.rINC.jsonl). */
+static int
+open_node(struct sim_node *sn, uint16_t id, unsigned int inc)
+{
+	char err[256], path[4096];
+	struct dsm_config dc = {
+		.node = id,
+		.threads = sim.o.threads,
+		.cache_blocks = sim.o.cache_blocks,
+		.mem_mb = 64, /* the static chunk and one to allocate */
+		.directory = sim.o.directory,
+		.seed = sim.o.seed,
+		.migrate = sim.o.migrate,
+		.pipe_depth = (uint8_t)sim.o.pipe_depth,
+	};
+	int rc = na_dsm_open(&dc, &sim.topo, &na_transport_sim, true, &sn->d,
+			     err, sizeof(err));
+
+	if (rc < 0) {
+		fprintf(stderr, "na-sim: node %u: %s\n", id, err);
+		return rc;
+	}
+	if (sim.o.history && inc)
+		snprintf(path, sizeof(path), "%s/node-%u.r%u.jsonl",
+			 sim.o.history, id, inc);
+	else if (sim.o.history)
+		snprintf(path, sizeof(path), "%s/node-%u.jsonl", sim.o.history,
+			 id);
+	rc = na_history_open(&sn->h, sim.o.history ? path : NULL, id);
+	if (rc < 0)
+		fprintf(stderr, "na-sim: --history %s: %s\n", path,
+			strerror(-rc));
+	return rc;
+}
+
 static int
 open_nodes(void)
 {
-	char err[256], path[4096];
-
 	for (uint32_t i = 0; i < sim.topo.n_nodes; i++) {
 		struct sim_node *sn = &sim.node[i];
 		uint16_t id = sim.topo.nodes[i].id;
-		struct dsm_config dc = {
-			.node = id,
-			.threads = sim.o.threads,
-			.cache_blocks = sim.o.cache_blocks,
-			.mem_mb = 64, /* the static chunk and one to allocate */
-			.directory = sim.o.directory,
-			.seed = sim.o.seed,
-			.migrate = sim.o.migrate,
-			.pipe_depth = (uint8_t)sim.o.pipe_depth,
-		};
-		int rc = na_dsm_open(&dc, &sim.topo, &na_transport_sim, true,
-				     &sn->d, err, sizeof(err));
+		int rc = open_node(sn, id, 0);
 
-		if (rc < 0) {
-			fprintf(stderr, "na-sim: node %u: %s\n", id, err);
+		if (rc < 0)
 			return rc;
-		}
 		sim.n_nodes++;
 		na_sim_net_attach(sim.net, id, &sn->d->node);
-		if (sim.o.history)
-			snprintf(path, sizeof(path), "%s/node-%u.jsonl",
-				 sim.o.history, id);
-		rc = na_history_open(&sn->h, sim.o.history ? path : NULL, id);
-		if (rc < 0) {
-			fprintf(stderr, "na-sim: --history %s: %s\n", path,
-				strerror(-rc));
-			return rc;
-		}
 		na_sim_at(1000000ull, node_tick, sn, NULL);
 	}
 	return 0;
+}
+
+static struct dsm *crash_d[MAX_NODES]; /* the crash's view, by index */
+
+/*
+ * --restart-node: the crashed node's new incarnation (fresh state, seqs
+ * from 1, the full workload) joins in a slot of its own; the old one is
+ * muted (a SIGKILLed process sends nothing) and the survivors re-admit the
+ * node.
+ */
+static void
+restart_node(struct na_sim_crash *c)
+{
+	struct sim_node *old = &sim.node[c->idx], *sn = &sim.node[sim.n_nodes];
+	uint16_t id = old->d->node.self;
+	na_thread_t t;
+
+	if (sim.wl_stop)
+		return;              /* too late: the run is stopping */
+	old->d->node.tp.priv = NULL; /* its sends fail (na_transport_sim) */
+	if (open_node(sn, id, 1) < 0)
+		return; /* said why; it stays crashed */
+	sim.n_nodes++;
+	na_sim_net_rejoin(sim.net, id, &sn->d->node);
+	for (uint32_t i = 0; i < c->n; i++)
+		if (i != c->idx)
+			dsm_node_rejoined(c->d[i], id);
+	c->restarted = true;
+	if (na_sim_spawn(&t, node_main, sn) == 0)
+		sim.running++;
+	na_sim_at(na_now_ns() + 1000000ull, node_tick, sn, NULL);
 }
 
 /* Recovery (docs/FAULTS.md) summed over the nodes: "recovery":{...}. */
@@ -276,7 +321,7 @@ print_summary(FILE *f, double wall_s, bool stuck)
 		"\"reads\":%" PRIu64 ",\"writes\":%" PRIu64
 		",\"incrs\":%" PRIu64 ",\"errors\":%" PRIu64
 		",\"blocks_in_switch\":%u,\"sb_claimed_left\":%u,",
-		sim.o.seed, sim.n_nodes, sim.o.threads,
+		sim.o.seed, sim.topo.n_nodes, sim.o.threads,
 		stuck ? "true" : "false", na_sim_events(), na_now_ns() / 1e9,
 		wall_s, r.ops, wall_s > 0 ? r.ops / wall_s * 60 : 0, r.reads,
 		r.writes, r.incrs, r.errors, migrated, sim.sb_claimed);
@@ -307,6 +352,10 @@ print_summary(FILE *f, double wall_s, bool stuck)
 	if (sim.o.crash_node >= 0) {
 		fprintf(f, ",");
 		na_sim_crash_json(&sim.crash, f);
+		/* the new incarnation's (--restart-node), last */
+		fprintf(f, ",\"restart_ops\":%" PRIu64,
+			sim.crash.restarted ? sim.node[sim.n_nodes - 1].res.ops
+					    : 0);
 	}
 	fprintf(f, "}\n");
 }
@@ -362,21 +411,20 @@ crash_at(void *ctx, void *arg)
 static void
 crash_setup(void)
 {
-	static struct dsm *d[MAX_NODES];
-
 	if (sim.o.crash_node < 0)
 		return;
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
-		d[i] = sim.node[i].d;
+		crash_d[i] = sim.node[i].d;
 	sim.crash = (struct na_sim_crash){
 		.net = sim.net,
-		.d = d,
+		.d = crash_d,
 		.n = sim.n_nodes,
 		.idx = (uint32_t)sim.o.crash_node,
 		.detect_ns = (uint64_t)(sim.o.detect_ms * 1e6),
 		.stop = &sim.node[sim.o.crash_node].stop,
 		.closing = &sim.closing,
 		.h = &sim.node[sim.o.crash_node].h,
+		.restart = sim.o.restart ? restart_node : NULL,
 	};
 	if (sim.o.crash_at)
 		na_sim_at((uint64_t)(sim.o.crash_at * 1e9), crash_at, NULL,
@@ -520,7 +568,7 @@ main(int argc, char **argv)
 			"within %g virtual s of the stop (a liveness failure)\n",
 			sim.o.seed, sim.running, sim.n_nodes, sim.o.stuck_s);
 		for (uint32_t i = 0; i < sim.n_nodes; i++) {
-			fprintf(stderr, "node %u: {", sim.topo.nodes[i].id);
+			fprintf(stderr, "node %u: {", sim.node[i].d->node.self);
 			na_node_stats_json(&sim.node[i].d->node, stderr);
 			fprintf(stderr, "}\n");
 			na_sim_qlock_dump(&sim.node[i].d->node);
@@ -530,7 +578,7 @@ main(int argc, char **argv)
 	/* Close in order: no frame reaches a node once it is detached. */
 	sim.closing = 1;
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
-		na_sim_net_attach(sim.net, sim.topo.nodes[i].id, NULL);
+		na_sim_net_attach(sim.net, sim.node[i].d->node.self, NULL);
 	if (na_sim_spawn(&t, close_all, NULL) == 0)
 		na_sim_run(0, NULL);
 	na_sim_net_free(sim.net);

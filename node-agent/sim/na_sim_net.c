@@ -414,6 +414,21 @@ na_sim_net_crash(struct na_sim_net *net, uint16_t id)
 	na_sim_net_attach(net, id, NULL);
 }
 
+void
+na_sim_net_rejoin(struct na_sim_net *net, uint16_t id, struct na_node *n)
+{
+	if (id >= LCF_MAX_NODES)
+		return;
+	/* A held copy of the old process would be sent after the rejoin:
+	 * the copy lifetime rejoin.pml's bound excludes. */
+	if (net->held && net->held->src == id) {
+		free(net->held);
+		net->held = NULL;
+	}
+	net->crashed &= ~(1u << id);
+	na_sim_net_attach(net, id, n);
+}
+
 int
 na_sim_net_node_failed(struct na_sim_net *net, uint16_t id,
 		       struct lcf_node_failed_report *rep)

@@ -100,6 +100,10 @@ void na_sim_net_restart_at(struct na_sim_net *net, uint64_t at_ns,
  */
 void na_sim_net_crash(struct na_sim_net *net, uint16_t id);
 
+/** A new incarnation `n` of crashed node `id` joins the network (a held
+ * copy of the old one is dropped). */
+void na_sim_net_rejoin(struct na_sim_net *net, uint16_t id, struct na_node *n);
+
 /**
  * The control plane's eviction for dead node `id` (lcf_pipeline_node_failed,
  * as `swswitch-ctl node-failed`), between two passes.

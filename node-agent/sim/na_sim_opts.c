@@ -66,6 +66,10 @@ usage(FILE *f)
 		"no shared block:\n                      N >= --blocks; it "
 		"only reads, as test-drain.sh's)\n"
 		"  --crash-at S        ... at S virtual s (or `Nev`)\n"
+		"  --restart-node N    as --crash-node, and a new incarnation "
+		"of N (fresh state,\n                      seqs from 1, full "
+		"workload) rejoins 1 ms after the\n                      "
+		"declaration (--restart-at S|Nev as --crash-at)\n"
 		"  --detect-ms D       ... and the control plane declares it "
 		"D virtual ms later\n                      (default 50)\n"
 		"  --hold TYPE[:K]     hold a copy of the K-th (default 1st) "
@@ -228,6 +232,8 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		{ "switch-down-ms", 1, 0, 'Z' },
 		{ "crash-node", 1, 0, 'x' },
 		{ "crash-at", 1, 0, 'a' },
+		{ "restart-node", 1, 0, 'N' },
+		{ "restart-at", 1, 0, 'a' },
 		{ "detect-ms", 1, 0, 'E' },
 		{ "hold", 1, 0, 'o' },
 		{ "hold-for", 1, 0, 'O' },
@@ -390,9 +396,12 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			rc = num("--switch-down-ms", optarg, 0, 1e6,
 				 &o->sw_down_ms);
 			break;
+		case 'N':
+			o->restart = true;
+			/* fall through */
 		case 'x':
-			rc = num("--crash-node", optarg, 0,
-				 NA_SIM_MAX_NODES - 1, &v);
+			rc = num(o->restart ? "--restart-node" : "--crash-node",
+				 optarg, 0, NA_SIM_MAX_NODES - 1, &v);
 			o->crash_node = (int)v;
 			break;
 		case 'a':

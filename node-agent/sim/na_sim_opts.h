@@ -29,6 +29,7 @@ struct na_sim_opts {
 	double sw_restart_at, sw_down_ms;
 	uint64_t sw_restart_ev;
 	int crash_node; /* -1: none */
+	bool restart;   /* --restart-node: a new incarnation rejoins */
 	double crash_at, detect_ms;
 	uint64_t crash_ev;
 	int hold_type; /* -1: none */

@@ -650,3 +650,103 @@ Test(na_recovery, dirty_record_marked_current_only_when_equal)
 	cr_assert_not_null(r);
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11], 0);
 }
+
+/* ---- re-admission of a restarted node (FAULTS.md 3, rejoin.pml) ---------- */
+
+static void
+tick_now(void)
+{
+	n.rec->next_tick = 0;
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+}
+
+/* A Shared copy in our cache of node 3's block at `tag`. */
+static void
+cache_copy(uint64_t tag)
+{
+	struct na_cbucket *b = na_cache_bucket(&n.cache, tag);
+	struct na_centry *v, *e = na_cache_room(b, &v);
+
+	cr_assert_not_null(e);
+	na_cache_claim(e, tag, 0, 1);
+	e->busy = NA_NOBODY;
+	e->state = NA_L_SHARED;
+}
+
+Test(na_recovery, rejoin_forgets_the_old_incarnations_rows_and_copies)
+{
+	uint64_t tag3 = (uint64_t)3 << (48 - t.block_shift);
+	struct na_hreq *rq = &n.home.req[3 * t.threads_per_node];
+	struct na_creq *cr = &n.cagent.req[3 * t.threads_per_node];
+	struct lcf_msg late = msg(LCF_T_WRITE_MISS, 3, 501, 0);
+
+	rq->req = (struct na_last_exec){ 500, true };
+	rq->unlock = (struct na_last_exec){ 500, true };
+	rq->qfwd_seq = 500;
+	cr->le = (struct na_last_exec){ 500, true };
+	cache_copy(tag3);
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), -EALREADY,
+		     "never declared dead");
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	cr_assert(feed(&late, NULL), "dropped from the declaration on");
+	tick_now();
+	cr_assert(feed(&late, NULL), "a dead node's late copy is dropped");
+	cr_assert_eq(n.rec->st.dead_dropped, 2);
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 0), -EINVAL);
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	cr_assert(na_rec_quiet(n.rec), "no node dead any more");
+	cr_assert_not(na_rec_home_dead(n.rec, tag3));
+	cr_assert_eq(na_le_check(&rq->req, 1), NA_LE_EXECUTE,
+		     "the new incarnation's seq 1 is executed");
+	cr_assert_eq(na_le_check(&rq->unlock, 1), NA_LE_EXECUTE);
+	cr_assert_eq(rq->qfwd_seq, 0);
+	cr_assert_eq(na_le_check(&cr->le, 1), NA_LE_EXECUTE);
+	cr_assert_eq(na_cache_find(na_cache_bucket(&n.cache, tag3), tag3)
+			     ->state,
+		     NA_L_INVALID, "the old memory's copy is dropped");
+	cr_assert_eq(n.rec->st.rejoin_uncached, 1);
+	cr_assert_not(feed(&late, NULL), "node 3 is heard again");
+}
+
+/* The rejoin waits until the drain's round rebuilt node 3's block. */
+Test(na_recovery, rejoin_waits_for_the_drain_round)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	struct na_hreq *rq = &n.home.req[3 * t.threads_per_node];
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = 1u << 3;
+	n.home.blk[3].readers = 1;
+	rq->held[1] = (struct na_hheld){ .valid = true, .seq = 11, .tag = tag };
+	rq->req = (struct na_last_exec){ 11, true };
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0,
+		     "declared, not drained");
+	tick_now();
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	cr_assert_eq(n.rec->st.rejoined, 0, "a round runs");
+	cr_assert(rq->req.valid);
+	round = self_round();
+	report(1, round, e, 0, 0);
+	report(2, round, e, 0, 0);
+	tick_now();
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].readers, 0);
+	cr_assert_eq(n.rec->st.rejoined, 0, "DONE not acknowledged yet");
+	for (uint16_t i = 0; i < 3; i++) {
+		struct lcf_msg a = msg(NA_MSG_REC_DONE_ACK, i, round, 0);
+
+		feed(&a, NULL);
+	}
+	tick_now(); /* the round ends */
+	tick_now(); /* the rejoin */
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	cr_assert_not(rq->req.valid);
+	cr_assert_not(rq->held[1].valid);
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0);
+}

@@ -87,7 +87,8 @@ usage(FILE *f)
 		"  --stats FILE         also write the statistics JSON to FILE\n"
 		"  --seed S             random seed (default 1)\n"
 		"  --dead-file FILE     node ids declared dead, one a line, polled every\n"
-		"                       100 ms: drain their locks (docs/FAULTS.md)\n"
+		"                       100 ms: drain their locks; one taken off rejoins\n"
+		"                       (a new process of it, docs/FAULTS.md 3)\n"
 		"  --coherence P        lcf (default: the switch's LCF pipeline, home agents\n"
 		"                       for blocks it does not own) or directory (a classic\n"
 		"                       home-based directory protocol, benchmark baseline;\n"
@@ -414,7 +415,8 @@ print_stats(FILE *f, struct dsm *d, const struct args *a,
 	fprintf(f, "}\n");
 }
 
-/* The operator's (or a failure detector's) list of dead nodes. */
+/* The operator's (or a failure detector's) list of dead nodes; a node
+ * taken off the list restarted and is re-admitted (dsm_node_rejoined). */
 static const char *dead_file;
 static volatile int dead_stop;
 
@@ -422,15 +424,23 @@ static void *
 dead_watch(void *arg)
 {
 	struct dsm *d = arg;
+	uint32_t listed = 0;
 
 	while (!dead_stop) {
 		FILE *f = fopen(dead_file, "r");
+		uint32_t now = 0;
 		unsigned id;
 
 		while (f && fscanf(f, "%u", &id) == 1)
-			dsm_node_failed(d, (uint16_t)id);
-		if (f)
+			if (dsm_node_failed(d, (uint16_t)id) == 0)
+				now |= 1u << id;
+		if (f) {
 			fclose(f);
+			for (id = 0; id < 32; id++)
+				if ((listed & ~now) >> id & 1)
+					dsm_node_rejoined(d, (uint16_t)id);
+			listed = now;
+		}
 		usleep(100000);
 	}
 	return NULL;
