@@ -28,6 +28,8 @@ rec_init(struct na_node *n)
 		.home = &n->home,
 		.cagent = &n->cagent,
 		.shadow = &n->shadow,
+		.q_recovered = na_node_q_recovered,
+		.q_ctx = n,
 	};
 
 	return na_rec_init(&n->rec, &env);
