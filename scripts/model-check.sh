@@ -458,6 +458,10 @@ if [ $DEEP = 0 ]; then
 	PML=qfault.pml run qfault-restart pass "-DRS=1 -DEV=1" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash-old "violation:assertion violated" "-DCR=1 -DEV=1 -DOLD" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash pass "-DCR=1 -DEV=1" "$QF" "-m100000"
+	# A home-owned block: the drain must take a tenure the dead node handed
+	# over (its Q_GRANT may never have left), not only one it holds.
+	PML=qfault.pml run qfault-home-old "violation:assertion violated" "-DCR=1 -DEV=1 -DHOME -DOLDHOME" "$QF" "-m100000"
+	PML=qfault.pml run qfault-home pass "-DCR=1 -DEV=1 -DHOME" "$QF" "-m100000"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"

@@ -20,6 +20,12 @@
  * moment (messages to it dropped), the control plane evicts the block when
  * locked (lcf_pipeline_node_failed), the survivors are told (TOLD step).
  *
+ * HOME: the block is home-owned (na_home_queue.c): no eviction; the home
+ * drains (a round at once) a block whose tenure is the dead node's; the
+ * rule adds a tenure it handed over (-DOLDHOME: not; its next holder
+ * waits for ever for the Q_GRANT that died with it, na-sim crash sweep 63
+ * run 125).
+ *
  * Today's rule (-DOLD): the recovery and the node failure leave the rows
  * alone. A row of a tenure the fault ended is served by nobody: a WAIT
  * row given up with forwards (kept) waits for ever for its Q_GRANT and
@@ -62,6 +68,7 @@ mtype = { REQ, XFER, REL, GRANT, FWD, QNACK, QGRANT, QGACK, XOK, XCNT };
 /* switch */
 bool lock, present = 1, inround, faulted;
 byte qh = NONE, qs, fc;
+byte from = NONE; /* HOME: the node that handed the tenure over */
 byte begun;
 byte dead = NONE;
 /* rows */
@@ -105,6 +112,11 @@ inline send_end(me) {
 #else
 #define GONE(k) (told[me] && (k) == dead)
 #endif
+#ifdef OLDHOME
+#define DRAINFROM 0
+#else
+#define DRAINFROM (from == dead)
+#endif
 
 inline reset_row(me) {
 	st[me] = IDLE; qn[me] = NONE; nx[me] = NONE; cnt[me] = 0;
@@ -129,7 +141,8 @@ end:	do
 			:: else -> skip
 			fi
 		:: a != dead && present && t == REQ && !lock ->
-			lock = 1; qh = a; qs = b; fc = 0; to_node(a, GRANT, a, b, 0)
+			lock = 1; qh = a; qs = b; fc = 0; from = NONE;
+			to_node(a, GRANT, a, b, 0)
 		:: a != dead && present && t == REQ && lock ->
 			if
 			:: qh != NONE -> fc++; to_node(qh, FWD, a, b, qs)
@@ -138,7 +151,8 @@ end:	do
 		:: a != dead && present && t != REQ && qh == a && qs == b && c < fc ->
 			ackin[a]++; to_node(a, XCNT, b, fc, 0)
 		:: a != dead && present && t == XFER && qh == a && qs == b && c >= fc ->
-			qh = d; qs = e; fc = 0; ackin[a]++; to_node(a, XOK, b, 0, 0)
+			qh = d; qs = e; fc = 0; from = a; ackin[a]++;
+			to_node(a, XOK, b, 0, 0)
 		:: a != dead && present && t == REL && qh == a && qs == b && c >= fc ->
 			lock = 0; qh = NONE; ackin[a]++; to_node(a, XOK, b, 0, 0)
 		:: a != dead && present && t != REQ && !(qh == a && qs == b) ->
@@ -154,7 +168,15 @@ end:	do
 		:: else -> skip
 		fi;
 		if
+#ifndef HOME
 		:: lock -> lock = 0; qh = NONE; present = 0 /* evicted */
+#else
+		/* A home-owned block: the home drains it by a round when the
+		 * tenure is the dead node's (today) or, the rule, was handed
+		 * over by it (its Q_GRANT may never have left). */
+		:: lock && (qh == dead || DRAINFROM) ->
+			lock = 0; qh = NONE; present = 0; inround = 1; begun = 0
+#endif
 		:: else -> skip
 		fi }
 	:: atomic { inround && (begun | (dead != NONE -> (1 << dead) : 0)) == ALL ->
