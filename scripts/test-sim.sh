@@ -309,6 +309,16 @@ run regress-crash-voh-reader "--seed 1115463629 --events 2000 --nodes 5 --thread
 # sweep 62 run 2, stale reads).
 run regress-crash-dead-orphan "--seed 3527762321 --events 2000 --nodes 4 --threads 2 --workload poll --policy validate --blocks 2 --switch-blocks 1 --cache-blocks 3 --block-size 16384 --loss 0.058 --dup 0.087 --jitter-us 0 --max-rate 50000 --migrate --pipe-depth 1 --crash-node 2 --crash-at 1436ev --detect-ms 50" \
 	recovery.orphans_written
+# Queued mode, switch restart: a row kept for a tenure the restart ended
+# blocked its thread's next event for ever; the round frees the rows of
+# its blocks (lib/model/qfault.pml, qfault-restart).
+run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+	qlock.fault_resets recovery.rounds
+# Queued mode, node crash: a survivor's holder handed its tenure to the
+# dead node's event and re-sent Q_GRANT for ever (exit 4: left GIVING;
+# crash sweep 63 run 46; qfault-crash).
+run regress-queued-crash-46 "--seed 2445349458 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 1 --cache-blocks 4 --block-size 4096 --loss 0.048 --dup 0.034 --jitter-us 4 --max-rate 50000 --stuck-s 30 --lock-mode queued --pipe-depth 2 --crash-node 1 --crash-at 982ev --detect-ms 1" \
+	qlock.dead_dropped crash.declared_s
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep

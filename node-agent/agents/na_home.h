@@ -72,6 +72,9 @@ struct na_hblock {
 				copy means the block is installed */
 	uint32_t add_hold_t; /* the hold's start, in 2^20 ns units */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
+	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
+				over (0: granted here); a drain of that
+				node takes the block (qfault.pml HOME) */
 };
 
 /* What the home agent did with a request; re-sent for duplicates. */

@@ -138,6 +138,7 @@ na_home_q_granted(struct na_home *h, const struct lcf_msg *m,
 {
 	na_hq_granted(&h->qcfg, &b->q, lcf_q_id(m->node, m->thread, m->seq),
 		      m->seq);
+	b->q_from = 0;
 }
 
 static void
@@ -218,6 +219,7 @@ na_home_q_end(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		if (why == LCF_Q_OK) {
 			/* The write lock stays held, by the next tenure. */
 			q_over(rq, m);
+			b->q_from = (uint16_t)(m->node + 1);
 			h->st.qxfer_approved++;
 		} else {
 			h->st.qxfer_denied++;

@@ -53,6 +53,14 @@ void na_qslot_emit(struct na_qtable *qt, struct na_qslot *s,
 		   enum na_qh_state before, const struct na_qacts *a,
 		   struct na_out *out, struct na_qlocals *loc);
 
+/* ---- na_qreset.c ---- */
+
+/** Slot `s` acted (`a`, not emitted yet): when nodes were declared dead,
+ * its hand-over to one ends (its Q_GRANT dropped from `a`) and their
+ * entries leave its queue (na_qtable_node_failed). */
+void na_qslot_settle_dead(struct na_qtable *qt, struct na_qslot *s,
+			  struct na_qacts *a);
+
 /* ---- na_qpass.c: given-up seqs and passing slots ---- */
 
 /** The record of seq `seq` given up on slot `s`. @return its index, or -1. */

@@ -356,6 +356,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 		return -EINVAL;
 	}
 	s->last = now;
+	na_qslot_settle_dead(qt, s, &a);
 	na_qslot_emit(qt, s, before, &a, out, loc);
 	na_qslot_free_passing(s);
 	return 0;
@@ -375,6 +376,7 @@ na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,
 		if (!s->used || na_qholder_next_timer(&s->h) > now)
 			continue;
 		na_qholder_tick(&s->h, now, &a);
+		na_qslot_settle_dead(qt, s, &a);
 		na_qslot_emit(qt, s, before, &a, out, loc);
 		na_qslot_free_passing(s);
 	}

@@ -65,7 +65,11 @@ struct na_qlocals {
 				waiting writer (once per tenure) */     \
 	X(sw_grants)         /* QGRANT taken (the switch's hand-over) */      \
 	X(sw_ignored)        /* QWAIT/QGRANT for no waiting event */          \
-	X(sw_polls)          /* polls sent for a given-up waiting writer */
+	X(sw_polls)          /* polls sent for a given-up waiting writer */   \
+	X(fault_resets)      /* rows freed by a recovery round or a dead
+				home (na_qtable_recovered) */      \
+	X(dead_dropped)      /* hand-overs to and queue entries of a dead
+				node dropped (na_qtable_node_failed) */
 
 struct na_qt_stats {
 #define NA_X_FIELD(name) uint64_t name;
@@ -102,6 +106,7 @@ struct na_qtable {
 	uint16_t (*home_of)(const void *ctx, uint64_t tag);
 	const void *home_ctx;
 	struct na_qslot *s; /* NA_QT_SLOTS */
+	uint32_t dead;      /* nodes declared dead (bit per id) */
 	struct na_qt_stats st;
 };
 
@@ -199,6 +204,32 @@ int na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
  */
 bool na_qtable_holds(const struct na_qtable *qt, uint64_t tag, uint16_t thread,
 		     uint32_t seq);
+
+/**
+ * A recovery round rebuilt blocks `tags` (`n`) without locks (docs/FAULTS.md
+ * 1): every row of theirs (waiting, kept, holding, ending, giving, passing)
+ * is of a tenure that ended with the switch's state, and nobody will serve
+ * it. All are freed; an ending row's unlock is acknowledged in `loc`, as
+ * an approval would (lib/model/qfault.pml). Call once no requester thread
+ * of the node is inside an event on them.
+ *
+ * @return 0, or 1 when `loc` filled up first: deliver it and call again.
+ */
+int na_qtable_recovered(struct na_qtable *qt, const uint64_t *tags, uint32_t n,
+			struct na_qlocals *loc);
+
+/**
+ * Node `node` was declared dead (dsm_node_failed): the rows of blocks it is
+ * home of are freed as by na_qtable_recovered; a row handing its tenure to
+ * one of its events ends (IDLE); its entries leave every queue and, from
+ * now on, every queue they would enter (forwards, a Q_GRANT's queue) and
+ * no approval hands a tenure to it.
+ *
+ * @return 0, 1 as na_qtable_recovered, or -EINVAL (no such node, or this
+ *         node).
+ */
+int na_qtable_node_failed(struct na_qtable *qt, uint16_t node,
+			  struct na_qlocals *loc);
 
 /** Run the holders' timers due at `now`. */
 void na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,

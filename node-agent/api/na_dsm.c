@@ -45,7 +45,11 @@ parse_roles(const char *s, unsigned *roles, char *err, size_t err_len)
 int
 dsm_node_failed(struct dsm *d, uint16_t node)
 {
-	return na_rec_node_failed(d->node.rec, node);
+	int rc = na_rec_node_failed(d->node.rec, node);
+
+	/* Queued locks: no tenure is handed to or queued for it any more
+	 * (lib/model/qfault.pml). */
+	return rc ? rc : na_node_q_node_failed(&d->node, node);
 }
 
 int

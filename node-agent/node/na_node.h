@@ -220,6 +220,12 @@ void na_node_q_abandon(struct na_node *n, uint64_t tag, uint16_t thread,
 bool na_node_q_holds(struct na_node *n, uint64_t tag, uint16_t thread,
 		     uint32_t seq);
 
+/**
+ * Node `node` was declared dead: the queue holders drop what names it
+ * (na_qtable_node_failed). @return 0, or -EINVAL (no such node, or this).
+ */
+int na_node_q_node_failed(struct na_node *n, uint16_t node);
+
 /** Start ADD_TO_SWITCH of the first `count` blocks, wait for the ACKs. */
 uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
 

@@ -37,5 +37,8 @@ void na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 
 /** Deliver the holders' messages for requester threads (mailboxes). */
 void na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc);
+/** The recovery's hook (na_rec_env.q_recovered; agent_mu held): free the
+ * queue holder rows of a round's blocks (na_qtable_recovered). */
+void na_node_q_recovered(void *ctx, const uint64_t *tags, uint32_t n);
 
 #endif /* NA_NODE_INT_H */

@@ -89,3 +89,21 @@ na_node_q_holds(struct na_node *n, uint64_t tag, uint16_t thread, uint32_t seq)
 	na_node_agents_leave(n);
 	return holds;
 }
+
+int
+na_node_q_node_failed(struct na_node *n, uint16_t node)
+{
+	struct na_qlocals loc;
+	int rc;
+
+	if (!n->qt)
+		return 0;
+	na_node_agents_enter(n);
+	do {
+		loc.n = 0;
+		rc = na_qtable_node_failed(n->qt, node, &loc);
+		na_node_queue_deliver(n, &loc);
+	} while (rc == 1);
+	na_node_agents_leave(n);
+	return rc;
+}

@@ -94,3 +94,19 @@ na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 	na_qtable_handle(n->qt, m, payload, na_now_ns(), out, &loc);
 	na_node_queue_deliver(n, &loc);
 }
+
+void
+na_node_q_recovered(void *ctx, const uint64_t *tags, uint32_t n)
+{
+	struct na_node *nd = ctx;
+	struct na_qlocals loc;
+	int more;
+
+	if (!nd->qt)
+		return;
+	do {
+		loc.n = 0;
+		more = na_qtable_recovered(nd->qt, tags, n, &loc);
+		na_node_queue_deliver(nd, &loc);
+	} while (more == 1);
+}

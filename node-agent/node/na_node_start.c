@@ -29,6 +29,8 @@ rec_init(struct na_node *n)
 		.cagent = &n->cagent,
 		.shadow = &n->shadow,
 		.voh = (n->cfg.roles & NA_ROLE_HOME) ? &n->voh : NULL,
+		.q_recovered = na_node_q_recovered,
+		.q_ctx = n,
 	};
 
 	return na_rec_init(&n->rec, &env);

@@ -26,6 +26,15 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
 	return false;
 }
 
+/* Is the block's queue tenure the node's, or one it handed over (its
+ * Q_GRANT may never have left: lib/model/qfault.pml HOME)? */
+static bool
+q_tenure(const struct na_hblock *b, uint16_t node)
+{
+	return na_hq_held_by(&b->q, node) ||
+	       (b->q.holder != 0 && b->q_from == node + 1);
+}
+
 /*
  * Node `dead` is gone. Its pending rounds are void; as a home we freeze
  * every home-owned block (or one a migration drain has not sent yet) it
@@ -67,7 +76,7 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 		if ((b->owner != NA_OWN_HOME && !draining) ||
 		    (!na_cs_has(b->cs, dead) &&
 		     !held_by(home, dead, na_home_tag(home, i)) &&
-		     !na_hq_held_by(&b->q, dead))) /* a queue's tenure */
+		     !q_tenure(b, dead)))
 			continue;
 		b->add_draining = false;
 		drain_block(r, b, na_bit(dead));

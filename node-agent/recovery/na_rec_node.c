@@ -378,6 +378,8 @@ try_report(struct na_rec *r, uint16_t home, struct na_out *out)
 	report_copies(r, p);
 	report_unsettled(r, p);
 	pthread_mutex_unlock(&r->mu);
+	if (r->env.q_recovered)
+		r->env.q_recovered(r->env.q_ctx, p->tags, p->n_tags);
 	report_cagent(r, p);
 	p->reported = true;
 	send_report(r, home, p, out);

@@ -80,6 +80,11 @@ struct na_rec_env {
 	struct na_cagent *cagent;
 	struct na_shadow *shadow;
 	struct na_voh_home *voh; /* validate-on-hit's queues and rows, or NULL */
+	/* Queued locks (NULL: none): called (agent_mu held) once the node is
+	 * quiescent on a round's blocks, before its report: their queue
+	 * holder rows are of tenures the round ends (na_qtable_recovered). */
+	void (*q_recovered)(void *ctx, const uint64_t *tags, uint32_t n);
+	void *q_ctx;
 };
 
 /** Allocate the recovery state over `env`. @return 0 or -ENOMEM. */

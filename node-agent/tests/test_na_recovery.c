@@ -403,6 +403,18 @@ Test(na_recovery, drain_finds_a_dead_queue_holder)
 	cr_assert_eq(n.home.blk[3].q.fwd, 0);
 }
 
+/* Node 3 handed block 3's tenure to node 1 (QXFER approved) and died:
+ * its Q_GRANT may never have left, the drain takes the block too
+ * (lib/model/qfault.pml HOME; na-sim crash sweep 63 run 125). */
+Test(na_recovery, drain_finds_a_tenure_the_dead_node_handed_over)
+{
+	n.home.blk[3].writer = true;
+	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(1, 0, 5), 0, 5 };
+	n.home.blk[3].q_from = 3 + 1;
+	na_rec_drain(n.rec, 3, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+}
+
 /*
  * The switch's control plane evicted block 0 for dead node 3 and kept block
  * 1: the home recovers block 0 alone (taking block 1 would make two owners),

@@ -1,0 +1,336 @@
+/*
+ * Queued locks under faults (docs/QUEUED-LOCKS.md 5, docs/FAULTS.md): a
+ * switch restart and a node crash against the nodes' queue-holder rows
+ * (node-agent/agents/na_qtable.c, na_qholder.c). One block, N nodes of one
+ * thread, each thread EV write events; one row per node (IDLE, WAIT,
+ * HOLD, ENDING, GIVING), a queue of one entry, the forward count.
+ *
+ * The switch: LOCK, QSTATE {holder, seq} and the tenure's forward count;
+ * a write request takes a free lock (grant) or is forwarded to the
+ * holder's tenure; QXFER / QRELEASE approved when they name the holder,
+ * denied `count` below the forward count, else `not_holder` (which the
+ * holder takes as approved). A message to a block not in the switch is a
+ * tag miss: the home starts a recovery round (dropped: the requester and
+ * the ending holder send again). The round: each live node gets BEGIN,
+ * aborts its thread's unfinished event (retried after DONE with a new
+ * seq); once all have, the home re-adds the block (power-on registers).
+ *
+ * Faults (one per run): RS=1 the switch restarts at any moment (LOCK,
+ * QSTATE to power-on, the block gone); CR=1 node N-1 crashes at any
+ * moment (messages to it dropped), the control plane evicts the block when
+ * locked (lcf_pipeline_node_failed), the survivors are told (TOLD step).
+ *
+ * HOME: the block is home-owned (na_home_queue.c): no eviction; the home
+ * drains (a round at once) a block whose tenure is the dead node's; the
+ * rule adds a tenure it handed over (-DOLDHOME: not; its next holder
+ * waits for ever for the Q_GRANT that died with it, na-sim crash sweep 63
+ * run 125).
+ *
+ * Today's rule (-DOLD): the recovery and the node failure leave the rows
+ * alone. A row of a tenure the fault ended is served by nobody: a WAIT
+ * row given up with forwards (kept) waits for ever for its Q_GRANT and
+ * its thread's next event finds the row busy (RS, na-sim --seed 24); a
+ * GIVING row re-sends its Q_GRANT to the dead node for ever (CR).
+ * The rule (default): at BEGIN a node resets every row of the round's
+ * blocks (an ENDING row's unlock acknowledged: the lock died with the
+ * switch); told a node failed, a survivor drops a GIVING row handing to
+ * it and the node's entries in its queues.
+ *
+ * Properties: at most one writer (assert); at the end (timeout) every
+ * live thread did its EV events, every live row is IDLE, no round runs.
+ *
+ * Bounds not explored: loss and duplication (no retransmission of a lost
+ * Q_GRANT: a GIVING row to a dead node blocks instead of looping), one
+ * thread per node, one block, a queue of one entry, seqs mod SQ=8 (no
+ * wrap within the run), the home on no node (a dead home's rows:
+ * na_qtable_node_failed resets them, not modelled), one fault per run,
+ * the round's BEGIN processed atomically with the abort (the C resets at
+ * the report, once the node is quiescent).
+ */
+#ifndef N
+#define N 2
+#endif
+#ifndef EV
+#define EV 2
+#endif
+#ifndef RS
+#define RS 0
+#endif
+#ifndef CR
+#define CR 0
+#endif
+#define SQ   8
+#define NONE 255
+#define ALL  ((1 << N) - 1)
+
+mtype = { REQ, XFER, REL, GRANT, FWD, QNACK, QGRANT, QGACK, XOK, XCNT };
+
+/* switch */
+bool lock, present = 1, inround, faulted;
+byte qh = NONE, qs, fc;
+byte from = NONE; /* HOME: the node that handed the tenure over */
+byte begun;
+byte dead = NONE;
+/* rows */
+byte st[N], rs[N], cnt[N], qn[N], qsq[N], nx[N], nxs[N], dfc[N];
+bool kept[N], denied[N];
+#define IDLE   0
+#define WAIT   1
+#define HOLD   2
+#define ENDING 3
+#define GIVING 4
+/* threads */
+byte ev[N], tseq[N], out[N], ackin[N];
+bool inev[N], granted[N], writing[N], unl[N], wd[N], told[N];
+byte nw;
+
+chan sw = [12] of { mtype, byte, byte, byte, byte, byte };
+chan nd[N] = [8] of { mtype, byte, byte, byte };
+
+inline to_node(kk, tt, aa, bb, cc) {
+	if
+	:: kk != dead -> nd[kk] ! tt, aa, bb, cc
+	:: else -> skip /* a crashed node receives nothing */
+	fi
+}
+
+/* QXFER to the head or QRELEASE, with the count (na_qholder send_end). */
+inline send_end(me) {
+	st[me] = ENDING;
+	denied[me] = 0;
+	if
+	:: qn[me] != NONE -> nx[me] = qn[me]; nxs[me] = qsq[me];
+		sw ! XFER, me, rs[me], cnt[me], nx[me], nxs[me]
+	:: else -> nx[me] = NONE; sw ! REL, me, rs[me], cnt[me], 0, 0
+	fi;
+	out[me]++
+}
+
+/* The rule: a row never queues nor hands to a node it was told failed. */
+#ifdef OLD
+#define GONE(k) 0
+#else
+#define GONE(k) (told[me] && (k) == dead)
+#endif
+#ifdef OLDHOME
+#define DRAINFROM 0
+#else
+#define DRAINFROM (from == dead)
+#endif
+
+inline reset_row(me) {
+	st[me] = IDLE; qn[me] = NONE; nx[me] = NONE; cnt[me] = 0;
+	kept[me] = 0; denied[me] = 0
+}
+
+proctype sw_proc() {
+	byte t, a, b, c, d, e;
+end:	do
+	:: sw ? t, a, b, c, d, e ->
+		atomic {
+		if
+		:: t != REQ -> out[a]--
+		:: else -> skip
+		fi;
+		if
+		:: a == dead -> skip /* declared after the packet lifetime */
+		:: a != dead && !present ->
+			/* tag miss: the home detects it, a round begins */
+			if
+			:: !inround -> inround = 1; begun = 0
+			:: else -> skip
+			fi
+		:: a != dead && present && t == REQ && !lock ->
+			lock = 1; qh = a; qs = b; fc = 0; from = NONE;
+			to_node(a, GRANT, a, b, 0)
+		:: a != dead && present && t == REQ && lock ->
+			if
+			:: qh != NONE -> fc++; to_node(qh, FWD, a, b, qs)
+			:: else -> skip
+			fi
+		:: a != dead && present && t != REQ && qh == a && qs == b && c < fc ->
+			ackin[a]++; to_node(a, XCNT, b, fc, 0)
+		:: a != dead && present && t == XFER && qh == a && qs == b && c >= fc ->
+			qh = d; qs = e; fc = 0; from = a; ackin[a]++;
+			to_node(a, XOK, b, 0, 0)
+		:: a != dead && present && t == REL && qh == a && qs == b && c >= fc ->
+			lock = 0; qh = NONE; ackin[a]++; to_node(a, XOK, b, 0, 0)
+		:: a != dead && present && t != REQ && !(qh == a && qs == b) ->
+			/* not_holder: taken as approved */
+			ackin[a]++; to_node(a, XOK, b, 0, 0)
+		fi
+		}
+	:: atomic { RS && !faulted -> faulted = 1;
+		lock = 0; qh = NONE; present = 0 }
+	:: atomic { CR && !faulted -> faulted = 1; dead = N - 1;
+		if
+		:: writing[dead] -> writing[dead] = 0; nw-- /* it writes no more */
+		:: else -> skip
+		fi;
+		if
+#ifndef HOME
+		:: lock -> lock = 0; qh = NONE; present = 0 /* evicted */
+#else
+		/* A home-owned block: the home drains it by a round when the
+		 * tenure is the dead node's (today) or, the rule, was handed
+		 * over by it (its Q_GRANT may never have left). */
+		:: lock && (qh == dead || DRAINFROM) ->
+			lock = 0; qh = NONE; present = 0; inround = 1; begun = 0
+#endif
+		:: else -> skip
+		fi }
+	:: atomic { inround && (begun | (dead != NONE -> (1 << dead) : 0)) == ALL ->
+		inround = 0; present = 1 /* DONE; the block re-added empty */ }
+	od
+}
+
+proctype node(byte me) {
+	byte t, a, b, c;
+end:	do
+	/* na_qtable_request: the thread's earlier event is given up first;
+	 * an ENDING or GIVING row, or a kept one, is -EBUSY: it waits */
+	:: atomic { dead != me && !inev[me] && ev[me] < EV && !inround &&
+		    (st[me] == WAIT && !kept[me] || st[me] == HOLD) ->
+		if
+		:: st[me] == WAIT && cnt[me] == 0 -> reset_row(me)
+		:: st[me] == WAIT && cnt[me] > 0 -> kept[me] = 1
+		:: st[me] == HOLD -> send_end(me)
+		fi }
+	:: atomic { dead != me && !inev[me] && ev[me] < EV && !inround &&
+		    !unl[me] && st[me] == IDLE ->
+		tseq[me] = (tseq[me] + 1) % SQ;
+		inev[me] = 1; granted[me] = 0; wd[me] = 0;
+		st[me] = WAIT; rs[me] = tseq[me]; cnt[me] = 0; qn[me] = NONE;
+		kept[me] = 0; sw ! REQ, me, tseq[me], 0, 0, 0 }
+	:: atomic { dead != me && inev[me] && granted[me] && !writing[me] ->
+		writing[me] = 1; nw++; assert(nw == 1) }
+	:: atomic { dead != me && writing[me] ->
+		writing[me] = 0; nw--;
+		inev[me] = 0; ev[me]++; unl[me] = 1; send_end(me) }
+	/* the ending holder's retransmission (its copy was dropped) */
+	:: atomic { dead != me && st[me] == ENDING && out[me] == 0 &&
+		    ackin[me] == 0 && (!denied[me] || cnt[me] >= dfc[me]) ->
+		send_end(me) }
+	/* the requester's watchdog (a holder that may be dead) */
+	:: atomic { dead != me && dead != NONE && inev[me] && !granted[me] &&
+		    !wd[me] -> wd[me] = 1; sw ! REQ, me, tseq[me], 0, 0, 0 }
+	:: atomic { dead != me && inround && !(begun >> me & 1) ->
+		begun = begun | (1 << me);
+		if
+		:: inev[me] ->
+			if
+			:: writing[me] -> writing[me] = 0; nw--
+			:: else -> skip
+			fi;
+			inev[me] = 0; granted[me] = 0
+		:: else -> skip
+		fi;
+#ifndef OLD
+		if
+		:: st[me] == ENDING -> unl[me] = 0
+		:: else -> skip
+		fi;
+		reset_row(me)
+#endif
+		}
+	:: atomic { dead != NONE && dead != me && !told[me] -> told[me] = 1;
+#ifndef OLD
+		if
+		:: st[me] == GIVING && nx[me] == dead -> reset_row(me)
+		:: else -> skip
+		fi;
+		if
+		:: qn[me] == dead -> qn[me] = NONE
+		:: else -> skip
+		fi
+#endif
+		}
+	:: nd[me] ? t, a, b, c ->
+		atomic {
+		if
+		:: dead == me -> skip
+		:: t == GRANT ->
+			if
+			:: inev[me] && tseq[me] == b && st[me] == WAIT &&
+			   rs[me] == b -> st[me] = HOLD; granted[me] = 1
+			:: else -> skip /* a stale reply */
+			fi
+		:: t == FWD ->
+			if
+			:: (st[me] == WAIT || st[me] == HOLD || st[me] == ENDING) &&
+			   rs[me] == c ->
+				cnt[me]++;
+				if
+				:: qn[me] == NONE && !GONE(a) -> qn[me] = a; qsq[me] = b
+				:: else -> skip
+				fi
+			:: else -> to_node(a, QNACK, a, b, 0)
+			fi
+		:: t == QNACK ->
+			if
+			:: inev[me] && tseq[me] == b && !granted[me] ->
+				sw ! REQ, me, b, 0, 0, 0
+			:: else -> skip
+			fi
+		:: t == QGRANT ->
+			if
+			:: st[me] == WAIT && rs[me] == b && !kept[me] ->
+				/* GRANTED: the thread takes it if still in the
+				 * event, else the row holds until its next */
+				st[me] = HOLD;
+				granted[me] = inev[me] && tseq[me] == b
+			:: st[me] == WAIT && rs[me] == b && kept[me] ->
+				kept[me] = 0; send_end(me) /* passed on */
+			:: else -> skip
+			fi;
+			to_node(a, QGACK, me, b, 0)
+		:: t == QGACK ->
+			if
+			:: st[me] == GIVING && nx[me] == a && nxs[me] == b ->
+				reset_row(me)
+			:: else -> skip
+			fi
+		:: t == XOK ->
+			ackin[me]--;
+			if
+			:: st[me] == ENDING && rs[me] == a ->
+				unl[me] = 0;
+				if
+				:: nx[me] == NONE -> reset_row(me)
+				:: nx[me] != NONE && GONE(nx[me]) ->
+					reset_row(me) /* never to a dead node */
+				:: else -> st[me] = GIVING;
+					to_node(nx[me], QGRANT, me, nxs[me], 0)
+				fi
+			:: else -> skip
+			fi
+		:: t == XCNT ->
+			ackin[me]--;
+			if
+			:: st[me] == ENDING && rs[me] == a -> denied[me] = 1;
+				dfc[me] = b
+			:: else -> skip
+			fi
+		fi
+		}
+	od
+}
+
+/* End of run: the na-sim quiescence check. */
+active proctype quiet() {
+	byte i;
+	timeout ->
+	for (i : 0 .. N - 1) {
+		assert(i == dead || (ev[i] == EV && st[i] == IDLE && !unl[i]))
+	}
+	assert(!inround)
+}
+
+init {
+	byte i;
+	atomic {
+		for (i : 0 .. N - 1) { qn[i] = NONE; nx[i] = NONE }
+		run sw_proc();
+		for (i : 0 .. N - 1) { run node(i) }
+	}
+}
