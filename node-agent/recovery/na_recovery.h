@@ -79,7 +79,7 @@ struct na_rec_env {
 	struct na_home *home;
 	struct na_cagent *cagent;
 	struct na_shadow *shadow;
-	struct na_voh_home *voh; /* validate-on-hit's queues and rows, or NULL */
+	struct na_voh_home *voh; /* validate-on-hit: queues, rows; or NULL */
 	/* Queued locks (NULL: none): called (agent_mu held) once the node is
 	 * quiescent on a round's blocks, before its report: their queue
 	 * holder rows are of tenures the round ends (na_qtable_recovered). */
