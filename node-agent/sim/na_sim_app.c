@@ -4,6 +4,10 @@
  * simulated cluster, with the cost model (na_sim_cost.h); see
  * na_sim_app.h for how the application's sources are built for it and
  * docs/SIMULATION.md "Applications" for the options and the output.
+ *
+ * Over 500 lines: the calls the applications make (threads, clocks, dsm),
+ * the latency histogram and the run share one state (R) that a split would
+ * have to export.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -15,6 +15,10 @@
  * reads back the words the workload writes (the checker compares them with
  * the history's last writes) and the cluster must become quiescent
  * (na_sim_quiesce.h; exit 4 when it does not).
+ *
+ * Over 500 lines: the run's phases (open, faults, workloads, final reads,
+ * checks, summary) share the nodes' table and the scheduler's callbacks;
+ * options are in na_sim_opts.c, the network in na_sim_net.c.
  */
 #include <errno.h>
 #include <inttypes.h>

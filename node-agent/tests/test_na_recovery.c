@@ -2,7 +2,9 @@
  *
  * Recovery (na_recovery.h, docs/FAULTS.md) driven through its agent
  * interface on a node without a transport: the home's detection probe, the
- * round, the rebuild (copyset, orphan data, LAST-EXECUTED), and the drain.
+ * round, the rebuild (copyset, orphan data, LAST-EXECUTED), the drain and
+ * the rejoin. Over 500 lines: every case shares one node's fixture and the
+ * round's helpers (report, self_round), which a split would copy.
  */
 #include <criterion/criterion.h>
 
