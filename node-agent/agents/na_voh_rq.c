@@ -119,16 +119,12 @@ update_request(struct na_rq *q, uint32_t who, struct na_rq_action *act,
 	return 0;
 }
 
-/* Row UPDATE_DONE (empty, not empty): the update leaves UQ and every read
- * queued behind it proceeds into RQ; all other rows are errors. */
+/* The update at UQ's head leaves: the reads queued behind it join RQ and
+ * proceed. */
 static int
-update_done(struct na_rq *q, uint32_t who, struct na_rq_action *act,
-	    uint32_t cap, uint32_t *n)
+reads_join(struct na_rq *q, struct na_rq_action *act, uint32_t cap,
+	   uint32_t *n)
 {
-	if (q->n_rq != 0 || q->n_uq == 0)
-		return -EPROTO;
-	if (q->uq[0] != who)
-		return -ENOENT;
 	if (cap - *n < q->n_uq - 1)
 		return -ENOSPC;
 	if (reserve(&q->rq, q->n_rq, &q->cap_rq, q->n_uq - 1))
@@ -139,6 +135,19 @@ update_done(struct na_rq *q, uint32_t who, struct na_rq_action *act,
 	}
 	q->n_uq = 0;
 	return 0;
+}
+
+/* Row UPDATE_DONE (empty, not empty): the update leaves UQ and every read
+ * queued behind it proceeds into RQ; all other rows are errors. */
+static int
+update_done(struct na_rq *q, uint32_t who, struct na_rq_action *act,
+	    uint32_t cap, uint32_t *n)
+{
+	if (q->n_rq != 0 || q->n_uq == 0)
+		return -EPROTO;
+	if (q->uq[0] != who)
+		return -ENOENT;
+	return reads_join(q, act, cap, n);
 }
 
 int
@@ -181,14 +190,5 @@ na_rq_cancel(struct na_rq *q, uint32_t who, struct na_rq_action *act,
 	if (q->n_rq == 0) /* granted: as its UPDATE_DONE */
 		return update_done(q, who, act, cap, n);
 	/* Waiting for RQ to drain: the reads behind it join RQ at once. */
-	if (cap - *n < q->n_uq - 1)
-		return -ENOSPC;
-	if (reserve(&q->rq, q->n_rq, &q->cap_rq, q->n_uq - 1))
-		return -ENOMEM;
-	for (uint32_t i = 1; i < q->n_uq; i++) {
-		q->rq[q->n_rq++] = q->uq[i];
-		emit(act, cap, n, NA_RQ_READ_PROCEED, q->uq[i]);
-	}
-	q->n_uq = 0;
-	return 0;
+	return reads_join(q, act, cap, n);
 }
