@@ -122,8 +122,7 @@ update_request(struct na_rq *q, uint32_t who, struct na_rq_action *act,
 /* The update at UQ's head leaves: the reads queued behind it join RQ and
  * proceed. */
 static int
-reads_join(struct na_rq *q, struct na_rq_action *act, uint32_t cap,
-	   uint32_t *n)
+reads_join(struct na_rq *q, struct na_rq_action *act, uint32_t cap, uint32_t *n)
 {
 	if (cap - *n < q->n_uq - 1)
 		return -ENOSPC;
