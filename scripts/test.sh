@@ -177,7 +177,7 @@ step "swswitch fault injection" python3 swswitch/tests/test_faults.py "$BUILD/sw
 # ~10 s: meson install, an application built with pkg-config, run on 2 nodes
 step "libdsm installed: an application built with pkg-config runs on 2 nodes" scripts/test-install.sh
 [ -x scripts/test-restart.sh ] && step "switch restart: SIGKILL mid-run, recovery, history check (~40 s)" scripts/test-restart.sh
-[ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain (homes, then the switch command), a new process of it rejoins, history check (~90 s)" scripts/test-drain.sh
+[ -x scripts/test-drain.sh ] && step "memory-node failure: SIGKILL a node, drain (homes, then the switch command), history check (~50 s)" scripts/test-drain.sh
 [ -x scripts/test-rejoin.sh ] && step "new incarnations on a running switch: dsm_kv twice, node-failed between, histories checked (~55 s)" scripts/test-rejoin.sh
 [ -x scripts/test-migration.sh ] &&
 	step "dynamic ownership migration (~20-40 s)" scripts/test-migration.sh
