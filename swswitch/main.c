@@ -6,6 +6,9 @@
  *
  * This file: EAL init, options, topology, mbuf pools, port setup, signals,
  * launch, and the exit report. The loop is in sw_loop.c.
+ *
+ * Why one file of this length: it is the order of start-up and shut-down,
+ * as in DPDK's own examples' main.c; each step is a short static function.
  */
 #include <errno.h>
 #include <inttypes.h>

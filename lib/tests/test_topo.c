@@ -3,6 +3,9 @@
  * Topology loader: valid files load with the right defaults and derived
  * fields; every class of bad file is refused with -EINVAL, a message naming
  * the field, and a zeroed struct topo.
+ *
+ * Why one file of this length: one Criterion suite per loader, each case a
+ * few lines of JSON and its expected refusal, read as one table.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -3,6 +3,10 @@
  * Queued locks at the home agent (docs/QUEUED-LOCKS.md section 11): the
  * pure QSTATE decisions (na_home_queue.h) and the home agent fed messages
  * through na_home_handle().
+ *
+ * Why one file of this length: the pure decisions and the agent's
+ * handling of them share one home and its helpers below, and a failing
+ * agent case reads next to the decision it applies.
  */
 #include <criterion/criterion.h>
 

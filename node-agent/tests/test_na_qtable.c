@@ -3,6 +3,9 @@
  * A node's queue holders on the wire (na_qtable, docs/QUEUED-LOCKS.md 5-6),
  * the next holder's plan (na_qplan) and the dispatch of the queued-lock
  * messages (na_classify).
+ *
+ * Why one file of this length: the three share the fixtures below (one
+ * holder table, its output and locals, frames built by the same helpers).
  */
 #include <errno.h>
 

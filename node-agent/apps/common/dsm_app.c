@@ -2,6 +2,10 @@
  *
  * dsm_app: the applications' shared options, set-up, barrier, threads,
  * progress, histories, report, and what SIGINT/SIGTERM write; see dsm_app.h.
+ *
+ * Why one file of this length: every application links only this object
+ * for its harness, and the option table, the report and the signal path
+ * read the same struct dsm_app, which a split would have to export.
  */
 #include <errno.h>
 #include <inttypes.h>
