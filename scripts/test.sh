@@ -110,6 +110,7 @@ spin_lane() {
 	step "fuzzing + unit tests under ASan/UBSan" scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
 	# every unit test ran under the sanitizers in the step before but those
 	# their build leaves out (it has no DPDK: test_shard)
+	# shellcheck disable=SC2016 # expanded by the inner bash
 	step "unit tests (Criterion) outside the sanitizer build" bash -c '
 		units() { meson test -C "$1" --suite unit --list 2>/dev/null | sed -n "s|^.* / ||p" | sort; }
 		comm -23 <(units "$BUILD") <(units "${FUZZ_BUILD:-build-fuzz}") |
