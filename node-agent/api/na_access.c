@@ -89,6 +89,7 @@ local_wait(struct dsm_thread *t, struct na_cbucket *b, struct na_retry *rt)
 
 	if (t->stale.valid && !t->n->qt) {
 		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.aborts_before_wait);
 		na_req_end_stale(t);
 		if (rt)
 			rt->seq = 0;
