@@ -29,7 +29,8 @@
  * waits for T2's entry, T2 for the lock, the lock for T1 (invalid end
  * state). -DFIX (na_access.c local_wait): a thread holding an abandoned
  * request ends it (the quarantine) before it waits locally, and never
- * reuses that seq.
+ * reuses that seq. -DEVFREE (not the C): evict() frees the entry between
+ * refused retries (as miss() does) and claims it again; passes too.
  *
  * Bounds: DUP duplicates of T1's request, LOSS losses of its replies and
  * ABORT answers, R re-sends per phase (timer), one access per thread.

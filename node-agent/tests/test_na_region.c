@@ -503,8 +503,7 @@ lw_writer(void *arg)
 	if (arg)
 		return lw_evictor(arg);
 	cr_assert_eq(dsm_read(t, blk(0), &v, sizeof(v)), 0);
-	cr_assert_eq(na_req_event(h, LCF_T_READ_MISS, tag, &hc, &hr),
-		     NA_EV_OK);
+	cr_assert_eq(na_req_event(h, LCF_T_READ_MISS, tag, &hc, &hr), NA_EV_OK);
 	cr_assert_eq(na_req_event(t, LCF_T_WRITE_SHARED, tag, &c, &rt),
 		     NA_EV_NACK);
 	na_unlock_meta(LCF_T_READ_MISS, hc.gs_old, hc.cs_old, 2, &gs, &cs);
