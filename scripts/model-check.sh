@@ -382,6 +382,13 @@ if [ $DEEP = 0 ]; then
 	# check. Today's rule leaks the lock; the check-refusal release holds.
 	PML=rthreads.pml run rthreads-old "violation:invalid end state" "-DDUP=1 -DLOSS=1 -DR=2" "-DSAFETY" "-m10000 -w18"
 	PML=rthreads.pml run rthreads pass "-DFIX -DDUP=2 -DLOSS=2 -DR=3" "-DSAFETY" "-m100000 -w18"
+	# ... at a home lock (rlocal.pml): T1's refused WRITE_SHARED whose
+	# duplicate holds the lock, sibling T2 evicting the one cache entry and
+	# keeping it busy through refused retries. Today's rule: T1 waits
+	# locally, its seq never ended (stuck); ended before a local wait,
+	# passes (a hit, then a miss on another tag, included).
+	PML=rlocal.pml run rlocal-old "violation:invalid end state" "-DDUP=1" "-DSAFETY" "-m10000 -w18"
+	PML=rlocal.pml run rlocal pass "-DFIX -DHIT -DDUP=3 -DLOSS=2 -DR=4" "-DSAFETY" "-m100000 -w18"
 	# Directory baseline (dircount.pml): refusals counted against copies
 	# sent miss the network's duplicate; the home's ABORT does not.
 	PML=dircount.pml run dircount-old "violation:wl *== *0" "-DDUP=1" "-DSAFETY" "-m10000 -w18"
@@ -542,6 +549,7 @@ else
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
+	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
 	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
 	PML=qalias.pml run qalias-fix-id2 pass "-DIDW=2 -DWIN -DTOKEN -DEPW=2 -DEV=5 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"

@@ -248,6 +248,15 @@ run regress-queued-rwlock-101 "--seed 2 --events 60000 --workload rwlock --read-
 # read lock; the quarantine's re-sent copies refused "check failed" once a
 # sibling's read put the node in COPYSET (lib/model/rthreads.pml).
 run regress-retry-threads-20055 "--seed 20055 --nodes 2 --threads 2 --workload rwlock --blocks 3 --switch-blocks 2 --cache-blocks 64 --loss 0.05 --dup 0.2 --jitter-us 200 --events 500"
+# ... at a home lock, a one-block cache: a refused WRITE_SHARED whose
+# duplicate held the write lock; a sibling's eviction kept the entry busy
+# through its refused retries while the thread waited for the entry
+# (lib/model/rlocal.pml; harsh sweep 31600 run 1245, seed 3325740582;
+# seed 2 stalls the same way on the code of then).
+run regress-retry-localwait-1245 "--seed 3325740582 --events 100 --nodes 9 --threads 4 --workload micro --read-ratio 0.9 --blocks 8 --switch-blocks 2 --cache-blocks 1 --block-size 64 --loss 0.009 --dup 0.184 --jitter-us 500 --max-rate 200000 --stuck-s 30 --pipe-depth 8" \
+	qlock.req_aborts_before_wait
+run regress-retry-localwait-2 "--seed 2 --events 100 --nodes 9 --threads 4 --workload micro --read-ratio 0.9 --blocks 8 --switch-blocks 2 --cache-blocks 1 --block-size 64 --loss 0.009 --dup 0.184 --jitter-us 500 --max-rate 200000 --stuck-s 30 --pipe-depth 8" \
+	qlock.req_aborts_before_wait
 # Directory baseline: refusals counted against copies sent, the duplicate
 # granted and dropped (lib/model/dircount.pml).
 run regress-directory-30003 "--seed 30003 --directory --nodes 2 --threads 2 --blocks 1 --loss 0 --dup 0.2 --events 1000"
@@ -288,8 +297,9 @@ run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads
 # A crash while a migration drains a block the dead reader locked: the
 # failure drain skipped it, the lock stayed (lib/model/migcrash.pml; crash
 # sweep 63 run 54; its seed 357118885 drains nothing once the home writes
-# its memory as it answers a reader; seed 2 stalls without these fixes).
-run regress-crash-migrate-drain "--seed 2 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
+# its memory as it answers a reader; seed 2 stalled without these fixes,
+# seed 4 drains since a local wait ends an abandoned request).
+run regress-crash-migrate-drain "--seed 4 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
 	recovery.drained_blocks
 # Switch restart, retry mode: a thread's request sent after its node had
 # reported to the round (BEGIN came in its ABORT quarantine) was granted

@@ -72,12 +72,30 @@ release_busy(struct na_cbucket *b, struct na_centry *e)
 	pthread_mutex_unlock(&b->mu);
 }
 
-/* Wait for another local thread; called and returns with b->mu released. */
+/*
+ * Wait for another local thread; called with b->mu held, returns with it
+ * released. Retry mode: a thread holding an abandoned request (t->stale)
+ * ends it first and returns without waiting (the caller looks again), and
+ * its access must not reuse that seq (`rt`, or NULL). A copy of it may hold
+ * the lock the thread we would wait for needs: a sibling's eviction keeps
+ * the entry busy through its refused retries (lib/model/rlocal.pml). Queued
+ * mode keeps the entry busy through a NACK's backoff and gives a request
+ * up before a hit, so the thread waits behind no lock of its own.
+ */
 static void
-local_wait(struct dsm_thread *t, struct na_cbucket *b)
+local_wait(struct dsm_thread *t, struct na_cbucket *b, struct na_retry *rt)
 {
-	uint64_t t0 = na_req_trace_t0(t);
+	uint64_t t0;
 
+	if (t->stale.valid && !t->n->qt) {
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.aborts_before_wait);
+		na_req_end_stale(t);
+		if (rt)
+			rt->seq = 0;
+		return;
+	}
+	t0 = na_req_trace_t0(t);
 	na_cond_wait_until(&b->cv, &b->mu, na_now_ns() + 1000000ull);
 	pthread_mutex_unlock(&b->mu);
 	/* Keep our own unlock moving: the thread we wait for may need it. */
@@ -254,7 +272,7 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				    &victim, &found);
 		if (found) {
 			if (conflict(e, t->id, write)) {
-				local_wait(t, b);
+				local_wait(t, b, &rt);
 				continue;
 			}
 			if (mode == NA_M_RMW_THROUGH &&
@@ -303,7 +321,7 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				return rc;
 			continue;
 		} else if (!e) {
-			local_wait(t, b);
+			local_wait(t, b, &rt);
 			continue;
 		}
 		type = !write                    ? LCF_T_READ_MISS
@@ -360,7 +378,7 @@ na_req_drop(struct dsm_thread *t, uint64_t tag)
 			return -EBUSY;
 		}
 		if (e->busy != NA_NOBODY) {
-			local_wait(t, b);
+			local_wait(t, b, NULL);
 			continue;
 		}
 		e->busy = (int16_t)t->id;

@@ -277,13 +277,7 @@ dsm_sync(struct dsm_thread *t)
 	/* A refused event whose copy may hold a lock ends here too, not only
 	 * before the thread's next event: a thread that stops must not keep
 	 * it. */
-	if (t->stale.valid) {
-		uint64_t tag = t->stale.tag;
-		uint32_t seq = t->stale.seq;
-
-		na_req_quarantine(t);
-		na_req_q_abandon(t, tag, seq);
-	}
+	na_req_end_stale(t);
 	na_req_flush(t);
 }
 

@@ -216,3 +216,20 @@ na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
 		na_req_quarantine(t);
 	na_req_q_abandon(t, tag, seq);
 }
+
+/*
+ * The quarantine, then (queued mode) the holder slot's abandon, so that a
+ * grant of that seq passes on (na_req_give_up's order): before a new seq,
+ * before a local wait (na_access.c) and when the thread stops (dsm_sync).
+ */
+void
+na_req_end_stale(struct dsm_thread *t)
+{
+	uint64_t tag = t->stale.tag;
+	uint32_t seq = t->stale.seq;
+
+	if (!t->stale.valid)
+		return;
+	na_req_quarantine(t);
+	na_req_q_abandon(t, tag, seq);
+}

@@ -145,15 +145,7 @@ again:
 			t->stale.valid = false;
 		}
 	} else {
-		if (t->stale.valid) {
-			uint64_t stag = t->stale.tag;
-			uint32_t sseq = t->stale.seq;
-
-			na_req_quarantine(t);
-			/* Queued mode: then a grant of that seq passes on
-			 * (na_req_give_up's order). */
-			na_req_q_abandon(t, stag, sseq);
-		}
+		na_req_end_stale(t);
 		seq = na_req_next_seq(t);
 		rt->copies = 0;
 		rt->nacks = 0;

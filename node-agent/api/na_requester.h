@@ -287,6 +287,12 @@ int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
 void na_req_quarantine(struct dsm_thread *t);
 
 /**
+ * End the abandoned request, if any: na_req_quarantine(), then its queue
+ * holder slot's abandon (queued mode). Its seq is spent. No error returns.
+ */
+void na_req_end_stale(struct dsm_thread *t);
+
+/**
  * Give up a NACKed request that is not retried (seq on tag): in queued
  * lock mode the event is ended now with na_req_quarantine(), not at the
  * thread's next miss (a late copy of it may hold the lock while the node's

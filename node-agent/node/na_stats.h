@@ -40,6 +40,7 @@
 	X(aborts_done)               \
 	X(aborts_passed)             \
 	X(aborts_waiting)            \
+	X(aborts_before_wait)        \
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \

@@ -6,7 +6,8 @@
  * duplication. All nodes live in this process, so mutual exclusion is
  * checked directly: a counter per block of the threads inside a critical
  * section that covers it. Also the ABORT quarantine of a NACKed event on
- * the same cluster (its timing is the virtual clock's).
+ * the same cluster (its timing is the virtual clock's), and a local wait
+ * that ends one. Over 500 lines: these tests share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -456,5 +457,79 @@ Test(region, abort_quarantine_ends_on_its_answer)
 	cr_expect_lt(quarantine_ns, NA_RTT_FLOOR_NS,
 		     "quarantine took %lu ns (slept to its timeout)",
 		     (unsigned long)quarantine_ns);
+	cluster_down();
+}
+
+/* ---- a local wait ends the thread's abandoned request ----------------- */
+
+static volatile int evicting;
+
+static void *
+lw_evictor(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 1);
+
+	(void)arg;
+	while (!evicting)
+		na_req_backoff(t, 0);
+	evicting = 2;
+	cr_assert_eq(dsm_evict_region(t, blk(0), BS), 0);
+	finished();
+	return NULL;
+}
+
+/*
+ * lib/model/rlocal.pml at the home: node 1's thread 0 holds block 0 Shared;
+ * its WRITE_SHARED is NACKed (node 2 holds a read lock), and a network
+ * duplicate of it (sent here by hand) takes the write lock once the read
+ * ends. Thread 1 evicts the block (lw_evictor): the entry busy,
+ * EVICT_SHARED refused while that lock holds. Thread 0 then writes the
+ * block, finds the entry busy and ends its abandoned seq (the duplicate's
+ * replies, its unlock) before it waits; waiting with it, neither thread
+ * would finish.
+ */
+static void *
+lw_writer(void *arg)
+{
+	struct dsm_thread *h = dsm_thread(s.d[2], 0);
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift, v = 0;
+	struct na_retry hr = { 0 }, rt = { 0 };
+	struct na_collect hc, c;
+	struct lcf_msg m;
+	uint32_t cs;
+	uint8_t gs;
+
+	if (arg)
+		return lw_evictor(arg);
+	cr_assert_eq(dsm_read(t, blk(0), &v, sizeof(v)), 0);
+	cr_assert_eq(na_req_event(h, LCF_T_READ_MISS, tag, &hc, &hr), NA_EV_OK);
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_SHARED, tag, &c, &rt),
+		     NA_EV_NACK);
+	na_unlock_meta(LCF_T_READ_MISS, hc.gs_old, hc.cs_old, 2, &gs, &cs);
+	na_req_send_unlock(h, LCF_T_READ_UNLOCK, hr.seq, tag, gs, cs);
+	na_req_flush(h);
+	na_req_msg(t, &m, LCF_T_WRITE_SHARED, rt.seq, tag,
+		   na_req_home_of(t, tag));
+	na_node_send(t->n, m.dst_node, &m, NULL);
+	evicting = 1;
+	while (evicting != 2 || t->n->st.req.nacks < 2)
+		na_req_backoff(t, 0); /* the eviction is refused */
+	v = 42;
+	cr_assert_eq(dsm_write(t, blk(0), &v, sizeof(v)), 0);
+	cr_expect_eq(t->n->st.req.aborts_before_wait, 1);
+	/* the duplicate's grant, released by the thread itself */
+	cr_expect_eq(t->n->st.req.stale_grants_released, 1);
+	finished();
+	return NULL;
+}
+
+Test(region, local_wait_ends_the_abandoned_request)
+{
+	void *args[2] = { NULL, &s };
+
+	cluster_up(0);
+	evicting = 0;
+	run_all(lw_writer, args, 2, 3000000);
 	cluster_down();
 }
