@@ -257,6 +257,12 @@ run regress-retry-localwait-1245 "--seed 3325740582 --events 100 --nodes 9 --thr
 	qlock.req_aborts_before_wait
 run regress-retry-localwait-2 "--seed 2 --events 100 --nodes 9 --threads 4 --workload micro --read-ratio 0.9 --blocks 8 --switch-blocks 2 --cache-blocks 1 --block-size 64 --loss 0.009 --dup 0.184 --jitter-us 500 --max-rate 200000 --stuck-s 30 --pipe-depth 8" \
 	qlock.req_aborts_before_wait
+# ... with validate-on-hit: a thread holding an abandoned request (tag 0,
+# seq 3) sent a VOH_VREAD of seq 3 from its own counter; the quarantine's
+# mail filter took each VOH_VERSION as the abandoned request's (harsh sweep
+# 33000 run 158; na_msg_own_seq).
+run regress-voh-stale-seq-alias "--seed 3 --events 3000 --nodes 9 --threads 2 --workload poll --blocks 1 --switch-blocks 2 --cache-blocks 1 --block-size 1024 --loss 0.005 --dup 0.238 --jitter-us 50 --max-rate 5000 --stuck-s 30 --pipe-depth 2" \
+	qlock.req_aborts_before_wait voh.checks
 # Directory baseline: refusals counted against copies sent, the duplicate
 # granted and dropped (lib/model/dircount.pml).
 run regress-directory-30003 "--seed 30003 --directory --nodes 2 --threads 2 --blocks 1 --loss 0 --dup 0.2 --events 1000"

@@ -70,7 +70,7 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 	const struct lcf_msg *m = &x->m;
 
 	if (!s->valid || m->seq != s->seq || m->tag != s->tag ||
-	    m->node != t->n->self)
+	    m->node != t->n->self || na_msg_own_seq(m->type))
 		return false;
 	switch (m->type) {
 	case NA_MSG_ACK:

@@ -112,6 +112,18 @@ na_aux_responder(uint32_t aux)
 	return (uint16_t)(aux & 0xffff);
 }
 
+/*
+ * SABRes (0x50-0x54) and validate-on-hit (0x58-0x5f) number their requests
+ * with counters of their own (t->sab_seq, struct na_voh seq), not the
+ * coherence requester's: one of their replies never answers a coherence
+ * request of the same seq.
+ */
+static inline bool
+na_msg_own_seq(uint8_t type)
+{
+	return type >= NA_MSG_SABRE_REG && type <= NA_MSG_VOH_DONE;
+}
+
 /** Name of any type (pipeline, switch or node-to-node); "?" if unknown. */
 const char *na_type_name(uint8_t type);
 
