@@ -422,6 +422,11 @@ if [ $DEEP = 0 ]; then
 	PML=recorphan.pml run recorphan-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recorphan.pml run recorphan-nocmp "violation:assertion violated" "-DNOCMP" "-DSAFETY" "-m10000 -w18"
 	PML=recorphan.pml run recorphan pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# The home's orphan-data slots (recslots.pml): the orphan's record
+	# dropped when the slots are full of old ones, memory stale; headers
+	# kept, slots freed for the orphan and its provider asked again, not.
+	PML=recslots.pml run recslots-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recslots.pml run recslots pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.
@@ -550,6 +555,7 @@ else
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
 	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
 	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
+	PML=recslots.pml run recslots-deep pass "-DFIX -DNP=4 -DLOSS=2" "-DSAFETY" "-m10000 -w20"
 	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
 	PML=qalias.pml run qalias-fix-id2 pass "-DIDW=2 -DWIN -DTOKEN -DEPW=2 -DEV=5 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"

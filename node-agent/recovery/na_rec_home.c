@@ -84,6 +84,7 @@ na_rec_start_round(struct na_rec *r, struct na_out *out)
 	h->expect = all_nodes(r);
 	h->reported = h->acked = 0;
 	h->n_unset = 0;
+	h->n_dh = 0;
 	memset(h->cs, 0, sizeof(h->cs));
 	memset(h->mod, 0, sizeof(h->mod));
 	for (int i = 0; i < REC_DIRTY; i++)
@@ -103,32 +104,73 @@ slot_of(const struct rec_home *h, uint64_t tag, const struct na_rec *r)
 	return -1;
 }
 
+static bool
+same_event(const struct rec_dhdr *a, const struct rec_dhdr *b)
+{
+	return a->slot == b->slot && a->src == b->src && a->rnode == b->rnode &&
+	       a->rthread == b->rthread && a->seq == b->seq;
+}
+
+/* The data slot holding record `k`, or NULL. */
 static struct rec_cand *
-cand_get(struct na_rec *r, uint32_t slot, uint16_t src, uint16_t rnode,
-	 uint16_t rthread, uint32_t seq)
+cand_find(struct rec_home *h, const struct rec_dhdr *k)
+{
+	for (int i = 0; i < REC_DIRTY; i++)
+		if (h->cand[i].used && same_event(&h->cand[i].k, k))
+			return &h->cand[i];
+	return NULL;
+}
+
+/*
+ * Record `k` is its block's orphan as far as the reports in so far tell:
+ * its event is listed unsettled, or its data equals the provider's Shared
+ * copy (lib/model/recorphan.pml).
+ */
+static bool
+matches(const struct rec_home *h, const struct rec_dhdr *k)
+{
+	for (uint32_t i = 0; i < h->n_dh; i++)
+		if (h->dh[i].cur && same_event(&h->dh[i], k))
+			return true;
+	for (uint32_t i = 0; i < h->n_unset; i++)
+		if (h->unset[i].slot == k->slot &&
+		    h->unset[i].node == k->rnode &&
+		    h->unset[i].thread == k->rthread &&
+		    h->unset[i].seq == k->seq)
+			return true;
+	return false;
+}
+
+/*
+ * A data slot for record `k`: its own, a free one, or, `k` matching, one
+ * of a record that does not. Without the last, old records of completed
+ * events filled the slots first and the orphan's data was dropped: memory
+ * kept an old value (lib/model/recslots.pml). NULL: none (a matching
+ * record's provider is asked again once every report is in).
+ */
+static struct rec_cand *
+cand_get(struct na_rec *r, const struct rec_dhdr *k)
 {
 	struct rec_home *h = &r->h;
-	struct rec_cand *free_c = NULL;
+	struct rec_cand *c = cand_find(h, k), *free_c = NULL, *old_c = NULL;
 
+	if (c)
+		return c;
 	for (int i = 0; i < REC_DIRTY; i++) {
-		struct rec_cand *c = &h->cand[i];
-
-		if (c->used && c->slot == slot && c->src == src &&
-		    c->rnode == rnode && c->rthread == rthread && c->seq == seq)
-			return c;
+		c = &h->cand[i];
 		if (!c->used && !free_c)
 			free_c = c;
+		else if (c->used && !old_c && !matches(h, &c->k))
+			old_c = c;
 	}
+	if (!free_c && matches(h, k))
+		free_c = old_c;
 	if (!free_c)
 		return NULL;
 	if (!free_c->data && !(free_c->data = malloc(r->env.topo->block_size)))
 		return NULL;
 	*free_c = (struct rec_cand){ .used = true,
-				     .slot = slot,
-				     .src = src,
-				     .rnode = rnode,
-				     .rthread = rthread,
-				     .seq = seq,
+				     .k = *k,
 				     .data = free_c->data };
 	return free_c;
 }
@@ -163,14 +205,19 @@ na_rec_home_report(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 					.seq = get32(e + 12)
 				};
 			break;
-		case ENT_DIRTY: {
-			struct rec_cand *c = cand_get(r, (uint32_t)s, src, e[9],
-						      e[10], get32(e + 12));
-
-			if (c && (e[11] & REC_DIRTY_CUR))
-				c->cur = true;
+		case ENT_DIRTY:
+			/* Every header is kept: which record is the orphan is
+			 * known once every report is in. */
+			if (h->n_dh < REC_ULIST)
+				h->dh[h->n_dh++] = (struct rec_dhdr){
+					.slot = (uint32_t)s,
+					.src = src,
+					.rnode = e[9],
+					.rthread = e[10],
+					.seq = get32(e + 12),
+					.cur = e[11] & REC_DIRTY_CUR
+				};
 			break;
-		}
 		default:
 			break;
 		}
@@ -188,8 +235,11 @@ na_rec_home_data(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 
 	if (h->phase != PH_COLLECT || s < 0 || seg < 0)
 		return;
-	c = cand_get(r, (uint32_t)s, m->node, (uint16_t)m->copyset, m->thread,
-		     m->seq);
+	c = cand_get(r, &(struct rec_dhdr){ .slot = (uint32_t)s,
+					    .src = m->node,
+					    .rnode = (uint16_t)m->copyset,
+					    .rthread = m->thread,
+					    .seq = m->seq });
 	if (!c)
 		return;
 	memcpy(c->data + m->aux, p, m->len);
@@ -197,28 +247,27 @@ na_rec_home_data(struct na_rec *r, const struct lcf_msg *m, const uint8_t *p)
 }
 
 /*
- * The orphan data of block slot `s`: its event was aborted, or the data
+ * The orphan record of block slot `s`: its event was aborted, or the data
  * equals the provider's Shared copy (its requester may be dead, its
  * write-back never sent: lib/model/recorphan.pml).
  */
-static struct rec_cand *
-orphan(struct rec_home *h, uint32_t s)
+static const struct rec_dhdr *
+orphan(const struct rec_home *h, uint32_t s)
 {
-	for (int i = 0; i < REC_DIRTY; i++) {
-		struct rec_cand *c = &h->cand[i];
-
-		if (!c->used || c->slot != s)
-			continue;
-		if (c->cur)
-			return c;
-		for (uint32_t k = 0; k < h->n_unset; k++)
-			if (h->unset[k].slot == s &&
-			    h->unset[k].node == c->rnode &&
-			    h->unset[k].thread == c->rthread &&
-			    h->unset[k].seq == c->seq)
-				return c;
-	}
+	for (uint32_t i = 0; i < h->n_dh; i++)
+		if (h->dh[i].slot == s && matches(h, &h->dh[i]))
+			return &h->dh[i];
 	return NULL;
+}
+
+/* Does record `k` hold the orphan of a block without a Modified copy? */
+static bool
+needed(const struct rec_home *h, const struct rec_dhdr *k)
+{
+	const struct rec_dhdr *o;
+
+	return k->slot < h->n && !h->mod[k->slot] && (o = orphan(h, k->slot)) &&
+	       same_event(o, k);
 }
 
 /* Every report in, every needed orphan complete? Else ask again. */
@@ -229,12 +278,20 @@ collected(struct na_rec *r, uint32_t *missing)
 	uint64_t all = na_seg_all(r->env.topo->block_size);
 
 	*missing = h->expect & ~h->reported;
+	if (*missing)
+		return false;
+	/* Every record known: free the data no orphan needs. */
+	for (int i = 0; i < REC_DIRTY; i++)
+		if (h->cand[i].used && !needed(h, &h->cand[i].k))
+			h->cand[i].used = false;
 	for (uint32_t s = 0; s < h->n; s++) {
-		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
+		const struct rec_dhdr *o = h->mod[s] ? NULL : orphan(h, s);
+		const struct rec_cand *c = o ? cand_find(h, o) : NULL;
 
-		/* (A provider declared dead meanwhile: its data is lost.) */
-		if (c && c->have != all && na_cs_has(h->expect, c->src))
-			*missing |= na_bit(c->src);
+		/* Not all in: its provider sends report and data again (a
+		 * provider declared dead meanwhile: its data is lost). */
+		if (o && (!c || c->have != all) && na_cs_has(h->expect, o->src))
+			*missing |= na_bit(o->src);
 	}
 	return !*missing;
 }
@@ -261,7 +318,8 @@ rebuild(struct na_rec *r)
 
 	for (uint32_t s = 0; s < h->n; s++) {
 		struct na_hblock *b = &home->blk[h->idx[s]];
-		struct rec_cand *c = h->mod[s] ? NULL : orphan(h, s);
+		const struct rec_dhdr *o = h->mod[s] ? NULL : orphan(h, s);
+		const struct rec_cand *c = o ? cand_find(h, o) : NULL;
 
 		if (c && c->have == na_seg_all(home->block_size)) {
 			na_sabres_note_write(&home->sab,

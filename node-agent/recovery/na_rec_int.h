@@ -90,14 +90,20 @@ struct rec_unset {
 	uint32_t seq;
 };
 
-struct rec_cand {
-	bool used;
+/* A DIRTY record of a report: which event a provider gave data to. */
+struct rec_dhdr {
 	uint32_t slot; /* index into the round's blocks */
 	uint16_t src, rnode, rthread;
 	uint32_t seq;
+	bool cur; /* equal to the provider's Shared copy (REC_DIRTY_CUR) */
+};
+
+/* The data of one DIRTY record (REC_DIRTY slots: lib/model/recslots.pml). */
+struct rec_cand {
+	bool used;
+	struct rec_dhdr k; /* (k.cur unused) */
 	uint64_t have;
 	uint8_t *data;
-	bool cur; /* equal to the provider's Shared copy (REC_DIRTY_CUR) */
 };
 
 /* Home side. */
@@ -113,6 +119,8 @@ struct rec_home {
 	uint32_t expect, reported, acked;
 	uint32_t n_unset;
 	struct rec_unset unset[REC_ULIST];
+	uint32_t n_dh; /* every DIRTY record reported, up to REC_ULIST */
+	struct rec_dhdr dh[REC_ULIST];
 	struct rec_cand cand[REC_DIRTY];
 	uint64_t last_ns, detect_ns;
 	uint8_t begin[NA_REC_TAGS * 8];
