@@ -491,6 +491,11 @@ if [ $DEEP = 0 ]; then
 	PML=wbdup.pml run wbdup pass "-DFIX -DEV0=2 -DEV1=2 -DDUP=2 -DLOSS=1" "-DSAFETY" "-m100000 -w18"
 	PML=wbdup.pml run wbdup-alias "known:assertion violated" "-DFIX -DNN=1 -DEV0=8 -DSEQW=3" "-DSAFETY" "-m10000 -w16"
 	PML=wbdup.pml run wbdup-width pass "-DFIX -DNN=1 -DEV0=8 -DSEQW=4" "-DSAFETY" "-m10000 -w16"
+	# A non-home Modified owner writes a READ_MISS's block home itself under
+	# the reader's identity (wbown.pml): the reader unlocks on the data and
+	# every NA_WB_ACK; unlocking on the data alone leaves memory stale.
+	PML=wbown.pml run wbown-early "violation:assertion violated" "-DEARLY -DLOSS=0 -DDUP=0" "-DSAFETY" "-m10000 -w16"
+	PML=wbown.pml run wbown pass "" "-DSAFETY" "-m100000 -w18"
 	# VERSION's migration epoch (vohepoch.pml, issue 28 item 4, open): a
 	# stamp of one stay validates in a later stay whose ADD seq agrees in
 	# its low EW bits (known; 3 epoch bits over 6 migrations do not alias);
@@ -557,6 +562,8 @@ else
 	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
 	PML=recslots.pml run recslots-deep pass "-DFIX -DNP=4 -DLOSS=2" "-DSAFETY" "-m10000 -w20"
 	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
+	PML=wbown.pml run wbown-segs pass "-DSEGS=2 -DDUP=2" "-DSAFETY" "-m100000 -w22"
+	PML=wbown.pml run wbown-ev pass "-DEV0=4 -DEV1=3" "-DSAFETY" "-m100000 -w22"
 	PML=qalias.pml run qalias-fix-id2 pass "-DIDW=2 -DWIN -DTOKEN -DEPW=2 -DEV=5 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	PML=qalias.pml run qalias-fix-full pass "-DFULL -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" \

@@ -64,6 +64,8 @@ f.len = ProtoField.uint16("lcf.len", "Payload length", base.DEC)
 f.aux = ProtoField.uint32("lcf.aux", "Aux", base.HEX)
 f.aux_type = ProtoField.uint8("lcf.aux.orig_type", "Original type", base.HEX, TYPES)
 f.aux_way = ProtoField.uint8("lcf.aux.way", "Way", base.DEC)
+f.ack_home_written = ProtoField.bool("lcf.aux.home_written", "Home wrote the data", 32, nil, 0x10000)
+f.ack_owner_wb = ProtoField.bool("lcf.aux.owner_wb", "Owner sent the write-back home", 32, nil, 0x20000)
 f.payload = ProtoField.bytes("lcf.payload", "Payload")
 f.drop_reason = ProtoField.string("lcf.drop_reason", "Switch drop reason")
 
@@ -150,6 +152,9 @@ function lcf.dissector(tvb, pinfo, tree)
 		if ty == 0x12 then
 			at:add(f.aux_way, tvb(29, 1))
 		end
+	elseif ty == 0x21 then -- NA_ACK (PROTOCOL-NODES.md)
+		at:add(f.ack_home_written, tvb(28, 4))
+		at:add(f.ack_owner_wb, tvb(28, 4))
 	end
 	if n > 32 then
 		sub:add(f.payload, tvb(32))

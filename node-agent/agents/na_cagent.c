@@ -175,6 +175,15 @@ home_writes(struct na_cagent *ca, const struct lcf_msg *m,
 	       ca->home_wb && ca->home_wb(ca->home_ctx, m, rq->data);
 }
 
+/* Not the home: the owner's write-back goes home beside the data (the
+ * reader unlocks on both the data and the home's NA_WB_ACKs). */
+static bool
+owner_writes(const struct na_cagent *ca, const struct na_creq *rq)
+{
+	return rq->downgraded && rq->has_data && rq->ack.type == NA_MSG_ACK &&
+	       ca->home_of;
+}
+
 static void
 handle(struct na_cagent *ca, const struct lcf_msg *m, struct na_out *out,
        bool from_defer)
@@ -229,6 +238,14 @@ handle(struct na_cagent *ca, const struct lcf_msg *m, struct na_out *out,
 	if (home_writes(ca, m, rq)) {
 		rq->ack.aux |= NA_ACK_HOME_WRITTEN;
 		ca->st.home_written++;
+	} else if (owner_writes(ca, rq)) {
+		struct lcf_msg wb = rq->ack;
+
+		wb.dst_node = ca->home_of(ca->home_ctx, m->tag);
+		na_out_segments(out, wb.dst_node, &wb, NA_MSG_WB, rq->data,
+				ca->block_size);
+		rq->ack.aux |= NA_ACK_OWNER_WB;
+		ca->st.owner_wb++;
 	}
 	emit_reply(ca, rq, out);
 }

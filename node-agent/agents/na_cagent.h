@@ -8,7 +8,9 @@
  *    (NA_DATA segments); for a READ_MISS a Modified copy becomes clean,
  *    and when this node is the block's home the data goes into home
  *    memory at once (`home_wb`), inside the reader's lock: the ACK says so
- *    (NA_ACK_HOME_WRITTEN) and the reader has nothing to write home,
+ *    (NA_ACK_HOME_WRITTEN) and the reader has nothing to write home;
+ *    homed elsewhere, it sends the NA_WB home in parallel (`home_of`,
+ *    NA_ACK_OWNER_WB) and the reader waits for the home's NA_WB_ACKs,
  *  - ACKs the requester with the block's global metadata (NA_ACK).
  * LAST-EXECUTED per requester (section 5.3.1): the reply of the last event
  * of each requester, data included, is kept so a duplicate gets the same
@@ -58,6 +60,7 @@ struct na_hot {
 	X(invalidations)         \
 	X(data_provided)         \
 	X(downgrades)            \
+	X(owner_wb)              \
 	X(provider_without_data) \
 	X(duplicates)            \
 	X(stale)                 \
@@ -92,6 +95,13 @@ struct na_cagent {
 	bool (*home_wb)(void *ctx, const struct lcf_msg *req,
 			const uint8_t *data);
 	void *home_ctx;
+	/*
+	 * LCF mode (na_node_start.c): the home of a tag. A READ_MISS that
+	 * downgrades our Modified copy of a block homed elsewhere sends the
+	 * block home itself (NA_WB under the reader's identity, ACKed to the
+	 * reader) as it answers: NA_ACK_OWNER_WB (lib/model/wbown.pml).
+	 */
+	uint16_t (*home_of)(void *ctx, uint64_t tag);
 };
 
 /** @return 0, -ENOMEM. */

@@ -242,10 +242,13 @@ miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	 * Read from a Modified owner: its copy is now clean, so global memory
 	 * must get the data before the block can become Unshared. We write
 	 * it home while our read lock still holds everybody's writes off,
-	 * unless the owner was the home and wrote it there as it answered.
+	 * unless the owner was the home and wrote it there as it answered;
+	 * another owner sent it home itself (NA_ACK_OWNER_WB): we wait for
+	 * the home's ACKs and re-send from our copy only on a timeout.
 	 */
 	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
-	    !c.home_written && na_req_writeback(t, seq, tag, t->buf) < 0)
+	    !c.home_written &&
+	    na_req_writeback_rest(t, seq, tag, t->buf, c.wb_have, c.owner_wb))
 		return -EINTR;
 	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
 	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);

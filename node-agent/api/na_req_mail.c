@@ -255,17 +255,26 @@ int
 na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 		 const uint8_t *data)
 {
+	return na_req_writeback_rest(t, seq, tag, data, 0, false);
+}
+
+int
+na_req_writeback_rest(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		      const uint8_t *data, uint64_t have, bool sent_by_owner)
+{
 	uint32_t bs = t->d->topo.block_size;
 	uint16_t home = na_req_home_of(t, tag);
-	uint64_t all = na_seg_all(bs), have = 0, sent = na_now_ns(), deadline;
+	uint64_t all = na_seg_all(bs), sent = na_now_ns(), deadline;
 	uint64_t t0 = na_req_trace_t0(t);
 	uint32_t tries = 0;
 	struct lcf_msg m;
 
 	na_req_msg(t, &m, 0, seq, tag, home);
 	for (;;) {
-		/* (Re)send every segment not acknowledged yet. */
-		for (uint32_t i = 0; i < na_seg_count(bs); i++) {
+		/* (Re)send every segment not acknowledged yet; the owner
+		 * sent the first copies of its write-back itself. */
+		for (uint32_t i = 0; i < na_seg_count(bs) && !sent_by_owner;
+		     i++) {
 			uint32_t off;
 			uint16_t len;
 
@@ -297,6 +306,9 @@ na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 			break;
 		if (na_req_stopping(t) && na_now_ns() - sent > NA_GIVE_UP_NS)
 			return -EINTR;
+		if (sent_by_owner)
+			NA_STAT_INC(t->n->st.req.retransmit_writeback);
+		sent_by_owner = false;
 		tries++;
 	}
 	NA_STAT_INC(t->n->st.req.writebacks);

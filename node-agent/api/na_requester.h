@@ -338,6 +338,15 @@ int na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 		     const uint8_t *data);
 
 /**
+ * na_req_writeback with the segments in `have` ACKed already; when
+ * `sent_by_owner` (NA_ACK_OWNER_WB), the rest is awaited one timeout
+ * before it is re-sent from `data`. @return 0 or -EINTR.
+ */
+int na_req_writeback_rest(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+			  const uint8_t *data, uint64_t have,
+			  bool sent_by_owner);
+
+/**
  * PIPE: write a block home inside event `seq` as its diff against `twin`
  * (na_req_diff.c); the whole block when there is no twin, PIPE is off, or
  * the diff is not smaller than the block. @return 0 or -EINTR.

@@ -46,6 +46,14 @@ home_wb(void *ctx, const struct lcf_msg *req, const uint8_t *data)
 	return na_home_write_local(&n->home, req, data);
 }
 
+static uint16_t
+home_of(void *ctx, uint64_t tag)
+{
+	struct na_node *n = ctx;
+
+	return (uint16_t)topo_tag_home(n->topo, tag);
+}
+
 int
 na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	      size_t err_len)
@@ -133,8 +141,10 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 	    na_migrate_init(&n->migrate, cfg->migrate, n->cfg.migrate_k,
 			    n->cfg.epoch_ms, n->topo->shadow, na_now_ns()))
 		goto fail;
-	if ((cfg->roles & NA_ROLE_HOME) && !cfg->directory) {
+	if ((cfg->roles & NA_ROLE_HOME) && !cfg->directory)
 		n->cagent.home_wb = home_wb;
+	if (!cfg->directory) {
+		n->cagent.home_of = home_of;
 		n->cagent.home_ctx = n;
 	}
 	if (rec_init(n) || na_node_queue_init(n))

@@ -105,6 +105,10 @@ na_aux_orig_type(uint32_t aux)
  * Modified there writes nothing home: na_cagent.h).
  */
 #define NA_ACK_HOME_WRITTEN 0x10000u
+/* With LCF_F_DATA_PROVIDER: the responder, a Modified owner that is not the
+ * home, sent the block home (NA_WB under the reader's node/thread/seq);
+ * the home ACKs it to the reader (lib/model/wbown.pml). */
+#define NA_ACK_OWNER_WB 0x20000u
 
 static inline uint16_t
 na_aux_responder(uint32_t aux)

@@ -262,6 +262,8 @@ na_collect_na_ack(struct na_collect *c, const struct lcf_msg *m)
 		       m->flags & LCF_F_IN_SWITCH);
 	if ((m->flags & LCF_F_DATA_PROVIDER) && (m->aux & NA_ACK_HOME_WRITTEN))
 		c->home_written = true;
+	if ((m->flags & LCF_F_DATA_PROVIDER) && (m->aux & NA_ACK_OWNER_WB))
+		c->owner_wb = true;
 }
 
 void
@@ -327,6 +329,12 @@ collect_one(struct na_collect *c, uint8_t type, const struct lcf_msg *x,
 	case NA_MSG_DATA:
 		if (na_collect_data(c, x->aux, x->len))
 			memcpy(buf + x->aux, payload, x->len);
+		return true;
+	case NA_MSG_WB_ACK:
+		/* The owner's write-back, ACKed before our data may be. */
+		if (x->aux < c->block_size &&
+		    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
+			c->wb_have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
 		return true;
 	case NA_MSG_DIR_GRANT:
 		na_collect_grant(c, na_aux_responder(x->aux), x->gstatus,

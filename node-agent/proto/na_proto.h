@@ -139,6 +139,8 @@ struct na_collect {
 	bool granted;      /* DIR_GRANT: the home answered for everyone */
 	bool home_written; /* the data provider was the home and wrote the
 			      data home (NA_ACK_HOME_WRITTEN) */
+	bool owner_wb;     /* the owner sent the NA_WB (NA_ACK_OWNER_WB) */
+	uint64_t wb_have;  /* NA_WB_ACK segments already received */
 };
 
 void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,

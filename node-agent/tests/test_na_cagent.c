@@ -177,6 +177,48 @@ Test(cagent, reader_writes_home_when_the_home_did_not)
 	cr_assert_eq(ca.st.home_written, 0);
 }
 
+/* A Modified owner that is not the home (lib/model/wbown.pml): the block
+ * goes home as NA_WB under the reader's identity beside the data, once;
+ * a duplicate request gets the ACK and data again, not the NA_WB. */
+static uint16_t
+home_of(void *ctx, uint64_t tag)
+{
+	(void)ctx;
+	(void)tag;
+	return 5;
+}
+
+Test(cagent, read_miss_of_modified_copy_elsewhere_sends_it_home)
+{
+	put(250, NA_L_MODIFIED, 0x7e);
+	home_setup(false);
+	ca.home_of = home_of;
+	feed(fwd(LCF_T_READ_MISS, 250, 3, 9, true));
+	cr_assert_eq(out.n, 7);
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_eq(out.m[i].msg.type, NA_MSG_WB);
+		cr_assert_eq(out.m[i].dst, 5);
+		cr_assert_eq(out.m[i].msg.node, 3);
+		cr_assert_eq(out.m[i].msg.seq, 9);
+		cr_assert_eq(out.m[i].msg.tag, 250);
+		cr_assert_eq(((const uint8_t *)out.m[i].payload)[0], 0x7e);
+		cr_assert_eq(out.m[i + 3].msg.type, NA_MSG_DATA);
+		cr_assert_eq(out.m[i + 3].dst, 3);
+	}
+	cr_assert(out.m[6].msg.aux & NA_ACK_OWNER_WB);
+	cr_assert_eq(out.m[6].msg.aux & NA_ACK_HOME_WRITTEN, 0);
+	cr_assert_eq(ca.st.owner_wb, 1);
+	feed(fwd(LCF_T_READ_MISS, 250, 3, 9, true));
+	cr_assert_eq(out.n, 4);
+	cr_assert(out.m[3].msg.aux & NA_ACK_OWNER_WB);
+	cr_assert_eq(ca.st.owner_wb, 1);
+	/* A Shared copy: memory has it, nothing goes home. */
+	put(260, NA_L_SHARED, 1);
+	feed(fwd(LCF_T_READ_MISS, 260, 3, 10, true));
+	cr_assert_eq(out.n, 4);
+	cr_assert_eq(out.m[3].msg.aux & NA_ACK_OWNER_WB, 0);
+}
+
 Test(cagent, home_forward_is_handled_like_a_switch_copy)
 {
 	struct na_centry *e = put(300, NA_L_SHARED, 1);

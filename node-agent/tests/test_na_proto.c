@@ -210,6 +210,43 @@ Test(collect, home_written_only_from_the_data_provider)
 	cr_assert_not(c.home_written);
 }
 
+/* The owner's write-back (NA_ACK_OWNER_WB): the home's NA_WB_ACKs may come
+ * before the data; each is kept for the reader's write-back wait. */
+Test(collect, owner_wb_and_early_wb_acks)
+{
+	struct na_collect c;
+	uint8_t buf[4096];
+	bool stale;
+	struct lcf_msg a = { .type = NA_MSG_ACK,
+			     .flags = LCF_F_DATA_PROVIDER,
+			     .gstatus = LCF_GS_MODIFIED,
+			     .node = 0,
+			     .seq = 7,
+			     .tag = 9,
+			     .copyset = 0x4,
+			     .aux = na_aux_orig(LCF_T_READ_MISS, 2) |
+				    NA_ACK_OWNER_WB };
+	struct lcf_msg w = { .type = NA_MSG_WB_ACK,
+			     .node = 0,
+			     .seq = 7,
+			     .tag = 9,
+			     .aux = NA_MAX_FRAME_PAYLOAD };
+
+	na_collect_init(&c, LCF_T_READ_MISS, 0, 4096);
+	cr_assert_not(na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &w, NULL, buf,
+				       &stale));
+	cr_assert_not(stale);
+	cr_assert_eq(c.wb_have, 0x2);
+	w.aux = 5; /* not a segment's offset */
+	na_collect_reply(&c, LCF_T_READ_MISS, 7, 9, &w, NULL, buf, &stale);
+	cr_assert_eq(c.wb_have, 0x2);
+	cr_assert_not(c.owner_wb);
+	na_collect_na_ack(&c, &a);
+	cr_assert(c.owner_wb);
+	cr_assert_not(c.home_written);
+	cr_assert_not(na_collect_done(&c)); /* the data is still missing */
+}
+
 Test(collect, write_shared_sole_holder_and_others)
 {
 	struct na_collect c;
