@@ -158,6 +158,23 @@ self_round(void)
 	return m.seq;
 }
 
+/* A request `m` for switch-owned block `idx` that the switch no longer
+ * has: the home's REMOVE probe comes back as a tag miss and a round
+ * begins; our own report is in. @return the round. */
+static uint32_t
+lost_block_round(uint32_t idx, struct lcf_msg m)
+{
+	const struct na_out_msg *p;
+
+	n.home.blk[idx].owner = NA_OWN_SWITCH;
+	feed(&m, NULL);
+	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	feed(&m, NULL);
+	return self_round();
+}
+
 /* Every report is in: the next tick rebuilds and sends DONE to all. */
 static void
 tick_done(void)
@@ -289,17 +306,10 @@ Test(na_recovery, orphan_ignored_when_its_event_completed)
 {
 	uint64_t tag = na_home_tag(&n.home, 1);
 	struct lcf_msg m = msg(LCF_T_WRITE_MISS, 2, 9, tag);
-	const struct na_out_msg *p;
 	uint8_t e[64];
 	uint32_t round;
 
-	n.home.blk[1].owner = NA_OWN_SWITCH;
-	feed(&m, NULL);
-	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
-	cr_assert_not_null(p);
-	m = p->msg;
-	feed(&m, NULL);
-	round = self_round();
+	round = lost_block_round(1, m);
 	/* Node 1 gave data to (2, 0, 9), but node 2 completed it: Modified. */
 	send_data(tag, 1, 2, 0, 9, 0xcd);
 	report(1, round, e, entry(e, tag, ENT_DIRTY, 2, 0, 9), 1);
@@ -325,18 +335,11 @@ Test(na_recovery, orphan_after_full_slots_is_fetched_again)
 {
 	uint64_t tag = na_home_tag(&n.home, 0);
 	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5, tag);
-	const struct na_out_msg *p;
 	uint8_t e[(REC_DIRTY + 1) * REC_ENTRY];
 	uint16_t len = 0;
 	uint32_t round;
 
-	n.home.blk[0].owner = NA_OWN_SWITCH;
-	feed(&m, NULL);
-	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
-	cr_assert_not_null(p);
-	m = p->msg;
-	feed(&m, NULL);
-	round = self_round();
+	round = lost_block_round(0, m);
 	for (uint32_t s = 1; s <= REC_DIRTY; s++) {
 		send_data(tag, 1, 2, 1, s, 0x11);
 		len += entry(e + len, tag, ENT_DIRTY, 2, 1, s);
