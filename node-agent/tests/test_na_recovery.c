@@ -158,11 +158,10 @@ self_round(void)
 	return m.seq;
 }
 
-/* A request `m` for switch-owned block `idx` that the switch no longer
- * has: the home's REMOVE probe comes back as a tag miss and a round
- * begins; our own report is in. @return the round. */
-static uint32_t
-lost_block_round(uint32_t idx, struct lcf_msg m)
+/* A request `m` takes a tag miss on switch-owned block `idx`: @return the
+ * REMOVE probe the home sends the switch. */
+static struct lcf_msg
+probe_of(uint32_t idx, struct lcf_msg m)
 {
 	const struct na_out_msg *p;
 
@@ -170,7 +169,15 @@ lost_block_round(uint32_t idx, struct lcf_msg m)
 	feed(&m, NULL);
 	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
 	cr_assert_not_null(p);
-	m = p->msg;
+	return p->msg;
+}
+
+/* ... and the switch no longer has it: the probe comes back as a tag miss
+ * and a round begins; our own report is in. @return the round. */
+static uint32_t
+lost_block_round(uint32_t idx, struct lcf_msg m)
+{
+	m = probe_of(idx, m);
 	feed(&m, NULL);
 	return self_round();
 }
@@ -372,15 +379,9 @@ Test(na_recovery, orphan_after_full_slots_is_fetched_again)
 static bool
 probe_answered(uint32_t idx, uint8_t gs, uint32_t cs)
 {
-	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 5,
-			       na_home_tag(&n.home, idx));
-	const struct na_out_msg *p;
+	struct lcf_msg m = probe_of(idx, msg(LCF_T_READ_MISS, 1, 5,
+					     na_home_tag(&n.home, idx)));
 
-	n.home.blk[idx].owner = NA_OWN_SWITCH;
-	feed(&m, NULL);
-	p = find(LCF_T_REMOVE_FROM_SWITCH, 0);
-	cr_assert_not_null(p);
-	m = p->msg;
 	m.type = LCF_T_MIGRATE_ACK;
 	m.flags = LCF_F_IN_SWITCH;
 	m.aux = na_aux_orig(LCF_T_REMOVE_FROM_SWITCH, 0);
