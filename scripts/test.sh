@@ -10,11 +10,11 @@
 # lanes of CPU-bound steps (no swswitch, no namespace), each in order: a
 # third of the SPIN model check's runs (by CPU cost), the fuzzing and the
 # unit tests; a third, half of the na-sim runs, the sweep and the
-# differential checks; lint, the other checks, the last third and the other
-# half of the na-sim runs. Each lane is about a third of their CPU time
-# (560-600 CPU-s each in the last fresh-clone run's figures), so that
-# they end together (at most three pans at once: the heaviest three take
-# 3.8, 3.0 and 1.6 GB). A background lane's output is printed when it is
+# differential check; lint, the other checks, the last third, the other
+# half of the na-sim runs and the queued differential check. Each lane is
+# about a third of their CPU time (450-540 CPU-s each in the last
+# fresh-clone run's figures), so that they end together (at most three
+# pans at once: the heaviest three take 4.2, 3.3 and 2.1 GB). A background lane's output is printed when it is
 # reported, at the end. Each step prints its wall and CPU time (user+sys of the
 # processes it waited for: a swswitch the cluster scripts start with setsid
 # is not counted), and a table of all of them ends the output.
@@ -135,9 +135,6 @@ spin2_lane() {
 	# of PROTOCOL.md 4
 	step "differential check: lib/lcf vs the reference (10^6 passes)" \
 		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
-	step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
-		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
-		--topo topo/pcap3q.json
 }
 # Everything else that needs neither swswitch nor a namespace.
 cpu_lane() {
@@ -161,6 +158,9 @@ cpu_lane() {
 		bash scripts/model-check.sh --shard 2/3
 	step "simulated cluster: seeded runs (second half), histories checked" \
 		scripts/test-sim.sh --part 1/2
+	step "differential check, queued lock mode (docs/QUEUED-LOCKS.md; 10^6 passes)" \
+		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet \
+		--topo topo/pcap3q.json
 }
 
 step "setup: packages and build (scripts/setup.sh)" bash scripts/setup.sh
