@@ -8,12 +8,14 @@
  * read the same struct dsm_app, which a split would have to export.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -608,16 +610,24 @@ out:
 static int
 append_csv(const char *path, const char *header, const char *row)
 {
-	FILE *f = fopen(path, "a");
-	int rc = 0;
+	/* The nodes of one run append to the same file at once: the lock
+	 * makes "header if new, then the row" one step, so two nodes that
+	 * both find the file empty cannot both write the header. */
+	char buf[2200];
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644), n, rc = 0;
 
-	if (f == NULL)
+	if (fd < 0)
 		return -EIO;
-	if (ftell(f) == 0 && fprintf(f, "%s\n", header) < 0)
+	if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+		close(fd);
+		return -EIO;
+	}
+	n = snprintf(buf, sizeof(buf), "%s%s%s\n", st.st_size ? "" : header,
+		     st.st_size ? "" : "\n", row);
+	if (n < 0 || (size_t)n >= sizeof(buf) || write(fd, buf, n) != n)
 		rc = -EIO;
-	if (fprintf(f, "%s\n", row) < 0)
-		rc = -EIO;
-	if (fclose(f) != 0)
+	if (close(fd) != 0)
 		rc = -EIO;
 	return rc;
 }
