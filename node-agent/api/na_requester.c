@@ -145,7 +145,8 @@ again:
 			t->stale.valid = false;
 		}
 	} else {
-		na_req_end_stale(t);
+		if (t->stale.valid) /* the common path stays out of the file */
+			na_req_end_stale(t);
 		seq = na_req_next_seq(t);
 		rt->copies = 0;
 		rt->nacks = 0;
