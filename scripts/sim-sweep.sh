@@ -5,6 +5,7 @@
 #   scripts/sim-sweep.sh [--count N] [--seed S] [--profile harsh|ci]
 #                        [--jobs J] [--events E] [--keep DIR]
 #                        [--fault switch-restart|crash|restart|hold]
+#                        [--run-timeout SEC]
 #
 #   --count N      runs (default 100)
 #   --seed S       sweep seed: run i's options and na-sim seed come from
@@ -20,6 +21,8 @@
 #                  stderr, command) under DIR (default: sim-sweep-failures)
 #   --fault F      every run with fault F (docs/SIMULATION.md "Faults") at
 #                  an event drawn in the run's middle; no directory runs
+#   --run-timeout SEC  wall seconds a run may take before it is stopped
+#                  and counted as failed (default 900)
 #
 # Prints each failing run's na-sim command; exit 1 if any run failed.
 set -uo pipefail
@@ -28,7 +31,7 @@ BUILD=${BUILD:-$ROOT/build}
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 SIM=$BUILD/node-agent/na-sim
 [ -x "$SIM" ] || { echo "sim-sweep: $SIM not built" >&2; exit 2; }
-case " $* " in *" -h "*|*" --help "*) sed -n 2,25p "$0"; exit 0 ;; esac
+case " $* " in *" -h "*|*" --help "*) sed -n 2,27p "$0"; exit 0 ;; esac
 KEEP=()
 case " $* " in *" --keep "*) ;; *) KEEP=(--keep "$PWD/sim-sweep-failures") ;; esac
 # shellcheck source=scripts/history_checker.sh

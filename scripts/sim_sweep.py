@@ -137,10 +137,25 @@ def one(args, i, work):
     t0 = time.time()
     with open(os.path.join(d, "summary.json"), "w") as out, \
             open(os.path.join(d, "stderr"), "w") as err:
-        rc = subprocess.call(["nice"] + cmd + ["--quiet", "--history", d],
+        p = subprocess.Popen(["nice"] + cmd + ["--quiet", "--history", d],
                              stdout=out, stderr=err)
+        try:
+            rc = p.wait(timeout=args.run_timeout)
+            late = False
+        except subprocess.TimeoutExpired:
+            # a run that never drains (no virtual time passes, so --stuck-s
+            # cannot end it): stop it as SIGTERM does, then kill it
+            late = True
+            p.terminate()
+            try:
+                rc = p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
     why = None
-    if rc != 0:
+    if late:
+        why = "over the wall limit (%d s), exit %d" % (args.run_timeout, rc)
+    elif rc != 0:
         why = "exit %d" % rc
     else:
         try:
@@ -172,6 +187,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--events", type=int, default=20000)
     ap.add_argument("--keep", default="")
+    ap.add_argument("--run-timeout", type=int, default=900)
     ap.add_argument("--fault", choices=["switch-restart", "crash", "restart", "hold"])
     ap.add_argument("--sim", required=True)
     ap.add_argument("--checker",

@@ -73,10 +73,17 @@ static struct {
 
 static volatile sig_atomic_t interrupted;
 
+/* The first SIGINT/SIGTERM stops the workloads and lets the run drain
+ * (histories and summary written); a second one ends the process at once,
+ * for a run whose drain does not end (a livelock at one virtual instant
+ * never reaches --stuck-s). */
 static void
 on_signal(int sig)
 {
-	(void)sig;
+	if (interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	interrupted = 1;
 }
 

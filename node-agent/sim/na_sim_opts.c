@@ -82,6 +82,8 @@ usage(FILE *f)
 		"take (default 30)\n"
 		"  --quiet             no progress lines\n"
 		"  -h, --help          this text\n"
+		"SIGINT/SIGTERM stops the workloads as --events does; a second "
+		"one ends at once.\n"
 		"Exit: 0 ok, 1 operation errors, 2 usage, 3 stuck (liveness), "
 		"4 not quiescent\nat the end (a lock, WAITING bit, QSTATE or "
 		"unlock left).\n",
