@@ -427,6 +427,16 @@ if [ $DEEP = 0 ]; then
 	# kept, slots freed for the orphan and its provider asked again, not.
 	PML=recslots.pml run recslots-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recslots.pml run recslots pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A late copy of a round's BEGIN (recround.pml): after the round's
+	# DONE it starts the round again, which never ends; not when a BEGIN
+	# not newer than the last round ended (serial arithmetic) is ignored.
+	# RW 2: a copy more than M/2 rounds late aliases (-alias); the rejoin
+	# forgets the last round of a restarted home (-noforget: it does not).
+	PML=recround.pml run recround-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recround.pml run recround pass "-DFIX -DNR=5 -DLATE=2" "-DSAFETY" "-m10000 -w18"
+	PML=recround.pml run recround-alias "violation:assertion violated" "-DFIX -DNR=5 -DLATE=3" "-DSAFETY" "-m10000 -w18"
+	PML=recround.pml run recround-restart pass "-DFIX -DRESTART -DLATE=2" "-DSAFETY" "-m10000 -w18"
+	PML=recround.pml run recround-noforget "violation:invalid end state" "-DFIX -DRESTART -DNOFORGET" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

@@ -349,6 +349,11 @@ run regress-queued-crash-46 "--seed 2445349458 --events 2000 --nodes 3 --threads
 # MIGRATING for NA_ADD_HOLD_NS).
 run regress-migrate-late-add-566 "--seed 112498199 --events 3000 --nodes 10 --threads 3 --workload counter --blocks 7 --switch-blocks 3 --cache-blocks 2 --block-size 16384 --loss 0.003 --dup 0.181 --jitter-us 500 --max-rate 50000 --stuck-s 300 --migrate" \
 	switch_actions.add_to_switch_collision
+# Switch restart, the first BEGIN held 0.1 virtual s: delivered after its
+# round's DONE, it started the round again, which no DONE ends; the node's
+# requests on the block waited for ever (exit 3; lib/model/recround.pml).
+run regress-late-begin "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.02 --max-rate 20000 --switch-restart-at 10000ev --hold REC_BEGIN:1 --hold-for 0.1" \
+	recovery.late_begins net.released
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

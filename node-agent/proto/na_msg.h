@@ -35,6 +35,11 @@
 	X(REMOVE_REQ,   0x2a, "NA_REMOVE_REQ")            \
 	X(COLLISION,    0x2b, "NA_COLLISION")             \
 	X(ABORT_ACK,    0x2c, "NA_ABORT_ACK")             \
+	X(REC_BEGIN,    0x30, "REC_BEGIN")                \
+	X(REC_REPORT,   0x31, "REC_REPORT")               \
+	X(REC_DATA,     0x32, "REC_DATA")                 \
+	X(REC_DONE,     0x33, "REC_DONE")                 \
+	X(REC_DONE_ACK, 0x34, "REC_DONE_ACK")             \
 	X(SABRE_REG,    0x50, "SABRE_REG")                \
 	X(SABRE_READ,   0x51, "SABRE_READ")               \
 	X(SABRE_DATA,   0x52, "SABRE_DATA")               \

@@ -75,6 +75,8 @@ struct rec_dirty {
 struct rec_pend {
 	bool active, reported;
 	uint32_t round;
+	bool ended;         /* a round of this home ended here (DONE) ... */
+	uint32_t last_done; /* ... this one: older BEGINs are late copies */
 	uint32_t n_tags;
 	uint64_t tags[NA_REC_TAGS];
 	uint16_t rlen;
@@ -154,7 +156,8 @@ struct rec_home {
 	X(rejoin_uncached)     \
 	X(rejoin_pinned)       \
 	X(remove_ack_lost)     \
-	X(probe_raced_remove)
+	X(probe_raced_remove)  \
+	X(late_begins)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */

@@ -403,6 +403,15 @@ on_begin(struct na_rec *r, const struct lcf_msg *m, const uint8_t *payload,
 			send_report(r, home, p, out);
 		return;
 	}
+	/* A late copy of a BEGIN (not newer than the round this home last
+	 * ended here, or than the one we are in): started again, the round
+	 * would never end, the home sends DONE only for its current round
+	 * (lib/model/recround.pml). Newer: 1 .. 2^31 - 1 rounds ahead. */
+	if ((p->ended && (int32_t)(m->seq - p->last_done) <= 0) ||
+	    (p->active && (int32_t)(m->seq - p->round) <= 0)) {
+		r->st.late_begins++;
+		return;
+	}
 	pthread_mutex_lock(&r->mu);
 	if (!p->active)
 		__atomic_add_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
@@ -430,6 +439,8 @@ on_done(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 	pthread_mutex_lock(&r->mu);
 	if (p->active && p->round == m->seq) {
 		p->active = false;
+		p->ended = true;
+		p->last_done = m->seq;
 		__atomic_sub_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&r->mu);

@@ -7,7 +7,8 @@
  * dropped (na_rec_dead_drop: a late copy of the old process can neither
  * lock nor be recorded); the rejoin forgets every per-requester row of X
  * (the home's LAST-EXECUTED, held locks, queue ids, validate-on-hit
- * operations; the cache agent's LAST-EXECUTED) and this node's copies of
+ * operations; the cache agent's LAST-EXECUTED; the last round of X's this
+ * node ended) and this node's copies of
  * blocks X homes (its memory is new), then clears the dead mark.
  */
 #include <errno.h>
@@ -53,6 +54,8 @@ forget_rows(struct na_rec *r, uint16_t node)
 				memset(&v->req[(size_t)node * h->tpn + t], 0,
 				       sizeof(*v->req));
 		}
+	/* Its new incarnation numbers its rounds from 1 again. */
+	r->pend[node].ended = false;
 	if (ca && ca->req)
 		for (uint16_t t = 0; t < ca->tpn; t++) {
 			struct na_creq

@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "lcf_wire.h"
+#include "na_msg.h"
 #include "na_out.h"
 
 struct topo;
@@ -45,12 +46,10 @@ struct na_shadow;
 struct na_voh_home;
 struct na_rec;
 
-/* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5). */
-#define NA_MSG_REC_BEGIN    0x30 /* home -> node: tags (8 bytes each) */
-#define NA_MSG_REC_REPORT   0x31 /* node -> home: 16-byte entries */
-#define NA_MSG_REC_DATA     0x32 /* node -> home: orphan data segment */
-#define NA_MSG_REC_DONE     0x33 /* home -> node: resume */
-#define NA_MSG_REC_DONE_ACK 0x34 /* node -> home */
+/* Node-to-node messages of the recovery (docs/PROTOCOL.md section 5;
+ * numbered in na_msg.h): BEGIN home -> node (tags, 8 bytes each), REPORT
+ * node -> home (16-byte entries), DATA node -> home (an orphan's segment),
+ * DONE home -> node (resume), DONE_ACK node -> home. */
 
 #define NA_REC_TAGS 32 /* blocks per round */
 

@@ -50,6 +50,7 @@ struct sim_node {
 	int rc;
 	uint32_t migrated;
 	bool returned;     /* its workload returned */
+	bool closed;       /* its final reads ended, its history closed */
 	volatile int stop; /* its workload's stop flag */
 };
 
@@ -178,25 +179,37 @@ final_main(void *arg)
 		sn->res.errors++;
 	}
 	na_history_close(&sn->h, sn->res.ops);
+	sn->closed = true;
 	if (--sim.finals == 0)
 		sim.finals_done = 1;
 	return NULL;
 }
 
-/* Final reads, then quiescence within --stuck-s: the number of
- * violations (printed). */
-static uint32_t
-finish_checks(void)
+/* The final reads within --stuck-s virtual s: false when they are stuck
+ * (a read waiting for ever, the virtual clock running on). */
+static bool
+run_finals(void)
 {
-	struct dsm *d[MAX_NODES];
+	uint64_t t0 = na_now_ns(), lim = (uint64_t)(sim.o.stuck_s * 1e9);
 	na_thread_t t;
 
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
 		if (!crashed(&sim.node[i]) &&
 		    na_sim_spawn(&t, final_main, &sim.node[i]) == 0)
 			sim.finals++;
-	if (sim.finals)
-		na_sim_run(0, &sim.finals_done);
+	while (sim.finals && !sim.finals_done)
+		if (!na_sim_run(20000, &sim.finals_done) ||
+		    na_now_ns() - t0 > lim)
+			return false;
+	return true;
+}
+
+/* Quiescence within --stuck-s: the number of violations (printed). */
+static uint32_t
+finish_checks(void)
+{
+	struct dsm *d[MAX_NODES];
+
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
 		d[i] = crashed(&sim.node[i]) ? NULL : sim.node[i].d;
 	return na_sim_quiesce_wait(na_sim_net_pipeline(sim.net), d, sim.n_nodes,
@@ -498,7 +511,7 @@ main(int argc, char **argv)
 	na_thread_t t;
 	double wall0 = wall_now();
 	uint32_t unquiet;
-	bool ok;
+	bool ok, finals;
 	int rc;
 
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -567,17 +580,28 @@ main(int argc, char **argv)
 		if (na_sim_spawn(&t, node_main, &sim.node[i]) == 0)
 			sim.running++;
 	ok = run_workloads(wall0);
-	unquiet = ok ? finish_checks() : 0;
-	print_summary(stdout, wall_now() - wall0, !ok);
-	if (!ok) {
+	finals = ok && run_finals();
+	unquiet = finals ? finish_checks() : 0;
+	print_summary(stdout, wall_now() - wall0, !finals);
+	if (!finals) {
 		for (uint32_t i = 0; i < sim.n_nodes; i++)
-			if (sim.node[i].returned && !crashed(&sim.node[i]))
+			if (sim.node[i].returned && !sim.node[i].closed &&
+			    !crashed(&sim.node[i]))
 				na_history_close(&sim.node[i].h,
 						 sim.node[i].res.ops);
-		fprintf(stderr,
-			"na-sim: seed %u: %u of %u workloads did not finish "
-			"within %g virtual s of the stop (a liveness failure)\n",
-			sim.o.seed, sim.running, sim.n_nodes, sim.o.stuck_s);
+		if (!ok)
+			fprintf(stderr,
+				"na-sim: seed %u: %u of %u workloads did not "
+				"finish within %g virtual s of the stop (a "
+				"liveness failure)\n",
+				sim.o.seed, sim.running, sim.n_nodes,
+				sim.o.stuck_s);
+		else
+			fprintf(stderr,
+				"na-sim: seed %u: the final reads of %u nodes "
+				"did not finish within %g virtual s (a liveness "
+				"failure)\n",
+				sim.o.seed, sim.finals, sim.o.stuck_s);
 		for (uint32_t i = 0; i < sim.n_nodes; i++) {
 			fprintf(stderr, "node %u: {", sim.node[i].d->node.self);
 			na_node_stats_json(&sim.node[i].d->node, stderr);

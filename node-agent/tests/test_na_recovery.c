@@ -808,3 +808,48 @@ Test(na_recovery, rejoin_waits_for_the_drain_round)
 	cr_assert_not(rq->held[1].valid);
 	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0);
 }
+
+/*
+ * A late copy of home 3's BEGIN, after the round's DONE or during a newer
+ * round, starts nothing: started again, the round would never end (the home
+ * sends DONE only for its current round) and the node's requests on its
+ * blocks would wait for ever (lib/model/recround.pml). Home 3's new
+ * incarnation numbers its rounds from 1 again: the rejoin forgets the last.
+ */
+Test(na_recovery, late_begin_copy_starts_no_round)
+{
+	uint64_t tag = (uint64_t)3 << (48 - t.block_shift);
+	struct lcf_msg b = msg(NA_MSG_REC_BEGIN, 3, 4, 0);
+	struct lcf_msg d = msg(NA_MSG_REC_DONE, 3, 4, 0);
+	uint8_t tags[8];
+
+	put64(tags, tag);
+	b.len = sizeof(tags);
+	feed(&b, tags);
+	cr_assert_not_null(find(NA_MSG_REC_REPORT, 3));
+	feed(&d, NULL);
+	cr_assert(na_rec_quiet(n.rec));
+	feed(&b, tags); /* the late copy of round 4 */
+	cr_assert_null(find(NA_MSG_REC_REPORT, 3), "no report");
+	cr_assert(na_rec_quiet(n.rec), "no round");
+	cr_assert(na_rec_sent(n.rec, 0, tag, 9), "requests go");
+	na_rec_idle(n.rec, 0, false);
+	b.seq = d.seq = 5;
+	feed(&b, tags);
+	cr_assert_not_null(find(NA_MSG_REC_REPORT, 3), "round 5 is newer");
+	b.seq = 4;
+	feed(&b, tags);
+	cr_assert_null(find(NA_MSG_REC_REPORT, 3), "older than round 5");
+	feed(&d, NULL);
+	cr_assert(na_rec_quiet(n.rec), "round 5 ended");
+	cr_assert_eq(n.rec->st.late_begins, 2);
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	b.seq = 1;
+	feed(&b, tags);
+	cr_assert_not_null(find(NA_MSG_REC_REPORT, 3),
+			   "the new incarnation's round 1");
+}
