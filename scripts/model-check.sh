@@ -411,6 +411,13 @@ if [ $DEEP = 0 ]; then
 	PML=migcrash.pml run migcrash-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
 	PML=migcrash.pml run migcrash-nomine "violation:invalid end state" "-DFIX -DNOMINE" "-DSAFETY" "-m10000 -w18"
 	PML=migcrash.pml run migcrash pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A node declared dead while the ADD of a block it cached is out
+	# (migdead.pml): a copy sent after the declaration installs it in the
+	# COPYSET; not once the drain clears it and no copy names a dead node.
+	# A copy in flight at the declaration: known.
+	PML=migdead.pml run migdead-old "violation:assertion violated" "-DQUIET" "-DSAFETY" "-m10000 -w18"
+	PML=migdead.pml run migdead pass "-DFIX -DQUIET" "-DSAFETY" "-m10000 -w18"
+	PML=migdead.pml run migdead-inflight "known:assertion violated" "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# A request sent once a recovery round has the node's report
 	# (recsend.pml): granted after the rebuild, dropped as aborted, the
 	# lock nobody's; not once the record refuses while a round holds it.

@@ -19,8 +19,7 @@
  * ADD answered OK (a FAIL gives the block home with no lock, as OK does
  * for the home's lock). Not explored: a failure while the ADD is in flight
  * (the home then holds the write lock itself; the dead node can only be in
- * the copyset, which the switch's control plane or the probe's drain
- * settles).
+ * the copyset: migdead.pml).
  */
 #define HOME 0
 #define MIGRATING 1
