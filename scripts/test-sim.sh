@@ -308,6 +308,12 @@ run regress-crash-after-end "--seed 3454012915 --events 2000 --nodes 3 --threads
 # below fails when none is drained); seed 5 drains on today's rules.
 run regress-crash-migrate-drain "--seed 5 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
 	recovery.drained_blocks
+# The same options, seed 17: node 3 was declared dead while the home's ADD
+# of a block it had a copy of was unanswered; a later copy installed it in
+# the switch's COPYSET and every write waited on it (lib/model/migdead.pml;
+# seeds 6 and 17 of 1-40 stalled).
+run regress-crash-migrate-dead-copyset "--seed 17 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
+	recovery.adding_cleared
 # Switch restart, retry mode: a thread's request sent after its node had
 # reported to the round (BEGIN came in its ABORT quarantine) was granted
 # after the rebuild and dropped as aborted; the block stayed locked, the

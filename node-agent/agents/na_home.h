@@ -189,6 +189,10 @@ struct na_home {
 	uint32_t next_chunk; /* chunk 0 is the static region */
 	uint32_t rng;
 	uint32_t mig_seq;
+	/* Nodes declared dead (na_rec_node_failed, atomic; cleared at their
+	 * rejoin): no ADD copy names one in its copyset, the switch's control
+	 * plane having evicted what named them (lib/model/migdead.pml). */
+	uint32_t dead;
 	struct na_home_stats st;
 	struct na_dir *dir;   /* directory mode (na_directory.h) */
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory

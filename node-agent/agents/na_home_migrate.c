@@ -74,6 +74,7 @@ static void
 emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 {
 	struct na_hblock *b = &h->blk[idx];
+	uint32_t cs = b->cs & ~__atomic_load_n(&h->dead, __ATOMIC_ACQUIRE);
 	struct lcf_msg r;
 
 	/*
@@ -96,8 +97,11 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 	r.node = h->self;
 	r.thread = 0;
 	r.seq = b->add_seq + b->add_copies++;
-	r.gstatus = b->gs;
-	r.copyset = b->cs;
+	/* A dead node's copy is gone; a copy sent after the switch evicted
+	 * what named it would install it, every later write's invalidation
+	 * waiting on it for ever (migdead.pml). */
+	r.gstatus = cs ? b->gs : LCF_GS_UNSHARED;
+	r.copyset = cs;
 	r.tag = na_home_tag(h, idx);
 	r.dst_node = h->self;
 	na_out_push(out, h->self, &r, NULL);

@@ -73,6 +73,18 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 		 * the drain gives up and the lock stays); cancelled here. */
 		bool draining = b->owner == NA_OWN_MIGRATING && b->add_draining;
 
+		/* Its ADD is out (a migration's or a round's re-add), the home
+		 * holds the write lock: the dead node can only be in the
+		 * copyset, which no copy names any more (emit_add,
+		 * migdead.pml); the block's state says the same. */
+		if (b->owner == NA_OWN_MIGRATING && !b->add_draining &&
+		    na_cs_has(b->cs, dead)) {
+			b->cs &= ~na_bit(dead);
+			if (!b->cs)
+				b->gs = LCF_GS_UNSHARED;
+			r->st.adding_cleared++;
+			continue;
+		}
 		if ((b->owner != NA_OWN_HOME && !draining) ||
 		    (!na_cs_has(b->cs, dead) &&
 		     !held_by(home, dead, na_home_tag(home, i)) &&
@@ -94,5 +106,10 @@ na_rec_node_failed(struct na_rec *r, uint16_t node)
 	    !topo_node_by_id(r->env.topo, node))
 		return -EINVAL;
 	__atomic_or_fetch(&r->dead_req, na_bit(node), __ATOMIC_RELEASE);
+	/* At once, not at the next tick: the switch's control plane evicts
+	 * with the same declaration (na_home.h dead). */
+	if (r->env.role_home && r->env.home)
+		__atomic_or_fetch(&r->env.home->dead, na_bit(node),
+				  __ATOMIC_RELEASE);
 	return 0;
 }

@@ -157,7 +157,8 @@ struct rec_home {
 	X(rejoin_pinned)       \
 	X(remove_ack_lost)     \
 	X(probe_raced_remove)  \
-	X(late_begins)
+	X(late_begins)         \
+	X(adding_cleared)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */

@@ -119,6 +119,9 @@ na_rec_rejoin_tick(struct na_rec *r)
 		forget_copies(r, x);
 		__atomic_and_fetch(&r->dead_req, ~na_bit(x), __ATOMIC_RELEASE);
 		__atomic_and_fetch(&r->pub.dead, ~na_bit(x), __ATOMIC_RELEASE);
+		if (r->env.role_home && r->env.home)
+			__atomic_and_fetch(&r->env.home->dead, ~na_bit(x),
+					   __ATOMIC_RELEASE);
 		__atomic_and_fetch(&r->rejoin_req, ~na_bit(x),
 				   __ATOMIC_RELEASE);
 		r->st.rejoined++;

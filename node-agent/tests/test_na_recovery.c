@@ -853,3 +853,50 @@ Test(na_recovery, late_begin_copy_starts_no_round)
 	cr_assert_not_null(find(NA_MSG_REC_REPORT, 3),
 			   "the new incarnation's round 1");
 }
+
+/* ---- a node declared dead while an ADD is out (migdead.pml) -------------- */
+
+/* The copyset of the last ADD_TO_SWITCH in `out`, -1 when none. */
+static int64_t
+add_copyset(void)
+{
+	const struct na_out_msg *a = find(LCF_T_ADD_TO_SWITCH, 0);
+
+	return a ? (int64_t)a->msg.copyset : -1;
+}
+
+/* A block being added (migration or re-add) keeps the dead node out of
+ * every later ADD copy: the switch's eviction happened at the declaration,
+ * a copy naming it would install it (na-sim crash-migrate seed 17). */
+Test(na_recovery, no_add_copy_names_a_dead_node)
+{
+	struct na_hblock *b = &n.home.blk[2];
+
+	b->gs = LCF_GS_SHARED;
+	b->cs = 1u << 1 | 1u << 3;
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, &out), 0);
+	cr_assert_eq(add_copyset(), 1u << 1 | 1u << 3, "node 3 alive");
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_resend(&n.home, 2, 0, &out), 0);
+	cr_assert_eq(add_copyset(), 1u << 1, "from the declaration on");
+	tick_now();
+	cr_assert_eq(b->owner, NA_OWN_MIGRATING, "not drained: its ADD is out");
+	cr_assert_eq(b->cs, 1u << 1, "the drain clears it");
+	cr_assert_eq(b->gs, LCF_GS_SHARED);
+	cr_assert_eq(n.rec->st.adding_cleared, 1);
+	/* Only the dead node had it: no copy left. */
+	b->cs = 1u << 3;
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_resend(&n.home, 2, 0, &out), 0);
+	cr_assert_eq(add_copyset(), 0);
+	cr_assert_eq(find(LCF_T_ADD_TO_SWITCH, 0)->msg.gstatus,
+		     LCF_GS_UNSHARED);
+	/* Its rejoin: the new incarnation may be named again. */
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_resend(&n.home, 2, 0, &out), 0);
+	cr_assert_eq(add_copyset(), 1u << 3);
+}
