@@ -264,6 +264,12 @@ run regress-retry-localwait-2 "--seed 2 --events 100 --nodes 9 --threads 4 --wor
 # 33000 run 158; na_msg_own_seq).
 run regress-voh-stale-seq-alias "--seed 3 --events 3000 --nodes 9 --threads 2 --workload poll --blocks 1 --switch-blocks 2 --cache-blocks 1 --block-size 1024 --loss 0.005 --dup 0.238 --jitter-us 50 --max-rate 5000 --stuck-s 30 --pipe-depth 2" \
 	qlock.req_aborts_before_wait voh.checks
+# ... the same with the switch's VERSION (a switch-owned block, validate-rpc):
+# a VERSION_READ of seq 4 from the validate-on-hit counter, each VERSION
+# taken by the quarantine of the abandoned READ_MISS s4 (harsh sweep 36000
+# run 2919).
+run regress-voh-version-stale-seq "--seed 107580665 --events 3000 --nodes 15 --threads 4 --workload poll --policy validate-rpc --updaters all --blocks 5 --switch-blocks 1 --cache-blocks 4 --block-size 4096 --loss 0.068 --dup 0.143 --jitter-us 200 --max-rate 50000 --stuck-s 300" \
+	voh.checks
 # Directory baseline: refusals counted against copies sent, the duplicate
 # granted and dropped (lib/model/dircount.pml).
 run regress-directory-30003 "--seed 30003 --directory --nodes 2 --threads 2 --blocks 1 --loss 0 --dup 0.2 --events 1000"

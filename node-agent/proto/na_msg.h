@@ -122,15 +122,16 @@ na_aux_responder(uint32_t aux)
 }
 
 /*
- * SABRes (0x50-0x54) and validate-on-hit (0x58-0x5f) number their requests
- * with counters of their own (t->sab_seq, struct na_voh seq), not the
- * coherence requester's: one of their replies never answers a coherence
- * request of the same seq.
+ * SABRes (0x50-0x54) and validate-on-hit (0x58-0x5f, and the switch's
+ * VERSION_READ / VERSION pair) number their requests with counters of their
+ * own (t->sab_seq, struct na_voh seq), not the coherence requester's: one
+ * of their replies never answers a coherence request of the same seq.
  */
 static inline bool
 na_msg_own_seq(uint8_t type)
 {
-	return type >= NA_MSG_SABRE_REG && type <= NA_MSG_VOH_DONE;
+	return (type >= NA_MSG_SABRE_REG && type <= NA_MSG_VOH_DONE) ||
+	       type == LCF_T_VERSION_READ || type == LCF_T_VERSION;
 }
 
 /** Name of any type (pipeline, switch or node-to-node); "?" if unknown. */

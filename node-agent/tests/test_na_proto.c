@@ -365,3 +365,21 @@ Test(names, types)
 	cr_assert_str_eq(na_type_name(LCF_T_NACK), "NACK");
 	cr_assert_str_eq(na_type_name(0x7d), "?");
 }
+
+/*
+ * The replies numbered by SABRes' and validate-on-hit's own counters are
+ * never a coherence request's: the quarantine of an abandoned request of
+ * the same seq must not take them (harsh sweeps 33000 run 158: VOH_VERSION;
+ * 36000 run 2919: the switch's VERSION).
+ */
+Test(seq, own_counters_are_not_the_requesters)
+{
+	cr_assert(na_msg_own_seq(NA_MSG_VOH_VERSION));
+	cr_assert(na_msg_own_seq(NA_MSG_SABRE_DATA));
+	cr_assert(na_msg_own_seq(LCF_T_VERSION_READ));
+	cr_assert(na_msg_own_seq(LCF_T_VERSION));
+	cr_assert_not(na_msg_own_seq(LCF_T_READ_MISS));
+	cr_assert_not(na_msg_own_seq(LCF_T_NACK));
+	cr_assert_not(na_msg_own_seq(NA_MSG_ACK));
+	cr_assert_not(na_msg_own_seq(NA_MSG_ABORT_ACK));
+}
