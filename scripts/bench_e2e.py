@@ -270,20 +270,35 @@ def smoke(b, out):
     checker = cluster_run.history_checker(b.build)
     for mode in MODES:
         outdir = os.path.join(out, "smoke", "counter-" + mode)
-        # Rate-capped: an uncapped run of cache hits writes millions of
-        # history lines, and the check's time would follow the machine's
-        # speed instead of the test's.
-        rcs, stats = b.run(outdir, mode, "counter", b.a.smoke_duration,
-                           lambda n: ["--history", os.path.join(
-                               outdir, "h%d.jsonl" % n),
-                               "--max-rate", "20000"], shared=4)
-        bad = {n: rc for n, rc in rcs.items() if rc}
-        hist = [os.path.join(outdir, "h%d.jsonl" % n) for n in b.nodes]
-        res = subprocess.run(checker + ["--expect-nodes",
-                              str(len(b.nodes)), "--min-ops", "100"] + hist,
-                             capture_output=True, text=True)
-        last = (res.stdout.strip().splitlines() or ["(no output)"])[-1]
-        ok = res.returncode == 0 and not bad
+        for attempt in (1, 2):
+            # Rate-capped: an uncapped run of cache hits writes millions
+            # of history lines, and the check's time would follow the
+            # machine's speed instead of the test's.
+            rcs, stats = b.run(outdir, mode, "counter", b.a.smoke_duration,
+                               lambda n: ["--history", os.path.join(
+                                   outdir, "h%d.jsonl" % n),
+                                   "--max-rate", "20000"], shared=4)
+            bad = {n: rc for n, rc in rcs.items() if rc}
+            hist = [os.path.join(outdir, "h%d.jsonl" % n)
+                    for n in b.nodes]
+            res = subprocess.run(checker + ["--expect-nodes",
+                                  str(len(b.nodes)), "--min-ops", "100"] +
+                                 hist, capture_output=True, text=True)
+            last = (res.stdout.strip().splitlines() or ["(no output)"])[-1]
+            ok = res.returncode == 0 and not bad
+            # Too few operations and nothing else wrong: switch mode's
+            # known collapse when its nodes are starved of CPU (4 counter
+            # blocks, 8 threads: NACK and ABORT storms; the end-to-end
+            # "Limit" in docs/PERFORMANCE.md). Run once more; a second
+            # collapse fails.
+            collapsed = (not ok and not bad and
+                         res.stdout.count("VIOLATION") == 1 and
+                         "VIOLATION too_few_ops" in res.stdout)
+            if not collapsed or attempt == 2:
+                break
+            print("RETRY %s: counter workload %gs: %s (the collapse under "
+                  "CPU starvation; once more)" %
+                  (mode, b.a.smoke_duration, last))
         print("%s  %s: counter workload %gs, history check: %s%s" %
               ("PASS" if ok else "FAIL", mode, b.a.smoke_duration, last,
                "" if not bad else " (exit status %s)" % bad))
