@@ -188,8 +188,8 @@ home_writes(struct na_cagent *ca, const struct lcf_msg *m,
 	    const struct na_creq *rq)
 {
 	return from_modified(m, rq) && rq->has_data &&
-	       rq->ack.type == NA_MSG_ACK &&
-	       ca->home_wb && ca->home_wb(ca->home_ctx, m, rq->data);
+	       rq->ack.type == NA_MSG_ACK && ca->home_wb &&
+	       ca->home_wb(ca->home_ctx, m, rq->data);
 }
 
 /* Not the home: the owner's write-back goes home beside the data (the
