@@ -513,6 +513,11 @@ if [ $DEEP = 0 ]; then
 	# every NA_WB_ACK; unlocking on the data alone leaves memory stale.
 	PML=wbown.pml run wbown-early "violation:assertion violated" "-DEARLY -DLOSS=0 -DDUP=0" "-DSAFETY" "-m10000 -w16"
 	PML=wbown.pml run wbown pass "" "-DSAFETY" "-m100000 -w18"
+	# Two readers of a block Modified at its home (wbshare.pml): the home
+	# writes memory from its copy for each, Shared or not; flagging
+	# HOME_WRITTEN without writing leaves memory stale after an ABORT.
+	PML=wbshare.pml run wbshare-wrong "violation:assertion violated" "-DWRONG" "-DSAFETY" "-m10000 -w16"
+	PML=wbshare.pml run wbshare pass "-DEVR=3 -DEVW=3" "-DSAFETY" "-m100000 -w18"
 	# VERSION's migration epoch (vohepoch.pml, issue 28 item 4, open): a
 	# stamp of one stay validates in a later stay whose ADD seq agrees in
 	# its low EW bits (known; 3 epoch bits over 6 migrations do not alias);

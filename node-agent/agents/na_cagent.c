@@ -164,10 +164,10 @@ execute(struct na_cagent *ca, const struct lcf_msg *m, struct na_creq *rq)
  * A READ_MISS of a block Modified here (its G-STATUS): we downgraded our
  * copy now, or a concurrent reader under the same read lock did and our
  * Shared copy is still the latest value (no write runs meanwhile). At the
- * home the data goes to memory either way (lib/model/lcf.pml cache_serve
- * writes memory whatever the owner's copy), so this reader does not send
- * the same block back (PageRank: 432 of 493 write-backs, 8 nodes). An
- * owner elsewhere sends NA_WB only for its own downgrade (wbown.pml).
+ * home the data goes to memory either way (lib/model/wbshare.pml), so
+ * this reader does not send the same block back (PageRank, 8 nodes: most
+ * of its read misses' write-backs). An owner elsewhere sends NA_WB only
+ * for its own downgrade (wbown.pml).
  */
 static bool
 from_modified(const struct lcf_msg *m, const struct na_creq *rq)
