@@ -418,6 +418,13 @@ if [ $DEEP = 0 ]; then
 	PML=migdead.pml run migdead-old "violation:assertion violated" "-DQUIET" "-DSAFETY" "-m10000 -w18"
 	PML=migdead.pml run migdead pass "-DFIX -DQUIET" "-DSAFETY" "-m10000 -w18"
 	PML=migdead.pml run migdead-inflight "known:assertion violated" "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A recovery round against an invalidation already in flight
+	# (recfreeze.pml): a copy executed after the sharer's report leaves
+	# the rebuilt copyset naming a node without the data; dropped from
+	# the report to DONE, passes; a copy older than the round, known.
+	PML=recfreeze.pml run recfreeze-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recfreeze.pml run recfreeze pass "-DFIX -DCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	PML=recfreeze.pml run recfreeze-late "known:assertion violated" "-DFIX -DLATE" "-DSAFETY" "-m10000 -w18"
 	# A request sent once a recovery round has the node's report
 	# (recsend.pml): granted after the rebuild, dropped as aborted, the
 	# lock nobody's; not once the record refuses while a round holds it.
