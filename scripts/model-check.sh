@@ -418,6 +418,13 @@ if [ $DEEP = 0 ]; then
 	PML=migdead.pml run migdead-old "violation:assertion violated" "-DQUIET" "-DSAFETY" "-m10000 -w18"
 	PML=migdead.pml run migdead pass "-DFIX -DQUIET" "-DSAFETY" "-m10000 -w18"
 	PML=migdead.pml run migdead-inflight "known:assertion violated" "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A recovery round against an invalidation already in flight
+	# (recfreeze.pml): a copy executed after the sharer's report leaves
+	# the rebuilt copyset naming a node without the data; dropped from
+	# the report to DONE, passes; a copy older than the round, known.
+	PML=recfreeze.pml run recfreeze-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recfreeze.pml run recfreeze pass "-DFIX -DCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	PML=recfreeze.pml run recfreeze-late "known:assertion violated" "-DFIX -DLATE" "-DSAFETY" "-m10000 -w18"
 	# A request sent once a recovery round has the node's report
 	# (recsend.pml): granted after the rebuild, dropped as aborted, the
 	# lock nobody's; not once the record refuses while a round holds it.
@@ -513,6 +520,11 @@ if [ $DEEP = 0 ]; then
 	# every NA_WB_ACK; unlocking on the data alone leaves memory stale.
 	PML=wbown.pml run wbown-early "violation:assertion violated" "-DEARLY -DLOSS=0 -DDUP=0" "-DSAFETY" "-m10000 -w16"
 	PML=wbown.pml run wbown pass "" "-DSAFETY" "-m100000 -w18"
+	# Two readers of a block Modified at its home (wbshare.pml): the home
+	# writes memory from its copy for each, Shared or not; flagging
+	# HOME_WRITTEN without writing leaves memory stale after an ABORT.
+	PML=wbshare.pml run wbshare-wrong "violation:assertion violated" "-DWRONG" "-DSAFETY" "-m10000 -w16"
+	PML=wbshare.pml run wbshare pass "-DEVR=3 -DEVW=3" "-DSAFETY" "-m100000 -w18"
 	# VERSION's migration epoch (vohepoch.pml, issue 28 item 4, open): a
 	# stamp of one stay validates in a later stay whose ADD seq agrees in
 	# its low EW bits (known; 3 epoch bits over 6 migrations do not alias);

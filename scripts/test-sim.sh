@@ -349,6 +349,13 @@ run regress-crash-orphan-slots "--seed 503091392 --events 6000 --nodes 6 --threa
 # its blocks (lib/model/qfault.pml, qfault-restart).
 run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	qlock.fault_resets recovery.rounds
+# Queued mode, switch restart: a tenure's Q_INV reached a sharer after
+# that node had reported its Shared copy to the round; the rebuilt
+# copyset named a node without the data, every writer waited for ever
+# (6% of these seeds; lib/model/recfreeze.pml). The cache agent now drops
+# requests on a round's blocks from its report until DONE.
+run regress-queued-restart-freeze "--seed 16 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+	recovery.frozen_dropped recovery.rounds
 # Queued mode, node crash: a survivor's holder handed its tenure to the
 # dead node's event and re-sent Q_GRANT for ever (exit 4: left GIVING;
 # crash sweep 63 run 46; qfault-crash).

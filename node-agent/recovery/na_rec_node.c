@@ -70,6 +70,23 @@ na_rec_blocked(struct na_rec *r, uint64_t tag)
 }
 
 bool
+na_rec_cache_frozen(struct na_rec *r, uint64_t tag)
+{
+	const struct rec_pend *p;
+	bool f;
+
+	if (!__atomic_load_n(&r->pub.n_active, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_mutex_lock(&r->mu);
+	p = &r->pend[topo_tag_home(r->env.topo, tag) % LCF_MAX_NODES];
+	f = p->active && p->reported && tag_in(p->tags, p->n_tags, tag);
+	if (f)
+		r->st.frozen_dropped++;
+	pthread_mutex_unlock(&r->mu);
+	return f;
+}
+
+bool
 na_rec_home_dead(struct na_rec *r, uint64_t tag)
 {
 	if (!na_cs_has(__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE),

@@ -251,6 +251,35 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 }
 
 /*
+ * From our report to DONE the cache agent's requests on the round's blocks
+ * are dropped (a tenure's Q_INV sent before the round must not invalidate
+ * the copy the report declared: lib/model/recfreeze.pml); other blocks,
+ * and the block again after DONE, are served.
+ */
+Test(na_recovery, cache_requests_on_a_reported_block_dropped_until_done)
+{
+	uint64_t tag = na_home_tag(&n.home, 0), other = na_home_tag(&n.home, 3);
+	const struct na_out_msg *p;
+	struct lcf_msg m;
+	uint32_t round;
+
+	cr_assert_not(na_rec_cache_frozen(n.rec, tag), "no round yet");
+	round = lost_block_round(0, msg(LCF_T_READ_MISS, 1, 5, tag));
+	cr_assert(na_rec_cache_frozen(n.rec, tag), "reported: frozen");
+	cr_assert_not(na_rec_cache_frozen(n.rec, other), "not in the round");
+	cr_assert_eq(n.rec->st.frozen_dropped, 1);
+	for (uint16_t k = 1; k < 4; k++)
+		report(k, round, NULL, 0, 0);
+	tick_done();
+	p = find(NA_MSG_REC_DONE, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	feed(&m, NULL);
+	cr_assert_not(na_rec_cache_frozen(n.rec, tag), "DONE: served again");
+	cr_assert_eq(n.rec->st.frozen_dropped, 1);
+}
+
+/*
  * The MIGRATE_ACK of a REMOVE was lost (its retransmission missed): only
  * that block goes through a round, and SHADOW-TAG, which mirrors a switch
  * that still holds its other blocks, is kept.
