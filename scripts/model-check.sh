@@ -441,6 +441,13 @@ if [ $DEEP = 0 ]; then
 	# kept, slots freed for the orphan and its provider asked again, not.
 	PML=recslots.pml run recslots-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recslots.pml run recslots pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A requester's UNSETTLED records (recunset.pml): its retries before
+	# the round push the record of the event holding the lock at the
+	# restart out of the ring, the orphan is not written; the lowest and
+	# highest kept per block and a DIRTY seq between them matching, it is.
+	PML=recunset.pml run recunset-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recunset.pml run recunset-exact "violation:assertion violated" "-DFIX -DEXACT" "-DSAFETY" "-m10000 -w18"
+	PML=recunset.pml run recunset pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# A late copy of a round's BEGIN (recround.pml): after the round's
 	# DONE it starts the round again, which never ends; not when a BEGIN
 	# not newer than the last round ended (serial arithmetic) is ignored.
@@ -590,6 +597,7 @@ else
 	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
 	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
 	PML=recslots.pml run recslots-deep pass "-DFIX -DNP=4 -DLOSS=2" "-DSAFETY" "-m10000 -w20"
+	PML=recunset.pml run recunset-deep pass "-DFIX -DK=4 -DNACKED=3 -DRETRY=6" "-DSAFETY" "-m10000 -w20"
 	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
 	PML=wbown.pml run wbown-segs pass "-DSEGS=2 -DDUP=2" "-DSAFETY" "-m100000 -w22"
 	PML=wbown.pml run wbown-ev pass "-DEV0=4 -DEV1=3" "-DSAFETY" "-m100000 -w22"
