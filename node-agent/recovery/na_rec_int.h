@@ -158,7 +158,9 @@ struct rec_home {
 	X(remove_ack_lost)     \
 	X(probe_raced_remove)  \
 	X(late_begins)         \
-	X(adding_cleared)
+	X(adding_cleared)      \
+	X(adding_settled)      \
+	X(settle_recovered)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */
