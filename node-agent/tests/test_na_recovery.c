@@ -926,3 +926,26 @@ Test(na_recovery, a_declaration_settles_an_add_out)
 	cr_assert_eq(n.rec->st.settle_recovered, 1);
 	na_migrate_fini(&mg);
 }
+
+/* An ADD after the drain names no dead node (the switch evicted what named
+ * it, migdead.pml); once the node rejoins, its new incarnation may be. */
+Test(na_recovery, no_add_copy_names_a_dead_node)
+{
+	struct na_hblock *b = &n.home.blk[2];
+
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	b->gs = LCF_GS_SHARED;
+	b->cs = 1u << 3;
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, &out), 0);
+	cr_assert_eq(add_copyset(), 0);
+	cr_assert_eq(find(LCF_T_ADD_TO_SWITCH, 0)->msg.gstatus,
+		     LCF_GS_UNSHARED);
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_resend(&n.home, 2, 0, &out), 0);
+	cr_assert_eq(add_copyset(), 1u << 3);
+}
