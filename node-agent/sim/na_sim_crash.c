@@ -23,9 +23,6 @@ restart(void *ctx, void *arg)
 		c->restart_ns = na_now_ns();
 }
 
-/* The switch command, a copy's life after the homes' marks (below). */
-#define EVICT_AFTER_NS 1000000ull
-
 static void
 evict(void *ctx, void *arg)
 {
@@ -60,7 +57,9 @@ declare(void *ctx, void *arg)
 			dsm_node_failed(c->d[i], id);
 	c->declared = true;
 	c->declare_ns = na_now_ns();
-	na_sim_at(na_now_ns() + EVICT_AFTER_NS, evict, c, NULL);
+	/* (+10 us: a copy sent in the same instant, behind the marks) */
+	na_sim_at(na_now_ns() + na_sim_net_life_ns(c->net) + 10000, evict, c,
+		  NULL);
 }
 
 void
