@@ -427,6 +427,13 @@ if [ $DEEP = 0 ]; then
 	PML=migsettle.pml run migsettle-old "violation:assertion violated" "-DOLD -DHOMESFIRST" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle-switchfirst "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle pass "-DHOMESFIRST -DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
+	# A recovery round against an invalidation already in flight
+	# (recfreeze.pml): a copy executed after the sharer's report leaves
+	# the rebuilt copyset naming a node without the data; dropped from
+	# the report to DONE, passes; a copy older than the round, known.
+	PML=recfreeze.pml run recfreeze-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recfreeze.pml run recfreeze pass "-DFIX -DCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	PML=recfreeze.pml run recfreeze-late "known:assertion violated" "-DFIX -DLATE" "-DSAFETY" "-m10000 -w18"
 	# A request sent once a recovery round has the node's report
 	# (recsend.pml): granted after the rebuild, dropped as aborted, the
 	# lock nobody's; not once the record refuses while a round holds it.
@@ -443,6 +450,13 @@ if [ $DEEP = 0 ]; then
 	# kept, slots freed for the orphan and its provider asked again, not.
 	PML=recslots.pml run recslots-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recslots.pml run recslots pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# A requester's UNSETTLED records (recunset.pml): its retries before
+	# the round push the record of the event holding the lock at the
+	# restart out of the ring, the orphan is not written; the lowest and
+	# highest kept per block and a DIRTY seq between them matching, it is.
+	PML=recunset.pml run recunset-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recunset.pml run recunset-exact "violation:assertion violated" "-DFIX -DEXACT" "-DSAFETY" "-m10000 -w18"
+	PML=recunset.pml run recunset pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# A late copy of a round's BEGIN (recround.pml): after the round's
 	# DONE it starts the round again, which never ends; not when a BEGIN
 	# not newer than the last round ended (serial arithmetic) is ignored.
@@ -522,6 +536,11 @@ if [ $DEEP = 0 ]; then
 	# every NA_WB_ACK; unlocking on the data alone leaves memory stale.
 	PML=wbown.pml run wbown-early "violation:assertion violated" "-DEARLY -DLOSS=0 -DDUP=0" "-DSAFETY" "-m10000 -w16"
 	PML=wbown.pml run wbown pass "" "-DSAFETY" "-m100000 -w18"
+	# Two readers of a block Modified at its home (wbshare.pml): the home
+	# writes memory from its copy for each, Shared or not; flagging
+	# HOME_WRITTEN without writing leaves memory stale after an ABORT.
+	PML=wbshare.pml run wbshare-wrong "violation:assertion violated" "-DWRONG" "-DSAFETY" "-m10000 -w16"
+	PML=wbshare.pml run wbshare pass "-DEVR=3 -DEVW=3" "-DSAFETY" "-m100000 -w18"
 	# VERSION's migration epoch (vohepoch.pml, issue 28 item 4, open): a
 	# stamp of one stay validates in a later stay whose ADD seq agrees in
 	# its low EW bits (known; 3 epoch bits over 6 migrations do not alias);
@@ -587,6 +606,7 @@ else
 	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
 	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
 	PML=recslots.pml run recslots-deep pass "-DFIX -DNP=4 -DLOSS=2" "-DSAFETY" "-m10000 -w20"
+	PML=recunset.pml run recunset-deep pass "-DFIX -DK=4 -DNACKED=3 -DRETRY=6" "-DSAFETY" "-m10000 -w20"
 	PML=vohdup.pml run vohdup-deep pass "-DFIX -DW=3 -DLOSS=4 -DR=6" "-DSAFETY" "-m100000 -w22"
 	PML=wbown.pml run wbown-segs pass "-DSEGS=2 -DDUP=2" "-DSAFETY" "-m100000 -w22"
 	PML=wbown.pml run wbown-ev pass "-DEV0=4 -DEV1=3" "-DSAFETY" "-m100000 -w22"

@@ -350,11 +350,24 @@ run regress-crash-dead-orphan "--seed 3527762321 --events 2000 --nodes 4 --threa
 # lib/model/recslots.pml). The home now asks its provider again.
 run regress-crash-orphan-slots "--seed 503091392 --events 6000 --nodes 6 --threads 2 --workload micro --read-ratio 0.1 --blocks 1 --switch-blocks 2 --cache-blocks 3 --block-size 4096 --loss 0.040 --dup 0.091 --jitter-us 50 --max-rate 5000 --stuck-s 30 --pipe-depth 8 --crash-node 4 --crash-at 2800ev --detect-ms 200" \
 	recovery.orphans_written
+# Switch restart, retry mode: node 0's event held the lock with node 1's
+# Modified data, its ACK lost; its retries before the round, each a new
+# seq, pushed its UNSETTLED record out of the ring, the orphan was not
+# written (10 stale reads; lib/model/recunset.pml; sweep 68 run 239).
+run regress-restart-unset-239 "--seed 1399189415 --events 2000 --nodes 5 --threads 2 --workload micro --read-ratio 0 --blocks 2 --switch-blocks 4 --cache-blocks 64 --block-size 64 --loss 0.054 --dup 0.097 --jitter-us 4 --max-rate 50000 --stuck-s 30 --switch-restart-at 980ev" \
+	recovery.orphans_written
 # Queued mode, switch restart: a row kept for a tenure the restart ended
 # blocked its thread's next event for ever; the round frees the rows of
 # its blocks (lib/model/qfault.pml, qfault-restart).
 run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	qlock.fault_resets recovery.rounds
+# Queued mode, switch restart: a tenure's Q_INV reached a sharer after
+# that node had reported its Shared copy to the round; the rebuilt
+# copyset named a node without the data, every writer waited for ever
+# (6% of these seeds; lib/model/recfreeze.pml). The cache agent now drops
+# requests on a round's blocks from its report until DONE.
+run regress-queued-restart-freeze "--seed 16 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+	recovery.frozen_dropped recovery.rounds
 # Queued mode, node crash: a survivor's holder handed its tenure to the
 # dead node's event and re-sent Q_GRANT for ever (exit 4: left GIVING;
 # crash sweep 63 run 46; qfault-crash).

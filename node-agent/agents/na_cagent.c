@@ -161,6 +161,22 @@ execute(struct na_cagent *ca, const struct lcf_msg *m, struct na_creq *rq)
 }
 
 /*
+ * A READ_MISS of a block Modified here (its G-STATUS): we downgraded our
+ * copy now, or a concurrent reader under the same read lock did and our
+ * Shared copy is still the latest value (no write runs meanwhile). At the
+ * home the data goes to memory either way (lib/model/wbshare.pml), so
+ * this reader does not send the same block back (PageRank, 8 nodes: most
+ * of its read misses' write-backs). An owner elsewhere sends NA_WB only
+ * for its own downgrade (wbown.pml).
+ */
+static bool
+from_modified(const struct lcf_msg *m, const struct na_creq *rq)
+{
+	return rq->downgraded || (orig_type(m) == LCF_T_READ_MISS &&
+				  m->gstatus == LCF_GS_MODIFIED);
+}
+
+/*
  * A READ_MISS downgraded our Modified copy of a block whose home is this
  * node: write the data home now, still inside the reader's lock, instead
  * of the reader sending it back here (lib/model/lcf.pml cache_serve: the
@@ -171,8 +187,9 @@ static bool
 home_writes(struct na_cagent *ca, const struct lcf_msg *m,
 	    const struct na_creq *rq)
 {
-	return rq->downgraded && rq->has_data && rq->ack.type == NA_MSG_ACK &&
-	       ca->home_wb && ca->home_wb(ca->home_ctx, m, rq->data);
+	return from_modified(m, rq) && rq->has_data &&
+	       rq->ack.type == NA_MSG_ACK && ca->home_wb &&
+	       ca->home_wb(ca->home_ctx, m, rq->data);
 }
 
 /* Not the home: the owner's write-back goes home beside the data (the

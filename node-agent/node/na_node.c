@@ -93,6 +93,9 @@ agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
 	na_out_reset(&out);
 	if (na_rec_agents(n->rec, m, payload, &out))
 		r = NA_ROUTE_DROP; /* consumed by the recovery */
+	else if ((r == NA_ROUTE_CACHE || r == NA_ROUTE_QINV) &&
+		 na_rec_cache_frozen(n->rec, m->tag))
+		r = NA_ROUTE_DROP; /* our report stands for the copy */
 	switch (r) {
 	case NA_ROUTE_DROP:
 		break;

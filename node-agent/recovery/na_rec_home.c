@@ -123,22 +123,33 @@ cand_find(struct rec_home *h, const struct rec_dhdr *k)
 
 /*
  * Record `k` is its block's orphan as far as the reports in so far tell:
- * its event is listed unsettled, or its data equals the provider's Shared
- * copy (lib/model/recorphan.pml).
+ * its seq lies between the lowest and highest seq its requester thread
+ * listed unsettled on the block (a node keeps only those two per block:
+ * lib/model/recunset.pml), or its data equals the provider's Shared copy
+ * (lib/model/recorphan.pml).
  */
 static bool
 matches(const struct rec_home *h, const struct rec_dhdr *k)
 {
+	uint32_t lo = 0, hi = 0;
+	bool any = false;
+
 	for (uint32_t i = 0; i < h->n_dh; i++)
 		if (h->dh[i].cur && same_event(&h->dh[i], k))
 			return true;
-	for (uint32_t i = 0; i < h->n_unset; i++)
-		if (h->unset[i].slot == k->slot &&
-		    h->unset[i].node == k->rnode &&
-		    h->unset[i].thread == k->rthread &&
-		    h->unset[i].seq == k->seq)
-			return true;
-	return false;
+	for (uint32_t i = 0; i < h->n_unset; i++) {
+		const struct rec_unset *u = &h->unset[i];
+
+		if (u->slot != k->slot || u->node != k->rnode ||
+		    u->thread != k->rthread)
+			continue;
+		if (!any || lcf_seq_after(lo, u->seq))
+			lo = u->seq;
+		if (!any || lcf_seq_after(u->seq, hi))
+			hi = u->seq;
+		any = true;
+	}
+	return any && !lcf_seq_after(lo, k->seq) && !lcf_seq_after(k->seq, hi);
 }
 
 /*

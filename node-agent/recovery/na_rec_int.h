@@ -160,7 +160,8 @@ struct rec_home {
 	X(late_begins)         \
 	X(adding_cleared)      \
 	X(adding_settled)      \
-	X(settle_recovered)
+	X(settle_recovered)    \
+	X(frozen_dropped)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */

@@ -70,6 +70,23 @@ na_rec_blocked(struct na_rec *r, uint64_t tag)
 }
 
 bool
+na_rec_cache_frozen(struct na_rec *r, uint64_t tag)
+{
+	const struct rec_pend *p;
+	bool f;
+
+	if (!__atomic_load_n(&r->pub.n_active, __ATOMIC_ACQUIRE))
+		return false;
+	pthread_mutex_lock(&r->mu);
+	p = &r->pend[topo_tag_home(r->env.topo, tag) % LCF_MAX_NODES];
+	f = p->active && p->reported && tag_in(p->tags, p->n_tags, tag);
+	if (f)
+		r->st.frozen_dropped++;
+	pthread_mutex_unlock(&r->mu);
+	return f;
+}
+
+bool
 na_rec_home_dead(struct na_rec *r, uint64_t tag)
 {
 	if (!na_cs_has(__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE),
@@ -114,6 +131,48 @@ na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
 									 : 0;
 }
 
+/*
+ * Record request (tag, seq) as unsettled. Per block a thread keeps its
+ * lowest and highest record (a grant clears both), and the home matches a
+ * DIRTY seq between them: every seq between is unsettled. A ring of the
+ * last requests lost the record of the event holding the lock at a switch
+ * restart to the retries before the round, and the orphan with it
+ * (lib/model/recunset.pml; na-sim switch-restart sweep 68 runs 116, 239).
+ */
+static void
+record_sent(struct na_rec *r, struct rec_thread *th, uint64_t tag, uint32_t seq)
+{
+	int hi = -1, n = 0, k = -1;
+
+	for (int i = 0; i < REC_UNSETTLED; i++) {
+		if (!th->u[i].valid) {
+			if (k < 0)
+				k = i;
+			continue;
+		}
+		if (th->u[i].tag != tag)
+			continue;
+		if (th->u[i].seq == seq)
+			return;
+		n++;
+		if (hi < 0 || lcf_seq_after(th->u[i].seq, th->u[hi].seq))
+			hi = i;
+	}
+	if (n >= 2) {
+		if (lcf_seq_after(seq, th->u[hi].seq))
+			th->u[hi].seq = seq;
+		return;
+	}
+	if (k < 0) { /* a record of another block is lost */
+		k = (int)th->u_next;
+		th->u_next = (th->u_next + 1) % REC_UNSETTLED;
+		r->st.report_overflow++;
+	}
+	th->u[k].valid = true;
+	th->u[k].tag = tag;
+	th->u[k].seq = seq;
+}
+
 bool
 na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 {
@@ -130,15 +189,7 @@ na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 	}
 	th->busy = true;
 	th->busy_tag = tag;
-	for (int i = 0; i < REC_UNSETTLED; i++)
-		if (th->u[i].valid && th->u[i].tag == tag &&
-		    th->u[i].seq == seq)
-			goto out;
-	th->u[th->u_next].valid = true;
-	th->u[th->u_next].tag = tag;
-	th->u[th->u_next].seq = seq;
-	th->u_next = (th->u_next + 1) % REC_UNSETTLED;
-out:
+	record_sent(r, th, tag, seq);
 	pthread_mutex_unlock(&r->mu);
 	return true;
 }

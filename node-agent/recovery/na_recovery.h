@@ -124,6 +124,16 @@ int na_rec_node_failed(struct na_rec *r, uint16_t node);
  */
 int na_rec_node_rejoined(struct na_rec *r, uint16_t node);
 
+/**
+ * Agents' side (agent_mu held), before the cache agent sees a request on
+ * `tag` (a forward, a Q_INV): must it be dropped? True from this node's
+ * report of a round holding the block until the round's DONE: the report
+ * stands for our copy until the rebuilt state takes over, and the
+ * request's event is aborted by the round (lib/model/recfreeze.pml).
+ * Counted (`frozen_dropped`) when it is.
+ */
+bool na_rec_cache_frozen(struct na_rec *r, uint64_t tag);
+
 /*
  * Requester side. Before an event on `tag` a requester thread asks, in
  * this order: na_rec_home_dead (fail the access with -EHOSTDOWN), then

@@ -177,6 +177,39 @@ Test(cagent, reader_writes_home_when_the_home_did_not)
 	cr_assert_eq(ca.st.home_written, 0);
 }
 
+/* Two readers under one read lock of a Modified block homed here: the
+ * first downgraded the copy and wrote memory; the second finds it Shared
+ * (G-STATUS still Modified) and gets HOME_WRITTEN too, so it does not
+ * send the same block home (lcf.pml cache_serve). */
+Test(cagent, second_reader_of_modified_block_at_its_home_gets_home_written)
+{
+	struct lcf_msg m;
+
+	put(270, NA_L_MODIFIED, 0x42);
+	home_setup(true);
+	m = fwd(LCF_T_READ_MISS, 270, 3, 1, true);
+	m.gstatus = LCF_GS_MODIFIED;
+	feed(m);
+	cr_assert(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN);
+	m = fwd(LCF_T_READ_MISS, 270, 4, 1, true);
+	m.gstatus = LCF_GS_MODIFIED;
+	feed(m);
+	cr_assert_eq(ca.st.downgrades, 1);
+	cr_assert_eq(home_calls, 2);
+	cr_assert_eq(home_byte, 0x42);
+	cr_assert_eq(out.n, 4);
+	cr_assert(out.m[3].msg.flags & LCF_F_DATA_PROVIDER);
+	cr_assert(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN);
+	cr_assert_eq(ca.st.home_written, 2);
+	/* The home refuses: the reader writes it back, as before. */
+	home_setup(false);
+	m = fwd(LCF_T_READ_MISS, 270, 5, 1, true);
+	m.gstatus = LCF_GS_MODIFIED;
+	feed(m);
+	cr_assert_eq(home_calls, 1);
+	cr_assert_eq(out.m[3].msg.aux & NA_ACK_HOME_WRITTEN, 0);
+}
+
 /* A Modified owner that is not the home (lib/model/wbown.pml): the block
  * goes home as NA_WB under the reader's identity beside the data, once;
  * a duplicate request gets the ACK and data again, not the NA_WB. */

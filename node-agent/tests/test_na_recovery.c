@@ -252,6 +252,35 @@ Test(na_recovery, restart_detected_by_probe_and_rebuilt_with_orphan)
 }
 
 /*
+ * From our report to DONE the cache agent's requests on the round's blocks
+ * are dropped (a tenure's Q_INV sent before the round must not invalidate
+ * the copy the report declared: lib/model/recfreeze.pml); other blocks,
+ * and the block again after DONE, are served.
+ */
+Test(na_recovery, cache_requests_on_a_reported_block_dropped_until_done)
+{
+	uint64_t tag = na_home_tag(&n.home, 0), other = na_home_tag(&n.home, 3);
+	const struct na_out_msg *p;
+	struct lcf_msg m;
+	uint32_t round;
+
+	cr_assert_not(na_rec_cache_frozen(n.rec, tag), "no round yet");
+	round = lost_block_round(0, msg(LCF_T_READ_MISS, 1, 5, tag));
+	cr_assert(na_rec_cache_frozen(n.rec, tag), "reported: frozen");
+	cr_assert_not(na_rec_cache_frozen(n.rec, other), "not in the round");
+	cr_assert_eq(n.rec->st.frozen_dropped, 1);
+	for (uint16_t k = 1; k < 4; k++)
+		report(k, round, NULL, 0, 0);
+	tick_done();
+	p = find(NA_MSG_REC_DONE, 0);
+	cr_assert_not_null(p);
+	m = p->msg;
+	feed(&m, NULL);
+	cr_assert_not(na_rec_cache_frozen(n.rec, tag), "DONE: served again");
+	cr_assert_eq(n.rec->st.frozen_dropped, 1);
+}
+
+/*
  * The MIGRATE_ACK of a REMOVE was lost (its retransmission missed): only
  * that block goes through a round, and SHADOW-TAG, which mirrors a switch
  * that still holds its other blocks, is kept.
@@ -370,6 +399,42 @@ Test(na_recovery, orphan_after_full_slots_is_fetched_again)
 	cr_assert_eq(memcmp(n.home.mem, blk, sizeof(blk)), 0,
 		     "the aborted event's data is the block's value");
 	cr_assert_eq(n.rec->st.orphans_written, 1);
+}
+
+/*
+ * Our thread's event 8 held the lock at the switch restart: node 1 gave it
+ * its Modified data, the ACK was lost. Before the round, each retry was
+ * NACKed and aborted, a new seq each time: a ring of the last requests
+ * lost 8's record and the orphan was not written (lib/model/recunset.pml;
+ * na-sim switch-restart sweep 68 runs 116, 239: lost writes). Now the
+ * lowest and highest records of the block are kept and node 1's record
+ * matches between them.
+ */
+Test(na_recovery, orphan_of_an_event_retried_past_the_records_is_written)
+{
+	uint64_t tag = na_home_tag(&n.home, 0);
+	uint32_t last = 8 + REC_UNSETTLED + 2, round;
+	uint8_t e[16];
+	struct na_hreq *rq;
+
+	for (uint32_t s = 8; s <= last; s++) {
+		cr_assert(na_rec_sent(n.rec, 0, tag, s));
+		na_rec_idle(n.rec, 0, true);
+	}
+	round = lost_block_round(0, msg(LCF_T_WRITE_MISS, 1, 5, tag));
+	send_data(tag, 1, 0, 0, 8, 0x5a);
+	report(1, round, e, entry(e, tag, ENT_DIRTY, 0, 0, 8), 1);
+	report(2, round, e, 0, 0);
+	report(3, round, e, 0, 0);
+	tick_done();
+	cr_assert_eq(n.home.blk[0].gs, LCF_GS_UNSHARED);
+	cr_assert_eq(memcmp(n.home.mem, blk, sizeof(blk)), 0,
+		     "event 8's data is the block's value");
+	cr_assert_eq(n.rec->st.orphans_written, 1);
+	cr_assert_eq(n.rec->h.n_unset, 2, "the lowest and the highest");
+	cr_assert_eq(n.rec->st.report_overflow, 0);
+	rq = &n.home.req[0];
+	cr_assert_eq(rq->req.seq, last, "late copies NACKed up to the last");
 }
 
 /*
