@@ -414,10 +414,19 @@ if [ $DEEP = 0 ]; then
 	# A node declared dead while the ADD of a block it cached is out
 	# (migdead.pml): a copy sent after the declaration installs it in the
 	# COPYSET; not once the drain clears it and no copy names a dead node.
-	# A copy in flight at the declaration: known.
+	# A copy in flight at the declaration: not once the homes are declared
+	# first and the switch evicts when none is in flight.
 	PML=migdead.pml run migdead-old "violation:assertion violated" "-DQUIET" "-DSAFETY" "-m10000 -w18"
 	PML=migdead.pml run migdead pass "-DFIX -DQUIET" "-DSAFETY" "-m10000 -w18"
-	PML=migdead.pml run migdead-inflight "known:assertion violated" "-DFIX" "-DSAFETY" "-m10000 -w18"
+	PML=migdead.pml run migdead-inflight pass "-DFIX -DHOMESFIRST" "-DSAFETY" "-m10000 -w18"
+	# The declaration evicts a block an unanswered ADD installed and a write
+	# moved on (migsettle.pml): the next copy re-installs the home's old
+	# metadata; not once the drain stops the copies, waits them out,
+	# REMOVEs and recovers the block from the caches, the switch evicting
+	# after the homes' marks.
+	PML=migsettle.pml run migsettle-old "violation:assertion violated" "-DOLD -DHOMESFIRST" "-DSAFETY" "-m10000 -w18"
+	PML=migsettle.pml run migsettle-switchfirst "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=migsettle.pml run migsettle pass "-DHOMESFIRST -DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
 	# A recovery round against an invalidation already in flight
 	# (recfreeze.pml): a copy executed after the sharer's report leaves
 	# the rebuilt copyset naming a node without the data; dropped from

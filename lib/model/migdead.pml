@@ -18,8 +18,9 @@
  * Bounds: one block, COPIES copies (each may be lost), one crash. -DQUIET:
  * no copy sent before the declaration is still in flight at it (run
  * migdead). Without it a copy sent before the declaration and delivered
- * after the switch's eviction installs D (run migdead-inflight, known: its
- * life is the network's, microseconds, against MIG_RTO_NS between copies).
+ * after the switch's eviction installs D (-DFIX alone), unless the homes
+ * are declared first and the switch evicts once no copy is in flight
+ * (-DHOMESFIRST, run migdead-inflight; migsettle.pml has the rest).
  */
 #define D 1 /* the node that dies */
 #define S 2 /* a survivor with a copy */
@@ -65,7 +66,16 @@ end:	do
 
 active proctype fail()
 {
-#ifdef QUIET
+#ifdef HOMESFIRST
+	/* The homes' marks, then the switch command once no copy sent
+	 * before them can be in flight (migsettle.pml, na_sim_crash.c). */
+	atomic { hdead = D;
+#ifdef FIX
+		 hcs = hcs & ~D
+#endif
+	};
+	atomic { len(net) == 0 ->
+#elif defined(QUIET)
 	atomic { len(net) == 0 ->
 #else
 	atomic {

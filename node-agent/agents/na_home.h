@@ -58,6 +58,10 @@ struct na_hblock {
 			       lib/model/migmix.pml) */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
+	uint8_t add_settle; /* REMOVING after a node's declaration caught
+			       its ADD out: 1 waiting out the copies (from
+			       add_hold_t), 2 REMOVE sent; recovered either
+			       way (migsettle.pml) */
 	uint32_t cs;
 	uint32_t hot;        /* forwarded copies this epoch (section 5.2.2) */
 	uint32_t wgrants;    /* write locks granted here (validate-on-hit's
@@ -193,6 +197,10 @@ struct na_home {
 	 * rejoin): no ADD copy names one in its copyset, the switch's control
 	 * plane having evicted what named them (lib/model/migdead.pml). */
 	uint32_t dead;
+	/* Declared, not drained yet (atomic): no ADD copy goes, a copy sent
+	 * now could reach the switch after its eviction (migsettle.pml). */
+	uint32_t dead_new;
+	uint32_t n_settle; /* blocks with add_settle == 1 */
 	struct na_home_stats st;
 	struct na_dir *dir;   /* directory mode (na_directory.h) */
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory

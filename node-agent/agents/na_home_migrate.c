@@ -17,6 +17,7 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 		    struct na_hblock *b)
 {
 	if (m->node == h->self && b->owner == NA_OWN_REMOVING &&
+	    !b->add_settle &&
 	    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
 	    !(m->flags & LCF_F_FAIL)) {
 		/* Section 5.2.1: ownership back, with the switch's metadata. */
@@ -115,7 +116,8 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	if (idx >= h->n_blocks)
 		return -EINVAL;
 	b = &h->blk[idx];
-	if (b->owner != NA_OWN_HOME || b->writer || b->readers)
+	if (b->owner != NA_OWN_HOME || b->writer || b->readers ||
+	    __atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE))
 		return -EBUSY;
 	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
 	b->writer = true;
@@ -145,6 +147,9 @@ na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
 		b->add_hold = 2;
 		b->add_hold_t = t;
 	}
+	/* A declaration not drained yet: the drain decides (migsettle.pml). */
+	if (__atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE))
+		return 1;
 	if (b->add_hold) {
 		if ((uint64_t)(uint32_t)(t - b->add_hold_t) << 20 <
 		    NA_ADD_HOLD_NS + (1ull << 20))

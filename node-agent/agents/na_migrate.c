@@ -178,7 +178,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		if (b->owner != NA_OWN_MIGRATING) {
 			if (b->owner == NA_OWN_SWITCH)
 				mg->st.add_ok++;
-			else
+			else if (!b->add_settle) /* (settling: no collision) */
 				report_collision(mg, h, p, io);
 			return true;
 		}
@@ -329,10 +329,39 @@ step_all(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 	}
 }
 
+/*
+ * Blocks whose ADD a node's declaration caught out (na_rec_drain): once no
+ * copy can still be in flight (NA_ADD_HOLD_NS after the drain), REMOVE,
+ * re-sent until the switch answers; the recovery takes either answer
+ * (na_rec_home_watch, na_rec_block_lost; lib/model/migsettle.pml).
+ */
+static void
+settle(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
+       struct na_mig_io *io)
+{
+	uint32_t t = (uint32_t)(now_ns >> 20);
+
+	for (uint32_t i = 0; i < h->n_blocks && h->n_settle; i++) {
+		struct na_hblock *b = &h->blk[i];
+
+		if (b->add_settle != 1 ||
+		    (uint64_t)(uint32_t)(t - b->add_hold_t) << 20 <
+			    NA_ADD_HOLD_NS + (1ull << 20) ||
+		    !add_pending(mg, i, 0, LCF_T_REMOVE_FROM_SWITCH, now_ns))
+			continue;
+		b->add_settle = 2;
+		h->n_settle--;
+		mg->st.settle_removes++;
+		emit_remove(mg, h, i, io);
+	}
+}
+
 void
 na_migrate_tick(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 		struct na_mig_io *io)
 {
+	if (h->n_settle)
+		settle(mg, h, now_ns, io);
 	step_all(mg, h, now_ns, io);
 	if (!mg->dynamic || now_ns < mg->next_epoch_ns)
 		return;

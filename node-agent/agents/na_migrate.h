@@ -73,7 +73,8 @@ struct na_mig_pending {
 	X(remove_retransmits)      \
 	X(remove_nacks)            \
 	X(remove_missed)           \
-	X(collision_reports)
+	X(collision_reports)       \
+	X(settle_removes)
 
 struct na_migrate_stats {
 #define NA_X_FIELD(name) uint64_t name;

@@ -61,6 +61,9 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 	__atomic_or_fetch(&r->pub.dead, na_bit(dead), __ATOMIC_RELEASE);
 	r->st.dead_nodes++;
 	r->h.expect &= ~na_bit(dead);
+	if (r->env.role_home)
+		__atomic_and_fetch(&home->dead_new, ~na_bit(dead),
+				   __ATOMIC_RELEASE);
 	if (!r->env.role_home)
 		return;
 	if (r->env.voh) /* its reads and updates hold the queues up */
@@ -73,16 +76,28 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 		 * the drain gives up and the lock stays); cancelled here. */
 		bool draining = b->owner == NA_OWN_MIGRATING && b->add_draining;
 
-		/* Its ADD is out (a migration's or a round's re-add), the home
-		 * holds the write lock: the dead node can only be in the
-		 * copyset, which no copy names any more (emit_add,
-		 * migdead.pml); the block's state says the same. */
-		if (b->owner == NA_OWN_MIGRATING && !b->add_draining &&
-		    na_cs_has(b->cs, dead)) {
-			b->cs &= ~na_bit(dead);
-			if (!b->cs)
-				b->gs = LCF_GS_UNSHARED;
-			r->st.adding_cleared++;
+		/*
+		 * Its ADD is out (a migration's or a round's re-add): a copy
+		 * may have installed it unanswered and the switch command
+		 * evicted it (locked), a write having moved its data on; a
+		 * later copy of the home's metadata would install a lie.
+		 * No more copies (copies stopped at the declaration,
+		 * dead_new); once those in flight are gone, REMOVE it until
+		 * the switch answers and recover it from the caches either
+		 * way (na_migrate_settle, migsettle.pml).
+		 */
+		if (b->owner == NA_OWN_MIGRATING && !b->add_draining) {
+			if (na_cs_has(b->cs, dead)) {
+				b->cs &= ~na_bit(dead);
+				r->st.adding_cleared++;
+			}
+			b->owner = NA_OWN_REMOVING;
+			b->writer = false;
+			b->add_hold = 0;
+			b->add_settle = 1;
+			b->add_hold_t = (uint32_t)(na_now_ns() >> 20);
+			home->n_settle++;
+			r->st.adding_settled++;
 			continue;
 		}
 		if ((b->owner != NA_OWN_HOME && !draining) ||
@@ -108,8 +123,11 @@ na_rec_node_failed(struct na_rec *r, uint16_t node)
 	__atomic_or_fetch(&r->dead_req, na_bit(node), __ATOMIC_RELEASE);
 	/* At once, not at the next tick: the switch's control plane evicts
 	 * with the same declaration (na_home.h dead). */
-	if (r->env.role_home && r->env.home)
+	if (r->env.role_home && r->env.home) {
+		__atomic_or_fetch(&r->env.home->dead_new, na_bit(node),
+				  __ATOMIC_RELEASE);
 		__atomic_or_fetch(&r->env.home->dead, na_bit(node),
 				  __ATOMIC_RELEASE);
+	}
 	return 0;
 }

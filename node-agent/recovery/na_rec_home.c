@@ -407,7 +407,12 @@ na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out)
 	if (idx < 0 || r->env.home->blk[idx].owner != NA_OWN_REMOVING)
 		return;
 	r->env.home->blk[idx].owner = NA_OWN_RECOVERING;
-	r->st.remove_ack_lost++;
+	if (r->env.home->blk[idx].add_settle) {
+		r->env.home->blk[idx].add_settle = 0;
+		r->st.settle_recovered++;
+	} else {
+		r->st.remove_ack_lost++;
+	}
 	if (r->h.phase == PH_IDLE || r->h.phase == PH_READD)
 		na_rec_start_round(r, out);
 	else
@@ -472,6 +477,16 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		switch_lost(r, out);
 		return true;
 	case LCF_T_MIGRATE_ACK:
+		/* A settling block's REMOVE found it: the entry may be a late
+		 * ADD copy's, not the truth; recovered from the caches
+		 * (migsettle.pml). */
+		if (m->node == r->env.self && !(m->flags & LCF_F_FAIL) &&
+		    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
+		    r->env.home->blk[idx].owner == NA_OWN_REMOVING &&
+		    r->env.home->blk[idx].add_settle == 2) {
+			na_rec_block_lost(r, m->tag, out);
+			return true;
+		}
 		if (m->node != r->env.self || h->phase != PH_PROBE ||
 		    (uint32_t)idx != h->probe_idx || (m->flags & LCF_F_FAIL) ||
 		    m->thread != r->env.topo->threads_per_node - 1 ||

@@ -159,6 +159,8 @@ struct rec_home {
 	X(probe_raced_remove)  \
 	X(late_begins)         \
 	X(adding_cleared)      \
+	X(adding_settled)      \
+	X(settle_recovered)    \
 	X(frozen_dropped)
 
 struct na_rec {

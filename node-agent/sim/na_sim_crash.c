@@ -24,6 +24,26 @@ restart(void *ctx, void *arg)
 }
 
 static void
+evict(void *ctx, void *arg)
+{
+	struct na_sim_crash *c = ctx;
+
+	(void)arg;
+	if (*c->closing)
+		return;
+	/* Between two passes, as swswitch's workers apply it. */
+	na_sim_net_node_failed(c->net, c->d[c->idx]->node.self, &c->rep);
+	if (c->restart)
+		na_sim_at(na_now_ns() + 1000000ull, restart, c, NULL);
+}
+
+/*
+ * The homes first: from their marks no ADD copy goes (na_home.h dead_new),
+ * and the switch evicts once none sent before can still be in flight; an
+ * ADD copy delivered after the eviction would install the home's stale
+ * metadata (lib/model/migsettle.pml HOMESFIRST).
+ */
+static void
 declare(void *ctx, void *arg)
 {
 	struct na_sim_crash *c = ctx;
@@ -32,15 +52,14 @@ declare(void *ctx, void *arg)
 	(void)arg;
 	if (*c->closing)
 		return;
-	/* Between two passes, as swswitch's workers apply it. */
-	na_sim_net_node_failed(c->net, id, &c->rep);
 	for (uint32_t i = 0; i < c->n; i++)
 		if (i != c->idx)
 			dsm_node_failed(c->d[i], id);
 	c->declared = true;
 	c->declare_ns = na_now_ns();
-	if (c->restart)
-		na_sim_at(na_now_ns() + 1000000ull, restart, c, NULL);
+	/* (+10 us: a copy sent in the same instant, behind the marks) */
+	na_sim_at(na_now_ns() + na_sim_net_life_ns(c->net) + 10000, evict, c,
+		  NULL);
 }
 
 void

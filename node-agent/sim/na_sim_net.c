@@ -124,6 +124,13 @@ na_sim_net_pipeline(const struct na_sim_net *net)
 	return net->pipe;
 }
 
+uint64_t
+na_sim_net_life_ns(const struct na_sim_net *net)
+{
+	/* Two hops at most, each delay + jitter (a duplicate's too). */
+	return 2 * (net->cfg.delay_ns + net->cfg.jitter_ns);
+}
+
 static struct frame *
 frame_copy(const struct frame *f)
 {

@@ -129,6 +129,9 @@ const struct na_sim_net_stats *na_sim_net_stats(const struct na_sim_net *net);
 /** The switch's pipeline (its counters and registers). */
 const struct lcf_pipeline *na_sim_net_pipeline(const struct na_sim_net *net);
 
+/** The longest a frame sent now can still be in flight (no cost profile). */
+uint64_t na_sim_net_life_ns(const struct na_sim_net *net);
+
 /**
  * Record the switch's passes of 1 in `every` events (lcf_trace.h, as
  * swswitch --trace; the virtual clock) into a ring of `capacity` records.
