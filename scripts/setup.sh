@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PKGS=(meson ninja-build pkg-config gcc clang spin tcc time
+PKGS=(meson ninja-build pkg-config gcc clang lld-14 spin tcc time
       clang-format-14 cppcheck shellcheck
       dpdk dpdk-dev libdpdk-dev libjansson-dev libpcap-dev libcriterion-dev
       libibverbs-dev ibverbs-providers libclang-rt-14-dev

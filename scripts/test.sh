@@ -10,7 +10,7 @@
 # lanes of CPU-bound steps (no swswitch, no namespace), each in order: a
 # third of the SPIN model check's runs (by CPU cost), the fuzzing, the
 # unit tests and half of the na-sim runs; a third, the other half, the
-# sweep and the differential check; lint, the other checks and the last
+# sweep, the differential check and lint; the other checks and the last
 # third (the queued differential check runs in the foreground after the
 # clusters). Each lane is about a third of their CPU time (450-590 CPU-s
 # each in the last fresh-clone run's figures), so that they end together
@@ -126,23 +126,26 @@ spin2_lane() {
 		scripts/bench-apps.sh --sim --smoke --out "${TMPDIR:-/tmp}/apps-sim-smoke"
 	step "validate-on-hit: 0 stale reads, TTL stale (na-sim, histories checked)" \
 		scripts/bench-voh.sh --stale-only --out "${TMPDIR:-/tmp}/voh-test"
-	# ~4 min CPU in all: whole clusters in one process on a virtual clock,
+	# ~90 CPU-s in all (42 + 48 on an idle machine): whole clusters in one process on a virtual clock,
 	# seeded loss, duplication and reordering, every history checked
 	# (docs/SIMULATION.md); half of the runs here, half in spin_lane
 	step "simulated cluster: seeded runs (first half), histories checked, determinism" \
 		scripts/test-sim.sh --part 0/2
-	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md "Sweep")
+	# a fixed sample of 50 random harsh configurations (docs/SIMULATION.md
+	# "Sweep"); ~25 CPU-s (93 before the migration epoch stopped scanning
+	# every block of a home: two 64-byte-block runs took 70 of them)
 	step "simulated cluster: random sweep, 50 harsh runs, histories checked" \
 		scripts/sim-sweep.sh --count 50 --seed 2031 --events 1500 --keep "${TMPDIR:-/tmp}/sim-sweep-failures"
 	# ~40 CPU-s each: 10^6 passes through lib/lcf and the Python reference
 	# of PROTOCOL.md 4
 	step "differential check: lib/lcf vs the reference (10^6 passes)" \
 		python3 lib/tests/diff/lcf_diff.py --driver "$BUILD/lib/tests/lcf_diff_driver" --quiet
+	# ~15 CPU-s, here rather than in cpu_lane: the sweep's 70 CPU-s fewer
+	# left this lane the lightest
+	step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
 }
 # Everything else that needs neither swswitch nor a namespace.
 cpu_lane() {
-	# ~15 s: cycles, clang-format, cppcheck, shellcheck
-	step "lint (cycles, clang-format, cppcheck, shellcheck)" bash scripts/lint.sh
 	[ -x lib/p4/test_parity.sh ] && step "P4/C parity" lib/p4/test_parity.sh
 	[ -x lib/p4/test_bfrt.sh ] && step "Tofino control-plane generator" lib/p4/test_bfrt.sh
 	step "p4testgen translation (testgen_vectors.py)" \

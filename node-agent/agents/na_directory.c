@@ -266,7 +266,7 @@ request(struct na_home *h, const struct lcf_msg *req, struct na_out *out)
 	d->st.invalidations_sent += (uint64_t)__builtin_popcount(tx->inv);
 	if (tx->provider != LCF_NODE_NONE)
 		d->st.fetches++;
-	b->hot += (uint32_t)__builtin_popcount(tx->inv);
+	na_home_count_hot(h, b, (uint32_t)__builtin_popcount(tx->inv));
 	emit_invalidations(h, &m, tx, out);
 }
 

@@ -46,8 +46,9 @@ na_home_init(struct na_home *h, const struct topo *t, uint16_t self,
 	/* calloc: global memory starts zeroed, pages are faulted in lazily. */
 	h->mem = calloc(1, mem_size);
 	h->blk = calloc(h->n_blocks, sizeof(*h->blk));
+	h->hot_map = calloc((h->n_blocks + 63) / 64, sizeof(*h->hot_map));
 	h->req = calloc((size_t)LCF_MAX_NODES * h->tpn, sizeof(*h->req));
-	if (!h->mem || !h->blk || !h->req) {
+	if (!h->mem || !h->blk || !h->hot_map || !h->req) {
 		na_home_fini(h);
 		return -ENOMEM;
 	}
@@ -59,6 +60,7 @@ na_home_fini(struct na_home *h)
 {
 	free(h->mem);
 	free(h->blk);
+	free(h->hot_map);
 	if (h->req)
 		for (size_t i = 0; i < (size_t)LCF_MAX_NODES * h->tpn; i++)
 			free(h->req[i].diff);
@@ -243,7 +245,8 @@ pipeline_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 			&d->fwd);
 	if (d->fwd.kind == NA_FWD_TO_CACHES) {
 		d->kind = NA_HDEC_FORWARD;
-		b->hot += (uint32_t)__builtin_popcount(d->fwd.to);
+		na_home_count_hot(h, b,
+				  (uint32_t)__builtin_popcount(d->fwd.to));
 		h->st.pipeline_forwards++;
 	} else {
 		d->kind = NA_HDEC_REPLY;

@@ -257,6 +257,30 @@ heap_sift_up(struct na_mig_pending *a, uint32_t i)
 	}
 }
 
+/* Block i's count this epoch: reset, and a candidate of the n in the
+ * heap when it is home-owned. */
+static void
+epoch_candidate(struct na_migrate *mg, struct na_home *h, uint32_t i,
+		uint32_t *n)
+{
+	struct na_hblock *b = &h->blk[i];
+	uint32_t hot = b->hot;
+
+	if (!hot)
+		return;
+	b->hot = 0;
+	if (b->owner != NA_OWN_HOME)
+		return;
+	mg->st.candidates++;
+	if (*n < mg->k) {
+		mg->heap[*n] = (struct na_mig_pending){ .idx = i, .hot = hot };
+		heap_sift_up(mg->heap, (*n)++);
+	} else if (hot > mg->heap[0].hot) {
+		mg->heap[0] = (struct na_mig_pending){ .idx = i, .hot = hot };
+		heap_sift_down(mg->heap, *n, 0);
+	}
+}
+
 /* End of an epoch: ADD the top-k home-owned blocks, reset the counts. */
 static void
 epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
@@ -264,24 +288,17 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 	uint32_t n = 0;
 
 	mg->st.epochs++;
-	for (uint32_t i = 0; i < h->n_blocks; i++) {
-		struct na_hblock *b = &h->blk[i];
-		uint32_t hot = b->hot;
+	/* The blocks counted this epoch (hot_map), in index order as a scan
+	 * of all of them would visit them: the same top-k, ties included. */
+	for (uint32_t w = 0; w < (h->n_blocks + 63) / 64; w++) {
+		uint64_t bits = h->hot_map[w];
 
-		if (!hot)
-			continue;
-		b->hot = 0;
-		if (b->owner != NA_OWN_HOME)
-			continue;
-		mg->st.candidates++;
-		if (n < mg->k) {
-			mg->heap[n] = (struct na_mig_pending){ .idx = i,
-							       .hot = hot };
-			heap_sift_up(mg->heap, n++);
-		} else if (hot > mg->heap[0].hot) {
-			mg->heap[0] = (struct na_mig_pending){ .idx = i,
-							       .hot = hot };
-			heap_sift_down(mg->heap, n, 0);
+		h->hot_map[w] = 0;
+		while (bits) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			bits &= bits - 1;
+			epoch_candidate(mg, h, i, &n);
 		}
 	}
 	for (uint32_t j = 0; j < n; j++) {

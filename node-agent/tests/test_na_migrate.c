@@ -101,9 +101,9 @@ out_for(uint32_t idx)
 static struct lcf_msg
 migrate_hottest(void)
 {
-	h.blk[5].hot = 9;
-	h.blk[6].hot = 1;
-	h.blk[7].hot = 4;
+	na_home_count_hot(&h, &h.blk[5], 9);
+	na_home_count_hot(&h, &h.blk[6], 1);
+	na_home_count_hot(&h, &h.blk[7], 4);
 	tick(10 * MS); /* epoch end: top-2 = 5, 7; no holder: lock and ADD */
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
 	cr_assert_eq(h.blk[7].owner, NA_OWN_MIGRATING);
@@ -130,7 +130,7 @@ Test(migrate_home, top_k_after_drain)
 
 Test(migrate_home, a_locked_block_waits_for_its_holder)
 {
-	h.blk[5].hot = 9;
+	na_home_count_hot(&h, &h.blk[5], 9);
 	h.blk[5].readers = 1;
 	tick(10 * MS);
 	tick(45 * MS);
@@ -145,7 +145,7 @@ Test(migrate_home, a_locked_block_waits_for_its_holder)
 /* The holder's unlock ends the drain at once, not at the next tick. */
 Test(migrate_home, the_holders_unlock_sends_the_add)
 {
-	h.blk[5].hot = 9;
+	na_home_count_hot(&h, &h.blk[5], 9);
 	h.blk[5].readers = 2;
 	tick(10 * MS);
 	cr_assert_eq(out.n, 0);
@@ -179,7 +179,7 @@ Test(migrate_home, the_holders_unlock_sends_the_add)
  */
 Test(migrate_home, a_drain_forgets_a_block_recovery_took)
 {
-	h.blk[5].hot = 9;
+	na_home_count_hot(&h, &h.blk[5], 9);
 	h.blk[5].readers = 1;
 	tick(10 * MS);
 	cr_assert_eq(mg.n_draining, 1);
@@ -273,7 +273,7 @@ Test(migrate_home, draining_block_sends_no_add_and_counts_no_ack)
 	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);
 	h.blk[5].owner = NA_OWN_HOME; /* back home (REMOVE) */
 	h.blk[5].writer = true;       /* a requester's write lock */
-	h.blk[5].hot = 9;
+	na_home_count_hot(&h, &h.blk[5], 9);
 	tick(10 * MS); /* the drain */
 	cr_assert_eq(h.blk[5].owner, NA_OWN_MIGRATING);
 	na_out_reset(&o2);
