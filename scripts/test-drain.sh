@@ -28,6 +28,13 @@
 #          runs the counter workload while nodes 0-2 keep running; its
 #          history is checked with theirs and every survivor re-admitted it
 #          (--no-rejoin keeps it on the file: negative control, it fails).
+#          The four workloads end together (SIGUSR1), DURATION-KILL_AT-2 s
+#          after the restart: each node's last operations (a final
+#          dsm_sync's ABORT) need the others, which serve only for their
+#          --linger after their own end; the declaration and the switch
+#          command take 2-6 s under load, so timed ends left node 3 working
+#          alone after nodes 0-2 had exited (it hung in its first request or
+#          its final quarantine).
 #
 # Asserted in both: nodes 0-2 finish with exit 0, the history check on nodes
 # 0-2 passes (counters exact), every survivor applied the declaration; in
@@ -175,7 +182,7 @@ restart_dead() {
 	"$cluster" exec "$dead" "$nagent" --topo "$topo" --threads "$threads" \
 		--shared-blocks 3 --dead-file "$w/dead" --node "$dead" \
 		--switch-blocks 0 --workload counter --max-rate "$max_rate" \
-		--duration "$((duration - kill_at - 2))" --seed 9 \
+		--duration 0 --seed 9 \
 		--history "$w/h$dead.jsonl" --stats "$w/na-$dead.json" \
 		>"$w/na-$dead.out" 2>"$w/na-$dead.log" &
 	new_pid=$!
@@ -211,10 +218,11 @@ PY
 }
 
 run_scenario() {
-	local sc=$1 w=$work/$1 swb=0 n t_decl t_kill
+	local sc=$1 w=$work/$1 swb=0 n t_decl t_kill wl=$duration
 	local -A pids
 	mkdir -p "$w"
 	[ "$sc" = home ] || swb=1
+	[ "$sc" = restart ] && wl=0 # until the common end (SIGUSR1)
 	echo "== scenario $sc"
 	if ! "$cluster" up "$topo" --swswitch "$swswitch" --force >"$w/cluster-up.log" 2>&1; then
 		fail "$sc: cluster up"; tail -20 "$w/cluster-up.log"; return
@@ -225,7 +233,7 @@ run_scenario() {
 	for n in $survivors; do
 		"$cluster" exec "$n" "$nagent" "${common[@]}" --node "$n" \
 			--switch-blocks "$swb" --workload counter --max-rate "$max_rate" \
-			--duration "$duration" --seed "$((n + 1))" \
+			--duration "$wl" --seed "$((n + 1))" \
 			--history "$w/h$n.jsonl" --stats "$w/na-$n.json" \
 			>"$w/na-$n.out" 2>"$w/na-$n.log" &
 		pids[$n]=$!
@@ -268,8 +276,11 @@ run_scenario() {
 	fi
 
 	local np=() hs=("$w"/h[012].jsonl) nn=3
-	[ "$sc" = restart ] && restart_dead "$w" && np+=("$dead=$new_pid") &&
-		hs+=("$w/h$dead.jsonl") && nn=4
+	if [ "$sc" = restart ] && restart_dead "$w"; then
+		np+=("$dead=$new_pid") hs+=("$w/h$dead.jsonl") nn=4
+		sleep "$((duration - kill_at - 2))"
+		kill -USR1 "$new_pid" "${pids[@]}" 2>/dev/null || true
+	fi
 	for n in $survivors; do np+=("$n=${pids[$n]}"); done
 	wait_nodes "$sc: " "$((duration + 20))" "$w" "${np[@]}" &&
 		pass "$sc: nodes ${np[*]%%=*} finished, exit 0"

@@ -9,6 +9,7 @@
  * JSON statistics on stdout at exit. SIGINT/SIGTERM: the workload threads
  * finish their in-flight operation and settle their unlocks, the agents
  * keep answering peers for --linger seconds, the history is flushed.
+ * SIGUSR1: the workload ends as if its duration ran out (nothing gives up).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +44,20 @@ on_signal(int sig)
 		_exit(130); /* the user insists */
 }
 
+/*
+ * SIGUSR1: a test's common end for processes started at different times
+ * (test-drain.sh restart: every node's last operations need its peers, which
+ * serve them only for --linger after their own workload). No dsm_stop(): an
+ * operation still waits for its answer, so a lost one hangs visibly instead
+ * of being given up after NA_GIVE_UP_NS.
+ */
+static void
+on_end(int sig)
+{
+	(void)sig;
+	force_quit = 1;
+}
+
 static void
 usage(FILE *f)
 {
@@ -57,7 +72,8 @@ usage(FILE *f)
 		"  --direct             no switch on the path (two-node tests): requests\n"
 		"                       for blocks homed here are delivered locally\n"
 		"  --threads T          application threads (default 1)\n"
-		"  --duration SEC       workload duration (default 10; 0 = until signal)\n"
+		"  --duration SEC       workload duration (default 10; 0 = until signal;\n"
+		"                       SIGUSR1 ends it like its timer)\n"
 		"  --workload W         none (default), micro, counter\n"
 		"  --read-ratio R       micro: fraction of reads (default 0.5)\n"
 		"  --sharing-ratio S    micro: fraction of ops on the shared region (0.5)\n"
@@ -450,7 +466,8 @@ int
 main(int argc, char **argv)
 {
 	pthread_t watcher;
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal },
+			 se = { .sa_handler = on_end };
 	struct na_wl_result res = { 0 };
 	struct na_history hist;
 	struct args a;
@@ -464,6 +481,7 @@ main(int argc, char **argv)
 		return 2;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &se, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	rc = dsm_open(&a.dc, &d, err, sizeof(err));
