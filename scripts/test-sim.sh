@@ -385,6 +385,13 @@ run regress-migrate-late-add-566 "--seed 112498199 --events 3000 --nodes 10 --th
 # requests on the block waited for ever (exit 3; lib/model/recround.pml).
 run regress-late-begin "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.02 --max-rate 20000 --switch-restart-at 10000ev --hold REC_BEGIN:1 --hold-for 0.1" \
 	recovery.late_begins net.released
+# Switch restart while a static ADD was unanswered: a copy had installed
+# the block, every reply lost, node 1 wrote it at the old switch; the
+# re-sent copy installed the home's old metadata in the new switch (1
+# stale read; lib/model/migrestart.pml; sweep 68 run 542). An unanswered
+# ADD is now settled: REMOVE, recovered from the caches. 0.2 CPU-s.
+run regress-restart-unanswered-add "--seed 3210535389 --events 2000 --nodes 2 --threads 1 --workload rwlock --read-ratio 0 --blocks 5 --switch-blocks 2 --cache-blocks 8 --block-size 1024 --loss 0.091 --dup 0.038 --jitter-us 4 --max-rate 200000 --stuck-s 30 --migrate --switch-restart-at 854ev" \
+	recovery.settle_recovered
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

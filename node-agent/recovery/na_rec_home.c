@@ -530,7 +530,8 @@ na_rec_home_done_ack(struct na_rec *r, const struct lcf_msg *m)
 
 /*
  * ADD_TO_SWITCH the recovered blocks (a locked one waits for the next
- * tick; an ADD is idempotent at the switch, so unanswered ones are re-sent).
+ * tick; an unanswered one is settled, na_home_migrate_timeout, and stays
+ * home after its round).
  */
 static void
 readd(struct na_rec *r, struct na_out *out)
@@ -552,8 +553,8 @@ readd(struct na_rec *r, struct na_out *out)
 			continue;
 		}
 		if (owner == NA_OWN_MIGRATING) {
-			na_home_migrate_resend(r->env.home, idx, na_now_ns(),
-					       out);
+			na_home_migrate_timeout(r->env.home, idx, na_now_ns(),
+						out);
 			h->readd[left++] = h->readd[i];
 		} else if (!started) {
 			/* Home again after an ADD: a collision; it stays home. */
