@@ -347,8 +347,10 @@ run regress-crash-dead-orphan "--seed 3527762321 --events 2000 --nodes 4 --threa
 # Node crash, 6 nodes: the home's 8 orphan-data slots were full of records
 # of completed events when the record of the event holding the lock came;
 # it was dropped and memory kept an old value (2,416 stale reads;
-# lib/model/recslots.pml). The home now asks its provider again.
-run regress-crash-orphan-slots "--seed 503091392 --events 6000 --nodes 6 --threads 2 --workload micro --read-ratio 0.1 --blocks 1 --switch-blocks 2 --cache-blocks 3 --block-size 4096 --loss 0.040 --dup 0.091 --jitter-us 50 --max-rate 5000 --stuck-s 30 --pipe-depth 8 --crash-node 4 --crash-at 2800ev --detect-ms 200" \
+# lib/model/recslots.pml). The home now asks its provider again. (Seed
+# 503091392 was the failing one; since unanswered ADDs are settled its
+# start differs and no orphan is written: the next seed writes one.)
+run regress-crash-orphan-slots "--seed 503091394 --events 6000 --nodes 6 --threads 2 --workload micro --read-ratio 0.1 --blocks 1 --switch-blocks 2 --cache-blocks 3 --block-size 4096 --loss 0.040 --dup 0.091 --jitter-us 50 --max-rate 5000 --stuck-s 30 --pipe-depth 8 --crash-node 4 --crash-at 2800ev --detect-ms 200" \
 	recovery.orphans_written
 # Switch restart, retry mode: node 0's event held the lock with node 1's
 # Modified data, its ACK lost; its retries before the round, each a new

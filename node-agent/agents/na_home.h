@@ -56,6 +56,8 @@ struct na_hblock {
 	bool add_draining;  /* MIGRATING by a drain that has not taken the
 			       write lock yet: no ADD may go (na_migrate.c,
 			       lib/model/migmix.pml) */
+	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
+			       again after its round (na_rec_block_lost) */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
 	uint8_t add_settle; /* REMOVING after a node's declaration or an

@@ -181,10 +181,12 @@ resend(struct na_home *h, uint32_t idx, uint64_t now_ns, struct na_out *out,
 	 * now would install its metadata of before that write in the new
 	 * switch. Settled instead: no copy more, those in flight waited out,
 	 * REMOVE until answered, the block recovered from the caches' reports
-	 * (na_migrate.c settle, lib/model/migrestart.pml).
+	 * and then ADDed again (na_migrate.c settle, na_rec_block_lost;
+	 * lib/model/migrestart.pml).
 	 */
 	if (settle && b->add_copies) {
 		na_home_migrate_settle(h, b, now_ns);
+		b->add_readd = true;
 		h->st.migrate_unanswered++;
 		return -EALREADY;
 	}
