@@ -385,6 +385,13 @@ run regress-migrate-late-add-566 "--seed 112498199 --events 3000 --nodes 10 --th
 # requests on the block waited for ever (exit 3; lib/model/recround.pml).
 run regress-late-begin "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.02 --max-rate 20000 --switch-restart-at 10000ev --hold REC_BEGIN:1 --hold-for 0.1" \
 	recovery.late_begins net.released
+# Node restart, retry mode: node 0's round (a block the switch command
+# evicted) began between node 1's declaration and the tick draining it,
+# listing node 1; its new incarnation, up 1 ms after the command, took
+# the BEGIN and waited for a DONE the drain had dropped (exit 3; restart
+# sweep 70, 13 of 16 stalls; lib/model/recjoin.pml). 0.2 CPU-s.
+run regress-restart-round-before-drain "--seed 2311227131 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 0.5 --blocks 1 --switch-blocks 2 --cache-blocks 4 --block-size 1024 --loss 0.044 --dup 0.019 --jitter-us 50 --max-rate 5000 --stuck-s 30 --restart-node 1 --restart-at 1228ev --detect-ms 200" \
+	crash.restarted recovery.rejoined restart_ops
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"
