@@ -392,6 +392,13 @@ run regress-late-begin "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.0
 # sweep 70, 13 of 16 stalls; lib/model/recjoin.pml). 0.2 CPU-s.
 run regress-restart-round-before-drain "--seed 2311227131 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 0.5 --blocks 1 --switch-blocks 2 --cache-blocks 4 --block-size 1024 --loss 0.044 --dup 0.019 --jitter-us 50 --max-rate 5000 --stuck-s 30 --restart-node 1 --restart-at 1228ev --detect-ms 200" \
 	crash.restarted recovery.rejoined restart_ops
+# Node restart, queued mode: the crashed incarnation's thread (muted,
+# dsm_stop) waited for ever for its own tenure's hand-over to end, which
+# no ACK ends (exit 3; sweep 70); it now gives up after NA_GIVE_UP_NS as
+# every other wait of a stopped thread. A harness case: a SIGKILLed
+# process has no thread; no live node waited. 0.4 CPU-s.
+run regress-restart-stopped-tenure "--seed 2873368191 --events 2000 --nodes 5 --threads 2 --workload micro --read-ratio 0 --blocks 3 --switch-blocks 3 --cache-blocks 8 --block-size 4096 --loss 0.030 --dup 0.038 --jitter-us 0 --max-rate 200000 --stuck-s 30 --lock-mode queued --restart-node 3 --restart-at 1092ev --detect-ms 1" \
+	crash.restarted recovery.rejoined restart_ops
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"
