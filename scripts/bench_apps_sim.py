@@ -6,7 +6,7 @@ docs/APPS.md "In the simulator"). `scripts/bench-apps.sh --sim` runs this.
 
   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
                               [--apps kv,tpcc,pagerank] [--nodes 2,4,8]
-                              [--threads T] [--seeds N] [--duration S] [-j N]
+                              [--threads T] [--seeds N|S,S,..|A-B] [--duration S] [-j N]
                               [--warmup S] [--trace N] [--cost NAME=NS]..
   scripts/bench-apps.sh --sim --replot CSV... --out DIR   (merge, replot)
 
@@ -236,6 +236,24 @@ def cost_checks(a, job):
     return problems
 
 
+def seed_list(v):
+    """--seeds: a count N (1..N), a list S,S,.. or a range A-B."""
+    try:
+        if "," in v:
+            seeds = [int(x) for x in v.split(",") if x]
+        elif "-" in v:
+            lo, hi = (int(x) for x in v.split("-", 1))
+            seeds = list(range(lo, hi + 1))
+        else:
+            seeds = list(range(1, int(v) + 1))
+    except ValueError:
+        seeds = []
+    if not seeds or min(seeds) < 1:
+        raise argparse.ArgumentTypeError(
+            "%r: a count N, a list S,S,.. or a range A-B of seeds >= 1" % v)
+    return seeds
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(os.path.dirname(HERE),
@@ -254,7 +272,8 @@ def main():
     ap.add_argument("--nodes", default="2,4,8")
     ap.add_argument("--threads", type=int, default=4,
                     help="per node (the paper's 4)")
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seeds", type=seed_list, default=seed_list("3"),
+                    help="N (seeds 1..N), a list S,S,.. or a range A-B")
     ap.add_argument("--duration", type=float, default=0.02,
                     help="virtual seconds of the measured phase")
     ap.add_argument("--warmup", type=float, default=0,
@@ -298,7 +317,7 @@ def main():
             ap.error("--apps: %s is not one of %s" % (x, ", ".join(APPS)))
     jobs = []
     if a.smoke:
-        a.threads, a.duration, a.seeds, a.warmup = 2, 0.005, 1, 0
+        a.threads, a.duration, a.seeds, a.warmup = 2, 0.005, [1], 0
         for app in apps:
             for mode in MODES:
                 jobs.append((app, "smoke", APPS[app]["smoke"], mode, 2, 1))
@@ -310,7 +329,7 @@ def main():
                     continue
                 for k in (int(x) for x in a.nodes.split(",")):
                     for mode in MODES:
-                        for seed in range(1, a.seeds + 1):
+                        for seed in a.seeds:
                             jobs.append((app, pt, args, mode, k, seed))
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         rows = list(ex.map(lambda j: run_one(a, *j), jobs))

@@ -267,6 +267,10 @@ run_scenario() {
 	fi
 	echo "$t_kill $t_decl" >"$w/times"
 	if [ "$sc" != home ] && [ $ctl = 1 ]; then
+		# The homes first (docs/FAULTS.md: a declaration settles the
+		# blocks whose ADD is out before the switch evicts): they poll
+		# the dead file every 100 ms.
+		[ $drain = 1 ] && sleep 0.3
 		if "${ctl_cmd[@]}" node-failed "$dead" >"$w/ctl.json"; then
 			echo "switch: $(cat "$w/ctl.json")"
 		else

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "na_history.h"
 #include "na_recovery.h"
@@ -547,6 +548,12 @@ main(int argc, char **argv)
 	sim.wl_ro.read_only = true;
 	if (make_topo(&sim.o, &sim.topo) < 0)
 		return 2;
+	if (sim.o.history && mkdir(sim.o.history, 0755) != 0 &&
+	    errno != EEXIST) {
+		fprintf(stderr, "na-sim: --history %s: %s\n", sim.o.history,
+			strerror(errno));
+		return 2;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	na_sim_init();

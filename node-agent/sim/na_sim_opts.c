@@ -77,7 +77,7 @@ usage(FILE *f)
 		"NA_SIM_TRACE, e.g. QRELEASE) ...\n"
 		"  --hold-for T        ... and send it T virtual s later (or "
 		"`Nev`; default 1)\n"
-		"  --history DIR       write DIR/node-<id>.jsonl for the checker\n"
+		"  --history DIR       write DIR/node-<id>.jsonl for the checker (DIR made)\n"
 		"  --stuck-s S         virtual seconds a stopped workload may "
 		"take (default 30)\n"
 		"  --quiet             no progress lines\n"
