@@ -472,6 +472,11 @@ if [ $DEEP = 0 ]; then
 	# BEGIN and never gets DONE; not when the declared nodes are left out.
 	PML=recjoin.pml run recjoin-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recjoin.pml run recjoin pass "-DFIX -DNR=3 -DLOSS=2" "-DSAFETY" "-m10000 -w18"
+	# Queued mode across a restart (qrejoin.pml): the holder table keeps
+	# the re-admitted node dead, a hand-over approved to its new event
+	# sends no Q_GRANT; cleared at the rejoin, passes.
+	PML=qrejoin.pml run qrejoin-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=qrejoin.pml run qrejoin pass "-DFIX -DWD=3" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.
