@@ -399,6 +399,13 @@ run regress-restart-round-before-drain "--seed 2311227131 --events 2000 --nodes 
 # process has no thread; no live node waited. 0.4 CPU-s.
 run regress-restart-stopped-tenure "--seed 2873368191 --events 2000 --nodes 5 --threads 2 --workload micro --read-ratio 0 --blocks 3 --switch-blocks 3 --cache-blocks 8 --block-size 4096 --loss 0.030 --dup 0.038 --jitter-us 0 --max-rate 200000 --stuck-s 30 --lock-mode queued --restart-node 3 --restart-at 1092ev --detect-ms 1" \
 	crash.restarted recovery.rejoined restart_ops
+# Node restart, queued mode: node 2's holder handed block 0's tenure to
+# node 1's new event (QXFER approved) but its table still marked node 1
+# dead and sent no Q_GRANT; every request went to that event for ever
+# (exit 3; sweep 70 on today's code, run 17; lib/model/qrejoin.pml). The
+# rejoin clears the mark. 0.5 CPU-s.
+run regress-restart-queued-rejoin "--seed 3863796973 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 4 --cache-blocks 8 --block-size 64 --loss 0.012 --dup 0.075 --jitter-us 50 --max-rate 5000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 8 --restart-node 1 --restart-at 516ev --detect-ms 50" \
+	crash.restarted recovery.rejoined restart_ops
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"
