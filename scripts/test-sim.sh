@@ -403,7 +403,7 @@ run regress-restart-stopped-tenure "--seed 2873368191 --events 2000 --nodes 5 --
 # node 1's new event (QXFER approved) but its table still marked node 1
 # dead and sent no Q_GRANT; every request went to that event for ever
 # (exit 3; sweep 70 on today's code, run 17; lib/model/qrejoin.pml). The
-# rejoin clears the mark. 0.5 CPU-s.
+# rejoin clears the mark. 0.8 CPU-s.
 run regress-restart-queued-rejoin "--seed 3863796973 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 4 --cache-blocks 8 --block-size 64 --loss 0.012 --dup 0.075 --jitter-us 50 --max-rate 5000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 8 --restart-node 1 --restart-at 516ev --detect-ms 50" \
 	crash.restarted recovery.rejoined restart_ops
 
