@@ -476,6 +476,16 @@ if [ $DEEP = 0 ]; then
 	PML=recround.pml run recround-alias "violation:assertion violated" "-DFIX -DNR=5 -DLATE=3" "-DSAFETY" "-m10000 -w18"
 	PML=recround.pml run recround-restart pass "-DFIX -DRESTART -DLATE=2" "-DSAFETY" "-m10000 -w18"
 	PML=recround.pml run recround-noforget "violation:invalid end state" "-DFIX -DRESTART -DNOFORGET" "-DSAFETY" "-m10000 -w18"
+	# A round a home starts between a node's declaration and its drain
+	# (recjoin.pml): it lists the node, whose new incarnation takes the
+	# BEGIN and never gets DONE; not when the declared nodes are left out.
+	PML=recjoin.pml run recjoin-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=recjoin.pml run recjoin pass "-DFIX -DNR=3 -DLOSS=2" "-DSAFETY" "-m10000 -w18"
+	# Queued mode across a restart (qrejoin.pml): the holder table keeps
+	# the re-admitted node dead, a hand-over approved to its new event
+	# sends no Q_GRANT; cleared at the rejoin, passes.
+	PML=qrejoin.pml run qrejoin-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
+	PML=qrejoin.pml run qrejoin pass "-DFIX -DWD=3" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

@@ -394,6 +394,27 @@ run regress-late-begin "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.0
 # ADD is now settled: REMOVE, recovered from the caches. 0.2 CPU-s.
 run regress-restart-unanswered-add "--seed 3210535389 --events 2000 --nodes 2 --threads 1 --workload rwlock --read-ratio 0 --blocks 5 --switch-blocks 2 --cache-blocks 8 --block-size 1024 --loss 0.091 --dup 0.038 --jitter-us 4 --max-rate 200000 --stuck-s 30 --migrate --switch-restart-at 854ev" \
 	recovery.settle_recovered
+# Node restart, retry mode: node 0's round (a block the switch command
+# evicted) began between node 1's declaration and the tick draining it,
+# listing node 1; its new incarnation, up 1 ms after the command, took
+# the BEGIN and waited for a DONE the drain had dropped (exit 3; restart
+# sweep 70, 13 of 16 stalls; lib/model/recjoin.pml). 0.2 CPU-s.
+run regress-restart-round-before-drain "--seed 2311227131 --events 2000 --nodes 3 --threads 1 --workload micro --read-ratio 0.5 --blocks 1 --switch-blocks 2 --cache-blocks 4 --block-size 1024 --loss 0.044 --dup 0.019 --jitter-us 50 --max-rate 5000 --stuck-s 30 --restart-node 1 --restart-at 1228ev --detect-ms 200" \
+	crash.restarted recovery.rejoined restart_ops
+# Node restart, queued mode: the crashed incarnation's thread (muted,
+# dsm_stop) waited for ever for its own tenure's hand-over to end, which
+# no ACK ends (exit 3; sweep 70); it now gives up after NA_GIVE_UP_NS as
+# every other wait of a stopped thread. A harness case: a SIGKILLed
+# process has no thread; no live node waited. 0.4 CPU-s.
+run regress-restart-stopped-tenure "--seed 2873368191 --events 2000 --nodes 5 --threads 2 --workload micro --read-ratio 0 --blocks 3 --switch-blocks 3 --cache-blocks 8 --block-size 4096 --loss 0.030 --dup 0.038 --jitter-us 0 --max-rate 200000 --stuck-s 30 --lock-mode queued --restart-node 3 --restart-at 1092ev --detect-ms 1" \
+	crash.restarted recovery.rejoined restart_ops
+# Node restart, queued mode: node 2's holder handed block 0's tenure to
+# node 1's new event (QXFER approved) but its table still marked node 1
+# dead and sent no Q_GRANT; every request went to that event for ever
+# (exit 3; sweep 70 on today's code, run 17; lib/model/qrejoin.pml). The
+# rejoin clears the mark. 0.8 CPU-s.
+run regress-restart-queued-rejoin "--seed 3863796973 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 4 --cache-blocks 8 --block-size 64 --loss 0.012 --dup 0.075 --jitter-us 50 --max-rate 5000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 8 --restart-node 1 --restart-at 516ev --detect-ms 50" \
+	crash.restarted recovery.rejoined restart_ops
 
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"

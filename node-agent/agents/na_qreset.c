@@ -102,6 +102,13 @@ na_qslot_settle_dead(struct na_qtable *qt, struct na_qslot *s,
 		}
 }
 
+void
+na_qtable_node_rejoined(struct na_qtable *qt, uint16_t node)
+{
+	if (node < LCF_MAX_NODES)
+		qt->dead &= ~(1u << node);
+}
+
 int
 na_qtable_node_failed(struct na_qtable *qt, uint16_t node,
 		      struct na_qlocals *loc)

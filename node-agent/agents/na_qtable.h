@@ -231,6 +231,14 @@ int na_qtable_recovered(struct na_qtable *qt, const uint64_t *tags, uint32_t n,
 int na_qtable_node_failed(struct na_qtable *qt, uint16_t node,
 			  struct na_qlocals *loc);
 
+/**
+ * Node `node`'s new incarnation was re-admitted (dsm_node_rejoined): its
+ * events are queued and handed to again. Kept dead, a hand-over the
+ * switch approved to its event ended in no Q_GRANT, and every later
+ * request on the block went to that event for ever (lib/model/qrejoin.pml).
+ */
+void na_qtable_node_rejoined(struct na_qtable *qt, uint16_t node);
+
 /** Run the holders' timers due at `now`. */
 void na_qtable_tick(struct na_qtable *qt, uint64_t now, struct na_out *out,
 		    struct na_qlocals *loc);

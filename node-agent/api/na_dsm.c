@@ -55,7 +55,13 @@ dsm_node_failed(struct dsm *d, uint16_t node)
 int
 dsm_node_rejoined(struct dsm *d, uint16_t node)
 {
-	return na_rec_node_rejoined(d->node.rec, node);
+	int rc = na_rec_node_rejoined(d->node.rec, node);
+
+	/* Queued locks: its new incarnation's events are granted again
+	 * (lib/model/qrejoin.pml). */
+	if (rc == 0)
+		na_node_q_node_rejoined(&d->node, node);
+	return rc;
 }
 
 int

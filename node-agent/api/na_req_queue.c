@@ -25,6 +25,8 @@
 void
 na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 {
+	uint64_t start = na_now_ns();
+
 	memset(q, 0, sizeof(*q));
 	q->req = *m;
 	for (unsigned i = 0;; i++) {
@@ -33,6 +35,12 @@ na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 		if (rc == 0)
 			q->on = true;
 		if (rc != -EBUSY && rc != -ENOSPC)
+			break;
+		/* Stopped (dsm_stop): the tenure may never end (a crashed
+		 * node's hand-over is never acknowledged), so give up as
+		 * every other wait does; the request goes without a holder
+		 * slot and the event gives up in turn. */
+		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
 			break;
 		/* Another local event's tenure on this block is ending, or
 		 * no holder slot is free: a request without one could not

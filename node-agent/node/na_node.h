@@ -226,6 +226,10 @@ bool na_node_q_holds(struct na_node *n, uint64_t tag, uint16_t thread,
  */
 int na_node_q_node_failed(struct na_node *n, uint16_t node);
 
+/** Node `node` was re-admitted: the queue holders hand to it again
+ * (na_qtable_node_rejoined). */
+void na_node_q_node_rejoined(struct na_node *n, uint16_t node);
+
 /** Start ADD_TO_SWITCH of the first `count` blocks, wait for the ACKs. */
 uint32_t na_node_migrate_static(struct na_node *n, uint32_t count);
 

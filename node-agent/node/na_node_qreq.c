@@ -90,6 +90,16 @@ na_node_q_holds(struct na_node *n, uint64_t tag, uint16_t thread, uint32_t seq)
 	return holds;
 }
 
+void
+na_node_q_node_rejoined(struct na_node *n, uint16_t node)
+{
+	if (!n->qt)
+		return;
+	na_node_agents_enter(n);
+	na_qtable_node_rejoined(n->qt, node);
+	na_node_agents_leave(n);
+}
+
 int
 na_node_q_node_failed(struct na_node *n, uint16_t node)
 {

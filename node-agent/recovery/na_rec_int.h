@@ -233,6 +233,11 @@ tag_in(const uint64_t *tags, uint32_t n, uint64_t tag)
 	return false;
 }
 
+/* A round's reporters: every node neither dead nor declared. A node
+ * declared but not drained yet (dead_req, until the next tick) is out
+ * too: its new incarnation, up before the drain, would take the BEGIN,
+ * report (dropped: na_rec_dead_drop) and never get DONE once the drain
+ * takes it out of the round (lib/model/recjoin.pml). */
 static inline uint32_t
 all_nodes(const struct na_rec *r)
 {
@@ -240,7 +245,8 @@ all_nodes(const struct na_rec *r)
 
 	for (uint32_t i = 0; i < r->env.topo->n_nodes; i++)
 		m |= na_bit(r->env.topo->nodes[i].id);
-	return m & ~__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE);
+	return m & ~(__atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE) |
+		     __atomic_load_n(&r->dead_req, __ATOMIC_ACQUIRE));
 }
 
 /* Freeze a home-owned block for a round without the `dead` nodes. */

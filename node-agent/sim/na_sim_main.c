@@ -610,6 +610,11 @@ main(int argc, char **argv)
 				"failure)\n",
 				sim.o.seed, sim.finals, sim.o.stuck_s);
 		for (uint32_t i = 0; i < sim.n_nodes; i++) {
+			if (getenv("QDBG"))
+				fprintf(stderr,
+					"node %u (slot %u): returned %d\n",
+					sim.node[i].d->node.self, i,
+					(int)sim.node[i].returned);
 			fprintf(stderr, "node %u: {", sim.node[i].d->node.self);
 			na_node_stats_json(&sim.node[i].d->node, stderr);
 			fprintf(stderr, "}\n");

@@ -7,6 +7,7 @@
 
 #include "na_qholder.h"
 #include "na_qtable.h"
+#include "na_recovery.h"
 #include "na_requester.h"
 #include "na_sim_stats.h"
 
@@ -123,6 +124,12 @@ na_sim_qlock_dump(const struct na_node *n)
 {
 	const struct dsm *d = (const struct dsm *)n; /* node is first */
 
+	if (getenv("QDBG") && n->rec) {
+		const struct na_rec_pub *p = (const void *)n->rec;
+
+		fprintf(stderr, "  recovery rounds in %d dead %#x\n",
+			p->n_active, p->dead);
+	}
 	for (uint16_t k = 0; getenv("QDBG") && k < n->cfg.threads; k++) {
 		const struct dsm_thread *t = &d->threads[k];
 

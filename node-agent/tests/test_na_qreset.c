@@ -206,6 +206,33 @@ Test(qreset, dead_node_leaves_the_queue)
 	na_qtable_fini(&qt);
 }
 
+/*
+ * Node 2 died and was re-admitted (a new incarnation): its new event's
+ * forward, queued here, is handed the tenure and its Q_GRANT goes. Kept
+ * dead, the approved hand-over sent nothing and the event waited for ever
+ * (na-sim --fault restart --seed 70 run 17; lib/model/qrejoin.pml).
+ */
+Test(qreset, rejoined_node_is_handed_the_tenure)
+{
+	struct lcf_msg m;
+
+	setup(0);
+	cr_assert_eq(na_qtable_node_failed(&qt, 2, &loc), 0);
+	na_qtable_node_rejoined(&qt, 2);
+	na_qtable_request(&qt, TAG, 0, 5, 0, &out, &loc);
+	na_qtable_switch_granted(&qt, TAG, 0, 5);
+	m = forward(TAG, 2, 0, 1, lcf_q_id(0, 0, 5), 1);
+	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
+	na_qtable_done(&qt, TAG, 0, 5, LCF_GS_MODIFIED, 1, 2, &out, &loc);
+	cr_assert_eq(count_type(LCF_T_QXFER), 1, "node 2's event is next");
+	clear();
+	m = qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 1);
+	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
+	cr_assert_eq(count_type(NA_MSG_Q_GRANT), 1, "handed to node 2");
+	cr_assert_eq(qt.st.dead_dropped, 0);
+	na_qtable_fini(&qt);
+}
+
 /* The block's home died: its rows go, an ending one acknowledged. */
 Test(qreset, dead_home_frees_its_rows)
 {

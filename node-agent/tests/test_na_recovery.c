@@ -876,6 +876,33 @@ Test(na_recovery, rejoin_waits_for_the_drain_round)
 }
 
 /*
+ * A round that begins between node 3's declaration and the tick that
+ * drains it (a tag miss on a block the switch lost) leaves node 3 out:
+ * its new incarnation, up before that tick, would wait in the round for
+ * ever, its report dropped and no DONE once the drain took it out
+ * (lib/model/recjoin.pml; na-sim --fault restart, sweep 70).
+ */
+Test(na_recovery, round_begun_before_the_drain_leaves_a_declared_node_out)
+{
+	uint64_t tag = na_home_tag(&n.home, 0);
+	struct lcf_msg m;
+	uint8_t e[64];
+	uint32_t round;
+
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	m = probe_of(0, msg(LCF_T_READ_MISS, 1, 5, tag));
+	cr_assert(feed(&m, NULL), "the probe came back: block 0 is lost");
+	cr_assert_eq(sent_to(NA_MSG_REC_BEGIN), 0x7, "node 3 is not asked");
+	round = self_round();
+	report(1, round, e, 0, 0);
+	report(2, round, e, 0, 0);
+	tick_now(); /* the drain, then the rebuild */
+	cr_assert_eq(sent_to(NA_MSG_REC_DONE), 0x7, "node 3 was never asked");
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
+}
+
+/*
  * A late copy of home 3's BEGIN, after the round's DONE or during a newer
  * round, starts nothing: started again, the round would never end (the home
  * sends DONE only for its current round) and the node's requests on its

@@ -6,8 +6,9 @@
  * duplication. All nodes live in this process, so mutual exclusion is
  * checked directly: a counter per block of the threads inside a critical
  * section that covers it. Also the ABORT quarantine of a NACKed event on
- * the same cluster (its timing is the virtual clock's), and a local wait
- * that ends one. Over 500 lines: these tests share the cluster setup.
+ * the same cluster (its timing is the virtual clock's), a local wait
+ * that ends one, and a stopped node's wait for its own ending tenure
+ * (queued mode). Over 500 lines: these tests share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -22,6 +23,8 @@
 #define THREADS 2
 #define BS      4096u
 #define BLOCKS  5 /* the shared blocks the regions overlap on */
+
+static const char *lock_mode = "retry"; /* the next cluster_up's */
 
 static struct {
 	struct topo topo;
@@ -62,9 +65,9 @@ cluster_up(double loss)
 		       "{\"lcf_port\":7340,\"block_size\":%u,"
 		       "\"threads_per_node\":%u,\"switch\":{\"mac\":"
 		       "\"02:00:00:00:00:fe\",\"ip\":\"10.0.0.254\","
-		       "\"profile\":\"tiny\",\"ways\":2,\"slots_per_way\":64},"
-		       "\"nodes\":[",
-		       BS, (unsigned int)THREADS);
+		       "\"profile\":\"tiny\",\"ways\":2,\"slots_per_way\":64,"
+		       "\"lock_mode\":\"%s\"},\"nodes\":[",
+		       BS, (unsigned int)THREADS, lock_mode);
 	for (int i = 0; i < NODES; i++)
 		len += snprintf(json + len, sizeof(json) - (size_t)len,
 				"%s{\"id\":%d,\"mac\":\"02:00:00:00:00:%02x\","
@@ -531,5 +534,58 @@ Test(region, local_wait_ends_the_abandoned_request)
 	cluster_up(0);
 	evicting = 0;
 	run_all(lw_writer, args, 2, 3000000);
+	cluster_down();
+}
+
+/* ---- a stopped node's thread gives up a tenure that never ends ----------- */
+
+/*
+ * Queued mode: node 1 crashes (na-sim's --crash-node: its frames dropped,
+ * dsm_stop) while thread 0's tenure on the block is ending (its QRELEASE
+ * out, never answered). The thread's next event on the block waits for
+ * that tenure to end (-EBUSY), as long as a live node's would; stopped, it
+ * gives up after NA_GIVE_UP_NS like every other wait (na-sim restart
+ * sweep 70: the old incarnation's thread waited for ever).
+ */
+static void *
+stopped_begin(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	struct na_qtable *qt = t->n->qt;
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift, t0;
+	struct na_qlocals loc = { 0 };
+	struct na_out out;
+	struct na_reqq q;
+	struct lcf_msg m;
+
+	(void)arg;
+	cr_assert_not_null(qt);
+	na_out_reset(&out);
+	cr_assert_eq(na_qtable_request(qt, tag, 0, 9, na_now_ns(), &out, &loc),
+		     0);
+	cr_assert_eq(na_qtable_switch_granted(qt, tag, 0, 9), 0);
+	cr_assert_eq(na_qtable_done(qt, tag, 0, 9, LCF_GS_UNSHARED, 0,
+				    na_now_ns(), &out, &loc),
+		     0);
+	na_sim_net_crash(s.net, 1);
+	dsm_stop(s.d[1]);
+	na_req_msg(t, &m, LCF_T_WRITE_MISS, 11, tag, na_req_home_of(t, tag));
+	t0 = na_now_ns();
+	na_reqq_begin(t, &q, &m);
+	cr_expect_not(q.on, "no holder slot: the tenure never ended");
+	cr_expect_geq(na_now_ns() - t0, NA_GIVE_UP_NS);
+	cr_expect_gt(t->n->st.req.q_busy_waits, 0);
+	finished();
+	return NULL;
+}
+
+Test(region, stopped_thread_gives_up_a_tenure_that_never_ends)
+{
+	void *args[1] = { NULL };
+
+	lock_mode = "queued";
+	cluster_up(0);
+	lock_mode = "retry";
+	run_all(stopped_begin, args, 1, 1000000);
 	cluster_down();
 }

@@ -1,0 +1,106 @@
+/*
+ * Queued mode across a node's restart (docs/FAULTS.md section 3,
+ * docs/QUEUED-LOCKS.md; na_qreset.c): survivor S's queue holder holds a
+ * switch-owned block's tenure; node X was declared dead (the holder table
+ * marks it: Q_GRANTs to X dropped, X's queue entries removed, a hand-over
+ * to X ended, na_qslot_settle_dead) and re-admitted; X's new incarnation
+ * runs one write event E on the block.
+ *
+ * The switch: QSTATE's holder (S, X or none) and FWD_CNT; a request that
+ * meets a held tenure is forwarded to its holder and counted; QXFER (next
+ * = E) and QRELEASE are approved when their count equals FWD_CNT. E's
+ * request is re-sent by its watchdog (WD times while S holds, WD after:
+ * a free block grants it); forwarded to X's own holder (QSTATE names E),
+ * it is queued there and never granted.
+ *
+ * Today's rule (default): the rejoin forgets X's rows at the home, not
+ * the holder table's dead mark. S queues E's forward, QXFERs to E
+ * (approved: QSTATE names E), then drops the Q_GRANT (X "dead"): E waits
+ * for ever, every later request is forwarded to it (invalid end state;
+ * na-sim --fault restart --seed 70 run 17). -DFIX: the rejoin clears the
+ * holder table's mark of X.
+ */
+#ifndef WD
+#define WD 2
+#endif
+
+#define NONE 0
+#define S    1
+#define X    2
+
+byte qholder = S; /* the switch's QSTATE */
+byte fwd;         /* FWD_CNT */
+bit x_dead = 1;   /* S's holder table: X marked dead */
+byte queued;      /* S's queue: E's entries */
+byte got;         /* forwards S received */
+bit granted;      /* E's Q_GRANT (or the lock) reached X */
+bit s_done;
+
+chan fwd_s = [2] of { bit }; /* forwards of E's request to S */
+
+inline request()
+{
+	atomic {
+		if
+		:: qholder == NONE -> qholder = X; granted = 1
+		:: qholder == S -> fwd++; fwd_s!1
+		:: qholder == X -> skip /* to X's own holder: queued, no grant */
+		fi
+	}
+}
+
+/* S's holder ends its tenure: QRELEASE, denied while a counted forward
+ * is on its way (the holder is then ENDING); that forward, arriving, is
+ * queued and turns the end into a QXFER to it (na_qholder), before the
+ * dead node's entries are settled. */
+active proctype holder()
+{
+	bit ending;
+
+	do
+	:: atomic { fwd_s?_ -> got++;
+		if
+		:: ending && got == fwd -> /* QXFER to E, approved */
+			qholder = X;
+			if
+			:: !x_dead -> granted = 1
+			:: else -> skip /* GIVING to a dead node: dropped */
+			fi;
+			s_done = 1
+		:: else ->
+			if
+			:: x_dead -> skip /* settle_dead: the entry leaves */
+			:: else -> queued++
+			fi
+		fi }
+	:: atomic { !s_done && !ending ->
+		if
+		:: got == fwd && queued == 0 -> qholder = NONE; s_done = 1
+		:: got == fwd && queued > 0 -> /* QXFER approved */
+			qholder = X;
+			if
+			:: !x_dead -> granted = 1
+			:: else -> skip
+			fi;
+			s_done = 1
+		:: got != fwd -> ending = 1 /* QRELEASE denied */
+		fi }
+	:: s_done -> break
+	od
+}
+
+/* The rejoin, then X's new incarnation's event E. */
+active proctype x()
+{
+	byte pre, w;
+
+#ifdef FIX
+	x_dead = 0;
+#endif
+	request();
+	do
+	:: granted -> break
+	:: !granted && !s_done && pre < WD -> pre++; request()
+	:: !granted && s_done && w < WD -> w++; request()
+	od
+}
