@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "na_clock.h"
 #include "na_home.h"
 #include "na_msg.h"
 
@@ -89,7 +90,7 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 	 * lifetime this assumes is that set's duration (docs/NODE-AGENT.md).
 	 */
 	if (b->add_copies == NA_ADD_COPY_SEQS) {
-		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+		b->add_seq = na_add_seq_next(b->add_seq, false);
 		b->add_copies = 0;
 		b->add_failed = 0;
 	}
@@ -111,13 +112,15 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 int
 na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 {
+	uint64_t now = na_now_ns();
 	struct na_hblock *b;
 
 	if (idx >= h->n_blocks)
 		return -EINVAL;
 	b = &h->blk[idx];
 	if (b->owner != NA_OWN_HOME || b->writer || b->readers ||
-	    __atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE) ||
+	    !na_add_spaced(b, now))
 		return -EBUSY;
 	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
 	b->writer = true;
@@ -127,7 +130,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->add_collided = false;
 	b->add_draining = false;
 	b->add_hold = 0;
-	b->add_seq0 = b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+	na_add_begin(b, now);
 	emit_add(h, idx, out);
 	return 0;
 }
