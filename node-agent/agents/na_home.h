@@ -305,11 +305,13 @@ na_home_tag(const struct na_home *h, uint32_t idx)
 }
 
 /**
- * Start moving block `idx` to the switch: take its write lock and emit an
- * ADD_TO_SWITCH (to be sent via the switch).
- * @return 0, -EBUSY when it is locked or not home, -EINVAL.
+ * Start moving block `idx` to the switch at `now_ns`: take its write lock
+ * and emit an ADD_TO_SWITCH (to be sent via the switch).
+ * @return 0, -EBUSY when it is locked, not home or its last migration
+ * began NA_ADD_GAP_NS ago or less, -EINVAL.
  */
-int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
+int na_home_migrate_start(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			  struct na_out *out);
 
 /*
  * A block's next ADD seq, its own, not the home's (lib/model/vohepoch.pml

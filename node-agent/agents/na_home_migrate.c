@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "na_clock.h"
 #include "na_home.h"
 #include "na_msg.h"
 
@@ -110,9 +109,9 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 }
 
 int
-na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
+na_home_migrate_start(struct na_home *h, uint32_t idx, uint64_t now_ns,
+		      struct na_out *out)
 {
-	uint64_t now = na_now_ns();
 	struct na_hblock *b;
 
 	if (idx >= h->n_blocks)
@@ -120,7 +119,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b = &h->blk[idx];
 	if (b->owner != NA_OWN_HOME || b->writer || b->readers ||
 	    __atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE) ||
-	    !na_add_spaced(b, now))
+	    !na_add_spaced(b, now_ns))
 		return -EBUSY;
 	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
 	b->writer = true;
@@ -130,7 +129,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->add_collided = false;
 	b->add_draining = false;
 	b->add_hold = 0;
-	na_add_begin(b, now);
+	na_add_begin(b, now_ns);
 	emit_add(h, idx, out);
 	return 0;
 }

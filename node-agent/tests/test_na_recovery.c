@@ -955,7 +955,7 @@ Test(na_recovery, a_declaration_settles_an_add_out)
 
 	b->gs = LCF_GS_MODIFIED;
 	b->cs = 1u << 3;
-	cr_assert_eq(na_home_migrate_start(&n.home, 2, &out), 0);
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
 	cr_assert_eq(add_copyset(), 1u << 3, "node 3 alive");
 	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
 	na_out_reset(&out);
@@ -1003,7 +1003,7 @@ Test(na_recovery, no_add_copy_names_a_dead_node)
 	b->gs = LCF_GS_SHARED;
 	b->cs = 1u << 3;
 	na_out_reset(&out);
-	cr_assert_eq(na_home_migrate_start(&n.home, 2, &out), 0);
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
 	cr_assert_eq(add_copyset(), 0);
 	cr_assert_eq(find(LCF_T_ADD_TO_SWITCH, 0)->msg.gstatus,
 		     LCF_GS_UNSHARED);
