@@ -371,6 +371,7 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 		return 0;
 	}
 	v->st.changed++;
+	v->st.sw_expired += e && e->stamp == cver && ver == cver;
 	pthread_mutex_unlock(&v->mu);
 	if (ver & NA_VOH_SW) /* the switch's answer is the read before */
 		rc = na_voh_sw_fetch(t, v, tag, off, len, buf, ver, busy, g0,
