@@ -19,9 +19,9 @@
  *   BLOCK     the rule (node-agent): X's own ADD seq, STEP seqs per
  *             migration of X (the real 8: the copy that installed adds
  *             0..STEP-1), another block's migration leaves it alone; X's
- *             migrations are DELTA ticks apart (the real 2^20 ns), a
+ *             migrations are DELTA ticks apart (the real over 2^20 ns), a
  *             stamp is served only while younger than LIFE ticks (the
- *             real 2^33 ns). Passes when LIFE <= (2^EW / STEP - 1) *
+ *             real 8 s). Passes when LIFE <= (2^EW / STEP - 1) *
  *             DELTA and X's stays see fewer than 2^CW writes (vohepoch-
  *             block); fails one tick looser (-life), without the lifetime
  *             (-nolife), and when a stay's writes carry into the next
