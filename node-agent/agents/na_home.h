@@ -333,9 +333,8 @@ na_add_seq_next(uint32_t s, bool migration)
 static inline bool
 na_add_spaced(const struct na_hblock *b, uint64_t now_ns)
 {
-	return b->add_seq == 0 ||
-	       (uint32_t)((uint32_t)(now_ns >> 20) - b->add_t) >=
-		       NA_ADD_GAP_UNITS;
+	return b->add_seq == 0 || (uint32_t)((uint32_t)(now_ns >> 20) -
+					     b->add_t) >= NA_ADD_GAP_UNITS;
 }
 
 /* Start a migration of `b` at `now_ns` (na_add_spaced): its seqs, its time. */

@@ -84,8 +84,7 @@ na_voh_sw_read(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
 		return 1;
 	if (rc)
 		return rc;
-	return na_voh_sw_fetch(t, v, tag, off, len, buf, pre, busy, g0,
-			       pre_ns);
+	return na_voh_sw_fetch(t, v, tag, off, len, buf, pre, busy, g0, pre_ns);
 }
 
 /* Write a block the home refused, through the coherence protocol: this
