@@ -2,19 +2,30 @@
  * VERSION's migration epoch (PROTOCOL.md 4.4, 4.10; issue 28 item 4): one
  * block X of a home, validated at the switch by a reader's stamp. VERSION
  * is EW epoch bits above CW count bits (the C and P4: 16 and 16). An ADD
- * installs VERSION = (the home's ADD seq mod 2^EW) << CW; every write grant
- * of X in the switch adds 1 (a carry runs into the epoch, as in 32-bit
+ * installs VERSION = (its seq mod 2^EW) << CW; every write grant of X in
+ * the switch adds 1 (a carry runs into the epoch, as in 32-bit
  * arithmetic); a write while X is at home does not touch VERSION. The
- * home's ADD seq advances with every migration of any of its blocks (here:
- * X's ADDs and another block's, `other`; the real step is 8 seqs, one
- * epoch). The reader stamps X in the switch (VERSION and the value, with
- * no write in between: busy = 0) and later serves its copy when VERSION
- * equals the stamp. Steps are atomic; the network is not modelled
- * (vohsw.pml covers VERSION_READ's loss and reordering).
+ * reader stamps X in the switch (VERSION and the value, with no write in
+ * between: busy = 0) and later serves its copy when VERSION equals the
+ * stamp. Steps are atomic; the network is not modelled (vohsw.pml covers
+ * VERSION_READ's loss and reordering).
  *
- *   (default) the rule above: a stamp of one stay validates in a later
- *             stay whose ADD seq agrees in its low EW bits, although X
- *             was written at home in between (run vohepoch-alias)
+ *   (default) the ADD seq is the home's, advanced by every migration of
+ *             any of its blocks (X's and another's, `other`; the real
+ *             step 8 seqs, one epoch): a stamp of one stay validates in a
+ *             later stay whose ADD seq agrees in its low EW bits,
+ *             although X was written at home in between (run
+ *             vohepoch-alias)
+ *   BLOCK     the rule (node-agent): X's own ADD seq, STEP seqs per
+ *             migration of X (the real 8: the copy that installed adds
+ *             0..STEP-1), another block's migration leaves it alone; X's
+ *             migrations are DELTA ticks apart (the real over 2^20 ns), a
+ *             stamp is served only while younger than LIFE ticks (the
+ *             real 8 s). Passes when LIFE <= (2^EW / STEP - 1) *
+ *             DELTA and X's stays see fewer than 2^CW writes (vohepoch-
+ *             block); fails one tick looser (-life), without the lifetime
+ *             (-nolife), and when a stay's writes carry into the next
+ *             stays' epochs (-carry, known)
  *   FIX       a candidate: VERSION is the block's own, carried through
  *             the home (the REMOVE returns it, the home adds its write
  *             grants, the ADD installs it): it repeats only after 2^(EW+CW)
@@ -36,7 +47,26 @@
 #ifndef MG
 #define MG 6 /* migrations (ADD or REMOVE of X, or another block's) */
 #endif
+#ifndef STEP
+#define STEP 2 /* BLOCK: seqs per migration of X */
+#endif
+#ifndef DELTA
+#define DELTA 1 /* BLOCK: ticks between two ADDs of X */
+#endif
+#ifndef TK
+#define TK 4 /* BLOCK: ticks */
+#endif
 #define VM (1 << (EW + CW))
+#ifdef BLOCK
+#define ADDOK && clock - added >= DELTA /* the first: at tick 0 */
+#else
+#define ADDOK
+#endif
+#if defined(BLOCK) && defined(LIFE)
+#define FRESH && clock - st < LIFE /* the stamp's lifetime */
+#else
+#define FRESH
+#endif
 
 bool sw = true;   /* X in the switch (installed by an ADD of seq 0) */
 byte version = 0; /* VERSION of X's slot */
@@ -45,6 +75,8 @@ byte homever;     /* FIX: X's version while at home */
 byte value, writes, migs;
 bool stamped;
 byte stamp, copy;
+byte clock, added, st; /* BLOCK: ticks; X's last ADD; the stamp's tick */
+byte ci;               /* BLOCK: the installing copy */
 
 active proctype world()
 {
@@ -57,18 +89,26 @@ active proctype world()
 		fi }
 	:: atomic { migs < MG && sw -> /* REMOVE of X */
 		migs++; sw = false; homever = version }
-	:: atomic { migs < MG && !sw -> /* ADD of X */
+	:: atomic { migs < MG && !sw ADDOK -> /* ADD of X */
 		migs++; sw = true;
 #ifdef FIX
 		version = homever;
+#elif defined(BLOCK)
+		added = clock; /* X's own seq: addseq counts X's ADDs */
+		select(ci : 0 .. STEP - 1);
+		version = ((addseq * STEP + ci) % (1 << EW)) << CW;
 #else
 		version = (addseq % (1 << EW)) << CW;
 #endif
 		addseq++ }
+#ifndef BLOCK
 	:: atomic { migs < MG -> migs++; addseq++ } /* another block's ADD */
+#else
+	:: atomic { clock < TK -> clock++ } /* time passes */
+#endif
 	:: atomic { sw && !stamped -> stamped = true; stamp = version;
-		copy = value }
-	:: atomic { sw && stamped && version == stamp ->
+		copy = value; st = clock }
+	:: atomic { sw && stamped && version == stamp FRESH ->
 		assert(copy == value) } /* a validated hit */
 	:: atomic { stamped -> stamped = false } /* the copy is evicted */
 	:: else -> break

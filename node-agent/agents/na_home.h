@@ -35,6 +35,15 @@ struct na_dir;
  * find a freed slot; lib/model/migdup.pml).
  */
 #define NA_ADD_HOLD_NS 10000000ull
+/*
+ * A block's migrations start more than NA_ADD_GAP_NS apart (2^20 ns units,
+ * two of them): with the block's own ADD seqs (na_add_seq_next) VERSION's
+ * epoch repeats only after 65,536 / NA_ADD_COPY_SEQS of its migrations, so
+ * after 8,191 gaps (8.59 s), longer than a validate-on-hit copy stamped at
+ * the switch is served (NA_VOH_SW_LIFE_NS; lib/model/vohepoch.pml BLOCK).
+ */
+#define NA_ADD_GAP_UNITS 2u
+#define NA_ADD_GAP_NS    (1ull << 20)
 
 /* Where a block's ownership is. */
 enum na_owner {
@@ -75,10 +84,12 @@ struct na_hblock {
 			     pipeline refuses as lock busy (vohupd.pml) */
 	uint32_t add_seq;    /* copy i of this migration's ADD has seq
 				   add_seq + i (NA_ADD_COPY_SEQS of them, then
-				   a new set) */
+				   a new set): the block's own (na_add_seq_next),
+				   0 before its first migration */
 	uint32_t add_seq0;   /* the first set's add_seq: an OK of any set's
 				copy means the block is installed */
 	uint32_t add_hold_t; /* the hold's start, in 2^20 ns units */
+	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
 				over (0: granted here); a drain of that
@@ -202,7 +213,6 @@ struct na_home {
 	uint32_t n_chunks;
 	uint32_t next_chunk; /* chunk 0 is the static region */
 	uint32_t rng;
-	uint32_t mig_seq;
 	/* Nodes declared dead (na_rec_node_failed, atomic; cleared at their
 	 * rejoin): no ADD copy names one in its copyset, the switch's control
 	 * plane having evicted what named them (lib/model/migdead.pml). */
@@ -300,11 +310,45 @@ na_home_tag(const struct na_home *h, uint32_t idx)
 }
 
 /**
- * Start moving block `idx` to the switch: take its write lock and emit an
- * ADD_TO_SWITCH (to be sent via the switch).
- * @return 0, -EBUSY when it is locked or not home, -EINVAL.
+ * Start moving block `idx` to the switch at `now_ns`: take its write lock
+ * and emit an ADD_TO_SWITCH (to be sent via the switch).
+ * @return 0, -EBUSY when it is locked, not home or its last migration
+ * began NA_ADD_GAP_NS ago or less, -EINVAL.
  */
-int na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out);
+int na_home_migrate_start(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			  struct na_out *out);
+
+/*
+ * A block's next ADD seq, its own, not the home's (lib/model/vohepoch.pml
+ * BLOCK): bits 0-15 are the epoch the switch's VERSION takes (PROTOCOL.md
+ * 4.10), NA_ADD_COPY_SEQS more per migration (copy i adds i) and the same
+ * for every set of one migration; bits 16-31 count the block's sets, so a
+ * late ACK of an earlier set or migration is told apart (`migration`: a
+ * new migration, else a new set of this one).
+ */
+static inline uint32_t
+na_add_seq_next(uint32_t s, bool migration)
+{
+	uint32_t lo = (s + (migration ? NA_ADD_COPY_SEQS : 0)) & 0xffff;
+
+	return ((s >> 16) + 1) << 16 | lo;
+}
+
+/* May block `b` start a migration at `now_ns` (NA_ADD_GAP_NS)? */
+static inline bool
+na_add_spaced(const struct na_hblock *b, uint64_t now_ns)
+{
+	return b->add_seq == 0 || (uint32_t)((uint32_t)(now_ns >> 20) -
+					     b->add_t) >= NA_ADD_GAP_UNITS;
+}
+
+/* Start a migration of `b` at `now_ns` (na_add_spaced): its seqs, its time. */
+static inline void
+na_add_begin(struct na_hblock *b, uint64_t now_ns)
+{
+	b->add_seq0 = b->add_seq = na_add_seq_next(b->add_seq, true);
+	b->add_t = (uint32_t)(now_ns >> 20);
+}
 
 /**
  * Re-emit the ADD of a block still migrating; in the hold after a set's

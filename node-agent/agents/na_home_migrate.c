@@ -89,7 +89,7 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 	 * lifetime this assumes is that set's duration (docs/NODE-AGENT.md).
 	 */
 	if (b->add_copies == NA_ADD_COPY_SEQS) {
-		b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+		b->add_seq = na_add_seq_next(b->add_seq, false);
 		b->add_copies = 0;
 		b->add_failed = 0;
 	}
@@ -109,7 +109,8 @@ emit_add(struct na_home *h, uint32_t idx, struct na_out *out)
 }
 
 int
-na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
+na_home_migrate_start(struct na_home *h, uint32_t idx, uint64_t now_ns,
+		      struct na_out *out)
 {
 	struct na_hblock *b;
 
@@ -117,7 +118,8 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 		return -EINVAL;
 	b = &h->blk[idx];
 	if (b->owner != NA_OWN_HOME || b->writer || b->readers ||
-	    __atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE))
+	    __atomic_load_n(&h->dead_new, __ATOMIC_ACQUIRE) ||
+	    !na_add_spaced(b, now_ns))
 		return -EBUSY;
 	/* Section 5.2.1: hold the write lock until the MIGRATE_ACK. */
 	b->writer = true;
@@ -127,7 +129,7 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, struct na_out *out)
 	b->add_collided = false;
 	b->add_draining = false;
 	b->add_hold = 0;
-	b->add_seq0 = b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+	na_add_begin(b, now_ns);
 	emit_add(h, idx, out);
 	return 0;
 }

@@ -258,10 +258,11 @@ heap_sift_up(struct na_mig_pending *a, uint32_t i)
 }
 
 /* Block i's count this epoch: reset, and a candidate of the n in the
- * heap when it is home-owned. */
+ * heap when it is home-owned and its last migration began NA_ADD_GAP_NS
+ * before `now_ns` (na_add_spaced). */
 static void
 epoch_candidate(struct na_migrate *mg, struct na_home *h, uint32_t i,
-		uint32_t *n)
+		uint32_t *n, uint64_t now_ns)
 {
 	struct na_hblock *b = &h->blk[i];
 	uint32_t hot = b->hot;
@@ -269,7 +270,7 @@ epoch_candidate(struct na_migrate *mg, struct na_home *h, uint32_t i,
 	if (!hot)
 		return;
 	b->hot = 0;
-	if (b->owner != NA_OWN_HOME)
+	if (b->owner != NA_OWN_HOME || !na_add_spaced(b, now_ns))
 		return;
 	mg->st.candidates++;
 	if (*n < mg->k) {
@@ -298,7 +299,7 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(bits);
 
 			bits &= bits - 1;
-			epoch_candidate(mg, h, i, &n);
+			epoch_candidate(mg, h, i, &n, now_ns);
 		}
 	}
 	for (uint32_t j = 0; j < n; j++) {
@@ -324,7 +325,7 @@ epoch_end(struct na_migrate *mg, struct na_home *h, uint64_t now_ns)
 		b->add_copies = 0;
 		b->add_failed = 0;
 		b->add_hold = 0;
-		b->add_seq0 = b->add_seq = h->mig_seq += NA_ADD_COPY_SEQS;
+		na_add_begin(b, now_ns);
 		add_pending(mg, c->idx, c->hot, LCF_T_ADD_TO_SWITCH, now_ns);
 		mg->pend[mg->n_pend - 1].draining = true;
 		mg->n_draining++;

@@ -105,18 +105,19 @@ na_voh_version(const struct na_voh_home *v, uint64_t tag)
 }
 
 /*
- * The block's migration epoch: its ADD_TO_SWITCH seq set, renewed by every
- * move to the switch. While the switch owns a block, writes bypass the
- * version, so a copy fetched before a move must not validate after the
- * block comes home: replies carry the epoch beside the version (16 bits:
- * aux bits 16-23 and gstatus), and a copy matches only both.
+ * The block's migration epoch: its ADD_TO_SWITCH set count (add_seq's bits
+ * 16-31), renewed by every move to the switch. While the switch owns a
+ * block, writes bypass the version, so a copy fetched before a move must
+ * not validate after the block comes home: replies carry the epoch beside
+ * the version (16 bits: aux bits 16-23 and gstatus), and a copy matches
+ * only both.
  */
 static void
 set_epoch(const struct na_voh_home *v, int64_t idx, struct lcf_msg *r)
 {
 	uint32_t e = __atomic_load_n(&v->h->blk[idx].add_seq,
-				     __ATOMIC_RELAXED) /
-		     NA_ADD_COPY_SEQS;
+				     __ATOMIC_RELAXED) >>
+		     16;
 
 	r->aux = (r->aux & 0xff00ffffu) | (e & 0xff) << 16;
 	r->gstatus = (uint8_t)(e >> 8);

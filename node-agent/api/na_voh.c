@@ -10,6 +10,10 @@
 #include "na_voh_int.h"
 #include "na_voh_home.h"
 
+_Static_assert(NA_VOH_SW_LIFE_NS <=
+		       (65536 / NA_ADD_COPY_SEQS - 1) * NA_ADD_GAP_NS,
+	       "a switch stamp outlives its block's epoch (vohepoch.pml)");
+
 int
 na_voh_init(struct dsm *d)
 {
@@ -299,7 +303,7 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	struct na_voh *v = t->d->voh;
 	const struct voh_region *g;
 	struct voh_entry *e;
-	uint64_t cver, g0, ver = 0;
+	uint64_t cver, g0, ver = 0, pre_ns;
 	bool busy = false;
 	unsigned policy;
 	int rc;
@@ -338,6 +342,7 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	cver = e->stamp;
 	g0 = v->wgen;
 	pthread_mutex_unlock(&v->mu);
+	pre_ns = na_now_ns();
 	if (cver & NA_VOH_SW)
 		rc = na_voh_sw_version(t, tag, na_voh_next_seq(t), &ver, &busy);
 	else
@@ -353,9 +358,11 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	v->st.checks++;
 	v->st.sw_checks += (cver & NA_VOH_SW) != 0;
 	e = na_voh_entry(v, tag, false);
-	if (e && e->stamp == cver && ver == cver) {
+	if (e && e->stamp == cver && ver == cver &&
+	    na_voh_fresh(cver, e->fetched_ns, na_now_ns())) {
 		/* the version when the home or the switch answered: this
-		 * copy is current */
+		 * copy is current (a switch stamp: its epoch cannot have
+		 * come round again, vohepoch.pml) */
 		memcpy(buf, e->data + off, len);
 		e->used = ++v->tick;
 		v->st.validated_hits++;
@@ -364,9 +371,11 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 		return 0;
 	}
 	v->st.changed++;
+	v->st.sw_expired += e && e->stamp == cver && ver == cver;
 	pthread_mutex_unlock(&v->mu);
 	if (ver & NA_VOH_SW) /* the switch's answer is the read before */
-		rc = na_voh_sw_fetch(t, v, tag, off, len, buf, ver, busy, g0);
+		rc = na_voh_sw_fetch(t, v, tag, off, len, buf, ver, busy, g0,
+				     pre_ns);
 	else
 		rc = fetch_any(t, v, tag, off, len, buf, false);
 out:

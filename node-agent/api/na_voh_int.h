@@ -91,6 +91,15 @@ na_voh_decide(bool region, unsigned policy, uint64_t ttl_ns, bool write,
 	return NA_VOH_CHECK;
 }
 
+/** May a copy with `stamp`, stamped at `stamped_ns`, be served at `now_ns`
+ * if its version checks out? A switch stamp only while young
+ * (NA_VOH_SW_LIFE_NS); a home stamp always. */
+static inline bool
+na_voh_fresh(uint64_t stamp, uint64_t stamped_ns, uint64_t now_ns)
+{
+	return !(stamp & NA_VOH_SW) || now_ns - stamped_ns < NA_VOH_SW_LIFE_NS;
+}
+
 /** The entry of `tag`, or (alloc) a free or least recently used way; mu
  * held. @return the entry, or NULL (not alloc) when `tag` has none. */
 struct voh_entry *na_voh_entry(struct na_voh *v, uint64_t tag, bool alloc);
@@ -110,11 +119,12 @@ uint32_t na_voh_next_seq(struct dsm_thread *t);
  * with `pre`, the VERSION read before the read began, unless the block's
  * write lock was held then (`busy`) or a write of this node to a
  * switch-owned block began or ended since `g0` (struct na_voh wgen) or is
- * under way. @return 0, -EINTR.
+ * under way; `pre_ns`: when the VERSION_READ of `pre` was sent (the copy's
+ * age, na_voh_fresh). @return 0, -EINTR.
  */
 int na_voh_sw_fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
 		    uint32_t off, uint32_t len, void *buf, uint64_t pre,
-		    bool busy, uint64_t g0);
+		    bool busy, uint64_t g0, uint64_t pre_ns);
 
 /** Read a block the home refused: VERSION_READ, then na_voh_sw_fetch.
  * @return 0, 1 (the switch does not hold it either), -EINTR. */

@@ -38,12 +38,13 @@ na_voh_sw_version(struct dsm_thread *t, uint64_t tag, uint32_t seq,
  * it with `pre`, the VERSION read before the read began, unless the block's
  * write lock was held then (`busy`: a write grant's invalidations may not
  * be done) or a write of this node began or ended since `g0` or is under
- * way. @return 0, -EINTR.
+ * way; aged from `pre_ns`, when that VERSION_READ was sent. @return 0,
+ * -EINTR.
  */
 int
 na_voh_sw_fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
 		uint32_t off, uint32_t len, void *buf, uint64_t pre, bool busy,
-		uint64_t g0)
+		uint64_t g0, uint64_t pre_ns)
 {
 	uint8_t *b = v->sbuf + (size_t)t->id * v->bs;
 	int rc = na_req_access(t, tag, 0, v->bs, b, NA_M_READ);
@@ -55,6 +56,7 @@ na_voh_sw_fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
 	v->st.sw_fetches++;
 	if (!busy && v->wgen == g0 && v->writing == 0) {
 		na_voh_install(v, tag, b, pre);
+		na_voh_entry(v, tag, false)->fetched_ns = pre_ns;
 	} else {
 		na_voh_drop(v, tag);
 		v->st.sw_uncached++;
@@ -69,19 +71,20 @@ int
 na_voh_sw_read(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
 	       uint32_t off, uint32_t len, void *buf)
 {
-	uint64_t g0, pre = 0;
+	uint64_t g0, pre = 0, pre_ns;
 	bool busy = false;
 	int rc;
 
 	pthread_mutex_lock(&v->mu);
 	g0 = v->wgen;
 	pthread_mutex_unlock(&v->mu);
+	pre_ns = na_now_ns();
 	rc = na_voh_sw_version(t, tag, na_voh_next_seq(t), &pre, &busy);
 	if (rc == -ENOTSUP)
 		return 1;
 	if (rc)
 		return rc;
-	return na_voh_sw_fetch(t, v, tag, off, len, buf, pre, busy, g0);
+	return na_voh_sw_fetch(t, v, tag, off, len, buf, pre, busy, g0, pre_ns);
 }
 
 /* Write a block the home refused, through the coherence protocol: this

@@ -249,7 +249,7 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 	na_node_agents_enter(n);
 	na_out_reset(&out);
 	for (uint32_t i = 0; i < count; i++) {
-		na_home_migrate_start(&n->home, i, &out);
+		na_home_migrate_start(&n->home, i, na_now_ns(), &out);
 		if (out.n >= NA_OUT_MAX - 1)
 			na_node_flush(n, &out);
 	}

@@ -575,7 +575,8 @@ readd(struct na_rec *r, struct na_out *out)
 			h->readd[left++] = h->readd[i];
 		} else if (!started) {
 			/* Home again after an ADD: a collision; it stays home. */
-			if (na_home_migrate_start(r->env.home, idx, out) == 0)
+			if (na_home_migrate_start(r->env.home, idx, na_now_ns(),
+						  out) == 0)
 				h->readd[left++] = idx | READD_STARTED;
 			else
 				h->readd[left++] = idx; /* locked: later */

@@ -331,7 +331,7 @@ Test(home, migration_holds_the_write_lock_until_migrate_ack)
 	struct lcf_msg ack;
 
 	na_out_reset(&out);
-	cr_assert_eq(na_home_migrate_start(&h, 9, &out), 0);
+	cr_assert_eq(na_home_migrate_start(&h, 9, 0, &out), 0);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_ADD_TO_SWITCH);
 	cr_assert_eq(out.m[0].dst, 0); /* via the switch */
@@ -350,7 +350,7 @@ Test(home, migration_holds_the_write_lock_until_migrate_ack)
 
 	/* collision: stays home */
 	na_out_reset(&out);
-	cr_assert_eq(na_home_migrate_start(&h, 10, &out), 0);
+	cr_assert_eq(na_home_migrate_start(&h, 10, 0, &out), 0);
 	ack = out.m[0].msg;
 	ack.type = LCF_T_MIGRATE_ACK;
 	ack.flags = LCF_F_IN_SWITCH | LCF_F_FAIL;

@@ -263,7 +263,7 @@ Test(migrate_home, draining_block_sends_no_add_and_counts_no_ack)
 	struct na_out o2 = { 0 };
 	uint32_t old;
 
-	cr_assert_eq(na_home_migrate_start(&h, 5, &o2), 0); /* static */
+	cr_assert_eq(na_home_migrate_start(&h, 5, 0, &o2), 0); /* static */
 	old = o2.m[0].msg.seq;
 	feed(ack(5, old, LCF_T_ADD_TO_SWITCH, false));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_SWITCH);

@@ -41,3 +41,15 @@ Test(voh_policy, validate)
 		     NA_VOH_CHECK);
 	cr_assert_eq(na_voh_decide(true, V, 0, false, false, 0), NA_VOH_FETCH);
 }
+
+/* A copy stamped at the switch is served only while younger than
+ * NA_VOH_SW_LIFE_NS (its block's epoch cannot have come round,
+ * lib/model/vohepoch.pml); a home stamp carries its epoch in full. */
+Test(voh_policy, a_switch_stamp_has_a_lifetime)
+{
+	uint64_t sw = NA_VOH_SW | 0x1f400000, t0 = 1000;
+
+	cr_assert(na_voh_fresh(sw, t0, t0 + NA_VOH_SW_LIFE_NS - 1));
+	cr_assert_not(na_voh_fresh(sw, t0, t0 + NA_VOH_SW_LIFE_NS));
+	cr_assert(na_voh_fresh(0x1f400000, t0, t0 + 10 * NA_VOH_SW_LIFE_NS));
+}
