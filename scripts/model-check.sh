@@ -556,16 +556,20 @@ if [ $DEEP = 0 ]; then
 	# in its low EW bits (the old rule; 3 epoch bits over 6 migrations do
 	# not alias). The block's own ADD seq, its ADDs DELTA apart, a stamp
 	# served for LIFE <= (2^EW / STEP - 1) * DELTA: passes; one tick looser
-	# or without the lifetime: fails; a stay's writes carrying into the
-	# next stays' epochs (2^CW of them): known. A per-block VERSION
-	# carried through the home (candidate) passes and wraps only after
-	# 2^(EW+CW) writes of the block (known).
+	# or without the lifetime: fails; a stay's 2^CW writes carrying into
+	# the next stays' epochs: fails; the count saturating and a saturated
+	# stamp not kept (the rule): passes; keeping that stamp: fails. A
+	# per-block VERSION carried through the home passes and wraps only
+	# after 2^(EW+CW) writes of the block (known).
 	PML=vohepoch.pml run vohepoch-alias "violation:assertion violated" "-DCW=2" "-DSAFETY" "-m10000 -w16"
 	VB="-DBLOCK -DEW=3 -DCW=2 -DSTEP=2 -DDELTA=1 -DMG=8 -DTK=4"
 	PML=vohepoch.pml run vohepoch-block pass "$VB -DLIFE=3" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-block-life "violation:assertion violated" "$VB -DLIFE=4" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-block-nolife "violation:assertion violated" "$VB" "-DSAFETY" "-m10000 -w16"
-	PML=vohepoch.pml run vohepoch-block-carry "known:assertion violated" "$VB -DLIFE=3 -DCW=1 -DWR=3" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-block-carry "violation:assertion violated" "$VB -DLIFE=3 -DCW=1 -DWR=3" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-block-sat pass "$VB -DLIFE=3 -DCW=1 -DWR=3 -DSAT" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-block-sat2 pass "$VB -DLIFE=3 -DCW=2 -DWR=5 -DSAT" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-block-satstamp "violation:assertion violated" "$VB -DLIFE=3 -DCW=1 -DWR=3 -DSAT -DSATSTAMP" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-width pass "-DCW=2 -DEW=3" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-fix pass "-DFIX -DCW=2 -DMG=8" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-fix-wrap "known:assertion violated" "-DFIX -DEW=1 -DCW=1 -DWR=4 -DMG=4" "-DSAFETY" "-m10000 -w16"

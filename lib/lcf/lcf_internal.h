@@ -56,8 +56,9 @@ struct lcf_lu {
  * VERSION of one slot (docs/PROTOCOL.md 4.10), a 32-bit register beside the
  * slot's LOCK: the ADD's second pass writes (seq & 0xffff) << 16 (the
  * migration epoch), every first pass of a WRITE_MISS or WRITE_SHARED that
- * hits and is not stale adds 1, VERSION_READ reads it; one read-modify-write
- * per pass, in the stage of the hit way's LOCK.
+ * hits and is not stale adds 1 up to LCF_VER_COUNT_MAX in the low half,
+ * VERSION_READ reads it; one read-modify-write per pass, in the stage of
+ * the hit way's LOCK.
  */
 #define LCF_VER_EPOCH_SHIFT 16
 
@@ -203,11 +204,13 @@ void lcf_version_add(struct lcf_pipeline *p, uint32_t way, uint32_t slot,
 		     uint32_t seq);
 
 /** A WRITE_MISS / WRITE_SHARED first pass hit (way, slot), not stale.
- * Inline: it is on every write request's pass. */
+ * Inline: it is on every write request's pass. The count saturates: a
+ * carry would make the epoch of a later stay (vohepoch.pml SAT). */
 static inline void
 lcf_version_bump(struct lcf_pipeline *p, uint32_t way, uint32_t slot)
 {
-	p->ver[way][slot]++;
+	if ((p->ver[way][slot] & LCF_VER_COUNT_MAX) != LCF_VER_COUNT_MAX)
+		p->ver[way][slot]++;
 }
 
 /**

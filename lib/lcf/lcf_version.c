@@ -8,11 +8,13 @@
  *
  *   ADD_TO_SWITCH, second pass, installed:     (seq & 0xffff) << 16
  *   WRITE_MISS / WRITE_SHARED, first pass,
- *   tag hit, not stale (granted or not):       + 1
+ *   tag hit, not stale (granted or not):       + 1, unless the low half
+ *                                              is LCF_VER_COUNT_MAX
  *   VERSION_READ, tag hit:                     read (nothing changes)
  *
- * The upper half starts as the migration epoch, so values of two stays of
- * a block in the switch differ unless one saw 65536 write requests.
+ * The upper half is the migration epoch; the saturating count never
+ * carries into it, so values of two stays of a block differ (within a
+ * stamp's lifetime, vohepoch.pml), and a saturated count is no stamp.
  * The rule that makes a version equal to a copy's stamp mean "no write
  * since" is checked in lib/model/vohsw.pml.
  */

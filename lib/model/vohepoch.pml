@@ -24,8 +24,16 @@
  *             real 8 s). Passes when LIFE <= (2^EW / STEP - 1) *
  *             DELTA and X's stays see fewer than 2^CW writes (vohepoch-
  *             block); fails one tick looser (-life), without the lifetime
- *             (-nolife), and when a stay's writes carry into the next
- *             stays' epochs (-carry, known)
+ *             (-nolife), and when a stay's 2^CW writes carry into the
+ *             next stays' epochs (-carry)
+ *   SAT       the rule (lib/lcf, lib/p4, node-agent): the count stops at
+ *             2^CW - 1 (a saturating add: no carry), and a stamp whose
+ *             count is 2^CW - 1 is no stamp (the requester keeps no copy):
+ *             within a stay the count only grows, so a stamp of a count
+ *             below the top fails once a write moved it, and no copy
+ *             validates on a saturated VERSION until the next ADD resets
+ *             it. Passes with -carry's writes (vohepoch-block-sat); taking
+ *             saturated stamps too (SATSTAMP) fails (-satstamp)
  *   FIX       a candidate: VERSION is the block's own, carried through
  *             the home (the REMOVE returns it, the home adds its write
  *             grants, the ADD installs it): it repeats only after 2^(EW+CW)
@@ -57,6 +65,12 @@
 #define TK 4 /* BLOCK: ticks */
 #endif
 #define VM (1 << (EW + CW))
+#define CMAX ((1 << CW) - 1) /* the count's top */
+#if defined(SAT) && !defined(SATSTAMP)
+#define STAMPOK && version % (1 << CW) != CMAX
+#else
+#define STAMPOK
+#endif
 #ifdef BLOCK
 #define ADDOK && clock - added >= DELTA /* the first: at tick 0 */
 #else
@@ -84,7 +98,12 @@ active proctype world()
 	:: atomic { writes < WR ->
 		writes++; value++;
 		if
+#ifdef SAT
+		:: sw && version % (1 << CW) == CMAX -> skip /* saturated */
+		:: sw && version % (1 << CW) != CMAX -> version++
+#else
 		:: sw -> version = (version + 1) % VM
+#endif
 		:: else -> homever = (homever + 1) % VM
 		fi }
 	:: atomic { migs < MG && sw -> /* REMOVE of X */
@@ -106,7 +125,7 @@ active proctype world()
 #else
 	:: atomic { clock < TK -> clock++ } /* time passes */
 #endif
-	:: atomic { sw && !stamped -> stamped = true; stamp = version;
+	:: atomic { sw && !stamped STAMPOK -> stamped = true; stamp = version;
 		copy = value; st = clock }
 	:: atomic { sw && stamped && version == stamp FRESH ->
 		assert(copy == value) } /* a validated hit */

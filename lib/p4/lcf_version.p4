@@ -13,7 +13,9 @@
  *             VERSION = (seq & 0xffff) << 16 (the migration epoch)
  *   ver_bump  WRITE_MISS / WRITE_SHARED, first pass, not stale
  *             (LCS_OP_ACQUIRE): VERSION + 1, granted or not (the verdict
- *             comes stages later; every write grant is among them)
+ *             comes stages later; every write grant is among them), unless
+ *             the count (bits 15-0) is LCF_VER_COUNT_MAX: it saturates,
+ *             never carrying into the epoch (lib/model/vohepoch.pml SAT)
  *   ver_read  VERSION_READ (LCS_OP_READ): read; md.ver_rv for the reply
  *
  * An empty slot's VERSION is never read (VERSION_READ needs a TAG hit) and
@@ -25,6 +27,7 @@
 
 const bit<32> LCF_VER_AUX_BUSY    = 0x10000;   /* aux bit: LOCK writer set */
 const bit<8>  LCF_VER_EPOCH_SHIFT = 16;
+const bit<32> LCF_VER_COUNT_MAX   = 0xffff;    /* the count's top */
 
 control LcfVerWay(inout lcf_headers_t hdr,
                   inout lcf_ig_md_t md,
@@ -43,9 +46,13 @@ control LcfVerWay(inout lcf_headers_t hdr,
             r = v;
         }
     };
+    /* Compares: 1 (a masked memory operand, as q_grant's). Instructions:
+     * 2 (v + 1 under the compare; output). */
     RegisterAction<bit<32>, slot_t, bit<32>>(blk_version) ver_bump = {
         void apply(inout bit<32> v, out bit<32> r) {
-            v = v + 1;
+            if ((v & LCF_VER_COUNT_MAX) != LCF_VER_COUNT_MAX) {
+                v = v + 1;
+            }
             r = v;
         }
     };

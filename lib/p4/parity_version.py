@@ -6,19 +6,25 @@ table and RegisterActions and the VERSION reply in lcf_dispatch.p4.
 Compared: the aux busy bit and the epoch shift (constants); which pass
 writes, bumps or reads VERSION (the P4 `ver` table's entries vs the C
 calls); the value an ADD writes ((seq & 0xffff) << 16) and that a bump adds
-1; the reply's fields (VERSION in copyset, the LOCK writer or waiting bit
+1 up to the count's top (P4 ver_bump interpreted on edge values against
+C's rule, LCF_VER_COUNT_MAX); the reply's fields (VERSION in copyset, the LOCK writer or waiting bit
 as the busy bit, FAIL on a miss). Standard library only.
 """
 import re
 
+from parity_p4interp import parse, ra_bodies, run
 from parity_src import c_defines, c_function, strip_c_comments
+
+# VERSION values a bump is tried on: counts 0, 0xfffe, 0xffff (the top), and
+# a top under the highest epoch (a carry would wrap the word)
+BUMP_EDGES = (0x50000, 0x5fffe, 0x5ffff, 0x1f40ffff, 0xffffffff, 0xfffffffe)
 
 
 def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     diff = []
     cdef = c_defines(strip_c_comments(wire_h))
     cdef.update(c_defines(strip_c_comments(internal_h)))
-    for name in ("LCF_VER_AUX_BUSY", "LCF_VER_EPOCH_SHIFT"):
+    for name in ("LCF_VER_AUX_BUSY", "LCF_VER_EPOCH_SHIFT", "LCF_VER_COUNT_MAX"):
         cv, pv = cdef.get(name), p4.consts.get(name)
         if cv is None or pv is None or int(str(cv).rstrip("uU"), 0) != pv:
             diff.append("%s: C %s, P4 %s" % (name, cv, pv))
@@ -52,10 +58,25 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
             re.search(r"md\.ver_epoch\s*=\s*hdr\.lcf\.seq\[15:0\]\s*\+\+\s*16w0\s*;",
                       p4.src)):
         diff.append("P4 ver_set: not seq[15:0] ++ 16w0 (md.ver_epoch)")
-    # the bump is inline in lcf_internal.h (every write request's pass)
-    if not re.search(r"p->ver\[way\]\[slot\]\+\+", ver_c + internal_h) or \
-            not re.search(r"v\s*=\s*v\s*\+\s*1\s*;", p4.src):
-        diff.append("bump: C ++ (lcf_internal.h) / P4 v + 1 not found")
+    # the bump is inline in lcf_internal.h (every write request's pass):
+    # + 1 unless the count is at its top; P4's ver_bump run on edge values
+    if not re.search(r"if\s*\(\s*\(\s*p->ver\[way\]\[slot\]\s*&\s*LCF_VER_COUNT_MAX\s*\)"
+                     r"\s*!=\s*LCF_VER_COUNT_MAX\s*\)\s*p->ver\[way\]\[slot\]\+\+",
+                     strip_c_comments(internal_h)):
+        diff.append("C lcf_version_bump(): not ++ unless the count is LCF_VER_COUNT_MAX")
+    top = int(str(cdef.get("LCF_VER_COUNT_MAX", "0")).rstrip("uU"), 0)
+    body = ra_bodies(p4.src, "blk_version").get("ver_bump")
+    for v0 in BUMP_EDGES:
+        want = v0 if v0 & top == top else (v0 + 1) & 0xffffffff
+        try:
+            env, _ = run(parse(body), p4.consts, {"v": v0, "r": 0})
+            got = (env["v"], env["r"])
+        except (KeyError, ValueError, TypeError, SyntaxError) as e:
+            got = "not interpreted (%s)" % e
+        if got != (want, want):
+            diff.append("bump of 0x%x: C 0x%x, P4 ver_bump (v, r) %s"
+                        % (v0, want, got))
+            break
     # the reply
     hit = re.search(r"action\s+d_version_hit\s*\(\)\s*\{(.*?)\}", p4.src, re.S)
     miss = re.search(r"action\s+d_version_miss\s*\(\)\s*\{(.*?)\}", p4.src, re.S)
@@ -79,5 +100,6 @@ def check_version(rep, p4, wire_h, internal_h, pipe_c, ver_c):
     if diff:
         rep.fail("VERSION stage: C lcf_version.c / pass_request vs P4 lcf_version.p4", diff)
     else:
-        rep.ok("VERSION stage: set by ADD, bumped by %s first passes, read by "
-               "VERSION_READ, reply fields" % "/".join(sorted(pbump)))
+        rep.ok("VERSION stage: set by ADD, bumped by %s first passes (the count "
+               "saturating: %d values), read by VERSION_READ, reply fields"
+               % ("/".join(sorted(pbump)), len(BUMP_EDGES)))

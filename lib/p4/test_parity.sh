@@ -206,6 +206,12 @@ drift "P4 VERSION: EVICT_MODIFIED bumps too" lib/p4/lcf_version.p4 \
     's/(LCS_OP_READ, LCF_T_VERSION_READ, 0, 0)     : v_read();/&\n            (LCS_OP_ACQUIRE, LCF_T_EVICT_MODIFIED, 0, 0) : v_bump();/'
 drift "P4 VERSION: WRITE_SHARED does not bump" lib/p4/lcf_version.p4 \
     '/(LCS_OP_ACQUIRE, LCF_T_WRITE_SHARED, 0, 0)  : v_bump();/d'
+drift "P4 VERSION: the count carries into the epoch" lib/p4/lcf_version.p4 \
+    's/if ((v \& LCF_VER_COUNT_MAX) != LCF_VER_COUNT_MAX) {/if (v != 0xffffffff) {/'
+drift "C VERSION: the count carries into the epoch" lib/lcf/lcf_internal.h \
+    's/if ((p->ver\[way\]\[slot\] \& LCF_VER_COUNT_MAX) != LCF_VER_COUNT_MAX)//'
+drift "C VERSION: count top moved" lib/wire/lcf_wire.h \
+    's/#define LCF_VER_COUNT_MAX 0xffffu/#define LCF_VER_COUNT_MAX 0x7fffu/'
 drift "C VERSION: busy bit moved" lib/wire/lcf_wire.h \
     's/#define LCF_VER_AUX_BUSY 0x10000u/#define LCF_VER_AUX_BUSY 0x20000u/'
 drift "P4 VERSION reply: no busy bit" lib/p4/lcf_dispatch.p4 \

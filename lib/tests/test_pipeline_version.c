@@ -4,7 +4,8 @@
  * ADD sets VERSION = (seq & 0xffff) << 16; every first pass of a WRITE_MISS
  * or WRITE_SHARED that hits and is not stale adds 1 (granted or not: the
  * stage is the LOCK's), no other pass does; VERSION_READ answers from the
- * switch, hit or miss, in one pass that changes no register.
+ * switch, hit or miss, in one pass that changes no register; the count
+ * (low 16 bits) saturates at 0xffff.
  * Topology pcap3: nodes 0, 1, 2; blocks on home node 2.
  */
 #include <criterion/criterion.h>
@@ -192,4 +193,38 @@ Test(version, resubmitted_version_read_is_rejected)
 	tu_pass(&m, true, 0, &r);
 	cr_assert_eq(r.verdict, LCF_V_DROP);
 	cr_assert_eq(r.drop_reason, LCF_DROP_BAD_RESUBMIT);
+}
+
+/* 2^16 write requests in one stay: the count stops at 0xffff and does not
+ * carry into the epoch (a carry makes a later stay's VERSION, under which
+ * a stale copy would validate: vohepoch.pml vohepoch-block-carry); the
+ * next ADD starts the count again. */
+Test(version, count_saturates_without_carry)
+{
+	uint64_t tag = tu_tag(2, 7);
+	struct lcf_msg m;
+	struct lcf_result r;
+	uint32_t i;
+
+	add_seq(tag, 5, LCF_GS_SHARED, BIT(1));
+	r = tu_send_meta(LCF_T_READ_MISS, 2, 1, tag, 0, 0, NULL);
+	cr_assert_eq(r.action, LCF_A_FWD_PROVIDER);
+	for (i = 0; i < 0x10000 + 9; i++) {
+		r = tu_send_meta(LCF_T_WRITE_SHARED, 0, 1, tag, 0, 0, NULL);
+		cr_assert_eq(r.action, LCF_A_NACK_LOCK_BUSY);
+		if (i == 0xfffd)
+			cr_assert_eq(tu_block(tag).version, 0x5fffe);
+	}
+	cr_assert_eq(tu_block(tag).version, 0x5ffff, "saturated, epoch kept");
+	cr_assert_eq(vread(0, 2, tag).out.copyset, 0x5ffff);
+	r = tu_send_meta(LCF_T_READ_UNLOCK, 2, 1, tag, LCF_GS_SHARED,
+			 BIT(1) | BIT(2), NULL);
+	cr_assert_eq(r.action, LCF_A_UNLOCK_EXEC);
+	m = tu_msg(LCF_T_REMOVE_FROM_SWITCH, 2, 0, 6, tag);
+	tu_send(&m, &r, NULL);
+	cr_assert_eq(r.action, LCF_A_REMOVE_OK);
+	add_seq(tag, 13, LCF_GS_SHARED, BIT(1));
+	cr_assert_eq(tu_block(tag).version, 0xd0000, "the next ADD resets it");
+	r = tu_send_meta(LCF_T_WRITE_MISS, 0, 3, tag, 0, 0, NULL);
+	cr_assert_eq(tu_block(tag).version, 0xd0001);
 }

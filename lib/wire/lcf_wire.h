@@ -201,6 +201,10 @@ lcf_type_from_switch(uint8_t type)
  * IN_SWITCH clear: the switch does not hold the block.
  */
 #define LCF_VER_AUX_BUSY 0x10000u
+/* VERSION's low 16 bits count write requests and stop at this value (no
+ * carry into the epoch above them); a VERSION whose count is here is no
+ * stamp: copies stamped with it are not kept (lib/model/vohepoch.pml SAT). */
+#define LCF_VER_COUNT_MAX 0xffffu
 
 /** Decode a wire header at `buf` (at least LCF_HDR_LEN bytes). */
 void lcf_hdr_decode(const void *buf, struct lcf_msg *msg);

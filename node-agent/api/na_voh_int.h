@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 
+#include "lcf_wire.h"
 #include "na_voh.h"
 
 #define VOH_REGIONS 64
@@ -100,6 +101,16 @@ na_voh_fresh(uint64_t stamp, uint64_t stamped_ns, uint64_t now_ns)
 	return !(stamp & NA_VOH_SW) || now_ns - stamped_ns < NA_VOH_SW_LIFE_NS;
 }
 
+/** May a fetch keep its copy with the switch stamp `pre` (`busy`: the
+ * write lock was held when it was read)? Not when busy, nor when `pre`'s
+ * count is saturated (LCF_VER_COUNT_MAX): writes no longer move VERSION,
+ * so such a stamp would validate a stale copy (vohepoch.pml SAT). */
+static inline bool
+na_voh_sw_keep(uint64_t pre, bool busy)
+{
+	return !busy && (pre & LCF_VER_COUNT_MAX) != LCF_VER_COUNT_MAX;
+}
+
 /** The entry of `tag`, or (alloc) a free or least recently used way; mu
  * held. @return the entry, or NULL (not alloc) when `tag` has none. */
 struct voh_entry *na_voh_entry(struct na_voh *v, uint64_t tag, bool alloc);
@@ -117,7 +128,8 @@ uint32_t na_voh_next_seq(struct dsm_thread *t);
 /**
  * A switch-owned block: read it through the coherence protocol and keep it
  * with `pre`, the VERSION read before the read began, unless the block's
- * write lock was held then (`busy`) or a write of this node to a
+ * write lock was held then (`busy`), `pre`'s count is saturated
+ * (na_voh_sw_keep), or a write of this node to a
  * switch-owned block began or ended since `g0` (struct na_voh wgen) or is
  * under way; `pre_ns`: when the VERSION_READ of `pre` was sent (the copy's
  * age, na_voh_fresh). @return 0, -EINTR.

@@ -37,9 +37,9 @@ na_voh_sw_version(struct dsm_thread *t, uint64_t tag, uint32_t seq,
  * A switch-owned block: read it through the coherence protocol and keep
  * it with `pre`, the VERSION read before the read began, unless the block's
  * write lock was held then (`busy`: a write grant's invalidations may not
- * be done) or a write of this node began or ended since `g0` or is under
- * way; aged from `pre_ns`, when that VERSION_READ was sent. @return 0,
- * -EINTR.
+ * be done), `pre`'s count is saturated (writes no longer move it), or a
+ * write of this node began or ended since `g0` or is under way; aged from
+ * `pre_ns`, when that VERSION_READ was sent. @return 0, -EINTR.
  */
 int
 na_voh_sw_fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
@@ -54,7 +54,7 @@ na_voh_sw_fetch(struct dsm_thread *t, struct na_voh *v, uint64_t tag,
 	memcpy(buf, b + off, len);
 	pthread_mutex_lock(&v->mu);
 	v->st.sw_fetches++;
-	if (!busy && v->wgen == g0 && v->writing == 0) {
+	if (na_voh_sw_keep(pre, busy) && v->wgen == g0 && v->writing == 0) {
 		na_voh_install(v, tag, b, pre);
 		na_voh_entry(v, tag, false)->fetched_ns = pre_ns;
 	} else {

@@ -53,3 +53,15 @@ Test(voh_policy, a_switch_stamp_has_a_lifetime)
 	cr_assert_not(na_voh_fresh(sw, t0, t0 + NA_VOH_SW_LIFE_NS));
 	cr_assert(na_voh_fresh(0x1f400000, t0, t0 + 10 * NA_VOH_SW_LIFE_NS));
 }
+
+/* A switch stamp is kept only if taken with the write lock free and below
+ * the count's top: at 0xffff the switch's count no longer moves, so a copy
+ * stamped there would validate after any number of writes. */
+Test(voh_policy, a_saturated_switch_stamp_is_not_kept)
+{
+	cr_assert(na_voh_sw_keep(NA_VOH_SW | 0x1f400000, false));
+	cr_assert(na_voh_sw_keep(NA_VOH_SW | 0x1f40fffe, false));
+	cr_assert_not(na_voh_sw_keep(NA_VOH_SW | 0x1f40fffe, true));
+	cr_assert_not(na_voh_sw_keep(NA_VOH_SW | 0x1f40ffff, false));
+	cr_assert_not(na_voh_sw_keep(NA_VOH_SW | 0xffffffff, false));
+}
