@@ -38,6 +38,7 @@ static const struct na_sim_cost_profile profiles[] = {
 		.agent_threads = 1, /* libdsm's dispatch thread */
 		.op_ns = 1160,
 		.cpus = 1,
+		.instr_per_ns = 0.97,
 	},
 	/* Concordia's testbed (paper 000 section 7): 100 Gbps ConnectX-5
 	 * RoCE, one Tofino pipeline, two agent threads per node, 24 cores per
@@ -54,7 +55,20 @@ static const struct na_sim_cost_profile profiles[] = {
 		.agent_threads = 2,
 		.op_ns = 514,
 		.cpus = 0,
+		.instr_per_ns = 2.2, /* E5-2650 v4, 1 instruction per cycle */
 	},
+};
+
+/* The requester's own instructions per DSM call of each app (callgrind,
+ * self instructions of node-agent/api over the DSM calls of a 2-node,
+ * 2-thread na-sim run: scripts/sim_measure_local.py CALLGRIND_APPS). */
+static const struct {
+	const char *app;
+	uint32_t instr;
+} app_instr[] = {
+	{ "kv", 939 },
+	{ "tpcc", 579 },
+	{ "pagerank", 207 },
 };
 
 static struct {
@@ -66,6 +80,18 @@ static struct {
 	uint64_t cpu[MAX_CPUS];                  /* shared processors */
 	struct na_sim_cost_busy busy;
 } cm;
+
+int
+na_sim_cost_for_app(const char *app)
+{
+	if (!cm.p)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(app_instr) / sizeof(app_instr[0]); i++)
+		if (app && !strcmp(app, app_instr[i].app))
+			cm.cur.op_ns = (uint64_t)(app_instr[i].instr /
+						  cm.cur.instr_per_ns);
+	return 0;
+}
 
 int
 na_sim_cost_select(const char *name)
