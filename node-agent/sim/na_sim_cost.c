@@ -19,22 +19,23 @@
 #define MAX_CPUS   64
 
 static const struct na_sim_cost_profile profiles[] = {
-	/* This machine (2 vCPUs shared by every node and swswitch; UDP over
-	 * veths into an af_packet swswitch), measured with
-	 * scripts/sim_measure_local.py: the ping RTT through swswitch / 4;
-	 * a UDP sendto's CPU; a loopback UDP exchange's receive and wake-up
-	 * plus the callgrind instructions per received frame and per DSM call
-	 * at the instructions per ns measured here. swswitch's time is in
-	 * the measured hop; one of the two CPUs is its busy-polling lcore. */
+	/* This machine (2 vCPUs: swswitch's busy-polling lcore on one, every
+	 * node on the other, cluster.sh --pin; UDP over veths into an
+	 * af_packet swswitch), measured by bench-apps.sh --validate-local
+	 * (scripts/sim_measure_local.py, before and after the cluster's runs):
+	 * the median ping RTT through swswitch / 4; a UDP sendto's CPU; a
+	 * loopback UDP exchange's receive and wake-up plus the callgrind
+	 * instructions per received frame and per DSM call at the
+	 * instructions per ns measured here. swswitch's time is in the hop. */
 	{
 		.name = "local",
-		.hop_ns = 1356000,
+		.hop_ns = 27250,
 		.link_gbps = 0, /* a veth: the copies are in tx_ns, rx_ns */
 		.wire_overhead = 66,
 		.sw_pass_ns = 0,
 		.sw_service_ns = 0,
-		.tx_ns = 4760,
-		.rx_ns = 7330,
+		.tx_ns = 5734,
+		.rx_ns = 8198,
 		.agent_threads = 1, /* libdsm's dispatch thread */
 		.op_ns = 1160,
 		.cpus = 1,
