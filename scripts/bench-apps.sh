@@ -17,6 +17,7 @@
 #                              [--nodes 2,3,4] [--threads T] [--duration SEC]
 #                              [--reps N] [--seed S] [--plot CSV]
 #                              [--points V,..] [--trace N] [--sw-args=ARGS]
+#                              [--no-pin]
 #
 #   default   kv: get95 and get50 on 2, 3 and 4 nodes; tpcc: distribution
 #             ratio 0/10/30/50 % on 4 nodes; pagerank: scale 13 on 2, 3
@@ -26,6 +27,9 @@
 #   --trace N sampled latency traces (1 in N events) in every run
 #             directory, for scripts/latency_breakdown.py
 #   --sw-args extra swswitch options for every run (--sw-args=--batch-tx)
+#   --no-pin  let swswitch's lcore share the nodes' CPUs; by default it has
+#             the last CPU, the nodes the others, and the runs' scheduling
+#             group nice -10 (scripts/cluster_run.py dedicate)
 #   --smoke   for CI (~2-3 min): every app in every mode on 2 nodes for a
 #             few seconds; checks each app's correctness (the kv histories
 #             with the checker, TPC-C's consistency conditions, PageRank's

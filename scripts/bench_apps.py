@@ -499,6 +499,9 @@ def main():
     ap.add_argument("--points", default="",
                     help="only these points' values, e.g. get95,0.0,13")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="let swswitch's lcore share the nodes' CPUs (the "
+                    "default gives it one of its own; --smoke never pins)")
     ap.add_argument("--plot", metavar="CSV",
                     help="draw the PNGs of CSV into --out and exit")
     a = ap.parse_args()
@@ -518,7 +521,10 @@ def main():
         with open(a.plot, newline="") as f:
             plot(list(csv.DictReader(f)), a.out)
         return 0
-    return smoke(a) if a.smoke else sweep(a)
+    if a.smoke:
+        return smoke(a)
+    cluster_run.dedicate(pin=not a.no_pin)
+    return sweep(a)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,19 @@ def total(stats, key):
     return s
 
 
+def costs_for(costs, app):
+    """The --cost figures of one app's runs: NAME=NS for every app,
+    APP:NAME=NS for APP's only."""
+    out = []
+    for c in costs:
+        scope, sep, figure = c.partition(":")
+        if not sep:
+            out.append(c)
+        elif scope == app:
+            out.append(figure)
+    return out
+
+
 def run_one(a, app, point, args, mode, nodes, seed):
     out = os.path.join(a.out, "runs", "%s-%s-%s-n%d-s%d" % (
         app, point, mode, nodes, seed))
@@ -70,7 +83,7 @@ def run_one(a, app, point, args, mode, nodes, seed):
            "--mode", mode, "--seed", str(seed), "--duration",
            str(a.duration), "--profile", a.profile, "--out", out,
            "--stuck-s", str(a.stuck_s)] + [
-               x for c in a.cost for x in ("--cost", c)] + (
+               x for c in costs_for(a.cost, app) for x in ("--cost", c)] + (
                ["--trace", str(a.trace)] if a.trace else []) + ["--"] + \
         args + (["--warmup", str(a.warmup)]
                 if a.warmup and app in WARMUP_APPS else [])
@@ -262,8 +275,9 @@ def main():
     ap.add_argument("--profile", default="paper", choices=("local",
                                                            "paper"))
     ap.add_argument("--cost", action="append", default=[],
-                    metavar="NAME=NS", help="a measured figure in place of "
-                    "the profile's (na-sim --cost; bench_validate_local.py)")
+                    metavar="[APP:]NAME=NS", help="a measured figure in "
+                    "place of the profile's (na-sim --cost), for APP's runs "
+                    "only when given (bench_validate_local.py)")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--out", default="bench-apps-sim")
     ap.add_argument("--apps", default="kv,tpcc,pagerank")

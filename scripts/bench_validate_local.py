@@ -5,10 +5,12 @@ invocation (docs/APPS.md "`local` against the namespace cluster"):
 
   sudo scripts/bench-apps.sh --validate-local [--out DIR] [--work DIR]
        [--reps 3] [--duration 5] [--seeds 3] [--sim-duration 0.5]
-       [--trace N] [-j 2]
+       [--trace N] [-j 2] [--no-pin]
   sudo scripts/bench-apps.sh --validate-local --resume|--report --work DIR
        --out DIR
 
+0. gives swswitch a CPU of its own and the runs' scheduling group nice
+   -10 (cluster_run.dedicate; --no-pin: CPUs shared);
 1. measures the `local` figures now (scripts/sim_measure_local.py: ping
    RTT through swswitch / 4, UDP send and receive CPU, instructions per ns);
 2. runs the namespace cluster's headline points (kv get95, tpcc dist 0.1,
@@ -17,7 +19,8 @@ invocation (docs/APPS.md "`local` against the namespace cluster"):
 3. measures the figures again;
 4. runs `na-sim --profile local` at the same points with the figures of
    steps 1 and 3 (`--cost`): hop_ns from the median of every ping RTT of
-   both, tx_ns, rx_ns and op_ns the mean of both (bench_apps_sim.py, medians
+   both, tx_ns, rx_ns the mean of both, op_ns each app's own
+   instructions per DSM call at the mean rate (bench_apps_sim.py, medians
    of --seeds seeds, under nice: its time is virtual);
 5. writes DIR/validate-local.csv (per app and mode: sim and cluster ops/s,
    ratio, each side's ranking, agree; the pairs of modes the cluster's runs
@@ -43,6 +46,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import cluster_run  # noqa: E402  (dedicate)
 import sim_measure_local  # noqa: E402  (measure)
 
 MODES = ("switch", "home", "directory")
@@ -184,6 +188,9 @@ def main():
     ap.add_argument("--sim-stuck-s", type=float, default=120,
                     help="virtual seconds past --sim-duration before a "
                     "run counts as stuck (loading at ms hops is long)")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="swswitch's lcore shares the nodes' CPUs "
+                    "(bench_apps.py --no-pin)")
     ap.add_argument("--resume", action="store_true",
                     help="steps 4-5 only, with the figures and cluster "
                     "runs of a previous invocation in --work")
@@ -214,15 +221,18 @@ def main():
                    if not r["step"].startswith("sim")]
         rc = 0
     else:
+        cluster_run.dedicate(pin=not a.no_pin)
         step("start", log)
-        before = sim_measure_local.measure(a.build, swswitch=swswitch)
+        before = sim_measure_local.measure(a.build, swswitch=swswitch,
+                                           per_app=True)
         step("measured before", log, before)
         rc = subprocess.run([py, os.path.join(HERE, "bench_apps.py"),
                              "--build", a.build, "--out", cl_out, "--nodes",
                              "4", "--threads", "2", "--reps", str(a.reps),
                              "--duration", str(a.duration), "--points",
                              ",".join(v for _, v, _ in POINTS)] +
-                            trace).returncode
+                            trace + (["--no-pin"] if a.no_pin else [])
+                            ).returncode
         step("cluster done (exit %d)" % rc, log)
         after = sim_measure_local.measure(a.build, swswitch=swswitch)
         step("measured after", log, after)
@@ -233,6 +243,12 @@ def main():
                                               after["rtts_us"]) * 250)}
     for k in FIGURES[1:]:
         used[k] = round((before[k] + after[k]) / 2)
+    # op_ns per app: its own instructions per DSM call at the mean rate.
+    ipn = (before["instr_per_ns"] + after["instr_per_ns"]) / 2
+    by_app = {app: round(n / ipn)
+              for app, n in before.get("app_instr_by_app", {}).items()}
+    for app, ns in sorted(by_app.items()):
+        used["op_ns_" + app] = ns
     dur = a.sim_duration
     sim_out = os.path.join(work, "sim")
     cmd = ["nice", "-n", "10", py, os.path.join(HERE, "bench_apps_sim.py"),
@@ -242,16 +258,20 @@ def main():
            str(dur), "--stuck-s", str(a.sim_stuck_s), "-j",
            str(a.jobs)] + trace + [
                x for k in FIGURES for x in ("--cost", "%s=%d" % (k,
-                                                                 used[k]))]
+                                                                 used[k]))
+           ] + [x for app, ns in sorted(by_app.items())
+                for x in ("--cost", "%s:op_ns=%d" % (app, ns))]
     print(" ".join(cmd), flush=True)
     src = subprocess.run(cmd).returncode
     u = step("sim done (exit %d, duration %g s)" % (src, dur), log, used)
     u["ping_median_us"] = "%.1f" % (used["hop_ns"] * 4 / 1000)
+    u.update({k: v for k, v in used.items() if k.startswith("op_ns_")})
 
     with open(fig_csv, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=["step", "time", "load1", "load5",
                                           "load15", "ping_median_us"] +
-                           list(FIGURES))
+                           list(FIGURES) + ["op_ns_" + app
+                                            for app in sorted(by_app)])
         w.writeheader()
         w.writerows(log)
     with open(os.path.join(work, "figures.json"), "w") as f:

@@ -10,8 +10,12 @@
 #
 #   cluster.sh up TOPO [--swswitch PATH] [--pmd af_packet|af_xdp] [--force]
 #                      [--lcores L] [--eal "EAL ARGS"] [--sw-args "ARGS"]
-#                      [--no-static-arp] [--no-wait]
-#                      ($SWCL_LCORES: default for --lcores, 0;
+#                      [--no-static-arp] [--no-wait] [--pin]
+#                      (--pin, or $SWCL_PIN=1: swswitch's lcore is the last
+#                       CPU this process may use, `exec` runs the nodes on
+#                       the others, and swswitch's scheduling group gets the
+#                       caller's autogroup nice: DPDK's dedicated lcore;
+#                       $SWCL_LCORES: default for --lcores, 0;
 #                       $SWCL_QPAIRS: af_packet queue pairs per port, 1;
 #                       $SWCL_FRAMECNT: af_packet ring frames per queue, 8192;
 #                       give --sw-args "--workers N" SWCL_QPAIRS=N;
@@ -173,7 +177,7 @@ do_down() {
 	for l in $(our_links); do
 		ip link del "$l" 2>/dev/null || true
 	done
-	rm -f "$RUN_DIR/state" "$RUN_DIR/bridge"
+	rm -f "$RUN_DIR/state" "$RUN_DIR/bridge" "$RUN_DIR/pin"
 	# DPDK runtime files of our file prefix (no hugepages are used)
 	rm -rf "/var/run/dpdk/$FILE_PREFIX" 2>/dev/null || true
 	if [ -n "$(our_netns)" ] || [ -n "$(our_links)" ]; then
@@ -213,7 +217,7 @@ healthy() {  # healthy TOPO -> 0 when the running cluster is of TOPO and alive
 
 do_up() {
 	local topo="" swbin="" pmd=af_packet force=0 lcores=${SWCL_LCORES:-0} eal="" swargs=""
-	local static_arp=1 wait=1 bridge=0
+	local static_arp=1 wait=1 bridge=0 pin=${SWCL_PIN:-0}
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--swswitch) swbin=$2; shift 2 ;;
@@ -224,6 +228,7 @@ do_up() {
 		--sw-args) swargs=$2; shift 2 ;;
 		--no-static-arp) static_arp=0; shift ;;
 		--no-wait) wait=0; shift ;;
+		--pin) pin=1; shift ;;
 		--l2-bridge) bridge=1; shift ;;   # diagnostic only, see CLUSTER.md
 		-h|--help) usage; exit 0 ;;
 		-*) die "up: unknown option $1" ;;
@@ -343,6 +348,12 @@ do_up() {
 		touch "$RUN_DIR/bridge"
 		log "up with a Linux bridge (diagnostic, no swswitch)"
 	else
+		if [ "$pin" = 1 ]; then
+			lcores=$(pin_cpus) || exit 1
+			log "pinned: swswitch on CPU $lcores, the nodes on $(cat "$RUN_DIR/pin")"
+		else
+			rm -f "$RUN_DIR/pin"
+		fi
 		# shellcheck disable=SC2054
 		local cmd=("$swbin" --no-huge --no-pci -m 512 -l "$lcores" --file-prefix "$FILE_PREFIX"
 			--log-level=pmd.net.af_packet,warning "${vdevs[@]}")
@@ -367,6 +378,7 @@ do_up() {
 		fi
 		setsid "${cmd[@]}" >"$RUN_DIR/swswitch.out" 2>"$RUN_DIR/swswitch.log" </dev/null &
 		echo $! >"$RUN_DIR/swswitch.pid"
+		[ "$pin" = 1 ] && pin_group $!
 	fi
 
 	if [ $wait = 1 ]; then
@@ -442,6 +454,7 @@ do_restart_switch() {
 		setsid "${argv[@]}" >"$RUN_DIR/swswitch.out" \
 			2>>"$RUN_DIR/swswitch.log" </dev/null &
 		echo $! >"$RUN_DIR/swswitch.pid"
+		[ -f "$RUN_DIR/pin" ] && pin_group $!
 		wait_ready "$nodes" && break
 		if [ $try = 3 ] || pid_alive "$(cat "$RUN_DIR/swswitch.pid")"; then
 			tail -20 "$RUN_DIR/swswitch.log" >&2 || true
@@ -488,7 +501,39 @@ do_exec() {
 	need_root
 	ip netns list | awk '{print $1}' | grep -qx "${NS_PREFIX}$node" ||
 		die "exec: no namespace ${NS_PREFIX}$node (is the cluster up?)"
+	if [ -f "$RUN_DIR/pin" ]; then
+		exec taskset -c "$(cat "$RUN_DIR/pin")" ip netns exec "${NS_PREFIX}$node" "$@"
+	fi
 	exec ip netns exec "${NS_PREFIX}$node" "$@"
+}
+
+# --pin: a busy-polling lcore that shares a CPU with the nodes gets a
+# time slice, and every frame through the switch waits for it (ICMP RTTs
+# of milliseconds on 2 CPUs). Give swswitch the last CPU this process may
+# use (printed) and record the others for `exec`.
+pin_cpus() {
+	local cpus
+	cpus=$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')
+	# shellcheck disable=SC2206
+	local -a list=($cpus)
+	[ ${#list[@]} -ge 2 ] || die "up: --pin needs 2 CPUs or more (this process may use: $cpus)"
+	echo "${list[-1]}"
+	unset 'list[-1]'
+	local IFS=,
+	echo "${list[*]}" >"$RUN_DIR/pin"
+}
+
+# setsid puts swswitch in a scheduling group (autogroup) of its own, which
+# gets a fair share against every other group whatever its nice value:
+# give it the caller's group nice so that a benchmark that raised its own
+# priority raises the switch's too.
+pin_group() {
+	local nice
+	[ -w "/proc/$1/autogroup" ] || return 0
+	nice=$(sed -n 's/.* nice //p' /proc/self/autogroup 2>/dev/null) || return 0
+	if [ -n "$nice" ]; then
+		echo "$nice" >"/proc/$1/autogroup" 2>/dev/null || true
+	fi
 }
 
 action=${1:-}

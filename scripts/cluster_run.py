@@ -21,6 +21,29 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def dedicate(pin=True, nice=-10):
+    """Run the clusters this process starts as a DPDK switch expects its
+    machine, and say so on stdout. pin: swswitch's lcore gets a CPU of its
+    own, the nodes the others (scripts/cluster.sh --pin); sharing a CPU
+    with the nodes, the busy-polling lcore gets a time slice and every frame
+    waits for it. nice: this process's scheduling group (autogroup), which
+    the nodes share and swswitch copies: the kernel gives each session's
+    group a fair share whatever its processes' nice values, so one
+    background job in another session takes as much CPU as the whole
+    cluster."""
+    if pin:
+        os.environ["SWCL_PIN"] = "1"
+    try:
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(nice))
+        group = "scheduling group nice %d" % nice
+    except OSError as e:
+        group = "scheduling group unchanged (%s)" % e.strerror
+    print("cluster: %s, %s" % (
+        "swswitch on a CPU of its own" if pin else "CPUs shared", group),
+        flush=True)
+
+
 def history_checker(build):
     """The history checker's argv: build's check-history (the C build) when
     built, else check_history.py (the reference: the same arguments, output

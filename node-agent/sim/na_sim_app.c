@@ -382,6 +382,7 @@ parse(int argc, char **argv, int *app_argi)
 			return -1;
 		}
 	}
+	na_sim_cost_for_app(R.app);
 	for (unsigned int i = 0; i < R.n_cost; i++)
 		if (na_sim_cost_set(R.cost[i]) < 0) {
 			fprintf(stderr,

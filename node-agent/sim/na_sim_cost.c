@@ -19,25 +19,27 @@
 #define MAX_CPUS   64
 
 static const struct na_sim_cost_profile profiles[] = {
-	/* This machine (2 vCPUs shared by every node and swswitch; UDP over
-	 * veths into an af_packet swswitch), measured with
-	 * scripts/sim_measure_local.py: the ping RTT through swswitch / 4;
-	 * a UDP sendto's CPU; a loopback UDP exchange's receive and wake-up
-	 * plus the callgrind instructions per received frame and per DSM call
-	 * at the instructions per ns measured here. swswitch's time is in
-	 * the measured hop; one of the two CPUs is its busy-polling lcore. */
+	/* This machine (2 vCPUs: swswitch's busy-polling lcore on one, every
+	 * node on the other, cluster.sh --pin; UDP over veths into an
+	 * af_packet swswitch), measured by bench-apps.sh --validate-local
+	 * (scripts/sim_measure_local.py, before and after the cluster's runs):
+	 * the median ping RTT through swswitch / 4; a UDP sendto's CPU; a
+	 * loopback UDP exchange's receive and wake-up plus the callgrind
+	 * instructions per received frame and per DSM call at the
+	 * instructions per ns measured here. swswitch's time is in the hop. */
 	{
 		.name = "local",
-		.hop_ns = 1356000,
+		.hop_ns = 27250,
 		.link_gbps = 0, /* a veth: the copies are in tx_ns, rx_ns */
 		.wire_overhead = 66,
 		.sw_pass_ns = 0,
 		.sw_service_ns = 0,
-		.tx_ns = 4760,
-		.rx_ns = 7330,
+		.tx_ns = 5734,
+		.rx_ns = 8198,
 		.agent_threads = 1, /* libdsm's dispatch thread */
 		.op_ns = 1160,
 		.cpus = 1,
+		.instr_per_ns = 0.97,
 	},
 	/* Concordia's testbed (paper 000 section 7): 100 Gbps ConnectX-5
 	 * RoCE, one Tofino pipeline, two agent threads per node, 24 cores per
@@ -54,7 +56,20 @@ static const struct na_sim_cost_profile profiles[] = {
 		.agent_threads = 2,
 		.op_ns = 514,
 		.cpus = 0,
+		.instr_per_ns = 2.2, /* E5-2650 v4, 1 instruction per cycle */
 	},
+};
+
+/* The requester's own instructions per DSM call of each app (callgrind,
+ * self instructions of node-agent/api over the DSM calls of a 2-node,
+ * 2-thread na-sim run: scripts/sim_measure_local.py CALLGRIND_APPS). */
+static const struct {
+	const char *app;
+	uint32_t instr;
+} app_instr[] = {
+	{ "kv", 939 },
+	{ "tpcc", 579 },
+	{ "pagerank", 207 },
 };
 
 static struct {
@@ -66,6 +81,18 @@ static struct {
 	uint64_t cpu[MAX_CPUS];                  /* shared processors */
 	struct na_sim_cost_busy busy;
 } cm;
+
+int
+na_sim_cost_for_app(const char *app)
+{
+	if (!cm.p)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(app_instr) / sizeof(app_instr[0]); i++)
+		if (app && !strcmp(app, app_instr[i].app))
+			cm.cur.op_ns = (uint64_t)(app_instr[i].instr /
+						  cm.cur.instr_per_ns);
+	return 0;
+}
 
 int
 na_sim_cost_select(const char *name)

@@ -41,6 +41,7 @@ struct na_sim_cost_profile {
 	uint32_t agent_threads; /* per node */
 	uint64_t op_ns;         /* application CPU per DSM call */
 	uint32_t cpus;          /* processors shared by all nodes; 0: none */
+	double instr_per_ns;    /* the CPU's rate, for an app's own op_ns */
 };
 
 /**
@@ -57,6 +58,17 @@ int na_sim_cost_select(const char *name);
  * @return 0, or -EINVAL (no profile selected, unknown NAME, not a number).
  */
 int na_sim_cost_set(const char *assign);
+
+/**
+ * Take op_ns for application `app` ("kv", "tpcc", "pagerank") from its own
+ * requester instructions per DSM call (callgrind, measured by
+ * scripts/sim_measure_local.py: a PageRank rank read is a short hit, a kv
+ * bucket read longer) at the profile's instr_per_ns; another name keeps the
+ * profile's op_ns. Call after na_sim_cost_select(), before
+ * na_sim_cost_set(), whose op_ns wins.
+ * @return 0, or -EINVAL (no profile selected).
+ */
+int na_sim_cost_for_app(const char *app);
 
 /** The selected profile, or NULL when none is (nothing costs time). */
 const struct na_sim_cost_profile *na_sim_cost_profile(void);

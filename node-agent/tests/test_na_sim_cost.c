@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * na-sim's cost model: an application's op_ns comes from its own
+ * instructions per DSM call at the profile's rate, and a measured --cost
+ * figure still wins (docs/SIMULATION.md "Applications and the cost model").
+ */
+#include <errno.h>
+
+#include <criterion/criterion.h>
+
+#include "na_sim_cost.h"
+
+Test(sim_cost, an_app_takes_its_own_op_ns_at_the_profiles_rate)
+{
+	cr_assert_eq(na_sim_cost_select("paper"), 0);
+	cr_assert_eq(na_sim_cost_for_app("pagerank"), 0);
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 94); /* 207 / 2.2 */
+	cr_assert_eq(na_sim_cost_select("paper"), 0);
+	cr_assert_eq(na_sim_cost_for_app("kv"), 0);
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 426); /* 939 / 2.2 */
+	cr_assert_eq(na_sim_cost_select("local"), 0);
+	cr_assert_eq(na_sim_cost_for_app("tpcc"), 0);
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 596); /* 579 / 0.97 */
+}
+
+Test(sim_cost, another_workload_keeps_the_profiles_op_ns)
+{
+	cr_assert_eq(na_sim_cost_select("paper"), 0);
+	cr_assert_eq(na_sim_cost_for_app("counter"), 0);
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 514);
+	cr_assert_eq(na_sim_cost_for_app(NULL), 0);
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 514);
+}
+
+Test(sim_cost, a_measured_op_ns_wins_over_the_apps)
+{
+	cr_assert_eq(na_sim_cost_select("local"), 0);
+	cr_assert_eq(na_sim_cost_for_app("pagerank"), 0);
+	cr_assert_eq(na_sim_cost_set("op_ns=700"), 0);
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 700);
+}
+
+Test(sim_cost, without_a_profile_an_app_is_refused)
+{
+	cr_assert_eq(na_sim_cost_select("none"), 0);
+	cr_assert_eq(na_sim_cost_for_app("kv"), -EINVAL);
+	cr_assert_null(na_sim_cost_profile());
+}
