@@ -257,8 +257,8 @@ check_and_report(struct app *a, const struct pr_engine *e,
 	uint32_t worst;
 	int status = 0;
 
-	if (ref == NULL || pr_reference(g, po->warmup + po->iterations, po->damping,
-				 ref)) {
+	if (ref == NULL ||
+	    pr_reference(g, po->warmup + po->iterations, po->damping, ref)) {
 		fprintf(stderr, "pagerank: reference failed\n");
 		free(ref);
 		return 1;
