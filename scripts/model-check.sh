@@ -570,6 +570,15 @@ if [ $DEEP = 0 ]; then
 	PML=vohepoch.pml run vohepoch-block-sat pass "$VB -DLIFE=3 -DCW=1 -DWR=3 -DSAT" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-block-sat2 pass "$VB -DLIFE=3 -DCW=2 -DWR=5 -DSAT" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-block-satstamp "violation:assertion violated" "$VB -DLIFE=3 -DCW=1 -DWR=3 -DSAT -DSATSTAMP" "-DSAFETY" "-m10000 -w16"
+	# A home stamp (HSTAMP: the block's ADD set count above its home
+	# version) comes round after 2^EW stays in the switch whose writes
+	# the home version does not see: without a lifetime it validates a
+	# stale copy; served for HLIFE <= (2^EW - 1) * DELTA, as a switch
+	# stamp (na_voh_fresh): passes; one tick looser: fails.
+	VH="-DBLOCK -DHSTAMP -DEW=2 -DCW=2 -DSTEP=2 -DDELTA=1 -DMG=10 -DTK=5 -DLIFE=1"
+	PML=vohepoch.pml run vohepoch-home-nolife "violation:assertion violated" "$VH" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-home pass "$VH -DHLIFE=3" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-home-life "violation:assertion violated" "$VH -DHLIFE=4" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-width pass "-DCW=2 -DEW=3" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-fix pass "-DFIX -DCW=2 -DMG=8" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-fix-wrap "known:assertion violated" "-DFIX -DEW=1 -DCW=1 -DWR=4 -DMG=4" "-DSAFETY" "-m10000 -w16"
