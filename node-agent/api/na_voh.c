@@ -10,8 +10,7 @@
 #include "na_voh_int.h"
 #include "na_voh_home.h"
 
-_Static_assert(NA_VOH_LIFE_NS <=
-		       (65536 / NA_ADD_COPY_SEQS - 1) * NA_ADD_GAP_NS,
+_Static_assert(NA_VOH_LIFE_NS <= (65536 / NA_ADD_COPY_SEQS - 1) * NA_ADD_GAP_NS,
 	       "a switch stamp outlives its block's epoch (vohepoch.pml)");
 
 int
