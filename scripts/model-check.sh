@@ -427,6 +427,15 @@ if [ $DEEP = 0 ]; then
 	PML=migsettle.pml run migsettle-old "violation:assertion violated" "-DOLD -DHOMESFIRST" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle-switchfirst "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle pass "-DHOMESFIRST -DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
+	# The home-local path (homelocal.pml, issue 27 item 2): a requester on
+	# its block's home sends straight to the home agent. Whenever the home
+	# is local: starved once the block is in the switch; while the home
+	# owns it, copy by copy: a wire copy of an event whose unlock went
+	# local takes the switch lock after a later ADD; the event keeping the
+	# wire once a copy went there passes.
+	PML=homelocal.pml run homelocal-naive "violation:non-progress cycle" "-DNAIVE" "-DNP" "-m10000 -w18 -l -f"
+	PML=homelocal.pml run homelocal-guard "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=homelocal.pml run homelocal pass "-DFIX" "-DSAFETY" "-m10000 -w20"
 	# A recovery round against an invalidation already in flight
 	# (recfreeze.pml): a copy executed after the sharer's report leaves
 	# the rebuilt copyset naming a node without the data; dropped from
@@ -635,6 +644,8 @@ else
 	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=homelocal.pml run homelocal-live pass "-DFIX" "-DNP" "-m10000 -w20 -l -f"
+	PML=homelocal.pml run homelocal-ev3 pass "-DFIX -DEV=3 -DLOSS=1 -DRTX=2" "-DSAFETY" "-m10000 -w23"
 	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
 	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
 	PML=recslots.pml run recslots-deep pass "-DFIX -DNP=4 -DLOSS=2" "-DSAFETY" "-m10000 -w20"
