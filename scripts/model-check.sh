@@ -604,6 +604,12 @@ if [ $DEEP = 0 ]; then
 	# over (its Q_GRANT may never have left), not only one it holds.
 	PML=qfault.pml run qfault-home-old "violation:assertion violated" "-DCR=1 -DEV=1 -DHOME -DOLDHOME" "$QF" "-m100000"
 	PML=qfault.pml run qfault-home pass "-DCR=1 -DEV=1 -DHOME" "$QF" "-m100000"
+	# The drain's rule over tenure chains (qdrain.pml): a tenure handed
+	# 1 -> 0 -> 2 carries node 1's read copy to node 2, whose write waits
+	# for the dead node's ACK when the drain takes only tenures the dead
+	# node held or handed over (-old); any handed-over tenure: passes.
+	PML=qdrain.pml run qdrain-old "violation:assertion violated" "-DOLD -DEV1=2" "-DSAFETY" "-m100000 -w18"
+	PML=qdrain.pml run qdrain pass "-DEV0=3 -DEV1=2 -DEV2=3" "-DSAFETY" "-m100000 -w18"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
