@@ -378,6 +378,12 @@ run regress-queued-restart-freeze "--seed 16 --events 30000 --nodes 4 --max-rate
 # crash sweep 63 run 46; qfault-crash).
 run regress-queued-crash-46 "--seed 2445349458 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 1 --cache-blocks 4 --block-size 4096 --loss 0.048 --dup 0.034 --jitter-us 4 --max-rate 50000 --stuck-s 30 --lock-mode queued --pipe-depth 2 --crash-node 1 --crash-at 982ev --detect-ms 1" \
 	qlock.dead_dropped crash.declared_s
+# ... a home-owned block: node 1's read copy rode later tenures' Q_GRANTs
+# (QXFER from node 0, not node 1); node 2's Q_INV to dead node 1 was
+# re-sent for ever, the home's drain skipped the block (crash sweep 71 run
+# 680; it now drains every handed-over tenure).
+run regress-queued-crash-680 "--seed 42574874 --events 2000 --nodes 3 --threads 1 --workload counter --blocks 1 --switch-blocks 0 --cache-blocks 8 --block-size 16384 --loss 0.036 --dup 0.017 --jitter-us 50 --max-rate 50000 --stuck-s 30 --lock-mode queued --crash-node 1 --crash-at 832ev --detect-ms 50" \
+	recovery.blocks_recovered crash.declared_s
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep

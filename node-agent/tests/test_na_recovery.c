@@ -536,6 +536,20 @@ Test(na_recovery, drain_finds_a_tenure_the_dead_node_handed_over)
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
 }
 
+/* Node 2 handed block 3's tenure to node 1; its copyset (carried in the
+ * Q_GRANTs, not known here) may list node 3, a reader of an earlier
+ * tenure: node 1's Q_INV to it is never answered, so node 3's failure
+ * drains the block too (qfault.pml HOME RD; na-sim crash sweep 71 run
+ * 680). */
+Test(na_recovery, drain_takes_a_handed_over_tenure_of_another_node)
+{
+	n.home.blk[3].writer = true;
+	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(1, 0, 5), 0, 5 };
+	n.home.blk[3].q_from = 2 + 1;
+	na_rec_drain(n.rec, 3, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+}
+
 /*
  * The switch's control plane evicted block 0 for dead node 3 and kept block
  * 1: the home recovers block 0 alone (taking block 1 would make two owners),
