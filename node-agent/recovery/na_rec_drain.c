@@ -31,7 +31,7 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
  * home granted it? A handed-over tenure's copyset travels in its Q_GRANTs
  * and may name the node (a reader's copy made by an earlier tenure: the
  * holder's Q_INV to it is never answered), and a tenure the node handed
- * over may have died with its Q_GRANT (lib/model/qfault.pml HOME, RD).
+ * over may have died with its Q_GRANT (lib/model/qfault.pml HOME, qdrain.pml).
  */
 static bool
 q_tenure(const struct na_hblock *b, uint16_t node)
