@@ -228,9 +228,12 @@ run hold-unlock "--seed 42 --events 30000 --max-rate 20000 --hold WRITE_UNLOCK:5
 	net.released
 # A copy stamped at the switch is served for 8 virtual s at most, then
 # fetched again (VERSION's epoch, lib/model/vohepoch.pml): updates every
-# 12 s, so unchanged copies outlive their lifetime (voh.sw_expired).
+# 12 s, so unchanged copies outlive their lifetime (voh.expired). A copy
+# stamped at its home too (vohepoch.pml HSTAMP): no block in the switch.
 run voh-sw-lifetime "--seed 11 --events 10000000 --duration 30 --update-s 12 --max-rate 200 --workload poll --policy validate --migrate --nodes 3 --threads 2 --blocks 2 --switch-blocks 1 --cache-blocks 4 --loss 0.01 --dup 0.01" \
-	voh.sw_expired voh.sw_hits
+	voh.expired voh.sw_hits
+run voh-home-lifetime "--seed 11 --events 10000000 --duration 30 --update-s 12 --max-rate 200 --workload poll --policy validate --nodes 3 --threads 2 --blocks 2 --switch-blocks 0 --cache-blocks 4 --loss 0.01 --dup 0.01" \
+	voh.expired voh.validated_hits
 
 # REGRESSIONS: seeds that once failed, with their options.
 # Queued mode, two threads of one node deadlocked: one backed off after a
