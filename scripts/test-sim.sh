@@ -144,6 +144,11 @@ run lcf-3-nodes "--seed 1" net.lost net.duplicated switch_actions.nack_lock_busy
 run lcf-heavy-loss "--seed 2 --nodes 4 --threads 3 --loss 0.05 --dup 0.05" \
 	net.lost switch_actions.multicast_invalidate
 run lcf-migrate "--seed 3 --migrate --switch-blocks 0" switch_actions.add_to_switch_ok
+# The home-local path (lib/model/homelocal.pml): a home's own threads'
+# requests go straight to its agent while it owns the block, under loss,
+# duplication and the migrations of those blocks (0.11 CPU-s).
+run home-local "--seed 5 --events 30000 --switch-blocks 0 --migrate --nodes 2 --threads 3 --workload micro --read-ratio 0.1 --blocks 6 --cache-blocks 2 --loss 0.05 --dup 0.05 --max-rate 5000" \
+	qlock.req_home_local switch_actions.add_to_switch_ok net.lost net.duplicated
 run lcf-all-home "--seed 4 --switch-blocks 0 --cache-blocks 64" switch_actions.tag_miss_to_home
 run lcf-micro "--seed 5 --workload micro" switch_actions.return_eviction
 run directory "--seed 6 --directory" net.lost
