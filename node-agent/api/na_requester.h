@@ -377,8 +377,8 @@ int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
  * later copies and its unlock take the wire too (t->local_seq cleared).
  * @return true when delivered locally.
  */
-bool na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m,
-		      bool local, bool any_owner);
+bool na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
+		      bool any_owner);
 
 /** Send the unlock of event `seq` (after the previous one's ACK). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,

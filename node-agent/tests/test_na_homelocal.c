@@ -134,30 +134,32 @@ Test(homelocal, local_when_all_hold)
 	cr_expect_eq(na_req_wait_mail(t, 0), 0, "the home answered");
 }
 
-/* (a): a block homed elsewhere takes the wire, and so does its event. */
-Test(homelocal, wire_when_home_remote)
+/* A new event's first copy on a block of `home` in `lock_mode`: it takes
+ * the wire, and so do the event's later copies. */
+static void
+expect_wire(const char *lock_mode, uint16_t home)
 {
 	struct lcf_msg m;
 	struct dsm_thread *t;
 
-	node_up("retry");
-	t = new_event(tag_of(1, 0), &m);
+	node_up(lock_mode);
+	t = new_event(tag_of(home, 0), &m);
 	cr_expect(!na_req_send_home(t, &m, true, false));
 	cr_expect_eq(wire_sends, 1);
 	cr_expect_eq(t->local_seq, 0);
+	cr_expect_eq(d->node.st.req.home_local, 0);
+}
+
+/* (a): a block homed elsewhere. */
+Test(homelocal, wire_when_home_remote)
+{
+	expect_wire("retry", 1);
 }
 
 /* (b): queued lock mode keeps the wire. */
 Test(homelocal, wire_when_queued)
 {
-	struct lcf_msg m;
-	struct dsm_thread *t;
-
-	node_up("queued");
-	t = new_event(tag_of(0, 0), &m);
-	cr_expect(!na_req_send_home(t, &m, true, false));
-	cr_expect_eq(wire_sends, 1);
-	cr_expect_eq(d->node.st.req.home_local, 0);
+	expect_wire("queued", 0);
 }
 
 /* (c): once a copy crossed the switch, the later ones follow it. */
@@ -193,8 +195,8 @@ Test(homelocal, owner_not_home)
 	for (size_t i = 0; i < sizeof(owners); i++) {
 		t = new_event(tag_of(0, (int)i), &m);
 		*owner_of(m.tag) = owners[i];
-		cr_expect(!na_req_send_home(t, &m, true, false),
-			  "owner %u", owners[i]);
+		cr_expect(!na_req_send_home(t, &m, true, false), "owner %u",
+			  owners[i]);
 		m.type = LCF_T_WRITE_UNLOCK;
 		cr_expect(na_req_send_home(t, &m, true, true),
 			  "owner %u: the unlock of a local event", owners[i]);
@@ -234,8 +236,7 @@ Test(homelocal, unlock_follows_its_event)
 	node_up("retry");
 	t = dsm_thread(d, 0);
 	tag = tag_of(0, 0);
-	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt),
-		     NA_EV_OK);
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt), NA_EV_OK);
 	cr_expect_eq(wire_sends, 0);
 	na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tag, LCF_GS_UNSHARED,
 			   0);
@@ -245,8 +246,7 @@ Test(homelocal, unlock_follows_its_event)
 	cr_expect_eq(d->node.st.req.home_local, 2);
 
 	memset(&rt, 0, sizeof(rt));
-	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt),
-		     NA_EV_OK);
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt), NA_EV_OK);
 	t->local_seq = 0; /* as if a copy of it had crossed the switch */
 	na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tag, LCF_GS_UNSHARED,
 			   0);
