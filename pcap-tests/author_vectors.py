@@ -251,6 +251,11 @@ def step(req_or_input, expect, comment, constraints=None):
     return s
 
 
+def repeat(count, steps):
+    """Step: `steps` played `count` times (lcfvec.expand_steps)."""
+    return {"repeat": count, "steps": steps}
+
+
 def vector(no, name, topo, description, paper, steps, counters=None, requires=None):
     v = {"topology": topo, "description": description, "paper": paper,
          "steps": steps}
@@ -1374,6 +1379,44 @@ def versions():
             step(rm, migrate_ack(rm, T3, "Unshared", [], 0), "node 1 removes X"),
             step(vx, [version_not_here(vx)], "VERSION_READ of X: not here")],
            {"version_read_miss": 2, "version_read_hit": 0, "tag_miss_to_home": 0})
+
+    n = 129
+    x = tag(n, 1)
+    r0 = Req("READ_MISS", 0, x, seq=1)
+    w1 = Req("WRITE_MISS", 1, x, seq=1)
+    vs = [Req("VERSION_READ", 2, x, seq=s) for s in (1, 2, 3, 4)]
+    u0 = Req("READ_UNLOCK", 0, x, seq=1, gstatus="Shared", copyset=[0, 2])
+    w2 = Req("WRITE_MISS", 1, x, seq=2)
+    busy = step(w1, [nack(w1, "Shared", [2])], "node 1 WRITE_MISS: lock busy, NACK; +1")
+    vector(n, "version-count-saturates", T3,
+           "VERSION's write count (bits 15-0) saturates at 0xffff and never carries "
+           "into the epoch. X is ADDed with seq 7 (0x70000, Shared {2}); node 0 holds "
+           "the read lock; node 1's WRITE_MISS, NACKed (lock busy) and resent "
+           "0xfffe times, counts each first pass: 0x7fffe, the last stamp. One more: "
+           "0x7ffff, saturated (no stamp, PROTOCOL 4.10 Interpretation); 3 more "
+           "leave 0x7ffff (a carry would read 0x80002, epoch 8's). After node 0's "
+           "READ_UNLOCK, node 1's granted write still reads 0x7ffff, busy.",
+           "PROTOCOL 4.10; docs/VALIDATE.md 'Switch-owned blocks'; "
+           "lib/tests/test_pipeline_version.c count_saturates_without_carry",
+           [add(n, T3, 1, 0, "Shared", [2], seq=7),
+            step(r0, [forward(r0, 2, "Shared", [2], dp=True)],
+                 "node 0 READ_MISS: read lock, to the provider node 2"),
+            repeat(0xfffe, [busy]),
+            step(vs[0], [version(vs[0], "Shared", 0x7fffe)], "VERSION_READ: 0x7fffe"),
+            busy,
+            step(vs[1], [version(vs[1], "Shared", 0x7ffff)],
+                 "VERSION_READ: 0x7ffff, saturated"),
+            repeat(3, [busy]),
+            step(vs[2], [version(vs[2], "Shared", 0x7ffff)],
+                 "VERSION_READ: still 0x7ffff, the epoch kept"),
+            step(u0, [unlock_ack(u0, "Shared", [0, 2])], "node 0 READ_UNLOCK: Shared {0,2}"),
+            step(w2, multicast_any_provider(w2, [0, 2], "Shared", [0, 2]),
+                 "node 1 WRITE_MISS seq 2: granted, invalidations; stays 0x7ffff", DP_ONE),
+            step(vs[3], [version(vs[3], "Shared", 0x7ffff, busy=True)],
+                 "VERSION_READ: 0x7ffff, busy")],
+           {"version_read_hit": 4, "nack_lock_busy": 0xfffe + 4,
+            "forward_data_provider_shared": 1, "unlock_executed": 1,
+            "multicast_invalidate": 1})
 
 
 # =================================================================== G: L2

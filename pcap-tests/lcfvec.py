@@ -696,10 +696,32 @@ def load_vector(vdir):
     for k in ("topology", "description", "steps"):
         if k not in v:
             raise VectorError("%s: vector.json lacks %r" % (vdir, k))
+    v["steps"] = expand_steps(v["steps"], vdir)
     v["_dir"] = vdir
     v["_name"] = os.path.basename(os.path.normpath(vdir))
     v["_topo"] = Topo(topo_path(v["topology"]))
     return v
+
+
+def expand_steps(steps, where, block=None):
+    """A step {"repeat": N, "steps": [...]} stands for its steps N times
+    (a count that needs 2^16 write requests, VERSION's cap, without 2^16
+    copies in the source). Every consumer sees the expanded list; a step of
+    a repeat carries "_rep" (the repeat's position) so that the runner may
+    play its copies without waiting for each one's replies."""
+    out = []
+    for k, st in enumerate(steps):
+        if "repeat" not in st:
+            out.append(st if block is None else dict(st, _rep=block))
+            continue
+        n, body = st["repeat"], st.get("steps")
+        if not isinstance(n, int) or n < 1 or not isinstance(body, list) or not body:
+            raise VectorError("%s: repeat needs a count >= 1 and steps" % where)
+        rep = "%s.%d" % (block, k) if block is not None else str(k)
+        once = expand_steps(body, where, rep)
+        for _ in range(n):
+            out.extend(once)
+    return out
 
 
 def list_vectors(vroot):
