@@ -37,7 +37,19 @@
  * it and the node's entries in its queues.
  *
  * Properties: at most one writer (assert); at the end (timeout) every
- * live thread did its EV events, every live row is IDLE, no round runs.
+ * live thread did its EV events, every live row is IDLE, no round runs;
+ * -DFMAX=12: a tenure takes fewer than FMAX forwards (a request bounced
+ * for ever by Q_NACK from a tenure nobody holds loops, and the end check
+ * never runs; RS fails it: a late copy locks the re-added block).
+ * As the C: a holder never queues its own request (na_qfifo_forward
+ * DUP_REQ; N=3 failed the end check on a watchdog copy so queued); under
+ * CR a REQ whose seq is over (LAST-UNLOCK, a round's LAST-EXECUTED) is
+ * NACKed (PROTOCOL 4.2), or a late copy locks the re-added block for a
+ * seq nobody runs (an FMAX failure at N=2).
+ * N=3 -DCR=1 -DEV=1 -DHOME fails the end check (13.5 M states, COLLAPSE):
+ * node 1's QXFER naming node 2 is approved after node 2 was declared dead
+ * (the drain ran at the declaration, when the tenure was node 1's), node 1
+ * drops the GIVING row, node 0 waits for ever on a dead node's tenure.
  *
  * Bounds not explored: loss and duplication (no retransmission of a lost
  * Q_GRANT: a GIVING row to a dead node blocks instead of looping), one
@@ -71,6 +83,10 @@ byte qh = NONE, qs, fc;
 byte from = NONE; /* HOME: the node that handed the tenure over */
 byte begun;
 byte dead = NONE;
+byte ovr[N]; /* per requester: its last seq over (LAST-UNLOCK, LAST-EXECUTED) */
+/* A switch restart loses LAST-UNLOCK and SCOREBOARD: a late copy may lock
+ * the re-added block (RS-old's counterexample); CR keeps them. */
+#define OVER(a, b) (!RS && (b) <= ovr[a])
 /* rows */
 byte st[N], rs[N], cnt[N], qn[N], qsq[N], nx[N], nxs[N], dfc[N];
 bool kept[N], denied[N];
@@ -134,27 +150,33 @@ end:	do
 		fi;
 		if
 		:: a == dead -> skip /* declared after the packet lifetime */
-		:: a != dead && !present ->
+		:: a != dead && !present && (t != REQ || !OVER(a, b)) ->
 			/* tag miss: the home detects it, a round begins */
 			if
 			:: !inround -> inround = 1; begun = 0
 			:: else -> skip
 			fi
-		:: a != dead && present && t == REQ && !lock ->
+		:: a != dead && t == REQ && OVER(a, b) -> skip /* stale: NACK */
+		:: a != dead && present && t == REQ && !OVER(a, b) && !lock ->
 			lock = 1; qh = a; qs = b; fc = 0; from = NONE;
 			to_node(a, GRANT, a, b, 0)
-		:: a != dead && present && t == REQ && lock ->
+		:: a != dead && present && t == REQ && !OVER(a, b) && lock ->
 			if
-			:: qh != NONE -> fc++; to_node(qh, FWD, a, b, qs)
+			:: qh != NONE -> fc++;
+#ifdef FMAX
+				assert(fc < FMAX);
+#endif
+				to_node(qh, FWD, a, b, qs)
 			:: else -> skip
 			fi
 		:: a != dead && present && t != REQ && qh == a && qs == b && c < fc ->
 			ackin[a]++; to_node(a, XCNT, b, fc, 0)
 		:: a != dead && present && t == XFER && qh == a && qs == b && c >= fc ->
-			qh = d; qs = e; fc = 0; from = a; ackin[a]++;
+			qh = d; qs = e; fc = 0; from = a; ackin[a]++; ovr[a] = b;
 			to_node(a, XOK, b, 0, 0)
 		:: a != dead && present && t == REL && qh == a && qs == b && c >= fc ->
-			lock = 0; qh = NONE; ackin[a]++; to_node(a, XOK, b, 0, 0)
+			lock = 0; qh = NONE; ackin[a]++; ovr[a] = b;
+			to_node(a, XOK, b, 0, 0)
 		:: a != dead && present && t != REQ && !(qh == a && qs == b) ->
 			/* not_holder: taken as approved */
 			ackin[a]++; to_node(a, XOK, b, 0, 0)
@@ -225,6 +247,9 @@ end:	do
 			inev[me] = 0; granted[me] = 0
 		:: else -> skip
 		fi;
+		/* its seqs so far are over: the aborted event's, and an ENDING
+		 * row's whose unlock died with the block (LAST-EXECUTED) */
+		ovr[me] = tseq[me];
 #ifndef OLD
 		if
 		:: st[me] == ENDING -> unl[me] = 0
@@ -261,7 +286,8 @@ end:	do
 			   rs[me] == c ->
 				cnt[me]++;
 				if
-				:: qn[me] == NONE && !GONE(a) -> qn[me] = a; qsq[me] = b
+				:: qn[me] == NONE && !GONE(a) &&
+				   !(a == me && b == rs[me]) -> qn[me] = a; qsq[me] = b
 				:: else -> skip
 				fi
 			:: else -> to_node(a, QNACK, a, b, 0)
