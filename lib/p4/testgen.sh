@@ -111,7 +111,7 @@ mkdir -p "$out/tests" "$out/vectors" || exit 1
 # through sh, which would split them on the command line)
 printf '#define LCF_TESTGEN_CFG %s\n#define LCF_TESTGEN_L2 %s\n#include "lcf.p4"\n' \
 	"$cfg" "$l2" >"$out/lcf_testgen.p4"
-tg_args=${TESTGEN_ARGS:-}
+read -ra tg_args <<<"${TESTGEN_ARGS:-}"
 incs=()
 IFS=: read -ra dirs <<<"${P4C_INCLUDE:-}"
 for i in "${dirs[@]}"; do
@@ -122,7 +122,7 @@ echo "p4testgen: $tg, $target ($arch), LCF_WAYS=$ways LCF_SLOT_BITS=$bits," \
 if ! "$tg" --target "$target" --arch "$arch" --std p4-16 "${incs[@]}" -I "$here" \
 	-D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$ways" -DLCF_SLOT_BITS="$bits" \
 	-DLCF_QUEUE=0 -DLCF_TESTGEN_PORT="$port" \
-	$tg_args \
+	"${tg_args[@]}" \
 	--test-backend PTF --seed "$seed" --max-tests "$max_tests" \
 	--out-dir "$out/tests" "$out/lcf_testgen.p4" >"$out/testgen.log" 2>&1; then
 	# an internal error ends the run; the tests written before it stand
