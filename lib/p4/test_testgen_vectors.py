@@ -135,6 +135,20 @@ class TestTranslate(unittest.TestCase):
         flood["keys"]["dst_mac"] = ("exact", 0x020000000001)  # a topology node's
         self.assertIsNone(self.tr(None, t)[0])
 
+    def test_crc_xors_is_crc32c(self):
+        # evaluate the P4 XOR expression on a tag and compare with the CRC
+        import random
+        rnd = random.Random(7)
+        for _ in range(20):
+            tag, seed = rnd.getrandbits(64), rnd.getrandbits(32)
+            expr = tv.crc_xors([("tag", 8 * i) for i in range(8)], "seed", range(31, 27, -1))
+            env = {"tag": tag, "seed": seed}
+            bits = [eval("^".join("(%s >> %s & 1)" % (t.split("[")[0], t.split("[")[1].split(":")[0])
+                                  for t in b.strip("()").split(" ^ ")), {}, env)
+                    for b in expr[1:-1].split(" ++ ")]
+            want = tv._crc32c(seed, tag.to_bytes(8, "little")) >> 28
+            self.assertEqual(int("".join(map(str, bits)), 2), want)
+
     def test_assumptions(self):
         cfg, l2 = tv.assumptions(self.cp)
         self.assertIn("md.node_mask == 7", cfg)

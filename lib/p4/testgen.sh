@@ -109,8 +109,14 @@ mkdir -p "$out/tests" "$out/vectors" || exit 1
 
 # the assumptions as #defines in a wrapper (p4testgen's preprocessor runs
 # through sh, which would split them on the command line)
-printf '#define LCF_TESTGEN_CFG %s\n#define LCF_TESTGEN_L2 %s\n#include "lcf.p4"\n' \
-	"$cfg" "$l2" >"$out/lcf_testgen.p4"
+# the P4 with every register assumed at power-on (one packet a test)
+mkdir -p "$out/p4" || exit 1
+python3 "$here/testgen_vectors.py" --topology "$topo" --p4-copy "$out/p4" || exit 2
+{
+	printf '#define LCF_TESTGEN_CFG %s\n#define LCF_TESTGEN_L2 %s\n' "$cfg" "$l2"
+	python3 "$here/testgen_vectors.py" --topology "$topo" --hashes "$bits" || exit 2
+	echo '#include "lcf.p4"'
+} >"$out/p4/lcf_testgen.p4"
 read -ra tg_args <<<"${TESTGEN_ARGS:-}"
 incs=()
 IFS=: read -ra dirs <<<"${P4C_INCLUDE:-}"
@@ -119,12 +125,12 @@ for i in "${dirs[@]}"; do
 done
 echo "p4testgen: $tg, $target ($arch), LCF_WAYS=$ways LCF_SLOT_BITS=$bits," \
 	"port $port, seed $seed, at most $max_tests tests"
-if ! "$tg" --target "$target" --arch "$arch" --std p4-16 "${incs[@]}" -I "$here" \
+if ! "$tg" --target "$target" --arch "$arch" --std p4-16 "${incs[@]}" -I "$out/p4" \
 	-D__TARGET_TOFINO__="$gen" -DLCF_WAYS="$ways" -DLCF_SLOT_BITS="$bits" \
 	-DLCF_QUEUE=0 -DLCF_TESTGEN_PORT="$port" \
 	"${tg_args[@]}" \
 	--test-backend PTF --seed "$seed" --max-tests "$max_tests" \
-	--out-dir "$out/tests" "$out/lcf_testgen.p4" >"$out/testgen.log" 2>&1; then
+	--out-dir "$out/tests" "$out/p4/lcf_testgen.p4" >"$out/testgen.log" 2>&1; then
 	# an internal error ends the run; the tests written before it stand
 	grep -m1 -E "error|Error" "$out/testgen.log"
 	echo "p4testgen stopped early ($out/testgen.log)"

@@ -87,6 +87,47 @@ def _key_tuple(call, where):
     raise TestgenError("%s: KeyTuple %s has no value" % (where, name))
 
 
+# Register values at power-on other than 0 (lcf_ways.p4: last_unlock {0, 1})
+POWER_ON = {"open_seq": 1}
+
+
+def _power_on(value):
+    """Whether setRegisterValue's value is the register's power-on value."""
+    if not isinstance(value, list):
+        return value == 0
+    return all(v == POWER_ON.get(_short(f), 0) for f, v in value)
+
+
+def power_on_sources(src, dst):
+    """Copy lib/p4's *.p4 to dst with, at the top of every RegisterAction,
+    a testgen_assume that the cell holds its power-on value: p4testgen
+    starts registers symbolic, and one packet reads a cell once."""
+    pairs = {"tag_pair_t": ("lo", "hi"), "q_pair_t": ("lo", "hi"),
+             "lu_pair_t": ("seq", "open_seq"), "qg_pair_t": ("seq", "eo")}
+
+    def assume(m):
+        t = m.group(2)
+        if t in pairs:
+            cond = " && ".join("v.%s == %d" % (f, POWER_ON.get(f, 0)) for f in pairs[t])
+        elif t.startswith("bit<"):
+            cond = "v == 0"
+        else:
+            raise TestgenError("RegisterAction on %s: no power-on value" % t)
+        return "%s LCF_TESTGEN_ASSUME(%s);" % (m.group(1), cond)
+
+    n = 0
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".p4"):
+            continue
+        with open(os.path.join(src, name)) as f:
+            text = f.read()
+        text, k = re.subn(r"(void apply\(inout ([\w<>]+) v, out [^)]*\) \{)", assume, text)
+        n += k
+        with open(os.path.join(dst, name), "w") as f:
+            f.write(text)
+    return n
+
+
 def _data_tuples(node, where):
     out = {}
     for c in getattr(node, "elts", []):
@@ -120,7 +161,7 @@ def _setup(fn, test, where):
             vals = [v for _, v in value] if isinstance(value, list) else [value]
             test["registers"].append({"name": _const(node.args[0], where),
                                       "index": _const(node.args[2], where),
-                                      "zero": all(v == 0 for v in vals)})
+                                      "zero": _power_on(value)})
         elif name in ("setDirectRegisterValue", "default_entry_set"):
             # a direct register or a register parameter: neither exists in
             # lcf.p4, so a test that sets one is not of this program's form
@@ -295,6 +336,9 @@ def assumptions(topo_cp):
     cfg = " && ".join("md.%s == %d" % (f, p[k]) for f, k in (
         ("sw_mac", "mac"), ("sw_ip", "ip"), ("node_mask", "node_mask"),
         ("has_shadow", "has_shadow"), ("prov_k", "prov_k")))
+    ports = sorted({q["ingress_port"] for _, q in entries.get("LcfIngress.prepare.node_port_tbl", [])})
+    if ports:  # frames enter on a topology port
+        cfg += " && (%s)" % " || ".join("ig_intr_md.ingress_port == %d" % n for n in ports)
     hits, misses = [], []
     for act, q in entries.get("LcfIngress.l2.dmac", []):
         if act != "l2_forward":
@@ -305,6 +349,57 @@ def assumptions(topo_cp):
     # unwritten, and p4testgen drops an assumption on a tainted value
     l2 = "".join(hits) + "ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP"
     return "(%s)" % cfg, "(%s)" % l2
+
+
+def _crc32c(init, data):
+    """C lcf_crc32c: reflected CRC-32C, init given, no final xor."""
+    crc = init
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc
+
+
+def crc_xors(inputs, seed_bits, out_bits):
+    """lcf_ways.p4's CUSTOM CRC-32C hashes as P4 XORs (p4testgen's Tofino
+    target fails on CUSTOM hashes: its Hash.get reads the polynomial from
+    the call's arguments). A CRC without final xor is linear in (init,
+    data): output bit k is the XOR of the input bits whose unit vector
+    sets it. inputs: 8 bytes (little-endian) as (P4 field, its first bit),
+    None for 0;
+    seed_bits: the P4 name of the 32-bit init or None; out_bits: output
+    bit numbers, most significant first. Returns a P4 expression."""
+    terms = {k: [] for k in out_bits}
+    for i, byte in enumerate(inputs):
+        for j in range(8):
+            if byte is None:
+                continue
+            data = bytearray(8)
+            data[i] = 1 << j
+            c = _crc32c(0, bytes(data))
+            for k in out_bits:
+                if c >> k & 1:
+                    terms[k].append("%s[%d:%d]" % (byte[0], byte[1] + j, byte[1] + j))
+    if seed_bits:
+        for j in range(32):
+            c = _crc32c(1 << j, bytes(8))
+            for k in out_bits:
+                if c >> k & 1:
+                    terms[k].append("%s[%d:%d]" % (seed_bits, j, j))
+    bits = ["(%s)" % " ^ ".join(terms[k]) if terms[k] else "1w0" for k in out_bits]
+    return "(" + " ++ ".join(bits) + ")"
+
+
+def hash_assumptions(slot_bits):
+    """#define lines for LCF_TESTGEN_SLOT and LCF_TESTGEN_PROV."""
+    tag = [("hdr.lcf.tag", 8 * i) for i in range(8)]
+    prov = [("hdr.lcf.seq", 8 * i) for i in range(4)] + [("md.req", 0), ("md.req", 8), None, None]
+    out = ["#define LCF_TESTGEN_PROV %s" % crc_xors(prov, None, range(4, -1, -1))]
+    if slot_bits:
+        out.append("#define LCF_TESTGEN_SLOT %s"
+                   % crc_xors(tag, "seed", range(31, 31 - slot_bits, -1)))
+    return out
 
 
 def translate(test, topo_file, topo_cp, topo_ports):
@@ -384,6 +479,10 @@ def main(argv=None):
     ap.add_argument("--assumptions", action="store_true",
                     help="print the topology's LCF_TESTGEN_CFG and LCF_TESTGEN_L2 "
                          "(two lines) and exit")
+    ap.add_argument("--p4-copy", metavar="DIR",
+                    help="copy lib/p4's P4 to DIR, registers assumed at power-on, and exit")
+    ap.add_argument("--hashes", type=int, metavar="SLOT_BITS",
+                    help="print lcf_ways.p4's hashes as P4 XORs (#define lines) and exit")
     ap.add_argument("ptf", nargs="*", help="p4testgen PTF file(s)")
     a = ap.parse_args(argv)
     topo_file = a.topology
@@ -395,6 +494,13 @@ def main(argv=None):
             ports = {n["port"] for n in json.load(f)["nodes"]}
         if a.assumptions:
             print("\n".join(assumptions(topo_cp)))
+            return 0
+        if a.p4_copy:
+            print("testgen_vectors: %d RegisterActions assume power-on"
+                  % power_on_sources(HERE, a.p4_copy))
+            return 0
+        if a.hashes is not None:
+            print("\n".join(hash_assumptions(a.hashes)))
             return 0
     except (OSError, ValueError, KeyError, TestgenError, topo_to_bfrt.TopoError) as e:
         print("testgen_vectors: %s: %s" % (topo_file, e), file=sys.stderr)
