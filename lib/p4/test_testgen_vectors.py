@@ -152,9 +152,9 @@ class TestTranslate(unittest.TestCase):
     def test_assumptions(self):
         cfg, l2 = tv.assumptions(self.cp)
         self.assertIn("md.node_mask == 7", cfg)
-        self.assertTrue(l2.startswith("(hdr.ethernet.dst_addr == %d ? "
-                                      "ig_tm_md.ucast_egress_port == 0 : " % 0x020000000001))
-        self.assertTrue(l2.endswith("ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP)"))
+        self.assertTrue(l2.startswith("((hdr.ethernet.dst_addr == %d) ? "
+                                      "(ig_tm_md.ucast_egress_port == 0) : ((" % 0x020000000001))
+        self.assertTrue(l2.endswith("(ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP))))"))
 
     def test_every_field_of_an_entry_counts(self):
         t = copy.deepcopy(self.tests["Test0"])

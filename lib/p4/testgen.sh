@@ -94,7 +94,7 @@ fi
 # The topology's switch_cfg default and L2 table as p4testgen assumptions
 # (LCF_TESTGEN_CFG, LCF_TESTGEN_L2 in lcf.p4): else p4testgen invents them
 # and no test is the topology's
-if ! { read -r cfg; read -r l2; } < <(python3 "$here/testgen_vectors.py" \
+if ! { read -r cfg; read -r l2; read -r tables; } < <(python3 "$here/testgen_vectors.py" \
 	--topology "$topo" --assumptions); then
 	echo "testgen.sh: $topo: cannot derive the assumptions" >&2
 	exit 2
@@ -114,6 +114,7 @@ mkdir -p "$out/p4" || exit 1
 python3 "$here/testgen_vectors.py" --topology "$topo" --p4-copy "$out/p4" || exit 2
 {
 	printf '#define LCF_TESTGEN_CFG %s\n#define LCF_TESTGEN_L2 %s\n' "$cfg" "$l2"
+	printf '#define LCF_TESTGEN_TABLES %s\n' "$tables"
 	python3 "$here/testgen_vectors.py" --topology "$topo" --hashes "$bits" || exit 2
 	echo '#include "lcf.p4"'
 } >"$out/p4/lcf_testgen.p4"

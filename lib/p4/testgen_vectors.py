@@ -121,6 +121,8 @@ def power_on_sources(src, dst):
             continue
         with open(os.path.join(src, name)) as f:
             text = f.read()
+        text = text.replace("home_tbl.apply();",
+                            "home_tbl.apply(); LCF_TESTGEN_ASSUME(LCF_TESTGEN_TABLES);")
         text, k = re.subn(r"(void apply\(inout ([\w<>]+) v, out [^)]*\) \{)", assume, text)
         n += k
         with open(os.path.join(dst, name), "w") as f:
@@ -346,6 +348,15 @@ def _is_miss(ent, table, entries, trace=""):
                    for _, p in entries.get(table, []))
 
 
+def _chain(pairs, last):
+    """cond1 ? then1 : (cond2 ? then2 : (... last)): p4c parses an
+    unparenthesised a ? b : c ? d : e as (a ? b : c) ? d : e."""
+    out = "(%s)" % last
+    for cond, then in reversed(pairs):
+        out = "((%s) ? (%s) : %s)" % (cond, then, out)
+    return out
+
+
 def assumptions(topo_cp):
     """The two p4testgen assumptions (LCF_TESTGEN_CFG, LCF_TESTGEN_L2 in
     lcf.p4) that hold exactly when switch_cfg and l2.dmac behave as the
@@ -364,12 +375,11 @@ def assumptions(topo_cp):
     for act, q in entries.get("LcfIngress.l2.dmac", []):
         if act != "l2_forward":
             raise TestgenError("l2.dmac entry %s, expected l2_forward" % act)
-        hits.append("hdr.ethernet.dst_addr == %d ? ig_tm_md.ucast_egress_port == %d : "
-                    % (q["dst_mac"], q["port"]))
+        hits.append(("hdr.ethernet.dst_addr == %d" % q["dst_mac"],
+                     "ig_tm_md.ucast_egress_port == %d" % q["port"]))
     # a chain of ?: : an || would read the field the other action left
     # unwritten, and p4testgen drops an assumption on a tainted value
-    l2 = "".join(hits) + "ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP"
-    return "(%s)" % cfg, "(%s)" % l2
+    return "(%s)" % cfg, _chain(hits, "ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP")
 
 
 def _crc32c(init, data):
@@ -421,6 +431,42 @@ def hash_assumptions(slot_bits):
         out.append("#define LCF_TESTGEN_SLOT %s"
                    % crc_xors(tag, "seed", range(31, 31 - slot_bits, -1)))
     return out
+
+
+# Stage 0's topology tables as one more assumption (after home_tbl): key
+# fields, and each action's effect on the metadata (hit, then the default)
+STAGE0 = [
+    ("LcfIngress.prepare.node_tbl", {"node": "hdr.lcf.node"},
+     {"node_exists": "md.node_known == 1 && md.node_bit == {node_bit}"}, "md.node_known == 0"),
+    ("LcfIngress.prepare.node_port_tbl",
+     {"node": "hdr.lcf.node", "ingress_port": "ig_intr_md.ingress_port"},
+     {"port_matches": "md.port_ok == 1"}, "md.port_ok == 0"),
+    ("LcfIngress.prepare.requester_tbl",
+     {"node": "hdr.lcf.node", "thread": "hdr.lcf.thread", "seq_parity": "hdr.lcf.seq[0:0]"},
+     {"set_requester": "md.req_ok == 1 && md.req == {req} && md.sb_idx == {sb_idx}"},
+     "md.req_ok == 0"),
+    ("LcfIngress.prepare.home_tbl", {"tag": "hdr.lcf.tag"},
+     {"set_home": "md.home_ok == 1 && md.home == {home} && md.home_port == {port}"},
+     "md.home_ok == 0"),
+]
+
+
+def stage0_assumption(topo_cp):
+    entries = topo_cp[0]
+    out = []
+    for table, keys, effects, miss in STAGE0:
+        pairs = []
+        for act, p in entries.get(table, []):
+            conds = []
+            for k, field in keys.items():
+                if k + "_mask" in p:
+                    conds.append("(%s & %d) == %d" % (field, p[k + "_mask"],
+                                                      p[k] & p[k + "_mask"]))
+                else:
+                    conds.append("%s == %d" % (field, p[k]))
+            pairs.append((" && ".join(conds), effects[act].format(**p)))
+        out.append(_chain(pairs, miss))
+    return "(%s)" % " && ".join(out)
 
 
 def translate(test, topo_file, topo_cp, topo_ports):
@@ -514,7 +560,7 @@ def main(argv=None):
         with open(topo_file) as f:
             ports = {n["port"] for n in json.load(f)["nodes"]}
         if a.assumptions:
-            print("\n".join(assumptions(topo_cp)))
+            print("\n".join(assumptions(topo_cp) + (stage0_assumption(topo_cp),)))
             return 0
         if a.p4_copy:
             print("testgen_vectors: %d RegisterActions assume power-on"
