@@ -20,7 +20,9 @@
 #   SWSWITCH    for --replay (default: build/swswitch/swswitch)
 #
 # The value set lcf_port_vs is replaced by the topology's port
-# (-DLCF_TESTGEN_PORT): p4testgen drops value-set select cases.
+# (-DLCF_TESTGEN_PORT): p4testgen drops value-set select cases. The
+# topology's tables and power-on registers are testgen_assume()s in a copy of
+# the P4; the CRCs are XORs (p4testgen fails on CUSTOM hashes).
 # p4testgen does not model resubmit: tests of a second pass are not made.
 # Without p4testgen it prints "skipped: p4testgen not found" and exits 0.
 # Exit 1 when p4testgen fails or a replayed vector fails, 2 on bad usage.
@@ -30,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 usage() {
-	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,30p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
