@@ -32,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 
 usage() {
-	sed -n '4,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
