@@ -104,8 +104,8 @@ new_event(uint64_t tag, struct lcf_msg *m)
 	return t;
 }
 
-static uint8_t *
-owner_of(uint64_t tag)
+static struct na_hblock *
+block_of(uint64_t tag)
 {
 	struct lcf_msg m;
 	struct na_hreq *rq;
@@ -114,7 +114,13 @@ owner_of(uint64_t tag)
 	na_req_msg(dsm_thread(d, 0), &m, LCF_T_WRITE_MISS, 1, tag, 0);
 	b = na_home_lookup(&d->node.home, &m, &rq);
 	cr_assert_not_null(b);
-	return &b->owner;
+	return b;
+}
+
+static uint8_t *
+owner_of(uint64_t tag)
+{
+	return &block_of(tag)->owner;
 }
 
 TestSuite(homelocal, .fini = node_down);
@@ -253,4 +259,29 @@ Test(homelocal, unlock_follows_its_event)
 	cr_expect(!t->unl.local);
 	cr_expect_eq(wire_sends, 1);
 	t->unl.valid = false; /* nobody answers the wire */
+}
+
+/* Migration's hotness (na_migrate.h: +n per request forwarded to n cache
+ * agents) counts a local event as it counts the same event from the wire:
+ * node 0's write on a block node 1 shares invalidates node 1's copy. */
+Test(homelocal, local_event_counts_hot)
+{
+	struct na_hblock *bl, *bw;
+	struct dsm_thread *t;
+	struct lcf_msg m;
+
+	node_up("retry");
+	bl = block_of(tag_of(0, 0));
+	bw = block_of(tag_of(0, 1));
+	bl->gs = bw->gs = LCF_GS_SHARED;
+	bl->cs = bw->cs = 1u << 1;
+	t = new_event(tag_of(0, 0), &m);
+	cr_assert(na_req_send_home(t, &m, true, false));
+	cr_expect_eq(bl->hot, 1, "one copy forwarded, to node 1");
+	t = new_event(tag_of(0, 1), &m);
+	t->local_seq = 0;
+	na_node_receive(&d->node, &m, NULL); /* a tag miss from the switch */
+	cr_expect_eq(bw->hot, bl->hot, "the same event from the wire");
+	cr_expect_eq(d->node.st.req.home_local, 1);
+	cr_expect_eq(wire_sends, 2, "node 1's invalidations");
 }
