@@ -267,8 +267,9 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 	/* Round 0 starts the ADDs; then every ACK in, or 100 more rounds. */
 	for (int round = 0; round <= 100; round++) {
 		if (round)
-			na_sleep_until(na_now_ns() + (round <= 10 ? 2000000ull
-								  : 20000000ull));
+			na_sleep_until(na_now_ns() + (round <= 10
+							      ? 2000000ull
+							      : 20000000ull));
 		pending = 0;
 		na_node_agents_enter(n);
 		na_out_reset(&out);
