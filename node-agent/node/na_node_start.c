@@ -236,6 +236,24 @@ na_node_stop(struct na_node *n)
 
 /* ---- static migration ----------------------------------------------------- */
 
+/*
+ * One block of a static migration: start its ADD, or re-send it (ADDs are
+ * idempotent at the switch). A block a peer's request holds locked cannot
+ * start (the peers' workloads may run before this home's): the next round
+ * retries it, as a home may start an ADD whenever it owns the block
+ * unlocked (lib/model/homelocal.pml's home). @return still pending.
+ */
+static bool
+migrate_static_step(struct na_node *n, uint32_t i, struct na_out *out)
+{
+	struct na_hblock *b = &n->home.blk[i];
+
+	if (b->owner == NA_OWN_HOME && b->add_seq == 0) /* never started */
+		return na_home_migrate_start(&n->home, i, na_now_ns(), out) !=
+		       -EINVAL;
+	return na_home_migrate_resend(&n->home, i, na_now_ns(), out) >= 0;
+}
+
 uint32_t
 na_node_migrate_static(struct na_node *n, uint32_t count)
 {
@@ -246,26 +264,17 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 		return 0;
 	if (count > n->home.n_blocks)
 		count = n->home.n_blocks;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	for (uint32_t i = 0; i < count; i++) {
-		na_home_migrate_start(&n->home, i, na_now_ns(), &out);
-		if (out.n >= NA_OUT_MAX - 1)
-			na_node_flush(n, &out);
-	}
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
-
-	/* ADDs are idempotent at the switch: re-send until every ACK is in. */
-	for (int round = 0; round < 100; round++) {
-		na_sleep_until(na_now_ns() +
-			       (round < 10 ? 2000000ull : 20000000ull));
+	/* Round 0 starts the ADDs; then every ACK in, or 100 more rounds. */
+	for (int round = 0; round <= 100; round++) {
+		if (round)
+			na_sleep_until(na_now_ns() + (round <= 10
+							      ? 2000000ull
+							      : 20000000ull));
 		pending = 0;
 		na_node_agents_enter(n);
 		na_out_reset(&out);
 		for (uint32_t i = 0; i < count; i++) {
-			if (na_home_migrate_resend(&n->home, i, na_now_ns(),
-						   &out) >= 0)
+			if (migrate_static_step(n, i, &out))
 				pending++;
 			if (out.n >= NA_OUT_MAX - 1)
 				na_node_flush(n, &out);
