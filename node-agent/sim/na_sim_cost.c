@@ -14,8 +14,8 @@
 #include "lcf_wire.h"
 #include "na_sim_cost.h"
 
-#define MAX_NODES  LCF_MAX_NODES
-#define MAX_CPUS   64
+#define MAX_NODES LCF_MAX_NODES
+#define MAX_CPUS  64
 
 static const struct na_sim_cost_profile profiles[] = {
 	/* This machine (2 vCPUs: swswitch's busy-polling lcore on one, every

@@ -46,14 +46,14 @@ struct na_sim_net {
 /* One frame on a hop: its LCF header and payload as on the wire. */
 struct frame {
 	struct na_sim_net *net;
-	uint16_t src, dst; /* sending node; node it is for (L2) */
-	bool resubmitted;  /* second pass at the switch */
-	bool served;       /* taken by the node's agent (cost model) */
+	uint16_t src, dst;  /* sending node; node it is for (L2) */
+	bool resubmitted;   /* second pass at the switch */
+	bool served;        /* taken by the node's agent (cost model) */
 	struct frame *next; /* the agent queue (cost model) */
-	uint64_t gen;      /* switch restarts when it was resubmitted */
-	uint64_t rx_ns;    /* when it reached its node (the trace's RX) */
-	uint64_t meta;     /* resubmit metadata */
-	uint16_t len;      /* bytes[] */
+	uint64_t gen;       /* switch restarts when it was resubmitted */
+	uint64_t rx_ns;     /* when it reached its node (the trace's RX) */
+	uint64_t meta;      /* resubmit metadata */
+	uint16_t len;       /* bytes[] */
 	uint8_t bytes[];
 };
 

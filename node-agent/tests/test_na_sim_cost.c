@@ -78,6 +78,7 @@ Test(sim_cost, an_agent_takes_the_cpu_when_it_starts)
 	end = na_sim_cost_agent(1000, 50000);
 	cr_assert_eq(end, 50000 + p->rx_ns);
 	cr_assert_eq(na_sim_cost_busy()->agent_wait, 49000);
-	cr_assert_eq(na_sim_cost_uplink(1, 64, end), end + p->tx_ns + p->hop_ns);
+	cr_assert_eq(na_sim_cost_uplink(1, 64, end),
+		     end + p->tx_ns + p->hop_ns);
 	cr_assert_eq(na_sim_cost_busy()->cpu_wait, 0);
 }
