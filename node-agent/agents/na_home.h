@@ -65,10 +65,14 @@ struct na_hblock {
 	bool add_draining;  /* MIGRATING by a drain that has not taken the
 			       write lock yet: no ADD may go (na_migrate.c,
 			       lib/model/migmix.pml) */
+	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
+			       again after its round (na_rec_block_lost) */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
-	uint8_t add_settle; /* REMOVING after a node's declaration caught
-			       its ADD out: 1 waiting out the copies (from
+	uint8_t add_settle; /* REMOVING after a node's declaration or an
+			       unanswered copy caught its ADD out
+			       (na_home_migrate_settle): 1 waiting out the
+			       copies (from
 			       add_hold_t), 2 REMOVE sent; recovered either
 			       way (migsettle.pml) */
 	uint32_t cs;
@@ -162,6 +166,7 @@ struct na_hreq {
 	X(migrate_ok)             \
 	X(migrate_fail)           \
 	X(migrate_late_ok)        \
+	X(migrate_unanswered)     \
 	X(remove_ok)              \
 	X(q_forwards)             \
 	X(qxfer_approved)         \
@@ -354,6 +359,25 @@ na_add_begin(struct na_hblock *b, uint64_t now_ns)
  */
 int na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
 			   struct na_out *out);
+
+/**
+ * The retransmission timer of block `idx`'s ADD (dynamic migration, a
+ * recovery's re-add): the hold as na_home_migrate_resend; a copy sent and
+ * unanswered is not re-sent, the block is settled (na_home_migrate_settle,
+ * `migrate_unanswered`; lib/model/migrestart.pml).
+ * @return 0 (the first copy sent), 1 (holding), -EALREADY (not migrating,
+ * settled, or a drain has not taken the lock).
+ */
+int na_home_migrate_timeout(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			    struct na_out *out);
+
+/**
+ * Block `b`'s ADD is out and may have installed it unanswered: REMOVING
+ * with add_settle = 1 from `now_ns`; na_migrate.c REMOVEs it once no copy
+ * can be in flight, the recovery takes either answer (migsettle.pml).
+ */
+void na_home_migrate_settle(struct na_home *h, struct na_hblock *b,
+			    uint64_t now_ns);
 
 /**
  * Internal to the home agent (na_home.c, na_home_migrate.c): a MIGRATE_ACK

@@ -185,8 +185,8 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		/*
 		 * Never given up: an unanswered copy may still be delivered,
 		 * and a block the home took back would then have two owners.
-		 * The copies are idempotent (a duplicate is ACKed as such), so
-		 * they go on until one is answered (docs/NODE-AGENT.md).
+		 * At the retransmission timer it is settled (REMOVE and a
+		 * recovery round, na_home_migrate_timeout), not re-sent.
 		 */
 		if (now_ns - p->first_ns > MIG_ADD_SLOW_NS && !p->slow) {
 			p->slow = true;
@@ -210,7 +210,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 	p->sent_ns = now_ns;
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		mg->st.add_retransmits++;
-		na_home_migrate_resend(h, p->idx, now_ns, io->out);
+		na_home_migrate_timeout(h, p->idx, now_ns, io->out);
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
 	} else {

@@ -256,7 +256,8 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 	na_node_flush(n, &out);
 	na_node_agents_leave(n);
 
-	/* ADDs are idempotent at the switch: re-send until every ACK is in. */
+	/* An unanswered ADD is settled, not re-sent (na_home_migrate_timeout):
+	 * the switch may have restarted since a copy installed it. */
 	for (int round = 0; round < 100; round++) {
 		na_sleep_until(na_now_ns() +
 			       (round < 10 ? 2000000ull : 20000000ull));
@@ -264,8 +265,15 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 		na_node_agents_enter(n);
 		na_out_reset(&out);
 		for (uint32_t i = 0; i < count; i++) {
-			if (na_home_migrate_resend(&n->home, i, na_now_ns(),
-						   &out) >= 0)
+			const struct na_hblock *b = &n->home.blk[i];
+
+			/* 10 ms for the answers (many blocks, one ACK each) */
+			if (round < 4 && b->owner == NA_OWN_MIGRATING &&
+			    !b->add_hold && !b->add_draining)
+				pending++;
+			else if (na_home_migrate_timeout(&n->home, i,
+							 na_now_ns(),
+							 &out) >= 0)
 				pending++;
 			if (out.n >= NA_OUT_MAX - 1)
 				na_node_flush(n, &out);
