@@ -135,6 +135,31 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, uint64_t now_ns,
 }
 
 void
+na_home_add_rtt_sample(struct na_home *h, uint64_t ns)
+{
+	uint64_t d;
+
+	if (!h->add_srtt_ns) {
+		h->add_srtt_ns = ns;
+		h->add_rttvar_ns = ns / 2;
+		return;
+	}
+	d = ns > h->add_srtt_ns ? ns - h->add_srtt_ns : h->add_srtt_ns - ns;
+	h->add_rttvar_ns = h->add_rttvar_ns - h->add_rttvar_ns / 4 + d / 4;
+	h->add_srtt_ns = h->add_srtt_ns - h->add_srtt_ns / 8 + ns / 8;
+}
+
+uint64_t
+na_home_add_rto(const struct na_home *h)
+{
+	uint64_t rto = h->add_srtt_ns + 4 * h->add_rttvar_ns;
+
+	if (rto < NA_ADD_RTO_MIN_NS)
+		return NA_ADD_RTO_MIN_NS;
+	return rto < NA_ADD_RTO_MAX_NS ? rto : NA_ADD_RTO_MAX_NS;
+}
+
+void
 na_home_migrate_settle(struct na_home *h, struct na_hblock *b, uint64_t now_ns)
 {
 	b->owner = NA_OWN_REMOVING;

@@ -547,8 +547,8 @@ na_rec_home_done_ack(struct na_rec *r, const struct lcf_msg *m)
 
 /*
  * ADD_TO_SWITCH the recovered blocks (a locked one waits for the next
- * tick; an unanswered one is settled, na_home_migrate_timeout, and stays
- * home after its round).
+ * tick; one unanswered for na_home_add_rto() is settled,
+ * na_home_migrate_timeout, and ADDed again after its round).
  */
 static void
 readd(struct na_rec *r, struct na_out *out)
@@ -570,8 +570,15 @@ readd(struct na_rec *r, struct na_out *out)
 			continue;
 		}
 		if (owner == NA_OWN_MIGRATING) {
-			na_home_migrate_timeout(r->env.home, idx, na_now_ns(),
-						out);
+			const struct na_hblock *b = &r->env.home->blk[idx];
+			uint64_t now = na_now_ns();
+
+			/* Its copy went as it began (na_home_migrate_start):
+			 * settled once the ADDs' round trip has passed. */
+			if (b->add_hold || na_add_age_ns(b, now) >=
+						   na_home_add_rto(r->env.home))
+				na_home_migrate_timeout(r->env.home, idx, now,
+							out);
 			h->readd[left++] = h->readd[i];
 		} else if (!started) {
 			/* Home again after an ADD: a collision; it stays home. */

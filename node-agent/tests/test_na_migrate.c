@@ -322,6 +322,45 @@ Test(migrate_home, unanswered_add_is_settled_not_resent)
 	cr_assert_eq(mg.st.collision_reports, 0, "not a collision");
 }
 
+/*
+ * The settle timer is the ADDs' own measured round trip, not a constant:
+ * at 5 ms every ADD of a cluster whose round trip through the switch is
+ * 3-8 ms (a loaded 2-vCPU VM) was settled, each a REMOVE and a recovery
+ * round instead of its migration. Block 5's FAIL 4 ms after its ADD is a
+ * sample (srtt 4, rttvar 2: RTO 12 ms); block 7 is not settled at 10 ms,
+ * and is at 13 ms.
+ */
+Test(migrate_home, settle_timer_follows_the_measured_round_trip)
+{
+	struct lcf_msg add = migrate_hottest();
+
+	cr_assert_eq(na_home_add_rto(&h), NA_ADD_RTO_MIN_NS, "no sample yet");
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, true));
+	tick(14 * MS);
+	cr_assert_eq(h.add_srtt_ns, 4 * MS, "the FAIL's round trip");
+	cr_assert_eq(na_home_add_rto(&h), 12 * MS, "srtt + 4 rttvar");
+	tick(20 * MS);
+	cr_assert_eq(h.blk[7].owner, NA_OWN_MIGRATING,
+		     "10 ms unanswered: within the measured RTO");
+	cr_assert_eq(h.st.migrate_unanswered, 0);
+	tick(23 * MS);
+	cr_assert_eq(h.blk[7].owner, NA_OWN_REMOVING, "13 ms: settled");
+	cr_assert_eq(h.st.migrate_unanswered, 1);
+}
+
+/* The estimator: RFC 6298's gains, the floor and the cap. */
+Test(migrate_home, add_rto_floor_and_cap)
+{
+	na_home_add_rtt_sample(&h, 1 * MS);
+	cr_assert_eq(na_home_add_rto(&h), NA_ADD_RTO_MIN_NS, "3 ms: floor");
+	for (int i = 0; i < 40; i++)
+		na_home_add_rtt_sample(&h, 10 * MS);
+	cr_assert_geq(na_home_add_rto(&h), 10 * MS);
+	cr_assert_lt(na_home_add_rto(&h), 12 * MS, "steady: little var");
+	na_home_add_rtt_sample(&h, 2000 * MS);
+	cr_assert_eq(na_home_add_rto(&h), NA_ADD_RTO_MAX_NS, "capped");
+}
+
 Test(migrate_home, remove_on_the_shadows_request)
 {
 	struct lcf_msg add = migrate_hottest(), r;
