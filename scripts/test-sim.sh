@@ -399,6 +399,11 @@ run regress-late-begin "--seed 21 --events 30000 --nodes 4 --loss 0.02 --dup 0.0
 # ADD is now settled: REMOVE, recovered from the caches. 0.2 CPU-s.
 run regress-restart-unanswered-add "--seed 3210535389 --events 2000 --nodes 2 --threads 1 --workload rwlock --read-ratio 0 --blocks 5 --switch-blocks 2 --cache-blocks 8 --block-size 1024 --loss 0.091 --dup 0.038 --jitter-us 4 --max-rate 200000 --stuck-s 30 --migrate --switch-restart-at 854ev" \
 	recovery.settle_recovered
+# Migration at a 4-10 ms round trip: a constant 5 ms settle timer settled
+# most ADDs, each a REMOVE and a recovery round (61 rounds for 88
+# installs); the timer is now the ADDs' measured RTO (4). 0.15 CPU-s.
+run regress-slow-rtt-settle "--seed 2 --events 20000 --nodes 4 --threads 2 --workload micro --blocks 64 --switch-blocks 0 --migrate --delay-us 1000 --jitter-us 3000 --loss 0.01 --dup 0.01" \
+	'expr:s["recovery"]["settle_recovered"] * 4 < s["switch_actions"]["add_to_switch_ok"]'
 # Node restart, retry mode: node 0's round (a block the switch command
 # evicted) began between node 1's declaration and the tick draining it,
 # listing node 1; its new incarnation, up 1 ms after the command, took
