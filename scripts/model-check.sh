@@ -427,6 +427,15 @@ if [ $DEEP = 0 ]; then
 	PML=migsettle.pml run migsettle-old "violation:assertion violated" "-DOLD -DHOMESFIRST" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle-switchfirst "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle pass "-DHOMESFIRST -DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
+	# A switch restart while an ADD that installed the block (replies lost)
+	# is unanswered, a write having moved the data on (migrestart.pml): a
+	# re-sent copy installs the home's old metadata in the new switch;
+	# not once an unanswered ADD is settled (copies waited out, REMOVE,
+	# recovery from the caches), not re-sent; the REMOVE at once: a
+	# duplicate in flight re-installs it.
+	PML=migrestart.pml run migrestart-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart-nohold "violation:assertion violated" "-DNOHOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart pass "-DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
 	# A recovery round against an invalidation already in flight
 	# (recfreeze.pml): a copy executed after the sharer's report leaves
 	# the rebuilt copyset naming a node without the data; dropped from
