@@ -436,6 +436,10 @@ if [ $DEEP = 0 ]; then
 	PML=migrestart.pml run migrestart-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
 	PML=migrestart.pml run migrestart-nohold "violation:assertion violated" "-DNOHOLD" "-DSAFETY" "-m10000 -w18"
 	PML=migrestart.pml run migrestart pass "-DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
+	# A settle's REMOVE answer taken for a later settle's (migorphan.pml):
+	# a round on a block the switch holds, its writer's lock orphaned.
+	PML=migorphan.pml run migorphan-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migorphan.pml run migorphan pass "-DINCS=3 -DRMCOPIES=3" "-DSAFETY" "-m10000 -w18"
 	# A recovery round against an invalidation already in flight
 	# (recfreeze.pml): a copy executed after the sharer's report leaves
 	# the rebuilt copyset naming a node without the data; dropped from
