@@ -99,6 +99,10 @@ struct na_hblock {
 	uint32_t add_seq0;   /* the first set's add_seq: an OK of any set's
 				copy means the block is installed */
 	uint32_t add_hold_t; /* the hold's start, in 2^20 ns units */
+	uint32_t rm_seq0;    /* REMOVING: its first REMOVE copy's seq; an
+				answer to an earlier REMOVE (a late copy's
+				tag miss or ACK) is not its own
+				(na_home_remove_answer, migorphan.pml) */
 	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
@@ -395,6 +399,19 @@ void na_home_add_rtt_sample(struct na_home *h, uint64_t ns);
 
 /** How long an ADD copy may go unanswered before it is settled. */
 uint64_t na_home_add_rto(const struct na_home *h);
+
+/**
+ * A REMOVE answer (MIGRATE_ACK or tag miss) with `seq` answers block `b`'s
+ * current REMOVE, not one sent before it began: taken for it, an earlier
+ * copy's late tag miss starts a round while a re-ADD holds the block in the
+ * switch, and a writer holding its lock gives its event up with no unlock
+ * (lib/model/migorphan.pml).
+ */
+static inline bool
+na_home_remove_answer(const struct na_hblock *b, uint32_t seq)
+{
+	return !lcf_seq_after(b->rm_seq0, seq);
+}
 
 /**
  * Block `b`'s ADD is out and may have installed it unanswered: REMOVING

@@ -17,7 +17,7 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 		    struct na_hblock *b)
 {
 	if (m->node == h->self && b->owner == NA_OWN_REMOVING &&
-	    !b->add_settle &&
+	    !b->add_settle && na_home_remove_answer(b, m->seq) &&
 	    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
 	    !(m->flags & LCF_F_FAIL)) {
 		/* Section 5.2.1: ownership back, with the switch's metadata. */

@@ -378,6 +378,7 @@ settle(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 		    !add_pending(mg, i, 0, LCF_T_REMOVE_FROM_SWITCH, now_ns))
 			continue;
 		b->add_settle = 2;
+		b->rm_seq0 = mg->seq + 1;
 		h->n_settle--;
 		mg->st.settle_removes++;
 		emit_remove(mg, h, i, io);
@@ -451,6 +452,7 @@ remove_request(struct na_migrate *mg, struct na_home *h,
 	 * misses in the switch finds the block not home-owned (NACK, retry).
 	 */
 	b->owner = NA_OWN_REMOVING;
+	b->rm_seq0 = mg->seq + 1;
 	mg->st.removes++;
 	emit_remove(mg, h, (uint32_t)idx, io);
 }
@@ -480,6 +482,11 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		idx = block_of(h, m->tag);
 		if (idx < 0 || h->blk[idx].owner != NA_OWN_REMOVING)
 			return false;
+		/* A copy of an earlier REMOVE of the block (migorphan.pml). */
+		if (m->thread || !na_home_remove_answer(&h->blk[idx], m->seq)) {
+			mg->st.remove_stale++;
+			return false;
+		}
 		mg->st.remove_missed++;
 		return true;
 	default:

@@ -500,7 +500,8 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		if (m->node == r->env.self && !(m->flags & LCF_F_FAIL) &&
 		    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
 		    r->env.home->blk[idx].owner == NA_OWN_REMOVING &&
-		    r->env.home->blk[idx].add_settle == 2) {
+		    r->env.home->blk[idx].add_settle == 2 &&
+		    na_home_remove_answer(&r->env.home->blk[idx], m->seq)) {
 			na_rec_block_lost(r, m->tag, out);
 			return true;
 		}

@@ -406,6 +406,45 @@ Test(migrate_home, remove_miss_while_removing_asks_for_recovery)
 	cr_assert_eq(mg.st.remove_ok, 0);
 }
 
+/*
+ * Issue 28 (test-migration hang, lib/model/migorphan.pml): a late tag miss
+ * and a late ACK of a REMOVE sent before the block's current removal are
+ * not its answers: taken for them, the round ran while a re-ADD held the
+ * block in the switch, and the writer holding its lock gave its event up
+ * with no unlock (the lock never released, every REMOVE NACKed).
+ */
+Test(migrate_home, earlier_remove_answers_do_not_count)
+{
+	struct lcf_msg add = migrate_hottest(), r, old, cur;
+
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
+	feed(ack(7, h.blk[7].add_seq, LCF_T_ADD_TO_SWITCH, false));
+	r = (struct lcf_msg){ .version = 1,
+			      .type = NA_MSG_REMOVE_REQ,
+			      .node = 1,
+			      .tag = na_home_tag(&h, 5) };
+	na_out_reset(&out);
+	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
+	old = out.m[0].msg; /* the first removal's copy */
+	feed(ack(5, old.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
+	h.blk[5].owner = NA_OWN_SWITCH; /* ADDed again */
+	na_out_reset(&out);
+	na_migrate_handle(&mg, &h, &r, 80 * MS, &io);
+	cur = out.m[0].msg;
+	cr_assert_eq(h.blk[5].owner, NA_OWN_REMOVING);
+	cr_assert_not(na_migrate_handle(&mg, &h, &old, 81 * MS, &io),
+		      "an earlier REMOVE's tag miss: no recovery");
+	cr_assert_eq(mg.st.remove_stale, 1);
+	feed(ack(5, old.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_REMOVING, "an earlier ACK");
+	cr_assert(na_migrate_handle(&mg, &h, &cur, 82 * MS, &io),
+		  "its own copy's tag miss");
+	cr_assert_eq(mg.st.remove_missed, 1);
+	feed(ack(5, cur.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME, "its own ACK");
+}
+
 /* ---- shadow ------------------------------------------------------------- */
 
 static struct na_shadow s;
