@@ -361,16 +361,24 @@ Test(migrate_home, add_rto_floor_and_cap)
 	cr_assert_eq(na_home_add_rto(&h), NA_ADD_RTO_MAX_NS, "capped");
 }
 
-Test(migrate_home, remove_on_the_shadows_request)
+/* Blocks 5 and 7 ADDed and ACKed; the shadow's REMOVE request of 5. */
+static struct lcf_msg
+both_switch_owned(void)
 {
-	struct lcf_msg add = migrate_hottest(), r;
+	struct lcf_msg add = migrate_hottest();
 
 	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
 	feed(ack(7, h.blk[7].add_seq, LCF_T_ADD_TO_SWITCH, false));
-	r = (struct lcf_msg){ .version = 1,
-			      .type = NA_MSG_REMOVE_REQ,
-			      .node = 1,
-			      .tag = na_home_tag(&h, 5) };
+	return (struct lcf_msg){ .version = 1,
+				 .type = NA_MSG_REMOVE_REQ,
+				 .node = 1,
+				 .tag = na_home_tag(&h, 5) };
+}
+
+Test(migrate_home, remove_on_the_shadows_request)
+{
+	struct lcf_msg r = both_switch_owned();
+
 	na_out_reset(&out);
 	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
 	cr_assert_eq(out.n, 1);
@@ -386,14 +394,8 @@ Test(migrate_home, remove_on_the_shadows_request)
 /* A retransmitted REMOVE that misses: its first copy's ACK was lost. */
 Test(migrate_home, remove_miss_while_removing_asks_for_recovery)
 {
-	struct lcf_msg add = migrate_hottest(), r, miss;
+	struct lcf_msg r = both_switch_owned(), miss;
 
-	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
-	feed(ack(7, h.blk[7].add_seq, LCF_T_ADD_TO_SWITCH, false));
-	r = (struct lcf_msg){ .version = 1,
-			      .type = NA_MSG_REMOVE_REQ,
-			      .node = 1,
-			      .tag = na_home_tag(&h, 5) };
 	na_out_reset(&out);
 	cr_assert_not(na_migrate_handle(&mg, &h, &r, 70 * MS, &io));
 	miss = out.m[0].msg; /* back as a tag miss */
@@ -415,14 +417,8 @@ Test(migrate_home, remove_miss_while_removing_asks_for_recovery)
  */
 Test(migrate_home, earlier_remove_answers_do_not_count)
 {
-	struct lcf_msg add = migrate_hottest(), r, old, cur;
+	struct lcf_msg r = both_switch_owned(), old, cur;
 
-	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
-	feed(ack(7, h.blk[7].add_seq, LCF_T_ADD_TO_SWITCH, false));
-	r = (struct lcf_msg){ .version = 1,
-			      .type = NA_MSG_REMOVE_REQ,
-			      .node = 1,
-			      .tag = na_home_tag(&h, 5) };
 	na_out_reset(&out);
 	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
 	old = out.m[0].msg; /* the first removal's copy */
