@@ -7,7 +7,7 @@ docs/APPS.md "In the simulator"). `scripts/bench-apps.sh --sim` runs this.
   scripts/bench-apps.sh --sim [--profile local|paper] [--smoke] [--out DIR]
                               [--apps kv,tpcc,pagerank] [--nodes 2,4,8]
                               [--threads T] [--seeds N|S,S,..|A-B] [--duration S] [-j N]
-                              [--warmup S] [--trace N] [--cost NAME=NS]..
+                              [--warmup S] [--warmup-iterations W] [--trace N] [--cost NAME=NS]..
   scripts/bench-apps.sh --sim --replot CSV... --out DIR   (merge, replot)
 
 Writes DIR/apps-sim.csv (one row per run), DIR/apps-sim-median.csv (the
@@ -41,7 +41,8 @@ APPS = {
                        "--customers-per-district", "30"]},
     "pagerank": {"points": [("scale13", ["--scale", "13",
                                          "--iterations", "10"])],
-                 "smoke": ["--scale", "9", "--iterations", "3"]},
+                 "smoke": ["--scale", "9", "--iterations", "3",
+                           "--warmup-iterations", "2"]},
 }
 # Apps that run for a time (PageRank runs a fixed number of iterations).
 WARMUP_APPS = ("kv", "tpcc")
@@ -86,7 +87,9 @@ def run_one(a, app, point, args, mode, nodes, seed):
                x for c in costs_for(a.cost, app) for x in ("--cost", c)] + (
                ["--trace", str(a.trace)] if a.trace else []) + ["--"] + \
         args + (["--warmup", str(a.warmup)]
-                if a.warmup and app in WARMUP_APPS else [])
+                if a.warmup and app in WARMUP_APPS else []) + (
+            ["--warmup-iterations", str(a.warmup_iterations)]
+            if a.warmup_iterations and app == "pagerank" else [])
     with open(os.path.join(out, "log.txt"), "w") as log:
         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT,
                             timeout=a.timeout).returncode
@@ -293,6 +296,9 @@ def main():
     ap.add_argument("--warmup", type=float, default=0,
                     help="virtual seconds run before the measured phase, "
                     "uncounted (kv, tpcc)")
+    ap.add_argument("--warmup-iterations", type=int, default=0,
+                    metavar="W", help="PageRank's iterations run before "
+                    "the measured ones, uncounted (its --warmup)")
     ap.add_argument("--trace", type=int, default=0, metavar="N",
                     help="sampled trace of 1 in N events per run "
                     "(scripts/latency_breakdown.py RUN_DIR)")
@@ -332,6 +338,7 @@ def main():
     jobs = []
     if a.smoke:
         a.threads, a.duration, a.seeds, a.warmup = 2, 0.005, [1], 0
+        a.warmup_iterations = 0
         for app in apps:
             for mode in MODES:
                 jobs.append((app, "smoke", APPS[app]["smoke"], mode, 2, 1))

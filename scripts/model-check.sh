@@ -440,6 +440,15 @@ if [ $DEEP = 0 ]; then
 	# a round on a block the switch holds, its writer's lock orphaned.
 	PML=migorphan.pml run migorphan-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
 	PML=migorphan.pml run migorphan pass "-DINCS=3 -DRMCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	# The home-local path (homelocal.pml, issue 27 item 2): a requester on
+	# its block's home sends straight to the home agent. Whenever the home
+	# is local: starved once the block is in the switch; while the home
+	# owns it, copy by copy: a wire copy of an event whose unlock went
+	# local takes the switch lock after a later ADD; the event keeping the
+	# wire once a copy went there passes.
+	PML=homelocal.pml run homelocal-naive "violation:non-progress cycle" "-DNAIVE" "-DNP" "-m10000 -w18 -l -f"
+	PML=homelocal.pml run homelocal-guard "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
+	PML=homelocal.pml run homelocal pass "-DFIX" "-DSAFETY" "-m10000 -w20"
 	# A recovery round against an invalidation already in flight
 	# (recfreeze.pml): a copy executed after the sharer's report leaves
 	# the rebuilt copyset naming a node without the data; dropped from
@@ -583,6 +592,15 @@ if [ $DEEP = 0 ]; then
 	PML=vohepoch.pml run vohepoch-block-sat pass "$VB -DLIFE=3 -DCW=1 -DWR=3 -DSAT" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-block-sat2 pass "$VB -DLIFE=3 -DCW=2 -DWR=5 -DSAT" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-block-satstamp "violation:assertion violated" "$VB -DLIFE=3 -DCW=1 -DWR=3 -DSAT -DSATSTAMP" "-DSAFETY" "-m10000 -w16"
+	# A home stamp (HSTAMP: the block's ADD set count above its home
+	# version) comes round after 2^EW stays in the switch whose writes
+	# the home version does not see: without a lifetime it validates a
+	# stale copy; served for HLIFE <= (2^EW - 1) * DELTA, as a switch
+	# stamp (na_voh_fresh): passes; one tick looser: fails.
+	VH="-DBLOCK -DHSTAMP -DEW=2 -DCW=2 -DSTEP=2 -DDELTA=1 -DMG=10 -DTK=5 -DLIFE=1"
+	PML=vohepoch.pml run vohepoch-home-nolife "violation:assertion violated" "$VH" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-home pass "$VH -DHLIFE=3" "-DSAFETY" "-m10000 -w16"
+	PML=vohepoch.pml run vohepoch-home-life "violation:assertion violated" "$VH -DHLIFE=4" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-width pass "-DCW=2 -DEW=3" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-fix pass "-DFIX -DCW=2 -DMG=8" "-DSAFETY" "-m10000 -w16"
 	PML=vohepoch.pml run vohepoch-fix-wrap "known:assertion violated" "-DFIX -DEW=1 -DCW=1 -DWR=4 -DMG=4" "-DSAFETY" "-m10000 -w16"
@@ -599,6 +617,12 @@ if [ $DEEP = 0 ]; then
 	# over (its Q_GRANT may never have left), not only one it holds.
 	PML=qfault.pml run qfault-home-old "violation:assertion violated" "-DCR=1 -DEV=1 -DHOME -DOLDHOME" "$QF" "-m100000"
 	PML=qfault.pml run qfault-home pass "-DCR=1 -DEV=1 -DHOME" "$QF" "-m100000"
+	# The drain's rule over tenure chains (qdrain.pml): a tenure handed
+	# 1 -> 0 -> 2 carries node 1's read copy to node 2, whose write waits
+	# for the dead node's ACK when the drain takes only tenures the dead
+	# node held or handed over (-old); any handed-over tenure: passes.
+	PML=qdrain.pml run qdrain-old "violation:assertion violated" "-DOLD -DEV1=2" "-DSAFETY" "-m100000 -w18"
+	PML=qdrain.pml run qdrain pass "-DEV0=3 -DEV1=2 -DEV2=3" "-DSAFETY" "-m100000 -w18"
 else
 	SAFE="-DSAFETY -DCOLLAPSE -DMEMLIM=12000"
 	LIVE="-DCOLLAPSE -DMEMLIM=12000 -DNFAIR=3"
@@ -639,6 +663,8 @@ else
 	# kept when it gives the seq up); the Q_GRANT then finds the kept slot.
 	PML=qlock-threads.pml run qlock-threads-typechg-kept pass \
 		"-DN=2 -DNT=1 -DOPS=1 -DOPS1=1 -DDUP=2 -DDUPK=1 -DNACKX=1 -DTYPECHG" "$QL" "-m100000 -w22"
+	PML=homelocal.pml run homelocal-live pass "-DFIX" "-DNP" "-m10000 -w20 -l -f"
+	PML=homelocal.pml run homelocal-ev3 pass "-DFIX -DEV=3 -DLOSS=1 -DRTX=2" "-DSAFETY" "-m10000 -w23"
 	PML=migdup.pml run migdup-dup2 pass "-DFIX -DDUP=2 -DLOSS=1" "-DSAFETY -DMEMLIM=3000" "-m10000 -w22"
 	PML=rlocal.pml run rlocal-deep pass "-DFIX -DHIT -DDUP=5 -DLOSS=3 -DR=7" "-DSAFETY" "-m100000 -w22"
 	PML=recslots.pml run recslots-deep pass "-DFIX -DNP=4 -DLOSS=2" "-DSAFETY" "-m10000 -w20"

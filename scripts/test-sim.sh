@@ -228,9 +228,12 @@ run hold-unlock "--seed 42 --events 30000 --max-rate 20000 --hold WRITE_UNLOCK:5
 	net.released
 # A copy stamped at the switch is served for 8 virtual s at most, then
 # fetched again (VERSION's epoch, lib/model/vohepoch.pml): updates every
-# 12 s, so unchanged copies outlive their lifetime (voh.sw_expired).
+# 12 s, so unchanged copies outlive their lifetime (voh.expired). A copy
+# stamped at its home too (vohepoch.pml HSTAMP): no block in the switch.
 run voh-sw-lifetime "--seed 11 --events 10000000 --duration 30 --update-s 12 --max-rate 200 --workload poll --policy validate --migrate --nodes 3 --threads 2 --blocks 2 --switch-blocks 1 --cache-blocks 4 --loss 0.01 --dup 0.01" \
-	voh.sw_expired voh.sw_hits
+	voh.expired voh.sw_hits
+run voh-home-lifetime "--seed 11 --events 10000000 --duration 30 --update-s 12 --max-rate 200 --workload poll --policy validate --nodes 3 --threads 2 --blocks 2 --switch-blocks 0 --cache-blocks 4 --loss 0.01 --dup 0.01" \
+	voh.expired voh.validated_hits
 
 # REGRESSIONS: seeds that once failed, with their options.
 # Queued mode, two threads of one node deadlocked: one backed off after a
@@ -380,6 +383,12 @@ run regress-queued-restart-freeze "--seed 16 --events 30000 --nodes 4 --max-rate
 # crash sweep 63 run 46; qfault-crash).
 run regress-queued-crash-46 "--seed 2445349458 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 1 --cache-blocks 4 --block-size 4096 --loss 0.048 --dup 0.034 --jitter-us 4 --max-rate 50000 --stuck-s 30 --lock-mode queued --pipe-depth 2 --crash-node 1 --crash-at 982ev --detect-ms 1" \
 	qlock.dead_dropped crash.declared_s
+# ... a home-owned block: node 1's read copy rode later tenures' Q_GRANTs
+# (QXFER from node 0, not node 1); node 2's Q_INV to dead node 1 was
+# re-sent for ever, the home's drain skipped the block (crash sweep 71 run
+# 680; it now drains every handed-over tenure).
+run regress-queued-crash-680 "--seed 42574874 --events 2000 --nodes 3 --threads 1 --workload counter --blocks 1 --switch-blocks 0 --cache-blocks 8 --block-size 16384 --loss 0.036 --dup 0.017 --jitter-us 50 --max-rate 50000 --stuck-s 30 --lock-mode queued --crash-node 1 --crash-at 832ev --detect-ms 50" \
+	recovery.blocks_recovered crash.declared_s
 # Dynamic migration, duplication 0.18: every copy of an ADD FAILed, the
 # home took the block back, a network duplicate installed it 414 us later
 # (two owners, a write-back refused for good; lib/model/migdup.pml, sweep

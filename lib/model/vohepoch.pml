@@ -40,6 +40,20 @@
  *             writes of X, a bound on a stamp's lifetime in writes of its
  *             block (run vohepoch-fix, WR below that); needs wire fields
  *             for the REMOVE's and ADD's VERSION (not implemented)
+ *   HSTAMP    with BLOCK: the reader may also stamp X while it is at home
+ *             (VOH_VERSION: the home's stamp, X's ADD set count mod 2^EW
+ *             above its home version of HW bits, bumped by each write at
+ *             home, not by writes in the switch) and serve its copy while
+ *             X is at home with an equal stamp. Today's rule, no lifetime
+ *             for a home stamp: X's 2^EW migrations with a write in the
+ *             switch bring the stamp round (vohepoch-home-nolife). The
+ *             rule (na_voh_fresh): a home stamp is served only while
+ *             younger than HLIFE ticks, as a switch stamp; passes with
+ *             HLIFE <= (2^EW - 1) * DELTA (vohepoch-home), fails one tick
+ *             looser (-home-life). The home version's own wrap (2^HW
+ *             writes inside a lifetime) is not explored: HW is chosen
+ *             above WR (real: 2^32 updates, over 28 s at one update per
+ *             frame of a 100 Gbps link, against HLIFE 8 s)
  *
  * Checked: a validated copy holds X's current value.
  */
@@ -64,6 +78,9 @@
 #ifndef TK
 #define TK 4 /* BLOCK: ticks */
 #endif
+#ifndef HW
+#define HW 3 /* HSTAMP: the home version's bits (above WR: no wrap) */
+#endif
 #define VM (1 << (EW + CW))
 #define CMAX ((1 << CW) - 1) /* the count's top */
 #if defined(SAT) && !defined(SATSTAMP)
@@ -81,13 +98,20 @@
 #else
 #define FRESH
 #endif
+#ifdef HLIFE
+#define HFRESH && clock - st < HLIFE /* a home stamp's lifetime */
+#else
+#define HFRESH
+#endif
+/* HSTAMP: the home's stamp of X, its set count above its home version */
+#define HOMESTAMP ((addseq % (1 << EW)) << HW | homever)
 
 bool sw = true;   /* X in the switch (installed by an ADD of seq 0) */
 byte version = 0; /* VERSION of X's slot */
 byte addseq = 1;  /* the home's next ADD epoch */
 byte homever;     /* FIX: X's version while at home */
 byte value, writes, migs;
-bool stamped;
+bool stamped, hs; /* a copy; stamped at the home (HSTAMP) */
 byte stamp, copy;
 byte clock, added, st; /* BLOCK: ticks; X's last ADD; the stamp's tick */
 byte ci;               /* BLOCK: the installing copy */
@@ -104,10 +128,18 @@ active proctype world()
 #else
 		:: sw -> version = (version + 1) % VM
 #endif
+#ifdef HSTAMP
+		:: else -> homever = (homever + 1) % (1 << HW)
+#else
 		:: else -> homever = (homever + 1) % VM
+#endif
 		fi }
 	:: atomic { migs < MG && sw -> /* REMOVE of X */
-		migs++; sw = false; homever = version }
+		migs++; sw = false;
+#ifndef HSTAMP
+		homever = version
+#endif
+	}
 	:: atomic { migs < MG && !sw ADDOK -> /* ADD of X */
 		migs++; sw = true;
 #ifdef FIX
@@ -126,9 +158,15 @@ active proctype world()
 	:: atomic { clock < TK -> clock++ } /* time passes */
 #endif
 	:: atomic { sw && !stamped STAMPOK -> stamped = true; stamp = version;
-		copy = value; st = clock }
-	:: atomic { sw && stamped && version == stamp FRESH ->
+		copy = value; st = clock; hs = false }
+	:: atomic { sw && stamped && !hs && version == stamp FRESH ->
 		assert(copy == value) } /* a validated hit */
+#ifdef HSTAMP
+	:: atomic { !sw && !stamped -> stamped = true; hs = true;
+		stamp = HOMESTAMP; copy = value; st = clock }
+	:: atomic { !sw && stamped && hs && stamp == HOMESTAMP HFRESH ->
+		assert(copy == value) } /* validated at the home */
+#endif
 	:: atomic { stamped -> stamped = false } /* the copy is evicted */
 	:: else -> break
 	od

@@ -40,7 +40,7 @@ struct na_dir;
  * two of them): with the block's own ADD seqs (na_add_seq_next) VERSION's
  * epoch repeats only after 65,536 / NA_ADD_COPY_SEQS of its migrations, so
  * after 8,191 gaps (8.59 s), longer than a validate-on-hit copy stamped at
- * the switch is served (NA_VOH_SW_LIFE_NS; lib/model/vohepoch.pml BLOCK).
+ * the switch is served (NA_VOH_LIFE_NS; lib/model/vohepoch.pml BLOCK).
  */
 #define NA_ADD_GAP_UNITS 2u
 #define NA_ADD_GAP_NS    (1ull << 20)

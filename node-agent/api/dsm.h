@@ -211,8 +211,8 @@ struct dsm_voh_stats {
 	uint64_t sw_fetches;  /* fetched through the coherence protocol */
 	uint64_t sw_uncached; /* of those, not kept: a write was in progress */
 	uint64_t sw_writes;   /* writes through the coherence protocol */
-	uint64_t sw_expired;  /* of sw_checks, the version unchanged but the
-				 copy too old (NA_VOH_SW_LIFE_NS): fetched */
+	uint64_t expired;     /* of checks, the version unchanged but the
+				 copy too old (NA_VOH_LIFE_NS): fetched */
 };
 
 void dsm_voh_stats(struct dsm *d, struct dsm_voh_stats *out);

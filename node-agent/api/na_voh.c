@@ -10,8 +10,7 @@
 #include "na_voh_int.h"
 #include "na_voh_home.h"
 
-_Static_assert(NA_VOH_SW_LIFE_NS <=
-		       (65536 / NA_ADD_COPY_SEQS - 1) * NA_ADD_GAP_NS,
+_Static_assert(NA_VOH_LIFE_NS <= (65536 / NA_ADD_COPY_SEQS - 1) * NA_ADD_GAP_NS,
 	       "a switch stamp outlives its block's epoch (vohepoch.pml)");
 
 int
@@ -359,10 +358,10 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	v->st.sw_checks += (cver & NA_VOH_SW) != 0;
 	e = na_voh_entry(v, tag, false);
 	if (e && e->stamp == cver && ver == cver &&
-	    na_voh_fresh(cver, e->fetched_ns, na_now_ns())) {
+	    na_voh_fresh(e->fetched_ns, na_now_ns())) {
 		/* the version when the home or the switch answered: this
-		 * copy is current (a switch stamp: its epoch cannot have
-		 * come round again, vohepoch.pml) */
+		 * copy is current (its stamp cannot have come round again
+		 * while young, vohepoch.pml) */
 		memcpy(buf, e->data + off, len);
 		e->used = ++v->tick;
 		v->st.validated_hits++;
@@ -371,7 +370,7 @@ na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 		return 0;
 	}
 	v->st.changed++;
-	v->st.sw_expired += e && e->stamp == cver && ver == cver;
+	v->st.expired += e && e->stamp == cver && ver == cver;
 	pthread_mutex_unlock(&v->mu);
 	if (ver & NA_VOH_SW) /* the switch's answer is the read before */
 		rc = na_voh_sw_fetch(t, v, tag, off, len, buf, ver, busy, g0,

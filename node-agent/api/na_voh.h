@@ -29,11 +29,14 @@ int na_voh_access(struct dsm_thread *t, uint64_t tag, uint32_t off,
 /* A stamp read from the switch's VERSION register (never equal to one the
  * home sent: those have 16-bit epochs). */
 #define NA_VOH_SW (1ull << 63)
-/* A copy stamped at the switch is served for this long after the
- * VERSION_READ that stamped it was sent, then fetched again: the block's
- * epoch repeats only after 8,191 of its migrations, each more than
- * NA_ADD_GAP_NS after the last (na_home.h; lib/model/vohepoch.pml). */
-#define NA_VOH_SW_LIFE_NS 8000000000ull
+/* A copy is served for this long after the check that stamped it was
+ * sent, then fetched again (lib/model/vohepoch.pml BLOCK, HSTAMP). A
+ * switch stamp's epoch repeats only after 8,191 of its block's
+ * migrations, each more than NA_ADD_GAP_NS after the last (na_home.h); a
+ * home stamp's after 65,536 of its ADD sets, each a migration or 8
+ * retransmissions of one; its 32-bit version after 2^32 updates, over 28 s
+ * at one update per frame of a 100 Gbps link. */
+#define NA_VOH_LIFE_NS 8000000000ull
 
 /**
  * VERSION_READ of block `tag` at the switch (docs/VALIDATE.md "Switch-owned

@@ -92,13 +92,13 @@ na_voh_decide(bool region, unsigned policy, uint64_t ttl_ns, bool write,
 	return NA_VOH_CHECK;
 }
 
-/** May a copy with `stamp`, stamped at `stamped_ns`, be served at `now_ns`
- * if its version checks out? A switch stamp only while young
- * (NA_VOH_SW_LIFE_NS); a home stamp always. */
+/** May a copy stamped at `stamped_ns` be served at `now_ns` if its version
+ * checks out? Only while young (NA_VOH_LIFE_NS), whoever stamped it: a
+ * home stamp too comes round (vohepoch.pml HSTAMP). */
 static inline bool
-na_voh_fresh(uint64_t stamp, uint64_t stamped_ns, uint64_t now_ns)
+na_voh_fresh(uint64_t stamped_ns, uint64_t now_ns)
 {
-	return !(stamp & NA_VOH_SW) || now_ns - stamped_ns < NA_VOH_SW_LIFE_NS;
+	return now_ns - stamped_ns < NA_VOH_LIFE_NS;
 }
 
 /** May a fetch keep its copy with the switch stamp `pre` (`busy`: the

@@ -26,13 +26,18 @@ held_by(const struct na_home *home, uint16_t node, uint64_t tag)
 	return false;
 }
 
-/* Is the block's queue tenure the node's, or one it handed over (its
- * Q_GRANT may never have left: lib/model/qfault.pml HOME)? */
+/*
+ * Is the block's queue tenure the node's, or one handed over since this
+ * home granted it? A handed-over tenure's copyset travels in its Q_GRANTs
+ * and may name the node (a reader's copy made by an earlier tenure: the
+ * holder's Q_INV to it is never answered), and a tenure the node handed
+ * over may have died with its Q_GRANT (lib/model/qfault.pml HOME, qdrain.pml).
+ */
 static bool
 q_tenure(const struct na_hblock *b, uint16_t node)
 {
 	return na_hq_held_by(&b->q, node) ||
-	       (b->q.holder != 0 && b->q_from == node + 1);
+	       (b->q.holder != 0 && b->q_from != 0);
 }
 
 /*

@@ -52,7 +52,7 @@ na_sim_voh_json(struct dsm *const *d, uint32_t n_nodes, FILE *f)
 		t.sw_fetches += s.sw_fetches;
 		t.sw_uncached += s.sw_uncached;
 		t.sw_writes += s.sw_writes;
-		t.sw_expired += s.sw_expired;
+		t.expired += s.expired;
 	}
 	fprintf(f,
 		"\"checks\":%" PRIu64 ",\"validated_hits\":%" PRIu64
@@ -60,10 +60,10 @@ na_sim_voh_json(struct dsm *const *d, uint32_t n_nodes, FILE *f)
 		",\"updates\":%" PRIu64 ",\"fallbacks\":%" PRIu64
 		",\"sw_checks\":%" PRIu64 ",\"sw_hits\":%" PRIu64
 		",\"sw_fetches\":%" PRIu64 ",\"sw_uncached\":%" PRIu64
-		",\"sw_writes\":%" PRIu64 ",\"sw_expired\":%" PRIu64,
+		",\"sw_writes\":%" PRIu64 ",\"expired\":%" PRIu64,
 		t.checks, t.validated_hits, t.changed, t.fetches, t.updates,
 		t.fallbacks, t.sw_checks, t.sw_hits, t.sw_fetches,
-		t.sw_uncached, t.sw_writes, t.sw_expired);
+		t.sw_uncached, t.sw_writes, t.expired);
 }
 
 /* Queued locks (docs/QUEUED-LOCKS.md): the holders' and requesters'

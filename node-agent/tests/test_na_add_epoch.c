@@ -116,7 +116,7 @@ Test(add_epoch, migrations_are_spaced)
 
 /* The bound by construction: migrating a block as often as the home
  * allows, its epoch comes round after 8,192 migrations, later than a
- * switch stamp is served (NA_VOH_SW_LIFE_NS). */
+ * switch stamp is served (NA_VOH_LIFE_NS). */
 Test(add_epoch, comes_round_later_than_a_stamp_lives)
 {
 	uint32_t first = 0, n = 0, s;
@@ -137,5 +137,5 @@ Test(add_epoch, comes_round_later_than_a_stamp_lives)
 		}
 	}
 	cr_assert_eq(n - 1, 65536 / NA_ADD_COPY_SEQS);
-	cr_assert_gt(now - t_first, NA_VOH_SW_LIFE_NS);
+	cr_assert_gt(now - t_first, NA_VOH_LIFE_NS);
 }

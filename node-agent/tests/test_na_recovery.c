@@ -524,16 +524,34 @@ Test(na_recovery, drain_finds_a_dead_queue_holder)
 	cr_assert_eq(n.home.blk[3].q.fwd, 0);
 }
 
+/* Block 3's tenure, now node 1's, was handed over by node `from`; node 3
+ * dies: the drain takes the block. */
+static void
+drain_handed_over(uint16_t from)
+{
+	n.home.blk[3].writer = true;
+	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(1, 0, 5), 0, 5 };
+	n.home.blk[3].q_from = from + 1;
+	na_rec_drain(n.rec, 3, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+}
+
 /* Node 3 handed block 3's tenure to node 1 (QXFER approved) and died:
  * its Q_GRANT may never have left, the drain takes the block too
  * (lib/model/qfault.pml HOME; na-sim crash sweep 63 run 125). */
 Test(na_recovery, drain_finds_a_tenure_the_dead_node_handed_over)
 {
-	n.home.blk[3].writer = true;
-	n.home.blk[3].q = (struct na_hqs){ lcf_q_id(1, 0, 5), 0, 5 };
-	n.home.blk[3].q_from = 3 + 1;
-	na_rec_drain(n.rec, 3, &out);
-	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	drain_handed_over(3);
+}
+
+/* Node 2 handed block 3's tenure to node 1; its copyset (carried in the
+ * Q_GRANTs, not known here) may list node 3, a reader of an earlier
+ * tenure: node 1's Q_INV to it is never answered, so node 3's failure
+ * drains the block too (lib/model/qdrain.pml; na-sim crash sweep 71 run
+ * 680). */
+Test(na_recovery, drain_takes_a_handed_over_tenure_of_another_node)
+{
+	drain_handed_over(2);
 }
 
 /*

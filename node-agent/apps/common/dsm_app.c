@@ -575,6 +575,18 @@ run_phase(struct app *a, int (*fn)(struct app *, uint16_t, void *), void *arg)
 }
 
 int
+app_measure_from_now(struct app *a)
+{
+	for (uint16_t t = 0; t < a->o.threads; t++)
+		a->cnt[t] = (struct app_counters){ 0 };
+	if (a->o.stats_start != NULL && write_stats(a->d, a->o.stats_start))
+		return -EIO;
+	dsm_trace_mark(a->d);
+	a->t_start_ns = app_now_ns();
+	return 0;
+}
+
+int
 app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 		void *arg)
 {
@@ -589,13 +601,10 @@ app_run_threads(struct app *a, int (*fn)(struct app *, uint16_t, void *),
 		rc = run_phase(a, fn, arg);
 		if (rc != 0 || a->stop)
 			goto out;
-		for (uint16_t t = 0; t < a->o.threads; t++)
-			a->cnt[t] = (struct app_counters){ 0 };
 	}
-	rc = -EIO;
-	if (a->o.stats_start != NULL && write_stats(a->d, a->o.stats_start))
+	rc = app_measure_from_now(a);
+	if (rc != 0)
 		goto out;
-	dsm_trace_mark(a->d);
 	a->phase_s = a->o.duration;
 	rc = run_phase(a, fn, arg);
 out:

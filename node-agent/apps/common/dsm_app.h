@@ -139,6 +139,15 @@ uint64_t app_static_base(const struct app *a);
 int app_barrier(struct app *a, struct dsm_thread *t);
 
 /**
+ * Start the measured phase now: the counters to zero, the start time, the
+ * --stats-start snapshot and the trace mark. app_run_threads calls it; an
+ * iteration-bound app calls it again after its warm-up iterations, while
+ * its other threads wait (they must not count meanwhile).
+ * @return 0, or -EIO (the --stats-start file cannot be written).
+ */
+int app_measure_from_now(struct app *a);
+
+/**
  * Run fn(a, thread, arg) on o->threads threads until each returns; while
  * they run, print the progress line if asked. With --warmup the threads
  * run `fn` for that long first, uncounted (a time-bound `fn` only). The

@@ -71,24 +71,28 @@ struct pr_engine {
 	struct app *a;
 	const struct pr_graph *g;
 	const struct pr_part *p;
-	unsigned iterations;
+	unsigned iterations; /* measured */
+	unsigned warmup;     /* run first, uncounted */
 	double damping;
 	struct pr_hdr *hdr; /* [nodes] every node's, after attach */
 	struct pr_lbar bar; /* among this node's threads */
 	bool bar_ready;
 	double dangling;       /* D of the running iteration (thread 0) */
-	uint64_t *iter_end_ns; /* [iterations], after each cluster barrier */
+	uint64_t *iter_end_ns; /* [iterations], after each measured one's
+				* cluster barrier */
 	_Atomic int failed;
 };
 
 /**
- * Set up the engine of app `a` for graph g partitioned by p.
+ * Set up the engine of app `a` for graph g partitioned by p: `warmup`
+ * iterations uncounted (migration's first epochs), then `iterations`
+ * measured; the ranks are those after both.
  * @return 0; -EINVAL (the block cannot hold 2 x threads dangling slots),
  * -ENOMEM.
  */
 int pr_engine_init(struct pr_engine *e, struct app *a, const struct pr_graph *g,
-		   const struct pr_part *p, unsigned iterations,
-		   double damping);
+		   const struct pr_part *p, unsigned warmup,
+		   unsigned iterations, double damping);
 
 void pr_engine_free(struct pr_engine *e);
 
@@ -111,9 +115,11 @@ dsm_addr_t pr_dangling_addr(const struct pr_engine *e, uint16_t node,
 			    unsigned parity, uint16_t thread);
 
 /**
- * The app_run_threads body: `iterations` rounds of gather, apply and
- * scatter over this thread's share (pr_gas.c).
- * @return 0; a DSM error; -ECANCELED when another local thread failed.
+ * The app_run_threads body: warmup + iterations rounds of gather, apply
+ * and scatter over this thread's share (pr_gas.c); the measured phase
+ * starts after the warm-up's last cluster barrier (app_measure_from_now).
+ * @return 0; a DSM error; -EIO (the stats-start snapshot); -ECANCELED
+ * when another local thread failed.
  */
 int pr_engine_thread(struct app *a, uint16_t thread, void *arg);
 

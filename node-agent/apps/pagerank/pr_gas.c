@@ -153,7 +153,7 @@ pr_engine_thread(struct app *a, uint16_t th, void *arg)
 	double dang;
 	int rc = 0;
 
-	for (unsigned k = 0; k < e->iterations; k++) {
+	for (unsigned k = 0; k < e->warmup + e->iterations; k++) {
 		unsigned cur = k & 1;
 
 		if (th == 0 && (rc = read_dangling(e, t, cur, &e->dangling)))
@@ -170,9 +170,14 @@ pr_engine_thread(struct app *a, uint16_t th, void *arg)
 			return -ECANCELED;
 		if (th == 0) {
 			rc = app_barrier(a, t);
+			/* The others wait at the local barrier: nothing
+			 * counts while the measured phase starts. */
+			if (rc == 0 && k + 1 == e->warmup)
+				rc = app_measure_from_now(a);
 			if (rc != 0)
 				return fail(e, rc);
-			e->iter_end_ns[k] = app_now_ns();
+			if (k >= e->warmup)
+				e->iter_end_ns[k - e->warmup] = app_now_ns();
 		}
 	}
 	return 0;

@@ -15,7 +15,8 @@
 
 int
 pr_engine_init(struct pr_engine *e, struct app *a, const struct pr_graph *g,
-	       const struct pr_part *p, unsigned iterations, double damping)
+	       const struct pr_part *p, unsigned warmup, unsigned iterations,
+	       double damping)
 {
 	int rc;
 
@@ -31,6 +32,7 @@ pr_engine_init(struct pr_engine *e, struct app *a, const struct pr_graph *g,
 	e->g = g;
 	e->p = p;
 	e->iterations = iterations;
+	e->warmup = warmup;
 	e->damping = damping;
 	e->hdr = calloc(a->o.nodes, sizeof(*e->hdr));
 	e->iter_end_ns = calloc(iterations ? iterations : 1,
@@ -213,7 +215,7 @@ pr_engine_attach(struct pr_engine *e, struct dsm_thread *t)
 int
 pr_engine_ranks(struct pr_engine *e, struct dsm_thread *t, double *rank)
 {
-	unsigned fin = e->iterations & 1;
+	unsigned fin = (e->warmup + e->iterations) & 1;
 	int rc = 0;
 
 	for (uint16_t k = 0; k < e->a->o.nodes && rc == 0; k++) {
