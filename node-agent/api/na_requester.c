@@ -84,8 +84,9 @@ na_req_next_seq(struct dsm_thread *t)
 /*
  * Recovery (na_recovery.h) before an event on `tag`: wait while a recovery
  * round holds the tag. @return 1 when the retry seq must not be reused (a
- * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
- * node was declared dead (dsm_node_failed).
+ * recovery recorded it as unsettled), 0, -EHOSTDOWN when the tag's home
+ * node was declared dead (dsm_node_failed), -ECANCELED when stopped while a
+ * round holds the tag.
  */
 static int
 rec_before_event(struct dsm_thread *t, uint64_t tag)
@@ -101,9 +102,12 @@ rec_before_event(struct dsm_thread *t, uint64_t tag)
 		return -EHOSTDOWN;
 	if (fresh == -EAGAIN) { /* a recovery round holds the tag */
 		while (na_rec_blocked(r, tag)) {
+			/* Stopped (a crashed node's DONE never comes): the
+			 * event is given up, no request sent; breaking out
+			 * only came back here (na_rec_sent refuses). */
 			if (na_req_stopping(t) &&
 			    na_now_ns() - start > NA_GIVE_UP_NS)
-				break;
+				return -ECANCELED;
 			na_req_backoff(t, 4);
 		}
 		fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag,
@@ -134,7 +138,7 @@ again:
 		break;
 	default:
 		NA_STAT_INC(t->n->st.req.aborted);
-		return NA_EV_ABORT; /* its home node is dead */
+		return NA_EV_ABORT; /* its home node is dead, or stopped */
 	}
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
 	if (rt->seq && rt->seq == t->seq && rt->type == type &&

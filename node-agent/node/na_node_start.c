@@ -236,11 +236,38 @@ na_node_stop(struct na_node *n)
 
 /* ---- static migration ----------------------------------------------------- */
 
+/*
+ * How long static ADDs sent `el` ago may go unanswered: twice the ADDs'
+ * round trip (na_home_add_rto; many blocks, one ACK each: the last answers
+ * queue behind the first). Each block answered (OK or FAIL) since the last
+ * call, counted in `*answered`, is a sample of `el`: at the loop's 2 ms
+ * grain, an over-estimate.
+ */
+static uint64_t
+static_rto(struct na_home *h, uint32_t count, uint64_t el, uint32_t *answered)
+{
+	uint32_t now = 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		const struct na_hblock *b = &h->blk[i];
+
+		now += b->owner == NA_OWN_SWITCH ||
+		       (b->owner == NA_OWN_MIGRATING && b->add_hold) ||
+		       (b->owner == NA_OWN_HOME && b->add_collided);
+	}
+	for (; *answered < now; (*answered)++)
+		na_home_add_rtt_sample(h, el);
+	return 2 * na_home_add_rto(h);
+}
+
 uint32_t
 na_node_migrate_static(struct na_node *n, uint32_t count)
 {
 	static struct na_out out;
 	uint32_t ok = 0, pending;
+	uint32_t answered = 0;
+	uint64_t t0, el;
+	bool wait;
 
 	if (!(n->cfg.roles & NA_ROLE_HOME) || !count)
 		return 0;
@@ -255,17 +282,27 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 	}
 	na_node_flush(n, &out);
 	na_node_agents_leave(n);
+	t0 = na_now_ns();
 
-	/* ADDs are idempotent at the switch: re-send until every ACK is in. */
+	/* An unanswered ADD is settled, not re-sent (na_home_migrate_timeout):
+	 * the switch may have restarted since a copy installed it. */
 	for (int round = 0; round < 100; round++) {
 		na_sleep_until(na_now_ns() +
 			       (round < 10 ? 2000000ull : 20000000ull));
 		pending = 0;
 		na_node_agents_enter(n);
 		na_out_reset(&out);
+		el = na_now_ns() - t0;
+		wait = el < static_rto(&n->home, count, el, &answered);
 		for (uint32_t i = 0; i < count; i++) {
-			if (na_home_migrate_resend(&n->home, i, na_now_ns(),
-						   &out) >= 0)
+			const struct na_hblock *b = &n->home.blk[i];
+
+			if (wait && b->owner == NA_OWN_MIGRATING &&
+			    !b->add_hold && !b->add_draining)
+				pending++;
+			else if (na_home_migrate_timeout(&n->home, i,
+							 na_now_ns(),
+							 &out) >= 0)
 				pending++;
 			if (out.n >= NA_OUT_MAX - 1)
 				na_node_flush(n, &out);
