@@ -78,6 +78,21 @@
 
 #define LCF_SLOTS (32w1 << LCF_SLOT_BITS)
 
+/* p4testgen only (lib/p4/testgen.sh): the topology's control plane as
+ * assumptions, so its tests run on entries swswitch installs too */
+#ifdef LCF_TESTGEN_PORT
+#include <testgen.p4>
+#define LCF_TESTGEN_ASSUME(cond) testgen_assume(cond)
+#else
+#define LCF_TESTGEN_ASSUME(cond)
+#endif
+#ifndef LCF_TESTGEN_CFG
+#define LCF_TESTGEN_CFG true
+#endif
+#ifndef LCF_TESTGEN_L2
+#define LCF_TESTGEN_L2 true
+#endif
+
 #include "lcf_headers.p4"
 #include "lcf_parser.p4"
 #include "lcf_validate.p4"

@@ -41,6 +41,12 @@ parser LcfIngressParser(packet_in pkt,
     state parse_port_metadata {
         pkt.advance(PORT_METADATA_SIZE);
         md.pass2 = 0;
+#ifdef LCF_TESTGEN_PORT
+        /* p4testgen: rs_in is a key of op_select on the first pass too (a
+         * wildcard there); a tainted key ends its path */
+        md.rs_in.setValid();
+        md.rs_in.lock_kind = 0;
+#endif
         transition parse_ethernet;
     }
 

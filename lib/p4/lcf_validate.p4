@@ -285,6 +285,7 @@ control LcfPrepare(inout lcf_headers_t hdr,
 
     apply {
         switch_cfg.apply();
+        LCF_TESTGEN_ASSUME(LCF_TESTGEN_CFG);
 #if LCF_QUEUE
         lock_mode_cfg.apply();
 #endif
@@ -510,6 +511,7 @@ control LcfL2(inout lcf_headers_t hdr,
         hdr.bridge._pad1 = 0;
         hdr.bridge.ackhi = 0;
         dmac.apply();
+        LCF_TESTGEN_ASSUME(LCF_TESTGEN_L2);
     }
 }
 

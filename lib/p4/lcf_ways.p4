@@ -195,9 +195,14 @@ control LcfLastUnlock(inout lcf_headers_t hdr, inout lcf_ig_md_t md)
          * one with the TAG ways' slot hashes, whose results would share its
          * 32-bit immediate path */
         if (md.pass2 == 0) {
+#ifdef LCF_TESTGEN_PROV
+            /* p4testgen crashes on a CUSTOM hash: the same CRC as XORs */
+            md.prov_sel = LCF_TESTGEN_PROV ^ md.prov_k;
+#else
             md.prov_sel = prov_hash.get({
                 hdr.lcf.seq[7:0], hdr.lcf.seq[15:8], hdr.lcf.seq[23:16],
                 hdr.lcf.seq[31:24], md.req[7:0], md.req[15:8], 16w0 }) ^ md.prov_k;
+#endif
         }
     }
 }
@@ -282,6 +287,8 @@ control LcfTagWay(inout lcf_headers_t hdr,
          * stage's hashes in one table) */
 #if LCF_SLOT_BITS == 0
         slot = 0;
+#elif defined(LCF_TESTGEN_SLOT)
+        slot = LCF_TESTGEN_SLOT;    /* p4testgen: as prov_sel above */
 #else
         slot = slot_hash.get({
             hdr.lcf.tag[7:0],   hdr.lcf.tag[15:8],  hdr.lcf.tag[23:16],

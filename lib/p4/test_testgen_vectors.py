@@ -115,6 +115,47 @@ class TestTranslate(unittest.TestCase):
         self.assertEqual(self.tr("Test3"), (None, "topology default not set by the test: "
                                             "LcfIngress.prepare.switch_cfg"))
 
+    def test_p4testgen_trace_rules(self):
+        t = copy.deepcopy(self.tests["Test3"])
+        t["trace"] = "[Table Branch: LcfIngress.l2.dmac | Key(s): ...]"
+        self.assertIsNotNone(self.tr(None, t)[0])
+        t["trace"] += "\n[Table Branch: LcfIngress.prepare.switch_cfg| ...]"
+        self.assertIsNone(self.tr(None, t)[0])
+        t = copy.deepcopy(self.tests["Test0"])
+        t["trace"] = "Computed: ig_tm_md.mcast_grp_a = 2;"
+        self.assertEqual(self.tr(None, t),
+                         (None, "multicast (PRE) not modelled by p4testgen"))
+
+    def test_entry_with_the_p4_default_is_a_miss(self):
+        t = copy.deepcopy(self.tests["Test0"])
+        flood = {"table": "pipe.LcfIngress.l2.dmac", "action": "LcfIngress.l2.l2_flood",
+                 "keys": {"dst_mac": ("exact", 0x123456)}, "data": {}}
+        t["entries"].append(flood)
+        self.assertIsNotNone(self.tr(None, t)[0])
+        flood["keys"]["dst_mac"] = ("exact", 0x020000000001)  # a topology node's
+        self.assertIsNone(self.tr(None, t)[0])
+
+    def test_crc_xors_is_crc32c(self):
+        # evaluate the P4 XOR expression on a tag and compare with the CRC
+        import random
+        rnd = random.Random(7)
+        for _ in range(20):
+            tag, seed = rnd.getrandbits(64), rnd.getrandbits(32)
+            expr = tv.crc_xors([("tag", 8 * i) for i in range(8)], "seed", range(31, 27, -1))
+            env = {"tag": tag, "seed": seed}
+            bits = [eval("^".join("(%s >> %s & 1)" % (t.split("[")[0], t.split("[")[1].split(":")[0])
+                                  for t in b.strip("()").split(" ^ ")), {}, env)
+                    for b in expr[1:-1].split(" ++ ")]
+            want = tv._crc32c(seed, tag.to_bytes(8, "little")) >> 28
+            self.assertEqual(int("".join(map(str, bits)), 2), want)
+
+    def test_assumptions(self):
+        cfg, l2 = tv.assumptions(self.cp)
+        self.assertIn("md.node_mask == 7", cfg)
+        self.assertTrue(l2.startswith("((hdr.ethernet.dst_addr == %d) ? "
+                                      "(ig_tm_md.ucast_egress_port == 0) : ((" % 0x020000000001))
+        self.assertTrue(l2.endswith("(ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP))))"))
+
     def test_every_field_of_an_entry_counts(self):
         t = copy.deepcopy(self.tests["Test0"])
         home = t["entries"][3]

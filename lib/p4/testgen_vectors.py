@@ -29,6 +29,7 @@ is a translation limit, not a C or P4 bug.
 
   testgen_vectors.py --topology pcap3.json [--seed N] [--queue]
                      [--out DIR] [--first N] [--summary FILE] PTF_FILE...
+  testgen_vectors.py --topology pcap3.json --assumptions
 
 Writes DIR/<NNN>-testgen-<file>-<test>/vector.json for each translated test
 (NNN from --first, default 900) and prints one line per test and the
@@ -86,6 +87,49 @@ def _key_tuple(call, where):
     raise TestgenError("%s: KeyTuple %s has no value" % (where, name))
 
 
+# Register values at power-on other than 0 (lcf_ways.p4: last_unlock {0, 1})
+POWER_ON = {"open_seq": 1}
+
+
+def _power_on(value):
+    """Whether setRegisterValue's value is the register's power-on value."""
+    if not isinstance(value, list):
+        return value == 0
+    return all(v == POWER_ON.get(_short(f), 0) for f, v in value)
+
+
+def power_on_sources(src, dst):
+    """Copy lib/p4's *.p4 to dst with, at the top of every RegisterAction,
+    a testgen_assume that the cell holds its power-on value: p4testgen
+    starts registers symbolic, and one packet reads a cell once."""
+    pairs = {"tag_pair_t": ("lo", "hi"), "q_pair_t": ("lo", "hi"),
+             "lu_pair_t": ("seq", "open_seq"), "qg_pair_t": ("seq", "eo")}
+
+    def assume(m):
+        t = m.group(2)
+        if t in pairs:
+            cond = " && ".join("v.%s == %d" % (f, POWER_ON.get(f, 0)) for f in pairs[t])
+        elif t.startswith("bit<"):
+            cond = "v == 0"
+        else:
+            raise TestgenError("RegisterAction on %s: no power-on value" % t)
+        return "%s LCF_TESTGEN_ASSUME(%s);" % (m.group(1), cond)
+
+    n = 0
+    for name in sorted(os.listdir(src)):
+        if not name.endswith(".p4"):
+            continue
+        with open(os.path.join(src, name)) as f:
+            text = f.read()
+        text = text.replace("home_tbl.apply();",
+                            "home_tbl.apply(); LCF_TESTGEN_ASSUME(LCF_TESTGEN_TABLES);")
+        text, k = re.subn(r"(void apply\(inout ([\w<>]+) v, out [^)]*\) \{)", assume, text)
+        n += k
+        with open(os.path.join(dst, name), "w") as f:
+            f.write(text)
+    return n
+
+
 def _data_tuples(node, where):
     out = {}
     for c in getattr(node, "elts", []):
@@ -119,7 +163,7 @@ def _setup(fn, test, where):
             vals = [v for _, v in value] if isinstance(value, list) else [value]
             test["registers"].append({"name": _const(node.args[0], where),
                                       "index": _const(node.args[2], where),
-                                      "zero": all(v == 0 for v in vals)})
+                                      "zero": _power_on(value)})
         elif name in ("setDirectRegisterValue", "default_entry_set"):
             # a direct register or a register parameter: neither exists in
             # lcf.p4, so a test that sets one is not of this program's form
@@ -170,7 +214,8 @@ def parse_ptf(text, path="<ptf>"):
             continue
         where = "%s:%s" % (path, cls.name)
         test = {"name": cls.name, "entries": [], "defaults": {}, "registers": [],
-                "unsupported": [], "send": None, "expect": None}
+                "unsupported": [], "send": None, "expect": None,
+                "trace": ast.get_docstring(cls) or ""}
         for fn in cls.body:
             if not isinstance(fn, ast.FunctionDef):
                 continue
@@ -265,6 +310,165 @@ def _entry_matches(ent, action, params):
     return data == rest
 
 
+# The P4's own default actions of the exact-match tables whose entries
+# p4testgen may add with that same action: such an entry on a key the
+# topology does not use behaves as a miss, so it is dropped, not a skip.
+P4_DEFAULTS = {"LcfIngress.l2.dmac": ("l2_flood", {}),
+               "LcfIngress.prepare.node_tbl": ("node_absent", {}),
+               "LcfIngress.prepare.node_port_tbl": ("port_differs", {}),
+               "LcfIngress.prepare.requester_tbl": ("no_requester", {}),
+               "LcfEgress.eg_node": ("node_unknown", {})}
+
+
+# Ternary tables likewise, by the packet's key (p4testgen's trace has every
+# extracted field): a miss when no topology entry matches it
+P4_TERNARY_DEFAULTS = {"LcfIngress.prepare.home_tbl": ("no_home", "tag", "hdr.lcf.tag")}
+
+
+def _traced_field(trace, field):
+    m = re.search(r"%s = 0x([0-9A-Fa-f_]+)" % re.escape(field), trace)
+    return int(m.group(1).replace("_", ""), 16) if m else None
+
+
+def _is_miss(ent, table, entries, trace=""):
+    t = P4_TERNARY_DEFAULTS.get(table)
+    if t is not None:
+        val = _traced_field(trace, t[2])
+        if _short(ent["action"]) != t[0] or ent["data"] or val is None:
+            return False
+        return not any((val & p[t[1] + "_mask"]) == (p[t[1]] & p[t[1] + "_mask"])
+                       for _, p in entries.get(table, []))
+    d = P4_DEFAULTS.get(table)
+    if d is None or _short(ent["action"]) != d[0] or ent["data"]:
+        return False
+    keys = {_short(k): v[1] for k, v in ent["keys"].items() if v[0] == "exact"}
+    if len(keys) != len(ent["keys"]):
+        return False
+    return not any(all(p.get(k) == v for k, v in keys.items())
+                   for _, p in entries.get(table, []))
+
+
+def _chain(pairs, last):
+    """cond1 ? then1 : (cond2 ? then2 : (... last)): p4c parses an
+    unparenthesised a ? b : c ? d : e as (a ? b : c) ? d : e."""
+    out = "(%s)" % last
+    for cond, then in reversed(pairs):
+        out = "((%s) ? (%s) : %s)" % (cond, then, out)
+    return out
+
+
+def assumptions(topo_cp):
+    """The two p4testgen assumptions (LCF_TESTGEN_CFG, LCF_TESTGEN_L2 in
+    lcf.p4) that hold exactly when switch_cfg and l2.dmac behave as the
+    topology's control plane makes them behave."""
+    entries, defaults = topo_cp
+    a, p = defaults["LcfIngress.prepare.switch_cfg"]
+    if a != "set_switch":
+        raise TestgenError("switch_cfg default %s, expected set_switch" % a)
+    cfg = " && ".join("md.%s == %d" % (f, p[k]) for f, k in (
+        ("sw_mac", "mac"), ("sw_ip", "ip"), ("node_mask", "node_mask"),
+        ("has_shadow", "has_shadow"), ("prov_k", "prov_k")))
+    ports = sorted({q["ingress_port"] for _, q in entries.get("LcfIngress.prepare.node_port_tbl", [])})
+    if ports:  # frames enter on a topology port
+        cfg += " && (%s)" % " || ".join("ig_intr_md.ingress_port == %d" % n for n in ports)
+    hits, misses = [], []
+    for act, q in entries.get("LcfIngress.l2.dmac", []):
+        if act != "l2_forward":
+            raise TestgenError("l2.dmac entry %s, expected l2_forward" % act)
+        hits.append(("hdr.ethernet.dst_addr == %d" % q["dst_mac"],
+                     "ig_tm_md.ucast_egress_port == %d" % q["port"]))
+    # a chain of ?: : an || would read the field the other action left
+    # unwritten, and p4testgen drops an assumption on a tainted value
+    return "(%s)" % cfg, _chain(hits, "ig_tm_md.mcast_grp_a == LCF_FLOOD_GRP")
+
+
+def _crc32c(init, data):
+    """C lcf_crc32c: reflected CRC-32C, init given, no final xor."""
+    crc = init
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc
+
+
+def crc_xors(inputs, seed_bits, out_bits):
+    """lcf_ways.p4's CUSTOM CRC-32C hashes as P4 XORs (p4testgen's Tofino
+    target fails on CUSTOM hashes: its Hash.get reads the polynomial from
+    the call's arguments). A CRC without final xor is linear in (init,
+    data): output bit k is the XOR of the input bits whose unit vector
+    sets it. inputs: 8 bytes (little-endian) as (P4 field, its first bit),
+    None for 0;
+    seed_bits: the P4 name of the 32-bit init or None; out_bits: output
+    bit numbers, most significant first. Returns a P4 expression."""
+    terms = {k: [] for k in out_bits}
+    for i, byte in enumerate(inputs):
+        for j in range(8):
+            if byte is None:
+                continue
+            data = bytearray(8)
+            data[i] = 1 << j
+            c = _crc32c(0, bytes(data))
+            for k in out_bits:
+                if c >> k & 1:
+                    terms[k].append("%s[%d:%d]" % (byte[0], byte[1] + j, byte[1] + j))
+    if seed_bits:
+        for j in range(32):
+            c = _crc32c(1 << j, bytes(8))
+            for k in out_bits:
+                if c >> k & 1:
+                    terms[k].append("%s[%d:%d]" % (seed_bits, j, j))
+    bits = ["(%s)" % " ^ ".join(terms[k]) if terms[k] else "1w0" for k in out_bits]
+    return "(" + " ++ ".join(bits) + ")"
+
+
+def hash_assumptions(slot_bits):
+    """#define lines for LCF_TESTGEN_SLOT and LCF_TESTGEN_PROV."""
+    tag = [("hdr.lcf.tag", 8 * i) for i in range(8)]
+    prov = [("hdr.lcf.seq", 8 * i) for i in range(4)] + [("md.req", 0), ("md.req", 8), None, None]
+    out = ["#define LCF_TESTGEN_PROV %s" % crc_xors(prov, None, range(4, -1, -1))]
+    if slot_bits:
+        out.append("#define LCF_TESTGEN_SLOT %s"
+                   % crc_xors(tag, "seed", range(31, 31 - slot_bits, -1)))
+    return out
+
+
+# Stage 0's topology tables as one more assumption (after home_tbl): key
+# fields, and each action's effect on the metadata (hit, then the default)
+STAGE0 = [
+    ("LcfIngress.prepare.node_tbl", {"node": "hdr.lcf.node"},
+     {"node_exists": "md.node_known == 1 && md.node_bit == {node_bit}"}, "md.node_known == 0"),
+    ("LcfIngress.prepare.node_port_tbl",
+     {"node": "hdr.lcf.node", "ingress_port": "ig_intr_md.ingress_port"},
+     {"port_matches": "md.port_ok == 1"}, "md.port_ok == 0"),
+    ("LcfIngress.prepare.requester_tbl",
+     {"node": "hdr.lcf.node", "thread": "hdr.lcf.thread", "seq_parity": "hdr.lcf.seq[0:0]"},
+     {"set_requester": "md.req_ok == 1 && md.req == {req} && md.sb_idx == {sb_idx}"},
+     "md.req_ok == 0"),
+    ("LcfIngress.prepare.home_tbl", {"tag": "hdr.lcf.tag"},
+     {"set_home": "md.home_ok == 1 && md.home == {home} && md.home_port == {port}"},
+     "md.home_ok == 0"),
+]
+
+
+def stage0_assumption(topo_cp):
+    entries = topo_cp[0]
+    out = []
+    for table, keys, effects, miss in STAGE0:
+        pairs = []
+        for act, p in entries.get(table, []):
+            conds = []
+            for k, field in keys.items():
+                if k + "_mask" in p:
+                    conds.append("(%s & %d) == %d" % (field, p[k + "_mask"],
+                                                      p[k] & p[k + "_mask"]))
+                else:
+                    conds.append("%s == %d" % (field, p[k]))
+            pairs.append((" && ".join(conds), effects[act].format(**p)))
+        out.append(_chain(pairs, miss))
+    return "(%s)" % " && ".join(out)
+
+
 def translate(test, topo_file, topo_cp, topo_ports):
     """(vector dict, None) or (None, reason)."""
     entries, defaults = topo_cp
@@ -275,6 +479,9 @@ def translate(test, topo_file, topo_cp, topo_ports):
         return None, "register not at power-on: " + ", ".join(sorted(set(nonzero)))
     if test["send"] is None:
         return None, "no packet sent"
+    if re.search(r"Computed: ig_tm_md\.mcast_grp_a = [1-9]", test.get("trace", "")):
+        # its Tofino model has no PRE: a multicast frame is expected nowhere
+        return None, "multicast (PRE) not modelled by p4testgen"
     if test["send"]["port"] not in topo_ports:
         return None, "ingress port %d is no topology port" % test["send"]["port"]
     exp = test["expect"]
@@ -284,6 +491,8 @@ def translate(test, topo_file, topo_cp, topo_ports):
     touched = set()
     for ent in test["entries"]:
         t = _table_of(ent["table"], all_tables)
+        if t is not None and _is_miss(ent, t, entries, test.get("trace", "")):
+            continue
         if t is None or not any(_entry_matches(ent, a, p) for a, p in entries.get(t, [])):
             return None, "entry not the topology's: %s %s" % (ent["table"], _short(ent["action"]))
         touched.add(t)
@@ -296,7 +505,11 @@ def translate(test, topo_file, topo_cp, topo_ports):
         if _short(d["action"]) != a or {_short(k): v for k, v in d["data"].items()} != p:
             return None, "default of %s not the topology's" % name
         over[t] = True
-    missing = sorted(t for t in defaults if t not in over)
+    # a default the path never applied (p4testgen's trace in the docstring
+    # names every table it applied) cannot matter
+    missing = sorted(t for t in defaults if t not in over
+                     and ("Table Branch: %s" % t in test.get("trace", "")
+                          or "[Table Branch:" not in test.get("trace", "")))
     if missing:
         return None, "topology default not set by the test: " + ", ".join(missing)
     mask = exp["mask"] if exp else b""
@@ -323,7 +536,6 @@ def translate(test, topo_file, topo_cp, topo_ports):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("ptf", nargs="+", help="p4testgen PTF file(s)")
     ap.add_argument("--topology", required=True,
                     help="topology JSON (a name under topo/ or a path)")
     ap.add_argument("--seed", type=int, default=1, help="swswitch --seed (default 1)")
@@ -331,6 +543,14 @@ def main(argv=None):
     ap.add_argument("--out", help="directory for the vectors (default: none written)")
     ap.add_argument("--first", type=int, default=900, help="first vector number (900)")
     ap.add_argument("--summary", help="write the per-test results as JSON")
+    ap.add_argument("--assumptions", action="store_true",
+                    help="print the topology's LCF_TESTGEN_CFG and LCF_TESTGEN_L2 "
+                         "(two lines) and exit")
+    ap.add_argument("--p4-copy", metavar="DIR",
+                    help="copy lib/p4's P4 to DIR, registers assumed at power-on, and exit")
+    ap.add_argument("--hashes", type=int, metavar="SLOT_BITS",
+                    help="print lcf_ways.p4's hashes as P4 XORs (#define lines) and exit")
+    ap.add_argument("ptf", nargs="*", help="p4testgen PTF file(s)")
     a = ap.parse_args(argv)
     topo_file = a.topology
     if not os.path.exists(topo_file):
@@ -339,7 +559,17 @@ def main(argv=None):
         topo_cp = topology_control_plane(topo_file, a.seed, a.queue)
         with open(topo_file) as f:
             ports = {n["port"] for n in json.load(f)["nodes"]}
-    except (OSError, ValueError, topo_to_bfrt.TopoError) as e:
+        if a.assumptions:
+            print("\n".join(assumptions(topo_cp) + (stage0_assumption(topo_cp),)))
+            return 0
+        if a.p4_copy:
+            print("testgen_vectors: %d RegisterActions assume power-on"
+                  % power_on_sources(HERE, a.p4_copy))
+            return 0
+        if a.hashes is not None:
+            print("\n".join(hash_assumptions(a.hashes)))
+            return 0
+    except (OSError, ValueError, KeyError, TestgenError, topo_to_bfrt.TopoError) as e:
         print("testgen_vectors: %s: %s" % (topo_file, e), file=sys.stderr)
         return 2
     results, n = [], a.first
