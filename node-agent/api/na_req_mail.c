@@ -54,7 +54,7 @@ unlock_timer(struct dsm_thread *t, uint64_t now)
 		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
 		return;
 	}
-	na_node_send(t->n, na_req_home_of(t, t->unl.m.tag), &t->unl.m, NULL);
+	na_req_send_home(t, &t->unl.m, t->unl.local, true);
 	NA_STAT_INC(t->n->st.req.retransmit_unlock);
 	t->unl.retx = true;
 	t->unl.tries++;
@@ -219,8 +219,31 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	t->unl.deadline_ns = t->unl.sent_ns +
 			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
 	na_dir_wrap(t->n, &t->unl.m);
-	na_node_send(t->n, t->unl.m.dst_node, &t->unl.m, NULL);
+	/* The unlock takes its event's path: the home holds a local
+	 * event's lock; a wire event's copies may still be in the switch. */
+	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
+					true);
 	na_rec_idle(t->n->rec, t->id, false);
+}
+
+bool
+na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
+		 bool any_owner)
+{
+	struct na_node *n = t->n;
+	uint32_t p = m->seq & 1;
+
+	if (local && !n->qt && !n->cfg.direct && !n->cfg.directory &&
+	    m->seq - t->last_wired[p] < NA_HOME_LOCAL_WRAP &&
+	    na_node_send_home_local(n, m, any_owner))
+		return true;
+	/* lib/model/homelocal.pml -guard: a later copy going local could
+	 * leave this one to take the switch's lock after the unlock. */
+	if (t->local_seq == m->seq)
+		t->local_seq = 0;
+	t->last_wired[p] = m->seq;
+	na_node_send(n, m->dst_node, m, NULL);
+	return false;
 }
 
 /*

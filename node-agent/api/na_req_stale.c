@@ -172,8 +172,8 @@ na_req_quarantine(struct dsm_thread *t)
 			break;
 		if (now >= next) {
 			/* Granted: re-ask for lost replies; else the ABORT. */
-			na_node_send(t->n, req.dst_node, granted ? &req : &ab,
-				     NULL);
+			na_req_send_home(t, granted ? &req : &ab,
+					 t->local_seq == s->seq, !granted);
 			if (granted)
 				NA_STAT_INC(t->n->st.req.retransmit_request);
 			else

@@ -152,6 +152,7 @@ again:
 		if (t->stale.valid) /* the common path stays out of the file */
 			na_req_end_stale(t);
 		seq = na_req_next_seq(t);
+		t->local_seq = seq; /* no copy of it on the wire yet */
 		rt->copies = 0;
 		rt->nacks = 0;
 	}
@@ -185,7 +186,7 @@ again:
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
 				     rt->copies);
-		na_node_send(t->n, home, &m, NULL);
+		na_req_send_home(t, &m, t->local_seq == seq, false);
 		rt->copies++;
 	}
 	for (;;) {
@@ -229,7 +230,7 @@ again:
 		if (q.on)
 			na_reqq_retransmit(t, &q);
 		else
-			na_node_send(t->n, home, &m, NULL);
+			na_req_send_home(t, &m, t->local_seq == seq, false);
 		rt->copies++;
 		NA_STAT_INC(t->n->st.req.retransmit_request);
 		tries++;

@@ -55,6 +55,7 @@ struct na_unlock_pending {
 	bool valid;
 	bool retx;
 	bool queued; /* ended by the queue holder (QXFER/QRELEASE) */
+	bool local;  /* sent to the home agent directly (na_req_send_home) */
 	struct lcf_msg m;
 	uint64_t sent_ns;
 	uint64_t deadline_ns;
@@ -108,6 +109,11 @@ struct dsm_thread {
 	struct na_mail mail;
 	struct na_stale stale;
 	uint32_t last_unlock_seq; /* seq of the last unlock sent */
+	/* The home-local path (na_req_send_home): the seq of this thread's
+	 * latest event while no copy of it has crossed the switch (0: none),
+	 * and per seq parity the last seq that crossed it. */
+	uint32_t local_seq;
+	uint32_t last_wired[2];
 	bool any_unlock;
 	struct lcf_msg qgrant; /* queued mode: the last Q_GRANT received */
 	bool qgrant_valid;
@@ -353,6 +359,26 @@ int na_req_writeback_rest(struct dsm_thread *t, uint32_t seq, uint64_t tag,
  */
 int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
 			  const uint8_t *data, const uint8_t *twin);
+
+/*
+ * A thread whose events all stay local leaves its switch rows (SCOREBOARD,
+ * LAST-UNLOCK) behind: a seq 2^30 past the last of its parity that crossed
+ * the switch takes the wire, long before those rows could read it as old.
+ */
+#define NA_HOME_LOCAL_WRAP (1u << 30)
+
+/**
+ * Send copy `m` of event m->seq's request (`any_owner` false), unlock or
+ * ABORT (`any_owner` true) to its home (lib/model/homelocal.pml):
+ * straight to the home agent (na_node_send_home_local) when `local` (no
+ * copy of the event has crossed the switch), the lock mode is retry, the
+ * home is this node and owns the block or any_owner, and the wrap guard
+ * (NA_HOME_LOCAL_WRAP) allows; else on the wire, after which the event's
+ * later copies and its unlock take the wire too (t->local_seq cleared).
+ * @return true when delivered locally.
+ */
+bool na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
+		      bool any_owner);
 
 /** Send the unlock of event `seq` (after the previous one's ACK). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,

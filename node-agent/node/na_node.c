@@ -315,6 +315,33 @@ na_node_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
 	return rc;
 }
 
+bool
+na_node_send_home_local(struct na_node *n, const struct lcf_msg *m,
+			bool any_owner)
+{
+	struct lcf_msg c = *m;
+	struct na_hblock *b;
+	struct na_hreq *rq;
+	bool ok;
+
+	/* An agent's own send cannot take the section it is in. */
+	if (tls_in_agents || !(n->cfg.roles & NA_ROLE_HOME) ||
+	    m->dst_node != n->self)
+		return false;
+	c.flags &= (uint8_t) ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);
+	na_node_agents_enter(n);
+	b = na_home_lookup(&n->home, &c, &rq);
+	ok = b && (any_owner || b->owner == NA_OWN_HOME);
+	if (ok) {
+		NA_STAT_INC(n->st.sent[m->type]);
+		NA_STAT_INC(n->st.recv[m->type]);
+		NA_STAT_INC(n->st.req.home_local);
+		agents_process(n, &c, NULL);
+	}
+	na_node_agents_leave(n);
+	return ok;
+}
+
 /* ---- dispatch thread ------------------------------------------------------ */
 
 static void

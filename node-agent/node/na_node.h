@@ -132,6 +132,19 @@ na_node_trace_msg(struct na_node *n, uint8_t point, const struct lcf_msg *m,
 int na_node_start(struct na_node *n, const struct na_node_config *cfg,
 		  char *err, size_t err_len);
 
+/**
+ * The home-local path (lib/model/homelocal.pml): pipeline message `m` of a
+ * requester of this node, for a block homed here, straight to the home
+ * agent as a tag miss would arrive (na_node_send's cfg.direct path), when
+ * the home owns the block (NA_OWN_HOME) or `any_owner` (the unlock or
+ * ABORT of an event that never crossed the switch: the home holds its
+ * lock, a migration's drain waits for it). The owner check and the
+ * delivery are one agents' section: no migration starts between them.
+ * @return true when delivered; false: send it on the wire.
+ */
+bool na_node_send_home_local(struct na_node *n, const struct lcf_msg *m,
+			     bool any_owner);
+
 /** Stop the dispatch thread and free everything. */
 void na_node_stop(struct na_node *n);
 

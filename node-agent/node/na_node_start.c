@@ -297,8 +297,17 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 		for (uint32_t i = 0; i < count; i++) {
 			const struct na_hblock *b = &n->home.blk[i];
 
-			if (wait && b->owner == NA_OWN_MIGRATING &&
-			    !b->add_hold && !b->add_draining)
+			/* A block a peer's request held locked at the first
+			 * pass (the peers' workloads may run before this
+			 * home's) starts now: a home may start an ADD whenever
+			 * it owns the block unlocked (homelocal.pml's home). */
+			if (b->owner == NA_OWN_HOME && b->add_seq == 0) {
+				if (na_home_migrate_start(&n->home, i,
+							  na_now_ns(),
+							  &out) != -EINVAL)
+					pending++;
+			} else if (wait && b->owner == NA_OWN_MIGRATING &&
+				   !b->add_hold && !b->add_draining)
 				pending++;
 			else if (na_home_migrate_timeout(&n->home, i,
 							 na_now_ns(),

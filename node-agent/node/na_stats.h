@@ -44,6 +44,7 @@
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \
+	X(home_local)                \
 	X(q_queued)                  \
 	X(q_nacks)                   \
 	X(q_nack_ignored)            \
