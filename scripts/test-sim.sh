@@ -368,8 +368,10 @@ run regress-crash-orphan-slots "--seed 503091394 --events 6000 --nodes 6 --threa
 # Switch restart, retry mode: node 0's event held the lock with node 1's
 # Modified data, its ACK lost; its retries before the round, each a new
 # seq, pushed its UNSETTLED record out of the ring, the orphan was not
-# written (10 stale reads; lib/model/recunset.pml; sweep 68 run 239).
-run regress-restart-unset-239 "--seed 1399189415 --events 2000 --nodes 5 --threads 2 --workload micro --read-ratio 0 --blocks 2 --switch-blocks 4 --cache-blocks 64 --block-size 64 --loss 0.054 --dup 0.097 --jitter-us 4 --max-rate 50000 --stuck-s 30 --switch-restart-at 980ev" \
+# written (10 stale reads; lib/model/recunset.pml; sweep 68 run 239, seed
+# 1399189415; since the static ADDs and their settle loop changed, that
+# seed writes no orphan: the second seed after it does).
+run regress-restart-unset-239 "--seed 1399189417 --events 2000 --nodes 5 --threads 2 --workload micro --read-ratio 0 --blocks 2 --switch-blocks 4 --cache-blocks 64 --block-size 64 --loss 0.054 --dup 0.097 --jitter-us 4 --max-rate 50000 --stuck-s 30 --switch-restart-at 980ev" \
 	recovery.orphans_written
 # Queued mode, switch restart: a row kept for a tenure the restart ended
 # blocked its thread's next event for ever; the round frees the rows of
