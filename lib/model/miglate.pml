@@ -24,6 +24,9 @@
  * (PROTOCOL.md 4.9). A copy that took the lock first: ABORT_ACK
  * `abort_copy_passed`, the requester unlocks with that seq; otherwise the
  * ABORT ends the seq in SCOREBOARD and a later copy is over (run miglate).
+ * The ABORT goes after the round's DONE, as here: in the C a quarantine
+ * that meets a round on its block waits it out and asks afresh, what it
+ * collected before being of locks the round ended (na_req_stale.c).
  *
  * With -DFIFO (no copy overtakes the requester's later report, one path
  * through the switch in order) today's rule passes: the late copy needs a

@@ -164,6 +164,7 @@ struct na_hreq {
 	X(pipeline_reply_ack)     \
 	X(pipeline_forwards)      \
 	X(duplicates)             \
+	X(switch_late_served)     \
 	X(stale)                  \
 	X(unlocks)                \
 	X(unlock_duplicates)      \

@@ -110,6 +110,39 @@ stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
 }
 
 /*
+ * A recovery round on the tag ended the locks the request's copies held
+ * before it (the switch lost them, or the block left it) and recorded the
+ * seq at home, but not a lock a late copy takes after the block's re-ADD:
+ * forget the replies collected, the ABORT asks afresh
+ * (lib/model/miglate.pml).
+ */
+static void
+ask_afresh(struct dsm_thread *t)
+{
+	struct na_stale *s = &t->stale;
+
+	s->round = false;
+	NA_STAT_INC(t->n->st.req.aborts_after_round);
+	s->answer = NA_AB_NONE;
+	s->in_cs = false;
+	na_collect_init(&s->c, s->type, t->n->self, t->d->topo.block_size);
+}
+
+/* Wait out a round holding the tag, then ask afresh. @return false when
+ * the thread stopped meanwhile (the quarantine is given up). */
+static bool
+wait_round(struct dsm_thread *t, uint64_t start)
+{
+	while (na_rec_blocked(t->n->rec, t->stale.tag)) {
+		if (na_now_ns() - start > NA_GIVE_UP_NS && na_req_stopping(t))
+			return false;
+		na_req_backoff(t, 4);
+	}
+	ask_afresh(t);
+	return true;
+}
+
+/*
  * Before a new seq: end the abandoned event. An ABORT (PROTOCOL.md 4.9)
  * asks whoever grants the block's lock (the switch, or the home on a tag
  * miss) whether a copy of the event holds it: if none does, none ever will
@@ -144,6 +177,8 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
 	s->in_cs = false;
+	if (s->round)
+		ask_afresh(t);
 	s->wake = true; /* an answer ends the wait, not the timeout */
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
@@ -167,9 +202,14 @@ na_req_quarantine(struct dsm_thread *t)
 			break;
 		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
 			break;
-		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
-		if (na_rec_blocked(t->n->rec, s->tag))
-			break;
+		if (na_rec_blocked(t->n->rec, s->tag)) {
+			/* Its home is dead: the drain settles its locks. */
+			if (na_rec_home_dead(t->n->rec, s->tag) ||
+			    !wait_round(t, start))
+				break;
+			next = na_now_ns();
+			continue;
+		}
 		if (now >= next) {
 			/* Granted: re-ask for lost replies; else the ABORT. */
 			na_req_send_home(t, granted ? &req : &ab,

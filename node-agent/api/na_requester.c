@@ -113,9 +113,30 @@ rec_before_event(struct dsm_thread *t, uint64_t tag)
 		fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag,
 				      &settled);
 	}
+	/*
+	 * The round recorded the abandoned seq at home, but a late copy may
+	 * still take the lock at the switch after the block's re-ADD: keep
+	 * the ABORT, asked afresh (lib/model/miglate.pml).
+	 */
 	if (settled)
-		t->stale.valid = false;
+		t->stale.round = true;
 	return fresh ? 1 : 0;
+}
+
+/* Remember the request as abandoned (struct na_stale): only an ABORT can
+ * tell whether a copy of it takes the lock later (na_req_quarantine). */
+static void
+abandon(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
+	const struct na_retry *rt, bool round)
+{
+	t->stale.valid = true;
+	t->stale.round = round;
+	t->stale.type = type;
+	t->stale.seq = seq;
+	t->stale.tag = tag;
+	t->stale.copies = rt->copies;
+	t->stale.nacks = rt->nacks;
+	na_collect_init(&t->stale.c, type, t->n->self, t->d->topo.block_size);
 }
 
 int
@@ -210,7 +231,13 @@ again:
 		}
 		if (!na_rec_quiet(t->n->rec) &&
 		    na_rec_blocked(t->n->rec, tag)) {
-			/* The switch that may hold our lock is gone: abort. */
+			/*
+			 * The switch that may hold our lock is gone: abort.
+			 * A copy delayed in the network may still take the
+			 * lock after the block's re-ADD: quarantined as a
+			 * NACKed event is (lib/model/miglate.pml).
+			 */
+			abandon(t, type, seq, tag, rt, true);
 			rt->seq = 0;
 			na_rec_idle(t->n->rec, t->id, true);
 			return NA_EV_NACK;
@@ -263,14 +290,7 @@ again:
 		 * is a copy we never counted, so only an ABORT can
 		 * tell (na_req_quarantine(), lib/model/dircount.pml).
 		 */
-		t->stale.valid = true;
-		t->stale.type = type;
-		t->stale.seq = seq;
-		t->stale.tag = tag;
-		t->stale.copies = rt->copies;
-		t->stale.nacks = rt->nacks;
-		na_collect_init(&t->stale.c, type, t->n->self,
-				t->d->topo.block_size);
+		abandon(t, type, seq, tag, rt, false);
 		return NA_EV_NACK;
 	}
 	na_rec_granted(t->n->rec, t->id, tag);

@@ -63,7 +63,8 @@ struct na_unlock_pending {
 };
 
 /*
- * The last NACKed request. Until it is retried (same seq) or ended by an
+ * The last NACKed request, or one a recovery round made the thread give
+ * up (lib/model/miglate.pml). Until it is retried (same seq) or ended by an
  * ABORT (PROTOCOL.md 4.9), a copy may still reach the switch (or home)
  * later, find the lock free and take it for a seq we would otherwise
  * abandon. If one did, its replies arrive with that seq; we collect them as
@@ -91,6 +92,9 @@ struct na_stale {
 	/* na_req_quarantine is waiting: na_req_wait_mail returns on each of
 	 * the request's answers (-EINPROGRESS) instead of sleeping on */
 	bool wake;
+	/* A recovery round on the tag ended the locks of the copies before
+	 * it: what was collected is void, the ABORT asks again (miglate.pml) */
+	bool round;
 	struct na_collect c;
 	uint8_t *buf;
 };

@@ -41,6 +41,7 @@
 	X(aborts_passed)             \
 	X(aborts_waiting)            \
 	X(aborts_before_wait)        \
+	X(aborts_after_round)        \
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \

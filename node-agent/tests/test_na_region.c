@@ -7,8 +7,9 @@
  * checked directly: a counter per block of the threads inside a critical
  * section that covers it. Also the ABORT quarantine of a NACKed event on
  * the same cluster (its timing is the virtual clock's), a local wait
- * that ends one, and a stopped node's wait for its own ending tenure
- * (queued mode). Over 500 lines: these tests share the cluster setup.
+ * that ends one, a stopped node's wait for its own ending tenure
+ * (queued mode), and the ABORT of an event a recovery round made the
+ * thread give up. Over 500 lines: these tests share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -587,5 +588,129 @@ Test(region, stopped_thread_gives_up_a_tenure_that_never_ends)
 	cluster_up(0);
 	lock_mode = "retry";
 	run_all(stopped_begin, args, 1, 1000000);
+	cluster_down();
+}
+
+/* ---- an event given up in a recovery round ------------------------------ */
+
+static volatile int gu_sent;
+
+/* Does the switch hold `tag`? Its entry in *v. */
+static bool
+switch_entry(uint64_t tag, struct lcf_block_view *v)
+{
+	const struct lcf_pipeline *p = na_sim_net_pipeline(s.net);
+	const struct lcf_pipeline_config *c = lcf_pipeline_config(p);
+	uint64_t t;
+
+	for (uint32_t w = 0; w < c->ways; w++)
+		for (uint32_t k = 0; k < c->slots_per_way; k++)
+			if (lcf_pipeline_read_slot(p, w, k, &t, v) == 0 &&
+			    t == tag)
+				return true;
+	return false;
+}
+
+/* The round's trigger: once the switch is back, a request of node 0's
+ * thread 1 misses its tag; the home probes, finds the block lost and starts
+ * the round (its NACK goes to a thread that does not read it). */
+static void *
+gu_trigger(void *arg)
+{
+	struct dsm_thread *h = dsm_thread(s.d[0], 1);
+	uint64_t tag = blk(0) >> s.d[0]->topo.block_shift, until;
+	struct lcf_msg m;
+
+	(void)arg;
+	while (!gu_sent)
+		na_req_backoff(h, 0);
+	until = na_now_ns() + 200000; /* past the switch's outage */
+	while (na_now_ns() < until)
+		na_req_backoff(h, 0);
+	na_req_msg(h, &m, LCF_T_READ_MISS, 1, tag, na_req_home_of(h, tag));
+	na_node_send(h->n, m.dst_node, &m, NULL);
+	finished();
+	return NULL;
+}
+
+/*
+ * lib/model/miglate.pml: node 1's WRITE_MISS on switch-owned block 0
+ * reaches the switch during a restart's outage; a copy of it is held in
+ * the network. A round recovers the block while the thread waits: the
+ * thread gives the event up (no unlock: "the switch that may hold our lock
+ * is gone") and reports it UNSETTLED; the home records the seq and ADDs
+ * the block again. The held copy then takes its lock. The thread's next
+ * event must first ABORT the given-up seq (kept though the round recorded
+ * it), get "a copy passed" and unlock with that seq (the home serving the
+ * copy it recorded NACKed); without the ABORT the lock is nobody's and the
+ * next event is NACKed for ever.
+ */
+static void *
+gu_requester(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift;
+	struct na_home *home = &s.d[0]->node.home;
+	struct na_retry rt = { 0 }, rt2 = { 0 };
+	struct lcf_block_view v = { 0 };
+	struct na_collect c;
+	uint32_t idx = 0, seq;
+	int ev = NA_EV_NACK, n;
+
+	if (arg)
+		return gu_trigger(arg);
+	while (idx < home->n_blocks && na_home_tag(home, idx) != tag)
+		idx++;
+	cr_assert_lt(idx, home->n_blocks);
+	cr_assert_eq(home->blk[idx].owner, NA_OWN_SWITCH);
+	na_sim_net_restart_at(s.net, na_now_ns(), 100000);
+	na_sim_net_hold(s.net, LCF_T_WRITE_MISS, 1, 0);
+	gu_sent = 1;
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt),
+		     NA_EV_NACK);
+	seq = t->seq;
+	cr_assert_eq(t->n->st.req.nacks, 0, "given up in the round");
+	cr_expect(t->stale.valid && t->stale.seq == seq,
+		  "the given-up event is quarantined");
+	/* The round ends; the block is ADDed again. */
+	for (n = 0; n < 100000 && !(home->blk[idx].owner == NA_OWN_SWITCH &&
+				    switch_entry(tag, &v));
+	     n++)
+		na_req_backoff(t, 4);
+	cr_assert(switch_entry(tag, &v), "the block is back in the switch");
+	cr_assert(na_sim_net_release(s.net), "a copy was held");
+	for (n = 0; n < 100000 && !(switch_entry(tag, &v) && v.lock); n++)
+		na_req_backoff(t, 0);
+	cr_assert(v.lock & LCF_LOCK_WRITER, "the late copy took the lock");
+	for (n = 0; n < 20 && ev != NA_EV_OK; n++) {
+		ev = na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt2);
+		if (ev == NA_EV_NACK)
+			na_req_backoff(t, (unsigned)n);
+	}
+	cr_expect_eq(ev, NA_EV_OK, "the next event is granted");
+	cr_expect_gt(t->n->st.req.aborts_sent, 0);
+	cr_expect_eq(t->n->st.req.aborts_passed, 1, "abort_copy_passed");
+	cr_expect_eq(t->n->st.req.stale_grants_released, 1,
+		     "the late copy's lock released with seq %u", seq);
+	if (ev == NA_EV_OK) { /* nothing installed: the metadata unchanged */
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt2.seq, tag,
+				   c.gs_old, c.cs_old);
+		na_req_flush(t);
+	}
+	cr_expect(switch_entry(tag, &v) && !v.lock, "nothing left locked");
+	finished();
+	return NULL;
+}
+
+Test(region, round_given_up_event_is_aborted_before_the_next)
+{
+	uint32_t moved = 0;
+	void *margs[1] = { &moved }, *args[2] = { NULL, &s };
+
+	cluster_up(0);
+	run_all(migrate, margs, 1, 5000000);
+	cr_assert_gt(moved, 0, "no block moved to the switch");
+	gu_sent = 0;
+	run_all(gu_requester, args, 2, 20000000);
 	cluster_down();
 }
