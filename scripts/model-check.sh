@@ -624,6 +624,11 @@ if [ $DEEP = 0 ]; then
 	# over (its Q_GRANT may never have left), not only one it holds.
 	PML=qfault.pml run qfault-home-old "violation:assertion violated" "-DCR=1 -DEV=1 -DHOME -DOLDHOME" "$QF" "-m100000"
 	PML=qfault.pml run qfault-home pass "-DCR=1 -DEV=1 -DHOME" "$QF" "-m100000"
+	# Three nodes, the crash while node 2 heads a queue (CRQ): a QXFER
+	# naming the node declared dead approved strands the next waiter
+	# (-old); refused as bad_next: passes (the free crash is --deep).
+	PML=qfault.pml run qfault-home3-old "violation:assertion violated" "-DN=3 -DCR=1 -DEV=1 -DHOME -DCRQ -DOLDNEXT" "$QF" "-m100000"
+	PML=qfault.pml run qfault-home3 pass "-DN=3 -DCR=1 -DEV=1 -DHOME -DCRQ" "$QF" "-m100000"
 	# The drain's rule over tenure chains (qdrain.pml): a tenure handed
 	# 1 -> 0 -> 2 carries node 1's read copy to node 2, whose write waits
 	# for the dead node's ACK when the drain takes only tenures the dead
@@ -685,6 +690,7 @@ else
 		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	PML=qfault.pml run qfault-restart-ev2 pass "-DRS=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
 	PML=qfault.pml run qfault-crash-ev2 pass "-DCR=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
+	PML=qfault.pml run qfault-home3-free pass "-DN=3 -DCR=1 -DEV=1 -DHOME" "-DSAFETY -DCOLLAPSE -DMEMLIM=3000" "-m100000"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \
 		"$LIVE" "-m100000 -w26 -a -f -N live"
 fi

@@ -3,7 +3,7 @@
  * switch restart and a node crash against the nodes' queue-holder rows
  * (node-agent/agents/na_qtable.c, na_qholder.c). One block, N nodes of one
  * thread, each thread EV write events; one row per node (IDLE, WAIT,
- * HOLD, ENDING, GIVING), a queue of one entry, the forward count.
+ * HOLD, ENDING, GIVING), a queue of two, the forward count.
  *
  * The switch: LOCK, QSTATE {holder, seq} and the tenure's forward count;
  * a write request takes a free lock (grant) or is forwarded to the
@@ -46,14 +46,16 @@
  * CR a REQ whose seq is over (LAST-UNLOCK, a round's LAST-EXECUTED) is
  * NACKed (PROTOCOL 4.2), or a late copy locks the re-added block for a
  * seq nobody runs (an FMAX failure at N=2).
- * N=3 -DCR=1 -DEV=1 -DHOME fails the end check (13.5 M states, COLLAPSE):
- * node 1's QXFER naming node 2 is approved after node 2 was declared dead
- * (the drain ran at the declaration, when the tenure was node 1's), node 1
- * drops the GIVING row, node 0 waits for ever on a dead node's tenure.
+ * HOME N=3 (-DOLDNEXT fails the end check): node 1's QXFER naming node 2
+ * approved after node 2 was declared dead (the drain ran when the tenure
+ * was node 1's); node 1 drops the GIVING row, node 0 waits for ever on a
+ * dead node's tenure. The rule: refused (bad_next, na_home_q_end); the
+ * holder resends, its queue rid of node 2 once told. -DCRQ: the crash only
+ * while node N-1 heads a queue (the CI pair; the free crash is --deep).
  *
  * Bounds not explored: loss and duplication (no retransmission of a lost
  * Q_GRANT: a GIVING row to a dead node blocks instead of looping), one
- * thread per node, one block, a queue of one entry, seqs mod SQ=8 (no
+ * thread per node, one block, a queue of two (N <= 3), seqs mod SQ=8 (no
  * wrap within the run), the home on no node (a dead home's rows:
  * na_qtable_node_failed resets them, not modelled), one fault per run,
  * the round's BEGIN processed atomically with the abort (the C resets at
@@ -75,7 +77,7 @@
 #define NONE 255
 #define ALL  ((1 << N) - 1)
 
-mtype = { REQ, XFER, REL, GRANT, FWD, QNACK, QGRANT, QGACK, XOK, XCNT };
+mtype = { REQ, XFER, REL, GRANT, FWD, QNACK, QGRANT, QGACK, XOK, XCNT, XBAD };
 
 /* switch */
 bool lock, present = 1, inround, faulted;
@@ -89,6 +91,9 @@ byte ovr[N]; /* per requester: its last seq over (LAST-UNLOCK, LAST-EXECUTED) */
 #define OVER(a, b) (!RS && (b) <= ovr[a])
 /* rows */
 byte st[N], rs[N], cnt[N], qn[N], qsq[N], nx[N], nxs[N], dfc[N];
+/* the queue's second place (N=3: one per other node, as the C's 64
+ * never fill; a single place drops the third node's forward) */
+byte q2[N], q2s[N];
 bool kept[N], denied[N];
 #define IDLE   0
 #define WAIT   1
@@ -128,6 +133,19 @@ inline send_end(me) {
 #else
 #define GONE(k) (told[me] && (k) == dead)
 #endif
+/* HOME: a QXFER naming a node declared dead is refused (bad_next), as
+ * the drain at the declaration did not take the holder's tenure
+ * (-DOLDNEXT: approved, the tenure is a dead node's; N=3). */
+#if defined(HOME) && !defined(OLDNEXT)
+#define BADNEXT(k) ((k) == dead)
+#else
+#define BADNEXT(k) 0
+#endif
+#ifdef CRQ
+#define CRQOK (qn[0] == N - 1 || qn[1] == N - 1)
+#else
+#define CRQOK 1
+#endif
 #ifdef OLDHOME
 #define DRAINFROM 0
 #else
@@ -135,8 +153,31 @@ inline send_end(me) {
 #endif
 
 inline reset_row(me) {
-	st[me] = IDLE; qn[me] = NONE; nx[me] = NONE; cnt[me] = 0;
+	st[me] = IDLE; qn[me] = NONE; q2[me] = NONE; nx[me] = NONE; cnt[me] = 0;
 	kept[me] = 0; denied[me] = 0
+}
+
+/* The queue: the request (a, b) queued already (DUP_REQ); append. */
+#define QHAS(me, a, b) (qn[me] == (a) && qsq[me] == (b) || \
+			q2[me] == (a) && q2s[me] == (b))
+inline q_add(me, a, b) {
+	if
+	:: qn[me] == NONE -> qn[me] = a; qsq[me] = b
+	:: qn[me] != NONE && q2[me] == NONE -> q2[me] = a; q2s[me] = b
+	:: else -> skip /* not reached at N <= 3 */
+	fi
+}
+
+/* Q_GRANT's payload: the queue after its head, (node * SQ + seq + 1), 0
+ * none; it goes before the receiver's buffered forwards (na_qholder_qgrant). */
+#define REST(me) (q2[me] == NONE -> 0 : q2[me] * SQ + q2s[me] + 1)
+inline q_import(me, c) {
+	if
+	:: c != 0 && !GONE((c - 1) / SQ) && !QHAS(me, (c - 1) / SQ, (c - 1) % SQ) ->
+		q2[me] = qn[me]; q2s[me] = qsq[me];
+		qn[me] = (c - 1) / SQ; qsq[me] = (c - 1) % SQ
+	:: else -> skip
+	fi
 }
 
 proctype sw_proc() {
@@ -169,9 +210,13 @@ end:	do
 				to_node(qh, FWD, a, b, qs)
 			:: else -> skip
 			fi
-		:: a != dead && present && t != REQ && qh == a && qs == b && c < fc ->
+		:: a != dead && present && t == XFER && qh == a && qs == b &&
+		   BADNEXT(d) -> ackin[a]++; to_node(a, XBAD, b, 0, 0)
+		:: a != dead && present && t != REQ && qh == a && qs == b &&
+		   !(t == XFER && BADNEXT(d)) && c < fc ->
 			ackin[a]++; to_node(a, XCNT, b, fc, 0)
-		:: a != dead && present && t == XFER && qh == a && qs == b && c >= fc ->
+		:: a != dead && present && t == XFER && qh == a && qs == b &&
+		   !BADNEXT(d) && c >= fc ->
 			qh = d; qs = e; fc = 0; from = a; ackin[a]++; ovr[a] = b;
 			to_node(a, XOK, b, 0, 0)
 		:: a != dead && present && t == REL && qh == a && qs == b && c >= fc ->
@@ -184,7 +229,7 @@ end:	do
 		}
 	:: atomic { RS && !faulted -> faulted = 1;
 		lock = 0; qh = NONE; present = 0 }
-	:: atomic { CR && !faulted -> faulted = 1; dead = N - 1;
+	:: atomic { CR && !faulted && CRQOK -> faulted = 1; dead = N - 1;
 		if
 		:: writing[dead] -> writing[dead] = 0; nw-- /* it writes no more */
 		:: else -> skip
@@ -223,6 +268,7 @@ end:	do
 		tseq[me] = (tseq[me] + 1) % SQ;
 		inev[me] = 1; granted[me] = 0; wd[me] = 0;
 		st[me] = WAIT; rs[me] = tseq[me]; cnt[me] = 0; qn[me] = NONE;
+		q2[me] = NONE;
 		kept[me] = 0; sw ! REQ, me, tseq[me], 0, 0, 0 }
 	:: atomic { dead != me && inev[me] && granted[me] && !writing[me] ->
 		writing[me] = 1; nw++; assert(nw == 1) }
@@ -265,7 +311,12 @@ end:	do
 		:: else -> skip
 		fi;
 		if
-		:: qn[me] == dead -> qn[me] = NONE
+		:: q2[me] == dead -> q2[me] = NONE
+		:: else -> skip
+		fi;
+		if
+		:: qn[me] == dead -> qn[me] = q2[me]; qsq[me] = q2s[me];
+			q2[me] = NONE
 		:: else -> skip
 		fi
 #endif
@@ -286,9 +337,9 @@ end:	do
 			   rs[me] == c ->
 				cnt[me]++;
 				if
-				:: qn[me] == NONE && !GONE(a) &&
-				   !(a == me && b == rs[me]) -> qn[me] = a; qsq[me] = b
-				:: else -> skip
+				:: QHAS(me, a, b) || GONE(a) ||
+				   a == me && b == rs[me] -> skip
+				:: else -> q_add(me, a, b)
 				fi
 			:: else -> to_node(a, QNACK, a, b, 0)
 			fi
@@ -299,6 +350,10 @@ end:	do
 			:: else -> skip
 			fi
 		:: t == QGRANT ->
+			if
+			:: st[me] == WAIT && rs[me] == b -> q_import(me, c)
+			:: else -> skip
+			fi;
 			if
 			:: st[me] == WAIT && rs[me] == b && !kept[me] ->
 				/* GRANTED: the thread takes it if still in the
@@ -326,10 +381,11 @@ end:	do
 				:: nx[me] != NONE && GONE(nx[me]) ->
 					reset_row(me) /* never to a dead node */
 				:: else -> st[me] = GIVING;
-					to_node(nx[me], QGRANT, me, nxs[me], 0)
+					to_node(nx[me], QGRANT, me, nxs[me], REST(me))
 				fi
 			:: else -> skip
 			fi
+		:: t == XBAD -> ackin[me]-- /* kept; the timer re-reads the head */
 		:: t == XCNT ->
 			ackin[me]--;
 			if
@@ -355,7 +411,7 @@ active proctype quiet() {
 init {
 	byte i;
 	atomic {
-		for (i : 0 .. N - 1) { qn[i] = NONE; nx[i] = NONE }
+		for (i : 0 .. N - 1) { qn[i] = NONE; q2[i] = NONE; nx[i] = NONE }
 		run sw_proc();
 		for (i : 0 .. N - 1) { run node(i) }
 	}

@@ -183,6 +183,26 @@ next_seq(const struct na_home *h, uint32_t next)
 			    h->req[(size_t)node * h->tpn + thread].qfwd_seq);
 }
 
+/*
+ * QXFER's next holder, 0 (refused as bad_next) when its node is declared
+ * dead: the drain at the declaration took only the tenures the dead node
+ * held or that were handed over, so a tenure handed to it afterwards would
+ * belong to nobody (its holder, told of the failure, drops the GIVING row)
+ * and its waiters wait for ever (lib/model/qfault.pml HOME, -DOLDNEXT).
+ * Refused, the holder resends at its timer with the head re-read: the dead
+ * node's entry leaves its queue once it is told (na_qslot_settle_dead).
+ */
+static uint32_t
+live_next(const struct na_home *h, uint32_t next)
+{
+	uint32_t node = lcf_q_id_node(next);
+
+	if (node < LCF_MAX_NODES &&
+	    (__atomic_load_n(&h->dead, __ATOMIC_ACQUIRE) >> node & 1))
+		return 0;
+	return next;
+}
+
 void
 na_home_q_end(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	      struct na_hblock *b, struct na_out *out)
@@ -214,8 +234,10 @@ na_home_q_end(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 					    .tag = m->tag };
 	}
 	if (xfer) {
-		why = na_hq_xfer(&h->qcfg, &b->q, id, m->seq, count, m->copyset,
-				 next_seq(h, m->copyset), &fwd_cnt);
+		uint32_t next = live_next(h, m->copyset);
+
+		why = na_hq_xfer(&h->qcfg, &b->q, id, m->seq, count, next,
+				 next_seq(h, next), &fwd_cnt);
 		if (why == LCF_Q_OK) {
 			/* The write lock stays held, by the next tenure. */
 			q_over(rq, m);

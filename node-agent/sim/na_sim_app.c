@@ -401,19 +401,24 @@ parse(int argc, char **argv, int *app_argi)
 }
 
 /* The cluster: nodes 0..n-1 on ports 0..n-1, the last the shadow, the
- * switch as the namespace clusters' (topo/demo*.json). */
+ * switch as the namespace clusters' (topo/demo*.json) or, when the cost
+ * profile names one, of the profile's geometry (`paper`: the paper's). */
 static int
 make_topo(void)
 {
-	char json[4096], err[TOPO_ERR_LEN];
+	const struct na_sim_cost_profile *p = na_sim_cost_profile();
+	char json[4096], err[TOPO_ERR_LEN], geo[64] = "";
 	int len;
 
+	if (p && p->sw_ways)
+		snprintf(geo, sizeof(geo), ",\"ways\":%u,\"slots_per_way\":%u",
+			 p->sw_ways, p->sw_slots);
 	len = snprintf(json, sizeof(json),
 		       "{\"lcf_port\":7340,\"block_size\":4096,"
 		       "\"threads_per_node\":%u,\"switch\":{\"mac\":"
 		       "\"02:00:00:00:00:fe\",\"ip\":\"10.0.0.254\","
-		       "\"profile\":\"tofino\"},\"nodes\":[",
-		       R.threads < 2 ? 2u : (unsigned int)R.threads);
+		       "\"profile\":\"tofino\"%s},\"nodes\":[",
+		       R.threads < 2 ? 2u : (unsigned int)R.threads, geo);
 	for (uint16_t i = 0; i < R.nodes; i++)
 		len += snprintf(json + len, sizeof(json) - (size_t)len,
 				"%s{\"id\":%u,\"mac\":\"02:00:00:00:00:%02x\","

@@ -40,6 +40,10 @@ static const struct na_sim_cost_profile profiles[] = {
 		.op_ns = 1160,
 		.cpus = 1,
 		.instr_per_ns = 0.97,
+		/* swswitch as the clusters run it: topo/demo*.json's
+		 * "tofino" defaults (2 ways of 2^15 slots) */
+		.sw_ways = 0,
+		.sw_slots = 0,
 	},
 	/* Concordia's testbed (paper 000 section 7): 100 Gbps ConnectX-5
 	 * RoCE, one Tofino pipeline, two agent threads per node, 24 cores per
@@ -57,6 +61,10 @@ static const struct na_sim_cost_profile profiles[] = {
 		.op_ns = 514,
 		.cpus = 0,
 		.instr_per_ns = 2.2, /* E5-2650 v4, 1 instruction per cycle */
+		/* The paper's switch: 375K blocks, a way per stage over 10
+		 * stages (paper 000 sections 4-5). */
+		.sw_ways = 10,
+		.sw_slots = 37500,
 	},
 };
 
@@ -292,10 +300,10 @@ na_sim_cost_json(FILE *f)
 		",\"link_gbps\":%g,\"sw_pass_ns\":%" PRIu64
 		",\"sw_service_ns\":%" PRIu64 ",\"tx_ns\":%" PRIu64
 		",\"rx_ns\":%" PRIu64 ",\"agent_threads\":%u,\"op_ns\":%" PRIu64
-		",\"cpus\":%u,",
+		",\"cpus\":%u,\"sw_ways\":%u,\"sw_slots\":%u,",
 		p->name, p->hop_ns, p->link_gbps, p->sw_pass_ns,
 		p->sw_service_ns, p->tx_ns, p->rx_ns, p->agent_threads,
-		p->op_ns, p->cpus);
+		p->op_ns, p->cpus, p->sw_ways, p->sw_slots);
 	fprintf(f,
 		"\"busy_ns\":{\"link\":%" PRIu64 ",\"switch\":%" PRIu64
 		",\"agent\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"app\":%" PRIu64

@@ -42,6 +42,8 @@ struct na_sim_cost_profile {
 	uint64_t op_ns;         /* application CPU per DSM call */
 	uint32_t cpus;          /* processors shared by all nodes; 0: none */
 	double instr_per_ns;    /* the CPU's rate, for an app's own op_ns */
+	uint32_t sw_ways;       /* the switch's ways; 0: the topology's */
+	uint32_t sw_slots;      /* slots per way; 0: the topology's */
 };
 
 /**

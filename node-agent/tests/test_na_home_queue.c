@@ -384,6 +384,26 @@ Test(hq, duplicated_qxfer_answered_not_holder)
 	cr_assert_eq(h.blk[0].q.holder, id(2, 20));
 }
 
+/* Node 2, queued behind node 1, is declared dead while node 1 holds (the
+ * drain then leaves the block: not node 2's tenure): a QXFER naming it is
+ * refused, or the tenure would be a dead node's and node 3's watchdog copy
+ * forwarded to it for ever (qfault.pml HOME N=3); the holder, its queue
+ * rid of node 2, hands to node 3. */
+Test(hq, qxfer_to_a_dead_node_refused)
+{
+	take(1, 10);
+	feed(req(LCF_T_WRITE_MISS, 2, 20, 0));
+	feed(req(LCF_T_WRITE_MISS, 3, 30, 0));
+	h.dead |= 1u << 2;
+	qend(1, 10, 2, id(2, 20), 0, 0);
+	assert_qack(LCF_T_QXFER, LCF_Q_BAD_NEXT, 2);
+	cr_assert_eq(h.blk[0].q.holder, id(1, 10));
+	cr_assert_eq(h.blk[0].q_from, 0);
+	qend(1, 10, 2, id(3, 30), 0, 0);
+	assert_qack(LCF_T_QXFER, LCF_Q_OK, 2);
+	cr_assert_eq(h.blk[0].q.holder, id(3, 30));
+}
+
 Test(hq, chain_of_tenures_and_late_copies)
 {
 	take(1, 10);

@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "na_sim_cost.h"
+#include "topo.h"
 
 Test(sim_cost, an_app_takes_its_own_op_ns_at_the_profiles_rate)
 {
@@ -45,4 +46,20 @@ Test(sim_cost, without_a_profile_an_app_is_refused)
 	cr_assert_eq(na_sim_cost_select("none"), 0);
 	cr_assert_eq(na_sim_cost_for_app("kv"), -EINVAL);
 	cr_assert_null(na_sim_cost_profile());
+}
+
+/* `paper` runs the paper's switch (375K blocks over 10 ways), within what
+ * the "tofino" topology profile admits; `local` keeps the clusters'. */
+Test(sim_cost, the_paper_profile_has_the_papers_switch)
+{
+	const struct topo_profile *t = topo_profile_find("tofino");
+	const struct na_sim_cost_profile *p;
+
+	cr_assert_eq(na_sim_cost_select("paper"), 0);
+	p = na_sim_cost_profile();
+	cr_assert_eq((uint64_t)p->sw_ways * p->sw_slots, 375000);
+	cr_assert_leq(p->sw_ways, t->max_ways);
+	cr_assert_leq((uint64_t)p->sw_ways * p->sw_slots, t->max_blocks);
+	cr_assert_eq(na_sim_cost_select("local"), 0);
+	cr_assert_eq(na_sim_cost_profile()->sw_ways, 0);
 }
