@@ -25,7 +25,7 @@
  * nothing. Impossible once we sent an unlock with a later seq (the switch's
  * LAST-UNLOCK would ignore this one): counted, the block stays locked.
  */
-static void
+static bool
 settle_stale(struct dsm_thread *t)
 {
 	struct na_stale *s = &t->stale;
@@ -34,12 +34,12 @@ settle_stale(struct dsm_thread *t)
 	bool wb = false;
 
 	if (!s->valid || (!s->in_cs && !na_collect_done(&s->c)))
-		return;
+		return false;
 	s->valid = false;
 	na_rec_granted(t->n->rec, t->id, s->tag);
 	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
 		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
-		return;
+		return false;
 	}
 	gs = s->c.gs_old;
 	cs = s->c.cs_old;
@@ -72,9 +72,10 @@ settle_stale(struct dsm_thread *t)
 		break;
 	}
 	if (wb && na_req_writeback(t, seq, s->tag, s->buf) < 0)
-		return;
+		return false;
 	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
+	return true;
 }
 
 /* Does the node's cache hold a valid copy of `tag` (a sibling's)? */
@@ -205,8 +206,10 @@ na_req_quarantine(struct dsm_thread *t)
 		if (na_rec_blocked(t->n->rec, s->tag)) {
 			/* Its home is dead: the drain settles its locks. */
 			if (na_rec_home_dead(t->n->rec, s->tag) ||
-			    !wait_round(t, start))
+			    !wait_round(t, start)) {
+				NA_STAT_INC(t->n->st.req.quarantine_round_exit);
 				break;
+			}
 			next = na_now_ns();
 			continue;
 		}
@@ -234,8 +237,10 @@ na_req_quarantine(struct dsm_thread *t)
 		NA_STAT_INC(t->n->st.req.aborts_passed);
 	if (held)
 		NA_STAT_INC(t->n->st.req.aborts_waiting);
-	else
-		settle_stale(t);
+	else if (!settle_stale(t) && s->answer != NA_AB_ABORTED)
+		/* Neither an unlock nor an answered ABORT ended the seq: a
+		 * lock a copy took may have no holder (a leak's witness). */
+		NA_STAT_INC(t->n->st.req.quarantine_unsettled);
 	s->valid = false;
 }
 

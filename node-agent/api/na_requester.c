@@ -129,6 +129,8 @@ static void
 abandon(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
 	const struct na_retry *rt, bool round)
 {
+	if (t->stale.valid && t->stale.seq != seq)
+		NA_STAT_INC(t->n->st.req.stale_replaced); /* never ended */
 	t->stale.valid = true;
 	t->stale.round = round;
 	t->stale.type = type;

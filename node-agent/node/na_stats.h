@@ -42,6 +42,9 @@
 	X(aborts_waiting)            \
 	X(aborts_before_wait)        \
 	X(aborts_after_round)        \
+	X(quarantine_unsettled)      \
+	X(quarantine_round_exit)     \
+	X(stale_replaced)            \
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \
