@@ -587,6 +587,7 @@ lcf_stage_sb_abort(struct lcf_pipeline *p, const struct lcf_phv *phv)
 			return true;
 		e->c = LCF_SB_ENDED;
 	} else if (sb_older(e, seq)) {
+		sb_note_overwrite(p, e);
 		e->seq = seq;
 		e->c = LCF_SB_ENDED;
 	}

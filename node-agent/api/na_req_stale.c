@@ -235,6 +235,8 @@ na_req_quarantine(struct dsm_thread *t)
 		NA_STAT_INC(t->n->st.req.aborts_done);
 	else if (s->answer == NA_AB_PASSED)
 		NA_STAT_INC(t->n->st.req.aborts_passed);
+	if (held || s->answer == NA_AB_ABORTED)
+		na_req_row_ended(t, s->seq); /* the holders end a tenure */
 	if (held)
 		NA_STAT_INC(t->n->st.req.aborts_waiting);
 	else if (!settle_stale(t) && s->answer != NA_AB_ABORTED)
@@ -267,6 +269,33 @@ na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
  * grant of that seq passes on (na_req_give_up's order): before a new seq,
  * before a local wait (na_access.c) and when the thread stops (dsm_sync).
  */
+void
+na_req_row_guard(struct dsm_thread *t)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		/* The older one first: its unlock must precede the other's
+		 * (LAST-UNLOCK ignores an unlock older than one executed). */
+		uint32_t p = (t->seq + 1 + i) & 1, seq = t->row[p].seq;
+
+		if (!seq)
+			continue;
+		NA_STAT_INC(t->n->st.req.row_guard);
+		t->stale.valid = true;
+		t->stale.round = false;
+		t->stale.type = t->row[p].type;
+		t->stale.seq = seq;
+		t->stale.tag = t->row[p].tag;
+		t->stale.copies = 0;
+		t->stale.nacks = 0;
+		na_collect_init(&t->stale.c, t->stale.type, t->n->self,
+				t->d->topo.block_size);
+		na_req_end_stale(t);
+		/* Tried once: a quarantine given up (the thread stopping,
+		 * the home dead) is counted there (quarantine_unsettled). */
+		t->row[p].seq = 0;
+	}
+}
+
 void
 na_req_end_stale(struct dsm_thread *t)
 {

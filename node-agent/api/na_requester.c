@@ -174,6 +174,7 @@ again:
 	} else {
 		if (t->stale.valid) /* the common path stays out of the file */
 			na_req_end_stale(t);
+		na_req_row_guard(t);
 		seq = na_req_next_seq(t);
 		t->local_seq = seq; /* no copy of it on the wire yet */
 		rt->copies = 0;
@@ -182,6 +183,9 @@ again:
 	rt->seq = seq;
 	rt->type = type;
 	rt->tag = tag;
+	t->row[seq & 1].seq = seq;
+	t->row[seq & 1].type = type;
+	t->row[seq & 1].tag = tag;
 	/* Both scoreboard rows in use? Then the older unlock must land. */
 	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
 		na_req_flush(t);

@@ -45,6 +45,7 @@
 	X(quarantine_unsettled)      \
 	X(quarantine_round_exit)     \
 	X(stale_replaced)            \
+	X(row_guard)                 \
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \

@@ -9,7 +9,8 @@
  * the same cluster (its timing is the virtual clock's), a local wait
  * that ends one, a stopped node's wait for its own ending tenure
  * (queued mode), and the ABORT of an event a recovery round made the
- * thread give up. Over 500 lines: these tests share the cluster setup.
+ * thread give up, and of one that ended with neither an unlock nor an
+ * ABORT before the thread's next seq. Over 500 lines: these tests share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -712,5 +713,88 @@ Test(region, round_given_up_event_is_aborted_before_the_next)
 	cr_assert_gt(moved, 0, "no block moved to the switch");
 	gu_sent = 0;
 	run_all(gu_requester, args, 2, 20000000);
+	cluster_down();
+}
+
+/* ---- an event ended with no unlock and no ABORT: its row ------------- */
+
+/* A switch-owned block of node 0's (migrate) other than `not`, or -1. */
+static int
+switch_block(int not)
+{
+	struct lcf_block_view v;
+
+	for (int i = 0; i < BLOCKS; i++)
+		if (i != not &&
+		    switch_entry(blk(i) >> s.d[1]->topo.block_shift, &v))
+			return i;
+	return -1;
+}
+
+/*
+ * lib/model/migrows.pml: node 1's thread reads switch-owned block A (seq
+ * s, its read lock counted in SCOREBOARD's row of s's parity) and ends the
+ * event with neither an unlock nor an ABORT (as a quarantine that left
+ * through a round, or a give-up while stopping). Its next events write
+ * block B (s+1, s+2): s+2's request would move the row of s on, after
+ * which s's unlock and ABORT find it over and A's read lock has no holder
+ * (every writer of A NACKed for ever, the test-migration hang). The thread
+ * must end s first: ABORT, "a copy passed", re-ask, unlock with seq s.
+ */
+static void *
+row_requester(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	int a = switch_block(-1), b = switch_block(a);
+	uint64_t ta, tb;
+	struct lcf_block_view v = { 0 };
+	struct na_collect c;
+	int ev;
+
+	(void)arg;
+	cr_assert(a >= 0 && b >= 0, "two switch-owned blocks");
+	ta = blk(a) >> t->d->topo.block_shift;
+	tb = blk(b) >> t->d->topo.block_shift;
+	for (int k = 0; k < 3; k++) {
+		struct na_retry rt = { 0 };
+		uint8_t type = k ? LCF_T_WRITE_MISS : LCF_T_READ_MISS;
+
+		ev = NA_EV_NACK;
+		for (int n = 0; n < 20 && ev != NA_EV_OK; n++) {
+			ev = na_req_event(t, type, k ? tb : ta, &c, &rt);
+			if (ev == NA_EV_NACK)
+				na_req_backoff(t, (unsigned)n);
+		}
+		cr_assert_eq(ev, NA_EV_OK, "event %d granted", k);
+		if (!k) {
+			cr_assert(switch_entry(ta, &v) && v.lock == 1,
+				  "the read lock is taken in the switch");
+			continue; /* no unlock, no ABORT */
+		}
+		/* nothing installed: the metadata unchanged */
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tb, c.gs_old,
+				   c.cs_old);
+		na_req_flush(t);
+	}
+	cr_expect_eq(lcf_pipeline_counters(na_sim_net_pipeline(s.net))
+			     ->sb_held_overwritten,
+		     0, "a row that counted a lock was moved on");
+	cr_expect(switch_entry(ta, &v) && v.lock == 0,
+		  "block A left locked (LOCK 0x%x)", v.lock);
+	cr_expect_eq(t->n->st.req.row_guard, 1);
+	cr_expect_eq(t->n->st.req.aborts_passed, 1, "abort_copy_passed");
+	finished();
+	return NULL;
+}
+
+Test(region, event_without_unlock_is_ended_before_its_row_is_reused)
+{
+	uint32_t moved = 0;
+	void *margs[1] = { &moved }, *args[1] = { NULL };
+
+	cluster_up(0);
+	run_all(migrate, margs, 1, 5000000);
+	cr_assert_gt(moved, 1, "fewer than two blocks moved to the switch");
+	run_all(row_requester, args, 1, 20000000);
 	cluster_down();
 }
