@@ -498,6 +498,6 @@ na_sim_net_actions_json(const struct na_sim_net *net, FILE *f)
 	}
 	/* Never expected: a lock leak's witness (lcf_counters). */
 	if (pc->sb_held_overwritten)
-		fprintf(f, "%s\"sb_held_overwritten\":%" PRIu64, first ? "" : ",",
-			pc->sb_held_overwritten);
+		fprintf(f, "%s\"sb_held_overwritten\":%" PRIu64,
+			first ? "" : ",", pc->sb_held_overwritten);
 }

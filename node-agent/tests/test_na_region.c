@@ -718,14 +718,14 @@ Test(region, round_given_up_event_is_aborted_before_the_next)
 
 /* ---- an event ended with no unlock and no ABORT: its row ------------- */
 
-/* A switch-owned block of node 0's (migrate) other than `not`, or -1. */
+/* A switch-owned block of node 0's (migrate) other than `skip`, or -1. */
 static int
-switch_block(int not)
+switch_block(int skip)
 {
 	struct lcf_block_view v;
 
 	for (int i = 0; i < BLOCKS; i++)
-		if (i != not &&
+		if (i != skip &&
 		    switch_entry(blk(i) >> s.d[1]->topo.block_shift, &v))
 			return i;
 	return -1;
