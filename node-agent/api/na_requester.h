@@ -118,11 +118,8 @@ struct dsm_thread {
 	 * and per seq parity the last seq that crossed it. */
 	uint32_t local_seq;
 	uint32_t last_wired[2];
-	/* Per seq parity, the latest event that may still hold a switch lock
-	 * (seq 0: none): set when its seq is taken, cleared by its unlock or
-	 * an answered ABORT. SCOREBOARD keeps one row per parity, and seq+2's
-	 * first passing copy moves the row on: s's unlock and ABORT then find
-	 * it over and its lock has no holder (lib/model/migrows.pml). */
+	/* Per seq parity, the latest event that may hold a switch lock (seq
+	 * 0: none) until its unlock or an answered ABORT (na_req_row_guard) */
 	struct {
 		uint32_t seq;
 		uint8_t type;
@@ -313,17 +310,13 @@ void na_req_quarantine(struct dsm_thread *t);
 void na_req_end_stale(struct dsm_thread *t);
 
 /**
- * Before a new seq, after na_req_end_stale: an earlier event that ended
- * with neither its unlock nor an answered ABORT is quarantined now (ABORT
- * until answered, unlock if a copy passed): seq+2's requests would move
- * its SCOREBOARD row on, and any later unlock makes its own unlock a
- * duplicate (LAST-UNLOCK) (lib/model/migrows.pml). Counted
- * (req.row_guard).
+ * Before a new seq: quarantine an earlier event that ended with neither its
+ * unlock nor an answered ABORT (seq+2 would move its SCOREBOARD row on, a
+ * later unlock make its own a duplicate; lib/model/migrows.pml).
  */
 void na_req_row_guard(struct dsm_thread *t);
 
-/** The event of `seq` holds no switch lock any more (unlocked or
- * aborted). */
+/** The event of `seq` holds no switch lock any more. */
 static inline void
 na_req_row_ended(struct dsm_thread *t, uint32_t seq)
 {
