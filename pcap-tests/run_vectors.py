@@ -532,14 +532,27 @@ def same_burst_group(steps, i):
     return g
 
 
+_EVENT_KEYS = {}
+
+
 def event_key(frame, lcf_port):
     """(node, thread, seq, tag, message type): a reply the switch originates
-    (types 0x10 and up) names the type it answers in aux's top byte."""
+    (types 0x10 and up) names the type it answers in aux's top byte.
+    Remembered per frame: a repeat's copies and their replies are the same
+    bytes (play_window asks twice for each)."""
+    k = (frame, lcf_port)
+    if k in _EVENT_KEYS:
+        return _EVENT_KEYS[k]
     l = lcfvec.decode(frame, lcf_port).get("lcf")
     if l is None:
-        return None
-    ty = l["type"] if l["type"] < 0x10 else l["aux"] >> 24
-    return (l["node"], l["thread"], l["seq"], l["tag"], ty)
+        key = None
+    else:
+        ty = l["type"] if l["type"] < 0x10 else l["aux"] >> 24
+        key = (l["node"], l["thread"], l["seq"], l["tag"], ty)
+    if len(_EVENT_KEYS) >= 4096:
+        _EVENT_KEYS.clear()
+    _EVENT_KEYS[k] = key
+    return key
 
 
 def inject_burst(group, steps, ports, topo, sw, args):

@@ -52,11 +52,6 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-# COST[name]: each run's CPU seconds in the cost table
-declare -A COST=()
-if [ -f "$MODEL/ci-costs.tsv" ]; then
-	while read -r n c; do COST[$n]=$c; done < <(awk '!/^#/ && NF == 2' "$MODEL/ci-costs.tsv")
-fi
 # SHARD_OF[name]: the shard of each run in the cost table
 declare -A SHARD_OF=()
 if ((SHARD_N > 1)) && [ -f "$MODEL/ci-costs.tsv" ]; then
@@ -70,11 +65,27 @@ PAN_FAST_CC=${PAN_FAST_CC-$(command -v tcc)}
 PAN_FAST_MAX=${PAN_FAST_MAX:-15}
 PAN_OPT_MIN=${PAN_OPT_MIN:-25}
 PAN_OPT_MODELS=${PAN_OPT_MODELS-qlock.pml:-O1 qalias.pml:-O2}
+# OPT_BIG[name] / FAST_OK[name]: 1 when the run's cost in the table is at
+# least $PAN_OPT_MIN / below $PAN_FAST_MAX (key "-": a run not in the
+# table, cost 0); compared once here, not by an awk per run: a tiny run's
+# CPU time is mostly its program starts.
+declare -A OPT_BIG=() FAST_OK=()
+while read -r n o f; do OPT_BIG[$n]=$o; FAST_OK[$n]=$f; done < <(
+	awk -v m="$PAN_OPT_MIN" -v x="$PAN_FAST_MAX" 'BEGIN { print "-", (0 >= m), (0 < x) }
+		!/^#/ && NF == 2 { print $1, ($2 >= m), ($2 < x) }' "$MODEL/ci-costs.tsv" 2>/dev/null)
+# SPIN_CPP: spin's preprocessor (spin -P): tcc -E where there is tcc, one
+# program start where spin's default (gcc -E) is a driver and cc1; both
+# give byte-identical pan.[bchmt] for every run of the CI set. Empty:
+# spin's default.
+SPIN_CPP=${SPIN_CPP-${PAN_FAST_CC:+$PAN_FAST_CC -E -xc}}
+SPIN_P=()
+[ -z "$SPIN_CPP" ] || SPIN_P=("-P$SPIN_CPP")
 for t in spin "$PAN_CC"; do
 	command -v "$t" >/dev/null || { echo "model-check: $t not found" >&2; exit 2; }
 done
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/model-check.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+mkdir "$WORK/.models" && cp "$MODEL"/*.pml "$WORK/.models"/ || exit 2
 FAILED=0
 
 # run NAME EXPECT(pass|violation:REGEX|known:REGEX) "SPIN -D flags" "cc flags" "pan flags"
@@ -93,7 +104,8 @@ run() {
 	[ -n "$ONLY" ] && [ "$ONLY" != "$name" ] && return 0
 	if ((LIST)); then echo "$name"; return 0; fi
 	d="$WORK/$name"
-	mkdir -p "$d" && cp "$MODEL"/*.pml "$d"/
+	# hard links to one copy of the models (spin and pan only read them)
+	cp -al "$WORK/.models" "$d" || { echo "FAIL $name: cp"; FAILED=1; return; }
 	# -DNOCOMP: the state is hashed and stored as it is, without pan's
 	# byte-by-byte compress() (a quarter of the search's CPU at -O0);
 	# the same states are stored (a padding byte that differed could only
@@ -102,34 +114,58 @@ run() {
 	# pan refuses it for a cycle search (-a, -l).
 	[[ " $ccf " == *" -DCOLLAPSE "* || " $panf " == *" -a "* || " $panf " == *" -l "* ]] ||
 		ccf_a+=(-DNOCOMP)
+	local cc opt
+	pan_cc "$name"; cc=$REPLY
+	pan_opt "$name"; opt=$REPLY
 	echo "=== $name: $defs"
-	echo "    expect $expect; pan $(pan_cc "$name") $(pan_opt "$name") ${ccf_a[*]} $panf"
-	if ! (cd "$d" && spin -a "${defs_a[@]}" "${PML:-lcf.pml}" > spin.out 2>&1); then
+	echo "    expect $expect; pan $cc $opt ${ccf_a[*]} $panf"
+	if ! (cd "$d" && exec spin "${SPIN_P[@]}" -a "${defs_a[@]}" "${PML:-lcf.pml}" > spin.out 2>&1); then
 		cat "$d/spin.out"; echo "FAIL $name: spin -a"; FAILED=1; return
 	fi
-	local cc
-	cc=$(pan_cc "$name")
-	if ! (cd "$d" && /usr/bin/time -f "%e %U %S" -o cctime.out "$cc" "$(pan_opt "$name")" "${ccf_a[@]}" -o pan pan.c > cc.out 2>&1); then
+	# the shell's own timer (no /usr/bin/time): wall, user, sys of the cc
+	local TIMEFORMAT="%2R %2U %2S"
+	if ! { time (cd "$d" && "$cc" "$opt" "${ccf_a[@]}" -o pan pan.c > cc.out 2>&1); } 2> "$d/cctime.out"; then
 		cat "$d/cc.out"; echo "FAIL $name: $cc"; FAILED=1; return
 	fi
-	(cd "$d" && /usr/bin/time -f "%e %M %U %S" nice ./pan "${panf_a[@]}" > pan.out 2> time.out)
-	errs=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.out")
-	grep -E "State-vector|depth reached|states, stored|total actual memory" "$d/pan.out" | sed 's/^/    /'
-	echo "    time $(tail -n 1 "$d/time.out" | awk '{print $1 " s, cpu " $3+$4 " s, peak RSS " int($2/1024) " MB"}'); cc $(awk '{print $1 " s, cpu " $2+$3 " s"}' "$d/cctime.out")"
-	grep -E "assertion violated|acceptance cycle|invalid end state" "$d/pan.out" | head -3 | sed 's/^/    /'
+	# glibc.malloc.hugetlb=1: malloc asks for transparent huge pages
+	# (madvise), so the hash table and the stored states fault in 2 MB at
+	# a time, not 4 KB: first touches (pan's emalloc memsets each chunk)
+	# were a third of a NOCOMP search's CPU time on this VM, where a page
+	# fault is dear. The same states; PAN_THP=0 turns it off.
+	local tun=${GLIBC_TUNABLES:-}
+	[ "${PAN_THP:-1}" = 0 ] || tun=${tun:+$tun:}glibc.malloc.hugetlb=1
+	(cd "$d" && GLIBC_TUNABLES=$tun exec /usr/bin/time -f "%e %M %U %S" nice ./pan "${panf_a[@]}" > pan.out 2> time.out)
+	# the bookkeeping below is bash's own (no sed/grep/awk per run)
+	local -a pan_out time_out shown=() viol=()
+	local l ce cu cs pe pm pu ps
+	mapfile -t pan_out < "$d/pan.out"
+	mapfile -t time_out < "$d/time.out"
+	errs=""
+	for l in "${pan_out[@]}"; do
+		[[ $l =~ ^.*errors:\ ([0-9]*) ]] && errs+=${errs:+$'\n'}${BASH_REMATCH[1]}
+		[[ $l =~ State-vector|depth\ reached|states,\ stored|total\ actual\ memory ]] && shown+=("    $l")
+		[[ $l =~ assertion\ violated|acceptance\ cycle|invalid\ end\ state ]] && ((${#viol[@]} < 3)) && viol+=("    $l")
+	done
+	((${#shown[@]})) && printf '%s\n' "${shown[@]}"
+	read -r pe pm pu ps <<< "${time_out[-1]:-}"
+	read -r ce cu cs < "$d/cctime.out"
+	cpu_sum "$pu" "$ps"; pu=$REPLY
+	cpu_sum "$cu" "$cs"
+	echo "    time $pe s, cpu $pu s, peak RSS $((${pm:-0} / 1024)) MB; cc $ce s, cpu $REPLY s"
+	((${#viol[@]})) && printf '%s\n' "${viol[@]}"
 	case "$expect" in
 	pass)
 		if [ "$errs" != 0 ]; then
 			echo "FAIL $name: violation found; trail:"; trail "$d" "$defs"; FAILED=1
-		elif grep -qE "Search not completed|max search depth too small|reached -DMEMLIM" "$d/pan.out"; then
+		elif has_re "Search not completed|max search depth too small|reached -DMEMLIM" "${pan_out[@]}"; then
 			echo "FAIL $name: the search was not exhaustive"; FAILED=1
 		else
 			echo "ok   $name: no violation, exhaustive"
 		fi ;;
 	violation:*|known:*)
-		local re=${expect#*:}
-		if [ "${errs:-0}" != 0 ] && grep -qE "$re" "$d/pan.out" "$d/trail.txt" 2>/dev/null ||
-		   { [ "${errs:-0}" != 0 ] && trail "$d" "$defs" > /dev/null && grep -qE "$re" "$d/trail.txt"; }; then
+		local re=${expect#*:} tl
+		if [ "${errs:-0}" != 0 ] && { has_re "$re" "${pan_out[@]}" ||
+			{ trail "$d" "$defs" > /dev/null && mapfile -t tl < "$d/trail.txt" && has_re "$re" "${tl[@]}"; }; }; then
 			trail "$d" "$defs"
 			echo "ok   $name: the expected violation ($re) was found"
 		else
@@ -143,7 +179,7 @@ run() {
 	esac
 }
 
-# pan_opt NAME: the verifier's optimisation level ($PAN_OPT when set): the
+# pan_opt NAME: REPLY= the verifier's optimisation level ($PAN_OPT when set): the
 # level $PAN_OPT_MODELS gives its model (MODEL:LEVEL ...) for a run that
 # costs at least $PAN_OPT_MIN CPU seconds in the cost table, else -O0.
 # clang -O2 of lcf.pml's pan takes 108 CPU-s (-O0: 6.5) for a search 15%
@@ -154,20 +190,19 @@ run() {
 pan_opt() {
 	local m
 	if [ -n "${PAN_OPT:-}" ]; then
-		echo "$PAN_OPT"
+		REPLY=$PAN_OPT
 		return
 	fi
 	for m in $PAN_OPT_MODELS; do
-		if [ "${m%%:*}" = "${PML:-lcf.pml}" ] &&
-			awk -v c="${COST[$1]:-0}" -v m="$PAN_OPT_MIN" 'BEGIN { exit !(c >= m) }'; then
-			echo "${m#*:}"
+		if [ "${m%%:*}" = "${PML:-lcf.pml}" ] && ((${OPT_BIG[$1]:-${OPT_BIG[-]}})); then
+			REPLY=${m#*:}
 			return
 		fi
 	done
-	echo -O0
+	REPLY=-O0
 }
 
-# pan_cc NAME: the compiler of the run's verifier: tcc ($PAN_FAST_CC) for an
+# pan_cc NAME: REPLY= the compiler of the run's verifier: tcc ($PAN_FAST_CC) for an
 # -O0 run of less than $PAN_FAST_MAX CPU-s in the cost table, else $PAN_CC.
 # tcc compiles lcf.pml's pan in 0.16 CPU-s (clang -O0: 4.6) into a
 # verifier that searches 0-28% slower (the same states: pipe 532,641,
@@ -175,11 +210,37 @@ pan_opt() {
 # about 20 CPU-s of search: 63 of the CI set's 81 runs, whose CPU time it
 # halves (193 to 99 CPU-s, the same states in each).
 pan_cc() {
-	if [ -n "$PAN_FAST_CC" ] && [ "$(pan_opt "$1")" = -O0 ] &&
-		awk -v c="${COST[$1]:-0}" -v m="$PAN_FAST_MAX" 'BEGIN { exit !(c < m) }'; then
-		echo "$PAN_FAST_CC"
+	pan_opt "$1"
+	if [ -n "$PAN_FAST_CC" ] && [ "$REPLY" = -O0 ] && ((${FAST_OK[$1]:-${FAST_OK[-]}})); then
+		REPLY=$PAN_FAST_CC
 	else
-		echo "$PAN_CC"
+		REPLY=$PAN_CC
+	fi
+}
+
+# has_re ERE LINE...: whether a line matches the extended regex (grep -qE)
+has_re() {
+	local re=$1 l
+	shift
+	for l; do [[ $l =~ $re ]] && return 0; done
+	return 1
+}
+
+# cpu_sum A B: REPLY= A + B, two times of /usr/bin/time's N.NN form,
+# printed as awk prints their sum (%.6g: 0.5, 2, 1.25)
+cpu_sum() {
+	local a=${1:-0} b=${2:-0} c
+	[[ $a == *.* ]] || a=$a.00
+	[[ $b == *.* ]] || b=$b.00
+	c=$((10#${a%.*} * 100 + 10#${a#*.} + 10#${b%.*} * 100 + 10#${b#*.}))
+	if ((c >= 1000000)); then
+		REPLY=$(awk -v c="$c" 'BEGIN { print c / 100 }')
+	elif ((c % 100 == 0)); then
+		REPLY=$((c / 100))
+	elif ((c % 10 == 0)); then
+		REPLY=$((c / 100)).$((c % 100 / 10))
+	else
+		printf -v REPLY '%d.%02d' $((c / 100)) $((c % 100))
 	fi
 }
 
@@ -189,9 +250,11 @@ trail() {
 	if [ ! -s "$d/trail.txt" ]; then
 		local -a defs_a
 		read -ra defs_a <<< "$defs"
-		(cd "$d" && spin -t "${defs_a[@]}" "${PML:-lcf.pml}" 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
+		(cd "$d" && spin "${SPIN_P[@]}" -t "${defs_a[@]}" "${PML:-lcf.pml}" 2>&1 | awk -f "$MODEL/trail.awk" > trail.txt)
 	fi
-	sed 's/^/    | /' "$d/trail.txt"
+	local -a t
+	mapfile -t t < "$d/trail.txt"
+	((${#t[@]} == 0)) || printf '    | %s\n' "${t[@]}"
 }
 
 SAFE="-DSAFETY -DMEMLIM=6000"

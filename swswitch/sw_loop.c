@@ -210,8 +210,10 @@ sw_outbox_flush(struct sw_lcore *lc, struct sw_outbox *ob)
 /*
  * Second passes run after the whole burst, so a resubmitted packet re-enters
  * behind the packets already received, as on the switch. A burst holds at
- * most SW_MAX_PKT_BURST packets and each resubmits at most once, so the
- * queue cannot overflow.
+ * most SW_MAX_PKT_BURST packets, twice that with fault duplicates, and each
+ * resubmits at most once: the queue (swswitch.h) holds them all. A lost
+ * second pass would strand its first pass's lock (a REMOVE's, a RELEASE's:
+ * PROTOCOL.md 4.8).
  */
 static inline void
 sw_resubmit_run(struct sw_lcore *lc)

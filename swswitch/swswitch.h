@@ -144,9 +144,11 @@ struct sw_lcore {
 	struct sw_rxq rxq[SW_MAX_RXQ];
 	struct egress_txq *txq; /* [n_ports]: frames waiting for tx */
 
-	/* At most one burst of resubmits: every packet resubmits at most once. */
+	/* The first passes of one burst resubmit at most once each, and a
+	 * burst under fault injection is up to SW_MAX_PKT_BURST frames each
+	 * with one duplicate (sw_burst_faults): room for all of them. */
 	uint16_t n_resubmit;
-	struct sw_resubmit resubmit[SW_MAX_PKT_BURST];
+	struct sw_resubmit resubmit[2 * SW_MAX_PKT_BURST];
 
 	struct sw_port_stats port[SW_MAX_PORTS];
 	struct egress_stats egress;

@@ -14,9 +14,8 @@
 #include "lcf_wire.h"
 #include "na_sim_cost.h"
 
-#define MAX_NODES  LCF_MAX_NODES
-#define MAX_AGENTS 8
-#define MAX_CPUS   64
+#define MAX_NODES LCF_MAX_NODES
+#define MAX_CPUS  64
 
 static const struct na_sim_cost_profile profiles[] = {
 	/* This machine (2 vCPUs: swswitch's busy-polling lcore on one, every
@@ -85,7 +84,6 @@ static struct {
 	struct na_sim_cost_profile cur; /* the profile, measured overrides */
 	uint64_t up[MAX_NODES], down[MAX_NODES]; /* links free at */
 	uint64_t sw;                             /* the pipeline free at */
-	uint64_t agent[MAX_NODES][MAX_AGENTS];   /* agent threads free at */
 	uint64_t cpu[MAX_CPUS];                  /* shared processors */
 	struct na_sim_cost_busy busy;
 } cm;
@@ -186,24 +184,20 @@ max64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* `cost` ns of CPU from `now`, with one of `extra` (a thread pool, or
- * NULL) held too: when it ends. Counts the wait for a processor. */
+/* `cost` ns of CPU from `now`: when it ends. Counts the wait for a
+ * processor (in `*waited` too, if given). */
 static uint64_t
-run_on_cpu(uint64_t now, uint64_t cost, uint64_t *extra, uint64_t *waited)
+run_on_cpu(uint64_t now, uint64_t cost, uint64_t *waited)
 {
 	uint64_t start = now;
-	uint32_t c = 0;
+	uint32_t c;
 
-	if (extra)
-		start = max64(start, *extra);
 	if (cm.p->cpus) {
 		c = earliest(cm.cpu, cm.p->cpus);
 		start = max64(start, cm.cpu[c]);
 		cm.cpu[c] = start + cost;
-		cm.busy.cpu_wait += start - max64(now, extra ? *extra : 0);
+		cm.busy.cpu_wait += start - now;
 	}
-	if (extra)
-		*extra = start + cost;
 	if (waited)
 		*waited += start - now;
 	return start + cost;
@@ -236,7 +230,7 @@ na_sim_cost_uplink(uint16_t src, uint32_t len, uint64_t now)
 		return now;
 	cm.busy.frames++;
 	cm.busy.tx += cm.p->tx_ns;
-	t = run_on_cpu(now, cm.p->tx_ns, NULL, NULL);
+	t = run_on_cpu(now, cm.p->tx_ns, NULL);
 	return serialise(&cm.up[src], len, t) + cm.p->hop_ns;
 }
 
@@ -261,18 +255,20 @@ na_sim_cost_downlink(uint16_t dst, uint32_t len, uint64_t now)
 	return serialise(&cm.down[dst], len, now) + cm.p->hop_ns;
 }
 
-uint64_t
-na_sim_cost_agent(uint16_t dst, uint64_t now)
+uint32_t
+na_sim_cost_agent_threads(void)
 {
-	uint32_t n, a;
+	return cm.p && cm.p->agent_threads ? cm.p->agent_threads : 1;
+}
 
-	if (!cm.p || dst >= MAX_NODES)
+uint64_t
+na_sim_cost_agent(uint64_t arrived, uint64_t now)
+{
+	if (!cm.p)
 		return now;
-	n = cm.p->agent_threads < MAX_AGENTS ? cm.p->agent_threads : MAX_AGENTS;
-	a = earliest(cm.agent[dst], n ? n : 1);
 	cm.busy.agent += cm.p->rx_ns;
-	return run_on_cpu(now, cm.p->rx_ns, &cm.agent[dst][a],
-			  &cm.busy.agent_wait);
+	cm.busy.agent_wait += now - arrived;
+	return run_on_cpu(now, cm.p->rx_ns, &cm.busy.agent_wait);
 }
 
 uint64_t
@@ -282,7 +278,7 @@ na_sim_cost_app(uint64_t now)
 		return now;
 	cm.busy.app_calls++;
 	cm.busy.app += cm.p->op_ns;
-	return run_on_cpu(now, cm.p->op_ns, NULL, NULL);
+	return run_on_cpu(now, cm.p->op_ns, NULL);
 }
 
 void

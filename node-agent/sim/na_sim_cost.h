@@ -93,8 +93,15 @@ uint64_t na_sim_cost_switch(uint64_t now);
  * when it reaches the node. */
 uint64_t na_sim_cost_downlink(uint16_t dst, uint32_t len, uint64_t now);
 
-/** A frame reaching node `dst` at `now`: when its agent has served it. */
-uint64_t na_sim_cost_agent(uint16_t dst, uint64_t now);
+/** A node's agent threads (the profile's, at least 1); 1 with no profile. */
+uint32_t na_sim_cost_agent_threads(void);
+
+/**
+ * An agent thread starts at `now` on a frame that reached its node at
+ * `arrived` (the caller queues frames for the node's threads): when it
+ * has served it. The shared CPU, if any, is taken from `now` only.
+ */
+uint64_t na_sim_cost_agent(uint64_t arrived, uint64_t now);
 
 /** An application thread's work before a DSM call made at `now`: when
  * the call starts. */

@@ -33,6 +33,12 @@ struct na_sim_net {
 	uint8_t hold_type;   /* na_sim_net_hold */
 	uint64_t hold_nth, hold_seen, hold_ns;
 	struct frame *held;
+	/* Each node's frames waiting for an agent thread, first come first
+	 * served, and its threads serving (cost model): a thread takes the
+	 * CPU only when it starts, so a backlog never books a shared CPU
+	 * ahead of time. */
+	struct frame *aq_head[LCF_MAX_NODES], *aq_tail[LCF_MAX_NODES];
+	uint32_t abusy[LCF_MAX_NODES];
 	struct lcf_counters acc; /* counters of the registers before restarts */
 	struct lcf_trace tr;     /* the switch's sampled trace (every 0: off) */
 };
@@ -40,13 +46,14 @@ struct na_sim_net {
 /* One frame on a hop: its LCF header and payload as on the wire. */
 struct frame {
 	struct na_sim_net *net;
-	uint16_t src, dst; /* sending node; node it is for (L2) */
-	bool resubmitted;  /* second pass at the switch */
-	bool served;       /* the node's agent has served it (cost model) */
-	uint64_t gen;      /* switch restarts when it was resubmitted */
-	uint64_t rx_ns;    /* when it reached its node (the trace's RX) */
-	uint64_t meta;     /* resubmit metadata */
-	uint16_t len;      /* bytes[] */
+	uint16_t src, dst;  /* sending node; node it is for (L2) */
+	bool resubmitted;   /* second pass at the switch */
+	bool served;        /* taken by the node's agent (cost model) */
+	struct frame *next; /* the agent queue (cost model) */
+	uint64_t gen;       /* switch restarts when it was resubmitted */
+	uint64_t rx_ns;     /* when it reached its node (the trace's RX) */
+	uint64_t meta;      /* resubmit metadata */
+	uint16_t len;       /* bytes[] */
 	uint8_t bytes[];
 };
 
@@ -100,6 +107,13 @@ na_sim_net_free(struct na_sim_net *net)
 	if (!net)
 		return;
 	free(net->held);
+	for (uint32_t i = 0; i < LCF_MAX_NODES; i++)
+		while (net->aq_head[i]) {
+			struct frame *f = net->aq_head[i];
+
+			net->aq_head[i] = f->next;
+			free(f);
+		}
 	lcf_pipeline_free(net->pipe);
 	lcf_trace_fini(&net->tr);
 	free(net);
@@ -193,6 +207,25 @@ tracing(void)
 	return on;
 }
 
+static void node_arrive(void *ctx, void *arg);
+
+/* Node `dst`'s idle agent threads take the frames waiting, in order. */
+static void
+agent_next(struct na_sim_net *net, uint16_t dst)
+{
+	while (net->aq_head[dst] &&
+	       net->abusy[dst] < na_sim_cost_agent_threads()) {
+		struct frame *f = net->aq_head[dst];
+
+		net->aq_head[dst] = f->next;
+		if (!f->next)
+			net->aq_tail[dst] = NULL;
+		net->abusy[dst]++;
+		na_sim_at(na_sim_cost_agent(f->rx_ns, na_now_ns()), node_arrive,
+			  net, f);
+	}
+}
+
 /* A frame lands at its node. */
 static void
 node_arrive(void *ctx, void *arg)
@@ -208,8 +241,13 @@ node_arrive(void *ctx, void *arg)
 	if (n && !f->served && na_sim_cost_profile()) {
 		/* Wait for and take one of the node's agent threads. */
 		f->served = true;
-		na_sim_at(na_sim_cost_agent(f->dst, na_now_ns()), node_arrive,
-			  net, f);
+		f->next = NULL;
+		if (net->aq_tail[f->dst])
+			net->aq_tail[f->dst]->next = f;
+		else
+			net->aq_head[f->dst] = f;
+		net->aq_tail[f->dst] = f;
+		agent_next(net, f->dst);
 		return;
 	}
 	if (!n)
@@ -228,6 +266,15 @@ node_arrive(void *ctx, void *arg)
 				m.seq, m.flags, m.aux, m.gstatus, m.copyset,
 				(unsigned long long)m.tag);
 		na_node_receive_at(n, &m, payload, f->rx_ns);
+	}
+	if (f->served) {
+		/* Its agent thread is free for the next. */
+		uint16_t dst = f->dst;
+
+		free(f);
+		net->abusy[dst]--;
+		agent_next(net, dst);
+		return;
 	}
 	free(f);
 }

@@ -63,3 +63,22 @@ Test(sim_cost, the_paper_profile_has_the_papers_switch)
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	cr_assert_eq(na_sim_cost_profile()->sw_ways, 0);
 }
+
+/* A frame's agent service takes the shared CPU from when a thread starts
+ * on it (na_sim_net queues the frames): its wait counts from its arrival,
+ * and the CPU is free again at the service's end. */
+Test(sim_cost, an_agent_takes_the_cpu_when_it_starts)
+{
+	const struct na_sim_cost_profile *p;
+	uint64_t end;
+
+	cr_assert_eq(na_sim_cost_select("local"), 0);
+	p = na_sim_cost_profile();
+	cr_assert_eq(na_sim_cost_agent_threads(), p->agent_threads);
+	end = na_sim_cost_agent(1000, 50000);
+	cr_assert_eq(end, 50000 + p->rx_ns);
+	cr_assert_eq(na_sim_cost_busy()->agent_wait, 49000);
+	cr_assert_eq(na_sim_cost_uplink(1, 64, end),
+		     end + p->tx_ns + p->hop_ns);
+	cr_assert_eq(na_sim_cost_busy()->cpu_wait, 0);
+}

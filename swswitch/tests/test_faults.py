@@ -8,6 +8,10 @@ frames that left port 1:
   dup 10% in     -> 1000 + in_dup frames out, every one processed
   delay 30% in   -> all 1000 out, and the delayed ones overtaken (reordered)
   bad spec       -> refused at start-up, naming the spec
+  dup 100% in, 64 ADD_TO_SWITCH -> bursts of 64 first passes, each
+                    resubmitted: every second pass runs (none lost as
+                    bad_resubmit_metadata, which strands a lock), each copy
+                    answered, and the port counters count frames
 Usage: test_faults.py SWSWITCH_BINARY
 """
 import json
@@ -22,8 +26,8 @@ TOPO = os.path.join(os.path.dirname(os.path.abspath(__file__)),
 N = 1000
 
 
-def frame(seq, tag):
-    lcf = struct.pack(">BBBBHHIIQHHI", 1, 1, 0, 0, 0, 0, seq, 0, tag, 0, 0, 0)
+def frame(seq, tag, typ=1):
+    lcf = struct.pack(">BBBBHHIIQHHI", 1, typ, 0, 0, 0, 0, seq, 0, tag, 0, 0, 0)
     udp = struct.pack(">HHHH", 7340, 7340, 8 + len(lcf), 0)
     ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + len(udp) + len(lcf), 0,
                      0x4000, 64, 17, 0, bytes([10, 0, 0, 1]),
@@ -99,6 +103,30 @@ def main():
               sorted(seqs) == list(range(1, N + 1)) and inversions > 0,
               "in_delay=%d out=%d inversions=%d" % (f["in_delay"], len(seqs),
                                                   inversions))
+
+        # Node 0 moves 64 of its own blocks to the (16-slot) switch; each
+        # ADD and its duplicate resubmit in the same burst, and every copy's
+        # second pass answers it (MIGRATE_ACK; mirrored to the shadow).
+        write_pcap(d + "/in0.pcap", [frame(i + 1, i, 8) for i in range(64)])
+        p = run(sw, d, ["dup:all:in:1"])
+        if p.returncode != 0:  # a queue overflow corrupts the worker
+            check("dup of a burst of resubmits", False,
+                  "exit %d %s" % (p.returncode, p.stderr.strip()[-200:]))
+        else:
+            st = json.loads(p.stdout)
+            a, pl = st["actions"], st["pipeline"]
+            done = sum(a.get("add_to_switch_" + k, 0)
+                       for k in ("ok", "duplicate", "collision"))
+            check("dup of a burst of resubmits",
+                  st["faults"]["in_dup"] == 64 and pl["passes"] == 256 and
+                  pl["resubmits"] == 128 and pl["drops"] == 0 and
+                  done == 128 and st["port0"]["rx"] == 64 and
+                  st["port0"]["tx"] == 128 and st["port1"]["tx"] == 128 and
+                  st["port0"]["tx_dropped"] == 0,
+                  "passes=%d resubmits=%d drops=%d ADDs answered %d, "
+                  "port0 rx=%d tx=%d" % (
+                      pl["passes"], pl["resubmits"], pl["drops"], done,
+                      st["port0"]["rx"], st["port0"]["tx"]))
 
         p = run(sw, d, ["drop:bogus:out:0.1"])
         check("bad spec refused", p.returncode != 0 and "bogus" in p.stderr,
