@@ -44,6 +44,16 @@ struct na_dir;
  */
 #define NA_ADD_GAP_UNITS 2u
 #define NA_ADD_GAP_NS    (1ull << 20)
+/*
+ * An ADD copy unanswered for na_home_add_rto() is settled
+ * (na_home_migrate_timeout): the ADDs' measured round trip (srtt + 4
+ * rttvar, RFC 6298), at least NA_ADD_RTO_MIN_NS, at most NA_ADD_RTO_MAX_NS.
+ * A constant 5 ms settled most ADDs where the round trip through the
+ * switch is 3-8 ms (a loaded 2-vCPU VM): each a REMOVE and a recovery
+ * round on a hot block, instead of its migration.
+ */
+#define NA_ADD_RTO_MIN_NS 5000000ull
+#define NA_ADD_RTO_MAX_NS 200000000ull
 
 /* Where a block's ownership is. */
 enum na_owner {
@@ -65,10 +75,14 @@ struct na_hblock {
 	bool add_draining;  /* MIGRATING by a drain that has not taken the
 			       write lock yet: no ADD may go (na_migrate.c,
 			       lib/model/migmix.pml) */
+	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
+			       again after its round (na_rec_block_lost) */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
-	uint8_t add_settle; /* REMOVING after a node's declaration caught
-			       its ADD out: 1 waiting out the copies (from
+	uint8_t add_settle; /* REMOVING after a node's declaration or an
+			       unanswered copy caught its ADD out
+			       (na_home_migrate_settle): 1 waiting out the
+			       copies (from
 			       add_hold_t), 2 REMOVE sent; recovered either
 			       way (migsettle.pml) */
 	uint32_t cs;
@@ -85,6 +99,10 @@ struct na_hblock {
 	uint32_t add_seq0;   /* the first set's add_seq: an OK of any set's
 				copy means the block is installed */
 	uint32_t add_hold_t; /* the hold's start, in 2^20 ns units */
+	uint32_t rm_seq0;    /* REMOVING: its first REMOVE copy's seq; an
+				answer to an earlier REMOVE (a late copy's
+				tag miss or ACK) is not its own
+				(na_home_remove_answer, migorphan.pml) */
 	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
@@ -146,6 +164,7 @@ struct na_hreq {
 	X(pipeline_reply_ack)     \
 	X(pipeline_forwards)      \
 	X(duplicates)             \
+	X(switch_late_served)     \
 	X(stale)                  \
 	X(unlocks)                \
 	X(unlock_duplicates)      \
@@ -162,6 +181,7 @@ struct na_hreq {
 	X(migrate_ok)             \
 	X(migrate_fail)           \
 	X(migrate_late_ok)        \
+	X(migrate_unanswered)     \
 	X(remove_ok)              \
 	X(q_forwards)             \
 	X(qxfer_approved)         \
@@ -216,6 +236,8 @@ struct na_home {
 	 * now could reach the switch after its eviction (migsettle.pml). */
 	uint32_t dead_new;
 	uint32_t n_settle; /* blocks with add_settle == 1 */
+	/* The ADDs' round trip (na_home_add_rtt_sample; 0: no sample). */
+	uint64_t add_srtt_ns, add_rttvar_ns;
 	struct na_home_stats st;
 	struct na_dir *dir;   /* directory mode (na_directory.h) */
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory
@@ -337,6 +359,13 @@ na_add_spaced(const struct na_hblock *b, uint64_t now_ns)
 					     b->add_t) >= NA_ADD_GAP_UNITS;
 }
 
+/* Time since block `b`'s migration began (na_add_begin), 2^20 ns grain. */
+static inline uint64_t
+na_add_age_ns(const struct na_hblock *b, uint64_t now_ns)
+{
+	return (uint64_t)(uint32_t)((uint32_t)(now_ns >> 20) - b->add_t) << 20;
+}
+
 /* Start a migration of `b` at `now_ns` (na_add_spaced): its seqs, its time. */
 static inline void
 na_add_begin(struct na_hblock *b, uint64_t now_ns)
@@ -354,6 +383,44 @@ na_add_begin(struct na_hblock *b, uint64_t now_ns)
  */
 int na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
 			   struct na_out *out);
+
+/**
+ * The retransmission timer of block `idx`'s ADD (dynamic migration, a
+ * recovery's re-add): the hold as na_home_migrate_resend; a copy sent and
+ * unanswered is not re-sent, the block is settled (na_home_migrate_settle,
+ * `migrate_unanswered`; lib/model/migrestart.pml).
+ * @return 0 (the first copy sent), 1 (holding), -EALREADY (not migrating,
+ * settled, or a drain has not taken the lock).
+ */
+int na_home_migrate_timeout(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			    struct na_out *out);
+
+/** An ADD's only copy answered (OK or FAIL) `ns` after it was sent. */
+void na_home_add_rtt_sample(struct na_home *h, uint64_t ns);
+
+/** How long an ADD copy may go unanswered before it is settled. */
+uint64_t na_home_add_rto(const struct na_home *h);
+
+/**
+ * A REMOVE answer (MIGRATE_ACK or tag miss) with `seq` answers block `b`'s
+ * current REMOVE, not one sent before it began: taken for it, an earlier
+ * copy's late tag miss starts a round while a re-ADD holds the block in the
+ * switch, and a writer holding its lock gives its event up with no unlock
+ * (lib/model/migorphan.pml).
+ */
+static inline bool
+na_home_remove_answer(const struct na_hblock *b, uint32_t seq)
+{
+	return !lcf_seq_after(b->rm_seq0, seq);
+}
+
+/**
+ * Block `b`'s ADD is out and may have installed it unanswered: REMOVING
+ * with add_settle = 1 from `now_ns`; na_migrate.c REMOVEs it once no copy
+ * can be in flight, the recovery takes either answer (migsettle.pml).
+ */
+void na_home_migrate_settle(struct na_home *h, struct na_hblock *b,
+			    uint64_t now_ns);
 
 /**
  * Internal to the home agent (na_home.c, na_home_migrate.c): a MIGRATE_ACK

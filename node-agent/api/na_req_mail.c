@@ -200,6 +200,9 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	t->unl.m.dst_node = na_req_home_of(t, tag);
 	t->unl.valid = true;
 	t->last_unlock_seq = seq;
+	/* Acknowledged before this parity's next seq is requested (the
+	 * flush in na_req_event). */
+	na_req_row_ended(t, seq);
 	if (na_req_tr(t, seq))
 		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
 			     0);

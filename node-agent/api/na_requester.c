@@ -84,8 +84,9 @@ na_req_next_seq(struct dsm_thread *t)
 /*
  * Recovery (na_recovery.h) before an event on `tag`: wait while a recovery
  * round holds the tag. @return 1 when the retry seq must not be reused (a
- * recovery recorded it as unsettled), 0, or -EHOSTDOWN when the tag's home
- * node was declared dead (dsm_node_failed).
+ * recovery recorded it as unsettled), 0, -EHOSTDOWN when the tag's home
+ * node was declared dead (dsm_node_failed), -ECANCELED when stopped while a
+ * round holds the tag.
  */
 static int
 rec_before_event(struct dsm_thread *t, uint64_t tag)
@@ -101,17 +102,43 @@ rec_before_event(struct dsm_thread *t, uint64_t tag)
 		return -EHOSTDOWN;
 	if (fresh == -EAGAIN) { /* a recovery round holds the tag */
 		while (na_rec_blocked(r, tag)) {
+			/* Stopped (a crashed node's DONE never comes): the
+			 * event is given up, no request sent; breaking out
+			 * only came back here (na_rec_sent refuses). */
 			if (na_req_stopping(t) &&
 			    na_now_ns() - start > NA_GIVE_UP_NS)
-				break;
+				return -ECANCELED;
 			na_req_backoff(t, 4);
 		}
 		fresh = na_rec_resume(r, t->id, t->stale.valid, t->stale.tag,
 				      &settled);
 	}
+	/*
+	 * The round recorded the abandoned seq at home, but a late copy may
+	 * still take the lock at the switch after the block's re-ADD: keep
+	 * the ABORT, asked afresh (lib/model/miglate.pml).
+	 */
 	if (settled)
-		t->stale.valid = false;
+		t->stale.round = true;
 	return fresh ? 1 : 0;
+}
+
+/* Remember the request as abandoned (struct na_stale): only an ABORT can
+ * tell whether a copy of it takes the lock later (na_req_quarantine). */
+static void
+abandon(struct dsm_thread *t, uint8_t type, uint32_t seq, uint64_t tag,
+	const struct na_retry *rt, bool round)
+{
+	if (t->stale.valid && t->stale.seq != seq)
+		NA_STAT_INC(t->n->st.req.stale_replaced); /* never ended */
+	t->stale.valid = true;
+	t->stale.round = round;
+	t->stale.type = type;
+	t->stale.seq = seq;
+	t->stale.tag = tag;
+	t->stale.copies = rt->copies;
+	t->stale.nacks = rt->nacks;
+	na_collect_init(&t->stale.c, type, t->n->self, t->d->topo.block_size);
 }
 
 int
@@ -134,7 +161,7 @@ again:
 		break;
 	default:
 		NA_STAT_INC(t->n->st.req.aborted);
-		return NA_EV_ABORT; /* its home node is dead */
+		return NA_EV_ABORT; /* its home node is dead, or stopped */
 	}
 	/* Reuse only while it is our latest seq: seqs never go backwards. */
 	if (rt->seq && rt->seq == t->seq && rt->type == type &&
@@ -147,6 +174,7 @@ again:
 	} else {
 		if (t->stale.valid) /* the common path stays out of the file */
 			na_req_end_stale(t);
+		na_req_row_guard(t);
 		seq = na_req_next_seq(t);
 		t->local_seq = seq; /* no copy of it on the wire yet */
 		rt->copies = 0;
@@ -155,6 +183,9 @@ again:
 	rt->seq = seq;
 	rt->type = type;
 	rt->tag = tag;
+	t->row[seq & 1].seq = seq;
+	t->row[seq & 1].type = type;
+	t->row[seq & 1].tag = tag;
 	/* Both scoreboard rows in use? Then the older unlock must land. */
 	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
 		na_req_flush(t);
@@ -206,7 +237,13 @@ again:
 		}
 		if (!na_rec_quiet(t->n->rec) &&
 		    na_rec_blocked(t->n->rec, tag)) {
-			/* The switch that may hold our lock is gone: abort. */
+			/*
+			 * The switch that may hold our lock is gone: abort.
+			 * A copy delayed in the network may still take the
+			 * lock after the block's re-ADD: quarantined as a
+			 * NACKed event is (lib/model/miglate.pml).
+			 */
+			abandon(t, type, seq, tag, rt, true);
 			rt->seq = 0;
 			na_rec_idle(t->n->rec, t->id, true);
 			return NA_EV_NACK;
@@ -259,14 +296,7 @@ again:
 		 * is a copy we never counted, so only an ABORT can
 		 * tell (na_req_quarantine(), lib/model/dircount.pml).
 		 */
-		t->stale.valid = true;
-		t->stale.type = type;
-		t->stale.seq = seq;
-		t->stale.tag = tag;
-		t->stale.copies = rt->copies;
-		t->stale.nacks = rt->nacks;
-		na_collect_init(&t->stale.c, type, t->n->self,
-				t->d->topo.block_size);
+		abandon(t, type, seq, tag, rt, false);
 		return NA_EV_NACK;
 	}
 	na_rec_granted(t->n->rec, t->id, tag);

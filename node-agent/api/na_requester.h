@@ -63,7 +63,8 @@ struct na_unlock_pending {
 };
 
 /*
- * The last NACKed request. Until it is retried (same seq) or ended by an
+ * The last NACKed request, or one a recovery round made the thread give
+ * up (lib/model/miglate.pml). Until it is retried (same seq) or ended by an
  * ABORT (PROTOCOL.md 4.9), a copy may still reach the switch (or home)
  * later, find the lock free and take it for a seq we would otherwise
  * abandon. If one did, its replies arrive with that seq; we collect them as
@@ -91,6 +92,9 @@ struct na_stale {
 	/* na_req_quarantine is waiting: na_req_wait_mail returns on each of
 	 * the request's answers (-EINPROGRESS) instead of sleeping on */
 	bool wake;
+	/* A recovery round on the tag ended the locks of the copies before
+	 * it: what was collected is void, the ABORT asks again (miglate.pml) */
+	bool round;
 	struct na_collect c;
 	uint8_t *buf;
 };
@@ -114,6 +118,13 @@ struct dsm_thread {
 	 * and per seq parity the last seq that crossed it. */
 	uint32_t local_seq;
 	uint32_t last_wired[2];
+	/* Per seq parity, the latest event that may hold a switch lock (seq
+	 * 0: none) until its unlock or an answered ABORT (na_req_row_guard) */
+	struct {
+		uint32_t seq;
+		uint8_t type;
+		uint64_t tag;
+	} row[2];
 	bool any_unlock;
 	struct lcf_msg qgrant; /* queued mode: the last Q_GRANT received */
 	bool qgrant_valid;
@@ -297,6 +308,21 @@ void na_req_quarantine(struct dsm_thread *t);
  * holder slot's abandon (queued mode). Its seq is spent. No error returns.
  */
 void na_req_end_stale(struct dsm_thread *t);
+
+/**
+ * Before a new seq: quarantine an earlier event that ended with neither its
+ * unlock nor an answered ABORT (seq+2 would move its SCOREBOARD row on, a
+ * later unlock make its own a duplicate; lib/model/migrows.pml).
+ */
+void na_req_row_guard(struct dsm_thread *t);
+
+/** The event of `seq` holds no switch lock any more. */
+static inline void
+na_req_row_ended(struct dsm_thread *t, uint32_t seq)
+{
+	if (t->row[seq & 1].seq == seq)
+		t->row[seq & 1].seq = 0;
+}
 
 /**
  * Give up a NACKed request that is not retried (seq on tag): in queued

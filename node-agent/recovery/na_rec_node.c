@@ -108,7 +108,8 @@ na_rec_resume(struct na_rec *r, uint16_t thread, bool stale, uint64_t stale_tag,
 	pthread_mutex_lock(&r->mu);
 	fresh = th->fresh;
 	if (fresh) {
-		/* The abandoned request's copies are accounted for at home. */
+		/* The abandoned request was recorded at home (its
+		 * replies before the round are void). */
 		if (stale && tag_in(th->fresh_tag, th->n_fresh, stale_tag))
 			*stale_settled = true;
 		th->fresh = false;

@@ -543,4 +543,8 @@ na_sim_net_actions_json(const struct na_sim_net *net, FILE *f)
 			lcf_action_name((enum lcf_action)a), v);
 		first = false;
 	}
+	/* Never expected: a lock leak's witness (lcf_counters). */
+	if (pc->sb_held_overwritten)
+		fprintf(f, "%s\"sb_held_overwritten\":%" PRIu64,
+			first ? "" : ",", pc->sb_held_overwritten);
 }

@@ -1059,3 +1059,69 @@ Test(na_recovery, no_add_copy_names_a_dead_node)
 	cr_assert_eq(na_home_migrate_resend(&n.home, 2, 0, &out), 0);
 	cr_assert_eq(add_copyset(), 1u << 3);
 }
+
+/*
+ * Switch-restart sweep 68 run 542 (lib/model/migrestart.pml): the ADD's
+ * copy installed the block in the old switch, its replies lost, node 1
+ * wrote it there (Modified); after the restart a re-sent copy installed
+ * the home's metadata of before (Unshared). Unanswered, the ADD is
+ * settled: REMOVE, the entry found is not the truth, the block is rebuilt
+ * from the caches' reports and ADDed again with that.
+ */
+Test(na_recovery, an_unanswered_add_is_recovered_and_added_again)
+{
+	struct na_hblock *b = &n.home.blk[2];
+	struct na_migrate mg;
+	struct na_mig_io io = { .out = &out, .flush = mig_flush };
+	uint64_t tag = na_home_tag(&n.home, 2);
+	struct lcf_msg ack = msg(LCF_T_MIGRATE_ACK, 0, 1, tag);
+	const struct na_out_msg *add;
+	uint8_t e[64];
+	uint32_t round;
+	uint64_t t0;
+
+	b->gs = LCF_GS_UNSHARED;
+	b->cs = 0;
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_timeout(&n.home, 2, 0, &out), -EALREADY);
+	cr_assert_null(find(LCF_T_ADD_TO_SWITCH, 0), "no copy re-sent");
+	cr_assert_eq(b->owner, NA_OWN_REMOVING);
+	cr_assert_eq(n.home.st.migrate_unanswered, 1);
+	cr_assert_eq(na_migrate_init(&mg, false, 0, 0, -1, 0), 0);
+	t0 = (uint64_t)b->add_hold_t << 20;
+	na_migrate_tick(&mg, &n.home, t0 + NA_ADD_HOLD_NS + (2ull << 20), &io);
+	cr_assert_not_null(find(LCF_T_REMOVE_FROM_SWITCH, 0));
+	/* The re-sent copy's entry: Unshared, not the truth. */
+	ack.aux = (uint32_t)LCF_T_REMOVE_FROM_SWITCH << 24;
+	ack.gstatus = LCF_GS_UNSHARED;
+	ack.copyset = 0;
+	na_out_reset(&out);
+	cr_assert(feed(&ack, NULL));
+	cr_assert_eq(b->owner, NA_OWN_RECOVERING);
+	round = self_round();
+	report(1, round, e, entry(e, tag, ENT_HOLD, 2, 0, 0), 0);
+	report(2, round, e, 0, 0);
+	report(3, round, e, 0, 0);
+	tick_done();
+	cr_assert_eq(b->owner, NA_OWN_HOME);
+	cr_assert_eq(b->gs, LCF_GS_MODIFIED, "node 1's write");
+	cr_assert_eq(b->cs, 1u << 1);
+	for (uint16_t i = 0; i < 4; i++) {
+		struct lcf_msg a = msg(NA_MSG_REC_DONE_ACK, i, round, 0);
+
+		feed(&a, NULL);
+	}
+	tick_now(); /* the round ends: the re-add */
+	cr_assert_eq(n.rec->h.n_readd, 1);
+	n.rec->h.last_ns = 0;
+	/* The settle's hold (NA_ADD_HOLD_NS) spaces the migrations in real
+	 * time (NA_ADD_GAP_NS); this test's round takes microseconds. */
+	b->add_t -= NA_ADD_GAP_UNITS;
+	tick_now();
+	add = find(LCF_T_ADD_TO_SWITCH, 0);
+	cr_assert_not_null(add, "ADDed again");
+	cr_assert_eq(add->msg.gstatus, LCF_GS_MODIFIED);
+	cr_assert_eq(add->msg.copyset, 1u << 1);
+	na_migrate_fini(&mg);
+}
