@@ -694,9 +694,9 @@ if [ $DEEP = 0 ]; then
 	# The requester's ABORT quarantine (QUAR, na_req_quarantine) ends
 	# that, but not a copy that overtakes and is forwarded into another
 	# node's tenure (LATE): the tenure is handed to the given-up seq,
-	# whose slot the round reset (-late, known: today's C). The re-ADD
-	# held until no copy sent before the reports can arrive (RHOLD, a
-	# packet lifetime as migdup.pml's): passes.
+	# whose slot the round reset (-late, --deep). The rule: no ADD of a
+	# rebuilt block until no copy sent before the reports can arrive
+	# (RHOLD, NA_ADD_HOLD_NS as migdup.pml's hold; na_add_spaced): passes.
 	PML=qfault.pml run qfault-restart-fmax-old "violation:assertion violated" "-DRS=1 -DEV=1 -DFMAX=12" "$QF" "-m100000"
 	PML=qfault.pml run qfault-restart-hold pass "-DRS=1 -DEV=1 -DQUAR -DLATE=1 -DRHOLD -DFMAX=12" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash pass "-DCR=1 -DEV=1" "$QF" "-m100000"
@@ -777,7 +777,7 @@ else
 		"-DNP -DNFAIR=3 -DMEMLIM=3000" "-m100000 -l -f"
 	PML=qfault.pml run qfault-restart-quar-live pass "-DRS=1 -DEV=1 -DQUAR -DLIVE" \
 		"-DNP -DNFAIR=4 -DMEMLIM=3000" "-m100000 -l -f"
-	PML=qfault.pml run qfault-restart-late "known:assertion violated" "-DRS=1 -DEV=1 -DQUAR -DLATE=1" \
+	PML=qfault.pml run qfault-restart-late "violation:assertion violated" "-DRS=1 -DEV=1 -DQUAR -DLATE=1" \
 		"-DSAFETY -DMEMLIM=2000" "-m100000"
 	PML=qfault.pml run qfault-restart-hold-live pass "-DRS=1 -DEV=1 -DQUAR -DLATE=1 -DRHOLD -DLIVE" \
 		"-DNP -DNFAIR=4 -DMEMLIM=3000" "-m100000 -l -f"

@@ -62,12 +62,12 @@
  * is approved and its Q_GRANT, carrying node 1's s2 behind, finds node 1's
  * row at s2 (the round reset the slot and its gone records,
  * na_qreset.c): acknowledged, ignored; the block stays locked for a seq
- * nobody runs (qfault-restart-late, known: the C today).
- * -DRHOLD: the re-ADD waits until no copy sent before the reports can
- * arrive (a packet lifetime, NA_ADD_HOLD_NS, as migdup.pml's hold): passes
- * with or without QUAR. The C's recovery re-adds REC_RETX_NS (50 ms) after
- * the last DONE, over NA_ADD_HOLD_NS, but a dynamic migration may ADD the
- * rebuilt (home-owned) block at the next epoch's end: no bound there.
+ * nobody runs (qfault-restart-late: the recovery's re-add came REC_RETX_NS
+ * after DONE, but a dynamic migration could ADD the rebuilt block at the
+ * next epoch's end).
+ * -DRHOLD (the rule): the re-ADD waits until no copy sent before the
+ * reports can arrive (a packet lifetime, NA_ADD_HOLD_NS, as migdup.pml's
+ * hold; na_add_hold_rebuilt, na_add_spaced): passes with or without QUAR.
  * -DLIVE: BEGIN and the quarantine are processes of their own (the node's
  * recovery agent, the requester thread), for a non-progress search under
  * weak fairness (-l -f), where FMAX would count a quarantine's transient
