@@ -689,6 +689,16 @@ if [ $DEEP = 0 ]; then
 	PML=qfault.pml run qfault-restart-old "violation:assertion violated" "-DRS=1 -DEV=1 -DOLD" "$QF" "-m100000"
 	PML=qfault.pml run qfault-restart pass "-DRS=1 -DEV=1" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash-old "violation:assertion violated" "-DCR=1 -DEV=1 -DOLD" "$QF" "-m100000"
+	# A request copy sent before the round, delivered after the re-ADD
+	# (FMAX: a tenure bounced for ever): it takes the free lock (-old).
+	# The requester's ABORT quarantine (QUAR, na_req_quarantine) ends
+	# that, but not a copy that overtakes and is forwarded into another
+	# node's tenure (LATE): the tenure is handed to the given-up seq,
+	# whose slot the round reset (-late, --deep). The rule: no ADD of a
+	# rebuilt block until no copy sent before the reports can arrive
+	# (RHOLD, NA_ADD_HOLD_NS as migdup.pml's hold; na_add_spaced): passes.
+	PML=qfault.pml run qfault-restart-fmax-old "violation:assertion violated" "-DRS=1 -DEV=1 -DFMAX=12" "$QF" "-m100000"
+	PML=qfault.pml run qfault-restart-hold pass "-DRS=1 -DEV=1 -DQUAR -DLATE=1 -DRHOLD -DFMAX=12" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash pass "-DCR=1 -DEV=1" "$QF" "-m100000"
 	# A home-owned block: the drain must take a tenure the dead node handed
 	# over (its Q_GRANT may never have left), not only one it holds.
@@ -759,6 +769,20 @@ else
 	PML=qalias.pml run qalias-fix-full pass "-DFULL -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	PML=qfault.pml run qfault-restart-ev2 pass "-DRS=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
+	# The late request copy across a restart (CI: qfault-restart-hold):
+	# liveness under weak fairness (LIVE: BEGIN and the quarantine their
+	# own processes), in order: -old a non-progress cycle, QUAR passes;
+	# overtaking (LATE): only the re-ADD hold passes.
+	PML=qfault.pml run qfault-restart-live-old "violation:non-progress cycle" "-DRS=1 -DEV=1 -DLIVE" \
+		"-DNP -DNFAIR=3 -DMEMLIM=3000" "-m100000 -l -f"
+	PML=qfault.pml run qfault-restart-quar-live pass "-DRS=1 -DEV=1 -DQUAR -DLIVE" \
+		"-DNP -DNFAIR=4 -DMEMLIM=3000" "-m100000 -l -f"
+	PML=qfault.pml run qfault-restart-late "violation:assertion violated" "-DRS=1 -DEV=1 -DQUAR -DLATE=1" \
+		"-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qfault.pml run qfault-restart-hold-live pass "-DRS=1 -DEV=1 -DQUAR -DLATE=1 -DRHOLD -DLIVE" \
+		"-DNP -DNFAIR=4 -DMEMLIM=3000" "-m100000 -l -f"
+	PML=qfault.pml run qfault-restart-hold-ev2 pass "-DRS=1 -DEV=2 -DQUAR -DLATE=2 -DRHOLD -DFMAX=12" \
+		"-DSAFETY -DMEMLIM=3000" "-m100000"
 	PML=qfault.pml run qfault-crash-ev2 pass "-DCR=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
 	PML=qfault.pml run qfault-home3-free pass "-DN=3 -DCR=1 -DEV=1 -DHOME" "-DSAFETY -DCOLLAPSE -DMEMLIM=3000" "-m100000"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \

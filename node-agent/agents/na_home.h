@@ -104,6 +104,8 @@ struct na_hblock {
 				tag miss or ACK) is not its own
 				(na_home_remove_answer, migorphan.pml) */
 	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
+	uint32_t rec_t;      /* the last recovery rebuild, 2^20 ns units */
+	bool rec_held;       /* rec_t set: no ADD for NA_ADD_HOLD_NS after */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
 				over (0: granted here); a drain of that
@@ -351,12 +353,34 @@ na_add_seq_next(uint32_t s, bool migration)
 	return ((s >> 16) + 1) << 16 | lo;
 }
 
-/* May block `b` start a migration at `now_ns` (NA_ADD_GAP_NS)? */
+/*
+ * A recovery round rebuilt `b` at `now_ns`, after every node's report: a
+ * request copy sent before a report (its event aborted by the round) may
+ * still be in flight. Re-ADDed while it is, it can take the switch's lock
+ * for a seq nobody runs, or be queued into another node's tenure that is
+ * then handed to it (the round freed the slot that would pass it on): the
+ * block stays locked. No ADD until the packet lifetime has passed
+ * (lib/model/qfault.pml RHOLD; the recovery's own re-add waits
+ * REC_RETX_NS, but a dynamic migration may come at the next epoch).
+ */
+static inline void
+na_add_hold_rebuilt(struct na_hblock *b, uint64_t now_ns)
+{
+	b->rec_t = (uint32_t)(now_ns >> 20);
+	b->rec_held = true;
+}
+
+/* May block `b` start a migration at `now_ns` (NA_ADD_GAP_NS, and
+ * NA_ADD_HOLD_NS after a rebuild; one grain more for the rounding down)? */
 static inline bool
 na_add_spaced(const struct na_hblock *b, uint64_t now_ns)
 {
-	return b->add_seq == 0 || (uint32_t)((uint32_t)(now_ns >> 20) -
-					     b->add_t) >= NA_ADD_GAP_UNITS;
+	uint32_t t = (uint32_t)(now_ns >> 20);
+
+	if (b->rec_held && (uint64_t)(uint32_t)(t - b->rec_t) << 20 <
+				   NA_ADD_HOLD_NS + (1ull << 20))
+		return false;
+	return b->add_seq == 0 || (uint32_t)(t - b->add_t) >= NA_ADD_GAP_UNITS;
 }
 
 /* Time since block `b`'s migration began (na_add_begin), 2^20 ns grain. */
@@ -372,6 +396,7 @@ na_add_begin(struct na_hblock *b, uint64_t now_ns)
 {
 	b->add_seq0 = b->add_seq = na_add_seq_next(b->add_seq, true);
 	b->add_t = (uint32_t)(now_ns >> 20);
+	b->rec_held = false; /* past the hold: rec_t may wrap now */
 }
 
 /**

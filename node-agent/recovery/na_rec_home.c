@@ -354,6 +354,7 @@ rebuild(struct na_rec *r)
 		na_hq_clear(&b->q);
 		b->hot = 0;
 		b->owner = NA_OWN_HOME;
+		na_add_hold_rebuilt(b, na_now_ns());
 		r->st.blocks_recovered++;
 		forget_holders(home, na_home_tag(home, h->idx[s]));
 	}

@@ -1116,12 +1116,47 @@ Test(na_recovery, an_unanswered_add_is_recovered_and_added_again)
 	cr_assert_eq(n.rec->h.n_readd, 1);
 	n.rec->h.last_ns = 0;
 	/* The settle's hold (NA_ADD_HOLD_NS) spaces the migrations in real
-	 * time (NA_ADD_GAP_NS); this test's round takes microseconds. */
+	 * time (NA_ADD_GAP_NS), as does the rebuild's hold; this test's round
+	 * takes microseconds. */
 	b->add_t -= NA_ADD_GAP_UNITS;
+	b->rec_t -= (uint32_t)(NA_ADD_HOLD_NS >> 20) + 2;
 	tick_now();
 	add = find(LCF_T_ADD_TO_SWITCH, 0);
 	cr_assert_not_null(add, "ADDed again");
 	cr_assert_eq(add->msg.gstatus, LCF_GS_MODIFIED);
 	cr_assert_eq(add->msg.copyset, 1u << 1);
 	na_migrate_fini(&mg);
+}
+
+/*
+ * A rebuilt block is ADDed to the switch only once the packet lifetime has
+ * passed: node 2's request copy, sent before its report (its event aborted
+ * by the round), may still be on its way; delivered after a re-ADD it can
+ * take the lock, or be queued into another node's tenure that is then
+ * handed to it, and the block stays locked (lib/model/qfault.pml,
+ * qfault-restart-late; RHOLD). Times from the rebuild's own stamp
+ * (2^20 ns units), not the test's clock.
+ */
+Test(na_recovery, rebuilt_block_waits_out_the_packet_lifetime)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	struct na_hblock *b = &n.home.blk[3];
+	uint32_t round = lost_block_round(3, msg(LCF_T_WRITE_MISS, 2, 9, tag));
+	uint64_t r;
+	uint8_t e[16];
+
+	report(1, round, e, 0, 0);
+	report(2, round, e, entry(e, tag, ENT_UNSETTLED, 0, 0, 9), 0);
+	report(3, round, e, 0, 0);
+	tick_done();
+	cr_assert_eq(b->owner, NA_OWN_HOME);
+	r = (uint64_t)b->rec_t << 20;
+	na_out_reset(&out);
+	/* 10 units after the stamp: maybe only 9 x 2^20 ns < NA_ADD_HOLD_NS */
+	cr_assert_eq(na_home_migrate_start(&n.home, 3, r + (10ull << 20), &out),
+		     -EBUSY, "a copy sent before the reports may be in flight");
+	cr_assert_eq(b->owner, NA_OWN_HOME);
+	cr_assert_eq(na_home_migrate_start(&n.home, 3, r + (11ull << 20), &out),
+		     0);
+	cr_assert_eq(b->owner, NA_OWN_MIGRATING);
 }
