@@ -103,6 +103,10 @@ struct na_hblock {
 				answer to an earlier REMOVE (a late copy's
 				tag miss or ACK) is not its own
 				(na_home_remove_answer, migorphan.pml) */
+	uint32_t rm_conf;    /* REMOVING: the seq of its first REMOVE sent
+				after a tag miss of its own (0: none yet);
+				only such a copy's tag miss says the switch
+				does not hold it (migpass.pml) */
 	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
