@@ -484,8 +484,10 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		idx = block_of(h, m->tag);
 		if (idx < 0 || h->blk[idx].owner != NA_OWN_REMOVING)
 			return false;
-		/* A copy of an earlier REMOVE of the block (migorphan.pml). */
-		if (m->thread || !na_home_remove_answer(&h->blk[idx], m->seq)) {
+		/* A copy of an earlier REMOVE of the block (migorphan.pml),
+		 * also while a settle's hold has sent none of its own. */
+		if (m->thread || h->blk[idx].add_settle == 1 ||
+		    !na_home_remove_answer(&h->blk[idx], m->seq)) {
 			mg->st.remove_stale++;
 			return false;
 		}

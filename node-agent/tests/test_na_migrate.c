@@ -489,6 +489,25 @@ Test(migrate_home, a_remove_miss_before_an_answer_is_confirmed)
 	cr_assert_eq(mg.st.remove_missed, 0);
 }
 
+/* An earlier removal's tag miss while a settle's hold has sent no REMOVE
+ * of its own: not an answer, and no REMOVE goes out in the hold. */
+Test(migrate_home, a_remove_miss_in_a_settles_hold_is_stale)
+{
+	struct lcf_msg r = both_switch_owned(), miss;
+
+	na_out_reset(&out);
+	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
+	miss = out.m[0].msg;
+	feed(ack(5, miss.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
+	na_home_migrate_settle(&h, &h.blk[5], 80 * MS); /* a later ADD's */
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &miss, 81 * MS, &io));
+	cr_assert_eq(out.n, 0, "no REMOVE in the hold");
+	cr_assert_eq(mg.st.remove_stale, 1);
+	cr_assert_eq(mg.st.remove_confirms, 0);
+}
+
 /* ---- shadow ------------------------------------------------------------- */
 
 static struct na_shadow s;
