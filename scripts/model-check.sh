@@ -503,6 +503,12 @@ if [ $DEEP = 0 ]; then
 	# a round on a block the switch holds, its writer's lock orphaned.
 	PML=migorphan.pml run migorphan-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
 	PML=migorphan.pml run migorphan pass "-DINCS=3 -DRMCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	# A settled ADD's second pass after its REMOVE's first (migpass.pml,
+	# the test-migration --faults hang): the tag miss sends the block
+	# into a round while the ADD installs it; not once a tag miss counts
+	# only for a REMOVE sent after an answer of the removal.
+	PML=migpass.pml run migpass-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migpass.pml run migpass pass "-DRMCOPIES=3" "-DSAFETY" "-m10000 -w18"
 	# A copy of an event a settle's round gave up, delayed past the
 	# block's re-ADD (miglate.pml): it takes the lock nobody releases;
 	# not once the given-up event is quarantined (ABORT until answered);

@@ -103,6 +103,10 @@ struct na_hblock {
 				answer to an earlier REMOVE (a late copy's
 				tag miss or ACK) is not its own
 				(na_home_remove_answer, migorphan.pml) */
+	uint32_t rm_conf;    /* REMOVING: the seq of its first REMOVE sent
+				after a tag miss of its own (0: none yet);
+				only such a copy's tag miss says the switch
+				does not hold it (migpass.pml) */
 	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
 	uint32_t rec_t;      /* the last recovery rebuild, 2^20 ns units */
 	bool rec_held;       /* rec_t set: no ADD for NA_ADD_HOLD_NS after */

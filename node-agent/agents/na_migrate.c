@@ -379,6 +379,7 @@ settle(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 			continue;
 		b->add_settle = 2;
 		b->rm_seq0 = mg->seq + 1;
+		b->rm_conf = 0;
 		h->n_settle--;
 		mg->st.settle_removes++;
 		emit_remove(mg, h, i, io);
@@ -453,6 +454,7 @@ remove_request(struct na_migrate *mg, struct na_home *h,
 	 */
 	b->owner = NA_OWN_REMOVING;
 	b->rm_seq0 = mg->seq + 1;
+	b->rm_conf = 0;
 	mg->st.removes++;
 	emit_remove(mg, h, (uint32_t)idx, io);
 }
@@ -482,9 +484,28 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		idx = block_of(h, m->tag);
 		if (idx < 0 || h->blk[idx].owner != NA_OWN_REMOVING)
 			return false;
-		/* A copy of an earlier REMOVE of the block (migorphan.pml). */
-		if (m->thread || !na_home_remove_answer(&h->blk[idx], m->seq)) {
+		/* A copy of an earlier REMOVE of the block (migorphan.pml),
+		 * also while a settle's hold has sent none of its own. */
+		if (m->thread || h->blk[idx].add_settle == 1 ||
+		    !na_home_remove_answer(&h->blk[idx], m->seq)) {
 			mg->st.remove_stale++;
+			return false;
+		}
+		/*
+		 * An ADD is two passes and its second re-enters behind the
+		 * frames received with it (PROTOCOL.md 4.8): a REMOVE that
+		 * came with a settled ADD misses, then the ADD installs the
+		 * block. A REMOVE sent after this miss arrived comes after
+		 * that second pass: only its miss proves the block is not
+		 * in the switch (lib/model/migpass.pml).
+		 */
+		if (!h->blk[idx].rm_conf ||
+		    lcf_seq_after(h->blk[idx].rm_conf, m->seq)) {
+			if (!h->blk[idx].rm_conf) {
+				h->blk[idx].rm_conf = mg->seq + 1;
+				mg->st.remove_confirms++;
+				emit_remove(mg, h, (uint32_t)idx, io);
+			}
 			return false;
 		}
 		mg->st.remove_missed++;

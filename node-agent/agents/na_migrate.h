@@ -73,6 +73,7 @@ struct na_mig_pending {
 	X(remove_retransmits)      \
 	X(remove_nacks)            \
 	X(remove_missed)           \
+	X(remove_confirms)         \
 	X(remove_stale)            \
 	X(collision_reports)       \
 	X(settle_removes)

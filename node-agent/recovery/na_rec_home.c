@@ -503,6 +503,10 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		    r->env.home->blk[idx].owner == NA_OWN_REMOVING &&
 		    r->env.home->blk[idx].add_settle == 2 &&
 		    na_home_remove_answer(&r->env.home->blk[idx], m->seq)) {
+			/* A miss came first: the ADD installed it after the
+			 * REMOVE's pass (migpass.pml). */
+			if (r->env.home->blk[idx].rm_conf)
+				r->st.settle_miss_refuted++;
 			na_rec_block_lost(r, m->tag, out);
 			return true;
 		}

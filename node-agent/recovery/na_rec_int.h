@@ -161,6 +161,7 @@ struct rec_home {
 	X(adding_cleared)      \
 	X(adding_settled)      \
 	X(settle_recovered)    \
+	X(settle_miss_refuted) \
 	X(frozen_dropped)
 
 struct na_rec {

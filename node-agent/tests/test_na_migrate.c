@@ -398,7 +398,10 @@ Test(migrate_home, remove_miss_while_removing_asks_for_recovery)
 
 	na_out_reset(&out);
 	cr_assert_not(na_migrate_handle(&mg, &h, &r, 70 * MS, &io));
-	miss = out.m[0].msg; /* back as a tag miss */
+	miss = out.m[0].msg; /* back as a tag miss: confirmed first */
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &miss, 71 * MS, &io));
+	miss = out.m[0].msg; /* the confirming copy, back as a tag miss */
 	cr_assert(na_migrate_handle(&mg, &h, &miss, 71 * MS, &io));
 	cr_assert_eq(mg.st.remove_missed, 1);
 	h.blk[5].owner = NA_OWN_RECOVERING; /* what the caller does */
@@ -434,11 +437,75 @@ Test(migrate_home, earlier_remove_answers_do_not_count)
 	cr_assert_eq(mg.st.remove_stale, 1);
 	feed(ack(5, old.seq, LCF_T_REMOVE_FROM_SWITCH, false));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_REMOVING, "an earlier ACK");
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &cur, 82 * MS, &io),
+		      "its own copy's tag miss: confirmed first");
+	cur = out.m[0].msg;
 	cr_assert(na_migrate_handle(&mg, &h, &cur, 82 * MS, &io),
-		  "its own copy's tag miss");
+		  "the confirming copy's tag miss");
 	cr_assert_eq(mg.st.remove_missed, 1);
 	feed(ack(5, cur.seq, LCF_T_REMOVE_FROM_SWITCH, false));
 	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME, "its own ACK");
+}
+
+/*
+ * Issue 28 (test-migration --faults hang, lib/model/migpass.pml): an ADD
+ * is two passes and its second re-enters behind the frames received with
+ * it, so a REMOVE that reached the switch with a settled ADD misses and the
+ * ADD then installs the block. Taken as proof, that miss sent the block
+ * into a round while the switch held it: two owners, the switch's copyset
+ * no longer the caches' (a WRITE_MISS waited for ever for the data of a
+ * provider with no copy). Only the miss of a REMOVE sent after a miss of
+ * the removal proves it; copies sent before do not, and that REMOVE's
+ * MIGRATE_ACK (the ADD installed it) brings the block home.
+ */
+Test(migrate_home, a_remove_miss_before_an_answer_is_confirmed)
+{
+	struct lcf_msg r = both_switch_owned(), first, second, conf;
+
+	na_out_reset(&out);
+	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
+	first = out.m[0].msg;
+	second = first;
+	second.seq = ++mg.seq; /* a retransmission sent before any answer */
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &first, 71 * MS, &io),
+		      "a miss before any answer: no recovery");
+	cr_assert_eq(out.n, 1, "a confirming REMOVE at once");
+	conf = out.m[0].msg;
+	cr_assert_eq(conf.type, LCF_T_REMOVE_FROM_SWITCH);
+	cr_assert(lcf_seq_after(conf.seq, second.seq));
+	cr_assert_eq(mg.st.remove_confirms, 1);
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &second, 71 * MS, &io),
+		      "a copy sent before the answer: no proof either");
+	cr_assert_eq(out.n, 0, "one confirming copy (the timer re-sends)");
+	cr_assert_eq(mg.st.remove_missed, 0);
+	cr_assert_eq(h.blk[5].owner, NA_OWN_REMOVING);
+	/* The ADD's second pass installed it: the confirming copy finds it. */
+	feed(ack(5, conf.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME,
+		     "home, the switch's metadata");
+	cr_assert_eq(mg.st.remove_missed, 0);
+}
+
+/* An earlier removal's tag miss while a settle's hold has sent no REMOVE
+ * of its own: not an answer, and no REMOVE goes out in the hold. */
+Test(migrate_home, a_remove_miss_in_a_settles_hold_is_stale)
+{
+	struct lcf_msg r = both_switch_owned(), miss;
+
+	na_out_reset(&out);
+	na_migrate_handle(&mg, &h, &r, 70 * MS, &io);
+	miss = out.m[0].msg;
+	feed(ack(5, miss.seq, LCF_T_REMOVE_FROM_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_HOME);
+	na_home_migrate_settle(&h, &h.blk[5], 80 * MS); /* a later ADD's */
+	na_out_reset(&out);
+	cr_assert_not(na_migrate_handle(&mg, &h, &miss, 81 * MS, &io));
+	cr_assert_eq(out.n, 0, "no REMOVE in the hold");
+	cr_assert_eq(mg.st.remove_stale, 1);
+	cr_assert_eq(mg.st.remove_confirms, 0);
 }
 
 /* ---- shadow ------------------------------------------------------------- */
