@@ -11,16 +11,6 @@
 #include "na_qslot.h"
 
 struct na_qslot *
-na_qslot_find(struct na_qtable *qt, uint64_t tag, uint16_t thread)
-{
-	for (uint32_t i = 0; i < NA_QT_SLOTS; i++)
-		if (qt->s[i].used && !qt->s[i].passing && qt->s[i].tag == tag &&
-		    qt->s[i].h.thread == thread)
-			return &qt->s[i];
-	return NULL;
-}
-
-struct na_qslot *
 na_qslot_new(struct na_qtable *qt, uint64_t tag, uint16_t thread, uint64_t now,
 	     const struct na_qslot *keep)
 {

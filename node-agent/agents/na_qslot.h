@@ -19,8 +19,15 @@
  *
  * @return the slot, or NULL when there is none.
  */
-struct na_qslot *na_qslot_find(struct na_qtable *qt, uint64_t tag,
-			       uint16_t thread);
+static inline struct na_qslot *
+na_qslot_find(struct na_qtable *qt, uint64_t tag, uint16_t thread)
+{
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++)
+		if (qt->s[i].used && !qt->s[i].passing && qt->s[i].tag == tag &&
+		    qt->s[i].h.thread == thread)
+			return &qt->s[i];
+	return NULL;
+}
 
 /**
  * A fresh slot for (tag, thread), made from an unused or the least
