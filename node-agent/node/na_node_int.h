@@ -36,7 +36,17 @@ void na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 			   const void *payload, struct na_out *out);
 
 /** Deliver the holders' messages for requester threads (mailboxes). */
-void na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc);
+static inline void
+na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc)
+{
+	for (uint32_t i = 0; i < loc->n; i++) {
+		const struct na_qlocal *l = &loc->l[i];
+
+		if (l->thread >= n->cfg.threads ||
+		    !na_mbox_push(&n->mbox[l->thread], &l->m, NULL))
+			NA_STAT_INC(n->st.mbox_overflow);
+	}
+}
 /** The recovery's hook (na_rec_env.q_recovered; agent_mu held): free the
  * queue holder rows of a round's blocks (na_qtable_recovered). */
 void na_node_q_recovered(void *ctx, const uint64_t *tags, uint32_t n);

@@ -50,18 +50,6 @@ na_node_queue_fini(struct na_node *n)
 }
 
 void
-na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc)
-{
-	for (uint32_t i = 0; i < loc->n; i++) {
-		const struct na_qlocal *l = &loc->l[i];
-
-		if (l->thread >= n->cfg.threads ||
-		    !na_mbox_push(&n->mbox[l->thread], &l->m, NULL))
-			NA_STAT_INC(n->st.mbox_overflow);
-	}
-}
-
-void
 na_node_queue_process(struct na_node *n, const struct lcf_msg *m,
 		      const void *payload, struct na_out *out)
 {
