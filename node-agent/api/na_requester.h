@@ -416,7 +416,7 @@ void na_req_backoff(struct dsm_thread *t, unsigned attempt);
 /** Handle whatever arrived while no event is in progress. */
 void na_req_service(struct dsm_thread *t);
 
-/* ---- queued lock mode (na_req_queue.c, docs/QUEUED-LOCKS.md 5) ---- */
+/* ---- queued lock mode (na_requester.c, docs/QUEUED-LOCKS.md 5) ---- */
 
 /* One event's queued-mode state. */
 struct na_reqq {
@@ -461,7 +461,7 @@ void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
 
 /*
  * The requester's only calls into the node's queue holders (na_node_q_*)
- * are na_req_queue.c's and the functions below; each is a no-op in retry
+ * are na_requester.c's na_reqq_* and the functions below; each is a no-op in retry
  * mode, checked here so that an event in that mode does not leave its file.
  */
 
