@@ -609,8 +609,9 @@ main(int argc, char **argv)
 				      (uint64_t)(sim.o.sw_down_ms * 1e6));
 	if (sim.o.stall_for)
 		na_sim_net_stall(sim.net,
-				 (uint64_t)((sim.o.stall_at ? sim.o.stall_at
-							    : sim.o.stall_every) *
+				 (uint64_t)((sim.o.stall_at
+						     ? sim.o.stall_at
+						     : sim.o.stall_every) *
 					    1e9),
 				 (uint64_t)(sim.o.stall_every * 1e9),
 				 (uint64_t)(sim.o.stall_for * 1e9));

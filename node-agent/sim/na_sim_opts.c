@@ -438,7 +438,8 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 				 &o->stall_every);
 			break;
 		case 1003:
-			rc = num("--stall-for", optarg, 1e-9, 1e6, &o->stall_for);
+			rc = num("--stall-for", optarg, 1e-9, 1e6,
+				 &o->stall_for);
 			break;
 		case 'h':
 			usage(stdout);
