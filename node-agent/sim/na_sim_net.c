@@ -50,6 +50,7 @@ struct na_sim_net {
 	/* A stalled switch (na_sim_net_stall): frames reaching it queue,
 	 * and a burst's resubmitted frames wait for the burst's end. */
 	uint64_t stall_every, stall_ns;
+	uint64_t stall_sent; /* st.sent at the last stall's end */
 	bool stalled, in_burst;
 	struct frame *sq_head, *sq_tail, *rs_head, *rs_tail;
 };
@@ -483,9 +484,12 @@ stall_end(void *ctx, void *arg)
 			switch_pass(net, f);
 		}
 	}
-	if (net->stall_every > net->stall_ns)
+	/* No frame sent in a whole period: the cluster is done (the final
+	 * drain runs until no event is left). */
+	if (net->stall_every > net->stall_ns && net->st.sent != net->stall_sent)
 		na_sim_at(na_now_ns() + net->stall_every - net->stall_ns,
 			  stall_begin, net, NULL);
+	net->stall_sent = net->st.sent;
 }
 
 static void
