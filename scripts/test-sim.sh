@@ -426,6 +426,13 @@ run regress-restart-stopped-tenure "--seed 2873368191 --events 2000 --nodes 5 --
 run regress-restart-queued-rejoin "--seed 3863796973 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 4 --cache-blocks 8 --block-size 64 --loss 0.012 --dup 0.075 --jitter-us 50 --max-rate 5000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 8 --restart-node 1 --restart-at 516ev --detect-ms 50" \
 	crash.restarted recovery.rejoined restart_ops
 
+# Final reads at a 2.5 ms mean hop: they read every shared block in turn,
+# ~28 ms each, so 1,024 blocks (issue 28's migrate4 runs, seeds 1 and 3)
+# took 29-32 virtual s, longest lock wait 0.14 s, and the bound on the
+# whole walk said stuck (exit 3). The bound is now per read; at --stuck-s 1
+# 64 blocks exit 3 on the old code, seeds 1-8. 0.1 CPU-s.
+run regress-finals-walk-bound "--seed 1 --events 2000 --blocks 64 --delay-us 1000 --jitter-us 3000 --loss 0.01 --dup 0.01 --stuck-s 1"
+
 if [ $FAILED != 0 ]; then
 	echo "test-sim: FAILED"
 	exit 1
