@@ -17,7 +17,7 @@
 #                              [--nodes 2,3,4] [--threads T] [--duration SEC]
 #                              [--reps N] [--seed S] [--plot CSV]
 #                              [--points V,..] [--trace N] [--sw-args=ARGS]
-#                              [--no-pin]
+#                              [--warmup SEC] [--no-pin]
 #
 #   default   kv: get95 and get50 on 2, 3 and 4 nodes; tpcc: distribution
 #             ratio 0/10/30/50 % on 4 nodes; pagerank: scale 13 on 2, 3
@@ -26,6 +26,8 @@
 #   --points  only the points of these values (e.g. get95,0.0,13)
 #   --trace N sampled latency traces (1 in N events) in every run
 #             directory, for scripts/latency_breakdown.py
+#   --warmup  kv and tpcc: run the workload SEC first, uncounted (the
+#             caches fill and hot blocks migrate before the measured phase)
 #   --sw-args extra swswitch options for every run (--sw-args=--batch-tx)
 #   --no-pin  let swswitch's lcore share the nodes' CPUs; by default it has
 #             the last CPU, the nodes the others, and the runs' scheduling

@@ -62,6 +62,7 @@ APPS = {
         "smoke": ["--workload", "ycsb-b", "--dist", "zipf", "--keys",
                   "20000"],
         "history": True,
+        "warmup": True,
     },
     "tpcc": {
         "bin": "tpcc/dsm_tpcc",
@@ -69,12 +70,14 @@ APPS = {
                    for r in (0.0, 0.1, 0.3, 0.5)],
         "smoke": ["--dist-ratio", "0.2"],
         "history": False,
+        "warmup": True,
     },
     "pagerank": {
         "bin": "pagerank/dsm_pagerank",
         "points": [("scale", 13, ["--scale", "13"])],
         "smoke": ["--scale", "10", "--iterations", "5"],
         "history": False,
+        "warmup": False,  # a fixed number of iterations
     },
 }
 
@@ -210,12 +213,15 @@ def run_one(a, app, mode, k, args, duration, outdir):
             v += ["--history", hist]
         if trace:
             v += ["--trace", os.path.join(outdir, "trace-%d.bin" % n)] + trace
+        if a.warmup and spec["warmup"]:
+            v += ["--warmup", str(a.warmup)]
         return v + args
 
     # The app's own set-up (loading, a reference computation) comes on
     # top of the measured phase.
     rcs = cl.run(outdir, argv, nodes=list(range(k)),
-                 timeout=duration + a.setup_timeout)
+                 timeout=duration + a.setup_timeout +
+                 (a.warmup if spec["warmup"] else 0))
     check = None
     if spec["history"]:
         files = sorted(glob.glob(os.path.join(hist, "*.jsonl")))
@@ -485,6 +491,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--duration", type=float, default=5)
     ap.add_argument("--smoke-duration", type=float, default=3)
+    ap.add_argument("--warmup", type=float, default=0,
+                    help="kv and tpcc: run the workload this long first, "
+                    "uncounted (caches fill, blocks migrate)")
     ap.add_argument("--setup-timeout", type=float, default=90,
                     help="seconds allowed beyond --duration per run")
     ap.add_argument("--reps", type=int, default=3,
