@@ -35,6 +35,7 @@ scripts/latency_breakdown.py.
 import argparse
 import csv
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -85,8 +86,8 @@ COLUMNS = ["app", "mode", "knob", "value", "nodes", "threads", "seconds",
            "ops", "ops_per_s", "ops_per_s_node", "aborts", "abort_ratio",
            "home_msgs_per_op", "switch_frames_per_op_run",
            "pipeline_passes_per_op_run", "switch_serialised_share",
-           "switch_blocks", "nacks_per_op", "run_seconds", "extra",
-           "errors", "reps", "ops_per_s_runs"]
+           "switch_blocks", "nacks_per_op", "cpu_us_per_op", "run_seconds",
+           "extra", "errors", "reps", "ops_per_s_runs"]
 
 
 def topo_for(k):
@@ -153,6 +154,15 @@ def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
                                 pl.get("resubmits", 0)) / per)
         except (ValueError, KeyError):
             pass
+    # The nodes' CPU in the measured phase (cluster_run: /proc samples).
+    cpu = ""
+    try:
+        with open(os.path.join(outdir, "cpu.json")) as f:
+            cpu_s = json.load(f)
+        if len(cpu_s) == len(nodes):
+            cpu = "%.1f" % (sum(cpu_s.values()) / per * 1e6)
+    except (OSError, ValueError):
+        pass
     extra_cols = [c for c in (rows[nodes[0]].keys() if nodes[0] in rows
                               else []) if c not in COMMON_APP_COLUMNS]
     extra = " ".join("%s=%s" % (c, rows[nodes[0]][c]) for c in extra_cols)
@@ -177,6 +187,7 @@ def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
             else 0),
         "switch_blocks": total(stats, "migration.switch_owned"),
         "nacks_per_op": "%.4f" % (measured("requester.nacks") / per),
+        "cpu_us_per_op": cpu,
         "run_seconds": "%.1f" % (time.time() - started),
         "extra": extra,
         "errors": errors,
@@ -221,7 +232,9 @@ def run_one(a, app, mode, k, args, duration, outdir):
     # top of the measured phase.
     rcs = cl.run(outdir, argv, nodes=list(range(k)),
                  timeout=duration + a.setup_timeout +
-                 (a.warmup if spec["warmup"] else 0))
+                 (a.warmup if spec["warmup"] else 0),
+                 cpu_from=lambda n: os.path.join(outdir,
+                                                 "na-%d-start.json" % n))
     check = None
     if spec["history"]:
         files = sorted(glob.glob(os.path.join(hist, "*.jsonl")))

@@ -9,13 +9,17 @@ namespace for each n in `nodes`, waits for all of them (SIGINT, then
 SIGKILL, past `timeout` seconds: exit status 124), stops swswitch with
 SIGINT so that it prints its statistics (kept as outdir/swswitch.json), and
 takes the cluster down. Each node's stdout and stderr go to
-outdir/node-N.out and outdir/node-N.log.
+outdir/node-N.out and outdir/node-N.log. With cpu_from (node -> a file
+the program writes as its measured phase starts), each node process's CPU
+time (user + system, from /proc, sampled every 50 ms) from that file's
+appearance to its exit goes to outdir/cpu.json, {node: seconds}.
 """
 
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -98,18 +102,50 @@ class Cluster:
     def exec_argv(self, n, argv):
         return [self.script, "exec", str(n)] + list(argv)
 
-    def run(self, outdir, argv_of, nodes=None, timeout=60):
+    @staticmethod
+    def _cpu_s(pid):
+        """A process's user + system CPU seconds; None once it is gone."""
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def _sample_cpu(self, procs, cpu_from, stop, outdir):
+        """CPU seconds of each node from cpu_from(n)'s appearance to its
+        last sample (cluster.sh exec execs the program: the pid is its)."""
+        start, last = {}, {}
+        while not stop.is_set():
+            for n, p in procs.items():
+                c = self._cpu_s(p.pid) if p.poll() is None else None
+                if c is None:
+                    continue
+                last[n] = c
+                if n not in start and os.path.exists(cpu_from(n)):
+                    start[n] = c
+            stop.wait(0.05)
+        with open(os.path.join(outdir, "cpu.json"), "w") as f:
+            json.dump({n: round(last[n] - start[n], 3) for n in start}, f)
+
+    def run(self, outdir, argv_of, nodes=None, timeout=60, cpu_from=None):
         """Every node's exit status, {node: rc}."""
         nodes = self.nodes if nodes is None else nodes
         os.makedirs(outdir, exist_ok=True)
         self.up(os.path.join(outdir, "cluster-up.log"))
         procs = {}
+        stop = threading.Event()
+        sampler = None
         try:
             for n in nodes:
                 procs[n] = subprocess.Popen(
                     self.exec_argv(n, argv_of(n)),
                     stdout=open(os.path.join(outdir, "node-%d.out" % n), "w"),
                     stderr=open(os.path.join(outdir, "node-%d.log" % n), "w"))
+            if cpu_from:
+                sampler = threading.Thread(target=self._sample_cpu, args=(
+                    procs, cpu_from, stop, outdir))
+                sampler.start()
             deadline = time.time() + timeout
             rcs = {}
             for n, p in procs.items():
@@ -125,6 +161,9 @@ class Cluster:
                     rcs[n] = rcs[n] or 124
             return rcs
         finally:
+            stop.set()
+            if sampler:
+                sampler.join()
             for p in procs.values():
                 if p.poll() is None:
                     p.kill()
