@@ -86,7 +86,8 @@ COLUMNS = ["app", "mode", "knob", "value", "nodes", "threads", "seconds",
            "ops", "ops_per_s", "ops_per_s_node", "aborts", "abort_ratio",
            "home_msgs_per_op", "switch_frames_per_op_run",
            "pipeline_passes_per_op_run", "switch_serialised_share",
-           "switch_blocks", "nacks_per_op", "cpu_us_per_op", "run_seconds",
+           "switch_blocks", "nacks_per_op", "cpu_us_per_op",
+           "wakeups_per_op", "dispatch_wakeups_per_op", "run_seconds",
            "extra", "errors", "reps", "ops_per_s_runs"]
 
 
@@ -154,13 +155,19 @@ def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
                                 pl.get("resubmits", 0)) / per)
         except (ValueError, KeyError):
             pass
-    # The nodes' CPU in the measured phase (cluster_run: /proc samples).
-    cpu = ""
+    # The nodes' CPU and their threads' wake-ups (voluntary context
+    # switches) in the measured phase (cluster_run: /proc samples).
+    cpu = wakeups = dispatch = ""
     try:
         with open(os.path.join(outdir, "cpu.json")) as f:
             cpu_s = json.load(f)
         if len(cpu_s) == len(nodes):
             cpu = "%.1f" % (sum(cpu_s.values()) / per * 1e6)
+        with open(os.path.join(outdir, "wakeups.json")) as f:
+            w = json.load(f)
+        if len(w) == len(nodes):
+            wakeups = "%.2f" % (sum(x[0] for x in w.values()) / per)
+            dispatch = "%.2f" % (sum(x[1] for x in w.values()) / per)
     except (OSError, ValueError):
         pass
     extra_cols = [c for c in (rows[nodes[0]].keys() if nodes[0] in rows
@@ -188,6 +195,8 @@ def summarise(app, mode, knob, value, k, threads, outdir, rcs, started):
         "switch_blocks": total(stats, "migration.switch_owned"),
         "nacks_per_op": "%.4f" % (measured("requester.nacks") / per),
         "cpu_us_per_op": cpu,
+        "wakeups_per_op": wakeups,
+        "dispatch_wakeups_per_op": dispatch,
         "run_seconds": "%.1f" % (time.time() - started),
         "extra": extra,
         "errors": errors,

@@ -4,7 +4,7 @@
 invocation (docs/APPS.md "`local` against the namespace cluster"):
 
   sudo scripts/bench-apps.sh --validate-local [--out DIR] [--work DIR]
-       [--reps 3] [--duration 5] [--seeds 3] [--sim-duration 0.5]
+       [--reps 3] [--duration 5] [--warmup 2] [--seeds 3] [--sim-duration S]
        [--trace N] [-j 2] [--no-pin]
   sudo scripts/bench-apps.sh --validate-local --resume|--report --work DIR
        --out DIR
@@ -12,16 +12,18 @@ invocation (docs/APPS.md "`local` against the namespace cluster"):
 0. gives swswitch a CPU of its own and the runs' scheduling group nice
    -10 (cluster_run.dedicate; --no-pin: CPUs shared);
 1. measures the `local` figures now (scripts/sim_measure_local.py: ping
-   RTT through swswitch / 4, UDP send and receive CPU, instructions per ns);
+   RTT through swswitch / 4, UDP send, receive and wake-up CPU through
+   swswitch, instructions per ns);
 2. runs the namespace cluster's headline points (kv get95, tpcc dist 0.1,
    pagerank scale 13; 4 nodes x 2 threads; 3 modes interleaved; the median
-   of --reps runs: scripts/bench_apps.py);
+   of --reps runs; kv and tpcc after --warmup s: scripts/bench_apps.py);
 3. measures the figures again;
 4. runs `na-sim --profile local` at the same points with the figures of
    steps 1 and 3 (`--cost`): hop_ns from the median of every ping RTT of
-   both, tx_ns, rx_ns the mean of both, op_ns each app's own
-   instructions per DSM call at the mean rate (bench_apps_sim.py, medians
-   of --seeds seeds, under nice: its time is virtual);
+   both, tx_ns, rx_ns, wake_ns the mean of both, op_ns each app's own
+   instructions per DSM call at the mean rate; the same --warmup and
+   --duration as the cluster's (bench_apps_sim.py, medians of --seeds
+   seeds, under nice: its time is virtual);
 5. writes DIR/validate-local.csv (per app and mode: sim and cluster ops/s,
    ratio, each side's ranking, agree; the pairs of modes the cluster's runs
    resolve, every run of one above every run of the other, and whether the
@@ -53,7 +55,7 @@ MODES = ("switch", "home", "directory")
 # (app, the cluster's point value, the simulator's point name)
 POINTS = (("kv", "get95", "get95"), ("tpcc", "0.1", "dist0.1"),
           ("pagerank", "13", "scale13"))
-FIGURES = ("hop_ns", "tx_ns", "rx_ns", "op_ns")
+FIGURES = ("hop_ns", "tx_ns", "rx_ns", "wake_ns", "op_ns")
 COLUMNS = ["app", "point", "mode", "sim_ops_per_s", "cluster_ops_per_s",
            "sim_over_cluster", "within_2x", "cluster_runs", "sim_rank",
            "cluster_rank", "agree", "cluster_resolved", "agree_resolved"]
@@ -181,8 +183,13 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--duration", type=float, default=5)
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--sim-duration", type=float, default=0.5,
-                    help="virtual seconds of na-sim's measured phase")
+    ap.add_argument("--sim-duration", type=float, default=0,
+                    help="virtual seconds of na-sim's measured phase "
+                    "(default: --duration, the cluster's)")
+    ap.add_argument("--warmup", type=float, default=2,
+                    help="kv and tpcc, both sides: seconds of the "
+                    "workload before the measured phase, uncounted (the "
+                    "phases compared are the same)")
     ap.add_argument("--trace", type=int, default=0, metavar="N")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--sim-stuck-s", type=float, default=120,
@@ -230,7 +237,8 @@ def main():
                              "--build", a.build, "--out", cl_out, "--nodes",
                              "4", "--threads", "2", "--reps", str(a.reps),
                              "--duration", str(a.duration), "--points",
-                             ",".join(v for _, v, _ in POINTS)] +
+                             ",".join(v for _, v, _ in POINTS),
+                             "--warmup", str(a.warmup)] +
                             trace + (["--no-pin"] if a.no_pin else [])
                             ).returncode
         step("cluster done (exit %d)" % rc, log)
@@ -249,13 +257,14 @@ def main():
               for app, n in before.get("app_instr_by_app", {}).items()}
     for app, ns in sorted(by_app.items()):
         used["op_ns_" + app] = ns
-    dur = a.sim_duration
+    dur = a.sim_duration or a.duration
     sim_out = os.path.join(work, "sim")
     cmd = ["nice", "-n", "10", py, os.path.join(HERE, "bench_apps_sim.py"),
            "--build", a.build, "--profile", "local", "--out", sim_out,
            "--points", ",".join(s for _, _, s in POINTS), "--nodes", "4",
            "--threads", "2", "--seeds", str(a.seeds), "--duration",
-           str(dur), "--stuck-s", str(a.sim_stuck_s), "-j",
+           str(dur), "--warmup", str(a.warmup), "--stuck-s",
+           str(a.sim_stuck_s), "-j",
            str(a.jobs)] + trace + [
                x for k in FIGURES for x in ("--cost", "%s=%d" % (k,
                                                                  used[k]))

@@ -12,7 +12,9 @@ takes the cluster down. Each node's stdout and stderr go to
 outdir/node-N.out and outdir/node-N.log. With cpu_from (node -> a file
 the program writes as its measured phase starts), each node process's CPU
 time (user + system, from /proc, sampled every 50 ms) from that file's
-appearance to its exit goes to outdir/cpu.json, {node: seconds}.
+appearance to its exit goes to outdir/cpu.json, {node: seconds}, and its
+threads' voluntary context switches (each a thread that blocked and was
+woken) to outdir/wakeups.json, {node: [all threads, the dispatch thread]}.
 """
 
 import json
@@ -112,21 +114,51 @@ class Cluster:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    @staticmethod
+    def _sleeps(pid):
+        """A process's voluntary context switches per thread, {tid: (n,
+        name)} (each a thread that blocked and was woken); None once it is
+        gone."""
+        n = {}
+        try:
+            for t in os.listdir("/proc/%d/task" % pid):
+                with open("/proc/%d/task/%s/status" % (pid, t)) as f:
+                    st = dict(line.split(":", 1) for line in f)
+                n[t] = (int(st["voluntary_ctxt_switches"]),
+                        st["Name"].strip())
+        except (OSError, KeyError, ValueError):
+            return None
+        return n
+
     def _sample_cpu(self, procs, cpu_from, stop, outdir):
-        """CPU seconds of each node from cpu_from(n)'s appearance to its
-        last sample (cluster.sh exec execs the program: the pid is its)."""
-        start, last = {}, {}
+        """CPU seconds (cpu.json) and voluntary context switches
+        (wakeups.json: all threads', and libdsm's dispatch threads',
+        "na-dispatch") of each node from cpu_from(n)'s appearance to its
+        last sample (cluster.sh exec execs the program: the pid is its).
+        Switches are kept per thread: a thread that exits keeps its last
+        sample."""
+        start, last, sw0, sw = {}, {}, {}, {}
         while not stop.is_set():
             for n, p in procs.items():
                 c = self._cpu_s(p.pid) if p.poll() is None else None
-                if c is None:
+                w = self._sleeps(p.pid) if c is not None else None
+                if c is None or w is None:
                     continue
                 last[n] = c
+                sw.setdefault(n, {}).update(w)
                 if n not in start and os.path.exists(cpu_from(n)):
-                    start[n] = c
+                    start[n], sw0[n] = c, dict(w)
             stop.wait(0.05)
         with open(os.path.join(outdir, "cpu.json"), "w") as f:
             json.dump({n: round(last[n] - start[n], 3) for n in start}, f)
+
+        def woken(n, dispatch):
+            return sum(v - sw0[n].get(t, (0, ""))[0]
+                       for t, (v, name) in sw[n].items()
+                       if not dispatch or name == "na-dispatch")
+        with open(os.path.join(outdir, "wakeups.json"), "w") as f:
+            json.dump({n: [woken(n, False), woken(n, True)]
+                       for n in start}, f)
 
     def run(self, outdir, argv_of, nodes=None, timeout=60, cpu_from=None):
         """Every node's exit status, {node: rc}."""

@@ -7,17 +7,22 @@ obtained; the figures are then fixed in node-agent/sim/na_sim_cost.c.
   sudo scripts/sim_measure_local.py [--build build] [--skip-ping]
 
 1. hop latency: ICMP ping between two nodes of a namespace cluster
-   (scripts/cluster.sh, topo/demo2.json) through swswitch; a round trip
-   is four hops (node-switch-node, twice): hop = median RTT / 4.
-2. per-frame CPU: a UDP ping-pong between two processes over loopback
-   (sendto, a blocking recv that wakes the thread) and a send-only loop;
-   tx = a sendto's CPU, the one-way exchange minus tx is what receiving
-   costs (recv and the wake-up).
+   (scripts/cluster.sh --pin, topo/demo2.json) through swswitch; a round
+   trip is four hops (node-switch-node, twice): hop = median RTT / 4.
+2. per-frame CPU on the nodes' own path, in the same cluster: UDP between
+   node 0 and node 1 through swswitch, both on the nodes' CPU. A node's
+   CPU per frame echoed in bursts of K (it sends and receives each frame,
+   and sleeps once a burst) is fitted as a + w / K over K = 1..16: `a` a
+   frame's send and receive, `w` a wake-up (poll() asleep, woken by the
+   frame: on this VM an interrupt from swswitch's CPU); and a send-only
+   loop gives a send's CPU. tx = the send, rx = a - tx, wake = w.
 3. instructions: callgrind over `na-sim --app kv` (2 nodes): instructions
    per frame a node receives (na_node_receive, inclusive) and per DSM call
    (the requester's code, node-agent/api, self), and instructions per ns of
    this CPU: the same run's instructions over its user CPU time without
-   valgrind.
+   valgrind. rx_ns adds the agent's instructions per frame to rx.
+
+Python's own cost per send or receive (~1 us) is in the figures.
 """
 import argparse
 import json
@@ -33,57 +38,110 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-N_PONG = 20000
 
 
-def ping_rtts_us(swswitch=None):
-    """Every ping RTT (us) through swswitch, node 0 to node 1."""
-    env = dict(os.environ, SWCL_ID=os.environ.get("SWCL_ID", "m"))
-    cl = os.path.join(HERE, "cluster.sh")
-    sw = ["--swswitch", swswitch] if swswitch else []
-    subprocess.run([cl, "up", os.path.join(REPO, "topo", "demo2.json"),
-                    "--force"] + sw, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    try:
-        out = subprocess.run([cl, "exec", "0", "ping", "-c", "200", "-i",
-                              "0.005", "10.0.0.2"], env=env,
-                             capture_output=True, text=True).stdout
-    finally:
-        subprocess.run([cl, "down"], env=env, stdout=subprocess.DEVNULL)
-    return [float(m) * 1000 for m in re.findall(r"time=([0-9.]+) ms", out)]
+PATH_PORT = 47123
+PATH_KS = (1, 2, 4, 8, 16)
+PATH_FRAMES = 8000
 
 
-def echo_server(port, n):
+def peer_server():
+    """Node 1's side of step 2: echo every frame; answer a mark with this
+    process's CPU ns; a second socket that nobody reads sinks the
+    send-only loop."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", port))
-    for _ in range(n):
+    s.bind(("0.0.0.0", PATH_PORT))
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("0.0.0.0", PATH_PORT + 1))
+    while True:
         b, a = s.recvfrom(2048)
+        if b == b"quit":
+            return
+        if b == b"mark":
+            b = b"%d" % time.process_time_ns()
         s.sendto(b, a)
 
 
-def udp_costs_ns():
-    port = 47000 + os.getpid() % 1000
-    pid = os.fork()
-    if pid == 0:
-        echo_server(port, N_PONG)
-        os._exit(0)
-    time.sleep(0.2)
+def peer_client(host):
+    """Node 0's side of step 2; prints JSON: per K, each side's CPU ns per
+    frame; and a send's CPU ns."""
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(5)
+    dst = (host, PATH_PORT)
     msg = b"x" * 96  # an LCF header and a small payload
-    rtts = []
-    for _ in range(N_PONG):
-        t = time.perf_counter_ns()
-        s.sendto(msg, ("127.0.0.1", port))
+
+    def mark():
+        s.sendto(b"mark", dst)
+        return int(s.recvfrom(64)[0])
+
+    for _ in range(200):
+        s.sendto(msg, dst)
         s.recvfrom(2048)
-        rtts.append(time.perf_counter_ns() - t)
-    os.waitpid(pid, 0)
-    # sendto alone, to a port nobody reads (the kernel drops the frame
-    # after the same send path).
-    t0 = time.process_time_ns()
-    for _ in range(N_PONG):
-        s.sendto(msg, ("127.0.0.1", 9))
-    tx = (time.process_time_ns() - t0) / N_PONG
-    return statistics.median(rtts) / 2, tx
+    out = {"k": {}}
+    for k in PATH_KS:
+        rounds = PATH_FRAMES // k
+        srv, own = mark(), time.process_time_ns()
+        for _ in range(rounds):
+            for _ in range(k):
+                s.sendto(msg, dst)
+            for _ in range(k):
+                s.recvfrom(2048)
+        own, srv = time.process_time_ns() - own, mark() - srv
+        out["k"][k] = [own / (rounds * k), srv / (rounds * k)]
+    t = time.process_time_ns()
+    for _ in range(PATH_FRAMES):
+        s.sendto(msg, (host, PATH_PORT + 1))
+    out["send_ns"] = (time.process_time_ns() - t) / PATH_FRAMES
+    s.sendto(b"quit", dst)
+    print(json.dumps(out))
+
+
+def fit_wake(per_k):
+    """Least squares of cost = a + w / K: (a, w)."""
+    xs = [1 / k for k in per_k]
+    ys = list(per_k.values())
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    w = (sum((x - mx) * (y - my) for x, y in zip(xs, ys)) /
+         sum((x - mx) ** 2 for x in xs))
+    return my - w * mx, w
+
+
+def cluster_costs(swswitch=None, ping=True):
+    """Steps 1 and 2 in one pinned demo2 cluster: every ping RTT (us) and
+    the path's per-K CPU and send CPU (peer_client's JSON)."""
+    env = dict(os.environ, SWCL_ID=os.environ.get("SWCL_ID", "m"))
+    cl = os.path.join(HERE, "cluster.sh")
+    sw = ["--swswitch", swswitch] if swswitch else []
+    me = os.path.abspath(__file__)
+    subprocess.run([cl, "up", os.path.join(REPO, "topo", "demo2.json"),
+                    "--force", "--pin"] + sw, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    try:
+        rtts = []
+        if ping:
+            out = subprocess.run([cl, "exec", "0", "ping", "-c", "200",
+                                  "-i", "0.005", "10.0.0.2"], env=env,
+                                 capture_output=True, text=True).stdout
+            rtts = [float(m) * 1000
+                    for m in re.findall(r"time=([0-9.]+) ms", out)]
+        srv = subprocess.Popen([cl, "exec", "1", sys.executable, me,
+                                "--peer", "server"], env=env)
+        try:
+            time.sleep(0.5)
+            out = subprocess.run([cl, "exec", "0", sys.executable, me,
+                                  "--peer", "10.0.0.2"], env=env,
+                                 capture_output=True, text=True, check=True,
+                                 timeout=300).stdout
+        finally:
+            try:
+                srv.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                srv.kill()
+    finally:
+        subprocess.run([cl, "down"], env=env, stdout=subprocess.DEVNULL)
+    path = json.loads(out)
+    path["k"] = {int(k): v for k, v in path["k"].items()}
+    return rtts, path
 
 
 # Each app's run under callgrind: the requester's instructions per DSM call
@@ -152,29 +210,40 @@ def callgrind(build, app_name="kv"):
 
 def measure(build, ping=True, swswitch=None, log=print, per_app=False):
     """The `local` figures measured now: {"hop_ns", "tx_ns", "rx_ns",
-    "op_ns"} and what they were derived from ("rtts_us", ...)."""
+    "wake_ns", "op_ns"} and what they were derived from ("rtts_us",
+    ...)."""
     f = {}
+    rtts, path = cluster_costs(swswitch, ping)
     if ping:
-        f["rtts_us"] = ping_rtts_us(swswitch)
+        f["rtts_us"] = rtts
         if not f["rtts_us"]:
             raise RuntimeError("ping through swswitch: no reply")
         rtt = statistics.median(f["rtts_us"])
         f["hop_ns"] = round(rtt * 1000 / 4)
         log("ping through swswitch: median RTT %.1f us over %d -> "
             "hop_ns %d" % (rtt, len(f["rtts_us"]), f["hop_ns"]))
-    one_way, tx = udp_costs_ns()
-    log("UDP loopback ping-pong: one way %.0f ns; sendto CPU %.0f ns -> "
-        "tx %.0f, receive and wake-up %.0f ns" % (one_way, tx, tx,
-                                                   one_way - tx))
+    # Both nodes' fits, averaged: each sends and receives every frame.
+    fits = [fit_wake({k: v[i] for k, v in path["k"].items()})
+            for i in (0, 1)]
+    a = statistics.mean(x[0] for x in fits)
+    wake = statistics.mean(x[1] for x in fits)
+    tx = path["send_ns"]
+    log("UDP through swswitch, CPU ns per frame echoed in bursts of K "
+        "(node 0 / node 1): %s; fit a + w/K: a %.0f, w %.0f; a send %.0f "
+        "-> tx %.0f, receive %.0f, wake %.0f" % (
+            ", ".join("K=%d %.0f/%.0f" % (k, v[0], v[1])
+                      for k, v in sorted(path["k"].items())),
+            a, wake, tx, tx, a - tx, wake))
     cg = callgrind(build)
     ipn = cg["instr_total"] / cg["cpu_ns_native"]
     log("callgrind: %.0f instructions per frame received, %.0f per DSM "
         "call; %.2f instructions per ns (%d instructions, %.0f ms CPU "
         "native)" % (cg["rx_instr"], cg["app_instr"], ipn,
                      cg["instr_total"], cg["cpu_ns_native"] / 1e6))
-    f.update({"tx_ns": round(tx), "rx_ns": round(one_way - tx +
+    f.update({"tx_ns": round(tx), "rx_ns": round(a - tx +
                                                   cg["rx_instr"] / ipn),
-              "op_ns": round(cg["app_instr"] / ipn), "one_way_ns": one_way,
+              "wake_ns": round(wake), "path_ns_by_k": path["k"],
+              "op_ns": round(cg["app_instr"] / ipn),
               "instr_per_ns": ipn, "rx_instr": cg["rx_instr"],
               "app_instr": cg["app_instr"]})
     if per_app:
@@ -188,9 +257,9 @@ def measure(build, ping=True, swswitch=None, log=print, per_app=False):
                     build, name)["app_instr"]
         log("instructions per DSM call by app: %s" % ", ".join(
             "%s %.0f" % kv for kv in sorted(f["app_instr_by_app"].items())))
-    log("-> rx_ns %d (receive, wake-up, agent), op_ns %d; paper "
+    log("-> rx_ns %d (receive, agent), wake_ns %d, op_ns %d; paper "
         "(2.2 GHz, 1 instruction per cycle): agent %.0f ns, op %.0f ns" %
-        (f["rx_ns"], f["op_ns"], cg["rx_instr"] / 2.2,
+        (f["rx_ns"], f["wake_ns"], f["op_ns"], cg["rx_instr"] / 2.2,
          cg["app_instr"] / 2.2))
     return f
 
@@ -199,7 +268,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(REPO, "build"))
     ap.add_argument("--skip-ping", action="store_true")
+    ap.add_argument("--peer", help=argparse.SUPPRESS)  # step 2's ends
     a = ap.parse_args()
+    if a.peer == "server":
+        peer_server()
+        return 0
+    if a.peer:
+        peer_client(a.peer)
+        return 0
     measure(a.build, ping=not a.skip_ping)
     return 0
 

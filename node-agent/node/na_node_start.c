@@ -166,6 +166,9 @@ na_node_start(struct na_node *n, const struct na_node_config *cfg, char *err,
 			rc = -rc;
 			goto fail;
 		}
+		/* Named for top -H, perf and the benchmarks' per-thread
+		 * wake-up counts (scripts/cluster_run.py). */
+		pthread_setname_np(n->disp, "na-dispatch");
 		n->disp_running = true;
 	}
 	err[0] = '\0';

@@ -387,7 +387,7 @@ parse(int argc, char **argv, int *app_argi)
 		if (na_sim_cost_set(R.cost[i]) < 0) {
 			fprintf(stderr,
 				"na-sim: --cost %s: NAME=NS, NAME one of "
-				"hop_ns, tx_ns, rx_ns, op_ns, sw_pass_ns\n",
+				"hop_ns, tx_ns, rx_ns, wake_ns, op_ns, sw_pass_ns\n",
 				R.cost[i]);
 			return -1;
 		}

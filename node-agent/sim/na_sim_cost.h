@@ -10,7 +10,8 @@
  *     result leaves `sw_pass_ns` after it starts;
  *   - each node's agent threads: a frame a node receives waits for one of
  *     `agent_threads`, which serves it for `rx_ns` (the node acts on it at
- *     the end of the service);
+ *     the end of the service), `wake_ns` more when the frame finds every
+ *     thread of its node idle (asleep in poll(), woken by the frame);
  *   - a sender spends `tx_ns` of CPU per frame before it leaves;
  *   - an application thread spends `op_ns` of CPU before each DSM call;
  *   - with `cpus` > 0 every one of these CPU costs also needs one of
@@ -38,6 +39,7 @@ struct na_sim_cost_profile {
 	uint64_t sw_service_ns; /* the pipeline's time per pass (1/rate) */
 	uint64_t tx_ns;         /* sender CPU per frame */
 	uint64_t rx_ns;         /* agent service per received frame */
+	uint64_t wake_ns;       /* more for a frame that wakes its node */
 	uint32_t agent_threads; /* per node */
 	uint64_t op_ns;         /* application CPU per DSM call */
 	uint32_t cpus;          /* processors shared by all nodes; 0: none */
@@ -54,7 +56,7 @@ int na_sim_cost_select(const char *name);
 
 /**
  * Override one time of the selected profile with a measured figure:
- * "NAME=NS", NAME one of hop_ns, tx_ns, rx_ns, op_ns, sw_pass_ns
+ * "NAME=NS", NAME one of hop_ns, tx_ns, rx_ns, wake_ns, op_ns, sw_pass_ns
  * (scripts/bench_validate_local.py passes the figures it measured). Lasts
  * until the next na_sim_cost_select().
  * @return 0, or -EINVAL (no profile selected, unknown NAME, not a number).
@@ -99,9 +101,11 @@ uint32_t na_sim_cost_agent_threads(void);
 /**
  * An agent thread starts at `now` on a frame that reached its node at
  * `arrived` (the caller queues frames for the node's threads): when it
- * has served it. The shared CPU, if any, is taken from `now` only.
+ * has served it. `woke`: the frame found every agent thread of its node
+ * idle, and pays `wake_ns` too. The shared CPU, if any, is taken from
+ * `now` only.
  */
-uint64_t na_sim_cost_agent(uint64_t arrived, uint64_t now);
+uint64_t na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke);
 
 /** An application thread's work before a DSM call made at `now`: when
  * the call starts. */
@@ -114,6 +118,7 @@ struct na_sim_cost_busy {
 	uint64_t cpu_wait;   /* time queued for a shared processor */
 	uint64_t link_wait;  /* frames' time queued for a link */
 	uint64_t frames, app_calls;
+	uint64_t wakes; /* frames that woke their node's agent threads */
 };
 
 const struct na_sim_cost_busy *na_sim_cost_busy(void);

@@ -61,6 +61,7 @@ struct frame {
 	uint16_t src, dst;  /* sending node; node it is for (L2) */
 	bool resubmitted;   /* second pass at the switch */
 	bool served;        /* taken by the node's agent (cost model) */
+	bool woke;          /* found the node's agent threads idle */
 	struct frame *next; /* the agent queue (cost model) */
 	uint64_t gen;       /* switch restarts when it was resubmitted */
 	uint64_t rx_ns;     /* when it reached its node (the trace's RX) */
@@ -257,8 +258,8 @@ agent_next(struct na_sim_net *net, uint16_t dst)
 		if (!f->next)
 			net->aq_tail[dst] = NULL;
 		net->abusy[dst]++;
-		na_sim_at(na_sim_cost_agent(f->rx_ns, na_now_ns()), node_arrive,
-			  net, f);
+		na_sim_at(na_sim_cost_agent(f->rx_ns, na_now_ns(), f->woke),
+			  node_arrive, net, f);
 	}
 }
 
@@ -275,8 +276,11 @@ node_arrive(void *ctx, void *arg)
 	if (!f->served)
 		f->rx_ns = na_now_ns();
 	if (n && !f->served && na_sim_cost_profile()) {
-		/* Wait for and take one of the node's agent threads. */
+		/* Wait for and take one of the node's agent threads. With
+		 * none serving and none waiting, libdsm's dispatch thread
+		 * sleeps in poll() and this frame wakes it. */
 		f->served = true;
+		f->woke = !net->abusy[f->dst] && !net->aq_head[f->dst];
 		f->next = NULL;
 		if (net->aq_tail[f->dst])
 			net->aq_tail[f->dst]->next = f;

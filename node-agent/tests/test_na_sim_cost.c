@@ -21,7 +21,7 @@ Test(sim_cost, an_app_takes_its_own_op_ns_at_the_profiles_rate)
 	cr_assert_eq(na_sim_cost_profile()->op_ns, 426); /* 939 / 2.2 */
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	cr_assert_eq(na_sim_cost_for_app("tpcc"), 0);
-	cr_assert_eq(na_sim_cost_profile()->op_ns, 596); /* 579 / 0.97 */
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 1334); /* 579 / 0.434 */
 }
 
 Test(sim_cost, another_workload_keeps_the_profiles_op_ns)
@@ -75,10 +75,32 @@ Test(sim_cost, an_agent_takes_the_cpu_when_it_starts)
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	p = na_sim_cost_profile();
 	cr_assert_eq(na_sim_cost_agent_threads(), p->agent_threads);
-	end = na_sim_cost_agent(1000, 50000);
+	end = na_sim_cost_agent(1000, 50000, false);
 	cr_assert_eq(end, 50000 + p->rx_ns);
 	cr_assert_eq(na_sim_cost_busy()->agent_wait, 49000);
 	cr_assert_eq(na_sim_cost_uplink(1, 64, end),
 		     end + p->tx_ns + p->hop_ns);
 	cr_assert_eq(na_sim_cost_busy()->cpu_wait, 0);
+}
+
+/* A frame that wakes its node's sleeping agent thread pays the wake-up on
+ * top of its service, on the shared CPU; one that found the thread busy
+ * does not. */
+Test(sim_cost, a_frame_that_wakes_its_node_pays_the_wake_up)
+{
+	const struct na_sim_cost_profile *p;
+	uint64_t end;
+
+	cr_assert_eq(na_sim_cost_select("local"), 0);
+	p = na_sim_cost_profile();
+	cr_assert_gt(p->wake_ns, 0);
+	end = na_sim_cost_agent(0, 0, true);
+	cr_assert_eq(end, p->rx_ns + p->wake_ns);
+	cr_assert_eq(na_sim_cost_agent(0, 0, false), end + p->rx_ns);
+	cr_assert_eq(na_sim_cost_busy()->wakes, 1);
+	cr_assert_eq(na_sim_cost_busy()->agent, 2 * p->rx_ns + p->wake_ns);
+	cr_assert_eq(na_sim_cost_set("wake_ns=7"), 0);
+	cr_assert_eq(na_sim_cost_profile()->wake_ns, 7);
+	cr_assert_eq(na_sim_cost_select("paper"), 0);
+	cr_assert_eq(na_sim_cost_profile()->wake_ns, 0);
 }
