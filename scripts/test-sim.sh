@@ -346,6 +346,13 @@ run regress-crash-migrate-dead-copyset "--seed 24 --events 2000 --nodes 5 --thre
 # a node without the data for ever (lib/model/migsettle.pml). 0.2 CPU-s.
 run regress-crash-migrate-settle "--seed 12 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
 	recovery.settle_recovered
+# The same options, seed 14: an event executed at its home, the drain's
+# rebuild dropped its lock and the event's recorded decision stayed: its
+# quarantine's ABORT was answered "a copy passed" and its re-collection
+# never ended (exit 3; 51 of seeds 1-300). The rebuild turns a forgotten
+# holder's recorded decision into a NACK (lib/model/recpass.pml). 0.15 CPU-s.
+run regress-crash-migrate-passed "--seed 14 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 0 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --migrate --crash-node 3 --crash-at 889ev --detect-ms 1" \
+	recovery.held_nacked
 # Switch restart, retry mode: a thread's request sent after its node had
 # reported to the round (BEGIN came in its ABORT quarantine) was granted
 # after the rebuild and dropped as aborted; the block stayed locked, the

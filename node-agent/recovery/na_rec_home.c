@@ -317,8 +317,10 @@ collected(struct na_rec *r, uint32_t *missing)
  * (lib/model/recpass.pml).
  */
 static void
-forget_holders(struct na_home *home, uint64_t tag)
+forget_holders(struct na_rec *r, uint64_t tag)
 {
+	struct na_home *home = r->env.home;
+
 	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++) {
 		struct na_hreq *rq = &home->req[i];
 
@@ -327,12 +329,14 @@ forget_holders(struct na_home *home, uint64_t tag)
 				continue;
 			rq->held[k].valid = false;
 			if (rq->req.valid && rq->req.seq == rq->held[k].seq &&
-			    rq->dec.kind != NA_HDEC_NACK)
+			    rq->dec.kind != NA_HDEC_NACK) {
 				rq->dec = (struct na_hdec){
 					.kind = NA_HDEC_NACK,
 					.type = rq->dec.type,
 					.tag = tag
 				};
+				r->st.held_nacked++;
+			}
 		}
 	}
 }
@@ -372,7 +376,7 @@ rebuild(struct na_rec *r)
 		b->owner = NA_OWN_HOME;
 		na_add_hold_rebuilt(b, na_now_ns());
 		r->st.blocks_recovered++;
-		forget_holders(home, na_home_tag(home, h->idx[s]));
+		forget_holders(r, na_home_tag(home, h->idx[s]));
 	}
 	/* Late copies of unsettled requests become duplicates: NACK. */
 	for (uint32_t k = 0; k < h->n_unset; k++) {

@@ -533,6 +533,7 @@ Test(na_recovery, a_dropped_lock_of_an_executed_event_is_no_passed_copy)
 	na_rec_tick(n.rec, &out);
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
 	cr_assert_eq(n.home.blk[3].readers, 0);
+	cr_assert_eq(n.rec->st.held_nacked, 1);
 
 	m.type = LCF_T_ABORT;
 	home_feed(m);
