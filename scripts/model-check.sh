@@ -516,6 +516,12 @@ if [ $DEEP = 0 ]; then
 	PML=miglate.pml run miglate-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
 	PML=miglate.pml run miglate-old-fifo pass "-DOLD -DFIFO -DCOPIES=3" "-DSAFETY" "-m10000 -w18"
 	PML=miglate.pml run miglate pass "-DCOPIES=4" "-DSAFETY" "-m10000 -w18"
+	# An executed event whose lock a round dropped (recpass.pml, na-sim
+	# crash + migrate exit 3): its ABORT answered "a copy passed", every
+	# re-sent copy replays a forward to a provider a writer invalidated;
+	# not once the round turns that seq's decision into a NACK.
+	PML=recpass.pml run recpass-old "violation:invalid end state" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=recpass.pml run recpass pass "" "-DSAFETY" "-m10000 -w18"
 	# SCOREBOARD rows reused (migrows.pml, the test-migration hang's
 	# four orphaned reader locks): an event a round gave up ended with
 	# neither an unlock nor an answered ABORT lets its thread's seq s+2

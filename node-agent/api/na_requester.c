@@ -152,7 +152,7 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 	struct na_reqq q;
-	bool tr, done, stale;
+	bool tr, done, stale, wired;
 
 again:
 	switch (rec_before_event(t, tag)) {
@@ -213,11 +213,15 @@ again:
 	na_req_q_begin(t, &q, &m);
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	wired = false;
 	if (!q.on || !na_reqq_pending_grant(t, &q, c, &deadline)) {
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
 				     rt->copies);
-		na_req_send_home(t, &m, t->local_seq == seq, false);
+		/* An in-process answer is no round trip: sampled, it would
+		 * shrink the RTT, and the NACK back-off with it, to ~0. */
+		wired = !na_req_send_home(t, &m, t->local_seq == seq, false) &&
+			na_node_wired(t->n, m.dst_node, m.type);
 		rt->copies++;
 	}
 	for (;;) {
@@ -278,7 +282,7 @@ again:
 	if (tr)
 		na_req_trace(t, LCF_TP_EV_DONE, type, seq, LCF_TRACE_NO_PEER,
 			     (c->nacked ? 1u : 0u) | (c->in_switch ? 2u : 0u));
-	if (!tries && !q.queued && !q.granted)
+	if (!tries && wired && !q.queued && !q.granted)
 		na_req_rtt_sample(t,
 				  na_now_ns() - sent); /* Karn: clean samples */
 	if (q.noop) {

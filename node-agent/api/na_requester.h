@@ -56,6 +56,7 @@ struct na_unlock_pending {
 	bool retx;
 	bool queued; /* ended by the queue holder (QXFER/QRELEASE) */
 	bool local;  /* sent to the home agent directly (na_req_send_home) */
+	bool wired;  /* its first copy crossed the wire: an RTT sample */
 	struct lcf_msg m;
 	uint64_t sent_ns;
 	uint64_t deadline_ns;

@@ -309,16 +309,36 @@ collected(struct na_rec *r, uint32_t *missing)
 
 /*
  * The rebuilt metadata is the truth: an unlock of an event that ended
- * before the round (still on its way) must not overwrite it.
+ * before the round (still on its way) must not overwrite it. A forgotten
+ * holder's seq, if it is the one LAST-EXECUTED records, gets a NACK
+ * decision, as an unexecuted unsettled seq does: its lock is gone, so its
+ * ABORT must not be answered "a copy passed", nor a re-sent copy replay a
+ * forward to a provider that may have lost its copy since
+ * (lib/model/recpass.pml).
  */
 static void
-forget_holders(struct na_home *home, uint64_t tag)
+forget_holders(struct na_rec *r, uint64_t tag)
 {
-	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++)
-		for (int k = 0; k < 2; k++)
-			if (home->req[i].held[k].valid &&
-			    home->req[i].held[k].tag == tag)
-				home->req[i].held[k].valid = false;
+	struct na_home *home = r->env.home;
+
+	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++) {
+		struct na_hreq *rq = &home->req[i];
+
+		for (int k = 0; k < 2; k++) {
+			if (!rq->held[k].valid || rq->held[k].tag != tag)
+				continue;
+			rq->held[k].valid = false;
+			if (rq->req.valid && rq->req.seq == rq->held[k].seq &&
+			    rq->dec.kind != NA_HDEC_NACK) {
+				rq->dec = (struct na_hdec){
+					.kind = NA_HDEC_NACK,
+					.type = rq->dec.type,
+					.tag = tag
+				};
+				r->st.held_nacked++;
+			}
+		}
+	}
 }
 
 static void
@@ -356,7 +376,7 @@ rebuild(struct na_rec *r)
 		b->owner = NA_OWN_HOME;
 		na_add_hold_rebuilt(b, na_now_ns());
 		r->st.blocks_recovered++;
-		forget_holders(home, na_home_tag(home, h->idx[s]));
+		forget_holders(r, na_home_tag(home, h->idx[s]));
 	}
 	/* Late copies of unsettled requests become duplicates: NACK. */
 	for (uint32_t k = 0; k < h->n_unset; k++) {

@@ -162,7 +162,8 @@ struct rec_home {
 	X(adding_settled)      \
 	X(settle_recovered)    \
 	X(settle_miss_refuted) \
-	X(frozen_dropped)
+	X(frozen_dropped)      \
+	X(held_nacked)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */

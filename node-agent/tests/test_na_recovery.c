@@ -495,6 +495,59 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
 	cr_assert_not(n.home.req[3 * t.threads_per_node].held[1].valid);
 }
 
+/* Feed a coherence message to the home agent; what it emits replaces
+ * `out`. */
+static void
+home_feed(struct lcf_msg m)
+{
+	na_out_reset(&out);
+	na_home_handle(&n.home, &m, NULL, 0, &out);
+}
+
+/*
+ * Node 1's READ_MISS executed (read lock, a forward to node 2, the
+ * provider) and its forward lost; node 3's drain rebuilds block 3 without
+ * that lock. The ABORT node 1 quarantines the event with is no "a copy
+ * passed" (no lock is held: the requester would collect again for ever,
+ * each copy replaying the forward to a provider that may have lost its
+ * copy), and a late copy is NACKed (lib/model/recpass.pml).
+ */
+Test(na_recovery, a_dropped_lock_of_an_executed_event_is_no_passed_copy)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 9, tag);
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = (1u << 2) | (1u << 3);
+	home_feed(m);
+	cr_assert_eq(n.home.blk[3].readers, 1, "executed");
+	cr_assert(find(NA_MSG_FWD, 2) || find(NA_MSG_FWD, 3), "forwarded");
+	na_out_reset(&out);
+	na_rec_drain(n.rec, 3, &out);
+	round = self_round();
+	report(1, round, e, 0, 0);
+	report(2, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].readers, 0);
+	cr_assert_eq(n.rec->st.held_nacked, 1);
+
+	m.type = LCF_T_ABORT;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
+	cr_assert_not(out.m[0].msg.flags & LCF_F_FAIL,
+		      "no copy holds a lock: aborted");
+	m.type = LCF_T_READ_MISS;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "no forward replayed");
+	cr_assert_eq(n.home.blk[3].readers, 0);
+}
+
 /*
  * Queued mode (QUEUED-LOCKS.md 11): node 3 holds block 3's write lock as a
  * queue tenure granted by Q_GRANT (no lock record here, not in the
