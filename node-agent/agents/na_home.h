@@ -81,9 +81,10 @@ struct na_hblock {
 			       lib/model/migmix.pml) */
 	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
 			       again after its round (na_rec_block_lost) */
-	bool add_answered;  /* settled, and its ADD's first copy answered
-			       since: timing only (na_migrate.c samples
-			       the late round trip) */
+	bool add_answered;  /* its ADD's first copy answered after the
+			       block left MIGRATING (cleared when settled):
+			       timing only, na_migrate.c samples the late
+			       round trip */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
 	uint8_t add_settle; /* REMOVING after a node's declaration or an

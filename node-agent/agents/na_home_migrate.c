@@ -36,9 +36,10 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 	if (m->node != h->self ||
 	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH || !ours)
 		return; /* not ours: an earlier migration's late copy */
-	/* A settled ADD's only copy answered late: its round trip is a
-	 * sample (na_migrate.c); nothing else follows from it. */
-	if (b->add_settle && m->seq == b->add_seq0)
+	/* A settled ADD's only copy answered late, also once the recovery
+	 * has taken the block (its second pass waited in the switch): its
+	 * round trip is a sample (na_migrate.c); nothing else follows. */
+	if (b->owner != NA_OWN_MIGRATING && m->seq == b->add_seq0)
 		b->add_answered = true;
 	/*
 	 * A copy of a migration that ended in a collision installed the block

@@ -187,7 +187,7 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 			return true;
 		}
 		return b->add_seq0 != p->seq0 ||
-		       now_ns - p->first_ns > NA_ADD_RTO_MAX_NS;
+		       now_ns - p->first_ns > MIG_ADD_SLOW_NS;
 	}
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		if (b->owner != NA_OWN_MIGRATING) {
