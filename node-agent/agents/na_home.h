@@ -50,10 +50,14 @@ struct na_dir;
  * rttvar, RFC 6298), at least NA_ADD_RTO_MIN_NS, at most NA_ADD_RTO_MAX_NS.
  * A constant 5 ms settled most ADDs where the round trip through the
  * switch is 3-8 ms (a loaded 2-vCPU VM): each a REMOVE and a recovery
- * round on a hot block, instead of its migration.
+ * round on a hot block, instead of its migration. A settled ADD's late
+ * answer is a sample too (its only copy: no ambiguity), or the estimate
+ * would only see the round trips shorter than itself; and each settle
+ * doubles the timeout until the next sample (add_backoff, RFC 6298 5.5).
  */
-#define NA_ADD_RTO_MIN_NS 5000000ull
-#define NA_ADD_RTO_MAX_NS 200000000ull
+#define NA_ADD_RTO_MIN_NS      5000000ull
+#define NA_ADD_RTO_MAX_NS      200000000ull
+#define NA_ADD_RTO_MAX_BACKOFF 5
 
 /* Where a block's ownership is. */
 enum na_owner {
@@ -77,6 +81,10 @@ struct na_hblock {
 			       lib/model/migmix.pml) */
 	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
 			       again after its round (na_rec_block_lost) */
+	bool add_answered;  /* its ADD's first copy answered after the
+			       block left MIGRATING (cleared when settled):
+			       timing only, na_migrate.c samples the late
+			       round trip */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
 	uint8_t add_settle; /* REMOVING after a node's declaration or an
@@ -244,6 +252,7 @@ struct na_home {
 	uint32_t n_settle; /* blocks with add_settle == 1 */
 	/* The ADDs' round trip (na_home_add_rtt_sample; 0: no sample). */
 	uint64_t add_srtt_ns, add_rttvar_ns;
+	uint8_t add_backoff; /* settles since the last sample (doublings) */
 	struct na_home_stats st;
 	struct na_dir *dir;   /* directory mode (na_directory.h) */
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory
@@ -429,6 +438,10 @@ void na_home_add_rtt_sample(struct na_home *h, uint64_t ns);
 
 /** How long an ADD copy may go unanswered before it is settled. */
 uint64_t na_home_add_rto(const struct na_home *h);
+
+/** The same from its parts (pure): srtt + 4 rttvar (NA_ADD_RTO_MIN_NS with
+ * no sample yet), doubled `backoff` times, within [MIN, MAX]. */
+uint64_t na_add_rto_of(uint64_t srtt_ns, uint64_t rttvar_ns, unsigned backoff);
 
 /**
  * A REMOVE answer (MIGRATE_ACK or tag miss) with `seq` answers block `b`'s

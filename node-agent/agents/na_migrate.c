@@ -175,6 +175,20 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		mg->st.adds++;
 		return false;
 	}
+	if (p->late) {
+		/* Settled: its only copy's answer, whenever it comes, is the
+		 * round trip the timeout missed (na_home.h). Not answered
+		 * before the block's next migration or the longest timeout:
+		 * no sample (the backoff stands). */
+		if (b->add_answered && b->add_seq0 == p->seq0) {
+			b->add_answered = false;
+			mg->st.add_late_samples++;
+			na_home_add_rtt_sample(h, now_ns - p->first_ns);
+			return true;
+		}
+		return b->add_seq0 != p->seq0 ||
+		       now_ns - p->first_ns > MIG_ADD_SLOW_NS;
+	}
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		if (b->owner != NA_OWN_MIGRATING) {
 			if (b->owner == NA_OWN_SWITCH) {
@@ -221,6 +235,13 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		mg->st.add_retransmits++;
 		na_home_migrate_timeout(h, p->idx, now_ns, io->out);
+		/* Settled with one copy sent (Karn: an answer names its copy):
+		 * kept for the late sample. */
+		if (b->add_settle == 1 && b->add_copies == 1 &&
+		    b->add_seq == b->add_seq0) {
+			p->late = true;
+			p->seq0 = b->add_seq0;
+		}
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
 	} else {

@@ -361,6 +361,52 @@ Test(migrate_home, add_rto_floor_and_cap)
 	cr_assert_eq(na_home_add_rto(&h), NA_ADD_RTO_MAX_NS, "capped");
 }
 
+/* The timeout from its parts: floor first, then the doublings, then the cap. */
+Test(migrate_home, add_rto_of_backs_off_and_caps)
+{
+	cr_assert_eq(na_add_rto_of(0, 0, 0), NA_ADD_RTO_MIN_NS, "no sample");
+	cr_assert_eq(na_add_rto_of(4 * MS, 2 * MS, 0), 12 * MS);
+	cr_assert_eq(na_add_rto_of(4 * MS, 2 * MS, 1), 24 * MS, "doubled");
+	cr_assert_eq(na_add_rto_of(1 * MS, 0, 2), NA_ADD_RTO_MIN_NS << 2,
+		     "the floor doubles");
+	cr_assert_eq(na_add_rto_of(4 * MS, 2 * MS, 40), NA_ADD_RTO_MAX_NS);
+	cr_assert_eq(na_add_rto_of(1 * MS, 0, 40),
+		     NA_ADD_RTO_MIN_NS << NA_ADD_RTO_MAX_BACKOFF,
+		     "at most NA_ADD_RTO_MAX_BACKOFF doublings");
+}
+
+/*
+ * Only answers within the timeout were samples: the estimate never saw the
+ * round trips longer than itself (a loaded VM: 40-50 ms), and 30-90 ADDs a
+ * run were settled, each a REMOVE and a recovery round. Of two unanswered
+ * ADDs one is settled at the 5 ms floor, the other at 10 (each settle
+ * doubles the timeout); block 5's OK 30 ms after its ADD is a sample
+ * (srtt 30, rttvar 15: 90 ms, the backoff over); block 7, never
+ * answered, gives none.
+ */
+Test(migrate_home, a_settled_adds_late_answer_is_a_sample)
+{
+	struct lcf_msg add = migrate_hottest();
+
+	tick(16 * MS);
+	cr_assert_eq(h.st.migrate_unanswered, 1, "one at the floor");
+	cr_assert_eq(na_home_add_rto(&h), 2 * NA_ADD_RTO_MIN_NS, "backed off");
+	tick(19 * MS);
+	cr_assert_eq(h.st.migrate_unanswered, 1, "the other: doubled");
+	tick(21 * MS);
+	cr_assert_eq(h.st.migrate_unanswered, 2);
+	cr_assert_eq(na_home_add_rto(&h), 4 * NA_ADD_RTO_MIN_NS);
+	feed(ack(5, add.seq, LCF_T_ADD_TO_SWITCH, false));
+	cr_assert_eq(h.blk[5].owner, NA_OWN_REMOVING, "still settled");
+	tick(40 * MS);
+	cr_assert_eq(mg.st.add_late_samples, 1);
+	cr_assert_eq(h.add_srtt_ns, 30 * MS, "the late OK's round trip");
+	cr_assert_eq(na_home_add_rto(&h), 90 * MS, "srtt + 4 rttvar");
+	tick(10 * MS + NA_ADD_RTO_MAX_NS + 2 * MS);
+	cr_assert_eq(mg.st.add_late_samples, 1, "block 7: none");
+	cr_assert_eq(h.add_srtt_ns, 30 * MS);
+}
+
 /* Blocks 5 and 7 ADDed and ACKed; the shadow's REMOVE request of 5. */
 static struct lcf_msg
 both_switch_owned(void)
