@@ -96,7 +96,12 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 				b->cs &= ~na_bit(dead);
 				r->st.adding_cleared++;
 			}
-			na_home_migrate_settle(home, b, na_now_ns());
+			b->owner = NA_OWN_REMOVING;
+			b->writer = false;
+			b->add_hold = 0;
+			b->add_settle = 1;
+			b->add_hold_t = (uint32_t)(na_now_ns() >> 20);
+			home->n_settle++;
 			r->st.adding_settled++;
 			continue;
 		}

@@ -161,9 +161,7 @@ struct rec_home {
 	X(adding_cleared)      \
 	X(adding_settled)      \
 	X(settle_recovered)    \
-	X(settle_miss_refuted) \
-	X(frozen_dropped)      \
-	X(held_nacked)
+	X(frozen_dropped)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */

@@ -108,8 +108,7 @@ na_rec_resume(struct na_rec *r, uint16_t thread, bool stale, uint64_t stale_tag,
 	pthread_mutex_lock(&r->mu);
 	fresh = th->fresh;
 	if (fresh) {
-		/* The abandoned request was recorded at home (its
-		 * replies before the round are void). */
+		/* The abandoned request's copies are accounted for at home. */
 		if (stale && tag_in(th->fresh_tag, th->n_fresh, stale_tag))
 			*stale_settled = true;
 		th->fresh = false;

@@ -77,11 +77,6 @@ usage(FILE *f)
 		"NA_SIM_TRACE, e.g. QRELEASE) ...\n"
 		"  --hold-for T        ... and send it T virtual s later (or "
 		"`Nev`; default 1)\n"
-		"  --stall-for T       the switch stalls T virtual s (a "
-		"starved lcore): frames\n                      queue, then run "
-		"in bursts as swswitch's ...\n"
-		"  --stall-at S        ... at S virtual s, and/or\n"
-		"  --stall-every P     ... every P virtual s (P > T)\n"
 		"  --history DIR       write DIR/node-<id>.jsonl for the checker (DIR made)\n"
 		"  --stuck-s S         virtual seconds a stopped workload, or "
 		"one final read,\n"
@@ -245,9 +240,6 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		{ "detect-ms", 1, 0, 'E' },
 		{ "hold", 1, 0, 'o' },
 		{ "hold-for", 1, 0, 'O' },
-		{ "stall-at", 1, 0, 1001 },
-		{ "stall-every", 1, 0, 1002 },
-		{ "stall-for", 1, 0, 1003 },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -430,17 +422,6 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			rc = fault_at("--hold-for", optarg, &o->hold_s,
 				      &o->hold_ev);
 			break;
-		case 1001:
-			rc = num("--stall-at", optarg, 1e-6, 1e6, &o->stall_at);
-			break;
-		case 1002:
-			rc = num("--stall-every", optarg, 1e-6, 1e6,
-				 &o->stall_every);
-			break;
-		case 1003:
-			rc = num("--stall-for", optarg, 1e-9, 1e6,
-				 &o->stall_for);
-			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -466,12 +447,6 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 	}
 	if (crash_check(o) < 0)
 		return -1;
-	if ((o->stall_at || o->stall_every) != (o->stall_for > 0) ||
-	    (o->stall_every && o->stall_every <= o->stall_for)) {
-		fprintf(stderr, "na-sim: --stall-for needs --stall-at or "
-				"--stall-every, a period longer than it\n");
-		return -1;
-	}
 	if (o->directory && (o->sw_restart_at || o->sw_restart_ev)) {
 		fprintf(stderr, "na-sim: --switch-restart-at needs LCF (the "
 				"directory protocol keeps no state in the "
