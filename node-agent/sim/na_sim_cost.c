@@ -22,25 +22,25 @@ static const struct na_sim_cost_profile profiles[] = {
 	 * node on the other, cluster.sh --pin; UDP over veths into an
 	 * af_packet swswitch), measured by bench-apps.sh --validate-local
 	 * (scripts/sim_measure_local.py, before and after the cluster's runs,
-	 * load average 7-10): the median ping RTT through swswitch / 4; a
+	 * load average 0-3): the median ping RTT through swswitch / 4; a
 	 * node's CPU per UDP frame through swswitch, a send, a receive and a
 	 * wake-up; the callgrind instructions per received frame and per DSM
 	 * call at the instructions per ns measured then. swswitch's time is
 	 * in the hop. */
 	{
 		.name = "local",
-		.hop_ns = 20000,
+		.hop_ns = 12500,
 		.link_gbps = 0, /* a veth: the copies are in tx_ns, rx_ns */
 		.wire_overhead = 66,
 		.sw_pass_ns = 0,
 		.sw_service_ns = 0,
-		.tx_ns = 8032,
-		.rx_ns = 5441,
-		.wake_ns = 48496,
+		.tx_ns = 6508,
+		.rx_ns = 11592,
+		.wake_ns = 2030,
 		.agent_threads = 1, /* libdsm's dispatch thread */
-		.op_ns = 2326,
+		.op_ns = 1412,
 		.cpus = 1,
-		.instr_per_ns = 0.434,
+		.instr_per_ns = 0.694,
 		/* swswitch as the clusters run it: topo/demo*.json's
 		 * "tofino" defaults (2 ways of 2^15 slots) */
 		.sw_ways = 0,

@@ -21,7 +21,7 @@ Test(sim_cost, an_app_takes_its_own_op_ns_at_the_profiles_rate)
 	cr_assert_eq(na_sim_cost_profile()->op_ns, 426); /* 939 / 2.2 */
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	cr_assert_eq(na_sim_cost_for_app("tpcc"), 0);
-	cr_assert_eq(na_sim_cost_profile()->op_ns, 1334); /* 579 / 0.434 */
+	cr_assert_eq(na_sim_cost_profile()->op_ns, 834); /* 579 / 0.694 */
 }
 
 Test(sim_cost, another_workload_keeps_the_profiles_op_ns)
