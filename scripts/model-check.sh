@@ -495,10 +495,14 @@ if [ $DEEP = 0 ]; then
 	# re-sent copy installs the home's old metadata in the new switch;
 	# not once an unanswered ADD is settled (copies waited out, REMOVE,
 	# recovery from the caches), not re-sent; the REMOVE at once: a
-	# duplicate in flight re-installs it.
+	# duplicate in flight re-installs it. The settled copy's answer in
+	# the hold decides (OK: the switch's; FAIL: home, no round); a
+	# duplicate installed after the FAIL, its OK lost: the collision's
+	# known hole (migdup-lostok).
 	PML=migrestart.pml run migrestart-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
 	PML=migrestart.pml run migrestart-nohold "violation:assertion violated" "-DNOHOLD" "-DSAFETY" "-m10000 -w18"
-	PML=migrestart.pml run migrestart pass "-DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart pass "-DCOPIES=4 -DWRITES=3 -DDUPS=2" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart-lostok "known:assertion violated" "-DLOSTOK" "-DSAFETY" "-m10000 -w18"
 	# A settle's REMOVE answer taken for a later settle's (migorphan.pml):
 	# a round on a block the switch holds, its writer's lock orphaned.
 	PML=migorphan.pml run migorphan-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"

@@ -81,6 +81,9 @@ struct na_hblock {
 			       lib/model/migmix.pml) */
 	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
 			       again after its round (na_rec_block_lost) */
+	bool add_late;      /* settled by the timer, no declaration since:
+			       its one copy's answer in the hold decides
+			       (migrestart.pml) */
 	bool add_answered;  /* its ADD's first copy answered after the
 			       block left MIGRATING (cleared when settled):
 			       timing only, na_migrate.c samples the late
@@ -90,9 +93,10 @@ struct na_hblock {
 	uint8_t add_settle; /* REMOVING after a node's declaration or an
 			       unanswered copy caught its ADD out
 			       (na_home_migrate_settle): 1 waiting out the
-			       copies (from
-			       add_hold_t), 2 REMOVE sent; recovered either
-			       way (migsettle.pml) */
+			       copies (from add_hold_t), 2 REMOVE sent,
+			       recovered either way (migsettle.pml); 3 its
+			       ADD answered FAIL in the hold: home at the
+			       hold's end (migrestart.pml) */
 	uint32_t cs;
 	uint32_t hot;        /* forwarded copies this epoch (section 5.2.2) */
 	uint32_t wgrants;    /* write locks granted here (validate-on-hit's
@@ -196,6 +200,8 @@ struct na_hreq {
 	X(migrate_fail)           \
 	X(migrate_late_ok)        \
 	X(migrate_unanswered)     \
+	X(settle_answered_ok)     \
+	X(settle_answered_fail)   \
 	X(remove_ok)              \
 	X(q_forwards)             \
 	X(qxfer_approved)         \
@@ -249,7 +255,7 @@ struct na_home {
 	/* Declared, not drained yet (atomic): no ADD copy goes, a copy sent
 	 * now could reach the switch after its eviction (migsettle.pml). */
 	uint32_t dead_new;
-	uint32_t n_settle; /* blocks with add_settle == 1 */
+	uint32_t n_settle; /* blocks with add_settle 1 or 3 */
 	/* The ADDs' round trip (na_home_add_rtt_sample; 0: no sample). */
 	uint64_t add_srtt_ns, add_rttvar_ns;
 	uint8_t add_backoff; /* settles since the last sample (doublings) */
@@ -426,7 +432,8 @@ int na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
  * The retransmission timer of block `idx`'s ADD (dynamic migration, a
  * recovery's re-add): the hold as na_home_migrate_resend; a copy sent and
  * unanswered is not re-sent, the block is settled (na_home_migrate_settle,
- * `migrate_unanswered`; lib/model/migrestart.pml).
+ * `migrate_unanswered`; lib/model/migrestart.pml); that copy's answer in
+ * the hold still decides (na_home_migrate_ack).
  * @return 0 (the first copy sent), 1 (holding), -EALREADY (not migrating,
  * settled, or a drain has not taken the lock).
  */

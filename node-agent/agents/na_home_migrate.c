@@ -42,6 +42,31 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 	if (b->owner != NA_OWN_MIGRATING && m->seq == b->add_seq0)
 		b->add_answered = true;
 	/*
+	 * A timer's settle whose one copy is answered in the hold, before
+	 * its REMOVE: the answer decides as a timely one would
+	 * (lib/model/migrestart.pml). OK: the switch that answered holds
+	 * it (no copy outlives a restart, so the entry is not an older
+	 * switch's), no REMOVE and no round. FAIL: that copy never
+	 * installed it, home at the hold's end as a collision; an OK of a
+	 * duplicate meanwhile still gives it to the switch.
+	 */
+	if (b->owner == NA_OWN_REMOVING && b->add_late &&
+	    (b->add_settle == 1 || b->add_settle == 3) &&
+	    m->seq == b->add_seq0) {
+		if (ok) {
+			b->owner = NA_OWN_SWITCH;
+			b->add_settle = 0;
+			b->add_late = false;
+			b->add_readd = false;
+			h->n_settle--;
+			h->st.settle_answered_ok++;
+		} else if (b->add_settle == 1) {
+			b->add_settle = 3;
+			h->st.settle_answered_fail++;
+		}
+		return;
+	}
+	/*
 	 * A copy of a migration that ended in a collision installed the block
 	 * after all: the hold (NA_ADD_HOLD_NS) was shorter than the packet's
 	 * life, or its OK was lost in the hold (docs/NODE-AGENT.md). Counted
@@ -181,6 +206,7 @@ na_home_migrate_settle(struct na_home *h, struct na_hblock *b, uint64_t now_ns)
 	b->writer = false;
 	b->add_hold = 0;
 	b->add_settle = 1;
+	b->add_late = false;
 	b->add_answered = false;
 	b->add_hold_t = (uint32_t)(now_ns >> 20);
 	h->n_settle++;
@@ -230,6 +256,7 @@ resend(struct na_home *h, uint32_t idx, uint64_t now_ns, struct na_out *out,
 	if (settle && b->add_copies) {
 		na_home_migrate_settle(h, b, now_ns);
 		b->add_readd = true;
+		b->add_late = b->add_copies == 1 && b->add_seq == b->add_seq0;
 		if (h->add_backoff < NA_ADD_RTO_MAX_BACKOFF)
 			h->add_backoff++;
 		h->st.migrate_unanswered++;

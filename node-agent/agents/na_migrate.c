@@ -393,10 +393,23 @@ settle(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 	for (uint32_t i = 0; i < h->n_blocks && h->n_settle; i++) {
 		struct na_hblock *b = &h->blk[i];
 
-		if (b->add_settle != 1 ||
+		if ((b->add_settle != 1 && b->add_settle != 3) ||
 		    (uint64_t)(uint32_t)(t - b->add_hold_t) << 20 <
-			    NA_ADD_HOLD_NS + (1ull << 20) ||
-		    !add_pending(mg, i, 0, LCF_T_REMOVE_FROM_SWITCH, now_ns))
+			    NA_ADD_HOLD_NS + (1ull << 20))
+			continue;
+		/* Its one copy FAILed (na_home_migrate_ack): the switch
+		 * never held it, home with its own metadata, no round. */
+		if (b->add_settle == 3) {
+			b->add_settle = 0;
+			b->add_late = false;
+			b->add_readd = false;
+			b->add_collided = true;
+			b->owner = NA_OWN_HOME;
+			h->n_settle--;
+			h->st.migrate_fail++;
+			continue;
+		}
+		if (!add_pending(mg, i, 0, LCF_T_REMOVE_FROM_SWITCH, now_ns))
 			continue;
 		b->add_settle = 2;
 		b->rm_seq0 = mg->seq + 1;
@@ -508,6 +521,7 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		/* A copy of an earlier REMOVE of the block (migorphan.pml),
 		 * also while a settle's hold has sent none of its own. */
 		if (m->thread || h->blk[idx].add_settle == 1 ||
+		    h->blk[idx].add_settle == 3 ||
 		    !na_home_remove_answer(&h->blk[idx], m->seq)) {
 			mg->st.remove_stale++;
 			return false;

@@ -1090,6 +1090,35 @@ Test(na_recovery, a_declaration_settles_an_add_out)
 	na_migrate_fini(&mg);
 }
 
+/* A timer's settle whose ADD FAILed in the hold, then a declaration: the
+ * FAIL no longer decides (the block's copyset names the dead node, which
+ * the drain skips while it is REMOVING): REMOVE and round, as any settle
+ * at a declaration; a late OK neither (lib/model/migrestart.pml). */
+Test(na_recovery, a_declaration_in_a_settles_hold_keeps_its_round)
+{
+	struct na_hblock *b = &n.home.blk[2];
+	struct lcf_msg ack = msg(LCF_T_MIGRATE_ACK, 0, 0, na_home_tag(&n.home, 2));
+
+	b->cs = 1u << 3;
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
+	ack.seq = b->add_seq0;
+	ack.aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24;
+	cr_assert_eq(na_home_migrate_timeout(&n.home, 2, na_now_ns(), &out),
+		     -EALREADY, "settled");
+	cr_assert(b->add_late);
+	ack.flags = LCF_F_FAIL;
+	na_home_handle(&n.home, &ack, NULL, 0, &out);
+	cr_assert_eq(b->add_settle, 3, "the FAIL in the hold");
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(b->add_settle, 1, "REMOVE and round again");
+	cr_assert_not(b->add_late);
+	ack.flags = 0;
+	na_home_handle(&n.home, &ack, NULL, 0, &out);
+	cr_assert_eq(b->owner, NA_OWN_REMOVING, "a late OK no longer decides");
+	cr_assert_eq(n.home.st.settle_answered_ok, 0);
+}
+
 /* An ADD after the drain names no dead node (the switch evicted what named
  * it, migdead.pml); once the node rejoins, its new incarnation may be. */
 Test(na_recovery, no_add_copy_names_a_dead_node)
