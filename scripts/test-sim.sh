@@ -293,6 +293,14 @@ run regress-voh-version-stale-seq "--seed 107580665 --events 3000 --nodes 15 --t
 # Directory baseline: refusals counted against copies sent, the duplicate
 # granted and dropped (lib/model/dircount.pml).
 run regress-directory-30003 "--seed 30003 --directory --nodes 2 --threads 2 --blocks 1 --loss 0 --dup 0.2 --events 1000"
+# Directory baseline, a node crash and a restart: the drain's rounds, and a
+# provider's orphan record of the old incarnation kept past the rejoin
+# until the round on its block ends (lib/model/recorphan.pml KEEP; without
+# it seed 60 lost an update: the directory home had lost a data segment).
+run crash-directory "--seed 2 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --cache-blocks 64 --block-size 4096 --loss 0.095 --dup 0.054 --jitter-us 4 --max-rate 50000 --directory --detect-ms 1 --crash-node 3 --crash-at 889ev" \
+	recovery.drained_blocks
+run regress-restart-directory-orphan "--seed 60 --events 3000 --nodes 5 --threads 3 --workload counter --blocks 3 --cache-blocks 64 --block-size 4096 --loss 0.04 --dup 0.05 --jitter-us 4 --max-rate 50000 --directory --detect-ms 1 --restart-node 3 --restart-at 1445ev" \
+	recovery.rejoin_kept
 # Static and dynamic migration: the static loop's ADD during a drain
 # collided and cleared the holder's write lock (lib/model/migmix.pml).
 run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rwlock --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 3 --loss 0.3 --dup 0.1 --jitter-us 50 --max-rate 5000 --migrate --events 20000"

@@ -22,8 +22,16 @@
  * current: a write invalidates it first); the home writes a current
  * orphan.
  *
+ * -DREJOIN: D's new incarnation is re-admitted at P (dsm_node_rejoined)
+ * before P's report reaches the home (its first copy lost, the BEGIN
+ * re-sent; the home's round still runs): today P's rejoin forgets D's
+ * cache-agent row, the orphan record with it (directory mode, na-sim
+ * --directory --restart-node seed 60: a lost update), run
+ * recorphan-rejoin. -DKEEP: the rejoin keeps a row's orphan record aside,
+ * reported in rounds on its block until one ends (REC_DONE).
+ *
  * Bounds: one block, one provider, one dead requester's event, one later
- * write; values 0-2. Not explored: several orphans of one block, a writer
+ * write, one rejoin; values 0-2. Not explored: several orphans of one block, a writer
  * whose write is in progress at the round (its Modified copy is reported
  * and wins).
  */
@@ -35,6 +43,7 @@ bit w_mod;         /* W holds the block Modified */
 byte orphan = 1;   /* P's orphan record: what it gave D */
 bit d_unsettled;   /* D reports its event unsettled (never: D is dead) */
 bit cur;           /* P's report: the orphan equals its Shared copy */
+bit kept = 1;      /* P still holds the orphan record */
 
 init
 {
@@ -56,8 +65,20 @@ init
 	      fi
 	   fi
 	fi;
+#ifdef REJOIN
+	/* D's rejoin at P before P's report */
+	if
+	:: skip
+	:: /* D's rows forgotten */
+#ifndef KEEP
+	   kept = 0
+#else
+	   skip
+#endif
+	fi;
+#endif
 	/* P's report */
-	cur = p_shared && p_val == orphan;
+	cur = kept && p_shared && p_val == orphan;
 	/* The rebuild */
 	if
 	:: w_mod -> skip /* a Modified copy: the truth is there */

@@ -43,6 +43,8 @@ na_rec_fini(struct na_rec *r)
 			free(r->pend[i].data);
 	for (int i = 0; i < REC_DIRTY; i++)
 		free(r->h.cand[i].data);
+	for (int i = 0; i < REC_KEPT; i++)
+		free(r->kept[i].data);
 	free(r->pend);
 	free(r->th);
 	pthread_mutex_destroy(&r->mu);
@@ -349,38 +351,43 @@ gave_current(struct na_rec *r, uint64_t tag, const uint8_t *data)
 	return cur;
 }
 
+/* One cache-agent row's orphan, if it has one on the round's tags. */
+static void
+report_row(struct na_rec *r, struct rec_pend *p, const struct na_creq *rq)
+{
+	uint32_t bs = r->env.topo->block_size;
+	uint8_t *ent;
+
+	if (!rq->le.valid || !rq->has_data ||
+	    rq->ack.gstatus != LCF_GS_MODIFIED ||
+	    !tag_in(p->tags, p->n_tags, rq->ack.tag))
+		return;
+	if (p->n_dirty >= dirty_fit(r) ||
+	    !(ent = add_entry(r, p, rq->ack.tag, ENT_DIRTY,
+			      (uint8_t)rq->ack.node, (uint8_t)rq->ack.thread,
+			      rq->le.seq))) {
+		r->st.report_overflow++;
+		return;
+	}
+	if (gave_current(r, rq->ack.tag, rq->data))
+		ent[11] = REC_DIRTY_CUR;
+	p->dirty[p->n_dirty] = (struct rec_dirty){ .tag = rq->ack.tag,
+						   .rnode = rq->ack.node,
+						   .rthread = rq->ack.thread,
+						   .seq = rq->le.seq };
+	memcpy(p->data + (size_t)p->n_dirty * bs, rq->data, bs);
+	p->n_dirty++;
+}
+
 static void
 report_cagent(struct na_rec *r, struct rec_pend *p)
 {
 	struct na_cagent *ca = r->env.cagent;
-	uint32_t bs = r->env.topo->block_size;
 
-	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++) {
-		const struct na_creq *rq = &ca->req[i];
-		uint8_t *ent;
-
-		if (!rq->le.valid || !rq->has_data ||
-		    rq->ack.gstatus != LCF_GS_MODIFIED ||
-		    !tag_in(p->tags, p->n_tags, rq->ack.tag))
-			continue;
-		if (p->n_dirty >= dirty_fit(r) ||
-		    !(ent = add_entry(r, p, rq->ack.tag, ENT_DIRTY,
-				      (uint8_t)rq->ack.node,
-				      (uint8_t)rq->ack.thread, rq->le.seq))) {
-			r->st.report_overflow++;
-			continue;
-		}
-		if (gave_current(r, rq->ack.tag, rq->data))
-			ent[11] = REC_DIRTY_CUR;
-		p->dirty[p->n_dirty] = (struct rec_dirty){
-			.tag = rq->ack.tag,
-			.rnode = rq->ack.node,
-			.rthread = rq->ack.thread,
-			.seq = rq->le.seq
-		};
-		memcpy(p->data + (size_t)p->n_dirty * bs, rq->data, bs);
-		p->n_dirty++;
-	}
+	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++)
+		report_row(r, p, &ca->req[i]);
+	for (int i = 0; i < REC_KEPT; i++)
+		report_row(r, p, &r->kept[i]);
 	for (uint32_t i = 0; i < NA_DEFER_MAX; i++) {
 		struct na_cdefer *d = &ca->def[i];
 
@@ -494,6 +501,10 @@ on_done(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		p->ended = true;
 		p->last_done = m->seq;
 		__atomic_sub_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
+		/* Its blocks are rebuilt: the orphans kept for them are done. */
+		for (int i = 0; i < REC_KEPT; i++)
+			if (tag_in(p->tags, p->n_tags, r->kept[i].ack.tag))
+				r->kept[i].le.valid = false;
 	}
 	pthread_mutex_unlock(&r->mu);
 	hdr(&a, NA_MSG_REC_DONE_ACK, r->env.self, m->node, m->seq);

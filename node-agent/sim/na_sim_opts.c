@@ -189,8 +189,8 @@ crash_check(const struct na_sim_opts *o)
 			      : NULL;
 	else if (!o->crash_at && !o->crash_ev)
 		why = "--crash-node needs --crash-at";
-	else if (o->topo || o->directory)
-		why = "--crash-node: the generated topology and LCF only";
+	else if (o->topo)
+		why = "--crash-node: the generated topology only";
 	else if (o->crash_node >= o->nodes - 1)
 		why = "--crash-node: a node below the shadow (the last node): "
 		      "a dead shadow is not handled (docs/FAULTS.md)";

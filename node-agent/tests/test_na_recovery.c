@@ -906,6 +906,65 @@ Test(na_recovery, rejoin_forgets_the_old_incarnations_rows_and_copies)
 	cr_assert_not(feed(&late, NULL), "node 3 is heard again");
 }
 
+/*
+ * Node 3's old incarnation was given data from our Modified copy of home
+ * 1's block (its orphan record), then died and rejoined here before home
+ * 1's round asked us (our first report lost): the record is kept aside,
+ * reported current, until that round ends (lib/model/recorphan.pml KEEP;
+ * na-sim --directory --restart-node seed 60 lost an update without it).
+ */
+Test(na_recovery, rejoin_keeps_an_orphan_until_its_round_ends)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
+	struct lcf_msg done = msg(NA_MSG_REC_DONE, 1, 4, 0);
+	struct na_creq *rq = &n.cagent.req[3 * t.threads_per_node];
+	struct na_cbucket *b = na_cache_bucket(&n.cache, tag);
+	struct na_centry *ce;
+	const struct na_out_msg *r;
+	uint8_t tags[8];
+
+	rq->le = (struct na_last_exec){ .valid = true, .seq = 7 };
+	rq->ack = (struct lcf_msg){ .gstatus = LCF_GS_MODIFIED,
+				    .tag = tag,
+				    .node = 3 };
+	rq->has_data = true;
+	if (!rq->data)
+		rq->data = calloc(1, t.block_size);
+	cr_assert_not_null(rq->data);
+	memset(rq->data, 0x5a, t.block_size);
+	ce = na_cache_room(b, &(struct na_centry *){ NULL });
+	cr_assert_not_null(ce);
+	na_cache_claim(ce, tag, 0, 1);
+	ce->busy = -1;
+	ce->state = NA_L_SHARED;
+	memset(ce->data, 0x5a, t.block_size);
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	cr_assert_eq(na_le_check(&rq->le, 1), NA_LE_EXECUTE, "row reset");
+	cr_assert_eq(n.rec->st.rejoin_kept, 1);
+	put64(tags, tag);
+	m.len = sizeof(tags);
+	feed(&m, tags);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->msg.len, 2 * REC_ENTRY, "HOLD and the kept DIRTY");
+	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 8], ENT_DIRTY);
+	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 9], 3);
+	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11],
+		     REC_DIRTY_CUR);
+	cr_assert_not_null(find(NA_MSG_REC_DATA, 1), "and its data");
+	feed(&done, NULL);
+	m.seq = 5; /* a later round on the block: the orphan is done */
+	feed(&m, tags);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->msg.len, REC_ENTRY, "HOLD only");
+}
+
 /* The rejoin waits until the drain's round rebuilt node 3's block. */
 Test(na_recovery, rejoin_waits_for_the_drain_round)
 {
@@ -1097,7 +1156,8 @@ Test(na_recovery, a_declaration_settles_an_add_out)
 Test(na_recovery, a_declaration_in_a_settles_hold_keeps_its_round)
 {
 	struct na_hblock *b = &n.home.blk[2];
-	struct lcf_msg ack = msg(LCF_T_MIGRATE_ACK, 0, 0, na_home_tag(&n.home, 2));
+	struct lcf_msg ack = msg(LCF_T_MIGRATE_ACK, 0, 0,
+				 na_home_tag(&n.home, 2));
 
 	b->cs = 1u << 3;
 	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
