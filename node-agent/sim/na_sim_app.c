@@ -188,6 +188,13 @@ na_sim_app_dsm_close(struct dsm *d)
 	dsm_close(d);
 }
 
+void
+na_sim_app_trace_mark(struct dsm *d)
+{
+	na_sim_cost_mark(na_now_ns());
+	dsm_trace_mark(d);
+}
+
 uint64_t
 na_sim_app_begin(void)
 {

@@ -35,6 +35,9 @@ int na_sim_app_clock_gettime(clockid_t clk, struct timespec *ts);
 int na_sim_app_dsm_open(const struct dsm_config *cfg, struct dsm **out,
 			char *err, size_t err_len);
 void na_sim_app_dsm_close(struct dsm *d);
+/** The measured phase starts (dsm_app.c marks it in the trace): the cost
+ * model's counters from now on are sim.json's `measured` ones too. */
+void na_sim_app_trace_mark(struct dsm *d);
 
 /** Before a DSM access: the application's time (cost model); the
  * virtual time the access starts. */
@@ -51,6 +54,7 @@ void na_sim_app_end(uint64_t start_ns);
 #define clock_gettime          na_sim_app_clock_gettime
 #define dsm_open               na_sim_app_dsm_open
 #define dsm_close              na_sim_app_dsm_close
+#define dsm_trace_mark         na_sim_app_trace_mark
 
 /* A timed access: statement expressions, so that the start is taken
  * before the call whatever the order of argument evaluation. */

@@ -118,12 +118,26 @@ struct na_sim_cost_busy {
 	uint64_t cpu_wait;   /* time queued for a shared processor */
 	uint64_t link_wait;  /* frames' time queued for a link */
 	uint64_t frames, app_calls;
-	uint64_t wakes; /* frames that woke their node's agent threads */
+	uint64_t rx_frames; /* frames served by an agent thread */
+	uint64_t wakes;     /* frames that woke their node's agent threads */
 };
 
 const struct na_sim_cost_busy *na_sim_cost_busy(void);
 
-/** The profile and the busy times as JSON members (no braces). */
+/**
+ * The measured phase starts at `now` (an application's warm-up is over):
+ * the counters so far are left out of the measured ones. Each call moves
+ * the start (the last node to start, or PageRank's mark after its warm-up
+ * iterations, wins). Nothing without a profile.
+ */
+void na_sim_cost_mark(uint64_t now);
+
+/** The counters since the last na_sim_cost_mark() (the whole run's when
+ * none was made) into `*out`. */
+void na_sim_cost_measured(struct na_sim_cost_busy *out);
+
+/** The profile and the busy times as JSON members (no braces); the
+ * measured phase's in a member `measured`. */
 void na_sim_cost_json(FILE *f);
 
 #endif /* NA_SIM_COST_H */

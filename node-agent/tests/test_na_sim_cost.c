@@ -104,3 +104,47 @@ Test(sim_cost, a_frame_that_wakes_its_node_pays_the_wake_up)
 	cr_assert_eq(na_sim_cost_select("paper"), 0);
 	cr_assert_eq(na_sim_cost_profile()->wake_ns, 0);
 }
+
+/* The measured phase's counters leave out what came before the mark (an
+ * application's loading and warm-up): sim.json's `measured` member. */
+Test(sim_cost, the_measured_counters_start_at_the_mark)
+{
+	struct na_sim_cost_busy m;
+
+	cr_assert_eq(na_sim_cost_select("local"), 0);
+	na_sim_cost_agent(0, 0, true); /* warm-up: a wake-up, two frames */
+	na_sim_cost_agent(0, 0, false);
+	na_sim_cost_uplink(1, 64, 0);
+	na_sim_cost_app(0);
+	na_sim_cost_mark(1000000);
+	na_sim_cost_measured(&m);
+	cr_assert_eq(m.wakes + m.rx_frames + m.frames + m.app_calls, 0);
+	cr_assert_eq(m.agent + m.tx + m.app + m.agent_wait, 0);
+	na_sim_cost_agent(2000000, 2000000, true);
+	na_sim_cost_agent(2000000, 2000000, false);
+	na_sim_cost_agent(2000000, 2000000, false);
+	na_sim_cost_uplink(1, 64, 2000000);
+	na_sim_cost_measured(&m);
+	cr_assert_eq(m.wakes, 1);
+	cr_assert_eq(m.rx_frames, 3);
+	cr_assert_eq(m.frames, 1);
+	cr_assert_eq(m.app_calls, 0);
+	cr_assert_eq(na_sim_cost_busy()->wakes, 2);
+	cr_assert_eq(na_sim_cost_busy()->rx_frames, 5);
+	/* A later mark (the last node to start) moves the start. */
+	na_sim_cost_mark(3000000);
+	na_sim_cost_measured(&m);
+	cr_assert_eq(m.wakes + m.rx_frames + m.frames, 0);
+}
+
+/* Without a mark the measured counters are the whole run's. */
+Test(sim_cost, without_a_mark_the_whole_run_is_measured)
+{
+	struct na_sim_cost_busy m;
+
+	cr_assert_eq(na_sim_cost_select("paper"), 0);
+	na_sim_cost_agent(0, 0, true);
+	na_sim_cost_measured(&m);
+	cr_assert_eq(m.wakes, 1);
+	cr_assert_eq(m.rx_frames, 1);
+}
