@@ -5,9 +5,9 @@
  * header included first (-include), as libdsm's are with NA_SIM: what an
  * application asks of the host (threads, condition variables, sleeps, the
  * monotonic clock, dsm_open) becomes the simulation's (na_wait.h, the
- * virtual clock, the simulated network), and every DSM access first
- * spends the cost model's application time (na_sim_cost.h) and has its
- * latency recorded. Nothing of an application's logic is copied: its
+ * virtual clock, the simulated network), and every DSM access spends
+ * the cost model's application time (na_sim_cost.h: booked when its
+ * thread blocks) and has its latency recorded. Nothing of an application's logic is copied: its
  * main() is renamed (-Dmain=...) and na_sim_app.c runs it once per node,
  * each on a simulated thread.
  */
@@ -39,10 +39,10 @@ void na_sim_app_dsm_close(struct dsm *d);
  * model's counters from now on are sim.json's `measured` ones too. */
 void na_sim_app_trace_mark(struct dsm *d);
 
-/** Before a DSM access: the application's time (cost model); the
- * virtual time the access starts. */
+/** Before a DSM access: the application's time (cost model, booked when
+ * the thread next sends or blocks); the virtual time the access starts. */
 uint64_t na_sim_app_begin(void);
-/** After it: its latency into the run's histogram. */
+/** After it: its latency (its own op_ns included) into the histogram. */
 void na_sim_app_end(uint64_t start_ns);
 
 #define pthread_create         na_sim_app_pthread_create

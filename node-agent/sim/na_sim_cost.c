@@ -94,6 +94,11 @@ static struct {
 	struct na_sim_cost_busy busy;
 	struct na_sim_cost_busy mark; /* busy when the measured phase began */
 	uint64_t mark_ns;
+	/* The running application thread (a coroutine runs until it waits,
+	 * and every wait books these, so they are always its): op_ns of the
+	 * DSM calls it made since it last sent or waited, and the end of
+	 * the CPU it last booked (its sends do not stop it). */
+	uint64_t pending, run_ready;
 } cm;
 
 int
@@ -239,7 +244,13 @@ na_sim_cost_uplink(uint16_t src, uint32_t len, uint64_t now)
 		return now;
 	cm.busy.frames++;
 	cm.busy.tx += cm.p->tx_ns;
-	t = run_on_cpu(now, cm.p->tx_ns, NULL);
+	/* A sender that is an application thread runs its DSM calls and
+	 * then the send in one turn (none in the agents' events). */
+	t = run_on_cpu(max64(now, cm.run_ready), cm.pending + cm.p->tx_ns,
+		       NULL);
+	if (cm.pending || cm.run_ready)
+		cm.run_ready = t;
+	cm.pending = 0;
 	return serialise(&cm.up[src], len, t) + cm.p->hop_ns;
 }
 
@@ -285,14 +296,26 @@ na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke)
 	return run_on_cpu(now, cost, &cm.busy.agent_wait);
 }
 
-uint64_t
-na_sim_cost_app(uint64_t now)
+void
+na_sim_cost_app(void)
 {
 	if (!cm.p)
-		return now;
+		return;
 	cm.busy.app_calls++;
 	cm.busy.app += cm.p->op_ns;
-	return run_on_cpu(now, cm.p->op_ns, NULL);
+	cm.pending += cm.p->op_ns;
+}
+
+uint64_t
+na_sim_cost_block(uint64_t now)
+{
+	uint64_t ready = max64(now, cm.run_ready);
+
+	if (cm.pending)
+		ready = run_on_cpu(ready, cm.pending, NULL);
+	cm.pending = 0;
+	cm.run_ready = 0;
+	return ready;
 }
 
 void

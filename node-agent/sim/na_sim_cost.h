@@ -13,7 +13,10 @@
  *     the end of the service), `wake_ns` more when the frame finds every
  *     thread of its node idle (asleep in poll(), woken by the frame);
  *   - a sender spends `tx_ns` of CPU per frame before it leaves;
- *   - an application thread spends `op_ns` of CPU before each DSM call;
+ *   - an application thread spends `op_ns` of CPU per DSM call, and
+ *     holds the processor until it blocks, as Linux runs a thread: the
+ *     calls it makes until it sends a frame or waits are one turn, booked
+ *     there (the send's `tx_ns` in the same turn);
  *   - with `cpus` > 0 every one of these CPU costs also needs one of
  *     `cpus` processors shared by the whole cluster (a machine whose nodes
  *     share its CPUs); with 0 every thread has a processor of its own.
@@ -107,9 +110,17 @@ uint32_t na_sim_cost_agent_threads(void);
  */
 uint64_t na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke);
 
-/** An application thread's work before a DSM call made at `now`: when
- * the call starts. */
-uint64_t na_sim_cost_app(uint64_t now);
+/** The running application thread makes a DSM call: `op_ns` more of
+ * CPU, booked when it next sends a frame (na_sim_cost_uplink) or blocks. */
+void na_sim_cost_app(void);
+
+/**
+ * The running thread blocks at `now` (waits, returns, or reads the clock,
+ * which must show its CPU spent): its DSM calls since it last sent or
+ * blocked take the CPU as one turn. @return when the thread may run
+ * again (`now` when it ran up nothing; always without a profile).
+ */
+uint64_t na_sim_cost_block(uint64_t now);
 
 /** Time the resources were busy, per kind (ns, summed). */
 struct na_sim_cost_busy {
