@@ -203,10 +203,11 @@ na_sim_app_trace_mark(struct dsm *d)
 uint64_t
 na_sim_app_begin(void)
 {
-	/* The call's CPU is booked when the thread next sends or blocks;
-	 * its latency counts its own op_ns (na_sim_app_end). */
-	na_sim_cost_app();
-	return na_now_ns();
+	uint64_t now = na_now_ns(), t = na_sim_cost_app(now);
+
+	if (t > now)
+		na_sleep_until(t);
+	return now; /* the latency counts the application's time */
 }
 
 static uint32_t
@@ -233,9 +234,8 @@ bin_low(uint32_t b)
 void
 na_sim_app_end(uint64_t start_ns)
 {
-	const struct na_sim_cost_profile *p = na_sim_cost_profile();
-
-	R.lat[lat_bin(na_now_ns() - start_ns + (p ? p->op_ns : 0))]++;
+	R.lat[lat_bin(na_now_ns() - start_ns +
+		      na_sim_cost_app_deferred_ns())]++;
 	R.lat_n++;
 }
 

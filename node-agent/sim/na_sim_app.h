@@ -39,8 +39,8 @@ void na_sim_app_dsm_close(struct dsm *d);
  * model's counters from now on are sim.json's `measured` ones too. */
 void na_sim_app_trace_mark(struct dsm *d);
 
-/** Before a DSM access: the application's time (cost model, booked when
- * the thread next sends or blocks); the virtual time the access starts. */
+/** Before a DSM access: the application's time (cost model: on a shared
+ * CPU booked when the thread next sends or blocks); its start's time. */
 uint64_t na_sim_app_begin(void);
 /** After it: its latency (its own op_ns included) into the histogram. */
 void na_sim_app_end(uint64_t start_ns);

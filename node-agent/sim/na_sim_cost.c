@@ -296,14 +296,23 @@ na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke)
 	return run_on_cpu(now, cost, &cm.busy.agent_wait);
 }
 
-void
-na_sim_cost_app(void)
+uint64_t
+na_sim_cost_app(uint64_t now)
 {
 	if (!cm.p)
-		return;
+		return now;
 	cm.busy.app_calls++;
 	cm.busy.app += cm.p->op_ns;
+	if (!cm.p->cpus) /* its own processor: nothing to hold */
+		return run_on_cpu(now, cm.p->op_ns, NULL);
 	cm.pending += cm.p->op_ns;
+	return now;
+}
+
+uint64_t
+na_sim_cost_app_deferred_ns(void)
+{
+	return cm.p && cm.p->cpus ? cm.p->op_ns : 0;
 }
 
 uint64_t

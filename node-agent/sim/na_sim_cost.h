@@ -13,10 +13,10 @@
  *     the end of the service), `wake_ns` more when the frame finds every
  *     thread of its node idle (asleep in poll(), woken by the frame);
  *   - a sender spends `tx_ns` of CPU per frame before it leaves;
- *   - an application thread spends `op_ns` of CPU per DSM call, and
- *     holds the processor until it blocks, as Linux runs a thread: the
- *     calls it makes until it sends a frame or waits are one turn, booked
- *     there (the send's `tx_ns` in the same turn);
+ *   - an application thread spends `op_ns` of CPU per DSM call; on a
+ *     shared CPU it holds the processor until it blocks, as Linux runs a
+ *     thread: the calls it makes until it sends a frame or waits are one
+ *     turn, booked there (the send's `tx_ns` in the same turn);
  *   - with `cpus` > 0 every one of these CPU costs also needs one of
  *     `cpus` processors shared by the whole cluster (a machine whose nodes
  *     share its CPUs); with 0 every thread has a processor of its own.
@@ -110,9 +110,19 @@ uint32_t na_sim_cost_agent_threads(void);
  */
 uint64_t na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke);
 
-/** The running application thread makes a DSM call: `op_ns` more of
- * CPU, booked when it next sends a frame (na_sim_cost_uplink) or blocks. */
-void na_sim_cost_app(void);
+/**
+ * The running application thread makes a DSM call at `now`: when the call
+ * starts. With a shared CPU (`cpus` > 0) its `op_ns` is booked when the
+ * thread next sends a frame (na_sim_cost_uplink) or blocks, and the call
+ * starts at once; with a processor of its own, after `op_ns` (holding the
+ * processor would change nothing, and the thread's effects, as a request
+ * other threads of its node then wait on, must not show before its CPU).
+ */
+uint64_t na_sim_cost_app(uint64_t now);
+
+/** The op_ns a DSM call's latency has still to count (its time booked
+ * later, with a shared CPU); 0 otherwise. */
+uint64_t na_sim_cost_app_deferred_ns(void);
 
 /**
  * The running thread blocks at `now` (waits, returns, or reads the clock,

@@ -116,7 +116,7 @@ Test(sim_cost, the_measured_counters_start_at_the_mark)
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	na_sim_cost_agent(0, 0, true); /* warm-up: a wake-up, two frames */
 	na_sim_cost_agent(0, 0, false);
-	na_sim_cost_app();
+	na_sim_cost_app(0);
 	na_sim_cost_uplink(1, 64, 0);
 	na_sim_cost_mark(1000000);
 	na_sim_cost_measured(&m);
@@ -163,7 +163,7 @@ Test(sim_cost, calls_until_a_send_are_one_turn)
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	p = na_sim_cost_profile();
 	for (int i = 0; i < 10; i++)
-		na_sim_cost_app();
+		cr_assert_eq(na_sim_cost_app(0), 0);
 	cr_assert_eq(na_sim_cost_busy()->app_calls, 10);
 	sent = na_sim_cost_uplink(1, 64, 0);
 	cr_assert_eq(sent, 10 * p->op_ns + p->tx_ns + p->hop_ns);
@@ -183,25 +183,34 @@ Test(sim_cost, calls_until_a_wait_are_one_turn)
 	cr_assert_eq(na_sim_cost_select("local"), 0);
 	p = na_sim_cost_profile();
 	for (int i = 0; i < 5; i++)
-		na_sim_cost_app();
+		na_sim_cost_app(0);
 	cr_assert_eq(na_sim_cost_block(1000), 1000 + 5 * p->op_ns);
 	cr_assert_eq(na_sim_cost_uplink(2, 64, 1000),
 		     1000 + 5 * p->op_ns + p->tx_ns + p->hop_ns);
 	cr_assert_eq(na_sim_cost_busy()->cpu_wait, 5 * p->op_ns);
-	/* Without a shared CPU (paper) the turn is the thread's alone. */
+	cr_assert_eq(na_sim_cost_app_deferred_ns(), p->op_ns);
+}
+
+/* On a processor of its own (paper) a thread holds nothing: each call
+ * runs its op_ns first, and nothing is left to book when it blocks. */
+Test(sim_cost, on_its_own_processor_a_call_runs_first)
+{
+	const struct na_sim_cost_profile *p;
+
 	cr_assert_eq(na_sim_cost_select("paper"), 0);
 	p = na_sim_cost_profile();
-	na_sim_cost_app();
-	na_sim_cost_app();
-	cr_assert_eq(na_sim_cost_block(0), 2 * p->op_ns);
-	cr_assert_eq(na_sim_cost_busy()->cpu_wait, 0);
+	cr_assert_eq(na_sim_cost_app(0), p->op_ns);
+	cr_assert_eq(na_sim_cost_app(p->op_ns), 2 * p->op_ns);
+	cr_assert_eq(na_sim_cost_block(2 * p->op_ns), 2 * p->op_ns);
+	cr_assert_eq(na_sim_cost_app_deferred_ns(), 0);
+	cr_assert_eq(na_sim_cost_busy()->app_calls, 2);
 }
 
 /* Without a profile nothing costs time: na-sim's seeded runs unchanged. */
 Test(sim_cost, without_a_profile_a_block_costs_nothing)
 {
 	cr_assert_eq(na_sim_cost_select("none"), 0);
-	na_sim_cost_app();
+	na_sim_cost_app(0);
 	cr_assert_eq(na_sim_cost_block(42), 42);
 	cr_assert_eq(na_sim_cost_uplink(1, 64, 42), 42);
 }
@@ -216,7 +225,7 @@ burst_thread(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 5; i++)
-		na_sim_cost_app();
+		na_sim_cost_app(0);
 	na_sleep_until(na_now_ns()); /* woken at once, runs after its turn */
 	burst_woke = na_now_ns();
 	return NULL;
