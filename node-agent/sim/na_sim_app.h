@@ -6,10 +6,10 @@
  * application asks of the host (threads, condition variables, sleeps, the
  * monotonic clock, dsm_open) becomes the simulation's (na_wait.h, the
  * virtual clock, the simulated network), and every DSM access spends
- * the cost model's application time (na_sim_cost.h: booked when its
- * thread blocks) and has its latency recorded. Nothing of an application's logic is copied: its
- * main() is renamed (-Dmain=...) and na_sim_app.c runs it once per node,
- * each on a simulated thread.
+ * the cost model's application time (na_sim_cost.h) and has its latency
+ * recorded. Nothing of an application's logic is copied: its main() is
+ * renamed (-Dmain=...) and na_sim_app.c runs it once per node, each on a
+ * simulated thread.
  */
 #ifndef NA_SIM_APP_H
 #define NA_SIM_APP_H
