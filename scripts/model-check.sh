@@ -562,9 +562,11 @@ if [ $DEEP = 0 ]; then
 	PML=recorphan.pml run recorphan pass "-DFIX" "-DSAFETY" "-m10000 -w18"
 	# ... and the requester re-admitted at the provider before its report:
 	# the rejoin forgot the orphan record (-rejoin); kept aside until a
-	# round on its block ends.
+	# round on its block ends, reported only when current (-alias: the new
+	# incarnation's seqs match it).
 	PML=recorphan.pml run recorphan-rejoin "violation:assertion violated" "-DFIX -DREJOIN" "-DSAFETY" "-m10000 -w18"
 	PML=recorphan.pml run recorphan-keep pass "-DFIX -DREJOIN -DKEEP" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan-alias "violation:assertion violated" "-DFIX -DREJOIN -DKEEP -DALIAS" "-DSAFETY" "-m10000 -w18"
 	# The home's orphan-data slots (recslots.pml): the orphan's record
 	# dropped when the slots are full of old ones, memory stale; headers
 	# kept, slots freed for the orphan and its provider asked again, not.

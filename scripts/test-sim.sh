@@ -301,6 +301,10 @@ run crash-directory "--seed 2 --events 2000 --nodes 5 --threads 2 --workload cou
 	recovery.drained_blocks
 run regress-restart-directory-orphan "--seed 60 --events 3000 --nodes 5 --threads 3 --workload counter --blocks 3 --cache-blocks 64 --block-size 4096 --loss 0.04 --dup 0.05 --jitter-us 4 --max-rate 50000 --directory --detect-ms 1 --restart-node 3 --restart-at 1445ev" \
 	recovery.rejoin_kept
+# ... reported only when current: the new incarnation's seq 1 matched a
+# kept record of the old one's seq 1 (an older value to memory, stale reads).
+run regress-restart-kept-alias "--seed 126 --events 3000 --nodes 6 --threads 4 --workload micro --blocks 4 --cache-blocks 64 --block-size 4096 --loss 0.07 --dup 0.05 --jitter-us 4 --max-rate 50000 --detect-ms 1 --restart-node 4 --restart-at 2578ev" \
+	recovery.rejoin_kept
 # Static and dynamic migration: the static loop's ADD during a drain
 # collided and cleared the holder's write lock (lib/model/migmix.pml).
 run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rwlock --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 3 --loss 0.3 --dup 0.1 --jitter-us 50 --max-rate 5000 --migrate --events 20000"

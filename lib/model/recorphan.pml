@@ -28,7 +28,11 @@
  * cache-agent row, the orphan record with it (directory mode, na-sim
  * --directory --restart-node seed 60: a lost update), run
  * recorphan-rejoin. -DKEEP: the rejoin keeps a row's orphan record aside,
- * reported in rounds on its block until one ends (REC_DONE).
+ * reported in rounds on its block until one ends (REC_DONE), and only when
+ * current: D's new incarnation numbers its seqs from 1 again and may list
+ * the kept record's seq unsettled; -DALIAS: a kept record is reported
+ * current or not and that seq matches it (na-sim --restart-node seed 126:
+ * an older value written), run recorphan-alias.
  *
  * Bounds: one block, one provider, one dead requester's event, one later
  * write, one rejoin; values 0-2. Not explored: several orphans of one block, a writer
@@ -44,6 +48,8 @@ byte orphan = 1;   /* P's orphan record: what it gave D */
 bit d_unsettled;   /* D reports its event unsettled (never: D is dead) */
 bit cur;           /* P's report: the orphan equals its Shared copy */
 bit kept = 1;      /* P still holds the orphan record */
+bit rejoined;      /* D re-admitted at P before P's report */
+bit alias;         /* D's new incarnation lists the kept record's seq */
 
 init
 {
@@ -73,12 +79,19 @@ init
 #ifndef KEEP
 	   kept = 0
 #else
-	   skip
+	   rejoined = 1;
+	   if
+	   :: skip
+	   :: alias = 1 /* its new seq equals the kept record's */
+	   fi
 #endif
 	fi;
 #endif
 	/* P's report */
 	cur = kept && p_shared && p_val == orphan;
+#ifdef ALIAS
+	d_unsettled = alias; /* a kept record reported whatever cur is */
+#endif
 	/* The rebuild */
 	if
 	:: w_mod -> skip /* a Modified copy: the truth is there */

@@ -351,16 +351,27 @@ gave_current(struct na_rec *r, uint64_t tag, const uint8_t *data)
 	return cur;
 }
 
-/* One cache-agent row's orphan, if it has one on the round's tags. */
+/*
+ * One cache-agent row's orphan, if it has one on the round's tags. A row
+ * kept from an old incarnation only when current: its seq is the dead
+ * process's, and the new one, numbering from 1 again, may list the same
+ * seq unsettled (na-sim --restart-node seed 126: a kept record matched
+ * the new thread's seq 1 and an older value went to memory).
+ */
 static void
-report_row(struct na_rec *r, struct rec_pend *p, const struct na_creq *rq)
+report_row(struct na_rec *r, struct rec_pend *p, const struct na_creq *rq,
+	   bool kept)
 {
 	uint32_t bs = r->env.topo->block_size;
 	uint8_t *ent;
+	bool cur;
 
 	if (!rq->le.valid || !rq->has_data ||
 	    rq->ack.gstatus != LCF_GS_MODIFIED ||
 	    !tag_in(p->tags, p->n_tags, rq->ack.tag))
+		return;
+	cur = gave_current(r, rq->ack.tag, rq->data);
+	if (kept && !cur)
 		return;
 	if (p->n_dirty >= dirty_fit(r) ||
 	    !(ent = add_entry(r, p, rq->ack.tag, ENT_DIRTY,
@@ -369,7 +380,7 @@ report_row(struct na_rec *r, struct rec_pend *p, const struct na_creq *rq)
 		r->st.report_overflow++;
 		return;
 	}
-	if (gave_current(r, rq->ack.tag, rq->data))
+	if (cur)
 		ent[11] = REC_DIRTY_CUR;
 	p->dirty[p->n_dirty] = (struct rec_dirty){ .tag = rq->ack.tag,
 						   .rnode = rq->ack.node,
@@ -385,9 +396,9 @@ report_cagent(struct na_rec *r, struct rec_pend *p)
 	struct na_cagent *ca = r->env.cagent;
 
 	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++)
-		report_row(r, p, &ca->req[i]);
+		report_row(r, p, &ca->req[i], false);
 	for (int i = 0; i < REC_KEPT; i++)
-		report_row(r, p, &r->kept[i]);
+		report_row(r, p, &r->kept[i], true);
 	for (uint32_t i = 0; i < NA_DEFER_MAX; i++) {
 		struct na_cdefer *d = &ca->def[i];
 
