@@ -802,17 +802,17 @@ Test(na_recovery, current_orphan_of_a_dead_requester_is_written)
 	cr_assert_eq(n.rec->st.orphans_written, 1);
 }
 
-/* The node side: a record is marked current only while this node's copy
- * is Shared with the same data. */
-Test(na_recovery, dirty_record_marked_current_only_when_equal)
+/*
+ * Node 3's thread 0 was given data from our Modified copy of home 1's
+ * block `tag` (the cache agent's row: an orphan record, seq 7); our copy of
+ * the block is Shared with that data. @return our copy.
+ */
+static struct na_centry *
+orphan_row(uint64_t tag)
 {
-	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
-	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
 	struct na_creq *rq = &n.cagent.req[3 * t.threads_per_node];
 	struct na_cbucket *b = na_cache_bucket(&n.cache, tag);
 	struct na_centry *ce;
-	const struct na_out_msg *r;
-	uint8_t tags[8];
 
 	rq->le = (struct na_last_exec){ .valid = true, .seq = 7 };
 	rq->ack = (struct lcf_msg){ .gstatus = LCF_GS_MODIFIED,
@@ -829,20 +829,39 @@ Test(na_recovery, dirty_record_marked_current_only_when_equal)
 	ce->busy = -1;
 	ce->state = NA_L_SHARED;
 	memset(ce->data, 0x5a, t.block_size);
+	return ce;
+}
+
+/* A round of home 1 on `tag` (round `seq`): our report. */
+static const struct na_out_msg *
+report_of(uint64_t tag, uint32_t seq)
+{
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, seq, 0);
+	const struct na_out_msg *r;
+	uint8_t tags[8];
+
 	put64(tags, tag);
 	m.len = sizeof(tags);
 	feed(&m, tags);
 	r = find(NA_MSG_REC_REPORT, 1);
 	cr_assert_not_null(r);
+	return r;
+}
+
+/* The node side: a record is marked current only while this node's copy
+ * is Shared with the same data. */
+Test(na_recovery, dirty_record_marked_current_only_when_equal)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
+	struct na_centry *ce = orphan_row(tag);
+	const struct na_out_msg *r = report_of(tag, 4);
+
 	cr_assert_eq(r->msg.len, 2 * REC_ENTRY, "HOLD and DIRTY");
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 8], ENT_DIRTY);
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11],
 		     REC_DIRTY_CUR);
 	ce->data[5] ^= 1; /* our copy differs: not current */
-	m.seq = 5;
-	feed(&m, tags);
-	r = find(NA_MSG_REC_REPORT, 1);
-	cr_assert_not_null(r);
+	r = report_of(tag, 5);
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11], 0);
 }
 
@@ -906,57 +925,21 @@ Test(na_recovery, rejoin_forgets_the_old_incarnations_rows_and_copies)
 	cr_assert_not(feed(&late, NULL), "node 3 is heard again");
 }
 
-/*
- * Node 3's old incarnation was given data from our Modified copy of home
- * 1's block `tag` (its orphan record, seq 7), then died and rejoined here;
- * our copy of the block is Shared with that data. @return our copy.
- */
+/* orphan_row(), then node 3 died and rejoined here. @return our copy. */
 static struct na_centry *
 rejoined_with_orphan(uint64_t tag)
 {
-	struct na_creq *rq = &n.cagent.req[3 * t.threads_per_node];
-	struct na_cbucket *b = na_cache_bucket(&n.cache, tag);
-	struct na_centry *ce;
+	struct na_centry *ce = orphan_row(tag);
 
-	rq->le = (struct na_last_exec){ .valid = true, .seq = 7 };
-	rq->ack = (struct lcf_msg){ .gstatus = LCF_GS_MODIFIED,
-				    .tag = tag,
-				    .node = 3 };
-	rq->has_data = true;
-	if (!rq->data)
-		rq->data = calloc(1, t.block_size);
-	cr_assert_not_null(rq->data);
-	memset(rq->data, 0x5a, t.block_size);
-	ce = na_cache_room(b, &(struct na_centry *){ NULL });
-	cr_assert_not_null(ce);
-	na_cache_claim(ce, tag, 0, 1);
-	ce->busy = -1;
-	ce->state = NA_L_SHARED;
-	memset(ce->data, 0x5a, t.block_size);
 	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
 	tick_now();
 	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
 	tick_now();
 	cr_assert_eq(n.rec->st.rejoined, 1);
-	cr_assert_eq(na_le_check(&rq->le, 1), NA_LE_EXECUTE, "row reset");
+	cr_assert_eq(na_le_check(&n.cagent.req[3 * t.threads_per_node].le, 1),
+		     NA_LE_EXECUTE, "row reset");
 	cr_assert_eq(n.rec->st.rejoin_kept, 1);
 	return ce;
-}
-
-/* A round of home 1 on `tag` (round `seq`): our report's length. */
-static uint16_t
-report_len(uint64_t tag, uint32_t seq)
-{
-	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, seq, 0);
-	const struct na_out_msg *r;
-	uint8_t tags[8];
-
-	put64(tags, tag);
-	m.len = sizeof(tags);
-	feed(&m, tags);
-	r = find(NA_MSG_REC_REPORT, 1);
-	cr_assert_not_null(r);
-	return r->msg.len;
 }
 
 /*
@@ -972,14 +955,15 @@ Test(na_recovery, rejoin_keeps_an_orphan_until_its_round_ends)
 	const uint8_t *e;
 
 	(void)rejoined_with_orphan(tag);
-	cr_assert_eq(report_len(tag, 4), 2 * REC_ENTRY, "HOLD, kept DIRTY");
+	cr_assert_eq(report_of(tag, 4)->msg.len, 2 * REC_ENTRY,
+		     "HOLD, kept DIRTY");
 	e = find(NA_MSG_REC_REPORT, 1)->payload;
 	cr_assert_eq(e[REC_ENTRY + 8], ENT_DIRTY);
 	cr_assert_eq(e[REC_ENTRY + 9], 3);
 	cr_assert_eq(e[REC_ENTRY + 11], REC_DIRTY_CUR);
 	cr_assert_not_null(find(NA_MSG_REC_DATA, 1), "and its data");
 	feed(&done, NULL);
-	cr_assert_eq(report_len(tag, 5), REC_ENTRY, "done: HOLD only");
+	cr_assert_eq(report_of(tag, 5)->msg.len, REC_ENTRY, "done: HOLD only");
 }
 
 /* Not current: not reported at all (its seq is the dead process's; the
@@ -991,7 +975,7 @@ Test(na_recovery, a_kept_orphan_is_reported_only_when_current)
 	struct na_centry *ce = rejoined_with_orphan(tag);
 
 	ce->data[5] ^= 1;
-	cr_assert_eq(report_len(tag, 4), REC_ENTRY, "HOLD only");
+	cr_assert_eq(report_of(tag, 4)->msg.len, REC_ENTRY, "HOLD only");
 }
 
 /* The rejoin waits until the drain's round rebuilt node 3's block. */
