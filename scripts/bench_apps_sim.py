@@ -49,7 +49,9 @@ WARMUP_APPS = ("kv", "tpcc")
 COLUMNS = ["app", "point", "mode", "nodes", "threads", "profile", "seed",
            "ops_per_s", "home_msgs_per_op", "switch_share", "p50_us",
            "p99_us", "virtual_s", "agent_wait_us_per_frame",
-           "frames_per_op", "stuck", "errors"]
+           "frames_per_op", "stuck", "errors", "wakes_per_op"]
+# The numeric columns, medians over the seeds.
+MEDIAN_COLUMNS = COLUMNS[7:-3] + ["wakes_per_op"]
 
 
 def total(stats, key):
@@ -140,6 +142,11 @@ def summarise(out, row):
         "agent_wait_us_per_frame": "%.3f" % (
             cost["wait_ns"]["agent"] / frames / 1e3),
         "frames_per_op": "%.3f" % (measured("packets_received") / ops),
+        # Frames that woke their node's agent threads in the measured
+        # phase (the cluster's dispatch_wakeups_per_op); none in a
+        # sim.json without the measured counters.
+        "wakes_per_op": "%.3f" % (cost["measured"]["wakes"] / ops)
+        if "measured" in cost else "",
     })
     if len(rows) != nodes:
         row["errors"] = 1
@@ -158,8 +165,8 @@ def median_rows(rows):
         m = dict(groups[key][0])
         m["seed"] = "median of %d" % len(g)
         m["errors"] = sum(int(r["errors"]) for r in groups[key])
-        for c in COLUMNS[7:-2]:
-            vals = [float(r[c]) for r in g if c in r]
+        for c in MEDIAN_COLUMNS:
+            vals = [float(r[c]) for r in g if r.get(c) not in (None, "")]
             m[c] = "%.4g" % statistics.median(vals) if vals else ""
         out.append(m)
     return out

@@ -490,6 +490,49 @@ if [ $DEEP = 0 ]; then
 	PML=migsettle.pml run migsettle-old "violation:assertion violated" "-DOLD -DHOMESFIRST" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle-switchfirst "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=migsettle.pml run migsettle pass "-DHOMESFIRST -DCOPIES=4 -DWRITES=3" "-DSAFETY" "-m10000 -w18"
+	# A switch restart while an ADD that installed the block (replies lost)
+	# is unanswered, a write having moved the data on (migrestart.pml): a
+	# re-sent copy installs the home's old metadata in the new switch;
+	# not once an unanswered ADD is settled (copies waited out, REMOVE,
+	# recovery from the caches), not re-sent; the REMOVE at once: a
+	# duplicate in flight re-installs it. The settled copy's answer in
+	# the hold decides (OK: the switch's; FAIL: home, no round); a
+	# duplicate installed after the FAIL, its OK lost: the collision's
+	# known hole (migdup-lostok).
+	PML=migrestart.pml run migrestart-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart-nohold "violation:assertion violated" "-DNOHOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart pass "-DCOPIES=4 -DWRITES=3 -DDUPS=2" "-DSAFETY" "-m10000 -w18"
+	PML=migrestart.pml run migrestart-lostok "known:assertion violated" "-DLOSTOK" "-DSAFETY" "-m10000 -w18"
+	# A settle's REMOVE answer taken for a later settle's (migorphan.pml):
+	# a round on a block the switch holds, its writer's lock orphaned.
+	PML=migorphan.pml run migorphan-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migorphan.pml run migorphan pass "-DINCS=3 -DRMCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	# A settled ADD's second pass after its REMOVE's first (migpass.pml,
+	# the test-migration --faults hang): the tag miss sends the block
+	# into a round while the ADD installs it; not once a tag miss counts
+	# only for a REMOVE sent after an answer of the removal.
+	PML=migpass.pml run migpass-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=migpass.pml run migpass pass "-DRMCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	# A copy of an event a settle's round gave up, delayed past the
+	# block's re-ADD (miglate.pml): it takes the lock nobody releases;
+	# not once the given-up event is quarantined (ABORT until answered);
+	# with no copy overtaking the requester's report, today's rule holds.
+	PML=miglate.pml run miglate-old "violation:assertion violated" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=miglate.pml run miglate-old-fifo pass "-DOLD -DFIFO -DCOPIES=3" "-DSAFETY" "-m10000 -w18"
+	PML=miglate.pml run miglate pass "-DCOPIES=4" "-DSAFETY" "-m10000 -w18"
+	# An executed event whose lock a round dropped (recpass.pml, na-sim
+	# crash + migrate exit 3): its ABORT answered "a copy passed", every
+	# re-sent copy replays a forward to a provider a writer invalidated;
+	# not once the round turns that seq's decision into a NACK.
+	PML=recpass.pml run recpass-old "violation:invalid end state" "-DOLD" "-DSAFETY" "-m10000 -w18"
+	PML=recpass.pml run recpass pass "" "-DSAFETY" "-m10000 -w18"
+	# SCOREBOARD rows reused (migrows.pml, the test-migration hang's
+	# four orphaned reader locks): an event a round gave up ended with
+	# neither an unlock nor an answered ABORT lets its thread's seq s+2
+	# move the row of s on while s's lock counts; not once every dropped
+	# event stays quarantined (ABORT until answered).
+	PML=migrows.pml run migrows-old "violation:assertion violated" "-DOLD -DCOPIES=1" "-DSAFETY" "-m10000 -w18"
+	PML=migrows.pml run migrows pass "-DCOPIES=1" "-DSAFETY" "-m10000 -w18"
 	# The home-local path (homelocal.pml, issue 27 item 2): a requester on
 	# its block's home sends straight to the home agent. Whenever the home
 	# is local: starved once the block is in the switch; while the home
@@ -517,6 +560,13 @@ if [ $DEEP = 0 ]; then
 	PML=recorphan.pml run recorphan-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recorphan.pml run recorphan-nocmp "violation:assertion violated" "-DNOCMP" "-DSAFETY" "-m10000 -w18"
 	PML=recorphan.pml run recorphan pass "-DFIX" "-DSAFETY" "-m10000 -w18"
+	# ... and the requester re-admitted at the provider before its report:
+	# the rejoin forgot the orphan record (-rejoin); kept aside until a
+	# round on its block ends, reported only when current (-alias: the new
+	# incarnation's seqs match it).
+	PML=recorphan.pml run recorphan-rejoin "violation:assertion violated" "-DFIX -DREJOIN" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan-keep pass "-DFIX -DREJOIN -DKEEP" "-DSAFETY" "-m10000 -w18"
+	PML=recorphan.pml run recorphan-alias "violation:assertion violated" "-DFIX -DREJOIN -DKEEP -DALIAS" "-DSAFETY" "-m10000 -w18"
 	# The home's orphan-data slots (recslots.pml): the orphan's record
 	# dropped when the slots are full of old ones, memory stale; headers
 	# kept, slots freed for the orphan and its provider asked again, not.
@@ -662,6 +712,16 @@ if [ $DEEP = 0 ]; then
 	PML=qfault.pml run qfault-restart-old "violation:assertion violated" "-DRS=1 -DEV=1 -DOLD" "$QF" "-m100000"
 	PML=qfault.pml run qfault-restart pass "-DRS=1 -DEV=1" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash-old "violation:assertion violated" "-DCR=1 -DEV=1 -DOLD" "$QF" "-m100000"
+	# A request copy sent before the round, delivered after the re-ADD
+	# (FMAX: a tenure bounced for ever): it takes the free lock (-old).
+	# The requester's ABORT quarantine (QUAR, na_req_quarantine) ends
+	# that, but not a copy that overtakes and is forwarded into another
+	# node's tenure (LATE): the tenure is handed to the given-up seq,
+	# whose slot the round reset (-late, --deep). The rule: no ADD of a
+	# rebuilt block until no copy sent before the reports can arrive
+	# (RHOLD, NA_ADD_HOLD_NS as migdup.pml's hold; na_add_spaced): passes.
+	PML=qfault.pml run qfault-restart-fmax-old "violation:assertion violated" "-DRS=1 -DEV=1 -DFMAX=12" "$QF" "-m100000"
+	PML=qfault.pml run qfault-restart-hold pass "-DRS=1 -DEV=1 -DQUAR -DLATE=1 -DRHOLD -DFMAX=12" "$QF" "-m100000"
 	PML=qfault.pml run qfault-crash pass "-DCR=1 -DEV=1" "$QF" "-m100000"
 	# A home-owned block: the drain must take a tenure the dead node handed
 	# over (its Q_GRANT may never have left), not only one it holds.
@@ -732,6 +792,20 @@ else
 	PML=qalias.pml run qalias-fix-full pass "-DFULL -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	PML=qfault.pml run qfault-restart-ev2 pass "-DRS=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
+	# The late request copy across a restart (CI: qfault-restart-hold):
+	# liveness under weak fairness (LIVE: BEGIN and the quarantine their
+	# own processes), in order: -old a non-progress cycle, QUAR passes;
+	# overtaking (LATE): only the re-ADD hold passes.
+	PML=qfault.pml run qfault-restart-live-old "violation:non-progress cycle" "-DRS=1 -DEV=1 -DLIVE" \
+		"-DNP -DNFAIR=3 -DMEMLIM=3000" "-m100000 -l -f"
+	PML=qfault.pml run qfault-restart-quar-live pass "-DRS=1 -DEV=1 -DQUAR -DLIVE" \
+		"-DNP -DNFAIR=4 -DMEMLIM=3000" "-m100000 -l -f"
+	PML=qfault.pml run qfault-restart-late "violation:assertion violated" "-DRS=1 -DEV=1 -DQUAR -DLATE=1" \
+		"-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qfault.pml run qfault-restart-hold-live pass "-DRS=1 -DEV=1 -DQUAR -DLATE=1 -DRHOLD -DLIVE" \
+		"-DNP -DNFAIR=4 -DMEMLIM=3000" "-m100000 -l -f"
+	PML=qfault.pml run qfault-restart-hold-ev2 pass "-DRS=1 -DEV=2 -DQUAR -DLATE=2 -DRHOLD -DFMAX=12" \
+		"-DSAFETY -DMEMLIM=3000" "-m100000"
 	PML=qfault.pml run qfault-crash-ev2 pass "-DCR=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
 	PML=qfault.pml run qfault-home3-free pass "-DN=3 -DCR=1 -DEV=1 -DHOME" "-DSAFETY -DCOLLAPSE -DMEMLIM=3000" "-m100000"
 	run new-live-deep pass "-DNEW -DFIFO_NET -DLIVE -DEV0=2 -DEV1=1 -DSKIP=0 -DLOSS=1 -DDUP=1 -DREO=1" \

@@ -137,6 +137,7 @@ stats_pipeline(json_t *root)
 			sum.action[i] += c->action[i];
 		for (i = 0; i < LCF_DROP_MAX; i++)
 			sum.drop[i] += c->drop[i];
+		sum.sb_held_overwritten += c->sb_held_overwritten;
 		resubmits += lc->resubmits;
 		loops += lc->resubmit_loops;
 	}
@@ -155,6 +156,7 @@ stats_pipeline(json_t *root)
 			  sum.action[LCF_A_NACK_CHECK_FAIL] +
 			  sum.action[LCF_A_NACK_STALE]);
 	stats_u64(pl, "drops", drops);
+	stats_u64(pl, "sb_held_overwritten", sum.sb_held_overwritten);
 	stats_hex(pl, "digest", stats_digest(), 16);
 	json_object_set_new(root, "pipeline", pl);
 	json_object_set_new(root, "actions", act);

@@ -412,6 +412,15 @@ sb_older(const struct lcf_sb *e, uint32_t seq)
 	return e->seq == 0 || lcf_seq_after(seq, e->seq);
 }
 
+/* Count an entry about to move on to a later seq while it still counts
+ * locks (lcf_counters.sb_held_overwritten). */
+static inline void
+sb_note_overwrite(struct lcf_pipeline *p, const struct lcf_sb *e)
+{
+	if (e->c != LCF_SB_ENDED && (e->c & LCF_SB_COUNT_MAX) != 0)
+		p->ctr.sb_held_overwritten++;
+}
+
 /* Is the event of seq over, by an entry `e` (read only)? */
 static inline bool
 sb_over(const struct lcf_sb *e, uint32_t seq)
@@ -445,6 +454,7 @@ lcf_stage_sb_request(struct lcf_pipeline *p, struct lcf_phv *phv, bool count)
 		/* A later event: the entry's old event has ended (its unlock
 		 * was acknowledged, or it was aborted) or holds only locks a
 		 * pending RELEASE frees. */
+		sb_note_overwrite(p, e);
 		e->seq = seq;
 		e->c = 1;
 	}
@@ -485,6 +495,7 @@ lcf_stage_sb_claim(struct lcf_pipeline *p, const struct lcf_phv *phv,
 	}
 	if (sb_older(e, seq)) {
 		/* No copy was counted: the event is over, hold nothing. */
+		sb_note_overwrite(p, e);
 		e->seq = seq;
 		e->c = LCF_SB_ENDED;
 	}
@@ -506,6 +517,8 @@ lcf_stage_sb_unlock_miss(struct lcf_pipeline *p, const struct lcf_phv *phv)
 	struct lcf_sb *e = sb_entry(p, phv);
 
 	if (e->seq == phv->m->seq || sb_older(e, phv->m->seq)) {
+		if (e->seq != phv->m->seq)
+			sb_note_overwrite(p, e);
 		e->seq = phv->m->seq;
 		e->c = LCF_SB_ENDED;
 	}
@@ -574,6 +587,7 @@ lcf_stage_sb_abort(struct lcf_pipeline *p, const struct lcf_phv *phv)
 			return true;
 		e->c = LCF_SB_ENDED;
 	} else if (sb_older(e, seq)) {
+		sb_note_overwrite(p, e);
 		e->seq = seq;
 		e->c = LCF_SB_ENDED;
 	}

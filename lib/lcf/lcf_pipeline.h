@@ -198,6 +198,11 @@ struct lcf_counters {
 	uint64_t packets; /* passes processed, resubmits included */
 	uint64_t action[LCF_A_MAX];
 	uint64_t drop[LCF_DROP_MAX];
+	/* A SCOREBOARD entry moved on to a later seq of its parity while it
+	 * still counted locks (COUNT > 0, or CLAIMED): that event's unlock
+	 * and ABORT find it over, so nothing frees its locks. Never expected
+	 * (PROTOCOL.md 4.2); a lock leak's witness. */
+	uint64_t sb_held_overwritten;
 };
 
 /* Register contents of one block, as BF Runtime would read them. */

@@ -1,4 +1,7 @@
 /*
+ * Over 500 lines: one model of every fault flag, sharing the switch and
+ * node code (the flags below).
+ *
  * Queued locks under faults (docs/QUEUED-LOCKS.md 5, docs/FAULTS.md): a
  * switch restart and a node crash against the nodes' queue-holder rows
  * (node-agent/agents/na_qtable.c, na_qholder.c). One block, N nodes of one
@@ -40,7 +43,35 @@
  * live thread did its EV events, every live row is IDLE, no round runs;
  * -DFMAX=12: a tenure takes fewer than FMAX forwards (a request bounced
  * for ever by Q_NACK from a tenure nobody holds loops, and the end check
- * never runs; RS fails it: a late copy locks the re-added block).
+ * never runs). RS fails it (qfault-restart-fmax-old): node 0's REQ s1
+ * waits in the network through the round; re-added, the block's lock is
+ * free and power-on LAST-UNLOCK/SCOREBOARD do not know s1 (the home's
+ * LAST-EXECUTED does, but the block is the switch's now): it takes the
+ * lock, QSTATE {0, s1}; node 0 drops the GRANT (its thread is at s2) and
+ * Q_NACKs every forward to s1.
+ * Late copies across RS (the C's defences, each a flag):
+ * -DQUAR: the requester's quarantine (na_req_event's give-up in a round,
+ * na_req_quarantine): ABORT before the thread's next seq; a copy that took
+ * the lock (SCOREBOARD claimed) is "passed", the thread unlocks with its
+ * seq; else the seq ends in SCOREBOARD. A forward claims no score
+ * (lcf_pipeline.c, count = lock taken).
+ * -DLATE=k: the network holds up to k REQ copies, each let go at any later
+ * moment (the sw channel is FIFO otherwise): node 1's s1 copy reaches the
+ * re-added block while node 0's s2 holds it, is forwarded and queued at
+ * node 0; node 1's ABORT finds no score: ended; node 0's QXFER to (1, s1)
+ * is approved and its Q_GRANT, carrying node 1's s2 behind, finds node 1's
+ * row at s2 (the round reset the slot and its gone records,
+ * na_qreset.c): acknowledged, ignored; the block stays locked for a seq
+ * nobody runs (qfault-restart-late: the recovery's re-add came REC_RETX_NS
+ * after DONE, but a dynamic migration could ADD the rebuilt block at the
+ * next epoch's end).
+ * -DRHOLD (the rule): the re-ADD waits until no copy sent before the
+ * reports can arrive (a packet lifetime, NA_ADD_HOLD_NS, as migdup.pml's
+ * hold; na_add_hold_rebuilt, na_add_spaced): passes with or without QUAR.
+ * -DLIVE: BEGIN and the quarantine are processes of their own (the node's
+ * recovery agent, the requester thread), for a non-progress search under
+ * weak fairness (-l -f), where FMAX would count a quarantine's transient
+ * bounces.
  * As the C: a holder never queues its own request (na_qfifo_forward
  * DUP_REQ; N=3 failed the end check on a watchdog copy so queued); under
  * CR a REQ whose seq is over (LAST-UNLOCK, a round's LAST-EXECUTED) is
@@ -59,7 +90,9 @@
  * wrap within the run), the home on no node (a dead home's rows:
  * na_qtable_node_failed resets them, not modelled), one fault per run,
  * the round's BEGIN processed atomically with the abort (the C resets at
- * the report, once the node is quiescent).
+ * the report, once the node is quiescent); QUAR: the passed copy's
+ * replies are not modelled (the thread unlocks at ABORT_ACK), the ABORT
+ * is never lost; LATE: requests only (no late QXFER/QRELEASE/forward).
  */
 #ifndef N
 #define N 2
@@ -77,7 +110,8 @@
 #define NONE 255
 #define ALL  ((1 << N) - 1)
 
-mtype = { REQ, XFER, REL, GRANT, FWD, QNACK, QGRANT, QGACK, XOK, XCNT, XBAD };
+mtype = { REQ, XFER, REL, GRANT, FWD, QNACK, QGRANT, QGACK, XOK, XCNT, XBAD,
+	  ABT, UNL, APASS, ADONE };
 
 /* switch */
 bool lock, present = 1, inround, faulted;
@@ -89,6 +123,27 @@ byte ovr[N]; /* per requester: its last seq over (LAST-UNLOCK, LAST-EXECUTED) */
 /* A switch restart loses LAST-UNLOCK and SCOREBOARD: a late copy may lock
  * the re-added block (RS-old's counterexample); CR keeps them. */
 #define OVER(a, b) (!RS && (b) <= ovr[a])
+/* QUAR: the new switch's SCOREBOARD and LAST-UNLOCK per requester: the seq
+ * whose copy took the write lock (claimed), the last seq ended (ABORT,
+ * unlock, approved QXFER/QRELEASE); the thread's quarantine of the event
+ * a round aborted (na_req_quarantine): ABORT sent, seq. */
+byte sbc[N], sbe[N], qas[N];
+bool quar[N], qsent[N];
+bool lheld; /* LATE: a request copy held by the network */
+/* RHOLD: the re-ADD waits until no copy sent before the reports can
+ * arrive (a packet lifetime, NA_ADD_HOLD_NS, as migdup.pml's hold). */
+#ifdef RHOLD
+#define READD_OK (empty(sw) && !lheld)
+#else
+#define READD_OK 1
+#endif
+#ifdef QUAR
+#define STALE(a, b) (OVER(a, b) || (b) <= sbe[a])
+#define SBEND(a, b) if :: (b) > sbe[a] -> sbe[a] = b :: else -> skip fi
+#else
+#define STALE(a, b) OVER(a, b)
+#define SBEND(a, b) skip
+#endif
 /* rows */
 byte st[N], rs[N], cnt[N], qn[N], qsq[N], nx[N], nxs[N], dfc[N];
 /* the queue's second place (N=3: one per other node, as the C's 64
@@ -186,22 +241,39 @@ end:	do
 	:: sw ? t, a, b, c, d, e ->
 		atomic {
 		if
-		:: t != REQ -> out[a]--
+		:: t != REQ && t != ABT && t != UNL -> out[a]--
 		:: else -> skip
 		fi;
 		if
 		:: a == dead -> skip /* declared after the packet lifetime */
-		:: a != dead && !present && (t != REQ || !OVER(a, b)) ->
+		/* ABORT (4.9): a copy of the event took the lock: "a copy
+		 * passed" (the requester collects its replies and unlocks with
+		 * the seq); else SCOREBOARD ends the seq, later copies over. A
+		 * forward claims no score (lcf_pipeline.c pass_request_queue). */
+		:: a != dead && t == ABT && sbc[a] == b && b > sbe[a] ->
+			to_node(a, APASS, a, b, 0)
+		:: a != dead && t == ABT && !(sbc[a] == b && b > sbe[a]) ->
+			SBEND(a, b); to_node(a, ADONE, a, b, 0)
+		/* its WRITE_UNLOCK, sent once the passed copy's reply came:
+		 * that copy's tenure holds the lock (nobody else ends it) */
+		:: a != dead && t == UNL ->
+			assert(lock && qh == a && qs == b);
+			lock = 0; qh = NONE; SBEND(a, b)
+		:: a != dead && !present &&
+		   (t == XFER || t == REL || t == REQ && !STALE(a, b)) ->
 			/* tag miss: the home detects it, a round begins */
 			if
 			:: !inround -> inround = 1; begun = 0
 			:: else -> skip
 			fi
-		:: a != dead && t == REQ && OVER(a, b) -> skip /* stale: NACK */
-		:: a != dead && present && t == REQ && !OVER(a, b) && !lock ->
+		:: a != dead && t == REQ && STALE(a, b) -> skip /* stale: NACK */
+		:: a != dead && present && t == REQ && !STALE(a, b) && !lock ->
 			lock = 1; qh = a; qs = b; fc = 0; from = NONE;
+#ifdef QUAR
+			sbc[a] = b;
+#endif
 			to_node(a, GRANT, a, b, 0)
-		:: a != dead && present && t == REQ && !OVER(a, b) && lock ->
+		:: a != dead && present && t == REQ && !STALE(a, b) && lock ->
 			if
 			:: qh != NONE -> fc++;
 #ifdef FMAX
@@ -212,23 +284,27 @@ end:	do
 			fi
 		:: a != dead && present && t == XFER && qh == a && qs == b &&
 		   BADNEXT(d) -> ackin[a]++; to_node(a, XBAD, b, 0, 0)
-		:: a != dead && present && t != REQ && qh == a && qs == b &&
+		:: a != dead && present && (t == XFER || t == REL) && qh == a && qs == b &&
 		   !(t == XFER && BADNEXT(d)) && c < fc ->
 			ackin[a]++; to_node(a, XCNT, b, fc, 0)
 		:: a != dead && present && t == XFER && qh == a && qs == b &&
 		   !BADNEXT(d) && c >= fc ->
 			qh = d; qs = e; fc = 0; from = a; ackin[a]++; ovr[a] = b;
+			SBEND(a, b);
 			to_node(a, XOK, b, 0, 0)
 		:: a != dead && present && t == REL && qh == a && qs == b && c >= fc ->
 			lock = 0; qh = NONE; ackin[a]++; ovr[a] = b;
+			SBEND(a, b);
 			to_node(a, XOK, b, 0, 0)
-		:: a != dead && present && t != REQ && !(qh == a && qs == b) ->
+		:: a != dead && present && (t == XFER || t == REL) && !(qh == a && qs == b) ->
 			/* not_holder: taken as approved */
 			ackin[a]++; to_node(a, XOK, b, 0, 0)
 		fi
 		}
 	:: atomic { RS && !faulted -> faulted = 1;
-		lock = 0; qh = NONE; present = 0 }
+		lock = 0; qh = NONE; present = 0;
+		/* power-on SCOREBOARD and LAST-UNLOCK */
+		for (t : 0 .. N - 1) { sbc[t] = 0; sbe[t] = 0 }; t = 0 }
 	:: atomic { CR && !faulted && CRQOK -> faulted = 1; dead = N - 1;
 		if
 		:: writing[dead] -> writing[dead] = 0; nw-- /* it writes no more */
@@ -246,9 +322,41 @@ end:	do
 #endif
 		:: else -> skip
 		fi }
-	:: atomic { inround && (begun | (dead != NONE -> (1 << dead) : 0)) == ALL ->
+	:: atomic { inround && (begun | (dead != NONE -> (1 << dead) : 0)) == ALL &&
+		    READD_OK ->
 		inround = 0; present = 1 /* DONE; the block re-added empty */ }
 	od
+}
+
+/* The round's BEGIN at a node (na_rec_node.c): the thread's event
+ * aborted, the rows of the block reset (the rule). */
+inline begin_step(me) {
+	atomic { dead != me && inround && !(begun >> me & 1) ->
+		begun = begun | (1 << me);
+		if
+		:: inev[me] ->
+			if
+			:: writing[me] -> writing[me] = 0; nw--
+			:: else -> skip
+			fi;
+			inev[me] = 0; granted[me] = 0;
+#ifdef QUAR
+			/* given up: ABORT before the next seq (na_req_event) */
+			quar[me] = 1; qsent[me] = 0; qas[me] = tseq[me]
+#endif
+		:: else -> skip
+		fi;
+		/* its seqs so far are over: the aborted event's, and an ENDING
+		 * row's whose unlock died with the block (LAST-EXECUTED) */
+		ovr[me] = tseq[me];
+#ifndef OLD
+		if
+		:: st[me] == ENDING -> unl[me] = 0
+		:: else -> skip
+		fi;
+		reset_row(me)
+#endif
+		}
 }
 
 proctype node(byte me) {
@@ -264,7 +372,7 @@ end:	do
 		:: st[me] == HOLD -> send_end(me)
 		fi }
 	:: atomic { dead != me && !inev[me] && ev[me] < EV && !inround &&
-		    !unl[me] && st[me] == IDLE ->
+		    !unl[me] && st[me] == IDLE && !quar[me] ->
 		tseq[me] = (tseq[me] + 1) % SQ;
 		inev[me] = 1; granted[me] = 0; wd[me] = 0;
 		st[me] = WAIT; rs[me] = tseq[me]; cnt[me] = 0; qn[me] = NONE;
@@ -282,28 +390,9 @@ end:	do
 	/* the requester's watchdog (a holder that may be dead) */
 	:: atomic { dead != me && dead != NONE && inev[me] && !granted[me] &&
 		    !wd[me] -> wd[me] = 1; sw ! REQ, me, tseq[me], 0, 0, 0 }
-	:: atomic { dead != me && inround && !(begun >> me & 1) ->
-		begun = begun | (1 << me);
-		if
-		:: inev[me] ->
-			if
-			:: writing[me] -> writing[me] = 0; nw--
-			:: else -> skip
-			fi;
-			inev[me] = 0; granted[me] = 0
-		:: else -> skip
-		fi;
-		/* its seqs so far are over: the aborted event's, and an ENDING
-		 * row's whose unlock died with the block (LAST-EXECUTED) */
-		ovr[me] = tseq[me];
-#ifndef OLD
-		if
-		:: st[me] == ENDING -> unl[me] = 0
-		:: else -> skip
-		fi;
-		reset_row(me)
+#ifndef LIVE
+	:: begin_step(me)
 #endif
-		}
 	:: atomic { dead != NONE && dead != me && !told[me] -> told[me] = 1;
 #ifndef OLD
 		if
@@ -386,6 +475,10 @@ end:	do
 			:: else -> skip
 			fi
 		:: t == XBAD -> ackin[me]-- /* kept; the timer re-reads the head */
+		:: t == APASS && quar[me] && qas[me] == b ->
+			quar[me] = 0; sw ! UNL, me, b, 0, 0, 0
+		:: t == ADONE && quar[me] && qas[me] == b -> quar[me] = 0
+		:: (t == APASS || t == ADONE) && !(quar[me] && qas[me] == b) -> skip
 		:: t == XCNT ->
 			ackin[me]--;
 			if
@@ -398,12 +491,50 @@ end:	do
 	od
 }
 
+#ifdef QUAR
+/* The requester thread's quarantine (na_req_quarantine): once the round
+ * is over, ABORT (no loss: sent once). Its own process, so that weak
+ * fairness (-f) takes it while the node's agent bounces forwards. */
+proctype qproc(byte me) {
+end:	do
+	:: atomic { quar[me] && !qsent[me] && !inround && dead != me ->
+		qsent[me] = 1; sw ! ABT, me, qas[me], 0, 0, 0 }
+	od
+}
+#endif
+
+#ifdef LATE
+/* -DLATE=k: the network holds up to k request copies (one at a time) and
+ * lets each go at any later moment: a late copy overtakes what was sent
+ * after it (the sw channel is FIFO otherwise). */
+proctype late() {
+	byte la, lb, n = LATE;
+end:	do
+	:: atomic { n > 0 && !lheld && sw?[REQ, _, _, _, _, _] ->
+		sw ? REQ, la, lb, _, _, _; lheld = 1; n-- }
+	:: atomic { lheld -> sw ! REQ, la, lb, 0, 0, 0; lheld = 0; la = 0; lb = 0 }
+	od
+}
+#endif
+
+#ifdef LIVE
+/* -DLIVE (the non-progress runs, -l -f): BEGIN handled by its own process
+ * (the node's recovery agent, not the thread retransmitting an unlock), so
+ * that weak fairness takes it. */
+proctype bproc(byte me) {
+end:	do
+	:: begin_step(me)
+	od
+}
+#endif
+
 /* End of run: the na-sim quiescence check. */
 active proctype quiet() {
 	byte i;
 	timeout ->
 	for (i : 0 .. N - 1) {
-		assert(i == dead || (ev[i] == EV && st[i] == IDLE && !unl[i]))
+		assert(i == dead || (ev[i] == EV && st[i] == IDLE && !unl[i] &&
+				     !quar[i]))
 	}
 	assert(!inround)
 }
@@ -414,5 +545,14 @@ init {
 		for (i : 0 .. N - 1) { qn[i] = NONE; q2[i] = NONE; nx[i] = NONE }
 		run sw_proc();
 		for (i : 0 .. N - 1) { run node(i) }
+#ifdef QUAR
+		for (i : 0 .. N - 1) { run qproc(i) }
+#endif
+#ifdef LIVE
+		for (i : 0 .. N - 1) { run bproc(i) }
+#endif
+#ifdef LATE
+		run late();
+#endif
 	}
 }

@@ -1165,7 +1165,7 @@ init {
  *   retries). Its holder slot still takes what a copy queued before the
  *   ABORT brings: forwards for its tenure are buffered and a Q_GRANT is
  *   passed on (QXFER to the head or QRELEASE; the C's passing slot,
- *   `na_qpass.c`). A QWAIT, QGRANT or GRANTED for an `aborted` event is
+ *   `na_qslot.c`). A QWAIT, QGRANT or GRANTED for an `aborted` event is
  *   asserted never to come (`aborted` is final at the switch); under
  *   `NOABORTW` a QWAIT makes a polling slot and a grant is passed on, as the
  *   C's holder table does.

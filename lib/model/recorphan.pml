@@ -22,8 +22,20 @@
  * current: a write invalidates it first); the home writes a current
  * orphan.
  *
+ * -DREJOIN: D's new incarnation is re-admitted at P (dsm_node_rejoined)
+ * before P's report reaches the home (its first copy lost, the BEGIN
+ * re-sent; the home's round still runs): today P's rejoin forgets D's
+ * cache-agent row, the orphan record with it (directory mode, na-sim
+ * --directory --restart-node seed 60: a lost update), run
+ * recorphan-rejoin. -DKEEP: the rejoin keeps a row's orphan record aside,
+ * reported in rounds on its block until one ends (REC_DONE), and only when
+ * current: D's new incarnation numbers its seqs from 1 again and may list
+ * the kept record's seq unsettled; -DALIAS: a kept record is reported
+ * current or not and that seq matches it (na-sim --restart-node seed 126:
+ * an older value written), run recorphan-alias.
+ *
  * Bounds: one block, one provider, one dead requester's event, one later
- * write; values 0-2. Not explored: several orphans of one block, a writer
+ * write, one rejoin; values 0-2. Not explored: several orphans of one block, a writer
  * whose write is in progress at the round (its Modified copy is reported
  * and wins).
  */
@@ -35,6 +47,9 @@ bit w_mod;         /* W holds the block Modified */
 byte orphan = 1;   /* P's orphan record: what it gave D */
 bit d_unsettled;   /* D reports its event unsettled (never: D is dead) */
 bit cur;           /* P's report: the orphan equals its Shared copy */
+bit kept = 1;      /* P still holds the orphan record */
+bit rejoined;      /* D re-admitted at P before P's report */
+bit alias;         /* D's new incarnation lists the kept record's seq */
 
 init
 {
@@ -56,8 +71,27 @@ init
 	      fi
 	   fi
 	fi;
+#ifdef REJOIN
+	/* D's rejoin at P before P's report */
+	if
+	:: skip
+	:: /* D's rows forgotten */
+#ifndef KEEP
+	   kept = 0
+#else
+	   rejoined = 1;
+	   if
+	   :: skip
+	   :: alias = 1 /* its new seq equals the kept record's */
+	   fi
+#endif
+	fi;
+#endif
 	/* P's report */
-	cur = p_shared && p_val == orphan;
+	cur = kept && p_shared && p_val == orphan;
+#ifdef ALIAS
+	d_unsettled = alias; /* a kept record reported whatever cur is */
+#endif
 	/* The rebuild */
 	if
 	:: w_mod -> skip /* a Modified copy: the truth is there */

@@ -146,6 +146,18 @@ switch_request(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 		h->st.stale++;
 		return;
 	case NA_LE_DUPLICATE:
+		/*
+		 * NACKed here, but this copy holds the switch's lock: a round
+		 * recorded the seq (na_rec_home.c) and a late copy took the
+		 * re-ADDed block's lock. Serve it, so that its requester's
+		 * ABORT (a copy passed) can collect it and release the lock
+		 * with its seq (lib/model/miglate.pml); an ABORT's own record
+		 * ends the seq at the switch first, no copy passes after it.
+		 */
+		if (rq->dec.kind == NA_HDEC_NACK) {
+			h->st.switch_late_served++;
+			break;
+		}
 		h->st.duplicates++;
 		emit_decision(h, m, &rq->dec, out);
 		return;

@@ -44,6 +44,20 @@ struct na_dir;
  */
 #define NA_ADD_GAP_UNITS 2u
 #define NA_ADD_GAP_NS    (1ull << 20)
+/*
+ * An ADD copy unanswered for na_home_add_rto() is settled
+ * (na_home_migrate_timeout): the ADDs' measured round trip (srtt + 4
+ * rttvar, RFC 6298), at least NA_ADD_RTO_MIN_NS, at most NA_ADD_RTO_MAX_NS.
+ * A constant 5 ms settled most ADDs where the round trip through the
+ * switch is 3-8 ms (a loaded 2-vCPU VM): each a REMOVE and a recovery
+ * round on a hot block, instead of its migration. A settled ADD's late
+ * answer is a sample too (its only copy: no ambiguity), or the estimate
+ * would only see the round trips shorter than itself; and each settle
+ * doubles the timeout until the next sample (add_backoff, RFC 6298 5.5).
+ */
+#define NA_ADD_RTO_MIN_NS      5000000ull
+#define NA_ADD_RTO_MAX_NS      200000000ull
+#define NA_ADD_RTO_MAX_BACKOFF 5
 
 /* Where a block's ownership is. */
 enum na_owner {
@@ -65,12 +79,24 @@ struct na_hblock {
 	bool add_draining;  /* MIGRATING by a drain that has not taken the
 			       write lock yet: no ADD may go (na_migrate.c,
 			       lib/model/migmix.pml) */
+	bool add_readd;     /* settled by na_home_migrate_timeout: ADDed
+			       again after its round (na_rec_block_lost) */
+	bool add_late;      /* settled by the timer, no declaration since:
+			       its one copy's answer in the hold decides
+			       (migrestart.pml) */
+	bool add_answered;  /* its ADD's first copy answered after the
+			       block left MIGRATING (cleared when settled):
+			       timing only, na_migrate.c samples the late
+			       round trip */
 	uint8_t add_hold;   /* MIGRATING, every copy of the set FAILed: none
 			       sent, kept until NA_ADD_HOLD_NS (migdup.pml) */
-	uint8_t add_settle; /* REMOVING after a node's declaration caught
-			       its ADD out: 1 waiting out the copies (from
-			       add_hold_t), 2 REMOVE sent; recovered either
-			       way (migsettle.pml) */
+	uint8_t add_settle; /* REMOVING after a node's declaration or an
+			       unanswered copy caught its ADD out
+			       (na_home_migrate_settle): 1 waiting out the
+			       copies (from add_hold_t), 2 REMOVE sent,
+			       recovered either way (migsettle.pml); 3 its
+			       ADD answered FAIL in the hold: home at the
+			       hold's end (migrestart.pml) */
 	uint32_t cs;
 	uint32_t hot;        /* forwarded copies this epoch (section 5.2.2) */
 	uint32_t wgrants;    /* write locks granted here (validate-on-hit's
@@ -85,7 +111,17 @@ struct na_hblock {
 	uint32_t add_seq0;   /* the first set's add_seq: an OK of any set's
 				copy means the block is installed */
 	uint32_t add_hold_t; /* the hold's start, in 2^20 ns units */
+	uint32_t rm_seq0;    /* REMOVING: its first REMOVE copy's seq; an
+				answer to an earlier REMOVE (a late copy's
+				tag miss or ACK) is not its own
+				(na_home_remove_answer, migorphan.pml) */
+	uint32_t rm_conf;    /* REMOVING: the seq of its first REMOVE sent
+				after a tag miss of its own (0: none yet);
+				only such a copy's tag miss says the switch
+				does not hold it (migpass.pml) */
 	uint32_t add_t;      /* the last migration's start, 2^20 ns units */
+	uint32_t rec_t;      /* the last recovery rebuild, 2^20 ns units */
+	bool rec_held;       /* rec_t set: no ADD for NA_ADD_HOLD_NS after */
 	struct na_hqs q;     /* queued mode (na_home_queue.h) */
 	uint16_t q_from;     /* 1 + the node whose QXFER handed q's tenure
 				over (0: granted here); a drain of that
@@ -146,6 +182,7 @@ struct na_hreq {
 	X(pipeline_reply_ack)     \
 	X(pipeline_forwards)      \
 	X(duplicates)             \
+	X(switch_late_served)     \
 	X(stale)                  \
 	X(unlocks)                \
 	X(unlock_duplicates)      \
@@ -162,6 +199,9 @@ struct na_hreq {
 	X(migrate_ok)             \
 	X(migrate_fail)           \
 	X(migrate_late_ok)        \
+	X(migrate_unanswered)     \
+	X(settle_answered_ok)     \
+	X(settle_answered_fail)   \
 	X(remove_ok)              \
 	X(q_forwards)             \
 	X(qxfer_approved)         \
@@ -215,7 +255,10 @@ struct na_home {
 	/* Declared, not drained yet (atomic): no ADD copy goes, a copy sent
 	 * now could reach the switch after its eviction (migsettle.pml). */
 	uint32_t dead_new;
-	uint32_t n_settle; /* blocks with add_settle == 1 */
+	uint32_t n_settle; /* blocks with add_settle 1 or 3 */
+	/* The ADDs' round trip (na_home_add_rtt_sample; 0: no sample). */
+	uint64_t add_srtt_ns, add_rttvar_ns;
+	uint8_t add_backoff; /* settles since the last sample (doublings) */
 	struct na_home_stats st;
 	struct na_dir *dir;   /* directory mode (na_directory.h) */
 	struct na_sabres sab; /* SABRes' ATT (na_sabres.h); snoops memory
@@ -329,12 +372,41 @@ na_add_seq_next(uint32_t s, bool migration)
 	return ((s >> 16) + 1) << 16 | lo;
 }
 
-/* May block `b` start a migration at `now_ns` (NA_ADD_GAP_NS)? */
+/*
+ * A recovery round rebuilt `b` at `now_ns`, after every node's report: a
+ * request copy sent before a report (its event aborted by the round) may
+ * still be in flight. Re-ADDed while it is, it can take the switch's lock
+ * for a seq nobody runs, or be queued into another node's tenure that is
+ * then handed to it (the round freed the slot that would pass it on): the
+ * block stays locked. No ADD until the packet lifetime has passed
+ * (lib/model/qfault.pml RHOLD; the recovery's own re-add waits
+ * REC_RETX_NS, but a dynamic migration may come at the next epoch).
+ */
+static inline void
+na_add_hold_rebuilt(struct na_hblock *b, uint64_t now_ns)
+{
+	b->rec_t = (uint32_t)(now_ns >> 20);
+	b->rec_held = true;
+}
+
+/* May block `b` start a migration at `now_ns` (NA_ADD_GAP_NS, and
+ * NA_ADD_HOLD_NS after a rebuild; one grain more for the rounding down)? */
 static inline bool
 na_add_spaced(const struct na_hblock *b, uint64_t now_ns)
 {
-	return b->add_seq == 0 || (uint32_t)((uint32_t)(now_ns >> 20) -
-					     b->add_t) >= NA_ADD_GAP_UNITS;
+	uint32_t t = (uint32_t)(now_ns >> 20);
+
+	if (b->rec_held && (uint64_t)(uint32_t)(t - b->rec_t) << 20 <
+				   NA_ADD_HOLD_NS + (1ull << 20))
+		return false;
+	return b->add_seq == 0 || (uint32_t)(t - b->add_t) >= NA_ADD_GAP_UNITS;
+}
+
+/* Time since block `b`'s migration began (na_add_begin), 2^20 ns grain. */
+static inline uint64_t
+na_add_age_ns(const struct na_hblock *b, uint64_t now_ns)
+{
+	return (uint64_t)(uint32_t)((uint32_t)(now_ns >> 20) - b->add_t) << 20;
 }
 
 /* Start a migration of `b` at `now_ns` (na_add_spaced): its seqs, its time. */
@@ -343,6 +415,7 @@ na_add_begin(struct na_hblock *b, uint64_t now_ns)
 {
 	b->add_seq0 = b->add_seq = na_add_seq_next(b->add_seq, true);
 	b->add_t = (uint32_t)(now_ns >> 20);
+	b->rec_held = false; /* past the hold: rec_t may wrap now */
 }
 
 /**
@@ -354,6 +427,49 @@ na_add_begin(struct na_hblock *b, uint64_t now_ns)
  */
 int na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
 			   struct na_out *out);
+
+/**
+ * The retransmission timer of block `idx`'s ADD (dynamic migration, a
+ * recovery's re-add): the hold as na_home_migrate_resend; a copy sent and
+ * unanswered is not re-sent, the block is settled (na_home_migrate_settle,
+ * `migrate_unanswered`; lib/model/migrestart.pml); that copy's answer in
+ * the hold still decides (na_home_migrate_ack).
+ * @return 0 (the first copy sent), 1 (holding), -EALREADY (not migrating,
+ * settled, or a drain has not taken the lock).
+ */
+int na_home_migrate_timeout(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			    struct na_out *out);
+
+/** An ADD's only copy answered (OK or FAIL) `ns` after it was sent. */
+void na_home_add_rtt_sample(struct na_home *h, uint64_t ns);
+
+/** How long an ADD copy may go unanswered before it is settled. */
+uint64_t na_home_add_rto(const struct na_home *h);
+
+/** The same from its parts (pure): srtt + 4 rttvar (NA_ADD_RTO_MIN_NS with
+ * no sample yet), doubled `backoff` times, within [MIN, MAX]. */
+uint64_t na_add_rto_of(uint64_t srtt_ns, uint64_t rttvar_ns, unsigned backoff);
+
+/**
+ * A REMOVE answer (MIGRATE_ACK or tag miss) with `seq` answers block `b`'s
+ * current REMOVE, not one sent before it began: taken for it, an earlier
+ * copy's late tag miss starts a round while a re-ADD holds the block in the
+ * switch, and a writer holding its lock gives its event up with no unlock
+ * (lib/model/migorphan.pml).
+ */
+static inline bool
+na_home_remove_answer(const struct na_hblock *b, uint32_t seq)
+{
+	return !lcf_seq_after(b->rm_seq0, seq);
+}
+
+/**
+ * Block `b`'s ADD is out and may have installed it unanswered: REMOVING
+ * with add_settle = 1 from `now_ns`; na_migrate.c REMOVEs it once no copy
+ * can be in flight, the recovery takes either answer (migsettle.pml).
+ */
+void na_home_migrate_settle(struct na_home *h, struct na_hblock *b,
+			    uint64_t now_ns);
 
 /**
  * Internal to the home agent (na_home.c, na_home_migrate.c): a MIGRATE_ACK

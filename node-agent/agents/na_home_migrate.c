@@ -17,7 +17,7 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 		    struct na_hblock *b)
 {
 	if (m->node == h->self && b->owner == NA_OWN_REMOVING &&
-	    !b->add_settle &&
+	    !b->add_settle && na_home_remove_answer(b, m->seq) &&
 	    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
 	    !(m->flags & LCF_F_FAIL)) {
 		/* Section 5.2.1: ownership back, with the switch's metadata. */
@@ -36,6 +36,36 @@ na_home_migrate_ack(struct na_home *h, const struct lcf_msg *m,
 	if (m->node != h->self ||
 	    na_aux_orig_type(m->aux) != LCF_T_ADD_TO_SWITCH || !ours)
 		return; /* not ours: an earlier migration's late copy */
+	/* A settled ADD's only copy answered late, also once the recovery
+	 * has taken the block (its second pass waited in the switch): its
+	 * round trip is a sample (na_migrate.c); nothing else follows. */
+	if (b->owner != NA_OWN_MIGRATING && m->seq == b->add_seq0)
+		b->add_answered = true;
+	/*
+	 * A timer's settle whose one copy is answered in the hold, before
+	 * its REMOVE: the answer decides as a timely one would
+	 * (lib/model/migrestart.pml). OK: the switch that answered holds
+	 * it (no copy outlives a restart, so the entry is not an older
+	 * switch's), no REMOVE and no round. FAIL: that copy never
+	 * installed it, home at the hold's end as a collision; an OK of a
+	 * duplicate meanwhile still gives it to the switch.
+	 */
+	if (b->owner == NA_OWN_REMOVING && b->add_late &&
+	    (b->add_settle == 1 || b->add_settle == 3) &&
+	    m->seq == b->add_seq0) {
+		if (ok) {
+			b->owner = NA_OWN_SWITCH;
+			b->add_settle = 0;
+			b->add_late = false;
+			b->add_readd = false;
+			h->n_settle--;
+			h->st.settle_answered_ok++;
+		} else if (b->add_settle == 1) {
+			b->add_settle = 3;
+			h->st.settle_answered_fail++;
+		}
+		return;
+	}
 	/*
 	 * A copy of a migration that ended in a collision installed the block
 	 * after all: the hold (NA_ADD_HOLD_NS) was shorter than the packet's
@@ -134,9 +164,57 @@ na_home_migrate_start(struct na_home *h, uint32_t idx, uint64_t now_ns,
 	return 0;
 }
 
-int
-na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
-		       struct na_out *out)
+void
+na_home_add_rtt_sample(struct na_home *h, uint64_t ns)
+{
+	uint64_t d;
+
+	h->add_backoff = 0; /* an answer: the estimate is trusted again */
+	if (!h->add_srtt_ns) {
+		h->add_srtt_ns = ns;
+		h->add_rttvar_ns = ns / 2;
+		return;
+	}
+	d = ns > h->add_srtt_ns ? ns - h->add_srtt_ns : h->add_srtt_ns - ns;
+	h->add_rttvar_ns = h->add_rttvar_ns - h->add_rttvar_ns / 4 + d / 4;
+	h->add_srtt_ns = h->add_srtt_ns - h->add_srtt_ns / 8 + ns / 8;
+}
+
+uint64_t
+na_add_rto_of(uint64_t srtt_ns, uint64_t rttvar_ns, unsigned backoff)
+{
+	uint64_t rto = srtt_ns + 4 * rttvar_ns;
+
+	if (rto < NA_ADD_RTO_MIN_NS)
+		rto = NA_ADD_RTO_MIN_NS;
+	if (backoff > NA_ADD_RTO_MAX_BACKOFF)
+		backoff = NA_ADD_RTO_MAX_BACKOFF;
+	rto <<= backoff;
+	return rto < NA_ADD_RTO_MAX_NS ? rto : NA_ADD_RTO_MAX_NS;
+}
+
+uint64_t
+na_home_add_rto(const struct na_home *h)
+{
+	return na_add_rto_of(h->add_srtt_ns, h->add_rttvar_ns, h->add_backoff);
+}
+
+void
+na_home_migrate_settle(struct na_home *h, struct na_hblock *b, uint64_t now_ns)
+{
+	b->owner = NA_OWN_REMOVING;
+	b->writer = false;
+	b->add_hold = 0;
+	b->add_settle = 1;
+	b->add_late = false;
+	b->add_answered = false;
+	b->add_hold_t = (uint32_t)(now_ns >> 20);
+	h->n_settle++;
+}
+
+static int
+resend(struct na_home *h, uint32_t idx, uint64_t now_ns, struct na_out *out,
+       bool settle)
 {
 	struct na_hblock *b;
 	uint32_t t = (uint32_t)(now_ns >> 20);
@@ -165,6 +243,39 @@ na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
 		h->st.migrate_fail++;
 		return -EALREADY;
 	}
+	/*
+	 * A copy unanswered: it may have installed the block in a switch
+	 * that restarted since, a write there having moved the data on; the
+	 * home cannot tell (a rebooted switch says nothing), and a copy sent
+	 * now would install its metadata of before that write in the new
+	 * switch. Settled instead: no copy more, those in flight waited out,
+	 * REMOVE until answered, the block recovered from the caches' reports
+	 * and then ADDed again (na_migrate.c settle, na_rec_block_lost;
+	 * lib/model/migrestart.pml).
+	 */
+	if (settle && b->add_copies) {
+		na_home_migrate_settle(h, b, now_ns);
+		b->add_readd = true;
+		b->add_late = b->add_copies == 1 && b->add_seq == b->add_seq0;
+		if (h->add_backoff < NA_ADD_RTO_MAX_BACKOFF)
+			h->add_backoff++;
+		h->st.migrate_unanswered++;
+		return -EALREADY;
+	}
 	emit_add(h, idx, out);
 	return 0;
+}
+
+int
+na_home_migrate_resend(struct na_home *h, uint32_t idx, uint64_t now_ns,
+		       struct na_out *out)
+{
+	return resend(h, idx, now_ns, out, false);
+}
+
+int
+na_home_migrate_timeout(struct na_home *h, uint32_t idx, uint64_t now_ns,
+			struct na_out *out)
+{
+	return resend(h, idx, now_ns, out, true);
 }

@@ -9,7 +9,8 @@
 #include "na_migrate.h"
 #include "na_msg.h"
 
-/* Retransmission: 5 ms, doubling, at most 80 ms between copies. */
+/* A REMOVE's retransmission: 5 ms, doubling, at most 80 ms between
+ * copies. An ADD has one copy, settled after na_home_add_rto(). */
 #define MIG_RTO_NS        5000000ull
 #define MIG_RTO_MAX_SHIFT 4
 /* An ADD unanswered this long is counted (add_slow); it is never dropped. */
@@ -174,19 +175,37 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		mg->st.adds++;
 		return false;
 	}
+	if (p->late) {
+		/* Settled: its only copy's answer, whenever it comes, is the
+		 * round trip the timeout missed (na_home.h). Not answered
+		 * before the block's next migration or the longest timeout:
+		 * no sample (the backoff stands). */
+		if (b->add_answered && b->add_seq0 == p->seq0) {
+			b->add_answered = false;
+			mg->st.add_late_samples++;
+			na_home_add_rtt_sample(h, now_ns - p->first_ns);
+			return true;
+		}
+		return b->add_seq0 != p->seq0 ||
+		       now_ns - p->first_ns > MIG_ADD_SLOW_NS;
+	}
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		if (b->owner != NA_OWN_MIGRATING) {
-			if (b->owner == NA_OWN_SWITCH)
+			if (b->owner == NA_OWN_SWITCH) {
 				mg->st.add_ok++;
-			else if (!b->add_settle) /* (settling: no collision) */
+				if (!p->tries) /* its only copy: answered */
+					na_home_add_rtt_sample(
+						h, now_ns - p->sent_ns);
+			} else if (!b->add_settle) { /* (settling: none) */
 				report_collision(mg, h, p, io);
+			}
 			return true;
 		}
 		/*
 		 * Never given up: an unanswered copy may still be delivered,
 		 * and a block the home took back would then have two owners.
-		 * The copies are idempotent (a duplicate is ACKed as such), so
-		 * they go on until one is answered (docs/NODE-AGENT.md).
+		 * At the retransmission timer it is settled (REMOVE and a
+		 * recovery round, na_home_migrate_timeout), not re-sent.
 		 */
 		if (now_ns - p->first_ns > MIG_ADD_SLOW_NS && !p->slow) {
 			p->slow = true;
@@ -194,23 +213,35 @@ pending_step(struct na_migrate *mg, struct na_home *h, struct na_mig_pending *p,
 		}
 		/* Every copy FAILed: the hold is timed at each tick. */
 		if (b->add_hold) {
+			if (b->add_hold == 1 && !p->tries) /* the FAIL came */
+				na_home_add_rtt_sample(h, now_ns - p->sent_ns);
 			(void)na_home_migrate_resend(h, p->idx, now_ns,
 						     io->out);
 			return false;
 		}
+		/* Unanswered after the ADDs' own round trip: settled. */
+		if (now_ns - p->sent_ns < na_home_add_rto(h))
+			return false;
 	} else if (b->owner != NA_OWN_REMOVING) {
 		/* (RECOVERING: the ACK was lost, the recovery settles it) */
 		if (b->owner != NA_OWN_RECOVERING)
 			mg->st.remove_ok++;
 		return true;
-	}
-	if (now_ns - p->sent_ns < MIG_RTO_NS << shift)
+	} else if (now_ns - p->sent_ns < MIG_RTO_NS << shift) {
 		return false;
+	}
 	p->tries++;
 	p->sent_ns = now_ns;
 	if (p->type == LCF_T_ADD_TO_SWITCH) {
 		mg->st.add_retransmits++;
-		na_home_migrate_resend(h, p->idx, now_ns, io->out);
+		na_home_migrate_timeout(h, p->idx, now_ns, io->out);
+		/* Settled with one copy sent (Karn: an answer names its copy):
+		 * kept for the late sample. */
+		if (b->add_settle == 1 && b->add_copies == 1 &&
+		    b->add_seq == b->add_seq0) {
+			p->late = true;
+			p->seq0 = b->add_seq0;
+		}
 		if (io->out->n >= NA_OUT_MAX - 1)
 			io->flush(io->ctx, io->out);
 	} else {
@@ -362,12 +393,27 @@ settle(struct na_migrate *mg, struct na_home *h, uint64_t now_ns,
 	for (uint32_t i = 0; i < h->n_blocks && h->n_settle; i++) {
 		struct na_hblock *b = &h->blk[i];
 
-		if (b->add_settle != 1 ||
+		if ((b->add_settle != 1 && b->add_settle != 3) ||
 		    (uint64_t)(uint32_t)(t - b->add_hold_t) << 20 <
-			    NA_ADD_HOLD_NS + (1ull << 20) ||
-		    !add_pending(mg, i, 0, LCF_T_REMOVE_FROM_SWITCH, now_ns))
+			    NA_ADD_HOLD_NS + (1ull << 20))
+			continue;
+		/* Its one copy FAILed (na_home_migrate_ack): the switch
+		 * never held it, home with its own metadata, no round. */
+		if (b->add_settle == 3) {
+			b->add_settle = 0;
+			b->add_late = false;
+			b->add_readd = false;
+			b->add_collided = true;
+			b->owner = NA_OWN_HOME;
+			h->n_settle--;
+			h->st.migrate_fail++;
+			continue;
+		}
+		if (!add_pending(mg, i, 0, LCF_T_REMOVE_FROM_SWITCH, now_ns))
 			continue;
 		b->add_settle = 2;
+		b->rm_seq0 = mg->seq + 1;
+		b->rm_conf = 0;
 		h->n_settle--;
 		mg->st.settle_removes++;
 		emit_remove(mg, h, i, io);
@@ -441,6 +487,8 @@ remove_request(struct na_migrate *mg, struct na_home *h,
 	 * misses in the switch finds the block not home-owned (NACK, retry).
 	 */
 	b->owner = NA_OWN_REMOVING;
+	b->rm_seq0 = mg->seq + 1;
+	b->rm_conf = 0;
 	mg->st.removes++;
 	emit_remove(mg, h, (uint32_t)idx, io);
 }
@@ -470,6 +518,31 @@ na_migrate_handle(struct na_migrate *mg, struct na_home *h,
 		idx = block_of(h, m->tag);
 		if (idx < 0 || h->blk[idx].owner != NA_OWN_REMOVING)
 			return false;
+		/* A copy of an earlier REMOVE of the block (migorphan.pml),
+		 * also while a settle's hold has sent none of its own. */
+		if (m->thread || h->blk[idx].add_settle == 1 ||
+		    h->blk[idx].add_settle == 3 ||
+		    !na_home_remove_answer(&h->blk[idx], m->seq)) {
+			mg->st.remove_stale++;
+			return false;
+		}
+		/*
+		 * An ADD is two passes and its second re-enters behind the
+		 * frames received with it (PROTOCOL.md 4.8): a REMOVE that
+		 * came with a settled ADD misses, then the ADD installs the
+		 * block. A REMOVE sent after this miss arrived comes after
+		 * that second pass: only its miss proves the block is not
+		 * in the switch (lib/model/migpass.pml).
+		 */
+		if (!h->blk[idx].rm_conf ||
+		    lcf_seq_after(h->blk[idx].rm_conf, m->seq)) {
+			if (!h->blk[idx].rm_conf) {
+				h->blk[idx].rm_conf = mg->seq + 1;
+				mg->st.remove_confirms++;
+				emit_remove(mg, h, (uint32_t)idx, io);
+			}
+			return false;
+		}
 		mg->st.remove_missed++;
 		return true;
 	default:

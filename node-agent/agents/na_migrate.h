@@ -49,6 +49,8 @@ struct na_mig_pending {
 	uint8_t type;  /* ADD_TO_SWITCH or REMOVE_FROM_SWITCH */
 	bool draining; /* ADD waiting for the block's lock holders */
 	bool slow;     /* ADD counted in add_slow */
+	bool late;     /* ADD settled, kept to time its late answer */
+	uint32_t seq0; /* late: the block's add_seq0 when it was settled */
 	uint32_t tries;
 	uint64_t sent_ns;
 	uint64_t first_ns;
@@ -73,8 +75,11 @@ struct na_mig_pending {
 	X(remove_retransmits)      \
 	X(remove_nacks)            \
 	X(remove_missed)           \
+	X(remove_confirms)         \
+	X(remove_stale)            \
 	X(collision_reports)       \
-	X(settle_removes)
+	X(settle_removes)          \
+	X(add_late_samples)
 
 struct na_migrate_stats {
 #define NA_X_FIELD(name) uint64_t name;

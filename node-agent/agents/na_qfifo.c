@@ -10,17 +10,6 @@
 
 _Static_assert(NA_QENTRY_WIRE == NA_QG_ENTRY, "Q_GRANT entry size");
 
-void
-na_qfifo_init(struct na_qfifo *q, enum na_qorder order, uint16_t node,
-	      uint16_t thread, uint32_t seq)
-{
-	memset(q, 0, sizeof(*q));
-	q->order = order;
-	q->self_node = node;
-	q->self_thread = thread;
-	q->self_seq = seq;
-}
-
 static bool
 same_req(const struct na_qentry *a, const struct na_qentry *b)
 {

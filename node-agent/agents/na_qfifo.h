@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define NA_QFIFO_MAX     64   /* entries; one per waiting requester thread */
 #define NA_QFIFO_INDICES 1024 /* forward indices tracked per tenure */
@@ -62,8 +63,16 @@ struct na_qfifo {
 };
 
 /** An empty queue for the tenure of event (node, thread, seq). */
-void na_qfifo_init(struct na_qfifo *q, enum na_qorder order, uint16_t node,
-		   uint16_t thread, uint32_t seq);
+static inline void
+na_qfifo_init(struct na_qfifo *q, enum na_qorder order, uint16_t node,
+	      uint16_t thread, uint32_t seq)
+{
+	memset(q, 0, sizeof(*q));
+	q->order = order;
+	q->self_node = node;
+	q->self_thread = thread;
+	q->self_seq = seq;
+}
 
 /**
  * A copy the switch forwarded to this tenure, with forward index `index`

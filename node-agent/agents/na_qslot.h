@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * A node's queue-holder slots (na_qtable.h, docs/QUEUED-LOCKS.md 5):
- * finding and making them, and the wire side of a holder's actions;
- * the passing slots (na_qpass.c) and the switch's waiting writer
- * (na_qwait.c). Internal to na_qtable; pure (no sockets, threads or
- * clocks).
+ * finding and making them, the wire side of a holder's actions and the
+ * passing slots (na_qslot.c); the switch's waiting writer (na_qwait.c).
+ * Internal to na_qtable; pure (no sockets, threads or clocks).
  */
 #ifndef NA_QSLOT_H
 #define NA_QSLOT_H
@@ -19,8 +18,15 @@
  *
  * @return the slot, or NULL when there is none.
  */
-struct na_qslot *na_qslot_find(struct na_qtable *qt, uint64_t tag,
-			       uint16_t thread);
+static inline struct na_qslot *
+na_qslot_find(struct na_qtable *qt, uint64_t tag, uint16_t thread)
+{
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++)
+		if (qt->s[i].used && !qt->s[i].passing && qt->s[i].tag == tag &&
+		    qt->s[i].h.thread == thread)
+			return &qt->s[i];
+	return NULL;
+}
 
 /**
  * A fresh slot for (tag, thread), made from an unused or the least
@@ -61,7 +67,7 @@ void na_qslot_emit(struct na_qtable *qt, struct na_qslot *s,
 void na_qslot_settle_dead(struct na_qtable *qt, struct na_qslot *s,
 			  struct na_qacts *a);
 
-/* ---- na_qpass.c: given-up seqs and passing slots ---- */
+/* ---- na_qslot.c: given-up seqs and passing slots ---- */
 
 /** The record of seq `seq` given up on slot `s`. @return its index, or -1. */
 int na_qslot_gone_find(const struct na_qslot *s, uint32_t seq);

@@ -34,7 +34,7 @@ on_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
 	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
 		return false;
 	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		if (!t->unl.retx && !t->unl.queued &&
+		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
 		    x->at_ns >= t->unl.sent_ns)
 			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
 		t->unl.valid = false;
@@ -200,6 +200,9 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	t->unl.m.dst_node = na_req_home_of(t, tag);
 	t->unl.valid = true;
 	t->last_unlock_seq = seq;
+	/* Acknowledged before this parity's next seq is requested (the
+	 * flush in na_req_event). */
+	na_req_row_ended(t, seq);
 	if (na_req_tr(t, seq))
 		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
 			     0);
@@ -223,6 +226,8 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	 * event's lock; a wire event's copies may still be in the switch. */
 	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
 					true);
+	t->unl.wired = !t->unl.local &&
+		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
 	na_rec_idle(t->n->rec, t->id, false);
 }
 

@@ -25,7 +25,7 @@
  * nothing. Impossible once we sent an unlock with a later seq (the switch's
  * LAST-UNLOCK would ignore this one): counted, the block stays locked.
  */
-static void
+static bool
 settle_stale(struct dsm_thread *t)
 {
 	struct na_stale *s = &t->stale;
@@ -34,12 +34,12 @@ settle_stale(struct dsm_thread *t)
 	bool wb = false;
 
 	if (!s->valid || (!s->in_cs && !na_collect_done(&s->c)))
-		return;
+		return false;
 	s->valid = false;
 	na_rec_granted(t->n->rec, t->id, s->tag);
 	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
 		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
-		return;
+		return false;
 	}
 	gs = s->c.gs_old;
 	cs = s->c.cs_old;
@@ -72,9 +72,10 @@ settle_stale(struct dsm_thread *t)
 		break;
 	}
 	if (wb && na_req_writeback(t, seq, s->tag, s->buf) < 0)
-		return;
+		return false;
 	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
+	return true;
 }
 
 /* Does the node's cache hold a valid copy of `tag` (a sibling's)? */
@@ -107,6 +108,39 @@ stale_msg(const struct dsm_thread *t, uint8_t type, struct lcf_msg *m)
 	m->tag = s->tag;
 	m->dst_node = na_req_home_of(t, s->tag);
 	na_dir_wrap(t->n, m);
+}
+
+/*
+ * A recovery round on the tag ended the locks the request's copies held
+ * before it (the switch lost them, or the block left it) and recorded the
+ * seq at home, but not a lock a late copy takes after the block's re-ADD:
+ * forget the replies collected, the ABORT asks afresh
+ * (lib/model/miglate.pml).
+ */
+static void
+ask_afresh(struct dsm_thread *t)
+{
+	struct na_stale *s = &t->stale;
+
+	s->round = false;
+	NA_STAT_INC(t->n->st.req.aborts_after_round);
+	s->answer = NA_AB_NONE;
+	s->in_cs = false;
+	na_collect_init(&s->c, s->type, t->n->self, t->d->topo.block_size);
+}
+
+/* Wait out a round holding the tag, then ask afresh. @return false when
+ * the thread stopped meanwhile (the quarantine is given up). */
+static bool
+wait_round(struct dsm_thread *t, uint64_t start)
+{
+	while (na_rec_blocked(t->n->rec, t->stale.tag)) {
+		if (na_now_ns() - start > NA_GIVE_UP_NS && na_req_stopping(t))
+			return false;
+		na_req_backoff(t, 4);
+	}
+	ask_afresh(t);
+	return true;
 }
 
 /*
@@ -144,6 +178,8 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
 	s->in_cs = false;
+	if (s->round)
+		ask_afresh(t);
 	s->wake = true; /* an answer ends the wait, not the timeout */
 	while (s->valid && !na_collect_done(&s->c)) {
 		uint64_t now = na_now_ns();
@@ -167,9 +203,16 @@ na_req_quarantine(struct dsm_thread *t)
 			break;
 		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
 			break;
-		/* A recovery round settles the tag's locks (docs/FAULTS.md). */
-		if (na_rec_blocked(t->n->rec, s->tag))
-			break;
+		if (na_rec_blocked(t->n->rec, s->tag)) {
+			/* Its home is dead: the drain settles its locks. */
+			if (na_rec_home_dead(t->n->rec, s->tag) ||
+			    !wait_round(t, start)) {
+				NA_STAT_INC(t->n->st.req.quarantine_round_exit);
+				break;
+			}
+			next = na_now_ns();
+			continue;
+		}
 		if (now >= next) {
 			/* Granted: re-ask for lost replies; else the ABORT. */
 			na_req_send_home(t, granted ? &req : &ab,
@@ -192,10 +235,14 @@ na_req_quarantine(struct dsm_thread *t)
 		NA_STAT_INC(t->n->st.req.aborts_done);
 	else if (s->answer == NA_AB_PASSED)
 		NA_STAT_INC(t->n->st.req.aborts_passed);
+	if (held || s->answer == NA_AB_ABORTED)
+		na_req_row_ended(t, s->seq); /* the holders end a tenure */
 	if (held)
 		NA_STAT_INC(t->n->st.req.aborts_waiting);
-	else
-		settle_stale(t);
+	else if (!settle_stale(t) && s->answer != NA_AB_ABORTED)
+		/* Neither an unlock nor an answered ABORT ended the seq: a
+		 * lock a copy took may have no holder (a leak's witness). */
+		NA_STAT_INC(t->n->st.req.quarantine_unsettled);
 	s->valid = false;
 }
 
@@ -222,6 +269,33 @@ na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
  * grant of that seq passes on (na_req_give_up's order): before a new seq,
  * before a local wait (na_access.c) and when the thread stops (dsm_sync).
  */
+void
+na_req_row_guard(struct dsm_thread *t)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		/* The older one first: its unlock must precede the other's
+		 * (LAST-UNLOCK ignores an unlock older than one executed). */
+		uint32_t p = (t->seq + 1 + i) & 1, seq = t->row[p].seq;
+
+		if (!seq)
+			continue;
+		NA_STAT_INC(t->n->st.req.row_guard);
+		t->stale.valid = true;
+		t->stale.round = false;
+		t->stale.type = t->row[p].type;
+		t->stale.seq = seq;
+		t->stale.tag = t->row[p].tag;
+		t->stale.copies = 0;
+		t->stale.nacks = 0;
+		na_collect_init(&t->stale.c, t->stale.type, t->n->self,
+				t->d->topo.block_size);
+		na_req_end_stale(t);
+		/* Tried once: a quarantine given up (the thread stopping,
+		 * the home dead) is counted there (quarantine_unsettled). */
+		t->row[p].seq = 0;
+	}
+}
+
 void
 na_req_end_stale(struct dsm_thread *t)
 {

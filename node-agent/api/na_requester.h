@@ -56,6 +56,7 @@ struct na_unlock_pending {
 	bool retx;
 	bool queued; /* ended by the queue holder (QXFER/QRELEASE) */
 	bool local;  /* sent to the home agent directly (na_req_send_home) */
+	bool wired;  /* its first copy crossed the wire: an RTT sample */
 	struct lcf_msg m;
 	uint64_t sent_ns;
 	uint64_t deadline_ns;
@@ -63,7 +64,8 @@ struct na_unlock_pending {
 };
 
 /*
- * The last NACKed request. Until it is retried (same seq) or ended by an
+ * The last NACKed request, or one a recovery round made the thread give
+ * up (lib/model/miglate.pml). Until it is retried (same seq) or ended by an
  * ABORT (PROTOCOL.md 4.9), a copy may still reach the switch (or home)
  * later, find the lock free and take it for a seq we would otherwise
  * abandon. If one did, its replies arrive with that seq; we collect them as
@@ -91,6 +93,9 @@ struct na_stale {
 	/* na_req_quarantine is waiting: na_req_wait_mail returns on each of
 	 * the request's answers (-EINPROGRESS) instead of sleeping on */
 	bool wake;
+	/* A recovery round on the tag ended the locks of the copies before
+	 * it: what was collected is void, the ABORT asks again (miglate.pml) */
+	bool round;
 	struct na_collect c;
 	uint8_t *buf;
 };
@@ -114,6 +119,13 @@ struct dsm_thread {
 	 * and per seq parity the last seq that crossed it. */
 	uint32_t local_seq;
 	uint32_t last_wired[2];
+	/* Per seq parity, the latest event that may hold a switch lock (seq
+	 * 0: none) until its unlock or an answered ABORT (na_req_row_guard) */
+	struct {
+		uint32_t seq;
+		uint8_t type;
+		uint64_t tag;
+	} row[2];
 	bool any_unlock;
 	struct lcf_msg qgrant; /* queued mode: the last Q_GRANT received */
 	bool qgrant_valid;
@@ -299,6 +311,21 @@ void na_req_quarantine(struct dsm_thread *t);
 void na_req_end_stale(struct dsm_thread *t);
 
 /**
+ * Before a new seq: quarantine an earlier event that ended with neither its
+ * unlock nor an answered ABORT (seq+2 would move its SCOREBOARD row on, a
+ * later unlock make its own a duplicate; lib/model/migrows.pml).
+ */
+void na_req_row_guard(struct dsm_thread *t);
+
+/** The event of `seq` holds no switch lock any more. */
+static inline void
+na_req_row_ended(struct dsm_thread *t, uint32_t seq)
+{
+	if (t->row[seq & 1].seq == seq)
+		t->row[seq & 1].seq = 0;
+}
+
+/**
  * Give up a NACKed request that is not retried (seq on tag): in queued
  * lock mode the event is ended now with na_req_quarantine(), not at the
  * thread's next miss (a late copy of it may hold the lock while the node's
@@ -390,7 +417,7 @@ void na_req_backoff(struct dsm_thread *t, unsigned attempt);
 /** Handle whatever arrived while no event is in progress. */
 void na_req_service(struct dsm_thread *t);
 
-/* ---- queued lock mode (na_req_queue.c, docs/QUEUED-LOCKS.md 5) ---- */
+/* ---- queued lock mode (na_requester.c, docs/QUEUED-LOCKS.md 5) ---- */
 
 /* One event's queued-mode state. */
 struct na_reqq {
@@ -435,7 +462,7 @@ void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
 
 /*
  * The requester's only calls into the node's queue holders (na_node_q_*)
- * are na_req_queue.c's and the functions below; each is a no-op in retry
+ * are na_requester.c's na_reqq_* and the functions below; each is a no-op in retry
  * mode, checked here so that an event in that mode does not leave its file.
  */
 

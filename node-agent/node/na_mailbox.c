@@ -53,26 +53,3 @@ na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
 	pthread_mutex_unlock(&mb->mu);
 	return ok;
 }
-
-int
-na_mbox_wait(struct na_mailbox *mb, struct na_mail *out, uint64_t deadline_ns)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&mb->mu);
-	while (mb->head == mb->tail && rc == 0)
-		rc = na_cond_wait_until(&mb->cv, &mb->mu, deadline_ns);
-	if (mb->head != mb->tail) {
-		struct na_mail *x = &mb->q[mb->head++ % NA_MBOX_CAP];
-
-		out->m = x->m;
-		out->at_ns = x->at_ns;
-		if (x->m.len)
-			memcpy(out->payload, x->payload, x->m.len);
-		rc = 0;
-	} else {
-		rc = -ETIMEDOUT;
-	}
-	pthread_mutex_unlock(&mb->mu);
-	return rc;
-}

@@ -8,9 +8,11 @@
 #ifndef NA_MAILBOX_H
 #define NA_MAILBOX_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lcf_wire.h"
 #include "na_msg.h"
@@ -40,10 +42,31 @@ bool na_mbox_push(struct na_mailbox *mb, const struct lcf_msg *m,
 		  const void *payload);
 
 /**
- * Wait for the next message until the CLOCK_MONOTONIC time `deadline_ns`.
+ * Wait for the next message until the CLOCK_MONOTONIC time `deadline_ns`
+ * (inline: the requester's wait for each reply frame, in its own file).
  * @return 0 with `out` set, or -ETIMEDOUT.
  */
-int na_mbox_wait(struct na_mailbox *mb, struct na_mail *out,
-		 uint64_t deadline_ns);
+static inline int
+na_mbox_wait(struct na_mailbox *mb, struct na_mail *out, uint64_t deadline_ns)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&mb->mu);
+	while (mb->head == mb->tail && rc == 0)
+		rc = na_cond_wait_until(&mb->cv, &mb->mu, deadline_ns);
+	if (mb->head != mb->tail) {
+		struct na_mail *x = &mb->q[mb->head++ % NA_MBOX_CAP];
+
+		out->m = x->m;
+		out->at_ns = x->at_ns;
+		if (x->m.len)
+			memcpy(out->payload, x->payload, x->m.len);
+		rc = 0;
+	} else {
+		rc = -ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&mb->mu);
+	return rc;
+}
 
 #endif /* NA_MAILBOX_H */

@@ -20,7 +20,7 @@
 #include "na_recovery.h"
 
 /* Set while this thread runs the agents (holds agent_mu). */
-static __thread bool tls_in_agents;
+__thread bool na_node_in_agents;
 
 /* ---- agents --------------------------------------------------------------- */
 
@@ -161,17 +161,10 @@ agents_drain(struct na_node *n)
 }
 
 void
-na_node_agents_enter(struct na_node *n)
-{
-	pthread_mutex_lock(&n->agent_mu);
-	tls_in_agents = true;
-}
-
-void
 na_node_agents_leave(struct na_node *n)
 {
 	agents_drain(n);
-	tls_in_agents = false;
+	na_node_in_agents = false;
 	pthread_mutex_unlock(&n->agent_mu);
 }
 
@@ -179,7 +172,7 @@ na_node_agents_leave(struct na_node *n)
 static void
 agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
-	if (tls_in_agents) {
+	if (na_node_in_agents) {
 		/* An agent sending to its own node: queue, the holder drains. */
 		if (n->fifo_tail - n->fifo_head >= NA_FIFO_CAP) {
 			NA_STAT_INC(n->st.mbox_overflow);
@@ -325,7 +318,7 @@ na_node_send_home_local(struct na_node *n, const struct lcf_msg *m,
 	bool ok;
 
 	/* An agent's own send cannot take the section it is in. */
-	if (tls_in_agents || !(n->cfg.roles & NA_ROLE_HOME) ||
+	if (na_node_in_agents || !(n->cfg.roles & NA_ROLE_HOME) ||
 	    m->dst_node != n->self)
 		return false;
 	c.flags &= (uint8_t) ~(LCF_F_IN_SWITCH | LCF_F_DATA_PROVIDER);

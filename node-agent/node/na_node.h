@@ -157,6 +157,17 @@ int na_node_send(struct na_node *n, uint16_t dst, const struct lcf_msg *m,
 		 const void *payload);
 
 /**
+ * Whether na_node_send() hands a message of `type` to `dst` to the
+ * transport (a round trip on the wire) rather than delivering it in this
+ * process. @return true or false; no error.
+ */
+static inline bool
+na_node_wired(const struct na_node *n, uint16_t dst, uint8_t type)
+{
+	return dst != n->self || (lcf_type_is_pipeline(type) && !n->cfg.direct);
+}
+
+/**
  * Wait for the next message of requester thread `thread` until the
  * CLOCK_MONOTONIC time `deadline_ns`. @return 0 or -ETIMEDOUT.
  */

@@ -1,12 +1,50 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * Queued locks, the requester's calls into the node's queue holders
- * (na_node.h, na_node_q_*; docs/QUEUED-LOCKS.md 5): each runs na_qtable in
- * the agents' section and sends or delivers what it produced.
+ * Queued locks, the node's queue holders (docs/QUEUED-LOCKS.md 5): their
+ * table (made at start when the topology says lock_mode "queued") and the
+ * requester's calls into it (na_node.h, na_node_q_*), its one interface to
+ * the holders: each runs na_qtable in the agents' section and sends or
+ * delivers what it produced. Messages to the holders: na_node_queue.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "na_node_int.h"
+
+/* The holders' delay bound and retransmission unit: 6 x this. */
+#define NA_QT_RTT_NS 1000000ull
+
+static uint16_t
+home_of(const void *ctx, uint64_t tag)
+{
+	return (uint16_t)topo_tag_home(ctx, tag);
+}
+
+int
+na_node_queue_init(struct na_node *n)
+{
+	if (!n->topo->sw.queued || n->cfg.direct || n->cfg.directory)
+		return 0;
+	n->qt = malloc(sizeof(*n->qt));
+	if (!n->qt)
+		return -ENOMEM;
+	if (na_qtable_init(n->qt, n->self, NA_QT_RTT_NS, home_of, n->topo)) {
+		free(n->qt);
+		n->qt = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+na_node_queue_fini(struct na_node *n)
+{
+	if (!n->qt)
+		return;
+	na_qtable_fini(n->qt);
+	free(n->qt);
+	n->qt = NULL;
+}
 
 int
 na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,

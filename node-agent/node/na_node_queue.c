@@ -4,62 +4,13 @@
  * holders (na_qtable.h) run in the agents' section; what they send goes
  * out, what they deliver to a requester thread goes to its mailbox; Q_INV
  * is answered by the cache or home agent as the switch copy it stands for
- * (na_qplan.h). The holders' timer is in na_node.c, the requester's calls
- * (na_node_q_*) in na_node_qreq.c.
+ * (na_qplan.h). The holders' timer is in na_node.c, their table and the
+ * requester's calls (na_node_q_*) in na_node_qreq.c.
  */
-#include <errno.h>
-#include <stdlib.h>
 
 #include "na_msg.h"
 #include "na_node_int.h"
 #include "na_qplan.h"
-
-/* The holders' delay bound and retransmission unit: 6 x this. */
-#define NA_QT_RTT_NS 1000000ull
-
-static uint16_t
-home_of(const void *ctx, uint64_t tag)
-{
-	return (uint16_t)topo_tag_home(ctx, tag);
-}
-
-int
-na_node_queue_init(struct na_node *n)
-{
-	if (!n->topo->sw.queued || n->cfg.direct || n->cfg.directory)
-		return 0;
-	n->qt = malloc(sizeof(*n->qt));
-	if (!n->qt)
-		return -ENOMEM;
-	if (na_qtable_init(n->qt, n->self, NA_QT_RTT_NS, home_of, n->topo)) {
-		free(n->qt);
-		n->qt = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void
-na_node_queue_fini(struct na_node *n)
-{
-	if (!n->qt)
-		return;
-	na_qtable_fini(n->qt);
-	free(n->qt);
-	n->qt = NULL;
-}
-
-void
-na_node_queue_deliver(struct na_node *n, const struct na_qlocals *loc)
-{
-	for (uint32_t i = 0; i < loc->n; i++) {
-		const struct na_qlocal *l = &loc->l[i];
-
-		if (l->thread >= n->cfg.threads ||
-		    !na_mbox_push(&n->mbox[l->thread], &l->m, NULL))
-			NA_STAT_INC(n->st.mbox_overflow);
-	}
-}
 
 void
 na_node_queue_process(struct na_node *n, const struct lcf_msg *m,

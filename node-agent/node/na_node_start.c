@@ -240,21 +240,27 @@ na_node_stop(struct na_node *n)
 /* ---- static migration ----------------------------------------------------- */
 
 /*
- * One block of a static migration: start its ADD, or re-send it (ADDs are
- * idempotent at the switch). A block a peer's request holds locked cannot
- * start (the peers' workloads may run before this home's): the next round
- * retries it, as a home may start an ADD whenever it owns the block
- * unlocked (lib/model/homelocal.pml's home). @return still pending.
+ * How long static ADDs sent `el` ago may go unanswered: twice the ADDs'
+ * round trip (na_home_add_rto; many blocks, one ACK each: the last answers
+ * queue behind the first). Each block answered (OK or FAIL) since the last
+ * call, counted in `*answered`, is a sample of `el`: at the loop's 2 ms
+ * grain, an over-estimate.
  */
-static bool
-migrate_static_step(struct na_node *n, uint32_t i, struct na_out *out)
+static uint64_t
+static_rto(struct na_home *h, uint32_t count, uint64_t el, uint32_t *answered)
 {
-	struct na_hblock *b = &n->home.blk[i];
+	uint32_t now = 0;
 
-	if (b->owner == NA_OWN_HOME && b->add_seq == 0) /* never started */
-		return na_home_migrate_start(&n->home, i, na_now_ns(), out) !=
-		       -EINVAL;
-	return na_home_migrate_resend(&n->home, i, na_now_ns(), out) >= 0;
+	for (uint32_t i = 0; i < count; i++) {
+		const struct na_hblock *b = &h->blk[i];
+
+		now += b->owner == NA_OWN_SWITCH ||
+		       (b->owner == NA_OWN_MIGRATING && b->add_hold) ||
+		       (b->owner == NA_OWN_HOME && b->add_collided);
+	}
+	for (; *answered < now; (*answered)++)
+		na_home_add_rtt_sample(h, el);
+	return 2 * na_home_add_rto(h);
 }
 
 uint32_t
@@ -262,22 +268,53 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 {
 	static struct na_out out;
 	uint32_t ok = 0, pending;
+	uint32_t answered = 0;
+	uint64_t t0, el;
+	bool wait;
 
 	if (!(n->cfg.roles & NA_ROLE_HOME) || !count)
 		return 0;
 	if (count > n->home.n_blocks)
 		count = n->home.n_blocks;
-	/* Round 0 starts the ADDs; then every ACK in, or 100 more rounds. */
-	for (int round = 0; round <= 100; round++) {
-		if (round)
-			na_sleep_until(na_now_ns() + (round <= 10
-							      ? 2000000ull
-							      : 20000000ull));
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	for (uint32_t i = 0; i < count; i++) {
+		na_home_migrate_start(&n->home, i, na_now_ns(), &out);
+		if (out.n >= NA_OUT_MAX - 1)
+			na_node_flush(n, &out);
+	}
+	na_node_flush(n, &out);
+	na_node_agents_leave(n);
+	t0 = na_now_ns();
+
+	/* An unanswered ADD is settled, not re-sent (na_home_migrate_timeout):
+	 * the switch may have restarted since a copy installed it. */
+	for (int round = 0; round < 100; round++) {
+		na_sleep_until(na_now_ns() +
+			       (round < 10 ? 2000000ull : 20000000ull));
 		pending = 0;
 		na_node_agents_enter(n);
 		na_out_reset(&out);
+		el = na_now_ns() - t0;
+		wait = el < static_rto(&n->home, count, el, &answered);
 		for (uint32_t i = 0; i < count; i++) {
-			if (migrate_static_step(n, i, &out))
+			const struct na_hblock *b = &n->home.blk[i];
+
+			/* A block a peer's request held locked at the first
+			 * pass (the peers' workloads may run before this
+			 * home's) starts now: a home may start an ADD whenever
+			 * it owns the block unlocked (homelocal.pml's home). */
+			if (b->owner == NA_OWN_HOME && b->add_seq == 0) {
+				if (na_home_migrate_start(&n->home, i,
+							  na_now_ns(),
+							  &out) != -EINVAL)
+					pending++;
+			} else if (wait && b->owner == NA_OWN_MIGRATING &&
+				   !b->add_hold && !b->add_draining)
+				pending++;
+			else if (na_home_migrate_timeout(&n->home, i,
+							 na_now_ns(),
+							 &out) >= 0)
 				pending++;
 			if (out.n >= NA_OUT_MAX - 1)
 				na_node_flush(n, &out);

@@ -53,6 +53,8 @@ migration_json(struct na_node *n, FILE *f)
 	fprintf(f, "\"" #name "\":%" PRIu64 ",", n->migrate.st.name);
 	NA_MIGRATE_COUNTERS(NA_X_PRINT)
 #undef NA_X_PRINT
+	fprintf(f, "\"add_srtt_us\":%" PRIu64 ",\"add_rto_us\":%" PRIu64 ",",
+		h->add_srtt_ns / 1000, na_home_add_rto(h) / 1000);
 	fprintf(f, "\"switch_owned\":%u,\"switch_owned_blocks\":[",
 		na_migrate_switch_owned(h));
 	for (uint32_t i = 0; i < h->n_blocks && listed < 1024; i++) {

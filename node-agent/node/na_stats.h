@@ -41,6 +41,11 @@
 	X(aborts_passed)             \
 	X(aborts_waiting)            \
 	X(aborts_before_wait)        \
+	X(aborts_after_round)        \
+	X(quarantine_unsettled)      \
+	X(quarantine_round_exit)     \
+	X(stale_replaced)            \
+	X(row_guard)                 \
 	X(allocs)                    \
 	X(events_in_switch)          \
 	X(events_at_home)            \

@@ -81,6 +81,16 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 		 * the drain gives up and the lock stays); cancelled here. */
 		bool draining = b->owner == NA_OWN_MIGRATING && b->add_draining;
 
+		/* A timer's settle: the ADD's answer no longer decides (the
+		 * declaration may have evicted what it installed, and the
+		 * block's copyset may name the dead node); REMOVE and round
+		 * (migsettle.pml). */
+		if (b->owner == NA_OWN_REMOVING && b->add_late) {
+			b->add_late = false;
+			if (b->add_settle == 3)
+				b->add_settle = 1;
+		}
+
 		/*
 		 * Its ADD is out (a migration's or a round's re-add): a copy
 		 * may have installed it unanswered and the switch command
@@ -96,12 +106,7 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 				b->cs &= ~na_bit(dead);
 				r->st.adding_cleared++;
 			}
-			b->owner = NA_OWN_REMOVING;
-			b->writer = false;
-			b->add_hold = 0;
-			b->add_settle = 1;
-			b->add_hold_t = (uint32_t)(na_now_ns() >> 20);
-			home->n_settle++;
+			na_home_migrate_settle(home, b, na_now_ns());
 			r->st.adding_settled++;
 			continue;
 		}

@@ -309,16 +309,36 @@ collected(struct na_rec *r, uint32_t *missing)
 
 /*
  * The rebuilt metadata is the truth: an unlock of an event that ended
- * before the round (still on its way) must not overwrite it.
+ * before the round (still on its way) must not overwrite it. A forgotten
+ * holder's seq, if it is the one LAST-EXECUTED records, gets a NACK
+ * decision, as an unexecuted unsettled seq does: its lock is gone, so its
+ * ABORT must not be answered "a copy passed", nor a re-sent copy replay a
+ * forward to a provider that may have lost its copy since
+ * (lib/model/recpass.pml).
  */
 static void
-forget_holders(struct na_home *home, uint64_t tag)
+forget_holders(struct na_rec *r, uint64_t tag)
 {
-	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++)
-		for (int k = 0; k < 2; k++)
-			if (home->req[i].held[k].valid &&
-			    home->req[i].held[k].tag == tag)
-				home->req[i].held[k].valid = false;
+	struct na_home *home = r->env.home;
+
+	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * home->tpn; i++) {
+		struct na_hreq *rq = &home->req[i];
+
+		for (int k = 0; k < 2; k++) {
+			if (!rq->held[k].valid || rq->held[k].tag != tag)
+				continue;
+			rq->held[k].valid = false;
+			if (rq->req.valid && rq->req.seq == rq->held[k].seq &&
+			    rq->dec.kind != NA_HDEC_NACK) {
+				rq->dec = (struct na_hdec){
+					.kind = NA_HDEC_NACK,
+					.type = rq->dec.type,
+					.tag = tag
+				};
+				r->st.held_nacked++;
+			}
+		}
+	}
 }
 
 static void
@@ -354,8 +374,9 @@ rebuild(struct na_rec *r)
 		na_hq_clear(&b->q);
 		b->hot = 0;
 		b->owner = NA_OWN_HOME;
+		na_add_hold_rebuilt(b, na_now_ns());
 		r->st.blocks_recovered++;
-		forget_holders(home, na_home_tag(home, h->idx[s]));
+		forget_holders(r, na_home_tag(home, h->idx[s]));
 	}
 	/* Late copies of unsettled requests become duplicates: NACK. */
 	for (uint32_t k = 0; k < h->n_unset; k++) {
@@ -399,9 +420,20 @@ switch_lost(struct na_rec *r, struct na_out *out)
 	na_rec_start_round(r, out);
 }
 
+/* Block `idx` waits for its re-add, not started yet. */
+static bool
+readd_listed(const struct rec_home *h, int64_t idx)
+{
+	for (uint32_t i = 0; i < h->n_readd; i++)
+		if (h->readd[i] == (uint32_t)idx)
+			return true;
+	return false;
+}
+
 void
 na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out)
 {
+	struct rec_home *h = &r->h;
 	int64_t idx = own_block(r, tag);
 
 	if (idx < 0 || r->env.home->blk[idx].owner != NA_OWN_REMOVING)
@@ -410,6 +442,12 @@ na_rec_block_lost(struct na_rec *r, uint64_t tag, struct na_out *out)
 	if (r->env.home->blk[idx].add_settle) {
 		r->env.home->blk[idx].add_settle = 0;
 		r->st.settle_recovered++;
+		/* An unanswered ADD's block: to the switch after the round,
+		 * as was meant (a static block stays switch-owned). */
+		if (r->env.home->blk[idx].add_readd && !readd_listed(h, idx) &&
+		    h->n_readd < REC_READD)
+			h->readd[h->n_readd++] = (uint32_t)idx;
+		r->env.home->blk[idx].add_readd = false;
 	} else {
 		r->st.remove_ack_lost++;
 	}
@@ -483,7 +521,12 @@ na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		if (m->node == r->env.self && !(m->flags & LCF_F_FAIL) &&
 		    na_aux_orig_type(m->aux) == LCF_T_REMOVE_FROM_SWITCH &&
 		    r->env.home->blk[idx].owner == NA_OWN_REMOVING &&
-		    r->env.home->blk[idx].add_settle == 2) {
+		    r->env.home->blk[idx].add_settle == 2 &&
+		    na_home_remove_answer(&r->env.home->blk[idx], m->seq)) {
+			/* A miss came first: the ADD installed it after the
+			 * REMOVE's pass (migpass.pml). */
+			if (r->env.home->blk[idx].rm_conf)
+				r->st.settle_miss_refuted++;
 			na_rec_block_lost(r, m->tag, out);
 			return true;
 		}
@@ -530,7 +573,8 @@ na_rec_home_done_ack(struct na_rec *r, const struct lcf_msg *m)
 
 /*
  * ADD_TO_SWITCH the recovered blocks (a locked one waits for the next
- * tick; an ADD is idempotent at the switch, so unanswered ones are re-sent).
+ * tick; one unanswered for na_home_add_rto() is settled,
+ * na_home_migrate_timeout, and ADDed again after its round).
  */
 static void
 readd(struct na_rec *r, struct na_out *out)
@@ -552,8 +596,15 @@ readd(struct na_rec *r, struct na_out *out)
 			continue;
 		}
 		if (owner == NA_OWN_MIGRATING) {
-			na_home_migrate_resend(r->env.home, idx, na_now_ns(),
-					       out);
+			const struct na_hblock *b = &r->env.home->blk[idx];
+			uint64_t now = na_now_ns();
+
+			/* Its copy went as it began (na_home_migrate_start):
+			 * settled once the ADDs' round trip has passed. */
+			if (b->add_hold || na_add_age_ns(b, now) >=
+						   na_home_add_rto(r->env.home))
+				na_home_migrate_timeout(r->env.home, idx, now,
+							out);
 			h->readd[left++] = h->readd[i];
 		} else if (!started) {
 			/* Home again after an ADD: a collision; it stays home. */

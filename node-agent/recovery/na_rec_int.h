@@ -27,6 +27,7 @@
 
 #define REC_UNSETTLED 8   /* unsettled requests remembered per thread */
 #define REC_DIRTY     8   /* orphan-data records per report / round */
+#define REC_KEPT      8   /* orphan records kept aside at rejoins */
 #define REC_ULIST     256 /* unsettled requests per round at a home */
 #define REC_RETX_NS   50000000ull
 #define REC_PROBE_NS  200000000ull
@@ -155,13 +156,17 @@ struct rec_home {
 	X(rejoined)            \
 	X(rejoin_uncached)     \
 	X(rejoin_pinned)       \
+	X(rejoin_kept)         \
+	X(rejoin_kept_lost)    \
 	X(remove_ack_lost)     \
 	X(probe_raced_remove)  \
 	X(late_begins)         \
 	X(adding_cleared)      \
 	X(adding_settled)      \
 	X(settle_recovered)    \
-	X(frozen_dropped)
+	X(settle_miss_refuted) \
+	X(frozen_dropped)      \
+	X(held_nacked)
 
 struct na_rec {
 	struct na_rec_pub pub; /* first: na_rec_quiet reads it */
@@ -169,6 +174,10 @@ struct na_rec {
 	pthread_mutex_t mu;
 	uint32_t dead_req;   /* declared, drain not started yet */
 	uint32_t rejoin_req; /* re-admitted, rows not reset yet */
+	/* Cache-agent rows of re-admitted nodes' old incarnations that hold
+	 * an orphan (data given from a Modified copy): reported in rounds on
+	 * their blocks until one ends here (lib/model/recorphan.pml KEEP). */
+	struct na_creq kept[REC_KEPT];
 	struct rec_thread *th;
 	struct rec_pend *pend; /* LCF_MAX_NODES */
 	struct rec_home h;

@@ -43,6 +43,8 @@ na_rec_fini(struct na_rec *r)
 			free(r->pend[i].data);
 	for (int i = 0; i < REC_DIRTY; i++)
 		free(r->h.cand[i].data);
+	for (int i = 0; i < REC_KEPT; i++)
+		free(r->kept[i].data);
 	free(r->pend);
 	free(r->th);
 	pthread_mutex_destroy(&r->mu);
@@ -108,7 +110,8 @@ na_rec_resume(struct na_rec *r, uint16_t thread, bool stale, uint64_t stale_tag,
 	pthread_mutex_lock(&r->mu);
 	fresh = th->fresh;
 	if (fresh) {
-		/* The abandoned request's copies are accounted for at home. */
+		/* The abandoned request was recorded at home (its
+		 * replies before the round are void). */
 		if (stale && tag_in(th->fresh_tag, th->n_fresh, stale_tag))
 			*stale_settled = true;
 		th->fresh = false;
@@ -348,38 +351,54 @@ gave_current(struct na_rec *r, uint64_t tag, const uint8_t *data)
 	return cur;
 }
 
+/*
+ * One cache-agent row's orphan, if it has one on the round's tags. A row
+ * kept from an old incarnation only when current: its seq is the dead
+ * process's, and the new one, numbering from 1 again, may list the same
+ * seq unsettled (na-sim --restart-node seed 126: a kept record matched
+ * the new thread's seq 1 and an older value went to memory).
+ */
+static void
+report_row(struct na_rec *r, struct rec_pend *p, const struct na_creq *rq,
+	   bool kept)
+{
+	uint32_t bs = r->env.topo->block_size;
+	uint8_t *ent;
+	bool cur;
+
+	if (!rq->le.valid || !rq->has_data ||
+	    rq->ack.gstatus != LCF_GS_MODIFIED ||
+	    !tag_in(p->tags, p->n_tags, rq->ack.tag))
+		return;
+	cur = gave_current(r, rq->ack.tag, rq->data);
+	if (kept && !cur)
+		return;
+	if (p->n_dirty >= dirty_fit(r) ||
+	    !(ent = add_entry(r, p, rq->ack.tag, ENT_DIRTY,
+			      (uint8_t)rq->ack.node, (uint8_t)rq->ack.thread,
+			      rq->le.seq))) {
+		r->st.report_overflow++;
+		return;
+	}
+	if (cur)
+		ent[11] = REC_DIRTY_CUR;
+	p->dirty[p->n_dirty] = (struct rec_dirty){ .tag = rq->ack.tag,
+						   .rnode = rq->ack.node,
+						   .rthread = rq->ack.thread,
+						   .seq = rq->le.seq };
+	memcpy(p->data + (size_t)p->n_dirty * bs, rq->data, bs);
+	p->n_dirty++;
+}
+
 static void
 report_cagent(struct na_rec *r, struct rec_pend *p)
 {
 	struct na_cagent *ca = r->env.cagent;
-	uint32_t bs = r->env.topo->block_size;
 
-	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++) {
-		const struct na_creq *rq = &ca->req[i];
-		uint8_t *ent;
-
-		if (!rq->le.valid || !rq->has_data ||
-		    rq->ack.gstatus != LCF_GS_MODIFIED ||
-		    !tag_in(p->tags, p->n_tags, rq->ack.tag))
-			continue;
-		if (p->n_dirty >= dirty_fit(r) ||
-		    !(ent = add_entry(r, p, rq->ack.tag, ENT_DIRTY,
-				      (uint8_t)rq->ack.node,
-				      (uint8_t)rq->ack.thread, rq->le.seq))) {
-			r->st.report_overflow++;
-			continue;
-		}
-		if (gave_current(r, rq->ack.tag, rq->data))
-			ent[11] = REC_DIRTY_CUR;
-		p->dirty[p->n_dirty] = (struct rec_dirty){
-			.tag = rq->ack.tag,
-			.rnode = rq->ack.node,
-			.rthread = rq->ack.thread,
-			.seq = rq->le.seq
-		};
-		memcpy(p->data + (size_t)p->n_dirty * bs, rq->data, bs);
-		p->n_dirty++;
-	}
+	for (size_t i = 0; i < (size_t)LCF_MAX_NODES * ca->tpn; i++)
+		report_row(r, p, &ca->req[i], false);
+	for (int i = 0; i < REC_KEPT; i++)
+		report_row(r, p, &r->kept[i], true);
 	for (uint32_t i = 0; i < NA_DEFER_MAX; i++) {
 		struct na_cdefer *d = &ca->def[i];
 
@@ -493,6 +512,10 @@ on_done(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 		p->ended = true;
 		p->last_done = m->seq;
 		__atomic_sub_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
+		/* Its blocks are rebuilt: the orphans kept for them are done. */
+		for (int i = 0; i < REC_KEPT; i++)
+			if (tag_in(p->tags, p->n_tags, r->kept[i].ack.tag))
+				r->kept[i].le.valid = false;
 	}
 	pthread_mutex_unlock(&r->mu);
 	hdr(&a, NA_MSG_REC_DONE_ACK, r->env.self, m->node, m->seq);

@@ -35,6 +35,31 @@ na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m)
 	return true;
 }
 
+/*
+ * A cache-agent row of the old incarnation holding an orphan: kept aside,
+ * a home's round that began before the rejoin may still ask for it (a
+ * report lost and asked again; directory mode sends the owner's data to the
+ * home, which loses it with a lost segment; na-sim --directory
+ * --restart-node seed 60: a lost update). The row's buffer moves, none is
+ * copied.
+ */
+static void
+keep_orphan(struct na_rec *r, struct na_creq *cr)
+{
+	for (int i = 0; i < REC_KEPT; i++) {
+		struct na_creq *k = &r->kept[i];
+		uint8_t *spare = k->data;
+
+		if (k->le.valid)
+			continue;
+		*k = *cr;
+		cr->data = spare;
+		r->st.rejoin_kept++;
+		return;
+	}
+	r->st.rejoin_kept_lost++;
+}
+
 /* The home's (coherence, validate-on-hit) and the cache agent's rows of
  * every thread of `node`. */
 static void
@@ -61,6 +86,9 @@ forget_rows(struct na_rec *r, uint16_t node)
 			struct na_creq
 				*cr = &ca->req[(size_t)node * ca->tpn + t];
 
+			if (cr->le.valid && cr->has_data &&
+			    cr->ack.gstatus == LCF_GS_MODIFIED)
+				keep_orphan(r, cr);
 			cr->le.valid = false;
 			cr->has_data = false;
 		}

@@ -181,8 +181,9 @@ bool na_rec_blocked(struct na_rec *r, uint64_t tag);
 /**
  * A recovery reported this thread's unsettled requests: @return true when
  * the thread must not reuse its retry seq. `*stale_settled` is set when the
- * thread's abandoned request (`stale`, on `stale_tag`) was among them: its
- * copies are accounted for at home and it needs no ABORT.
+ * thread's abandoned request (`stale`, on `stale_tag`) was among them: the
+ * home recorded it, a late copy may still take the lock after the block's
+ * re-ADD, so its ABORT asks afresh (lib/model/miglate.pml).
  */
 bool na_rec_resume(struct na_rec *r, uint16_t thread, bool stale,
 		   uint64_t stale_tag, bool *stale_settled);

@@ -42,6 +42,7 @@ struct na_sim_co {
 	uint64_t gen;             /* of the current wait */
 	bool timed_out;           /* why it last woke */
 	struct na_sim_co *joiner; /* waiting for this one to return */
+	uint64_t ready;           /* runs again no earlier (na_sim_on_park) */
 	struct na_sim_co *next;   /* all coroutines, oldest first */
 };
 
@@ -61,6 +62,7 @@ static struct {
 	struct na_sim_co *cur; /* running coroutine, NULL in the scheduler */
 	struct na_sim_co *all, **tail;
 	uint32_t live;
+	uint64_t (*on_park)(uint64_t now);
 } S;
 
 uint64_t
@@ -194,6 +196,11 @@ wake_ev(void *ctx, void *arg)
 	}
 	if (co->state != CO_WAITING || co->gen != (uint64_t)(a >> 1))
 		return; /* stale: it woke for the other reason */
+	if (S.now < co->ready) {
+		/* Its CPU time is not over: the wake-up waits for it. */
+		na_sim_at(co->ready, wake_ev, co, arg);
+		return;
+	}
 	co->timed_out = a & 1;
 	co->key = NULL;
 	resume(co);
@@ -205,6 +212,8 @@ co_main(void)
 	struct na_sim_co *co = S.cur;
 
 	co->fn(co->arg);
+	if (S.on_park)
+		S.on_park(S.now);
 	co->state = CO_DONE;
 	S.live--;
 	swapcontext(&co->uc, &S.main_uc);
@@ -255,6 +264,7 @@ park(const void *key, uint64_t deadline)
 		fprintf(stderr, "na-sim: a wait outside a simulated thread\n");
 		abort();
 	}
+	co->ready = S.on_park ? S.on_park(S.now) : 0;
 	co->key = key;
 	co->gen++;
 	co->state = CO_WAITING;
@@ -324,6 +334,12 @@ na_thread_join(na_thread_t t)
 		park(t, NEVER);
 	}
 	co_unmap(t);
+}
+
+void
+na_sim_on_park(uint64_t (*fn)(uint64_t now))
+{
+	S.on_park = fn;
 }
 
 /* ---- running -------------------------------------------------------------- */

@@ -49,6 +49,15 @@ int na_sim_spawn(na_thread_t *t, void *(*fn)(void *), void *arg);
  */
 uint64_t na_sim_run(uint64_t max_events, volatile int *stop);
 
+/**
+ * Call `fn(now)` whenever a coroutine gives the processor up (a wait, or
+ * its return): the earliest time it may run again, a wake-up before then
+ * waiting for it (na-sim's cost model books there the CPU time a thread
+ * ran up since it last blocked, na_sim_cost_block). NULL: none; until
+ * na_sim_fini().
+ */
+void na_sim_on_park(uint64_t (*fn)(uint64_t now));
+
 /** Coroutines started and not yet returned. */
 uint32_t na_sim_live(void);
 

@@ -131,7 +131,12 @@ na_sim_app_sleep(unsigned int s)
 int
 na_sim_app_clock_gettime(clockid_t clk, struct timespec *ts)
 {
-	uint64_t now = na_now_ns();
+	uint64_t now = na_now_ns(), ready = na_sim_cost_block(now);
+
+	if (ready > now) {
+		na_sleep_until(ready);
+		now = na_now_ns();
+	}
 
 	(void)clk; /* the apps read CLOCK_MONOTONIC only */
 	ts->tv_sec = (time_t)(now / 1000000000u);
@@ -188,6 +193,13 @@ na_sim_app_dsm_close(struct dsm *d)
 	dsm_close(d);
 }
 
+void
+na_sim_app_trace_mark(struct dsm *d)
+{
+	na_sim_cost_mark(na_now_ns());
+	dsm_trace_mark(d);
+}
+
 uint64_t
 na_sim_app_begin(void)
 {
@@ -222,7 +234,8 @@ bin_low(uint32_t b)
 void
 na_sim_app_end(uint64_t start_ns)
 {
-	R.lat[lat_bin(na_now_ns() - start_ns)]++;
+	R.lat[lat_bin(na_now_ns() - start_ns +
+		      na_sim_cost_app_deferred_ns())]++;
 	R.lat_n++;
 }
 
@@ -553,6 +566,8 @@ na_sim_app_main(int argc, char **argv)
 	if (make_topo() < 0)
 		return 2;
 	na_sim_init();
+	/* An application thread's CPU is booked when it blocks. */
+	na_sim_on_park(na_sim_cost_block);
 	nc = (struct na_sim_net_config){ .topo = &R.topo, .seed = R.seed };
 	rc = na_sim_net_create(&nc, &R.net);
 	if (rc < 0) {

@@ -5,11 +5,11 @@
  * header included first (-include), as libdsm's are with NA_SIM: what an
  * application asks of the host (threads, condition variables, sleeps, the
  * monotonic clock, dsm_open) becomes the simulation's (na_wait.h, the
- * virtual clock, the simulated network), and every DSM access first
- * spends the cost model's application time (na_sim_cost.h) and has its
- * latency recorded. Nothing of an application's logic is copied: its
- * main() is renamed (-Dmain=...) and na_sim_app.c runs it once per node,
- * each on a simulated thread.
+ * virtual clock, the simulated network), and every DSM access spends
+ * the cost model's application time (na_sim_cost.h) and has its latency
+ * recorded. Nothing of an application's logic is copied: its main() is
+ * renamed (-Dmain=...) and na_sim_app.c runs it once per node, each on a
+ * simulated thread.
  */
 #ifndef NA_SIM_APP_H
 #define NA_SIM_APP_H
@@ -35,11 +35,14 @@ int na_sim_app_clock_gettime(clockid_t clk, struct timespec *ts);
 int na_sim_app_dsm_open(const struct dsm_config *cfg, struct dsm **out,
 			char *err, size_t err_len);
 void na_sim_app_dsm_close(struct dsm *d);
+/** The measured phase starts (dsm_app.c marks it in the trace): the cost
+ * model's counters from now on are sim.json's `measured` ones too. */
+void na_sim_app_trace_mark(struct dsm *d);
 
-/** Before a DSM access: the application's time (cost model); the
- * virtual time the access starts. */
+/** Before a DSM access: the application's time (cost model: on a shared
+ * CPU booked when the thread next sends or blocks); its start's time. */
 uint64_t na_sim_app_begin(void);
-/** After it: its latency into the run's histogram. */
+/** After it: its latency (its own op_ns included) into the histogram. */
 void na_sim_app_end(uint64_t start_ns);
 
 #define pthread_create         na_sim_app_pthread_create
@@ -51,6 +54,7 @@ void na_sim_app_end(uint64_t start_ns);
 #define clock_gettime          na_sim_app_clock_gettime
 #define dsm_open               na_sim_app_dsm_open
 #define dsm_close              na_sim_app_dsm_close
+#define dsm_trace_mark         na_sim_app_trace_mark
 
 /* A timed access: statement expressions, so that the start is taken
  * before the call whatever the order of argument evaluation. */

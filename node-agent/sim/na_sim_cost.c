@@ -92,6 +92,13 @@ static struct {
 	uint64_t sw;                             /* the pipeline free at */
 	uint64_t cpu[MAX_CPUS];                  /* shared processors */
 	struct na_sim_cost_busy busy;
+	struct na_sim_cost_busy mark; /* busy when the measured phase began */
+	uint64_t mark_ns;
+	/* The running application thread (a coroutine runs until it waits,
+	 * and every wait books these, so they are always its): op_ns of the
+	 * DSM calls it made since it last sent or waited, and the end of
+	 * the CPU it last booked (its sends do not stop it). */
+	uint64_t pending, run_ready;
 } cm;
 
 int
@@ -237,7 +244,13 @@ na_sim_cost_uplink(uint16_t src, uint32_t len, uint64_t now)
 		return now;
 	cm.busy.frames++;
 	cm.busy.tx += cm.p->tx_ns;
-	t = run_on_cpu(now, cm.p->tx_ns, NULL);
+	/* A sender that is an application thread runs its DSM calls and
+	 * then the send in one turn (none in the agents' events). */
+	t = run_on_cpu(max64(now, cm.run_ready), cm.pending + cm.p->tx_ns,
+		       NULL);
+	if (cm.pending || cm.run_ready)
+		cm.run_ready = t;
+	cm.pending = 0;
 	return serialise(&cm.up[src], len, t) + cm.p->hop_ns;
 }
 
@@ -276,6 +289,7 @@ na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke)
 	if (!cm.p)
 		return now;
 	cost = cm.p->rx_ns + (woke ? cm.p->wake_ns : 0);
+	cm.busy.rx_frames++;
 	cm.busy.wakes += woke;
 	cm.busy.agent += cost;
 	cm.busy.agent_wait += now - arrived;
@@ -289,14 +303,81 @@ na_sim_cost_app(uint64_t now)
 		return now;
 	cm.busy.app_calls++;
 	cm.busy.app += cm.p->op_ns;
-	return run_on_cpu(now, cm.p->op_ns, NULL);
+	if (!cm.p->cpus) /* its own processor: nothing to hold */
+		return run_on_cpu(now, cm.p->op_ns, NULL);
+	cm.pending += cm.p->op_ns;
+	return now;
+}
+
+uint64_t
+na_sim_cost_app_deferred_ns(void)
+{
+	return cm.p && cm.p->cpus ? cm.p->op_ns : 0;
+}
+
+uint64_t
+na_sim_cost_block(uint64_t now)
+{
+	uint64_t ready = max64(now, cm.run_ready);
+
+	if (cm.pending)
+		ready = run_on_cpu(ready, cm.pending, NULL);
+	cm.pending = 0;
+	cm.run_ready = 0;
+	return ready;
+}
+
+void
+na_sim_cost_mark(uint64_t now)
+{
+	if (!cm.p)
+		return;
+	cm.mark = cm.busy;
+	cm.mark_ns = now;
+}
+
+void
+na_sim_cost_measured(struct na_sim_cost_busy *out)
+{
+	const struct na_sim_cost_busy *b = &cm.busy, *m = &cm.mark;
+
+	*out = (struct na_sim_cost_busy){
+		.link = b->link - m->link,
+		.sw = b->sw - m->sw,
+		.agent = b->agent - m->agent,
+		.tx = b->tx - m->tx,
+		.app = b->app - m->app,
+		.agent_wait = b->agent_wait - m->agent_wait,
+		.cpu_wait = b->cpu_wait - m->cpu_wait,
+		.link_wait = b->link_wait - m->link_wait,
+		.frames = b->frames - m->frames,
+		.app_calls = b->app_calls - m->app_calls,
+		.rx_frames = b->rx_frames - m->rx_frames,
+		.wakes = b->wakes - m->wakes,
+	};
+}
+
+/* One set of counters as JSON members (no braces). */
+static void
+busy_json(FILE *f, const struct na_sim_cost_busy *b)
+{
+	fprintf(f,
+		"\"busy_ns\":{\"link\":%" PRIu64 ",\"switch\":%" PRIu64
+		",\"agent\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"app\":%" PRIu64
+		"},\"wait_ns\":{\"agent\":%" PRIu64 ",\"cpu\":%" PRIu64
+		",\"link\":%" PRIu64 "},\"frames\":%" PRIu64
+		",\"app_calls\":%" PRIu64 ",\"rx_frames\":%" PRIu64
+		",\"wakes\":%" PRIu64,
+		b->link, b->sw, b->agent, b->tx, b->app, b->agent_wait,
+		b->cpu_wait, b->link_wait, b->frames, b->app_calls,
+		b->rx_frames, b->wakes);
 }
 
 void
 na_sim_cost_json(FILE *f)
 {
 	const struct na_sim_cost_profile *p = cm.p;
-	const struct na_sim_cost_busy *b = &cm.busy;
+	struct na_sim_cost_busy m;
 
 	if (!p) {
 		fprintf(f, "\"profile\":\"none\"");
@@ -312,12 +393,9 @@ na_sim_cost_json(FILE *f)
 		p->name, p->hop_ns, p->link_gbps, p->sw_pass_ns,
 		p->sw_service_ns, p->tx_ns, p->rx_ns, p->wake_ns,
 		p->agent_threads, p->op_ns, p->cpus, p->sw_ways, p->sw_slots);
-	fprintf(f,
-		"\"busy_ns\":{\"link\":%" PRIu64 ",\"switch\":%" PRIu64
-		",\"agent\":%" PRIu64 ",\"tx\":%" PRIu64 ",\"app\":%" PRIu64
-		"},\"wait_ns\":{\"agent\":%" PRIu64 ",\"cpu\":%" PRIu64
-		",\"link\":%" PRIu64 "},\"frames\":%" PRIu64
-		",\"app_calls\":%" PRIu64 ",\"wakes\":%" PRIu64,
-		b->link, b->sw, b->agent, b->tx, b->app, b->agent_wait,
-		b->cpu_wait, b->link_wait, b->frames, b->app_calls, b->wakes);
+	busy_json(f, &cm.busy);
+	na_sim_cost_measured(&m);
+	fprintf(f, ",\"measured\":{\"from_s\":%.6f,", cm.mark_ns / 1e9);
+	busy_json(f, &m);
+	fputc('}', f);
 }

@@ -13,7 +13,10 @@
  *     the end of the service), `wake_ns` more when the frame finds every
  *     thread of its node idle (asleep in poll(), woken by the frame);
  *   - a sender spends `tx_ns` of CPU per frame before it leaves;
- *   - an application thread spends `op_ns` of CPU before each DSM call;
+ *   - an application thread spends `op_ns` of CPU per DSM call; on a
+ *     shared CPU it holds the processor until it blocks, as Linux runs a
+ *     thread: the calls it makes until it sends a frame or waits are one
+ *     turn, booked there (the send's `tx_ns` in the same turn);
  *   - with `cpus` > 0 every one of these CPU costs also needs one of
  *     `cpus` processors shared by the whole cluster (a machine whose nodes
  *     share its CPUs); with 0 every thread has a processor of its own.
@@ -107,9 +110,27 @@ uint32_t na_sim_cost_agent_threads(void);
  */
 uint64_t na_sim_cost_agent(uint64_t arrived, uint64_t now, bool woke);
 
-/** An application thread's work before a DSM call made at `now`: when
- * the call starts. */
+/**
+ * The running application thread makes a DSM call at `now`: when the call
+ * starts. With a shared CPU (`cpus` > 0) its `op_ns` is booked when the
+ * thread next sends a frame (na_sim_cost_uplink) or blocks, and the call
+ * starts at once; with a processor of its own, after `op_ns` (holding the
+ * processor would change nothing, and the thread's effects, as a request
+ * other threads of its node then wait on, must not show before its CPU).
+ */
 uint64_t na_sim_cost_app(uint64_t now);
+
+/** The op_ns a DSM call's latency has still to count (its time booked
+ * later, with a shared CPU); 0 otherwise. */
+uint64_t na_sim_cost_app_deferred_ns(void);
+
+/**
+ * The running thread blocks at `now` (waits, returns, or reads the clock,
+ * which must show its CPU spent): its DSM calls since it last sent or
+ * blocked take the CPU as one turn. @return when the thread may run
+ * again (`now` when it ran up nothing; always without a profile).
+ */
+uint64_t na_sim_cost_block(uint64_t now);
 
 /** Time the resources were busy, per kind (ns, summed). */
 struct na_sim_cost_busy {
@@ -118,12 +139,26 @@ struct na_sim_cost_busy {
 	uint64_t cpu_wait;   /* time queued for a shared processor */
 	uint64_t link_wait;  /* frames' time queued for a link */
 	uint64_t frames, app_calls;
-	uint64_t wakes; /* frames that woke their node's agent threads */
+	uint64_t rx_frames; /* frames served by an agent thread */
+	uint64_t wakes;     /* frames that woke their node's agent threads */
 };
 
 const struct na_sim_cost_busy *na_sim_cost_busy(void);
 
-/** The profile and the busy times as JSON members (no braces). */
+/**
+ * The measured phase starts at `now` (an application's warm-up is over):
+ * the counters so far are left out of the measured ones. Each call moves
+ * the start (the last node to start, or PageRank's mark after its warm-up
+ * iterations, wins). Nothing without a profile.
+ */
+void na_sim_cost_mark(uint64_t now);
+
+/** The counters since the last na_sim_cost_mark() (the whole run's when
+ * none was made) into `*out`. */
+void na_sim_cost_measured(struct na_sim_cost_busy *out);
+
+/** The profile and the busy times as JSON members (no braces); the
+ * measured phase's in a member `measured`. */
 void na_sim_cost_json(FILE *f);
 
 #endif /* NA_SIM_COST_H */

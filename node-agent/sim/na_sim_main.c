@@ -381,11 +381,12 @@ print_summary(FILE *f, double wall_s, bool stuck)
 		",\"switch_drops\":%" PRIu64 ",\"switch_restarts\":%" PRIu64
 		",\"switch_down_drops\":%" PRIu64 ",\"crash_drops\":%" PRIu64
 		",\"held\":%" PRIu64 ",\"released\":%" PRIu64
+		",\"stalls\":%" PRIu64 ",\"stall_queued\":%" PRIu64
 		"},\"switch_actions\":{",
 		ns->sent, ns->lost, ns->duplicated, ns->delivered, ns->rejected,
 		ns->forwarded, ns->passes, ns->resubmits, ns->sw_drops,
 		ns->restarts, ns->down_drops, ns->crash_drops, ns->held,
-		ns->released);
+		ns->released, ns->stalls, ns->stall_queued);
 	na_sim_net_actions_json(sim.net, f);
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
 		d[i] = sim.node[i].d;
@@ -606,6 +607,14 @@ main(int argc, char **argv)
 		na_sim_net_restart_at(sim.net,
 				      (uint64_t)(sim.o.sw_restart_at * 1e9),
 				      (uint64_t)(sim.o.sw_down_ms * 1e6));
+	if (sim.o.stall_for)
+		na_sim_net_stall(sim.net,
+				 (uint64_t)((sim.o.stall_at
+						     ? sim.o.stall_at
+						     : sim.o.stall_every) *
+					    1e9),
+				 (uint64_t)(sim.o.stall_every * 1e9),
+				 (uint64_t)(sim.o.stall_for * 1e9));
 	for (uint32_t i = 0; i < sim.n_nodes; i++)
 		if (na_sim_spawn(&t, node_main, &sim.node[i]) == 0)
 			sim.running++;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The simulated network and switch; see na_sim_net.h.
+ *
+ * Over 500 lines: the switch's passes, its stall bursts and its restarts
+ * share the frame and the network's state, which stay private to this file.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +21,9 @@
 
 /* A resubmitted frame re-enters within this time: after what is queued. */
 #define RESUBMIT_NS 200ull
+/* swswitch's rx burst (SW_MAX_PKT_BURST, swswitch.h): a stall's backlog
+ * runs in bursts of this many frames. */
+#define STALL_BURST 32u
 
 struct na_sim_net {
 	struct na_sim_net_config cfg;
@@ -41,6 +47,12 @@ struct na_sim_net {
 	uint32_t abusy[LCF_MAX_NODES];
 	struct lcf_counters acc; /* counters of the registers before restarts */
 	struct lcf_trace tr;     /* the switch's sampled trace (every 0: off) */
+	/* A stalled switch (na_sim_net_stall): frames reaching it queue,
+	 * and a burst's resubmitted frames wait for the burst's end. */
+	uint64_t stall_every, stall_ns;
+	uint64_t stall_sent; /* st.sent at the last stall's end */
+	bool stalled, in_burst;
+	struct frame *sq_head, *sq_tail, *rs_head, *rs_tail;
 };
 
 /* One frame on a hop: its LCF header and payload as on the wire. */
@@ -102,12 +114,36 @@ na_sim_net_create(const struct na_sim_net_config *cfg, struct na_sim_net **out)
 	return 0;
 }
 
+static void
+frames_free(struct frame *f)
+{
+	while (f) {
+		struct frame *next = f->next;
+
+		free(f);
+		f = next;
+	}
+}
+
+static void
+frame_append(struct frame **head, struct frame **tail, struct frame *f)
+{
+	f->next = NULL;
+	if (*tail)
+		(*tail)->next = f;
+	else
+		*head = f;
+	*tail = f;
+}
+
 void
 na_sim_net_free(struct na_sim_net *net)
 {
 	if (!net)
 		return;
 	free(net->held);
+	frames_free(net->sq_head);
+	frames_free(net->rs_head);
 	for (uint32_t i = 0; i < LCF_MAX_NODES; i++)
 		while (net->aq_head[i]) {
 			struct frame *f = net->aq_head[i];
@@ -354,6 +390,11 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 			f->resubmitted = true;
 			f->gen = net->st.restarts;
 			f->meta = res.resubmit_meta;
+			if (net->in_burst) {
+				/* After the whole burst, as sw_loop.c. */
+				frame_append(&net->rs_head, &net->rs_tail, f);
+				return;
+			}
 			na_sim_at(na_now_ns() + rnd32(net) % RESUBMIT_NS,
 				  switch_arrive, net, f);
 			return;
@@ -368,12 +409,10 @@ switch_pipeline(struct na_sim_net *net, struct frame *f,
 	free(f);
 }
 
-/* A frame reaches the switch: the pipeline, or L2 to its node. */
+/* A frame's pass through the switch: the pipeline, or L2 to its node. */
 static void
-switch_arrive(void *ctx, void *arg)
+switch_pass(struct na_sim_net *net, struct frame *f)
 {
-	struct na_sim_net *net = ctx;
-	struct frame *f = arg;
 	struct lcf_msg m;
 
 	if (na_now_ns() < net->down_until ||
@@ -396,6 +435,85 @@ switch_arrive(void *ctx, void *arg)
 		return;
 	}
 	switch_pipeline(net, f, &m);
+}
+
+/* A frame reaches the switch: queued while it stalls. */
+static void
+switch_arrive(void *ctx, void *arg)
+{
+	struct na_sim_net *net = ctx;
+	struct frame *f = arg;
+
+	if (net->stalled) {
+		net->st.stall_queued++;
+		frame_append(&net->sq_head, &net->sq_tail, f);
+		return;
+	}
+	switch_pass(net, f);
+}
+
+static void stall_begin(void *ctx, void *arg);
+
+/*
+ * The stall ends: its backlog runs as swswitch runs a full rx ring
+ * (sw_loop.c sw_burst): bursts of STALL_BURST frames, each burst's first
+ * passes in arrival order, then the second passes its frames asked for,
+ * in order, before the next burst. A frame received during the stall is
+ * behind every one received before it, whatever its type.
+ */
+static void
+stall_end(void *ctx, void *arg)
+{
+	struct na_sim_net *net = ctx;
+
+	(void)arg;
+	net->stalled = false;
+	while (net->sq_head) {
+		net->in_burst = true;
+		for (unsigned int i = 0; i < STALL_BURST && net->sq_head; i++) {
+			struct frame *f = net->sq_head;
+
+			net->sq_head = f->next;
+			if (!net->sq_head)
+				net->sq_tail = NULL;
+			switch_pass(net, f);
+		}
+		net->in_burst = false;
+		while (net->rs_head) {
+			struct frame *f = net->rs_head;
+
+			net->rs_head = f->next;
+			if (!net->rs_head)
+				net->rs_tail = NULL;
+			switch_pass(net, f);
+		}
+	}
+	/* No frame sent in a whole period: the cluster is done (the final
+	 * drain runs until no event is left). */
+	if (net->stall_every > net->stall_ns && net->st.sent != net->stall_sent)
+		na_sim_at(na_now_ns() + net->stall_every - net->stall_ns,
+			  stall_begin, net, NULL);
+	net->stall_sent = net->st.sent;
+}
+
+static void
+stall_begin(void *ctx, void *arg)
+{
+	struct na_sim_net *net = ctx;
+
+	(void)arg;
+	net->stalled = true;
+	net->st.stalls++;
+	na_sim_at(na_now_ns() + net->stall_ns, stall_end, net, NULL);
+}
+
+void
+na_sim_net_stall(struct na_sim_net *net, uint64_t at_ns, uint64_t every_ns,
+		 uint64_t for_ns)
+{
+	net->stall_every = every_ns;
+	net->stall_ns = for_ns;
+	na_sim_at(at_ns, stall_begin, net, NULL);
 }
 
 int
@@ -547,4 +665,8 @@ na_sim_net_actions_json(const struct na_sim_net *net, FILE *f)
 			lcf_action_name((enum lcf_action)a), v);
 		first = false;
 	}
+	/* Never expected: a lock leak's witness (lcf_counters). */
+	if (pc->sb_held_overwritten)
+		fprintf(f, "%s\"sb_held_overwritten\":%" PRIu64,
+			first ? "" : ",", pc->sb_held_overwritten);
 }

@@ -48,12 +48,14 @@ struct na_sim_net_stats {
 	uint64_t resubmits;
 	uint64_t
 		sw_drops; /* frames the switch dropped (pipeline, validation) */
-	uint64_t forwarded;   /* node-to-node frames forwarded as L2 */
-	uint64_t restarts;    /* switch restarts (na_sim_net_restart_at) */
-	uint64_t down_drops;  /* frames that reached the switch while down */
-	uint64_t crash_drops; /* frames a crashed node sent */
-	uint64_t held;        /* copies held back (na_sim_net_hold) */
-	uint64_t released;    /* ... and delivered late */
+	uint64_t forwarded;    /* node-to-node frames forwarded as L2 */
+	uint64_t restarts;     /* switch restarts (na_sim_net_restart_at) */
+	uint64_t down_drops;   /* frames that reached the switch while down */
+	uint64_t crash_drops;  /* frames a crashed node sent */
+	uint64_t held;         /* copies held back (na_sim_net_hold) */
+	uint64_t released;     /* ... and delivered late */
+	uint64_t stalls;       /* switch stalls begun (na_sim_net_stall) */
+	uint64_t stall_queued; /* frames that reached it stalled */
 };
 
 /**
@@ -120,6 +122,16 @@ int na_sim_net_node_failed(struct na_sim_net *net, uint16_t id,
  */
 void na_sim_net_hold(struct na_sim_net *net, uint8_t type, uint64_t nth,
 		     uint64_t hold_ns);
+
+/**
+ * A lagging switch, as a starved swswitch lcore: from virtual time `at_ns`
+ * for `for_ns`, and again every `every_ns` (0: once), frames reaching the
+ * switch queue; at the stall's end they run as swswitch runs a full rx
+ * ring, in bursts of 32, each burst's first passes in arrival order, then
+ * its resubmitted second passes (swswitch/sw_loop.c).
+ */
+void na_sim_net_stall(struct na_sim_net *net, uint64_t at_ns, uint64_t every_ns,
+		      uint64_t for_ns);
 
 /** Send the held copy on now. @return true when one was held. */
 bool na_sim_net_release(struct na_sim_net *net);

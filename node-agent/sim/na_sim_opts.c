@@ -77,6 +77,11 @@ usage(FILE *f)
 		"NA_SIM_TRACE, e.g. QRELEASE) ...\n"
 		"  --hold-for T        ... and send it T virtual s later (or "
 		"`Nev`; default 1)\n"
+		"  --stall-for T       the switch stalls T virtual s (a "
+		"starved lcore): frames\n                      queue, then run "
+		"in bursts as swswitch's ...\n"
+		"  --stall-at S        ... at S virtual s, and/or\n"
+		"  --stall-every P     ... every P virtual s (P > T)\n"
 		"  --history DIR       write DIR/node-<id>.jsonl for the checker (DIR made)\n"
 		"  --stuck-s S         virtual seconds a stopped workload, or "
 		"one final read,\n"
@@ -184,8 +189,8 @@ crash_check(const struct na_sim_opts *o)
 			      : NULL;
 	else if (!o->crash_at && !o->crash_ev)
 		why = "--crash-node needs --crash-at";
-	else if (o->topo || o->directory)
-		why = "--crash-node: the generated topology and LCF only";
+	else if (o->topo)
+		why = "--crash-node: the generated topology only";
 	else if (o->crash_node >= o->nodes - 1)
 		why = "--crash-node: a node below the shadow (the last node): "
 		      "a dead shadow is not handled (docs/FAULTS.md)";
@@ -240,6 +245,9 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 		{ "detect-ms", 1, 0, 'E' },
 		{ "hold", 1, 0, 'o' },
 		{ "hold-for", 1, 0, 'O' },
+		{ "stall-at", 1, 0, 1001 },
+		{ "stall-every", 1, 0, 1002 },
+		{ "stall-for", 1, 0, 1003 },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -422,6 +430,17 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 			rc = fault_at("--hold-for", optarg, &o->hold_s,
 				      &o->hold_ev);
 			break;
+		case 1001:
+			rc = num("--stall-at", optarg, 1e-6, 1e6, &o->stall_at);
+			break;
+		case 1002:
+			rc = num("--stall-every", optarg, 1e-6, 1e6,
+				 &o->stall_every);
+			break;
+		case 1003:
+			rc = num("--stall-for", optarg, 1e-9, 1e6,
+				 &o->stall_for);
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -447,6 +466,12 @@ na_sim_parse(int argc, char **argv, struct na_sim_opts *o)
 	}
 	if (crash_check(o) < 0)
 		return -1;
+	if ((o->stall_at || o->stall_every) != (o->stall_for > 0) ||
+	    (o->stall_every && o->stall_every <= o->stall_for)) {
+		fprintf(stderr, "na-sim: --stall-for needs --stall-at or "
+				"--stall-every, a period longer than it\n");
+		return -1;
+	}
 	if (o->directory && (o->sw_restart_at || o->sw_restart_ev)) {
 		fprintf(stderr, "na-sim: --switch-restart-at needs LCF (the "
 				"directory protocol keeps no state in the "

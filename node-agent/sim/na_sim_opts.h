@@ -35,6 +35,7 @@ struct na_sim_opts {
 	int hold_type; /* -1: none */
 	uint64_t hold_nth, hold_ev;
 	double hold_s;
+	double stall_at, stall_every, stall_for; /* s; stall_for 0: none */
 };
 
 /**

@@ -110,10 +110,11 @@ na_sim_qlock_json(struct dsm *const *d, uint32_t n_nodes, bool queued, FILE *f)
 		",\"req_aborts_passed\":%" PRIu64
 		",\"req_aborts_waiting\":%" PRIu64
 		",\"req_aborts_before_wait\":%" PRIu64
+		",\"req_aborts_after_round\":%" PRIu64
 		",\"req_home_local\":%" PRIu64,
 		r.q_waits, r.q_polls, r.q_sw_grants, r.q_slot_waits,
 		r.aborts_sent, r.aborts_done, r.aborts_passed, r.aborts_waiting,
-		r.aborts_before_wait, r.home_local);
+		r.aborts_before_wait, r.aborts_after_round, r.home_local);
 	fprintf(f,
 		",\"home_nack_lock\":%" PRIu64 ",\"home_nack_check\":%" PRIu64
 		",\"home_nack_not_home\":%" PRIu64,

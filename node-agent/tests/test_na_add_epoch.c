@@ -139,3 +139,18 @@ Test(add_epoch, comes_round_later_than_a_stamp_lives)
 	cr_assert_eq(n - 1, 65536 / NA_ADD_COPY_SEQS);
 	cr_assert_gt(now - t_first, NA_VOH_LIFE_NS);
 }
+
+/* A recovery rebuilt the block: no migration within NA_ADD_HOLD_NS of the
+ * rebuild (a request copy sent before the reports may be in flight,
+ * lib/model/qfault.pml RHOLD); the first one after clears the hold. */
+Test(add_epoch, a_rebuild_holds_the_next_migration)
+{
+	uint64_t t0 = 7ull << 20;
+
+	na_add_hold_rebuilt(&h.blk[5], t0);
+	cr_assert_eq(start(5, t0), 0);
+	cr_assert_eq(start(5, t0 + NA_ADD_HOLD_NS), 0, "rounded down: short");
+	cr_assert_eq(start(5, t0 + NA_ADD_HOLD_NS + (1ull << 20)), 0);
+	cr_assert_neq(start(5, t0 + NA_ADD_HOLD_NS + (2ull << 20)), 0);
+	cr_assert_not(h.blk[5].rec_held);
+}

@@ -285,3 +285,28 @@ Test(homelocal, local_event_counts_hot)
 	cr_expect_eq(d->node.st.req.home_local, 1);
 	cr_expect_eq(wire_sends, 2, "node 1's invalidations");
 }
+
+/* An event and unlock the home answered in this process take no RTT
+ * sample: the NACK back-off scales from the RTT (na_req_backoff), and
+ * near-zero samples shrank it to nanoseconds (a NACK storm against a
+ * remote holder). */
+Test(homelocal, a_local_event_is_no_rtt_sample)
+{
+	struct dsm_thread *t;
+	struct na_retry rt = { 0 };
+	struct na_collect c;
+	uint64_t tag, rtt;
+
+	node_up("retry");
+	t = dsm_thread(d, 0);
+	rtt = t->rtt_ns;
+	tag = tag_of(0, 0);
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt), NA_EV_OK);
+	na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tag, LCF_GS_UNSHARED,
+			   0);
+	na_req_flush(t);
+	cr_expect_eq(wire_sends, 0);
+	cr_expect_eq(d->node.st.req.home_local, 2);
+	cr_expect_eq(t->rtt_ns, rtt, "RTT %llu ns, was %llu",
+		     (unsigned long long)t->rtt_ns, (unsigned long long)rtt);
+}

@@ -495,6 +495,59 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
 	cr_assert_not(n.home.req[3 * t.threads_per_node].held[1].valid);
 }
 
+/* Feed a coherence message to the home agent; what it emits replaces
+ * `out`. */
+static void
+home_feed(struct lcf_msg m)
+{
+	na_out_reset(&out);
+	na_home_handle(&n.home, &m, NULL, 0, &out);
+}
+
+/*
+ * Node 1's READ_MISS executed (read lock, a forward to node 2, the
+ * provider) and its forward lost; node 3's drain rebuilds block 3 without
+ * that lock. The ABORT node 1 quarantines the event with is no "a copy
+ * passed" (no lock is held: the requester would collect again for ever,
+ * each copy replaying the forward to a provider that may have lost its
+ * copy), and a late copy is NACKed (lib/model/recpass.pml).
+ */
+Test(na_recovery, a_dropped_lock_of_an_executed_event_is_no_passed_copy)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 1, 9, tag);
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = (1u << 2) | (1u << 3);
+	home_feed(m);
+	cr_assert_eq(n.home.blk[3].readers, 1, "executed");
+	cr_assert(find(NA_MSG_FWD, 2) || find(NA_MSG_FWD, 3), "forwarded");
+	na_out_reset(&out);
+	na_rec_drain(n.rec, 3, &out);
+	round = self_round();
+	report(1, round, e, 0, 0);
+	report(2, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].readers, 0);
+	cr_assert_eq(n.rec->st.held_nacked, 1);
+
+	m.type = LCF_T_ABORT;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
+	cr_assert_not(out.m[0].msg.flags & LCF_F_FAIL,
+		      "no copy holds a lock: aborted");
+	m.type = LCF_T_READ_MISS;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "no forward replayed");
+	cr_assert_eq(n.home.blk[3].readers, 0);
+}
+
 /*
  * Queued mode (QUEUED-LOCKS.md 11): node 3 holds block 3's write lock as a
  * queue tenure granted by Q_GRANT (no lock record here, not in the
@@ -749,17 +802,17 @@ Test(na_recovery, current_orphan_of_a_dead_requester_is_written)
 	cr_assert_eq(n.rec->st.orphans_written, 1);
 }
 
-/* The node side: a record is marked current only while this node's copy
- * is Shared with the same data. */
-Test(na_recovery, dirty_record_marked_current_only_when_equal)
+/*
+ * Node 3's thread 0 was given data from our Modified copy of home 1's
+ * block `tag` (the cache agent's row: an orphan record, seq 7); our copy of
+ * the block is Shared with that data. @return our copy.
+ */
+static struct na_centry *
+orphan_row(uint64_t tag)
 {
-	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
-	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
 	struct na_creq *rq = &n.cagent.req[3 * t.threads_per_node];
 	struct na_cbucket *b = na_cache_bucket(&n.cache, tag);
 	struct na_centry *ce;
-	const struct na_out_msg *r;
-	uint8_t tags[8];
 
 	rq->le = (struct na_last_exec){ .valid = true, .seq = 7 };
 	rq->ack = (struct lcf_msg){ .gstatus = LCF_GS_MODIFIED,
@@ -776,20 +829,39 @@ Test(na_recovery, dirty_record_marked_current_only_when_equal)
 	ce->busy = -1;
 	ce->state = NA_L_SHARED;
 	memset(ce->data, 0x5a, t.block_size);
+	return ce;
+}
+
+/* A round of home 1 on `tag` (round `seq`): our report. */
+static const struct na_out_msg *
+report_of(uint64_t tag, uint32_t seq)
+{
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, seq, 0);
+	const struct na_out_msg *r;
+	uint8_t tags[8];
+
 	put64(tags, tag);
 	m.len = sizeof(tags);
 	feed(&m, tags);
 	r = find(NA_MSG_REC_REPORT, 1);
 	cr_assert_not_null(r);
+	return r;
+}
+
+/* The node side: a record is marked current only while this node's copy
+ * is Shared with the same data. */
+Test(na_recovery, dirty_record_marked_current_only_when_equal)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
+	struct na_centry *ce = orphan_row(tag);
+	const struct na_out_msg *r = report_of(tag, 4);
+
 	cr_assert_eq(r->msg.len, 2 * REC_ENTRY, "HOLD and DIRTY");
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 8], ENT_DIRTY);
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11],
 		     REC_DIRTY_CUR);
 	ce->data[5] ^= 1; /* our copy differs: not current */
-	m.seq = 5;
-	feed(&m, tags);
-	r = find(NA_MSG_REC_REPORT, 1);
-	cr_assert_not_null(r);
+	r = report_of(tag, 5);
 	cr_assert_eq(((const uint8_t *)r->payload)[REC_ENTRY + 11], 0);
 }
 
@@ -851,6 +923,59 @@ Test(na_recovery, rejoin_forgets_the_old_incarnations_rows_and_copies)
 		     NA_L_INVALID, "the old memory's copy is dropped");
 	cr_assert_eq(n.rec->st.rejoin_uncached, 1);
 	cr_assert_not(feed(&late, NULL), "node 3 is heard again");
+}
+
+/* orphan_row(), then node 3 died and rejoined here. @return our copy. */
+static struct na_centry *
+rejoined_with_orphan(uint64_t tag)
+{
+	struct na_centry *ce = orphan_row(tag);
+
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1);
+	cr_assert_eq(na_le_check(&n.cagent.req[3 * t.threads_per_node].le, 1),
+		     NA_LE_EXECUTE, "row reset");
+	cr_assert_eq(n.rec->st.rejoin_kept, 1);
+	return ce;
+}
+
+/*
+ * The rejoin came before home 1's round asked us (our first report lost):
+ * the record is kept aside, reported current, until that round ends
+ * (lib/model/recorphan.pml KEEP; na-sim --directory --restart-node seed 60
+ * lost an update without it).
+ */
+Test(na_recovery, rejoin_keeps_an_orphan_until_its_round_ends)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
+	struct lcf_msg done = msg(NA_MSG_REC_DONE, 1, 4, 0);
+	const uint8_t *e;
+
+	(void)rejoined_with_orphan(tag);
+	cr_assert_eq(report_of(tag, 4)->msg.len, 2 * REC_ENTRY,
+		     "HOLD, kept DIRTY");
+	e = find(NA_MSG_REC_REPORT, 1)->payload;
+	cr_assert_eq(e[REC_ENTRY + 8], ENT_DIRTY);
+	cr_assert_eq(e[REC_ENTRY + 9], 3);
+	cr_assert_eq(e[REC_ENTRY + 11], REC_DIRTY_CUR);
+	cr_assert_not_null(find(NA_MSG_REC_DATA, 1), "and its data");
+	feed(&done, NULL);
+	cr_assert_eq(report_of(tag, 5)->msg.len, REC_ENTRY, "done: HOLD only");
+}
+
+/* Not current: not reported at all (its seq is the dead process's; the
+ * new incarnation may list the same seq unsettled: recorphan.pml -alias,
+ * na-sim --restart-node seed 126 wrote an older value). */
+Test(na_recovery, a_kept_orphan_is_reported_only_when_current)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 2; /* home 1 */
+	struct na_centry *ce = rejoined_with_orphan(tag);
+
+	ce->data[5] ^= 1;
+	cr_assert_eq(report_of(tag, 4)->msg.len, REC_ENTRY, "HOLD only");
 }
 
 /* The rejoin waits until the drain's round rebuilt node 3's block. */
@@ -1037,6 +1162,36 @@ Test(na_recovery, a_declaration_settles_an_add_out)
 	na_migrate_fini(&mg);
 }
 
+/* A timer's settle whose ADD FAILed in the hold, then a declaration: the
+ * FAIL no longer decides (the block's copyset names the dead node, which
+ * the drain skips while it is REMOVING): REMOVE and round, as any settle
+ * at a declaration; a late OK neither (lib/model/migrestart.pml). */
+Test(na_recovery, a_declaration_in_a_settles_hold_keeps_its_round)
+{
+	struct na_hblock *b = &n.home.blk[2];
+	struct lcf_msg ack = msg(LCF_T_MIGRATE_ACK, 0, 0,
+				 na_home_tag(&n.home, 2));
+
+	b->cs = 1u << 3;
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
+	ack.seq = b->add_seq0;
+	ack.aux = (uint32_t)LCF_T_ADD_TO_SWITCH << 24;
+	cr_assert_eq(na_home_migrate_timeout(&n.home, 2, na_now_ns(), &out),
+		     -EALREADY, "settled");
+	cr_assert(b->add_late);
+	ack.flags = LCF_F_FAIL;
+	na_home_handle(&n.home, &ack, NULL, 0, &out);
+	cr_assert_eq(b->add_settle, 3, "the FAIL in the hold");
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(b->add_settle, 1, "REMOVE and round again");
+	cr_assert_not(b->add_late);
+	ack.flags = 0;
+	na_home_handle(&n.home, &ack, NULL, 0, &out);
+	cr_assert_eq(b->owner, NA_OWN_REMOVING, "a late OK no longer decides");
+	cr_assert_eq(n.home.st.settle_answered_ok, 0);
+}
+
 /* An ADD after the drain names no dead node (the switch evicted what named
  * it, migdead.pml); once the node rejoins, its new incarnation may be. */
 Test(na_recovery, no_add_copy_names_a_dead_node)
@@ -1058,4 +1213,105 @@ Test(na_recovery, no_add_copy_names_a_dead_node)
 	na_out_reset(&out);
 	cr_assert_eq(na_home_migrate_resend(&n.home, 2, 0, &out), 0);
 	cr_assert_eq(add_copyset(), 1u << 3);
+}
+
+/*
+ * Switch-restart sweep 68 run 542 (lib/model/migrestart.pml): the ADD's
+ * copy installed the block in the old switch, its replies lost, node 1
+ * wrote it there (Modified); after the restart a re-sent copy installed
+ * the home's metadata of before (Unshared). Unanswered, the ADD is
+ * settled: REMOVE, the entry found is not the truth, the block is rebuilt
+ * from the caches' reports and ADDed again with that.
+ */
+Test(na_recovery, an_unanswered_add_is_recovered_and_added_again)
+{
+	struct na_hblock *b = &n.home.blk[2];
+	struct na_migrate mg;
+	struct na_mig_io io = { .out = &out, .flush = mig_flush };
+	uint64_t tag = na_home_tag(&n.home, 2);
+	struct lcf_msg ack = msg(LCF_T_MIGRATE_ACK, 0, 1, tag);
+	const struct na_out_msg *add;
+	uint8_t e[64];
+	uint32_t round;
+	uint64_t t0;
+
+	b->gs = LCF_GS_UNSHARED;
+	b->cs = 0;
+	cr_assert_eq(na_home_migrate_start(&n.home, 2, na_now_ns(), &out), 0);
+	na_out_reset(&out);
+	cr_assert_eq(na_home_migrate_timeout(&n.home, 2, 0, &out), -EALREADY);
+	cr_assert_null(find(LCF_T_ADD_TO_SWITCH, 0), "no copy re-sent");
+	cr_assert_eq(b->owner, NA_OWN_REMOVING);
+	cr_assert_eq(n.home.st.migrate_unanswered, 1);
+	cr_assert_eq(na_migrate_init(&mg, false, 0, 0, -1, 0), 0);
+	t0 = (uint64_t)b->add_hold_t << 20;
+	na_migrate_tick(&mg, &n.home, t0 + NA_ADD_HOLD_NS + (2ull << 20), &io);
+	cr_assert_not_null(find(LCF_T_REMOVE_FROM_SWITCH, 0));
+	/* The re-sent copy's entry: Unshared, not the truth. */
+	ack.aux = (uint32_t)LCF_T_REMOVE_FROM_SWITCH << 24;
+	ack.gstatus = LCF_GS_UNSHARED;
+	ack.copyset = 0;
+	na_out_reset(&out);
+	cr_assert(feed(&ack, NULL));
+	cr_assert_eq(b->owner, NA_OWN_RECOVERING);
+	round = self_round();
+	report(1, round, e, entry(e, tag, ENT_HOLD, 2, 0, 0), 0);
+	report(2, round, e, 0, 0);
+	report(3, round, e, 0, 0);
+	tick_done();
+	cr_assert_eq(b->owner, NA_OWN_HOME);
+	cr_assert_eq(b->gs, LCF_GS_MODIFIED, "node 1's write");
+	cr_assert_eq(b->cs, 1u << 1);
+	for (uint16_t i = 0; i < 4; i++) {
+		struct lcf_msg a = msg(NA_MSG_REC_DONE_ACK, i, round, 0);
+
+		feed(&a, NULL);
+	}
+	tick_now(); /* the round ends: the re-add */
+	cr_assert_eq(n.rec->h.n_readd, 1);
+	n.rec->h.last_ns = 0;
+	/* The settle's hold (NA_ADD_HOLD_NS) spaces the migrations in real
+	 * time (NA_ADD_GAP_NS), as does the rebuild's hold; this test's round
+	 * takes microseconds. */
+	b->add_t -= NA_ADD_GAP_UNITS;
+	b->rec_t -= (uint32_t)(NA_ADD_HOLD_NS >> 20) + 2;
+	tick_now();
+	add = find(LCF_T_ADD_TO_SWITCH, 0);
+	cr_assert_not_null(add, "ADDed again");
+	cr_assert_eq(add->msg.gstatus, LCF_GS_MODIFIED);
+	cr_assert_eq(add->msg.copyset, 1u << 1);
+	na_migrate_fini(&mg);
+}
+
+/*
+ * A rebuilt block is ADDed to the switch only once the packet lifetime has
+ * passed: node 2's request copy, sent before its report (its event aborted
+ * by the round), may still be on its way; delivered after a re-ADD it can
+ * take the lock, or be queued into another node's tenure that is then
+ * handed to it, and the block stays locked (lib/model/qfault.pml,
+ * qfault-restart-late; RHOLD). Times from the rebuild's own stamp
+ * (2^20 ns units), not the test's clock.
+ */
+Test(na_recovery, rebuilt_block_waits_out_the_packet_lifetime)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	struct na_hblock *b = &n.home.blk[3];
+	uint32_t round = lost_block_round(3, msg(LCF_T_WRITE_MISS, 2, 9, tag));
+	uint64_t r;
+	uint8_t e[16];
+
+	report(1, round, e, 0, 0);
+	report(2, round, e, entry(e, tag, ENT_UNSETTLED, 0, 0, 9), 0);
+	report(3, round, e, 0, 0);
+	tick_done();
+	cr_assert_eq(b->owner, NA_OWN_HOME);
+	r = (uint64_t)b->rec_t << 20;
+	na_out_reset(&out);
+	/* 10 units after the stamp: maybe only 9 x 2^20 ns < NA_ADD_HOLD_NS */
+	cr_assert_eq(na_home_migrate_start(&n.home, 3, r + (10ull << 20), &out),
+		     -EBUSY, "a copy sent before the reports may be in flight");
+	cr_assert_eq(b->owner, NA_OWN_HOME);
+	cr_assert_eq(na_home_migrate_start(&n.home, 3, r + (11ull << 20), &out),
+		     0);
+	cr_assert_eq(b->owner, NA_OWN_MIGRATING);
 }

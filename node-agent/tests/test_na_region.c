@@ -7,8 +7,10 @@
  * checked directly: a counter per block of the threads inside a critical
  * section that covers it. Also the ABORT quarantine of a NACKed event on
  * the same cluster (its timing is the virtual clock's), a local wait
- * that ends one, and a stopped node's wait for its own ending tenure
- * (queued mode). Over 500 lines: these tests share the cluster setup.
+ * that ends one, a stopped node's wait for its own ending tenure
+ * (queued mode), and the ABORT of an event a recovery round made the
+ * thread give up, and of one that ended with neither an unlock nor an
+ * ABORT before the thread's next seq. Over 500 lines: these tests share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -587,5 +589,212 @@ Test(region, stopped_thread_gives_up_a_tenure_that_never_ends)
 	cluster_up(0);
 	lock_mode = "retry";
 	run_all(stopped_begin, args, 1, 1000000);
+	cluster_down();
+}
+
+/* ---- an event given up in a recovery round ------------------------------ */
+
+static volatile int gu_sent;
+
+/* Does the switch hold `tag`? Its entry in *v. */
+static bool
+switch_entry(uint64_t tag, struct lcf_block_view *v)
+{
+	const struct lcf_pipeline *p = na_sim_net_pipeline(s.net);
+	const struct lcf_pipeline_config *c = lcf_pipeline_config(p);
+	uint64_t t;
+
+	for (uint32_t w = 0; w < c->ways; w++)
+		for (uint32_t k = 0; k < c->slots_per_way; k++)
+			if (lcf_pipeline_read_slot(p, w, k, &t, v) == 0 &&
+			    t == tag)
+				return true;
+	return false;
+}
+
+/* The round's trigger: once the switch is back, a request of node 0's
+ * thread 1 misses its tag; the home probes, finds the block lost and starts
+ * the round (its NACK goes to a thread that does not read it). */
+static void *
+gu_trigger(void *arg)
+{
+	struct dsm_thread *h = dsm_thread(s.d[0], 1);
+	uint64_t tag = blk(0) >> s.d[0]->topo.block_shift, until;
+	struct lcf_msg m;
+
+	(void)arg;
+	while (!gu_sent)
+		na_req_backoff(h, 0);
+	until = na_now_ns() + 200000; /* past the switch's outage */
+	while (na_now_ns() < until)
+		na_req_backoff(h, 0);
+	na_req_msg(h, &m, LCF_T_READ_MISS, 1, tag, na_req_home_of(h, tag));
+	na_node_send(h->n, m.dst_node, &m, NULL);
+	finished();
+	return NULL;
+}
+
+/*
+ * lib/model/miglate.pml: node 1's WRITE_MISS on switch-owned block 0
+ * reaches the switch during a restart's outage; a copy of it is held in
+ * the network. A round recovers the block while the thread waits: the
+ * thread gives the event up (no unlock: "the switch that may hold our lock
+ * is gone") and reports it UNSETTLED; the home records the seq and ADDs
+ * the block again. The held copy then takes its lock. The thread's next
+ * event must first ABORT the given-up seq (kept though the round recorded
+ * it), get "a copy passed" and unlock with that seq (the home serving the
+ * copy it recorded NACKed); without the ABORT the lock is nobody's and the
+ * next event is NACKed for ever.
+ */
+static void *
+gu_requester(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift;
+	struct na_home *home = &s.d[0]->node.home;
+	struct na_retry rt = { 0 }, rt2 = { 0 };
+	struct lcf_block_view v = { 0 };
+	struct na_collect c;
+	uint32_t idx = 0, seq;
+	int ev = NA_EV_NACK, n;
+
+	if (arg)
+		return gu_trigger(arg);
+	while (idx < home->n_blocks && na_home_tag(home, idx) != tag)
+		idx++;
+	cr_assert_lt(idx, home->n_blocks);
+	cr_assert_eq(home->blk[idx].owner, NA_OWN_SWITCH);
+	na_sim_net_restart_at(s.net, na_now_ns(), 100000);
+	na_sim_net_hold(s.net, LCF_T_WRITE_MISS, 1, 0);
+	gu_sent = 1;
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt),
+		     NA_EV_NACK);
+	seq = t->seq;
+	cr_assert_eq(t->n->st.req.nacks, 0, "given up in the round");
+	cr_expect(t->stale.valid && t->stale.seq == seq,
+		  "the given-up event is quarantined");
+	/* The round ends; the block is ADDed again. */
+	for (n = 0; n < 100000 && !(home->blk[idx].owner == NA_OWN_SWITCH &&
+				    switch_entry(tag, &v));
+	     n++)
+		na_req_backoff(t, 4);
+	cr_assert(switch_entry(tag, &v), "the block is back in the switch");
+	cr_assert(na_sim_net_release(s.net), "a copy was held");
+	for (n = 0; n < 100000 && !(switch_entry(tag, &v) && v.lock); n++)
+		na_req_backoff(t, 0);
+	cr_assert(v.lock & LCF_LOCK_WRITER, "the late copy took the lock");
+	for (n = 0; n < 20 && ev != NA_EV_OK; n++) {
+		ev = na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt2);
+		if (ev == NA_EV_NACK)
+			na_req_backoff(t, (unsigned)n);
+	}
+	cr_expect_eq(ev, NA_EV_OK, "the next event is granted");
+	cr_expect_gt(t->n->st.req.aborts_sent, 0);
+	cr_expect_eq(t->n->st.req.aborts_passed, 1, "abort_copy_passed");
+	cr_expect_eq(t->n->st.req.stale_grants_released, 1,
+		     "the late copy's lock released with seq %u", seq);
+	if (ev == NA_EV_OK) { /* nothing installed: the metadata unchanged */
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt2.seq, tag,
+				   c.gs_old, c.cs_old);
+		na_req_flush(t);
+	}
+	cr_expect(switch_entry(tag, &v) && !v.lock, "nothing left locked");
+	finished();
+	return NULL;
+}
+
+Test(region, round_given_up_event_is_aborted_before_the_next)
+{
+	uint32_t moved = 0;
+	void *margs[1] = { &moved }, *args[2] = { NULL, &s };
+
+	cluster_up(0);
+	run_all(migrate, margs, 1, 5000000);
+	cr_assert_gt(moved, 0, "no block moved to the switch");
+	gu_sent = 0;
+	run_all(gu_requester, args, 2, 20000000);
+	cluster_down();
+}
+
+/* ---- an event ended with no unlock and no ABORT: its row ------------- */
+
+/* A switch-owned block of node 0's (migrate) other than `skip`, or -1. */
+static int
+switch_block(int skip)
+{
+	struct lcf_block_view v;
+
+	for (int i = 0; i < BLOCKS; i++)
+		if (i != skip &&
+		    switch_entry(blk(i) >> s.d[1]->topo.block_shift, &v))
+			return i;
+	return -1;
+}
+
+/*
+ * lib/model/migrows.pml: node 1's thread reads switch-owned block A (seq
+ * s, its read lock counted in SCOREBOARD's row of s's parity) and ends the
+ * event with neither an unlock nor an ABORT (as a quarantine that left
+ * through a round, or a give-up while stopping). Its next events write
+ * block B (s+1, s+2): s+2's request would move the row of s on, after
+ * which s's unlock and ABORT find it over and A's read lock has no holder
+ * (every writer of A NACKed for ever, the test-migration hang). The thread
+ * must end s first: ABORT, "a copy passed", re-ask, unlock with seq s.
+ */
+static void *
+row_requester(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	int a = switch_block(-1), b = switch_block(a);
+	uint64_t ta, tb;
+	struct lcf_block_view v = { 0 };
+	struct na_collect c;
+	int ev;
+
+	(void)arg;
+	cr_assert(a >= 0 && b >= 0, "two switch-owned blocks");
+	ta = blk(a) >> t->d->topo.block_shift;
+	tb = blk(b) >> t->d->topo.block_shift;
+	for (int k = 0; k < 3; k++) {
+		struct na_retry rt = { 0 };
+		uint8_t type = k ? LCF_T_WRITE_MISS : LCF_T_READ_MISS;
+
+		ev = NA_EV_NACK;
+		for (int n = 0; n < 20 && ev != NA_EV_OK; n++) {
+			ev = na_req_event(t, type, k ? tb : ta, &c, &rt);
+			if (ev == NA_EV_NACK)
+				na_req_backoff(t, (unsigned)n);
+		}
+		cr_assert_eq(ev, NA_EV_OK, "event %d granted", k);
+		if (!k) {
+			cr_assert(switch_entry(ta, &v) && v.lock == 1,
+				  "the read lock is taken in the switch");
+			continue; /* no unlock, no ABORT */
+		}
+		/* nothing installed: the metadata unchanged */
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tb, c.gs_old,
+				   c.cs_old);
+		na_req_flush(t);
+	}
+	cr_expect_eq(lcf_pipeline_counters(na_sim_net_pipeline(s.net))
+			     ->sb_held_overwritten,
+		     0, "a row that counted a lock was moved on");
+	cr_expect(switch_entry(ta, &v) && v.lock == 0,
+		  "block A left locked (LOCK 0x%x)", v.lock);
+	cr_expect_eq(t->n->st.req.row_guard, 1);
+	cr_expect_eq(t->n->st.req.aborts_passed, 1, "abort_copy_passed");
+	finished();
+	return NULL;
+}
+
+Test(region, event_without_unlock_is_ended_before_its_row_is_reused)
+{
+	uint32_t moved = 0;
+	void *margs[1] = { &moved }, *args[1] = { NULL };
+
+	cluster_up(0);
+	run_all(migrate, margs, 1, 5000000);
+	cr_assert_gt(moved, 1, "fewer than two blocks moved to the switch");
+	run_all(row_requester, args, 1, 20000000);
 	cluster_down();
 }

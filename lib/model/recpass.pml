@@ -1,0 +1,171 @@
+/*
+ * An event the home executed whose lock a recovery round dropped, asked
+ * about by its requester's ABORT after the round (na-sim crash + migrate
+ * runs: a survivor's quarantine that never ends, exit 3).
+ *
+ * The home executes the requester's READ_MISS: read lock, recorded
+ * decision "forward, node P provides" (LAST-EXECUTED), the forward lost.
+ * A round (another node's failure) rebuilds the block from the caches'
+ * reports: readers 0, every holder forgotten (na_rec_home.c
+ * forget_holders). The requester's reply never came: it gives the event
+ * up and quarantines it, ABORT until answered (na_req_stale.c).
+ *
+ * Old rule (-DOLD): the round records only unsettled seqs the home has not
+ * executed; an executed one keeps its decision, so the ABORT is a
+ * duplicate answered "a copy passed" though no lock is held. The requester
+ * collects again: every copy of its request replays the forward to P,
+ * which a writer, free to take the block once the round dropped the read
+ * lock, has invalidated meanwhile: P answers without data for ever (run
+ * recpass-old: the requester blocked, an invalid end state).
+ * Default: a holder the round forgets whose seq is the recorded one gets a
+ * NACK decision, as an unexecuted unsettled seq does: its ABORT is
+ * answered "aborted", a late copy NACKed (run recpass).
+ *
+ * Bounds: one block, the requester's one event (seq 1), one provider, one
+ * writer (an atomic write that invalidates P's copy, the lock free), one
+ * round at any time, LOSS forwards lost, RS retransmissions by the
+ * requester after its channels went quiet (`timeout`: with no loss left
+ * one copy answers; RS 2 covers a lost forward and one more).
+ */
+#ifndef LOSS
+#define LOSS 1
+#endif
+#ifndef RS
+#define RS 2
+#endif
+
+mtype = { REQ, ABORT, UNLOCK, FWD, DATA, NODATA, NACK, PASSED, ABORTED };
+#define D_NONE 0
+#define D_FWD 1
+#define D_REPLY 2
+#define D_NACK 3
+
+chan toh = [6] of { mtype }; /* requester -> home */
+chan top = [4] of { mtype }; /* home -> P */
+chan tor = [8] of { mtype }; /* home, P -> requester */
+
+byte readers;    /* the block's read locks at home */
+bit exec1;       /* LAST-EXECUTED: seq 1 executed or recorded */
+byte dec;        /* its recorded decision */
+bit held1;       /* the home's holder entry of seq 1 */
+bit pdata = 1;   /* P's Shared copy */
+bit rin, rdone;  /* the requester in its event; all replies collected */
+bit roundp;      /* the round happened */
+byte loss = LOSS;
+
+inline decide()
+{
+	if
+	:: pdata -> dec = D_FWD
+	:: else -> dec = D_REPLY
+	fi
+}
+
+inline replay()
+{
+	if
+	:: dec == D_NACK -> tor!NACK
+	:: dec == D_REPLY -> tor!DATA
+	:: dec == D_FWD ->
+		if
+		:: loss > 0 -> loss-- /* the forward lost */
+		:: true -> top!FWD
+		fi
+	fi
+}
+
+active proctype home()
+{
+end:	do
+	:: atomic { toh?REQ ->
+		if
+		:: !exec1 -> exec1 = 1; readers++; held1 = 1; decide()
+		:: else -> skip /* a duplicate: the recorded decision */
+		fi;
+		replay() }
+	:: atomic { toh?ABORT ->
+		if
+		:: !exec1 -> exec1 = 1; dec = D_NACK; tor!ABORTED
+		:: else ->
+			if
+			:: dec == D_NACK -> tor!ABORTED
+			:: else -> tor!PASSED
+			fi
+		fi }
+	:: atomic { toh?UNLOCK ->
+		if
+		:: held1 -> held1 = 0; readers--
+		:: else -> skip
+		fi }
+	od
+}
+
+/* The provider: its copy if it still has one (provider_without_data). */
+active proctype provider()
+{
+end:	do
+	:: atomic { top?FWD ->
+		if
+		:: pdata -> tor!DATA
+		:: else -> tor!NODATA
+		fi }
+	od
+}
+
+/* Another node's write, once no read lock holds: P invalidated. */
+active proctype writer()
+{
+end:	atomic { readers == 0 && pdata -> pdata = 0 }
+}
+
+/* The round: locks rebuilt (none), holders forgotten, unsettled recorded. */
+active proctype round()
+{
+end:	atomic { rin && !roundp ->
+		roundp = 1;
+		readers = 0;
+#ifndef OLD
+		if
+		:: held1 && dec != D_NACK -> dec = D_NACK
+		:: else -> skip
+		fi;
+#endif
+		held1 = 0;
+		if
+		:: !rdone && !exec1 -> exec1 = 1; dec = D_NACK
+		:: else -> skip
+		fi }
+}
+
+active proctype requester()
+{
+	byte rs = RS;
+	bit passed;
+
+	atomic { rin = 1; toh!REQ };
+	do
+	:: tor?DATA -> rdone = 1; break
+	:: tor?NODATA -> skip
+	:: tor?NACK -> goto over /* recorded by the round: ended */
+	:: roundp && !rdone -> goto quar
+	:: timeout && rs > 0 -> rs--; toh!REQ
+	od;
+	goto unlock;
+quar:	/* replies collected before the round are forgotten (ask_afresh) */
+	toh!ABORT;
+	do
+	:: tor?ABORTED -> goto over
+	:: tor?PASSED -> passed = 1; toh!REQ
+	:: tor?DATA -> rdone = 1; break
+	:: tor?NODATA -> skip
+	:: tor?NACK -> skip /* the ABORT decides */
+	:: timeout && rs > 0 ->
+		rs--;
+		if
+		:: passed -> toh!REQ
+		:: else -> toh!ABORT
+		fi
+	od;
+unlock:	toh!UNLOCK;
+over:	skip
+}
