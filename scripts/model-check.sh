@@ -594,6 +594,10 @@ if [ $DEEP = 0 ]; then
 	# BEGIN and never gets DONE; not when the declared nodes are left out.
 	PML=recjoin.pml run recjoin-old "violation:assertion violated" "" "-DSAFETY" "-m10000 -w18"
 	PML=recjoin.pml run recjoin pass "-DFIX -DNR=3 -DLOSS=2" "-DSAFETY" "-m10000 -w18"
+	# ... and a copy the node reported in the running round before it
+	# died: rebuilt into the copyset unless the drain takes it out.
+	PML=recjoin.pml run recjoin-hold "violation:assertion violated" "-DFIX -DHOLD" "-DSAFETY" "-m10000 -w18"
+	PML=recjoin.pml run recjoin-holdfix pass "-DFIX -DHOLD -DFIX2 -DNR=3 -DLOSS=2" "-DSAFETY" "-m10000 -w18"
 	# Queued mode across a restart (qrejoin.pml): the holder table keeps
 	# the re-admitted node dead, a hand-over approved to its new event
 	# sends no Q_GRANT; cleared at the rejoin, passes.

@@ -20,7 +20,8 @@
 #   --keep DIR     keep each failing run's directory (history, summary,
 #                  stderr, command) under DIR (default: sim-sweep-failures)
 #   --fault F      every run with fault F (docs/SIMULATION.md "Faults") at
-#                  an event drawn in the run's middle; no directory runs
+#                  an event drawn in the run's middle; directory runs with
+#                  crash and restart only
 #   --run-timeout SEC  wall seconds a run may take before it is stopped
 #                  and counted as failed (default 900)
 #

@@ -305,6 +305,15 @@ run regress-restart-directory-orphan "--seed 60 --events 3000 --nodes 5 --thread
 # kept record of the old one's seq 1 (an older value to memory, stale reads).
 run regress-restart-kept-alias "--seed 126 --events 3000 --nodes 6 --threads 4 --workload micro --blocks 4 --cache-blocks 64 --block-size 4096 --loss 0.07 --dup 0.05 --jitter-us 4 --max-rate 50000 --detect-ms 1 --restart-node 4 --restart-at 2578ev" \
 	recovery.rejoin_kept
+# A node reported its copy in a running round, then was declared: the
+# drain took it out of the round's holders (lib/model/recjoin.pml HOLD;
+# without it every read forwarded to the new incarnation got no data).
+run regress-restart-round-hold "--seed 350908908 --events 2000 --nodes 5 --threads 1 --workload rwlock --read-ratio 0.9 --blocks 3 --switch-blocks 3 --cache-blocks 64 --block-size 16384 --loss 0.059 --dup 0.054 --jitter-us 0 --max-rate 200000 --stuck-s 30 --restart-node 3 --restart-at 1567ev --detect-ms 10" \
+	recovery.rejoined
+# A due drain round starts between re-adds: a re-add held by the declared
+# node's lock waited for its rejoin, the rejoin for the round (stall).
+run regress-restart-readd-pending "--seed 1681545155 --events 2000 --nodes 6 --threads 1 --workload rwlock --read-ratio 0.9 --blocks 4 --switch-blocks 3 --cache-blocks 3 --block-size 64 --loss 0.019 --dup 0.013 --jitter-us 4 --max-rate 200000 --stuck-s 30 --migrate --pipe-depth 2 --restart-node 4 --restart-at 478ev --detect-ms 10" \
+	recovery.rejoined
 # Static and dynamic migration: the static loop's ADD during a drain
 # collided and cleared the holder's write lock (lib/model/migmix.pml).
 run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rwlock --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 3 --loss 0.3 --dup 0.1 --jitter-us 50 --max-rate 5000 --migrate --events 20000"

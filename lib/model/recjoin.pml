@@ -30,6 +30,15 @@
  * command waits a frame's life after the declaration). The other
  * survivors report and acknowledge at once (not modelled). Bounds: NR
  * rounds started by detections, one drain round, LOSS lost copies.
+ *
+ * -DHOLD: the rounds rebuild one block Y of which X's old process held a
+ * copy; its report (HOLD) may be in the running round before it died. A
+ * drain takes Y for its own round only if Y is the home's (RECOVERING in
+ * the running round, the drain passes it by). Today's rule: the running round keeps X's HOLD and rebuilds Y
+ * with X in its copyset, a copy X's new incarnation does not have: every
+ * read forwarded to it gets no data (na-sim --fault restart sweep 70 run
+ * 385, recjoin-hold). -DFIX2: the drain also takes X out of the running
+ * round's collected holders.
  */
 #ifndef NR
 #define NR 2
@@ -58,6 +67,11 @@ bit home_done;
 byte lost;
 bit inround;                 /* X's new incarnation is in a round */
 byte nround;
+bit hold_in;  /* the running round collected X's old HOLD of Y */
+bit covers;   /* the running round rebuilds Y */
+bit cs_x = 1; /* Y's copyset names X (its old process held a copy) */
+bit y_home = 1; /* Y is the home's (not RECOVERING in a round) */
+bit y_drain;    /* the drain took Y for its round */
 
 inline send_x(t, r)
 {
@@ -67,10 +81,16 @@ inline send_x(t, r)
 	fi
 }
 
-inline start_round()
+inline start_round(y)
 {
 	h_round = (h_round + 1) % M;
 	phase = COLLECT;
+	covers = y;
+	hold_in = 0;
+	if
+	:: y -> y_home = 0
+	:: else
+	fi;
 #ifdef FIX
 	expect = !dead && !declared;
 #else
@@ -91,23 +111,45 @@ active proctype home()
 
 	do
 	/* a detection (a tag miss of a block the switch lost) */
-	:: atomic { phase == IDLE && started < NR -> started++; start_round() }
+	:: atomic { phase == IDLE && started < NR -> started++;
+		    if
+		    :: start_round(y_home) /* Y's tag miss, or another's */
+		    :: start_round(0)
+		    fi }
+#ifdef HOLD
+	/* X's old process reported its copy of Y before it died */
+	:: atomic { phase == COLLECT && covers && !declared && !hold_in ->
+		    hold_in = 1 }
+#endif
 	/* the tick: the drain first */
 	:: atomic { declared && !dead ->
 		dead = 1;
 		expect = 0;
+#ifdef FIX2
+		hold_in = 0;
+#endif
+		/* Y taken if the home's and naming X (RECOVERING now) */
+		y_drain = y_home && cs_x;
 		if
-		:: phase == IDLE -> start_round()
+		:: y_drain -> y_home = 0
+		:: else
+		fi;
+		if
+		:: phase == IDLE -> start_round(y_drain)
 		:: else -> drain_due = 1
 		fi }
 	:: atomic { !(declared && !dead) && rejoin_req && dead &&
 		    phase == IDLE && !drain_due ->
 		dead = 0; declared = 0; rejoin_req = 0 }
 	:: atomic { !(declared && !dead) && phase == IDLE && drain_due ->
-		drain_due = 0; start_round() }
+		drain_due = 0; start_round(y_drain) }
 	:: atomic { !(declared && !dead) && phase == COLLECT &&
 		    (!expect || reported) ->
 		phase = DONE;
+		if
+		:: covers -> cs_x = hold_in; y_home = 1
+		:: else
+		fi;
 		if
 		:: expect -> send_x(END, h_round)
 		:: else
@@ -179,5 +221,9 @@ end_x:	do
 /* Once the home is done and nothing is in flight, X is in no round. */
 active proctype monitor()
 {
-	atomic { home_done && empty(to_x) && empty(to_h) -> assert(!inround) }
+	atomic { home_done && empty(to_x) && empty(to_h) -> assert(!inround)
+#ifdef HOLD
+		 ; assert(!cs_x) /* X's old copy is gone */
+#endif
+	}
 }

@@ -66,6 +66,19 @@ na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out)
 	__atomic_or_fetch(&r->pub.dead, na_bit(dead), __ATOMIC_RELEASE);
 	r->st.dead_nodes++;
 	r->h.expect &= ~na_bit(dead);
+	/*
+	 * The running round's blocks are RECOVERING, so the loop below
+	 * passes them by: a copy the node reported in it before it died
+	 * would be rebuilt into their copysets, a copy its new incarnation
+	 * does not have (every read forwarded there gets no data; na-sim
+	 * --fault restart sweep 70 run 385, lib/model/recjoin.pml HOLD).
+	 */
+	for (uint32_t s = 0; r->h.phase == PH_COLLECT && s < r->h.n; s++) {
+		if (r->h.mod[s] & na_bit(dead))
+			r->st.dead_dirty_lost++; /* its only copy died */
+		r->h.cs[s] &= ~na_bit(dead);
+		r->h.mod[s] &= ~na_bit(dead);
+	}
 	if (r->env.role_home)
 		__atomic_and_fetch(&home->dead_new, ~na_bit(dead),
 				   __ATOMIC_RELEASE);

@@ -648,8 +648,17 @@ na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out)
 		}
 		return;
 	case PH_READD:
-		if (now - h->last_ns > REC_RETX_NS)
+		/* No round runs (recjoin.pml's idle home): a due drain round
+		 * starts now, the re-adds go on after it. Waiting for them let
+		 * a re-add held by a declared node's lock block the drain and
+		 * the node's re-admission for good (na-sim --fault restart
+		 * sweep 70 run 741). */
+		if (h->pending) {
+			h->pending = false;
+			na_rec_start_round(r, out);
+		} else if (now - h->last_ns > REC_RETX_NS) {
 			readd(r, out);
+		}
 		return;
 	case PH_DONE:
 		if ((h->acked & h->expect) == h->expect)

@@ -495,6 +495,32 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
 	cr_assert_not(n.home.req[3 * t.threads_per_node].held[1].valid);
 }
 
+/* Node 3 reports its copy of block 3 in node 2's drain round, then is
+ * declared too: the round rebuilds the block without node 3's copy (its
+ * new incarnation has none; lib/model/recjoin.pml HOLD, na-sim --fault
+ * restart sweep 70 run 385: every read forwarded to it got no data). */
+Test(na_recovery, a_declaration_takes_its_copies_out_of_the_running_round)
+{
+	uint64_t tag = na_home_tag(&n.home, 3);
+	uint8_t e[64];
+	uint32_t round;
+
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = (1u << 2) | (1u << 3);
+	na_rec_drain(n.rec, 2, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
+	round = self_round();
+	report(3, round, e, entry(e, tag, ENT_HOLD, 1, 0, 0), 0);
+	na_out_reset(&out);
+	na_rec_drain(n.rec, 3, &out);
+	report(1, round, e, 0, 0);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	cr_assert_eq(n.home.blk[3].owner, NA_OWN_HOME);
+	cr_assert_eq(n.home.blk[3].cs, 0, "node 3's old copy is gone");
+	cr_assert_eq(n.home.blk[3].gs, LCF_GS_UNSHARED);
+}
+
 /* Feed a coherence message to the home agent; what it emits replaces
  * `out`. */
 static void
@@ -976,6 +1002,27 @@ Test(na_recovery, a_kept_orphan_is_reported_only_when_current)
 
 	ce->data[5] ^= 1;
 	cr_assert_eq(report_of(tag, 4)->msg.len, REC_ENTRY, "HOLD only");
+}
+
+/* A due drain round is no reason to wait while re-adds are pending: a
+ * re-add held by a lock waited for the rejoin, the rejoin for the round
+ * (na-sim --fault restart sweep 70 run 741: node 4's write-backs dropped
+ * for good). */
+Test(na_recovery, a_due_round_starts_between_re_adds)
+{
+	n.home.blk[5].writer = true; /* its re-add waits for the lock */
+	n.rec->h.readd[0] = 5;
+	n.rec->h.n_readd = 1;
+	n.rec->h.phase = PH_READD;
+	n.rec->h.pending = true;
+	cr_assert_eq(na_rec_node_failed(n.rec, 3), 0);
+	tick_now();
+	cr_assert_eq(na_rec_node_rejoined(n.rec, 3), 0);
+	tick_now();
+	tick_now();
+	cr_assert_eq(n.rec->st.rejoined, 1, "re-admitted");
+	cr_assert_eq(n.rec->h.phase, PH_READD, "the re-add goes on");
+	cr_assert_eq(n.rec->h.n_readd, 1);
 }
 
 /* The rejoin waits until the drain's round rebuilt node 3's block. */
