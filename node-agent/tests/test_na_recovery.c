@@ -466,14 +466,21 @@ Test(na_recovery, probe_answered_by_the_switch_brings_the_block_home)
 	cr_assert_eq(n.rec->st.detections, 0);
 }
 
+/* Home block 3 Shared by the nodes of `cs`: its tag. */
+static uint64_t
+shared_block3(uint32_t cs)
+{
+	n.home.blk[3].gs = LCF_GS_SHARED;
+	n.home.blk[3].cs = cs;
+	return na_home_tag(&n.home, 3);
+}
+
 Test(na_recovery, drain_rebuilds_without_the_dead_node)
 {
-	uint64_t tag = na_home_tag(&n.home, 3);
+	uint64_t tag = shared_block3((1u << 1) | (1u << 3));
 	uint8_t e[64];
 	uint32_t round;
 
-	n.home.blk[3].gs = LCF_GS_SHARED;
-	n.home.blk[3].cs = (1u << 1) | (1u << 3);
 	n.home.blk[3].readers = 1; /* node 3's read lock */
 	n.home.req[3 * t.threads_per_node].held[1] = (struct na_hheld){
 		.valid = true, .seq = 11, .tag = tag
@@ -501,12 +508,10 @@ Test(na_recovery, drain_rebuilds_without_the_dead_node)
  * restart sweep 70 run 385: every read forwarded to it got no data). */
 Test(na_recovery, a_declaration_takes_its_copies_out_of_the_running_round)
 {
-	uint64_t tag = na_home_tag(&n.home, 3);
+	uint64_t tag = shared_block3((1u << 2) | (1u << 3));
 	uint8_t e[64];
 	uint32_t round;
 
-	n.home.blk[3].gs = LCF_GS_SHARED;
-	n.home.blk[3].cs = (1u << 2) | (1u << 3);
 	na_rec_drain(n.rec, 2, &out);
 	cr_assert_eq(n.home.blk[3].owner, NA_OWN_RECOVERING);
 	round = self_round();
