@@ -526,6 +526,12 @@ if [ $DEEP = 0 ]; then
 	# not once the round turns that seq's decision into a NACK.
 	PML=recpass.pml run recpass-old "violation:invalid end state" "-DOLD" "-DSAFETY" "-m10000 -w18"
 	PML=recpass.pml run recpass pass "" "-DSAFETY" "-m10000 -w18"
+	# The same with the switch's lock (crash sweep 71 run 73): the home
+	# provided, kept its decision, the ABORT answered "passed", and the
+	# re-ADDed block's switch NACKs every re-sent copy; not once every
+	# reported unsettled seq the home executed gets a NACK decision.
+	PML=recpass.pml run recpass-switch-old "violation:invalid end state" "-DSWITCH -DSWOLD" "-DSAFETY" "-m10000 -w18"
+	PML=recpass.pml run recpass-switch pass "-DSWITCH -DLOSS=2 -DRS=3" "-DSAFETY" "-m10000 -w18"
 	# SCOREBOARD rows reused (migrows.pml, the test-migration hang's
 	# four orphaned reader locks): an event a round gave up ended with
 	# neither an unlock nor an answered ABORT lets its thread's seq s+2

@@ -314,6 +314,14 @@ run regress-restart-round-hold "--seed 350908908 --events 2000 --nodes 5 --threa
 # node's lock waited for its rejoin, the rejoin for the round (stall).
 run regress-restart-readd-pending "--seed 1681545155 --events 2000 --nodes 6 --threads 1 --workload rwlock --read-ratio 0.9 --blocks 4 --switch-blocks 3 --cache-blocks 3 --block-size 64 --loss 0.019 --dup 0.013 --jitter-us 4 --max-rate 200000 --stuck-s 30 --migrate --pipe-depth 2 --restart-node 4 --restart-at 478ev --detect-ms 10" \
 	recovery.rejoined
+# An unsettled seq the home had served for the switch keeps no "a copy
+# passed": its lock died with the block's removal, and once the block was
+# back in the switch every copy re-sent to collect was over there (stall;
+# lib/model/recpass.pml SWITCH): a crash, and a switch restart.
+run regress-crash-served-for-switch "--seed 3353877416 --events 2000 --nodes 4 --threads 1 --workload counter --blocks 1 --switch-blocks 1 --cache-blocks 4 --block-size 4096 --loss 0.073 --dup 0.056 --jitter-us 50 --max-rate 200000 --stuck-s 30 --crash-node 1 --crash-at 624ev --detect-ms 1" \
+	recovery.held_nacked
+run regress-restart-served-for-switch "--seed 1842131289 --events 2000 --nodes 5 --threads 1 --workload rwlock --read-ratio 1 --blocks 7 --switch-blocks 1 --cache-blocks 1 --block-size 16384 --loss 0.086 --dup 0.061 --jitter-us 0 --max-rate 5000 --stuck-s 30 --migrate --switch-restart-at 873ev" \
+	recovery.held_nacked
 # Static and dynamic migration: the static loop's ADD during a drain
 # collided and cleared the holder's write lock (lib/model/migmix.pml).
 run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rwlock --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 3 --loss 0.3 --dup 0.1 --jitter-us 50 --max-rate 5000 --migrate --events 20000"

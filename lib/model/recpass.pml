@@ -21,6 +21,22 @@
  * NACK decision, as an unexecuted unsettled seq does: its ABORT is
  * answered "aborted", a late copy NACKed (run recpass).
  *
+ * -DSWITCH: the block is switch-owned. The requester's read lock is the
+ * switch's; the switch forwards the READ_MISS to the home, which executes
+ * it as the data's provider (decision "reply with data", no holder at the
+ * home), and its data segments are lost. The round removes the block from
+ * the switch (the lock dies with it); the requester reports seq 1
+ * unsettled. Its ABORT crosses the switch (SCOREBOARD: seq 1 ended) and
+ * reaches the home. The home re-ADDs the block once no lock holds it.
+ * Today's rule (-DSWOLD): an unsettled seq the home executed keeps its
+ * decision (no holder to forget): the ABORT is answered "a copy passed",
+ * the requester re-sends its request to collect, and once the block is
+ * back in the switch every copy is over there: NACKed for ever (crash
+ * sweep 71 run 73; run recpass-switch-old: invalid end state). Default: a
+ * reported unsettled seq LAST-EXECUTED records gets a NACK decision
+ * whatever its lock was (na_rec_home.c rebuild): answered "aborted"
+ * (run recpass-switch).
+ *
  * Bounds: one block, the requester's one event (seq 1), one provider, one
  * writer (an atomic write that invalidates P's copy, the lock free), one
  * round at any time, LOSS forwards lost, RS retransmissions by the
@@ -52,6 +68,11 @@ bit pdata = 1;   /* P's Shared copy */
 bit rin, rdone;  /* the requester in its event; all replies collected */
 bit roundp;      /* the round happened */
 byte loss = LOSS;
+#ifdef SWITCH
+bit atsw = 1;    /* the block in the switch */
+bit readd;       /* ADDed again after the round */
+bit ended1;      /* SCOREBOARD: seq 1 over (its ABORT crossed) */
+#endif
 
 inline decide()
 {
@@ -65,7 +86,15 @@ inline replay()
 {
 	if
 	:: dec == D_NACK -> tor!NACK
+#ifdef SWITCH
+	:: dec == D_REPLY ->
+		if
+		:: loss > 0 -> loss-- /* a data segment lost */
+		:: true -> tor!DATA
+		fi
+#else
 	:: dec == D_REPLY -> tor!DATA
+#endif
 	:: dec == D_FWD ->
 		if
 		:: loss > 0 -> loss-- /* the forward lost */
@@ -77,13 +106,39 @@ inline replay()
 active proctype home()
 {
 end:	do
+#ifdef SWITCH
+	/* Through the switch: before the round the copy passes on the
+	 * score and the home provides (no lock here); once the block is
+	 * back, seq 1 is over; in between a tag miss reaches the home. */
+	:: atomic { toh?REQ ->
+		if
+		:: atsw && (readd || ended1) -> tor!NACK
+		:: atsw && !readd && !ended1 ->
+			if
+			:: !exec1 -> exec1 = 1; dec = D_REPLY
+			:: else -> skip
+			fi;
+			replay()
+		:: !atsw ->
+			if
+			:: !exec1 -> exec1 = 1; readers++; held1 = 1;
+				dec = D_REPLY
+			:: else -> skip
+			fi;
+			replay()
+		fi }
+#else
 	:: atomic { toh?REQ ->
 		if
 		:: !exec1 -> exec1 = 1; readers++; held1 = 1; decide()
 		:: else -> skip /* a duplicate: the recorded decision */
 		fi;
 		replay() }
+#endif
 	:: atomic { toh?ABORT ->
+#ifdef SWITCH
+		ended1 = 1;
+#endif
 		if
 		:: !exec1 -> exec1 = 1; dec = D_NACK; tor!ABORTED
 		:: else ->
@@ -112,11 +167,19 @@ end:	do
 	od
 }
 
+#ifdef SWITCH
+/* The home ADDs the block again once no lock holds it at home. */
+active proctype readder()
+{
+end:	atomic { roundp && !atsw && readers == 0 -> atsw = 1; readd = 1 }
+}
+#else
 /* Another node's write, once no read lock holds: P invalidated. */
 active proctype writer()
 {
 end:	atomic { readers == 0 && pdata -> pdata = 0 }
 }
+#endif
 
 /* The round: locks rebuilt (none), holders forgotten, unsettled recorded. */
 active proctype round()
@@ -124,6 +187,9 @@ active proctype round()
 end:	atomic { rin && !roundp ->
 		roundp = 1;
 		readers = 0;
+#ifdef SWITCH
+		atsw = 0; /* removed: the switch's lock dies with it */
+#endif
 #ifndef OLD
 		if
 		:: held1 && dec != D_NACK -> dec = D_NACK
@@ -132,7 +198,11 @@ end:	atomic { rin && !roundp ->
 #endif
 		held1 = 0;
 		if
+#if defined(SWOLD) || defined(OLD)
 		:: !rdone && !exec1 -> exec1 = 1; dec = D_NACK
+#else
+		:: !rdone -> exec1 = 1; dec = D_NACK
+#endif
 		:: else -> skip
 		fi }
 }

@@ -378,22 +378,38 @@ rebuild(struct na_rec *r)
 		r->st.blocks_recovered++;
 		forget_holders(r, na_home_tag(home, h->idx[s]));
 	}
-	/* Late copies of unsettled requests become duplicates: NACK. */
+	/*
+	 * Late copies of unsettled requests become duplicates: NACK. So does
+	 * the seq LAST-EXECUTED records, if unsettled: executed here as the
+	 * switch's forward target, its lock was the switch's and the block's
+	 * removal ended it (no holder here to forget); kept, its ABORT was
+	 * answered "a copy passed" and, the block ADDed again, the switch
+	 * NACKed every copy re-sent to collect (lib/model/recpass.pml SWITCH).
+	 */
 	for (uint32_t k = 0; k < h->n_unset; k++) {
+		const struct rec_unset *u = &h->unset[k];
+		uint64_t tag = na_home_tag(home, h->idx[u->slot]);
 		struct na_hreq *rq;
 
-		if (h->unset[k].thread >= home->tpn)
+		if (u->thread >= home->tpn)
 			continue;
-		rq = &home->req[(size_t)h->unset[k].node * home->tpn +
-				h->unset[k].thread];
-		if (rq->req.valid &&
-		    !lcf_seq_after(h->unset[k].seq, rq->req.seq))
+		rq = &home->req[(size_t)u->node * home->tpn + u->thread];
+		if (rq->req.valid && rq->req.seq == u->seq) {
+			if (rq->dec.kind != NA_HDEC_NACK &&
+			    rq->dec.tag == tag) {
+				rq->dec = (struct na_hdec){
+					.kind = NA_HDEC_NACK,
+					.type = rq->dec.type,
+					.tag = tag
+				};
+				r->st.held_nacked++;
+			}
 			continue;
-		na_le_commit(&rq->req, h->unset[k].seq);
-		rq->dec = (struct na_hdec){
-			.kind = NA_HDEC_NACK,
-			.tag = na_home_tag(home, h->idx[h->unset[k].slot])
-		};
+		}
+		if (rq->req.valid && lcf_seq_after(rq->req.seq, u->seq))
+			continue;
+		na_le_commit(&rq->req, u->seq);
+		rq->dec = (struct na_hdec){ .kind = NA_HDEC_NACK, .tag = tag };
 		r->st.unsettled_recorded++;
 	}
 }

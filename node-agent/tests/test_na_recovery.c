@@ -580,6 +580,46 @@ Test(na_recovery, a_dropped_lock_of_an_executed_event_is_no_passed_copy)
 }
 
 /*
+ * The same with the switch's lock: node 2's READ_MISS passed the switch,
+ * which sent it here for the data (no lock here); node 2 reports it
+ * unsettled in the round that removed the block. Its ABORT is answered
+ * "aborted", not "a copy passed": collecting again, every re-sent copy
+ * met the re-ADDed block's switch, where the seq is over, and was NACKed
+ * for ever (lib/model/recpass.pml SWITCH; na-sim --fault crash sweep 71
+ * run 73).
+ */
+Test(na_recovery, an_unsettled_seq_served_for_the_switch_is_no_passed_copy)
+{
+	uint64_t tag = na_home_tag(&n.home, 0);
+	struct lcf_msg m = msg(LCF_T_READ_MISS, 2, 9, tag);
+	uint8_t e[16];
+	uint32_t round;
+
+	n.home.blk[0].owner = NA_OWN_SWITCH;
+	m.flags = LCF_F_IN_SWITCH;
+	home_feed(m);
+	cr_assert(find(NA_MSG_DATA, 2), "served for the switch");
+	round = lost_block_round(0, msg(LCF_T_READ_MISS, 1, 5, tag));
+	report(1, round, e, 0, 0);
+	report(2, round, e, entry(e, tag, ENT_UNSETTLED, 0, 0, 9), 0);
+	report(3, round, e, 0, 0);
+	tick_done();
+	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
+	cr_assert_eq(n.rec->st.held_nacked, 1);
+
+	m = msg(LCF_T_ABORT, 2, 9, tag);
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
+	cr_assert_not(out.m[0].msg.flags & LCF_F_FAIL,
+		      "the switch's lock died with the block: aborted");
+	m.type = LCF_T_READ_MISS;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "no data replayed");
+}
+
+/*
  * Queued mode (QUEUED-LOCKS.md 11): node 3 holds block 3's write lock as a
  * queue tenure granted by Q_GRANT (no lock record here, not in the
  * copyset): the drain finds it by QSTATE, the rebuild frees the lock and
