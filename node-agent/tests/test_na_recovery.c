@@ -535,6 +535,24 @@ home_feed(struct lcf_msg m)
 	na_home_handle(&n.home, &m, NULL, 0, &out);
 }
 
+/* Request `m`'s lock is gone: its ABORT is answered "aborted" (no copy
+ * holds a lock), and a re-sent copy is NACKed, nothing replayed. */
+static void
+aborted_then_nacked(struct lcf_msg m)
+{
+	uint8_t type = m.type;
+
+	m.type = LCF_T_ABORT;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
+	cr_assert_not(out.m[0].msg.flags & LCF_F_FAIL, "aborted");
+	m.type = type;
+	home_feed(m);
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "nothing replayed");
+}
+
 /*
  * Node 1's READ_MISS executed (read lock, a forward to node 2, the
  * provider) and its forward lost; node 3's drain rebuilds block 3 without
@@ -566,16 +584,7 @@ Test(na_recovery, a_dropped_lock_of_an_executed_event_is_no_passed_copy)
 	cr_assert_eq(n.home.blk[3].readers, 0);
 	cr_assert_eq(n.rec->st.held_nacked, 1);
 
-	m.type = LCF_T_ABORT;
-	home_feed(m);
-	cr_assert_eq(out.n, 1);
-	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
-	cr_assert_not(out.m[0].msg.flags & LCF_F_FAIL,
-		      "no copy holds a lock: aborted");
-	m.type = LCF_T_READ_MISS;
-	home_feed(m);
-	cr_assert_eq(out.n, 1);
-	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "no forward replayed");
+	aborted_then_nacked(m);
 	cr_assert_eq(n.home.blk[3].readers, 0);
 }
 
@@ -606,17 +615,8 @@ Test(na_recovery, an_unsettled_seq_served_for_the_switch_is_no_passed_copy)
 	tick_done();
 	cr_assert_eq(n.home.blk[0].owner, NA_OWN_HOME);
 	cr_assert_eq(n.rec->st.held_nacked, 1);
-
-	m = msg(LCF_T_ABORT, 2, 9, tag);
-	home_feed(m);
-	cr_assert_eq(out.n, 1);
-	cr_assert_eq(out.m[0].msg.type, NA_MSG_ABORT_ACK);
-	cr_assert_not(out.m[0].msg.flags & LCF_F_FAIL,
-		      "the switch's lock died with the block: aborted");
-	m.type = LCF_T_READ_MISS;
-	home_feed(m);
-	cr_assert_eq(out.n, 1);
-	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK, "no data replayed");
+	m.flags = 0; /* the block at home: a tag miss */
+	aborted_then_nacked(m);
 }
 
 /*
