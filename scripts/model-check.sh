@@ -532,6 +532,11 @@ if [ $DEEP = 0 ]; then
 	# reported unsettled seq the home executed gets a NACK decision.
 	PML=recpass.pml run recpass-switch-old "violation:invalid end state" "-DSWITCH -DSWOLD" "-DSAFETY" "-m10000 -w18"
 	PML=recpass.pml run recpass-switch pass "-DSWITCH -DLOSS=2 -DRS=3" "-DSAFETY" "-m10000 -w18"
+	# The requester quarantined before the round, "a copy passed" (na-sim
+	# restart 83 run 659): a round that begins and ends while it sleeps
+	# leaves that answer standing; not once a round since voids it.
+	PML=recpass.pml run recpass-early-old "violation:invalid end state" "-DEARLY -DNOGEN" "-DSAFETY" "-m10000 -w18"
+	PML=recpass.pml run recpass-early pass "-DEARLY" "-DSAFETY" "-m10000 -w18"
 	# SCOREBOARD rows reused (migrows.pml, the test-migration hang's
 	# four orphaned reader locks): an event a round gave up ended with
 	# neither an unlock nor an answered ABORT lets its thread's seq s+2

@@ -322,6 +322,10 @@ run regress-crash-served-for-switch "--seed 3353877416 --events 2000 --nodes 4 -
 	recovery.held_nacked
 run regress-restart-served-for-switch "--seed 1842131289 --events 2000 --nodes 5 --threads 1 --workload rwlock --read-ratio 1 --blocks 7 --switch-blocks 1 --cache-blocks 1 --block-size 16384 --loss 0.086 --dup 0.061 --jitter-us 0 --max-rate 5000 --stuck-s 30 --migrate --switch-restart-at 873ev" \
 	recovery.held_nacked
+# A quarantine answered "a copy passed", then a drain round began and ended
+# while it slept: the lock gone, every copy NACKed (recpass.pml EARLY).
+run regress-restart-passed-round "--seed 3142604886 --events 2000 --nodes 6 --threads 2 --workload micro --read-ratio 0.1 --blocks 2 --switch-blocks 0 --cache-blocks 4 --block-size 64 --loss 0.093 --dup 0.050 --jitter-us 50 --max-rate 50000 --stuck-s 30 --restart-node 4 --restart-at 1354ev --detect-ms 50" \
+	recovery.rejoined
 # Static and dynamic migration: the static loop's ADD during a drain
 # collided and cleared the holder's write lock (lib/model/migmix.pml).
 run regress-migrate-mix-20140 "--seed 20140 --nodes 16 --threads 1 --workload rwlock --read-ratio 0.1 --blocks 3 --switch-blocks 2 --cache-blocks 3 --loss 0.3 --dup 0.1 --jitter-us 50 --max-rate 5000 --migrate --events 20000"

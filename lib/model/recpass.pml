@@ -37,6 +37,18 @@
  * whatever its lock was (na_rec_home.c rebuild): answered "aborted"
  * (run recpass-switch).
  *
+ * -DEARLY: the request is duplicated; a copy refused (the lock busy a
+ * moment: NACK, not recorded) reaches the requester first, so it
+ * quarantines the event before the round, while the other copy executed:
+ * its ABORT is answered "a copy passed" then, and it collects. The round
+ * (a node failure's drain) drops the lock and NACKs the seq afterwards.
+ * Old rule (-DNOGEN, na-sim restart sweep 83 run 659): the quarantine asks
+ * afresh only when it finds the tag blocked, so a round that begins and ends
+ * while it waits out a re-send's timeout leaves the answer standing: every
+ * copy NACKed, ignored (a copy passed) for ever (invalid end state).
+ * Default: a round begun since the answer was asked for (the node's round
+ * count) voids it: asked afresh, "aborted" (run recpass-early).
+ *
  * Bounds: one block, the requester's one event (seq 1), one provider, one
  * writer (an atomic write that invalidates P's copy, the lock free), one
  * round at any time, LOSS forwards lost, RS retransmissions by the
@@ -131,9 +143,13 @@ end:	do
 	:: atomic { toh?REQ ->
 		if
 		:: !exec1 -> exec1 = 1; readers++; held1 = 1; decide()
+#ifdef EARLY
+		:: !exec1 -> tor!NACK; goto refused /* the lock busy */
+#endif
 		:: else -> skip /* a duplicate: the recorded decision */
 		fi;
-		replay() }
+		replay();
+refused:	skip }
 #endif
 	:: atomic { toh?ABORT ->
 #ifdef SWITCH
@@ -210,21 +226,33 @@ end:	atomic { rin && !roundp ->
 active proctype requester()
 {
 	byte rs = RS;
-	bit passed;
+	bit passed, rseen;
 
+#ifdef EARLY
+	atomic { rin = 1; toh!REQ; toh!REQ }; /* a network duplicate */
+#else
 	atomic { rin = 1; toh!REQ };
+#endif
 	do
 	:: tor?DATA -> rdone = 1; break
 	:: tor?NODATA -> skip
+#ifdef EARLY
+	:: tor?NACK -> goto quar /* the event NACKed: ABORT */
+#else
 	:: tor?NACK -> goto over /* recorded by the round: ended */
+#endif
 	:: roundp && !rdone -> goto quar
 	:: timeout && rs > 0 -> rs--; toh!REQ
 	od;
 	goto unlock;
 quar:	/* replies collected before the round are forgotten (ask_afresh) */
-	toh!ABORT;
+	atomic { rseen = roundp; toh!ABORT };
 	do
 	:: tor?ABORTED -> goto over
+#ifndef NOGEN
+	:: roundp && !rseen -> /* a round since the ABORT: ask afresh */
+		rseen = 1; passed = 0; toh!ABORT
+#endif
 	:: tor?PASSED -> passed = 1; toh!REQ
 	:: tor?DATA -> rdone = 1; break
 	:: tor?NODATA -> skip

@@ -123,14 +123,16 @@ ask_afresh(struct dsm_thread *t)
 	struct na_stale *s = &t->stale;
 
 	s->round = false;
+	s->rounds = na_rec_rounds(t->n->rec);
 	NA_STAT_INC(t->n->st.req.aborts_after_round);
 	s->answer = NA_AB_NONE;
 	s->in_cs = false;
 	na_collect_init(&s->c, s->type, t->n->self, t->d->topo.block_size);
 }
 
-/* Wait out a round holding the tag, then ask afresh. @return false when
- * the thread stopped meanwhile (the quarantine is given up). */
+/* Wait out a round holding the tag, or begun since the ABORT (it may have
+ * ended the lock "a copy passed" spoke of), then ask afresh. @return false
+ * when the thread stopped meanwhile (the quarantine is given up). */
 static bool
 wait_round(struct dsm_thread *t, uint64_t start)
 {
@@ -178,6 +180,7 @@ na_req_quarantine(struct dsm_thread *t)
 	stale_msg(t, LCF_T_ABORT, &ab);
 	s->answer = NA_AB_NONE;
 	s->in_cs = false;
+	s->rounds = na_rec_rounds(t->n->rec);
 	if (s->round)
 		ask_afresh(t);
 	s->wake = true; /* an answer ends the wait, not the timeout */
@@ -203,7 +206,8 @@ na_req_quarantine(struct dsm_thread *t)
 			break;
 		if (now - start > NA_GIVE_UP_NS && na_req_stopping(t))
 			break;
-		if (na_rec_blocked(t->n->rec, s->tag)) {
+		if (na_rec_blocked(t->n->rec, s->tag) ||
+		    na_rec_rounds(t->n->rec) != s->rounds) {
 			/* Its home is dead: the drain settles its locks. */
 			if (na_rec_home_dead(t->n->rec, s->tag) ||
 			    !wait_round(t, start)) {

@@ -96,6 +96,10 @@ struct na_stale {
 	/* A recovery round on the tag ended the locks of the copies before
 	 * it: what was collected is void, the ABORT asks again (miglate.pml) */
 	bool round;
+	/* na_rec_rounds when the ABORT was last asked afresh: a round begun
+	 * since voids its answer too, even one that began and ended while
+	 * the quarantine slept (recpass.pml EARLY) */
+	uint32_t rounds;
 	struct na_collect c;
 	uint8_t *buf;
 };

@@ -485,6 +485,7 @@ on_begin(struct na_rec *r, const struct lcf_msg *m, const uint8_t *payload,
 	pthread_mutex_lock(&r->mu);
 	if (!p->active)
 		__atomic_add_fetch(&r->pub.n_active, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&r->pub.rounds, 1, __ATOMIC_RELEASE);
 	p->active = true;
 	p->reported = false;
 	p->round = m->seq;

@@ -157,8 +157,9 @@ int na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
  * as a node is declared dead.
  */
 struct na_rec_pub {
-	int n_active;  /* active pends */
-	uint32_t dead; /* nodes declared dead (drained) */
+	int n_active;    /* active pends */
+	uint32_t dead;   /* nodes declared dead (drained) */
+	uint32_t rounds; /* rounds begun here (na_rec_rounds) */
 };
 
 /** No round active and no node dead: na_rec_blocked is false for every
@@ -170,6 +171,16 @@ na_rec_quiet(const struct na_rec *r)
 
 	return !__atomic_load_n(&p->n_active, __ATOMIC_ACQUIRE) &&
 	       !__atomic_load_n(&p->dead, __ATOMIC_ACQUIRE);
+}
+
+/** Rounds begun at this node so far: one begun since an ABORT was sent may
+ * have ended the lock its answer spoke of (lib/model/recpass.pml EARLY). */
+static inline uint32_t
+na_rec_rounds(const struct na_rec *r)
+{
+	const struct na_rec_pub *p = (const struct na_rec_pub *)(const void *)r;
+
+	return __atomic_load_n(&p->rounds, __ATOMIC_ACQUIRE);
 }
 
 /** Was `tag`'s home node declared dead? (Counted when it was.) */

@@ -9,8 +9,9 @@
  * the same cluster (its timing is the virtual clock's), a local wait
  * that ends one, a stopped node's wait for its own ending tenure
  * (queued mode), and the ABORT of an event a recovery round made the
- * thread give up, and of one that ended with neither an unlock nor an
- * ABORT before the thread's next seq. Over 500 lines: these tests share the cluster setup.
+ * thread give up, of one that ended with neither an unlock nor an
+ * ABORT before the thread's next seq, and of one whose "a copy passed" a
+ * later round voided. Over 500 lines: these tests share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -796,5 +797,82 @@ Test(region, event_without_unlock_is_ended_before_its_row_is_reused)
 	run_all(migrate, margs, 1, 5000000);
 	cr_assert_gt(moved, 1, "fewer than two blocks moved to the switch");
 	run_all(row_requester, args, 1, 20000000);
+	cluster_down();
+}
+
+/* ---- a round between the ABORT's answer and the collection ----------- */
+
+/* The declaration, just after a re-send of the collecting quarantine. */
+static void *
+early_declare(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	struct dsm_thread *w = dsm_thread(s.d[0], 1);
+	uint64_t sent;
+
+	(void)arg;
+	while (t->stale.answer != NA_AB_PASSED)
+		na_req_backoff(w, 0);
+	sent = t->n->st.req.retransmit_request;
+	while (t->n->st.req.retransmit_request == sent)
+		na_req_backoff(w, 0);
+	cr_assert_eq(dsm_node_failed(s.d[0], 2), 0);
+	finished();
+	return NULL;
+}
+
+/*
+ * lib/model/recpass.pml EARLY: node 1's WRITE_MISS on home-owned block 0
+ * is NACKed (node 2 holds the lock) while a copy of it is held in the
+ * network; node 2 unlocks as the block's Modified owner (nothing cached:
+ * it has no data to give) and the copy executes, forwarded to node 2. The
+ * ABORT is answered "a copy passed"; the quarantine re-sends, node 2 gives
+ * no data. Node 2 is declared dead at the home while the quarantine sleeps
+ * out a re-send's timeout: the drain's round begins and ends there, drops
+ * the lock and NACKs the seq. The quarantine must ask afresh ("aborted"),
+ * not collect for ever from a lock that is gone.
+ */
+static void *
+early_requester(void *arg)
+{
+	struct dsm_thread *h = dsm_thread(s.d[2], 0);
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift;
+	struct na_home *home = &s.d[0]->node.home;
+	struct na_retry hr = { 0 }, rt = { 0 };
+	struct na_collect hc, c;
+	uint32_t idx = 0;
+
+	if (arg)
+		return early_declare(arg);
+	while (idx < home->n_blocks && na_home_tag(home, idx) != tag)
+		idx++;
+	cr_assert_lt(idx, home->n_blocks);
+	cr_assert_eq(na_req_event(h, LCF_T_WRITE_MISS, tag, &hc, &hr),
+		     NA_EV_OK);
+	na_sim_net_hold(s.net, LCF_T_WRITE_MISS, 1, 0);
+	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt),
+		     NA_EV_NACK);
+	cr_assert(t->stale.valid, "the NACKed event is abandoned");
+	na_req_send_unlock(h, LCF_T_WRITE_UNLOCK, hr.seq, tag, LCF_GS_MODIFIED,
+			   1u << 2);
+	na_req_flush(h);
+	cr_assert(na_sim_net_release(s.net), "a copy was held");
+	while (!home->blk[idx].writer)
+		na_req_backoff(h, 0);
+	na_req_quarantine(t);
+	cr_expect(!t->stale.valid);
+	cr_expect_eq(t->n->st.req.aborts_done, 1, "answered aborted at last");
+	cr_expect_gt(t->n->st.req.aborts_after_round, 0);
+	finished();
+	return NULL;
+}
+
+Test(region, a_round_after_a_passed_answer_is_asked_afresh)
+{
+	void *args[2] = { NULL, &s };
+
+	cluster_up(0);
+	run_all(early_requester, args, 2, 2000000);
 	cluster_down();
 }
