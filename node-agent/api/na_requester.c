@@ -14,7 +14,10 @@
  *
  * The requester is one module in four files around na_requester.h; each
  * file owns:
- *   na_requester.c  the event: seqs, the request, collecting its replies
+ *   na_requester.c  the event: seqs, the request, waiting for its
+ *                   replies (na_req_wait_mail: unlock ACKs, the unlock's
+ *                   retransmission and the abandoned request's replies
+ *                   consumed on the way) and collecting them
  *                   (na_req_event), init/fini; and queued lock mode
  *                   (na_reqq_*, at the end): registration with the
  *                   holders, Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the
@@ -23,10 +26,10 @@
  *                   requester's only calls into the node's queue holders
  *                   (na_node_q_*, node/na_node_qreq.c), each made only in
  *                   queued mode. Over 500 lines: both modes run the one
- *                   event loop, so a request's path stays in this file;
- *   na_req_mail.c   the mailbox: waiting for replies, unlocks and their
- *                   ACKs and retransmission (one in flight), backoff,
- *                   NA_WB write-backs, request/reply calls;
+ *                   event loop, and each reply's wait with it, so a
+ *                   request's path stays in this file;
+ *   na_req_mail.c   unlocks (one in flight), backoff, NA_WB write-backs,
+ *                   request/reply calls;
  *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
  *                   settling unlock of a lock a late copy took
  *                   (na_req_quarantine, na_req_give_up);
@@ -79,6 +82,144 @@ na_req_next_seq(struct dsm_thread *t)
 	if (++t->seq == 0)
 		t->seq = 1;
 	return t->seq;
+}
+
+/* ---- the mailbox: waiting for replies ------------------------------------ */
+
+/*
+ * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. Nobody waits
+ * for it: the thread may take it long after it came (hits in between),
+ * so the round trip ends at its arrival, not here (a late sample inflated
+ * the RTT, and with it the NACK back-off, up to 1000x).
+ */
+static bool
+on_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
+{
+	const struct lcf_msg *m = &x->m;
+
+	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
+		return false;
+	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
+		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
+		    x->at_ns >= t->unl.sent_ns)
+			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
+		t->unl.valid = false;
+	} else {
+		NA_STAT_INC(t->n->st.req.stale_replies);
+	}
+	return true;
+}
+
+static void
+unlock_timer(struct dsm_thread *t, uint64_t now)
+{
+	if (!t->unl.valid || now < t->unl.deadline_ns)
+		return;
+	if (t->unl.queued) {
+		/* The queue holder retransmits QXFER/QRELEASE itself. */
+		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
+		return;
+	}
+	na_req_send_home(t, &t->unl.m, t->unl.local, true);
+	NA_STAT_INC(t->n->st.req.retransmit_unlock);
+	t->unl.retx = true;
+	t->unl.tries++;
+	t->unl.deadline_ns = now + na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS,
+						  t->unl.tries);
+}
+
+/* A reply for the abandoned request of struct na_stale? Collect it. */
+static bool
+on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
+{
+	struct na_stale *s = &t->stale;
+	const struct lcf_msg *m = &x->m;
+
+	if (!s->valid || m->seq != s->seq || m->tag != s->tag ||
+	    m->node != t->n->self || na_msg_own_seq(m->type))
+		return false;
+	switch (m->type) {
+	case NA_MSG_ACK:
+		na_collect_na_ack(&s->c, m);
+		break;
+	case NA_MSG_DATA:
+		if (na_collect_data(&s->c, m->aux, m->len))
+			memcpy(s->buf + m->aux, x->payload, m->len);
+		break;
+	case NA_MSG_DIR_GRANT:
+		na_collect_grant(&s->c, na_aux_responder(m->aux), m->gstatus,
+				 m->copyset);
+		break;
+	case LCF_T_ABORT_ACK:
+	case NA_MSG_ABORT_ACK:
+		if (s->answer == NA_AB_NONE)
+			s->answer = m->flags & LCF_F_FAIL ? NA_AB_PASSED
+							  : NA_AB_ABORTED;
+		break;
+	default:
+		if (m->type == s->type) /* returned by the switch */
+			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
+				       m->copyset, true);
+		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK) {
+			s->nacks++; /* one more copy is dead */
+			if (s->type == LCF_T_READ_MISS &&
+			    (s->answer == NA_AB_PASSED || s->c.got_reply) &&
+			    (m->copyset & na_bit(t->n->self)))
+				s->in_cs = true;
+		}
+		break;
+	}
+	return true;
+}
+
+/*
+ * Wait for a message until `deadline`, consuming unlock ACKs and running the
+ * unlock timer on the way (an ACK is handled before the timer looks, so a
+ * waiting ACK never causes a spurious retransmission).
+ * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN when the ACK of the
+ *         pending unlock was consumed (na_req_flush returns at once, not
+ *         at the unlock timer's deadline), or -EINPROGRESS when an answer
+ *         of the abandoned request was collected while the quarantine
+ *         waits (t->stale.wake: it re-checks at once).
+ */
+int
+na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t dl = deadline;
+		int rc;
+
+		if (t->unl.valid && t->unl.deadline_ns < dl)
+			dl = t->unl.deadline_ns;
+		rc = na_node_mbox_wait(t->n, t->id, &t->mail, dl);
+		if (rc == 0 && na_req_tr(t, t->mail.m.seq))
+			na_req_trace(t, LCF_TP_WAKE, t->mail.m.type,
+				     t->mail.m.seq, LCF_TRACE_NO_PEER, 0);
+		if (rc == 0 && t->mail.m.type == NA_MSG_Q_GRANT) {
+			/* Kept: it may answer a request being retried. */
+			t->qgrant = t->mail.m;
+			t->qgrant_valid = true;
+		}
+		if (rc == 0) {
+			bool had = t->unl.valid;
+
+			if (on_unlock_ack(t, &t->mail)) {
+				if (had && !t->unl.valid)
+					return -EAGAIN; /* na_req_flush's */
+				continue;
+			}
+			if (on_stale_mail(t, &t->mail)) {
+				if (t->stale.wake)
+					return -EINPROGRESS;
+				continue;
+			}
+		}
+		unlock_timer(t, na_now_ns());
+		if (rc == 0)
+			return 0;
+		if (dl >= deadline || na_now_ns() >= deadline)
+			return -ETIMEDOUT;
+	}
 }
 
 /* ---- one coherence event --------------------------------------------------- */
