@@ -24,7 +24,7 @@
  *                   grant's plan. With the inlines of na_requester.h
  *                   (na_req_q_*, na_reqq_done/holds) these are the
  *                   requester's only calls into the node's queue holders
- *                   (na_node_q_*, node/na_node_qreq.c), each made only in
+ *                   (na_node_q_*, node/na_node.c), each made only in
  *                   queued mode. Over 500 lines: both modes run the one
  *                   event loop, and each reply's wait with it, so a
  *                   request's path stays in this file;
