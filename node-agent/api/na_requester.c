@@ -7,32 +7,30 @@
  * owns the block, intercepts it), collect the replies until na_collect_done
  * (all ACKs the copyset asks for, the data for a miss); the caller
  * (na_access.c) installs, computes the new metadata (Figure 6), writes back
- * if the data must reach home, and sends the unlock (na_req_mail.c). A
+ * if the data must reach home, and sends the unlock (na_req_send_unlock). A
  * NACKed request whose copies may still take the lock is remembered
  * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
  * the thread uses a new seq.
  *
  * The requester is one module in four files around na_requester.h; each
  * file owns:
- *   na_requester.c  the event: seqs, the request, waiting for its
- *                   replies (na_req_wait_mail: unlock ACKs, the unlock's
- *                   retransmission and the abandoned request's replies
- *                   consumed on the way) and collecting them
- *                   (na_req_event), init/fini; and queued lock mode
- *                   (na_reqq_*, at the end): registration with the
+ *   na_requester.c  an event's path: seqs, the request, waiting for its
+ *                   replies (na_req_wait_mail: unlock ACKs and the
+ *                   unlock's retransmission on the way) and collecting
+ *                   them (na_req_event), the unlock (one in flight),
+ *                   backoff, NA_WB write-backs, request/reply calls,
+ *                   init/fini. Over 500 lines: so that a request, from
+ *                   its send to its unlock, enters this file once;
+ *   na_req_queued.c queued lock mode (na_reqq_*): registration with the
  *                   holders, Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the
  *                   grant's plan. With the inlines of na_requester.h
  *                   (na_req_q_*, na_reqq_done/holds) these are the
  *                   requester's only calls into the node's queue holders
  *                   (na_node_q_*, node/na_node.c), each made only in
- *                   queued mode. Over 500 lines: both modes run the one
- *                   event loop, and each reply's wait with it, so a
- *                   request's path stays in this file;
- *   na_req_mail.c   unlocks (one in flight), backoff, NA_WB write-backs,
- *                   request/reply calls;
- *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
- *                   settling unlock of a lock a late copy took
- *                   (na_req_quarantine, na_req_give_up);
+ *                   queued mode;
+ *   na_req_stale.c  the abandoned request: its replies, the ABORT
+ *                   quarantine and the settling unlock of a lock a late
+ *                   copy took (na_req_quarantine, na_req_give_up);
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
  */
 #include <errno.h>
@@ -128,50 +126,6 @@ unlock_timer(struct dsm_thread *t, uint64_t now)
 						  t->unl.tries);
 }
 
-/* A reply for the abandoned request of struct na_stale? Collect it. */
-static bool
-on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
-{
-	struct na_stale *s = &t->stale;
-	const struct lcf_msg *m = &x->m;
-
-	if (!s->valid || m->seq != s->seq || m->tag != s->tag ||
-	    m->node != t->n->self || na_msg_own_seq(m->type))
-		return false;
-	switch (m->type) {
-	case NA_MSG_ACK:
-		na_collect_na_ack(&s->c, m);
-		break;
-	case NA_MSG_DATA:
-		if (na_collect_data(&s->c, m->aux, m->len))
-			memcpy(s->buf + m->aux, x->payload, m->len);
-		break;
-	case NA_MSG_DIR_GRANT:
-		na_collect_grant(&s->c, na_aux_responder(m->aux), m->gstatus,
-				 m->copyset);
-		break;
-	case LCF_T_ABORT_ACK:
-	case NA_MSG_ABORT_ACK:
-		if (s->answer == NA_AB_NONE)
-			s->answer = m->flags & LCF_F_FAIL ? NA_AB_PASSED
-							  : NA_AB_ABORTED;
-		break;
-	default:
-		if (m->type == s->type) /* returned by the switch */
-			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
-				       m->copyset, true);
-		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK) {
-			s->nacks++; /* one more copy is dead */
-			if (s->type == LCF_T_READ_MISS &&
-			    (s->answer == NA_AB_PASSED || s->c.got_reply) &&
-			    (m->copyset & na_bit(t->n->self)))
-				s->in_cs = true;
-		}
-		break;
-	}
-	return true;
-}
-
 /*
  * Wait for a message until `deadline`, consuming unlock ACKs and running the
  * unlock timer on the way (an ACK is handled before the timer looks, so a
@@ -208,7 +162,7 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
 					return -EAGAIN; /* na_req_flush's */
 				continue;
 			}
-			if (on_stale_mail(t, &t->mail)) {
+			if (t->stale.valid && na_req_stale_mail(t, &t->mail)) {
 				if (t->stale.wake)
 					return -EINPROGRESS;
 				continue;
@@ -355,7 +309,8 @@ again:
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	wired = false;
-	if (!q.on || !na_reqq_pending_grant(t, &q, c, &deadline)) {
+	if (!q.on || !t->qgrant_valid ||
+	    !na_reqq_pending_grant(t, &q, c, &deadline)) {
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
 				     rt->copies);
@@ -369,7 +324,7 @@ again:
 		if (q.noop || (q.granted && na_collect_done(c)))
 			break;
 		if (na_req_wait_mail(t, deadline) == 0) {
-			if (q.on && na_reqq_mail(t, &q, c, &deadline))
+			if (na_req_q_mail(t, &q, c, &deadline))
 				continue;
 			if (t->mail.m.seq == seq &&
 			    (t->mail.m.type == LCF_T_NACK ||
@@ -457,208 +412,228 @@ again:
 	return NA_EV_OK;
 }
 
-/* ---- queued lock mode (docs/QUEUED-LOCKS.md 5) --------------------------- */
+/* ---- unlocks, write-backs, backoff and calls ------------------------------ */
+
+/* At most one unlock is in flight per requester, and a request never starts
+ * while an unlock with the same seq parity is unacknowledged (the switch's
+ * two scoreboard rows). */
+
+/* Handle whatever arrived while no event is in progress. */
+void
+na_req_service(struct dsm_thread *t)
+{
+	while (na_req_wait_mail(t, 0) == 0)
+		NA_STAT_INC(t->n->st.req.stale_replies);
+}
+
+void
+na_req_flush(struct dsm_thread *t)
+{
+	uint64_t start = na_now_ns(),
+		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
+
+	while (t->unl.valid) {
+		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+		if (t->unl.valid && na_req_stopping(t) &&
+		    na_now_ns() - start > NA_GIVE_UP_NS) {
+			t->unl.valid = false;
+			NA_STAT_INC(t->n->st.req.aborted);
+		}
+	}
+	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
+}
+
+void
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+		   uint64_t tag, uint8_t gs, uint32_t cs)
+{
+	/* Section 5.3.2: the previous unlock must be acknowledged first. */
+	na_req_flush(t);
+	memset(&t->unl, 0, sizeof(t->unl));
+	t->unl.m.version = LCF_VERSION;
+	t->unl.m.type = type;
+	t->unl.m.gstatus = gs;
+	t->unl.m.node = t->n->self;
+	t->unl.m.thread = t->id;
+	t->unl.m.seq = seq;
+	t->unl.m.copyset = cs;
+	t->unl.m.tag = tag;
+	t->unl.m.dst_node = na_req_home_of(t, tag);
+	t->unl.valid = true;
+	t->last_unlock_seq = seq;
+	/* Acknowledged before this parity's next seq is requested (the
+	 * flush in na_req_event). */
+	na_req_row_ended(t, seq);
+	if (na_req_tr(t, seq))
+		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
+			     0);
+	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
+		/* Queued mode, the event holds the queue: QXFER/QRELEASE
+		 * went instead; the holder's approval acknowledges. */
+		t->unl.queued = true;
+		t->any_unlock = true;
+		t->unl.sent_ns = na_now_ns();
+		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
+		NA_STAT_INC(t->n->st.req.q_ends);
+		na_rec_idle(t->n->rec, t->id, false);
+		return;
+	}
+	t->any_unlock = true;
+	t->unl.sent_ns = na_now_ns();
+	t->unl.deadline_ns = t->unl.sent_ns +
+			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
+	na_dir_wrap(t->n, &t->unl.m);
+	/* The unlock takes its event's path: the home holds a local
+	 * event's lock; a wire event's copies may still be in the switch. */
+	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
+					true);
+	t->unl.wired = !t->unl.local &&
+		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
+	na_rec_idle(t->n->rec, t->id, false);
+}
+
+bool
+na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
+		 bool any_owner)
+{
+	struct na_node *n = t->n;
+	uint32_t p = m->seq & 1;
+
+	if (local && !n->qt && !n->cfg.direct && !n->cfg.directory &&
+	    m->seq - t->last_wired[p] < NA_HOME_LOCAL_WRAP &&
+	    na_node_send_home_local(n, m, any_owner))
+		return true;
+	/* lib/model/homelocal.pml -guard: a later copy going local could
+	 * leave this one to take the switch's lock after the unlock. */
+	if (t->local_seq == m->seq)
+		t->local_seq = 0;
+	t->last_wired[p] = m->seq;
+	na_node_send(n, m->dst_node, m, NULL);
+	return false;
+}
 
 /*
- * The requester in queued lock mode (docs/QUEUED-LOCKS.md 5,
- * "Requesters" and "The next holder"): its event registers with the
- * node's queue holders (it may become the holder), Q_QUEUED stops the
- * request's retransmission (a 64-RTT watchdog instead), Q_NACK sends it
- * again at once, and a Q_GRANT is the answer: the event runs against the
- * grant's metadata (na_qplan.h: Q_INV to the copyset or the home, the
- * replies collected as for a switch copy). QWAIT (a write that met
- * readers: the block's waiting writer) turns the retransmission into a
- * poll every RTT estimate until the switch's QGRANT, which the node's
- * queue holders deliver as a Q_GRANT (flags IN_SWITCH). The holder's end
- * is in na_req_mail.c (na_req_send_unlock).
+ * Randomised exponential backoff after a NACK, serving the mailbox. It
+ * scales from the measured round trip, not from the timeouts' floor
+ * (NA_RTT_FLOOR_NS, 500 us): a retry is no retransmission, and at a
+ * microsecond RTT a floored back-off idles a thread for 100 round trips.
  */
-
-#define NA_QUEUED_WATCHDOG_RTTS 64
-
 void
-na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
+na_req_backoff(struct dsm_thread *t, unsigned attempt)
 {
-	uint64_t start = na_now_ns();
+	uint64_t base = t->rtt_ns / 4 + 1, cap = 2000000ull, span, until;
+	uint64_t t0 = na_req_trace_t0(t);
 
-	memset(q, 0, sizeof(*q));
-	q->req = *m;
-	for (unsigned i = 0;; i++) {
-		int rc = na_node_q_request(t->n, m->tag, t->id, m->seq);
-
-		if (rc == 0)
-			q->on = true;
-		if (rc != -EBUSY && rc != -ENOSPC)
-			break;
-		/* Stopped (dsm_stop): the tenure may never end (a crashed
-		 * node's hand-over is never acknowledged), so give up as
-		 * every other wait does; the request goes without a holder
-		 * slot and the event gives up in turn. */
-		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
-			break;
-		/* Another local event's tenure on this block is ending, or
-		 * no holder slot is free: a request without one could not
-		 * take a grant (a Q_GRANT or QGRANT), so it waits. */
-		if (rc == -EBUSY)
-			NA_STAT_INC(t->n->st.req.q_busy_waits);
-		else
-			NA_STAT_INC(t->n->st.req.q_slot_waits);
-		na_req_backoff(t, i < 4 ? i : 4);
-	}
+	span = base << (attempt < 10 ? attempt : 10);
+	if (span > cap)
+		span = cap;
+	until = na_now_ns() + na_req_rnd(t) % (span + 1);
+	while (na_now_ns() < until)
+		if (na_req_wait_mail(t, until) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+	na_req_trace_wait(t, LCF_TP_BACKOFF, t0);
+	/*
+	 * No settle_stale() here: the request we back off from is usually
+	 * retried with the same seq, and releasing it would install metadata
+	 * the retry then contradicts. Only na_req_quarantine() releases.
+	 */
 }
 
-/* Send the plan's Q_INVs (again: the agents answer duplicates alike). */
-static void
-send_inv(struct dsm_thread *t, struct na_reqq *q)
+/* Write the block home while the event still holds its lock. */
+int
+na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		 const uint8_t *data)
 {
+	return na_req_writeback_rest(t, seq, tag, data, 0, false);
+}
+
+int
+na_req_writeback_rest(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		      const uint8_t *data, uint64_t have, bool sent_by_owner)
+{
+	uint32_t bs = t->d->topo.block_size;
+	uint16_t home = na_req_home_of(t, tag);
+	uint64_t all = na_seg_all(bs), sent = na_now_ns(), deadline;
+	uint64_t t0 = na_req_trace_t0(t);
+	uint32_t tries = 0;
 	struct lcf_msg m;
 
-	na_req_msg(t, &m, NA_MSG_Q_INV, q->req.seq, q->req.tag, 0);
-	m.gstatus = q->gs;
-	m.copyset = q->cs;
-	m.aux = na_aux_orig(q->plan.type, 0);
-	if (q->plan.home) {
-		m.dst_node = na_req_home_of(t, q->req.tag);
-		m.flags = LCF_F_DATA_PROVIDER;
-		na_node_send(t->n, m.dst_node, &m, NULL);
-		NA_STAT_INC(t->n->st.req.q_inv_sent);
+	na_req_msg(t, &m, 0, seq, tag, home);
+	for (;;) {
+		/* (Re)send every segment not acknowledged yet; the owner
+		 * sent the first copies of its write-back itself. */
+		for (uint32_t i = 0; i < na_seg_count(bs) && !sent_by_owner;
+		     i++) {
+			uint32_t off;
+			uint16_t len;
+
+			if (have & (1ull << i))
+				continue;
+			na_seg_span(bs, i, &off, &len);
+			m.type = NA_MSG_WB;
+			m.aux = off;
+			m.len = len;
+			na_node_send(t->n, home, &m, data + off);
+			if (tries)
+				NA_STAT_INC(t->n->st.req.retransmit_writeback);
+		}
+		deadline = na_now_ns() +
+			   na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+		while (have != all && na_now_ns() < deadline) {
+			const struct lcf_msg *x = &t->mail.m;
+
+			if (na_req_wait_mail(t, deadline) != 0)
+				continue;
+			if (x->type == NA_MSG_WB_ACK && x->seq == seq &&
+			    x->tag == tag && x->aux < bs &&
+			    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
+				have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
+			else
+				NA_STAT_INC(t->n->st.req.stale_replies);
+		}
+		if (have == all)
+			break;
+		if (na_req_stopping(t) && na_now_ns() - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		if (sent_by_owner)
+			NA_STAT_INC(t->n->st.req.retransmit_writeback);
+		sent_by_owner = false;
+		tries++;
 	}
-	for (uint16_t i = 0; i < LCF_MAX_NODES; i++) {
-		if (!na_cs_has(q->plan.to, i))
+	NA_STAT_INC(t->n->st.req.writebacks);
+	na_req_trace_wait(t, LCF_TP_WB, t0);
+	return 0;
+}
+
+int
+na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
+	    uint8_t reply_type, struct na_mail *reply)
+{
+	uint64_t sent = na_now_ns(), deadline;
+	uint32_t tries = 0;
+
+	na_node_send(t->n, dst, m, NULL);
+	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	for (;;) {
+		const struct lcf_msg *x = &t->mail.m;
+		uint64_t now;
+
+		if (na_req_wait_mail(t, deadline) == 0) {
+			if (x->type == reply_type && x->seq == m->seq) {
+				*reply = t->mail;
+				return 0;
+			}
+			NA_STAT_INC(t->n->st.req.stale_replies);
 			continue;
-		m.dst_node = i;
-		m.flags = i == q->plan.provider ? LCF_F_DATA_PROVIDER : 0;
-		na_node_send(t->n, i, &m, NULL);
-		NA_STAT_INC(t->n->st.req.q_inv_sent);
-	}
-}
-
-/* The lock is the event's (Q_GRANT with gs, cs): run the request. */
-static void
-granted(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *g,
-	struct na_collect *c, uint64_t *deadline)
-{
-	q->granted = true;
-	q->queued = false;
-	q->swait = false;
-	q->gs = g->gstatus;
-	q->cs = g->copyset;
-	t->qgrant_valid = false;
-	NA_STAT_INC(t->n->st.req.q_grants);
-	if (g->flags & LCF_F_IN_SWITCH)
-		NA_STAT_INC(t->n->st.req.q_sw_grants); /* QGRANT */
-	na_qplan_make(q->req.type, t->n->self, q->gs, q->cs, na_req_rnd(t),
-		      &q->plan);
-	if (q->plan.noop) {
-		q->noop = true;
-		NA_STAT_INC(t->n->st.req.q_noop);
-		return;
-	}
-	if (q->plan.type != q->req.type)
-		NA_STAT_INC(t->n->st.req.q_converted);
-	na_collect_init(c, q->plan.type, t->n->self, t->d->topo.block_size);
-	na_collect_ack(c, LCF_NODE_NONE, q->gs, q->cs, true);
-	send_inv(t, q);
-	*deadline = na_now_ns() + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-}
-
-bool
-na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
-		      struct na_collect *c, uint64_t *deadline)
-{
-	if (!q->on || !t->qgrant_valid || t->qgrant.seq != q->req.seq ||
-	    t->qgrant.tag != q->req.tag)
-		return false;
-	granted(t, q, &t->qgrant, c, deadline);
-	return true;
-}
-
-bool
-na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
-	     uint64_t *deadline)
-{
-	const struct lcf_msg *x = &t->mail.m;
-	uint64_t now = na_now_ns();
-
-	if (!q->on || x->seq != q->req.seq || x->tag != q->req.tag)
-		return false;
-	switch (x->type) {
-	case LCF_T_QWAIT:
-		/* The block's waiting writer: poll until QGRANT. */
-		if (!q->granted && !c->got_reply) {
-			if (!q->swait)
-				NA_STAT_INC(t->n->st.req.q_waits);
-			q->swait = true;
-			q->queued = false;
-			*deadline = now + na_req_rtt(t);
 		}
-		return true;
-	case NA_MSG_Q_QUEUED:
-		if (!q->granted && !c->got_reply && !q->swait) {
-			q->queued = true;
-			*deadline = now +
-				    na_req_timeout(t, NA_QUEUED_WATCHDOG_RTTS,
-						   0);
-		}
-		NA_STAT_INC(t->n->st.req.q_queued);
-		return true;
-	case NA_MSG_Q_NACK:
-		NA_STAT_INC(t->n->st.req.q_nacks);
-		if (q->granted || c->got_reply || q->swait)
-			return true;
-		q->queued = false;
-		na_node_send(t->n, q->req.dst_node, &q->req, NULL);
-		*deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-		return true;
-	case NA_MSG_Q_GRANT:
-		if (!q->granted && !c->got_reply)
-			granted(t, q, x, c, deadline);
-		return true;
-	case LCF_T_NACK:
-	case NA_MSG_NACK:
-		/* A copy NACKed while another is queued or the lock is
-		 * ours: the queue answers this event. */
-		if (q->queued || q->granted || q->swait) {
-			NA_STAT_INC(t->n->st.req.q_nack_ignored);
-			return true;
-		}
-		return false;
-	default:
-		return false;
+		now = na_now_ns();
+		if (now < deadline)
+			continue;
+		if (na_req_stopping(t) && now - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		na_node_send(t->n, dst, m, NULL);
+		tries++;
+		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
 	}
-}
-
-void
-na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q)
-{
-	if (q->granted) {
-		send_inv(t, q);
-		return;
-	}
-	if (q->swait)
-		NA_STAT_INC(t->n->st.req.q_polls);
-	else if (q->queued)
-		NA_STAT_INC(t->n->st.req.q_watchdog);
-	q->queued = false;
-	na_node_send(t->n, q->req.dst_node, &q->req, NULL);
-}
-
-uint64_t
-na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
-		 uint32_t tries)
-{
-	if (q->swait)
-		return na_req_rtt(t); /* a poll: not doubled */
-	return na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
-}
-
-void
-na_reqq_end(struct dsm_thread *t, struct na_reqq *q, const struct na_collect *c)
-{
-	if (!q->on || q->granted || c->nacked)
-		return; /* holding (ends at its unlock) or retried */
-	/* A write lock granted by the switch or, for a home-owned block, by
-	 * its home holds the queue (QSTATE = {id, 0} at either, QUEUED-LOCKS.md
-	 * 3 and 11). */
-	na_node_q_result(t->n, q->req.tag, t->id, q->req.seq,
-			 c->type != LCF_T_READ_MISS);
 }

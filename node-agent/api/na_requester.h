@@ -190,7 +190,7 @@ uint32_t na_req_next_seq(struct dsm_thread *t);
 int na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
 		uint8_t reply_type, struct na_mail *reply);
 
-/* ---- internal to libdsm: na_requester.c, na_req_mail.c, na_req_stale.c,
+/* ---- internal to libdsm: na_requester.c, na_req_queued.c, na_req_stale.c,
  * used by na_access.c ---- */
 
 static inline uint32_t
@@ -300,6 +300,10 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
  *         na_req_quarantine waits (t->stale.wake).
  */
 int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
+
+/** A reply for the abandoned request (t->stale, valid)? Collect it (called
+ * by na_req_wait_mail). @return true when it was one. */
+bool na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x);
 
 /** End the abandoned request (t->stale) before a new seq: ABORT it. */
 void na_req_quarantine(struct dsm_thread *t);
@@ -417,7 +421,7 @@ void na_req_backoff(struct dsm_thread *t, unsigned attempt);
 /** Handle whatever arrived while no event is in progress. */
 void na_req_service(struct dsm_thread *t);
 
-/* ---- queued lock mode (na_requester.c, docs/QUEUED-LOCKS.md 5) ---- */
+/* ---- queued lock mode (na_req_queued.c, docs/QUEUED-LOCKS.md 5) ---- */
 
 /* One event's queued-mode state. */
 struct na_reqq {
@@ -462,9 +466,38 @@ void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
 
 /*
  * The requester's only calls into the node's queue holders (na_node_q_*)
- * are na_requester.c's na_reqq_* and the functions below; each is a no-op in retry
- * mode, checked here so that an event in that mode does not leave its file.
+ * are na_req_queued.c's na_reqq_* and the functions below; each is a no-op
+ * in retry mode, checked here so that an event in that mode does not leave
+ * its file.
  */
+
+/** t->mail is for the queue (na_reqq_mail)? Checked here first, so that an
+ * event's other replies do not leave na_requester.c. @return true when
+ * consumed. */
+static inline bool
+na_req_q_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
+	      uint64_t *deadline)
+{
+	const struct lcf_msg *x = &t->mail.m;
+
+	if (!q->on || x->seq != q->req.seq || x->tag != q->req.tag)
+		return false;
+	switch (x->type) {
+	case LCF_T_QWAIT:
+	case NA_MSG_Q_QUEUED:
+	case NA_MSG_Q_NACK:
+	case NA_MSG_Q_GRANT:
+		break;
+	case LCF_T_NACK:
+	case NA_MSG_NACK:
+		if (!q->queued && !q->granted && !q->swait)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return na_reqq_mail(t, q, c, deadline);
+}
 
 /** Queued mode: register the event (na_reqq_begin); else q is off. */
 static inline void
