@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dsm.h"
+#include "na_collect.h"
 #include "na_node.h"
 #include "na_proto.h"
 #include "na_qplan.h"
