@@ -499,17 +499,17 @@ na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
 {
 	struct na_node *n = t->n;
 	uint32_t p = m->seq & 1;
+	bool try_local = local && !n->qt && !n->cfg.direct &&
+			 !n->cfg.directory &&
+			 m->seq - t->last_wired[p] < NA_HOME_LOCAL_WRAP;
 
-	if (local && !n->qt && !n->cfg.direct && !n->cfg.directory &&
-	    m->seq - t->last_wired[p] < NA_HOME_LOCAL_WRAP &&
-	    na_node_send_home_local(n, m, any_owner))
+	if (na_node_send_home(n, m, try_local, any_owner))
 		return true;
 	/* lib/model/homelocal.pml -guard: a later copy going local could
 	 * leave this one to take the switch's lock after the unlock. */
 	if (t->local_seq == m->seq)
 		t->local_seq = 0;
 	t->last_wired[p] = m->seq;
-	na_node_send(n, m->dst_node, m, NULL);
 	return false;
 }
 

@@ -464,6 +464,16 @@ na_node_send_home_local(struct na_node *n, const struct lcf_msg *m,
 	return ok;
 }
 
+bool
+na_node_send_home(struct na_node *n, const struct lcf_msg *m, bool try_local,
+		  bool any_owner)
+{
+	if (try_local && na_node_send_home_local(n, m, any_owner))
+		return true;
+	na_node_send(n, m->dst_node, m, NULL);
+	return false;
+}
+
 /* ---- dispatch thread ------------------------------------------------------ */
 
 static void
