@@ -201,15 +201,3 @@ na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
 		return na_req_rtt(t); /* a poll: not doubled */
 	return na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
 }
-
-void
-na_reqq_end(struct dsm_thread *t, struct na_reqq *q, const struct na_collect *c)
-{
-	if (!q->on || q->granted || c->nacked)
-		return; /* holding (ends at its unlock) or retried */
-	/* A write lock granted by the switch or, for a home-owned block, by
-	 * its home holds the queue (QSTATE = {id, 0} at either, QUEUED-LOCKS.md
-	 * 3 and 11). */
-	na_node_q_result(t->n, q->req.tag, t->id, q->req.seq,
-			 c->type != LCF_T_READ_MISS);
-}

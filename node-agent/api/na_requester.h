@@ -461,10 +461,6 @@ void na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q);
 uint64_t na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
 			  uint32_t tries);
 
-/** The event completed through the switch or home path (not granted). */
-void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
-		 const struct na_collect *c);
-
 /*
  * The requester's only calls into the node's queue holders (na_node_q_*)
  * are na_req_queued.c's na_reqq_* and the functions below; each is a no-op
@@ -517,6 +513,20 @@ na_req_q_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq)
 {
 	if (t->n->qt)
 		na_node_q_abandon(t->n, tag, t->id, seq);
+}
+
+/** Queued mode: the event completed through the switch or home path (not
+ * granted): tell the holders whether it holds the queue. */
+static inline void
+na_reqq_end(struct dsm_thread *t, struct na_reqq *q, const struct na_collect *c)
+{
+	if (!q->on || q->granted || c->nacked)
+		return; /* holding (ends at its unlock) or retried */
+	/* A write lock granted by the switch or, for a home-owned block, by
+	 * its home holds the queue (QSTATE = {id, 0} at either, QUEUED-LOCKS.md
+	 * 3 and 11). */
+	na_node_q_result(t->n, q->req.tag, t->id, q->req.seq,
+			 c->type != LCF_T_READ_MISS);
 }
 
 /** Queued mode: the event that holds the queue ends (QXFER / QRELEASE
