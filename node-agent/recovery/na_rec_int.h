@@ -282,9 +282,23 @@ void na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out);
 /* na_rec_drain.c, called by na_rec_node.c (the tick) with agent_mu held. */
 void na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out);
 
-/* na_rec_rejoin.c: a dead node's message to drop; rejoins due (the tick,
- * agent_mu held). */
-bool na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m);
+/* A dead node's message to drop (the agents' hook, for every message:
+ * inline). */
+static inline bool
+na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m)
+{
+	/* From the declaration on, not from the drain: a new process may
+	 * start before the next tick drains the old one. */
+	uint32_t dead = __atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE) |
+			__atomic_load_n(&r->dead_req, __ATOMIC_ACQUIRE);
+
+	if (m->node == r->env.self || !na_cs_has(dead, m->node))
+		return false;
+	r->st.dead_dropped++;
+	return true;
+}
+
+/* na_rec_rejoin.c: rejoins due (the tick, agent_mu held). */
 void na_rec_rejoin_tick(struct na_rec *r);
 
 #endif /* NA_REC_INT_H */
