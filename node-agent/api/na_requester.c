@@ -183,18 +183,19 @@ na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
  * round holds the tag. @return 1 when the retry seq must not be reused (a
  * recovery recorded it as unsettled), 0, -EHOSTDOWN when the tag's home
  * node was declared dead (dsm_node_failed), -ECANCELED when stopped while a
- * round holds the tag.
+ * round holds the tag. With `seq` (planned_seq) and 0 returned, `*sent`
+ * tells whether request `seq` is recorded as sent already (na_rec_begin).
  */
 static int
-rec_before_event(struct dsm_thread *t, uint64_t tag)
+rec_before_event(struct dsm_thread *t, uint64_t tag, uint32_t seq, bool *sent)
 {
 	struct na_rec *r = t->n->rec;
 	uint64_t start = na_now_ns();
 	bool settled;
 	int fresh;
 
-	fresh = na_rec_before(r, tag, t->id, t->stale.valid, t->stale.tag,
-			      &settled);
+	fresh = na_rec_begin(r, tag, t->id, t->stale.valid, t->stale.tag,
+			     &settled, seq, sent);
 	if (fresh == -EHOSTDOWN)
 		return -EHOSTDOWN;
 	if (fresh == -EAGAIN) { /* a recovery round holds the tag */
@@ -218,6 +219,29 @@ rec_before_event(struct dsm_thread *t, uint64_t tag)
 	if (settled)
 		t->stale.round = true;
 	return fresh ? 1 : 0;
+}
+
+/*
+ * The seq the event below takes when recovery has recorded none of this
+ * thread's requests (rec_before_event returns 0), if it takes it with no
+ * wait first (no quarantine, row guard or flush): the retry's seq, or the
+ * next one. 0: it may wait, or the seq is not known yet.
+ */
+static uint32_t
+planned_seq(const struct dsm_thread *t, uint8_t type, uint64_t tag,
+	    const struct na_retry *rt)
+{
+	uint32_t seq;
+
+	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag)
+		seq = rt->seq;
+	else if (t->stale.valid || t->row[0].seq || t->row[1].seq)
+		return 0;
+	else
+		seq = t->seq + 1 ? t->seq + 1 : 1; /* na_req_next_seq */
+	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
+		return 0;
+	return seq;
 }
 
 /* Remember the request as abandoned (struct na_stale): only an ABORT can
@@ -247,10 +271,13 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 	struct na_reqq q;
-	bool tr, done, stale, wired;
+	bool tr, done, stale, wired, recorded;
 
 again:
-	switch (rec_before_event(t, tag)) {
+	/* Recovery once per event: the request's seq is recorded as it is
+	 * asked whether the event may start, when known by then. */
+	switch (rec_before_event(t, tag, planned_seq(t, type, tag, rt),
+				 &recorded)) {
 	case 0:
 		break;
 	case 1:
@@ -293,7 +320,7 @@ again:
 	 * report already: a request sent now could be granted and then
 	 * dropped as aborted, its lock nobody's (lib/model/recsend.pml).
 	 */
-	if (!na_rec_sent(t->n->rec, t->id, tag, seq))
+	if (!recorded && !na_rec_sent(t->n->rec, t->id, tag, seq))
 		goto again;
 	tr = na_req_tr(t, seq);
 	if (tr)
