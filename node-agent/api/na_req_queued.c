@@ -26,37 +26,6 @@
 
 #define NA_QUEUED_WATCHDOG_RTTS 64
 
-void
-na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
-{
-	uint64_t start = na_now_ns();
-
-	memset(q, 0, sizeof(*q));
-	q->req = *m;
-	for (unsigned i = 0;; i++) {
-		int rc = na_node_q_request(t->n, m->tag, t->id, m->seq);
-
-		if (rc == 0)
-			q->on = true;
-		if (rc != -EBUSY && rc != -ENOSPC)
-			break;
-		/* Stopped (dsm_stop): the tenure may never end (a crashed
-		 * node's hand-over is never acknowledged), so give up as
-		 * every other wait does; the request goes without a holder
-		 * slot and the event gives up in turn. */
-		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
-			break;
-		/* Another local event's tenure on this block is ending, or
-		 * no holder slot is free: a request without one could not
-		 * take a grant (a Q_GRANT or QGRANT), so it waits. */
-		if (rc == -EBUSY)
-			NA_STAT_INC(t->n->st.req.q_busy_waits);
-		else
-			NA_STAT_INC(t->n->st.req.q_slot_waits);
-		na_req_backoff(t, i < 4 ? i : 4);
-	}
-}
-
 /* Send the plan's Q_INVs (again: the agents answer duplicates alike). */
 static void
 send_inv(struct dsm_thread *t, struct na_reqq *q)
