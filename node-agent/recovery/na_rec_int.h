@@ -268,6 +268,26 @@ drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
 	r->st.drained_blocks++;
 }
 
+/* The message types na_rec_home_watch looks at (any other: false), asked
+ * first so that the agents' hook does not enter na_rec_home.c for the
+ * rest. */
+static inline bool
+na_rec_home_watched(uint8_t type)
+{
+	switch (type) {
+	case LCF_T_READ_MISS:
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+	case LCF_T_REMOVE_FROM_SWITCH:
+	case LCF_T_MIGRATE_ACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* na_rec_home.c, called by na_rec_node.c and na_rec_drain.c, agent_mu held. */
 void na_rec_start_round(struct na_rec *r, struct na_out *out);
 bool na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m,

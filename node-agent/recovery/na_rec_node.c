@@ -555,7 +555,8 @@ na_rec_agents(struct na_rec *r, const struct lcf_msg *m, const void *payload,
 		na_rec_home_done_ack(r, m);
 		return true;
 	default:
-		return r->env.role_home && na_rec_home_watch(r, m, out);
+		return r->env.role_home && na_rec_home_watched(m->type) &&
+		       na_rec_home_watch(r, m, out);
 	}
 }
 
