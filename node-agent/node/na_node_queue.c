@@ -4,8 +4,9 @@
  * holders (na_qtable.h) run in the agents' section; what they send goes
  * out, what they deliver to a requester thread goes to its mailbox; Q_INV
  * is answered by the cache or home agent as the switch copy it stands for
- * (na_qplan.h); a node declared dead or rejoined. The holders' timer,
- * their table and the requester's calls (na_node_q_*) are in na_node.c.
+ * (na_qplan.h). The holders' timer, their table and the requester's calls
+ * (na_node_q_*) are in na_node.c; a node declared dead or rejoined in
+ * na_node_start.c.
  */
 
 #include "na_msg.h"
@@ -60,32 +61,4 @@ na_node_q_recovered(void *ctx, const uint64_t *tags, uint32_t n)
 		more = na_qtable_recovered(nd->qt, tags, n, &loc);
 		na_node_queue_deliver(nd, &loc);
 	} while (more == 1);
-}
-
-void
-na_node_q_node_rejoined(struct na_node *n, uint16_t node)
-{
-	if (!n->qt)
-		return;
-	na_node_agents_enter(n);
-	na_qtable_node_rejoined(n->qt, node);
-	na_node_agents_leave(n);
-}
-
-int
-na_node_q_node_failed(struct na_node *n, uint16_t node)
-{
-	struct na_qlocals loc;
-	int rc;
-
-	if (!n->qt)
-		return 0;
-	na_node_agents_enter(n);
-	do {
-		loc.n = 0;
-		rc = na_qtable_node_failed(n->qt, node, &loc);
-		na_node_queue_deliver(n, &loc);
-	} while (rc == 1);
-	na_node_agents_leave(n);
-	return rc;
 }
