@@ -13,51 +13,10 @@
 
 #include "na_msg.h"
 #include "na_recovery.h"
+#include "na_req_mail.h"
+#include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_seg.h"
-
-bool
-na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x)
-{
-	struct na_stale *s = &t->stale;
-	const struct lcf_msg *m = &x->m;
-
-	if (!s->valid || m->seq != s->seq || m->tag != s->tag ||
-	    m->node != t->n->self || na_msg_own_seq(m->type))
-		return false;
-	switch (m->type) {
-	case NA_MSG_ACK:
-		na_collect_na_ack(&s->c, m);
-		break;
-	case NA_MSG_DATA:
-		if (na_collect_data(&s->c, m->aux, m->len))
-			memcpy(s->buf + m->aux, x->payload, m->len);
-		break;
-	case NA_MSG_DIR_GRANT:
-		na_collect_grant(&s->c, na_aux_responder(m->aux), m->gstatus,
-				 m->copyset);
-		break;
-	case LCF_T_ABORT_ACK:
-	case NA_MSG_ABORT_ACK:
-		if (s->answer == NA_AB_NONE)
-			s->answer = m->flags & LCF_F_FAIL ? NA_AB_PASSED
-							  : NA_AB_ABORTED;
-		break;
-	default:
-		if (m->type == s->type) /* returned by the switch */
-			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
-				       m->copyset, true);
-		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK) {
-			s->nacks++; /* one more copy is dead */
-			if (s->type == LCF_T_READ_MISS &&
-			    (s->answer == NA_AB_PASSED || s->c.got_reply) &&
-			    (m->copyset & na_bit(t->n->self)))
-				s->in_cs = true;
-		}
-		break;
-	}
-	return true;
-}
 
 /*
  * Release a lock an abandoned request took late (struct na_stale), with

@@ -12,25 +12,25 @@
  * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
  * the thread uses a new seq.
  *
- * The requester is one module in four files around na_requester.h; each
+ * The requester is one module in five files around na_requester.h; each
  * file owns:
- *   na_requester.c  an event's path: seqs, the request, waiting for its
- *                   replies (na_req_wait_mail: unlock ACKs and the
- *                   unlock's retransmission on the way) and collecting
- *                   them (na_req_event), the unlock (one in flight),
- *                   backoff, NA_WB write-backs, request/reply calls,
- *                   init/fini. Over 500 lines: so that a request, from
- *                   its send to its unlock, enters this file once;
- *   na_req_queued.c queued lock mode (na_reqq_*): registration with the
- *                   holders, Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the
- *                   grant's plan. With the inlines of na_requester.h
- *                   (na_req_q_*, na_reqq_done/holds) these are the
- *                   requester's only calls into the node's queue holders
- *                   (na_node_q_*, node/na_node.c), each made only in
- *                   queued mode;
- *   na_req_stale.c  the abandoned request: its replies, the ABORT
- *                   quarantine and the settling unlock of a lock a late
- *                   copy took (na_req_quarantine, na_req_give_up);
+ *   na_requester.c  the event: seqs, the request, collecting its replies
+ *                   (na_req_event), init/fini. Its mailbox wait and send
+ *                   home are inline (na_req_mail.h), as are the queued
+ *                   mode's registration and end (na_req_queued.h), so a
+ *                   request's send and replies do not leave this file;
+ *   na_req_mail.c   what the mailbox's wait hands on (unlock ACKs, the
+ *                   unlock timer, the abandoned request's replies),
+ *                   unlocks (one in flight), backoff, NA_WB write-backs,
+ *                   request/reply calls;
+ *   na_req_queued.c queued lock mode (na_reqq_*): Q_QUEUED / Q_NACK /
+ *                   Q_GRANT / QWAIT, the grant's plan. With the inlines of
+ *                   na_req_queued.h these are the requester's only calls
+ *                   into the node's queue holders (na_node_q_*,
+ *                   node/na_node.c), each made only in queued mode;
+ *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
+ *                   settling unlock of a lock a late copy took
+ *                   (na_req_quarantine, na_req_give_up);
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
  */
 #include <errno.h>
@@ -39,6 +39,8 @@
 
 #include "na_msg.h"
 #include "na_recovery.h"
+#include "na_req_mail.h"
+#include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_seg.h"
 
@@ -80,100 +82,6 @@ na_req_next_seq(struct dsm_thread *t)
 	if (++t->seq == 0)
 		t->seq = 1;
 	return t->seq;
-}
-
-/* ---- the mailbox: waiting for replies ------------------------------------ */
-
-/*
- * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. Nobody waits
- * for it: the thread may take it long after it came (hits in between),
- * so the round trip ends at its arrival, not here (a late sample inflated
- * the RTT, and with it the NACK back-off, up to 1000x).
- */
-static bool
-on_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
-{
-	const struct lcf_msg *m = &x->m;
-
-	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
-		return false;
-	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
-		    x->at_ns >= t->unl.sent_ns)
-			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
-		t->unl.valid = false;
-	} else {
-		NA_STAT_INC(t->n->st.req.stale_replies);
-	}
-	return true;
-}
-
-static void
-unlock_timer(struct dsm_thread *t, uint64_t now)
-{
-	if (!t->unl.valid || now < t->unl.deadline_ns)
-		return;
-	if (t->unl.queued) {
-		/* The queue holder retransmits QXFER/QRELEASE itself. */
-		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
-		return;
-	}
-	na_req_send_home(t, &t->unl.m, t->unl.local, true);
-	NA_STAT_INC(t->n->st.req.retransmit_unlock);
-	t->unl.retx = true;
-	t->unl.tries++;
-	t->unl.deadline_ns = now + na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS,
-						  t->unl.tries);
-}
-
-/*
- * Wait for a message until `deadline`, consuming unlock ACKs and running the
- * unlock timer on the way (an ACK is handled before the timer looks, so a
- * waiting ACK never causes a spurious retransmission).
- * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN when the ACK of the
- *         pending unlock was consumed (na_req_flush returns at once, not
- *         at the unlock timer's deadline), or -EINPROGRESS when an answer
- *         of the abandoned request was collected while the quarantine
- *         waits (t->stale.wake: it re-checks at once).
- */
-int
-na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t dl = deadline;
-		int rc;
-
-		if (t->unl.valid && t->unl.deadline_ns < dl)
-			dl = t->unl.deadline_ns;
-		rc = na_node_mbox_wait(t->n, t->id, &t->mail, dl);
-		if (rc == 0 && na_req_tr(t, t->mail.m.seq))
-			na_req_trace(t, LCF_TP_WAKE, t->mail.m.type,
-				     t->mail.m.seq, LCF_TRACE_NO_PEER, 0);
-		if (rc == 0 && t->mail.m.type == NA_MSG_Q_GRANT) {
-			/* Kept: it may answer a request being retried. */
-			t->qgrant = t->mail.m;
-			t->qgrant_valid = true;
-		}
-		if (rc == 0) {
-			bool had = t->unl.valid;
-
-			if (on_unlock_ack(t, &t->mail)) {
-				if (had && !t->unl.valid)
-					return -EAGAIN; /* na_req_flush's */
-				continue;
-			}
-			if (t->stale.valid && na_req_stale_mail(t, &t->mail)) {
-				if (t->stale.wake)
-					return -EINPROGRESS;
-				continue;
-			}
-		}
-		unlock_timer(t, na_now_ns());
-		if (rc == 0)
-			return 0;
-		if (dl >= deadline || na_now_ns() >= deadline)
-			return -ETIMEDOUT;
-	}
 }
 
 /* ---- one coherence event --------------------------------------------------- */
@@ -437,230 +345,4 @@ again:
 	else
 		NA_STAT_INC(t->n->st.req.events_at_home);
 	return NA_EV_OK;
-}
-
-/* ---- unlocks, write-backs, backoff and calls ------------------------------ */
-
-/* At most one unlock is in flight per requester, and a request never starts
- * while an unlock with the same seq parity is unacknowledged (the switch's
- * two scoreboard rows). */
-
-/* Handle whatever arrived while no event is in progress. */
-void
-na_req_service(struct dsm_thread *t)
-{
-	while (na_req_wait_mail(t, 0) == 0)
-		NA_STAT_INC(t->n->st.req.stale_replies);
-}
-
-void
-na_req_flush(struct dsm_thread *t)
-{
-	uint64_t start = na_now_ns(),
-		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
-
-	while (t->unl.valid) {
-		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
-			NA_STAT_INC(t->n->st.req.stale_replies);
-		if (t->unl.valid && na_req_stopping(t) &&
-		    na_now_ns() - start > NA_GIVE_UP_NS) {
-			t->unl.valid = false;
-			NA_STAT_INC(t->n->st.req.aborted);
-		}
-	}
-	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
-}
-
-void
-na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
-		   uint64_t tag, uint8_t gs, uint32_t cs)
-{
-	/* Section 5.3.2: the previous unlock must be acknowledged first. */
-	na_req_flush(t);
-	memset(&t->unl, 0, sizeof(t->unl));
-	t->unl.m.version = LCF_VERSION;
-	t->unl.m.type = type;
-	t->unl.m.gstatus = gs;
-	t->unl.m.node = t->n->self;
-	t->unl.m.thread = t->id;
-	t->unl.m.seq = seq;
-	t->unl.m.copyset = cs;
-	t->unl.m.tag = tag;
-	t->unl.m.dst_node = na_req_home_of(t, tag);
-	t->unl.valid = true;
-	t->last_unlock_seq = seq;
-	/* Acknowledged before this parity's next seq is requested (the
-	 * flush in na_req_event). */
-	na_req_row_ended(t, seq);
-	if (na_req_tr(t, seq))
-		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
-			     0);
-	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
-		/* Queued mode, the event holds the queue: QXFER/QRELEASE
-		 * went instead; the holder's approval acknowledges. */
-		t->unl.queued = true;
-		t->any_unlock = true;
-		t->unl.sent_ns = na_now_ns();
-		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
-		NA_STAT_INC(t->n->st.req.q_ends);
-		na_rec_idle(t->n->rec, t->id, false);
-		return;
-	}
-	t->any_unlock = true;
-	t->unl.sent_ns = na_now_ns();
-	t->unl.deadline_ns = t->unl.sent_ns +
-			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
-	na_dir_wrap(t->n, &t->unl.m);
-	/* The unlock takes its event's path: the home holds a local
-	 * event's lock; a wire event's copies may still be in the switch. */
-	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
-					true);
-	t->unl.wired = !t->unl.local &&
-		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
-	na_rec_idle(t->n->rec, t->id, false);
-}
-
-bool
-na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
-		 bool any_owner)
-{
-	struct na_node *n = t->n;
-	uint32_t p = m->seq & 1;
-	bool try_local = local && !n->qt && !n->cfg.direct &&
-			 !n->cfg.directory &&
-			 m->seq - t->last_wired[p] < NA_HOME_LOCAL_WRAP;
-
-	if (na_node_send_home(n, m, try_local, any_owner))
-		return true;
-	/* lib/model/homelocal.pml -guard: a later copy going local could
-	 * leave this one to take the switch's lock after the unlock. */
-	if (t->local_seq == m->seq)
-		t->local_seq = 0;
-	t->last_wired[p] = m->seq;
-	return false;
-}
-
-/*
- * Randomised exponential backoff after a NACK, serving the mailbox. It
- * scales from the measured round trip, not from the timeouts' floor
- * (NA_RTT_FLOOR_NS, 500 us): a retry is no retransmission, and at a
- * microsecond RTT a floored back-off idles a thread for 100 round trips.
- */
-void
-na_req_backoff(struct dsm_thread *t, unsigned attempt)
-{
-	uint64_t base = t->rtt_ns / 4 + 1, cap = 2000000ull, span, until;
-	uint64_t t0 = na_req_trace_t0(t);
-
-	span = base << (attempt < 10 ? attempt : 10);
-	if (span > cap)
-		span = cap;
-	until = na_now_ns() + na_req_rnd(t) % (span + 1);
-	while (na_now_ns() < until)
-		if (na_req_wait_mail(t, until) == 0)
-			NA_STAT_INC(t->n->st.req.stale_replies);
-	na_req_trace_wait(t, LCF_TP_BACKOFF, t0);
-	/*
-	 * No settle_stale() here: the request we back off from is usually
-	 * retried with the same seq, and releasing it would install metadata
-	 * the retry then contradicts. Only na_req_quarantine() releases.
-	 */
-}
-
-/* Write the block home while the event still holds its lock. */
-int
-na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
-		 const uint8_t *data)
-{
-	return na_req_writeback_rest(t, seq, tag, data, 0, false);
-}
-
-int
-na_req_writeback_rest(struct dsm_thread *t, uint32_t seq, uint64_t tag,
-		      const uint8_t *data, uint64_t have, bool sent_by_owner)
-{
-	uint32_t bs = t->d->topo.block_size;
-	uint16_t home = na_req_home_of(t, tag);
-	uint64_t all = na_seg_all(bs), sent = na_now_ns(), deadline;
-	uint64_t t0 = na_req_trace_t0(t);
-	uint32_t tries = 0;
-	struct lcf_msg m;
-
-	na_req_msg(t, &m, 0, seq, tag, home);
-	for (;;) {
-		/* (Re)send every segment not acknowledged yet; the owner
-		 * sent the first copies of its write-back itself. */
-		for (uint32_t i = 0; i < na_seg_count(bs) && !sent_by_owner;
-		     i++) {
-			uint32_t off;
-			uint16_t len;
-
-			if (have & (1ull << i))
-				continue;
-			na_seg_span(bs, i, &off, &len);
-			m.type = NA_MSG_WB;
-			m.aux = off;
-			m.len = len;
-			na_node_send(t->n, home, &m, data + off);
-			if (tries)
-				NA_STAT_INC(t->n->st.req.retransmit_writeback);
-		}
-		deadline = na_now_ns() +
-			   na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
-		while (have != all && na_now_ns() < deadline) {
-			const struct lcf_msg *x = &t->mail.m;
-
-			if (na_req_wait_mail(t, deadline) != 0)
-				continue;
-			if (x->type == NA_MSG_WB_ACK && x->seq == seq &&
-			    x->tag == tag && x->aux < bs &&
-			    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
-				have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
-			else
-				NA_STAT_INC(t->n->st.req.stale_replies);
-		}
-		if (have == all)
-			break;
-		if (na_req_stopping(t) && na_now_ns() - sent > NA_GIVE_UP_NS)
-			return -EINTR;
-		if (sent_by_owner)
-			NA_STAT_INC(t->n->st.req.retransmit_writeback);
-		sent_by_owner = false;
-		tries++;
-	}
-	NA_STAT_INC(t->n->st.req.writebacks);
-	na_req_trace_wait(t, LCF_TP_WB, t0);
-	return 0;
-}
-
-int
-na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
-	    uint8_t reply_type, struct na_mail *reply)
-{
-	uint64_t sent = na_now_ns(), deadline;
-	uint32_t tries = 0;
-
-	na_node_send(t->n, dst, m, NULL);
-	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-	for (;;) {
-		const struct lcf_msg *x = &t->mail.m;
-		uint64_t now;
-
-		if (na_req_wait_mail(t, deadline) == 0) {
-			if (x->type == reply_type && x->seq == m->seq) {
-				*reply = t->mail;
-				return 0;
-			}
-			NA_STAT_INC(t->n->st.req.stale_replies);
-			continue;
-		}
-		now = na_now_ns();
-		if (now < deadline)
-			continue;
-		if (na_req_stopping(t) && now - sent > NA_GIVE_UP_NS)
-			return -EINTR;
-		na_node_send(t->n, dst, m, NULL);
-		tries++;
-		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
-	}
 }

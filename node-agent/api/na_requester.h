@@ -7,7 +7,6 @@
 #ifndef NA_REQUESTER_H
 #define NA_REQUESTER_H
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -16,7 +15,6 @@
 #include "na_collect.h"
 #include "na_node.h"
 #include "na_proto.h"
-#include "na_qplan.h"
 
 /* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
 #define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
@@ -192,7 +190,7 @@ uint32_t na_req_next_seq(struct dsm_thread *t);
 int na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
 		uint8_t reply_type, struct na_mail *reply);
 
-/* ---- internal to libdsm: na_requester.c, na_req_queued.c, na_req_stale.c,
+/* ---- internal to libdsm: na_requester.c, na_req_mail.c, na_req_stale.c,
  * used by na_access.c ---- */
 
 static inline uint32_t
@@ -293,20 +291,6 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 	m->dst_node = dst;
 }
 
-/**
- * Wait for a message until `deadline`, consuming unlock ACKs and the
- * abandoned request's replies, and running the unlock timer on the way.
- * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN (before `deadline`)
- *         when it consumed the ACK of the pending unlock, or -EINPROGRESS
- *         when it collected an abandoned request's answer while
- *         na_req_quarantine waits (t->stale.wake).
- */
-int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
-
-/** A reply for the abandoned request (t->stale, valid)? Collect it (called
- * by na_req_wait_mail). @return true when it was one. */
-bool na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x);
-
 /** End the abandoned request (t->stale) before a new seq: ABORT it. */
 void na_req_quarantine(struct dsm_thread *t);
 
@@ -400,19 +384,6 @@ int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
  */
 #define NA_HOME_LOCAL_WRAP (1u << 30)
 
-/**
- * Send copy `m` of event m->seq's request (`any_owner` false), unlock or
- * ABORT (`any_owner` true) to its home (lib/model/homelocal.pml):
- * straight to the home agent (na_node_send_home_local) when `local` (no
- * copy of the event has crossed the switch), the lock mode is retry, the
- * home is this node and owns the block or any_owner, and the wrap guard
- * (NA_HOME_LOCAL_WRAP) allows; else on the wire, after which the event's
- * later copies and its unlock take the wire too (t->local_seq cleared).
- * @return true when delivered locally.
- */
-bool na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
-		      bool any_owner);
-
 /** Send the unlock of event `seq` (after the previous one's ACK). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 			uint64_t tag, uint8_t gs, uint32_t cs);
@@ -422,156 +393,5 @@ void na_req_backoff(struct dsm_thread *t, unsigned attempt);
 
 /** Handle whatever arrived while no event is in progress. */
 void na_req_service(struct dsm_thread *t);
-
-/* ---- queued lock mode (na_req_queued.c, docs/QUEUED-LOCKS.md 5) ---- */
-
-/* One event's queued-mode state. */
-struct na_reqq {
-	bool on;      /* registered with the node's queue holders */
-	bool queued;  /* Q_QUEUED: only the watchdog retransmits */
-	bool swait;   /* QWAIT: the block's waiting writer, polling */
-	bool granted; /* Q_GRANT or QGRANT: the lock is the event's */
-	bool noop;    /* granted, but the check failed (na_qplan.h) */
-	struct lcf_msg req;
-	struct na_qplan plan;
-	uint8_t gs;
-	uint32_t cs;
-};
-
-/** Register the event of request `m` (waits while another local event's
- * tenure on the block ends). */
-static inline void
-na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
-{
-	uint64_t start = na_now_ns();
-
-	memset(q, 0, sizeof(*q));
-	q->req = *m;
-	for (unsigned i = 0;; i++) {
-		int rc = na_node_q_request(t->n, m->tag, t->id, m->seq);
-
-		if (rc == 0)
-			q->on = true;
-		if (rc != -EBUSY && rc != -ENOSPC)
-			break;
-		/* Stopped (dsm_stop): the tenure may never end (a crashed
-		 * node's hand-over is never acknowledged), so give up as
-		 * every other wait does; the request goes without a holder
-		 * slot and the event gives up in turn. */
-		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
-			break;
-		/* Another local event's tenure on this block is ending, or
-		 * no holder slot is free: a request without one could not
-		 * take a grant (a Q_GRANT or QGRANT), so it waits. */
-		if (rc == -EBUSY)
-			NA_STAT_INC(t->n->st.req.q_busy_waits);
-		else
-			NA_STAT_INC(t->n->st.req.q_slot_waits);
-		na_req_backoff(t, i < 4 ? i : 4);
-	}
-}
-
-/** A Q_GRANT for this event arrived before it (during a backoff)? Then
- * take it. @return true when taken. */
-bool na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
-			   struct na_collect *c, uint64_t *deadline);
-
-/** t->mail: Q_QUEUED, QWAIT, Q_NACK, Q_GRANT, or a NACK the queue overrides.
- * @return true when consumed. */
-bool na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
-		  uint64_t *deadline);
-
-/** The event's timer expired: Q_INVs again, or the request (a poll when
- * the event is the block's waiting writer). */
-void na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q);
-
-/** The event's timer after its `tries`-th retransmission: the RTT
- * estimate for a waiting writer's poll, else 6 RTTs doubled per try. */
-uint64_t na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
-			  uint32_t tries);
-
-/*
- * The requester's only calls into the node's queue holders (na_node_q_*)
- * are na_req_queued.c's na_reqq_* and the functions below; each is a no-op
- * in retry mode, checked here so that an event in that mode does not leave
- * its file.
- */
-
-/** t->mail is for the queue (na_reqq_mail)? Checked here first, so that an
- * event's other replies do not leave na_requester.c. @return true when
- * consumed. */
-static inline bool
-na_req_q_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
-	      uint64_t *deadline)
-{
-	const struct lcf_msg *x = &t->mail.m;
-
-	if (!q->on || x->seq != q->req.seq || x->tag != q->req.tag)
-		return false;
-	switch (x->type) {
-	case LCF_T_QWAIT:
-	case NA_MSG_Q_QUEUED:
-	case NA_MSG_Q_NACK:
-	case NA_MSG_Q_GRANT:
-		break;
-	case LCF_T_NACK:
-	case NA_MSG_NACK:
-		if (!q->queued && !q->granted && !q->swait)
-			return false;
-		break;
-	default:
-		return false;
-	}
-	return na_reqq_mail(t, q, c, deadline);
-}
-
-/** Queued mode: register the event (na_reqq_begin); else q is off. */
-static inline void
-na_req_q_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
-{
-	if (t->n->qt)
-		na_reqq_begin(t, q, m);
-	else
-		memset(q, 0, sizeof(*q));
-}
-
-/** Queued mode: end the abandoned request `seq` on `tag` at the queue
- * holders (a granted one passes the lock on). */
-static inline void
-na_req_q_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	if (t->n->qt)
-		na_node_q_abandon(t->n, tag, t->id, seq);
-}
-
-/** Queued mode: the event completed through the switch or home path (not
- * granted): tell the holders whether it holds the queue. */
-static inline void
-na_reqq_end(struct dsm_thread *t, struct na_reqq *q, const struct na_collect *c)
-{
-	if (!q->on || q->granted || c->nacked)
-		return; /* holding (ends at its unlock) or retried */
-	/* A write lock granted by the switch or, for a home-owned block, by
-	 * its home holds the queue (QSTATE = {id, 0} at either, QUEUED-LOCKS.md
-	 * 3 and 11). */
-	na_node_q_result(t->n, q->req.tag, t->id, q->req.seq,
-			 c->type != LCF_T_READ_MISS);
-}
-
-/** Queued mode: the event that holds the queue ends (QXFER / QRELEASE
- * instead of the unlock). @return 0 when it held it, -ESRCH. */
-static inline int
-na_reqq_done(struct dsm_thread *t, uint64_t tag, uint32_t seq, uint8_t gs,
-	     uint32_t cs)
-{
-	return na_node_q_done(t->n, tag, t->id, seq, gs, cs);
-}
-
-/** Queued mode: does request `seq` on `tag` hold the queue? */
-static inline bool
-na_reqq_holds(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	return na_node_q_holds(t->n, tag, t->id, seq);
-}
 
 #endif /* NA_REQUESTER_H */

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ *
+ * The requester's mailbox side: what its wait (na_req_wait_mail, inline in
+ * na_req_mail.h) hands on (unlock ACKs, the unlock timer, the abandoned
+ * request's replies), asynchronous unlocks and their retransmission,
+ * backoff, write-backs and request/reply calls.
+ * Part of the requester (which file owns what: the top of
+ * na_requester.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "na_msg.h"
+#include "na_recovery.h"
+#include "na_req_mail.h"
+#include "na_req_queued.h"
+#include "na_seg.h"
+
+/* ---- what the mailbox's wait hands on ------------------------------------- */
+
+/*
+ * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home): consume it. Nobody waits
+ * for it: the thread may take it long after it came (hits in between),
+ * so the round trip ends at its arrival, not here (a late sample inflated
+ * the RTT, and with it the NACK back-off, up to 1000x).
+ */
+void
+na_req_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
+{
+	const struct lcf_msg *m = &x->m;
+
+	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
+		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
+		    x->at_ns >= t->unl.sent_ns)
+			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
+		t->unl.valid = false;
+	} else {
+		NA_STAT_INC(t->n->st.req.stale_replies);
+	}
+}
+
+/* The pending unlock's timer expired (`now`): retransmit it. */
+void
+na_req_unlock_timer(struct dsm_thread *t, uint64_t now)
+{
+	if (t->unl.queued) {
+		/* The queue holder retransmits QXFER/QRELEASE itself. */
+		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
+		return;
+	}
+	na_req_send_home(t, &t->unl.m, t->unl.local, true);
+	NA_STAT_INC(t->n->st.req.retransmit_unlock);
+	t->unl.retx = true;
+	t->unl.tries++;
+	t->unl.deadline_ns = now + na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS,
+						  t->unl.tries);
+}
+
+/* A reply for the abandoned request of struct na_stale? Collect it. */
+bool
+na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x)
+{
+	struct na_stale *s = &t->stale;
+	const struct lcf_msg *m = &x->m;
+
+	if (!s->valid || m->seq != s->seq || m->tag != s->tag ||
+	    m->node != t->n->self || na_msg_own_seq(m->type))
+		return false;
+	switch (m->type) {
+	case NA_MSG_ACK:
+		na_collect_na_ack(&s->c, m);
+		break;
+	case NA_MSG_DATA:
+		if (na_collect_data(&s->c, m->aux, m->len))
+			memcpy(s->buf + m->aux, x->payload, m->len);
+		break;
+	case NA_MSG_DIR_GRANT:
+		na_collect_grant(&s->c, na_aux_responder(m->aux), m->gstatus,
+				 m->copyset);
+		break;
+	case LCF_T_ABORT_ACK:
+	case NA_MSG_ABORT_ACK:
+		if (s->answer == NA_AB_NONE)
+			s->answer = m->flags & LCF_F_FAIL ? NA_AB_PASSED
+							  : NA_AB_ABORTED;
+		break;
+	default:
+		if (m->type == s->type) /* returned by the switch */
+			na_collect_ack(&s->c, LCF_NODE_NONE, m->gstatus,
+				       m->copyset, true);
+		if (m->type == LCF_T_NACK || m->type == NA_MSG_NACK) {
+			s->nacks++; /* one more copy is dead */
+			if (s->type == LCF_T_READ_MISS &&
+			    (s->answer == NA_AB_PASSED || s->c.got_reply) &&
+			    (m->copyset & na_bit(t->n->self)))
+				s->in_cs = true;
+		}
+		break;
+	}
+	return true;
+}
+
+/* ---- unlocks, write-backs, backoff and calls ------------------------------ */
+
+/* At most one unlock is in flight per requester, and a request never starts
+ * while an unlock with the same seq parity is unacknowledged (the switch's
+ * two scoreboard rows). */
+
+/* Handle whatever arrived while no event is in progress. */
+void
+na_req_service(struct dsm_thread *t)
+{
+	while (na_req_wait_mail(t, 0) == 0)
+		NA_STAT_INC(t->n->st.req.stale_replies);
+}
+
+void
+na_req_flush(struct dsm_thread *t)
+{
+	uint64_t start = na_now_ns(),
+		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
+
+	while (t->unl.valid) {
+		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+		if (t->unl.valid && na_req_stopping(t) &&
+		    na_now_ns() - start > NA_GIVE_UP_NS) {
+			t->unl.valid = false;
+			NA_STAT_INC(t->n->st.req.aborted);
+		}
+	}
+	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
+}
+
+void
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+		   uint64_t tag, uint8_t gs, uint32_t cs)
+{
+	/* Section 5.3.2: the previous unlock must be acknowledged first. */
+	na_req_flush(t);
+	memset(&t->unl, 0, sizeof(t->unl));
+	t->unl.m.version = LCF_VERSION;
+	t->unl.m.type = type;
+	t->unl.m.gstatus = gs;
+	t->unl.m.node = t->n->self;
+	t->unl.m.thread = t->id;
+	t->unl.m.seq = seq;
+	t->unl.m.copyset = cs;
+	t->unl.m.tag = tag;
+	t->unl.m.dst_node = na_req_home_of(t, tag);
+	t->unl.valid = true;
+	t->last_unlock_seq = seq;
+	/* Acknowledged before this parity's next seq is requested (the
+	 * flush in na_req_event). */
+	na_req_row_ended(t, seq);
+	if (na_req_tr(t, seq))
+		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
+			     0);
+	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
+		/* Queued mode, the event holds the queue: QXFER/QRELEASE
+		 * went instead; the holder's approval acknowledges. */
+		t->unl.queued = true;
+		t->any_unlock = true;
+		t->unl.sent_ns = na_now_ns();
+		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
+		NA_STAT_INC(t->n->st.req.q_ends);
+		na_rec_idle(t->n->rec, t->id, false);
+		return;
+	}
+	t->any_unlock = true;
+	t->unl.sent_ns = na_now_ns();
+	t->unl.deadline_ns = t->unl.sent_ns +
+			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
+	na_dir_wrap(t->n, &t->unl.m);
+	/* The unlock takes its event's path: the home holds a local
+	 * event's lock; a wire event's copies may still be in the switch. */
+	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
+					true);
+	t->unl.wired = !t->unl.local &&
+		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
+	na_rec_idle(t->n->rec, t->id, false);
+}
+
+/*
+ * Randomised exponential backoff after a NACK, serving the mailbox. It
+ * scales from the measured round trip, not from the timeouts' floor
+ * (NA_RTT_FLOOR_NS, 500 us): a retry is no retransmission, and at a
+ * microsecond RTT a floored back-off idles a thread for 100 round trips.
+ */
+void
+na_req_backoff(struct dsm_thread *t, unsigned attempt)
+{
+	uint64_t base = t->rtt_ns / 4 + 1, cap = 2000000ull, span, until;
+	uint64_t t0 = na_req_trace_t0(t);
+
+	span = base << (attempt < 10 ? attempt : 10);
+	if (span > cap)
+		span = cap;
+	until = na_now_ns() + na_req_rnd(t) % (span + 1);
+	while (na_now_ns() < until)
+		if (na_req_wait_mail(t, until) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+	na_req_trace_wait(t, LCF_TP_BACKOFF, t0);
+	/*
+	 * No settle_stale() here: the request we back off from is usually
+	 * retried with the same seq, and releasing it would install metadata
+	 * the retry then contradicts. Only na_req_quarantine() releases.
+	 */
+}
+
+/* Write the block home while the event still holds its lock. */
+int
+na_req_writeback(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		 const uint8_t *data)
+{
+	return na_req_writeback_rest(t, seq, tag, data, 0, false);
+}
+
+int
+na_req_writeback_rest(struct dsm_thread *t, uint32_t seq, uint64_t tag,
+		      const uint8_t *data, uint64_t have, bool sent_by_owner)
+{
+	uint32_t bs = t->d->topo.block_size;
+	uint16_t home = na_req_home_of(t, tag);
+	uint64_t all = na_seg_all(bs), sent = na_now_ns(), deadline;
+	uint64_t t0 = na_req_trace_t0(t);
+	uint32_t tries = 0;
+	struct lcf_msg m;
+
+	na_req_msg(t, &m, 0, seq, tag, home);
+	for (;;) {
+		/* (Re)send every segment not acknowledged yet; the owner
+		 * sent the first copies of its write-back itself. */
+		for (uint32_t i = 0; i < na_seg_count(bs) && !sent_by_owner;
+		     i++) {
+			uint32_t off;
+			uint16_t len;
+
+			if (have & (1ull << i))
+				continue;
+			na_seg_span(bs, i, &off, &len);
+			m.type = NA_MSG_WB;
+			m.aux = off;
+			m.len = len;
+			na_node_send(t->n, home, &m, data + off);
+			if (tries)
+				NA_STAT_INC(t->n->st.req.retransmit_writeback);
+		}
+		deadline = na_now_ns() +
+			   na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+		while (have != all && na_now_ns() < deadline) {
+			const struct lcf_msg *x = &t->mail.m;
+
+			if (na_req_wait_mail(t, deadline) != 0)
+				continue;
+			if (x->type == NA_MSG_WB_ACK && x->seq == seq &&
+			    x->tag == tag && x->aux < bs &&
+			    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
+				have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
+			else
+				NA_STAT_INC(t->n->st.req.stale_replies);
+		}
+		if (have == all)
+			break;
+		if (na_req_stopping(t) && na_now_ns() - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		if (sent_by_owner)
+			NA_STAT_INC(t->n->st.req.retransmit_writeback);
+		sent_by_owner = false;
+		tries++;
+	}
+	NA_STAT_INC(t->n->st.req.writebacks);
+	na_req_trace_wait(t, LCF_TP_WB, t0);
+	return 0;
+}
+
+int
+na_req_call(struct dsm_thread *t, uint16_t dst, const struct lcf_msg *m,
+	    uint8_t reply_type, struct na_mail *reply)
+{
+	uint64_t sent = na_now_ns(), deadline;
+	uint32_t tries = 0;
+
+	na_node_send(t->n, dst, m, NULL);
+	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
+	for (;;) {
+		const struct lcf_msg *x = &t->mail.m;
+		uint64_t now;
+
+		if (na_req_wait_mail(t, deadline) == 0) {
+			if (x->type == reply_type && x->seq == m->seq) {
+				*reply = t->mail;
+				return 0;
+			}
+			NA_STAT_INC(t->n->st.req.stale_replies);
+			continue;
+		}
+		now = na_now_ns();
+		if (now < deadline)
+			continue;
+		if (na_req_stopping(t) && now - sent > NA_GIVE_UP_NS)
+			return -EINTR;
+		na_node_send(t->n, dst, m, NULL);
+		tries++;
+		deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
+	}
+}
