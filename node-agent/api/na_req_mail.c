@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * The requester's mailbox side: what its wait (na_req_wait_mail, inline in
- * na_req_mail.h) hands on (unlock ACKs, the unlock timer, the abandoned
- * request's replies), asynchronous unlocks and their retransmission,
+ * na_req_mail.h) hands on (the unlock timer, the abandoned request's
+ * replies), asynchronous unlocks and their retransmission,
  * backoff, write-backs and request/reply calls.
  * Part of the requester (which file owns what: the top of
  * na_requester.c).
@@ -18,27 +18,6 @@
 #include "na_seg.h"
 
 /* ---- what the mailbox's wait hands on ------------------------------------- */
-
-/*
- * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home): consume it. Nobody waits
- * for it: the thread may take it long after it came (hits in between),
- * so the round trip ends at its arrival, not here (a late sample inflated
- * the RTT, and with it the NACK back-off, up to 1000x).
- */
-void
-na_req_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
-{
-	const struct lcf_msg *m = &x->m;
-
-	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
-		    x->at_ns >= t->unl.sent_ns)
-			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
-		t->unl.valid = false;
-	} else {
-		NA_STAT_INC(t->n->st.req.stale_replies);
-	}
-}
 
 /* The pending unlock's timer expired (`now`): retransmit it. */
 void

@@ -2,9 +2,10 @@
  *
  * The requester's mailbox wait and its send home, inline: an event takes
  * each reply and sends each copy of its request without leaving
- * na_requester.c (docs/ARCHITECTURE.md "The path of one request"); what
- * the wait hands on (an unlock ACK, the unlock's timer, the abandoned
- * request's replies) is in na_req_mail.c. Internal to libdsm.
+ * na_requester.c (docs/ARCHITECTURE.md "The path of one request"), and
+ * takes the previous unlock's ACK on the way; what else the wait hands on
+ * (the unlock's timer, the abandoned request's replies) is in
+ * na_req_mail.c. Internal to libdsm.
  */
 #ifndef NA_REQ_MAIL_H
 #define NA_REQ_MAIL_H
@@ -14,10 +15,6 @@
 #include "na_msg.h"
 #include "na_requester.h"
 
-/** Consume UNLOCK_ACK / NA_UNLOCK_ACK `x` (the pending unlock's, or a
- * stale one: counted). */
-void na_req_unlock_ack(struct dsm_thread *t, const struct na_mail *x);
-
 /** The pending unlock's deadline passed at `now`: retransmit it (queued
  * mode: wait on, the holder retransmits). */
 void na_req_unlock_timer(struct dsm_thread *t, uint64_t now);
@@ -25,6 +22,27 @@ void na_req_unlock_timer(struct dsm_thread *t, uint64_t now);
 /** A reply for the abandoned request (t->stale, valid)? Collect it.
  * @return true when it was one. */
 bool na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x);
+
+/*
+ * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home): consume it. Nobody waits
+ * for it: the thread may take it long after it came (hits in between),
+ * so the round trip ends at its arrival, not here (a late sample inflated
+ * the RTT, and with it the NACK back-off, up to 1000x).
+ */
+static inline void
+na_req_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
+{
+	const struct lcf_msg *m = &x->m;
+
+	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
+		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
+		    x->at_ns >= t->unl.sent_ns)
+			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
+		t->unl.valid = false;
+	} else {
+		NA_STAT_INC(t->n->st.req.stale_replies);
+	}
+}
 
 /**
  * Send copy `m` of event m->seq's request (`any_owner` false), unlock or

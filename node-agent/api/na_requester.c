@@ -19,8 +19,8 @@
  *                   home are inline (na_req_mail.h), as are the queued
  *                   mode's registration and end (na_req_queued.h), so a
  *                   request's send and replies do not leave this file;
- *   na_req_mail.c   what the mailbox's wait hands on (unlock ACKs, the
- *                   unlock timer, the abandoned request's replies),
+ *   na_req_mail.c   what the mailbox's wait hands on (the unlock timer,
+ *                   the abandoned request's replies),
  *                   unlocks (one in flight), backoff, NA_WB write-backs,
  *                   request/reply calls;
  *   na_req_queued.c queued lock mode (na_reqq_*): Q_QUEUED / Q_NACK /
