@@ -358,16 +358,6 @@ na_dir_cagent_reply(const struct lcf_msg *m, struct lcf_msg *ack)
 }
 
 void
-na_dir_wrap_msg(struct lcf_msg *m)
-{
-	if (m->type < LCF_T_READ_MISS || m->type > LCF_T_WRITE_UNLOCK)
-		return;
-	m->aux = na_aux_orig(m->type, 0);
-	m->type = m->type >= LCF_T_READ_UNLOCK ? NA_MSG_DIR_UNLOCK
-					       : NA_MSG_DIR_REQ;
-}
-
-void
 na_dir_stats_json(const struct na_dir *d, FILE *f)
 {
 	const char *sep = "";

@@ -35,6 +35,7 @@
 #include <stdio.h>
 
 #include "na_home.h"
+#include "na_msg.h"
 #include "na_out.h"
 
 /* A requester's transaction at this home (one event at a time each). */
@@ -109,7 +110,15 @@ void na_dir_cagent_reply(const struct lcf_msg *m, struct lcf_msg *ack);
  * types are left alone). The requester calls it in directory mode only
  * (na_dir_wrap() in na_node.h).
  */
-void na_dir_wrap_msg(struct lcf_msg *m);
+static inline void
+na_dir_wrap_msg(struct lcf_msg *m)
+{
+	if (m->type < LCF_T_READ_MISS || m->type > LCF_T_WRITE_UNLOCK)
+		return;
+	m->aux = na_aux_orig(m->type, 0);
+	m->type = m->type >= LCF_T_READ_UNLOCK ? NA_MSG_DIR_UNLOCK
+					       : NA_MSG_DIR_REQ;
+}
 
 /** The directory's counters as a JSON member `"directory":{...}`. */
 void na_dir_stats_json(const struct na_dir *d, FILE *f);

@@ -183,24 +183,6 @@ na_qslot_emit(struct na_qtable *qt, struct na_qslot *s, enum na_qh_state before,
  * thread's next event, or QRELEASE); freed when idle.
  */
 
-int
-na_qslot_gone_find(const struct na_qslot *s, uint32_t seq)
-{
-	for (int i = 0; i < NA_QT_GONE; i++)
-		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
-			return i;
-	return -1;
-}
-
-void
-na_qslot_gone_del(struct na_qslot *s, uint32_t seq)
-{
-	int i = na_qslot_gone_find(s, seq);
-
-	if (i >= 0)
-		s->gone &= (uint8_t) ~(1u << i);
-}
-
 void
 na_qslot_cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
 {
@@ -222,21 +204,6 @@ na_qslot_cancel(struct na_qslot *s, uint16_t thread, uint32_t seq)
 }
 
 struct na_qslot *
-na_qslot_passing(struct na_qtable *qt, uint64_t tag, uint16_t thread,
-		 uint32_t seq)
-{
-	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
-		struct na_qslot *p = &qt->s[i];
-
-		if (p->used && p->passing && p->tag == tag &&
-		    p->h.thread == thread && p->h.seq == seq &&
-		    p->h.st != NA_QH_IDLE)
-			return p;
-	}
-	return NULL;
-}
-
-struct na_qslot *
 na_qslot_new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
 		     uint64_t now)
 {
@@ -249,15 +216,6 @@ na_qslot_new_passing(struct na_qtable *qt, struct na_qslot *s, uint32_t seq,
 	p->passing = true;
 	na_qholder_request(&p->h, s->h.thread, seq);
 	return p;
-}
-
-void
-na_qslot_free_passing(struct na_qslot *p)
-{
-	if (p->passing && p->h.st == NA_QH_IDLE) {
-		p->used = false;
-		p->passing = false;
-	}
 }
 
 int

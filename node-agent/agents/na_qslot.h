@@ -67,13 +67,27 @@ void na_qslot_emit(struct na_qtable *qt, struct na_qslot *s,
 void na_qslot_settle_dead(struct na_qtable *qt, struct na_qslot *s,
 			  struct na_qacts *a);
 
-/* ---- na_qslot.c: given-up seqs and passing slots ---- */
+/* ---- given-up seqs and passing slots (na_qslot.c; lookups inline) ---- */
 
 /** The record of seq `seq` given up on slot `s`. @return its index, or -1. */
-int na_qslot_gone_find(const struct na_qslot *s, uint32_t seq);
+static inline int
+na_qslot_gone_find(const struct na_qslot *s, uint32_t seq)
+{
+	for (int i = 0; i < NA_QT_GONE; i++)
+		if ((s->gone >> i & 1) && s->gone_seq[i] == seq)
+			return i;
+	return -1;
+}
 
 /** Forget the record of seq `seq` on slot `s` (if any). */
-void na_qslot_gone_del(struct na_qslot *s, uint32_t seq);
+static inline void
+na_qslot_gone_del(struct na_qslot *s, uint32_t seq)
+{
+	int i = na_qslot_gone_find(s, seq);
+
+	if (i >= 0)
+		s->gone &= (uint8_t) ~(1u << i);
+}
 
 /** Slot `s`'s waiting event (thread, seq) is cancelled: IDLE, and the seq
  * recorded as given up (the oldest record overwritten when all are in
@@ -82,8 +96,20 @@ void na_qslot_cancel(struct na_qslot *s, uint16_t thread, uint32_t seq);
 
 /** Thread `thread`'s passing slot on `tag` for event `seq`, not idle.
  * @return the slot, or NULL. */
-struct na_qslot *na_qslot_passing(struct na_qtable *qt, uint64_t tag,
-				  uint16_t thread, uint32_t seq);
+static inline struct na_qslot *
+na_qslot_passing(struct na_qtable *qt, uint64_t tag, uint16_t thread,
+		 uint32_t seq)
+{
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
+		struct na_qslot *p = &qt->s[i];
+
+		if (p->used && p->passing && p->tag == tag &&
+		    p->h.thread == thread && p->h.seq == seq &&
+		    p->h.st != NA_QH_IDLE)
+			return p;
+	}
+	return NULL;
+}
 
 /** A passing slot (WAIT) for the event `seq` given up on slot `s`.
  * @return the slot, or NULL when none is free (counted `no_slot`). */
@@ -91,7 +117,14 @@ struct na_qslot *na_qslot_new_passing(struct na_qtable *qt, struct na_qslot *s,
 				      uint32_t seq, uint64_t now);
 
 /** A passing slot that went idle is free again. */
-void na_qslot_free_passing(struct na_qslot *p);
+static inline void
+na_qslot_free_passing(struct na_qslot *p)
+{
+	if (p->passing && p->h.st == NA_QH_IDLE) {
+		p->used = false;
+		p->passing = false;
+	}
+}
 
 /**
  * Grant `m` (a Q_GRANT with `payload`, or a QGRANT) for slot `p`'s

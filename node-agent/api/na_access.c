@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "na_msg.h"
+#include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_wait.h"
 

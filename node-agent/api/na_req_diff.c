@@ -15,6 +15,7 @@
 #include "na_diff.h"
 #include "na_msg.h"
 #include "na_pack.h"
+#include "na_req_mail.h"
 #include "na_requester.h"
 
 /* A block of 64 KB is at most 47 frames. */

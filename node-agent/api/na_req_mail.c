@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The requester's mailbox side: waiting for replies (consuming unlock ACKs
- * and the abandoned request's replies on the way), asynchronous unlocks
- * and their retransmission, backoff, write-backs and request/reply calls.
- * At most one unlock is in flight per requester, and a request never
- * starts while an unlock with the same seq parity is unacknowledged (the
- * switch's two scoreboard rows). See na_requester.h.
+ * The requester's mailbox side: what its wait (na_req_wait_mail, inline in
+ * na_req_mail.h) hands on (the unlock timer, the abandoned request's
+ * replies), asynchronous unlocks and their retransmission,
+ * backoff, write-backs and request/reply calls.
  * Part of the requester (which file owns what: the top of
  * na_requester.c).
  */
@@ -15,40 +13,16 @@
 
 #include "na_msg.h"
 #include "na_recovery.h"
-#include "na_requester.h"
+#include "na_req_mail.h"
+#include "na_req_queued.h"
 #include "na_seg.h"
 
-/* ---- unlocks -------------------------------------------------------------- */
+/* ---- what the mailbox's wait hands on ------------------------------------- */
 
-/*
- * An UNLOCK_ACK (switch) or NA_UNLOCK_ACK (home)? Consume it. Nobody waits
- * for it: the thread may take it long after it came (hits in between),
- * so the round trip ends at its arrival, not here (a late sample inflated
- * the RTT, and with it the NACK back-off, up to 1000x).
- */
-static bool
-on_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
+/* The pending unlock's timer expired (`now`): retransmit it. */
+void
+na_req_unlock_timer(struct dsm_thread *t, uint64_t now)
 {
-	const struct lcf_msg *m = &x->m;
-
-	if (m->type != LCF_T_UNLOCK_ACK && m->type != NA_MSG_UNLOCK_ACK)
-		return false;
-	if (t->unl.valid && m->seq == t->unl.m.seq && m->tag == t->unl.m.tag) {
-		if (!t->unl.retx && !t->unl.queued && t->unl.wired &&
-		    x->at_ns >= t->unl.sent_ns)
-			na_req_rtt_sample(t, x->at_ns - t->unl.sent_ns);
-		t->unl.valid = false;
-	} else {
-		NA_STAT_INC(t->n->st.req.stale_replies);
-	}
-	return true;
-}
-
-static void
-unlock_timer(struct dsm_thread *t, uint64_t now)
-{
-	if (!t->unl.valid || now < t->unl.deadline_ns)
-		return;
 	if (t->unl.queued) {
 		/* The queue holder retransmits QXFER/QRELEASE itself. */
 		t->unl.deadline_ns = now + na_req_timeout(t, 64, 0);
@@ -63,8 +37,8 @@ unlock_timer(struct dsm_thread *t, uint64_t now)
 }
 
 /* A reply for the abandoned request of struct na_stale? Collect it. */
-static bool
-on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
+bool
+na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 {
 	struct na_stale *s = &t->stale;
 	const struct lcf_msg *m = &x->m;
@@ -106,55 +80,11 @@ on_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 	return true;
 }
 
-/*
- * Wait for a message until `deadline`, consuming unlock ACKs and running the
- * unlock timer on the way (an ACK is handled before the timer looks, so a
- * waiting ACK never causes a spurious retransmission).
- * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN when the ACK of the
- *         pending unlock was consumed (na_req_flush returns at once, not
- *         at the unlock timer's deadline), or -EINPROGRESS when an answer
- *         of the abandoned request was collected while the quarantine
- *         waits (t->stale.wake: it re-checks at once).
- */
-int
-na_req_wait_mail(struct dsm_thread *t, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t dl = deadline;
-		int rc;
+/* ---- unlocks, write-backs, backoff and calls ------------------------------ */
 
-		if (t->unl.valid && t->unl.deadline_ns < dl)
-			dl = t->unl.deadline_ns;
-		rc = na_node_mbox_wait(t->n, t->id, &t->mail, dl);
-		if (rc == 0 && na_req_tr(t, t->mail.m.seq))
-			na_req_trace(t, LCF_TP_WAKE, t->mail.m.type,
-				     t->mail.m.seq, LCF_TRACE_NO_PEER, 0);
-		if (rc == 0 && t->mail.m.type == NA_MSG_Q_GRANT) {
-			/* Kept: it may answer a request being retried. */
-			t->qgrant = t->mail.m;
-			t->qgrant_valid = true;
-		}
-		if (rc == 0) {
-			bool had = t->unl.valid;
-
-			if (on_unlock_ack(t, &t->mail)) {
-				if (had && !t->unl.valid)
-					return -EAGAIN; /* na_req_flush's */
-				continue;
-			}
-			if (on_stale_mail(t, &t->mail)) {
-				if (t->stale.wake)
-					return -EINPROGRESS;
-				continue;
-			}
-		}
-		unlock_timer(t, na_now_ns());
-		if (rc == 0)
-			return 0;
-		if (dl >= deadline || na_now_ns() >= deadline)
-			return -ETIMEDOUT;
-	}
-}
+/* At most one unlock is in flight per requester, and a request never starts
+ * while an unlock with the same seq parity is unacknowledged (the switch's
+ * two scoreboard rows). */
 
 /* Handle whatever arrived while no event is in progress. */
 void
@@ -229,26 +159,6 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 	t->unl.wired = !t->unl.local &&
 		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
 	na_rec_idle(t->n->rec, t->id, false);
-}
-
-bool
-na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
-		 bool any_owner)
-{
-	struct na_node *n = t->n;
-	uint32_t p = m->seq & 1;
-
-	if (local && !n->qt && !n->cfg.direct && !n->cfg.directory &&
-	    m->seq - t->last_wired[p] < NA_HOME_LOCAL_WRAP &&
-	    na_node_send_home_local(n, m, any_owner))
-		return true;
-	/* lib/model/homelocal.pml -guard: a later copy going local could
-	 * leave this one to take the switch's lock after the unlock. */
-	if (t->local_seq == m->seq)
-		t->local_seq = 0;
-	t->last_wired[p] = m->seq;
-	na_node_send(n, m->dst_node, m, NULL);
-	return false;
 }
 
 /*

@@ -13,6 +13,8 @@
 
 #include "na_msg.h"
 #include "na_recovery.h"
+#include "na_req_mail.h"
+#include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_seg.h"
 

@@ -7,26 +7,27 @@
  * owns the block, intercepts it), collect the replies until na_collect_done
  * (all ACKs the copyset asks for, the data for a miss); the caller
  * (na_access.c) installs, computes the new metadata (Figure 6), writes back
- * if the data must reach home, and sends the unlock (na_req_mail.c). A
+ * if the data must reach home, and sends the unlock (na_req_send_unlock). A
  * NACKed request whose copies may still take the lock is remembered
  * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
  * the thread uses a new seq.
  *
- * The requester is one module in four files around na_requester.h; each
+ * The requester is one module in five files around na_requester.h; each
  * file owns:
  *   na_requester.c  the event: seqs, the request, collecting its replies
- *                   (na_req_event), init/fini; and queued lock mode
- *                   (na_reqq_*, at the end): registration with the
- *                   holders, Q_QUEUED / Q_NACK / Q_GRANT / QWAIT, the
- *                   grant's plan. With the inlines of na_requester.h
- *                   (na_req_q_*, na_reqq_done/holds) these are the
- *                   requester's only calls into the node's queue holders
- *                   (na_node_q_*, node/na_node_qreq.c), each made only in
- *                   queued mode. Over 500 lines: both modes run the one
- *                   event loop, so a request's path stays in this file;
- *   na_req_mail.c   the mailbox: waiting for replies, unlocks and their
- *                   ACKs and retransmission (one in flight), backoff,
- *                   NA_WB write-backs, request/reply calls;
+ *                   (na_req_event), init/fini. Its mailbox wait and send
+ *                   home are inline (na_req_mail.h), as are the queued
+ *                   mode's registration and end (na_req_queued.h), so a
+ *                   request's send and replies do not leave this file;
+ *   na_req_mail.c   what the mailbox's wait hands on (the unlock timer,
+ *                   the abandoned request's replies),
+ *                   unlocks (one in flight), backoff, NA_WB write-backs,
+ *                   request/reply calls;
+ *   na_req_queued.c queued lock mode (na_reqq_*): Q_QUEUED / Q_NACK /
+ *                   Q_GRANT / QWAIT, the grant's plan. With the inlines of
+ *                   na_req_queued.h these are the requester's only calls
+ *                   into the node's queue holders (na_node_q_*,
+ *                   node/na_node.c), each made only in queued mode;
  *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
  *                   settling unlock of a lock a late copy took
  *                   (na_req_quarantine, na_req_give_up);
@@ -38,6 +39,8 @@
 
 #include "na_msg.h"
 #include "na_recovery.h"
+#include "na_req_mail.h"
+#include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_seg.h"
 
@@ -88,18 +91,19 @@ na_req_next_seq(struct dsm_thread *t)
  * round holds the tag. @return 1 when the retry seq must not be reused (a
  * recovery recorded it as unsettled), 0, -EHOSTDOWN when the tag's home
  * node was declared dead (dsm_node_failed), -ECANCELED when stopped while a
- * round holds the tag.
+ * round holds the tag. With `seq` (planned_seq) and 0 returned, `*sent`
+ * tells whether request `seq` is recorded as sent already (na_rec_begin).
  */
 static int
-rec_before_event(struct dsm_thread *t, uint64_t tag)
+rec_before_event(struct dsm_thread *t, uint64_t tag, uint32_t seq, bool *sent)
 {
 	struct na_rec *r = t->n->rec;
 	uint64_t start = na_now_ns();
 	bool settled;
 	int fresh;
 
-	fresh = na_rec_before(r, tag, t->id, t->stale.valid, t->stale.tag,
-			      &settled);
+	fresh = na_rec_begin(r, tag, t->id, t->stale.valid, t->stale.tag,
+			     &settled, seq, sent);
 	if (fresh == -EHOSTDOWN)
 		return -EHOSTDOWN;
 	if (fresh == -EAGAIN) { /* a recovery round holds the tag */
@@ -123,6 +127,29 @@ rec_before_event(struct dsm_thread *t, uint64_t tag)
 	if (settled)
 		t->stale.round = true;
 	return fresh ? 1 : 0;
+}
+
+/*
+ * The seq the event below takes when recovery has recorded none of this
+ * thread's requests (rec_before_event returns 0), if it takes it with no
+ * wait first (no quarantine, row guard or flush): the retry's seq, or the
+ * next one. 0: it may wait, or the seq is not known yet.
+ */
+static uint32_t
+planned_seq(const struct dsm_thread *t, uint8_t type, uint64_t tag,
+	    const struct na_retry *rt)
+{
+	uint32_t seq;
+
+	if (rt->seq && rt->seq == t->seq && rt->type == type && rt->tag == tag)
+		seq = rt->seq;
+	else if (t->stale.valid || t->row[0].seq || t->row[1].seq)
+		return 0;
+	else
+		seq = t->seq + 1 ? t->seq + 1 : 1; /* na_req_next_seq */
+	if (t->unl.valid && (t->unl.m.seq & 1) == (seq & 1))
+		return 0;
+	return seq;
 }
 
 /* Remember the request as abandoned (struct na_stale): only an ABORT can
@@ -152,10 +179,13 @@ na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 	uint32_t tries = 0, seq;
 	struct lcf_msg m;
 	struct na_reqq q;
-	bool tr, done, stale, wired;
+	bool tr, done, stale, wired, recorded;
 
 again:
-	switch (rec_before_event(t, tag)) {
+	/* Recovery once per event: the request's seq is recorded as it is
+	 * asked whether the event may start, when known by then. */
+	switch (rec_before_event(t, tag, planned_seq(t, type, tag, rt),
+				 &recorded)) {
 	case 0:
 		break;
 	case 1:
@@ -198,7 +228,7 @@ again:
 	 * report already: a request sent now could be granted and then
 	 * dropped as aborted, its lock nobody's (lib/model/recsend.pml).
 	 */
-	if (!na_rec_sent(t->n->rec, t->id, tag, seq))
+	if (!recorded && !na_rec_sent(t->n->rec, t->id, tag, seq))
 		goto again;
 	tr = na_req_tr(t, seq);
 	if (tr)
@@ -214,7 +244,8 @@ again:
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	wired = false;
-	if (!q.on || !na_reqq_pending_grant(t, &q, c, &deadline)) {
+	if (!q.on || !t->qgrant_valid ||
+	    !na_reqq_pending_grant(t, &q, c, &deadline)) {
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
 				     rt->copies);
@@ -228,7 +259,7 @@ again:
 		if (q.noop || (q.granted && na_collect_done(c)))
 			break;
 		if (na_req_wait_mail(t, deadline) == 0) {
-			if (q.on && na_reqq_mail(t, &q, c, &deadline))
+			if (na_req_q_mail(t, &q, c, &deadline))
 				continue;
 			if (t->mail.m.seq == seq &&
 			    (t->mail.m.type == LCF_T_NACK ||
@@ -314,210 +345,4 @@ again:
 	else
 		NA_STAT_INC(t->n->st.req.events_at_home);
 	return NA_EV_OK;
-}
-
-/* ---- queued lock mode (docs/QUEUED-LOCKS.md 5) --------------------------- */
-
-/*
- * The requester in queued lock mode (docs/QUEUED-LOCKS.md 5,
- * "Requesters" and "The next holder"): its event registers with the
- * node's queue holders (it may become the holder), Q_QUEUED stops the
- * request's retransmission (a 64-RTT watchdog instead), Q_NACK sends it
- * again at once, and a Q_GRANT is the answer: the event runs against the
- * grant's metadata (na_qplan.h: Q_INV to the copyset or the home, the
- * replies collected as for a switch copy). QWAIT (a write that met
- * readers: the block's waiting writer) turns the retransmission into a
- * poll every RTT estimate until the switch's QGRANT, which the node's
- * queue holders deliver as a Q_GRANT (flags IN_SWITCH). The holder's end
- * is in na_req_mail.c (na_req_send_unlock).
- */
-
-#define NA_QUEUED_WATCHDOG_RTTS 64
-
-void
-na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
-{
-	uint64_t start = na_now_ns();
-
-	memset(q, 0, sizeof(*q));
-	q->req = *m;
-	for (unsigned i = 0;; i++) {
-		int rc = na_node_q_request(t->n, m->tag, t->id, m->seq);
-
-		if (rc == 0)
-			q->on = true;
-		if (rc != -EBUSY && rc != -ENOSPC)
-			break;
-		/* Stopped (dsm_stop): the tenure may never end (a crashed
-		 * node's hand-over is never acknowledged), so give up as
-		 * every other wait does; the request goes without a holder
-		 * slot and the event gives up in turn. */
-		if (na_req_stopping(t) && na_now_ns() - start > NA_GIVE_UP_NS)
-			break;
-		/* Another local event's tenure on this block is ending, or
-		 * no holder slot is free: a request without one could not
-		 * take a grant (a Q_GRANT or QGRANT), so it waits. */
-		if (rc == -EBUSY)
-			NA_STAT_INC(t->n->st.req.q_busy_waits);
-		else
-			NA_STAT_INC(t->n->st.req.q_slot_waits);
-		na_req_backoff(t, i < 4 ? i : 4);
-	}
-}
-
-/* Send the plan's Q_INVs (again: the agents answer duplicates alike). */
-static void
-send_inv(struct dsm_thread *t, struct na_reqq *q)
-{
-	struct lcf_msg m;
-
-	na_req_msg(t, &m, NA_MSG_Q_INV, q->req.seq, q->req.tag, 0);
-	m.gstatus = q->gs;
-	m.copyset = q->cs;
-	m.aux = na_aux_orig(q->plan.type, 0);
-	if (q->plan.home) {
-		m.dst_node = na_req_home_of(t, q->req.tag);
-		m.flags = LCF_F_DATA_PROVIDER;
-		na_node_send(t->n, m.dst_node, &m, NULL);
-		NA_STAT_INC(t->n->st.req.q_inv_sent);
-	}
-	for (uint16_t i = 0; i < LCF_MAX_NODES; i++) {
-		if (!na_cs_has(q->plan.to, i))
-			continue;
-		m.dst_node = i;
-		m.flags = i == q->plan.provider ? LCF_F_DATA_PROVIDER : 0;
-		na_node_send(t->n, i, &m, NULL);
-		NA_STAT_INC(t->n->st.req.q_inv_sent);
-	}
-}
-
-/* The lock is the event's (Q_GRANT with gs, cs): run the request. */
-static void
-granted(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *g,
-	struct na_collect *c, uint64_t *deadline)
-{
-	q->granted = true;
-	q->queued = false;
-	q->swait = false;
-	q->gs = g->gstatus;
-	q->cs = g->copyset;
-	t->qgrant_valid = false;
-	NA_STAT_INC(t->n->st.req.q_grants);
-	if (g->flags & LCF_F_IN_SWITCH)
-		NA_STAT_INC(t->n->st.req.q_sw_grants); /* QGRANT */
-	na_qplan_make(q->req.type, t->n->self, q->gs, q->cs, na_req_rnd(t),
-		      &q->plan);
-	if (q->plan.noop) {
-		q->noop = true;
-		NA_STAT_INC(t->n->st.req.q_noop);
-		return;
-	}
-	if (q->plan.type != q->req.type)
-		NA_STAT_INC(t->n->st.req.q_converted);
-	na_collect_init(c, q->plan.type, t->n->self, t->d->topo.block_size);
-	na_collect_ack(c, LCF_NODE_NONE, q->gs, q->cs, true);
-	send_inv(t, q);
-	*deadline = na_now_ns() + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-}
-
-bool
-na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
-		      struct na_collect *c, uint64_t *deadline)
-{
-	if (!q->on || !t->qgrant_valid || t->qgrant.seq != q->req.seq ||
-	    t->qgrant.tag != q->req.tag)
-		return false;
-	granted(t, q, &t->qgrant, c, deadline);
-	return true;
-}
-
-bool
-na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
-	     uint64_t *deadline)
-{
-	const struct lcf_msg *x = &t->mail.m;
-	uint64_t now = na_now_ns();
-
-	if (!q->on || x->seq != q->req.seq || x->tag != q->req.tag)
-		return false;
-	switch (x->type) {
-	case LCF_T_QWAIT:
-		/* The block's waiting writer: poll until QGRANT. */
-		if (!q->granted && !c->got_reply) {
-			if (!q->swait)
-				NA_STAT_INC(t->n->st.req.q_waits);
-			q->swait = true;
-			q->queued = false;
-			*deadline = now + na_req_rtt(t);
-		}
-		return true;
-	case NA_MSG_Q_QUEUED:
-		if (!q->granted && !c->got_reply && !q->swait) {
-			q->queued = true;
-			*deadline = now +
-				    na_req_timeout(t, NA_QUEUED_WATCHDOG_RTTS,
-						   0);
-		}
-		NA_STAT_INC(t->n->st.req.q_queued);
-		return true;
-	case NA_MSG_Q_NACK:
-		NA_STAT_INC(t->n->st.req.q_nacks);
-		if (q->granted || c->got_reply || q->swait)
-			return true;
-		q->queued = false;
-		na_node_send(t->n, q->req.dst_node, &q->req, NULL);
-		*deadline = now + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
-		return true;
-	case NA_MSG_Q_GRANT:
-		if (!q->granted && !c->got_reply)
-			granted(t, q, x, c, deadline);
-		return true;
-	case LCF_T_NACK:
-	case NA_MSG_NACK:
-		/* A copy NACKed while another is queued or the lock is
-		 * ours: the queue answers this event. */
-		if (q->queued || q->granted || q->swait) {
-			NA_STAT_INC(t->n->st.req.q_nack_ignored);
-			return true;
-		}
-		return false;
-	default:
-		return false;
-	}
-}
-
-void
-na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q)
-{
-	if (q->granted) {
-		send_inv(t, q);
-		return;
-	}
-	if (q->swait)
-		NA_STAT_INC(t->n->st.req.q_polls);
-	else if (q->queued)
-		NA_STAT_INC(t->n->st.req.q_watchdog);
-	q->queued = false;
-	na_node_send(t->n, q->req.dst_node, &q->req, NULL);
-}
-
-uint64_t
-na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
-		 uint32_t tries)
-{
-	if (q->swait)
-		return na_req_rtt(t); /* a poll: not doubled */
-	return na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, tries);
-}
-
-void
-na_reqq_end(struct dsm_thread *t, struct na_reqq *q, const struct na_collect *c)
-{
-	if (!q->on || q->granted || c->nacked)
-		return; /* holding (ends at its unlock) or retried */
-	/* A write lock granted by the switch or, for a home-owned block, by
-	 * its home holds the queue (QSTATE = {id, 0} at either, QUEUED-LOCKS.md
-	 * 3 and 11). */
-	na_node_q_result(t->n, q->req.tag, t->id, q->req.seq,
-			 c->type != LCF_T_READ_MISS);
 }

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "dsm.h"
+#include "na_collect.h"
 #include "na_node.h"
 #include "na_proto.h"
-#include "na_qplan.h"
 
 /* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
 #define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
@@ -295,16 +295,6 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 	m->dst_node = dst;
 }
 
-/**
- * Wait for a message until `deadline`, consuming unlock ACKs and the
- * abandoned request's replies, and running the unlock timer on the way.
- * @return 0 with t->mail set, -ETIMEDOUT, -EAGAIN (before `deadline`)
- *         when it consumed the ACK of the pending unlock, or -EINPROGRESS
- *         when it collected an abandoned request's answer while
- *         na_req_quarantine waits (t->stale.wake).
- */
-int na_req_wait_mail(struct dsm_thread *t, uint64_t deadline);
-
 /** End the abandoned request (t->stale) before a new seq: ABORT it. */
 void na_req_quarantine(struct dsm_thread *t);
 
@@ -398,19 +388,6 @@ int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
  */
 #define NA_HOME_LOCAL_WRAP (1u << 30)
 
-/**
- * Send copy `m` of event m->seq's request (`any_owner` false), unlock or
- * ABORT (`any_owner` true) to its home (lib/model/homelocal.pml):
- * straight to the home agent (na_node_send_home_local) when `local` (no
- * copy of the event has crossed the switch), the lock mode is retry, the
- * home is this node and owns the block or any_owner, and the wrap guard
- * (NA_HOME_LOCAL_WRAP) allows; else on the wire, after which the event's
- * later copies and its unlock take the wire too (t->local_seq cleared).
- * @return true when delivered locally.
- */
-bool na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
-		      bool any_owner);
-
 /** Send the unlock of event `seq` (after the previous one's ACK). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 			uint64_t tag, uint8_t gs, uint32_t cs);
@@ -420,89 +397,5 @@ void na_req_backoff(struct dsm_thread *t, unsigned attempt);
 
 /** Handle whatever arrived while no event is in progress. */
 void na_req_service(struct dsm_thread *t);
-
-/* ---- queued lock mode (na_requester.c, docs/QUEUED-LOCKS.md 5) ---- */
-
-/* One event's queued-mode state. */
-struct na_reqq {
-	bool on;      /* registered with the node's queue holders */
-	bool queued;  /* Q_QUEUED: only the watchdog retransmits */
-	bool swait;   /* QWAIT: the block's waiting writer, polling */
-	bool granted; /* Q_GRANT or QGRANT: the lock is the event's */
-	bool noop;    /* granted, but the check failed (na_qplan.h) */
-	struct lcf_msg req;
-	struct na_qplan plan;
-	uint8_t gs;
-	uint32_t cs;
-};
-
-/** Register the event of request `m` (waits while another local event's
- * tenure on the block ends). */
-void na_reqq_begin(struct dsm_thread *t, struct na_reqq *q,
-		   const struct lcf_msg *m);
-
-/** A Q_GRANT for this event arrived before it (during a backoff)? Then
- * take it. @return true when taken. */
-bool na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
-			   struct na_collect *c, uint64_t *deadline);
-
-/** t->mail: Q_QUEUED, QWAIT, Q_NACK, Q_GRANT, or a NACK the queue overrides.
- * @return true when consumed. */
-bool na_reqq_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
-		  uint64_t *deadline);
-
-/** The event's timer expired: Q_INVs again, or the request (a poll when
- * the event is the block's waiting writer). */
-void na_reqq_retransmit(struct dsm_thread *t, struct na_reqq *q);
-
-/** The event's timer after its `tries`-th retransmission: the RTT
- * estimate for a waiting writer's poll, else 6 RTTs doubled per try. */
-uint64_t na_reqq_interval(const struct dsm_thread *t, const struct na_reqq *q,
-			  uint32_t tries);
-
-/** The event completed through the switch or home path (not granted). */
-void na_reqq_end(struct dsm_thread *t, struct na_reqq *q,
-		 const struct na_collect *c);
-
-/*
- * The requester's only calls into the node's queue holders (na_node_q_*)
- * are na_requester.c's na_reqq_* and the functions below; each is a no-op in retry
- * mode, checked here so that an event in that mode does not leave its file.
- */
-
-/** Queued mode: register the event (na_reqq_begin); else q is off. */
-static inline void
-na_req_q_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
-{
-	if (t->n->qt)
-		na_reqq_begin(t, q, m);
-	else
-		memset(q, 0, sizeof(*q));
-}
-
-/** Queued mode: end the abandoned request `seq` on `tag` at the queue
- * holders (a granted one passes the lock on). */
-static inline void
-na_req_q_abandon(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	if (t->n->qt)
-		na_node_q_abandon(t->n, tag, t->id, seq);
-}
-
-/** Queued mode: the event that holds the queue ends (QXFER / QRELEASE
- * instead of the unlock). @return 0 when it held it, -ESRCH. */
-static inline int
-na_reqq_done(struct dsm_thread *t, uint64_t tag, uint32_t seq, uint8_t gs,
-	     uint32_t cs)
-{
-	return na_node_q_done(t->n, tag, t->id, seq, gs, cs);
-}
-
-/** Queued mode: does request `seq` on `tag` hold the queue? */
-static inline bool
-na_reqq_holds(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	return na_node_q_holds(t->n, tag, t->id, seq);
-}
 
 #endif /* NA_REQUESTER_H */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "na_msg.h"
+#include "na_req_mail.h"
 #include "na_voh_int.h"
 #include "na_voh_home.h"
 

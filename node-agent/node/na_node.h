@@ -145,6 +145,14 @@ int na_node_start(struct na_node *n, const struct na_node_config *cfg,
 bool na_node_send_home_local(struct na_node *n, const struct lcf_msg *m,
 			     bool any_owner);
 
+/**
+ * `m` to its home: by na_node_send_home_local when `try_local`, else (or
+ * when that declines) on the wire (na_node_send). @return true when
+ * delivered locally.
+ */
+bool na_node_send_home(struct na_node *n, const struct lcf_msg *m,
+		       bool try_local, bool any_owner);
+
 /** Stop the dispatch thread and free everything. */
 void na_node_stop(struct na_node *n);
 

@@ -37,7 +37,7 @@ void *na_node_dispatch(void *arg);
 int na_node_voh_start(struct na_node *n);
 void na_node_voh_stop(struct na_node *n);
 
-/** Queued locks (na_node_qreq.c): the holders' table, when the topology
+/** Queued locks (na_node.c): the holders' table, when the topology
  * says lock_mode "queued". @return 0 or -ENOMEM. */
 int na_node_queue_init(struct na_node *n);
 void na_node_queue_fini(struct na_node *n);

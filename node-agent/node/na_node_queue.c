@@ -4,8 +4,9 @@
  * holders (na_qtable.h) run in the agents' section; what they send goes
  * out, what they deliver to a requester thread goes to its mailbox; Q_INV
  * is answered by the cache or home agent as the switch copy it stands for
- * (na_qplan.h). The holders' timer is in na_node.c, their table and the
- * requester's calls (na_node_q_*) in na_node_qreq.c.
+ * (na_qplan.h). The holders' timer, their table and the requester's calls
+ * (na_node_q_*) are in na_node.c; a node declared dead or rejoined in
+ * na_node_start.c.
  */
 
 #include "na_msg.h"

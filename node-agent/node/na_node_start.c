@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
  * Node runtime: start (transport, cache, agents, recovery, mailboxes, the
- * dispatch thread), stop, and static migration at start-up. See na_node.h.
+ * dispatch thread), stop, static migration at start-up, and the queue
+ * holders told of a node declared dead or rejoined. See na_node.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -338,4 +339,34 @@ na_node_migrate_static(struct na_node *n, uint32_t count)
 	}
 	pthread_mutex_unlock(&n->agent_mu);
 	return ok;
+}
+
+/* ---- a node declared dead or rejoined: the queue holders (na_node.h) ---- */
+
+void
+na_node_q_node_rejoined(struct na_node *n, uint16_t node)
+{
+	if (!n->qt)
+		return;
+	na_node_agents_enter(n);
+	na_qtable_node_rejoined(n->qt, node);
+	na_node_agents_leave(n);
+}
+
+int
+na_node_q_node_failed(struct na_node *n, uint16_t node)
+{
+	struct na_qlocals loc;
+	int rc;
+
+	if (!n->qt)
+		return 0;
+	na_node_agents_enter(n);
+	do {
+		loc.n = 0;
+		rc = na_qtable_node_failed(n->qt, node, &loc);
+		na_node_queue_deliver(n, &loc);
+	} while (rc == 1);
+	na_node_agents_leave(n);
+	return rc;
 }

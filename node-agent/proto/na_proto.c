@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * FlowCC rules as pure functions; see na_proto.h.
+ * FlowCC rules as pure functions; see na_proto.h (Figure 6 and reply
+ * collection are inline there and in na_collect.h).
  */
-#include <stddef.h>
-#include <string.h>
-
 #include "lcf_pipeline.h"
 #include "na_msg.h"
 #include "na_proto.h"
-#include "na_seg.h"
 
 bool
 na_check(uint8_t type, uint16_t node, uint8_t gs, uint32_t cs)
@@ -27,50 +24,6 @@ na_check(uint8_t type, uint16_t node, uint8_t gs, uint32_t cs)
 	default:
 		return false;
 	}
-}
-
-uint8_t
-na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new)
-{
-	switch (type) {
-	case LCF_T_READ_MISS:
-		return LCF_GS_SHARED; /* from any state */
-	case LCF_T_WRITE_MISS:
-	case LCF_T_WRITE_SHARED:
-		return LCF_GS_MODIFIED;
-	case LCF_T_EVICT_SHARED:
-		/* Shared stays Shared while someone still holds a copy. */
-		return cs_new ? LCF_GS_SHARED : LCF_GS_UNSHARED;
-	case LCF_T_EVICT_MODIFIED:
-		return LCF_GS_UNSHARED;
-	default:
-		return gs_old;
-	}
-}
-
-uint32_t
-na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self)
-{
-	switch (type) {
-	case LCF_T_WRITE_MISS:
-	case LCF_T_WRITE_SHARED:
-		return na_bit(self);
-	case LCF_T_READ_MISS:
-		return cs_old | na_bit(self);
-	case LCF_T_EVICT_SHARED:
-	case LCF_T_EVICT_MODIFIED:
-		return cs_old & ~na_bit(self);
-	default:
-		return cs_old;
-	}
-}
-
-void
-na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old, uint16_t self,
-	       uint8_t *gs, uint32_t *cs)
-{
-	*cs = na_new_copyset(type, cs_old, self);
-	*gs = na_next_gstatus(type, gs_old, *cs);
 }
 
 void
@@ -226,131 +179,4 @@ na_classify(const struct lcf_msg *m, uint16_t self)
 	default:
 		return NA_ROUTE_DROP;
 	}
-}
-
-void
-na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
-		uint32_t block_size)
-{
-	*c = (struct na_collect){
-		.type = type,
-		.self = self,
-		.block_size = block_size,
-		.seg_all = na_type_needs_data(type) ? na_seg_all(block_size)
-						    : 0,
-	};
-}
-
-void
-na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
-	       uint32_t cs, bool in_switch)
-{
-	if (!c->got_reply) {
-		/* Every reply of one event carries the same metadata. */
-		c->got_reply = true;
-		c->gs_old = gs;
-		c->cs_old = cs;
-		c->in_switch = in_switch;
-	}
-	c->acked |= na_bit(responder);
-}
-
-void
-na_collect_na_ack(struct na_collect *c, const struct lcf_msg *m)
-{
-	na_collect_ack(c, na_aux_responder(m->aux), m->gstatus, m->copyset,
-		       m->flags & LCF_F_IN_SWITCH);
-	if ((m->flags & LCF_F_DATA_PROVIDER) && (m->aux & NA_ACK_HOME_WRITTEN))
-		c->home_written = true;
-	if ((m->flags & LCF_F_DATA_PROVIDER) && (m->aux & NA_ACK_OWNER_WB))
-		c->owner_wb = true;
-}
-
-void
-na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs, uint32_t cs)
-{
-	na_collect_ack(c, home, gs, cs, false);
-	c->granted = true;
-}
-
-bool
-na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len)
-{
-	int i = na_seg_index(c->block_size, offset, len);
-
-	if (i < 0 || !c->seg_all)
-		return false;
-	c->seg_have |= 1ull << i;
-	return true;
-}
-
-bool
-na_collect_done(const struct na_collect *c)
-{
-	uint32_t expect = 0;
-
-	if (c->nacked)
-		return true;
-	if (!c->got_reply || (c->seg_have & c->seg_all) != c->seg_all)
-		return false;
-	if (c->granted)
-		return true; /* the directory's home collected the ACKs */
-	/* "The copyset in the ACKs tells whom to wait for" (Figure 4). */
-	if (c->type == LCF_T_WRITE_MISS)
-		expect = c->cs_old;
-	else if (c->type == LCF_T_WRITE_SHARED)
-		expect = c->cs_old & ~na_bit(c->self);
-	return (c->acked & expect) == expect;
-}
-
-/* The requester's replies (na_req_event); their order is free. */
-static bool
-collect_one(struct na_collect *c, uint8_t type, const struct lcf_msg *x,
-	    const uint8_t *payload, uint8_t *buf)
-{
-	switch (x->type) {
-	case LCF_T_NACK:
-	case NA_MSG_NACK:
-		/* Another copy of this request holds the lock already? */
-		if (!c->got_reply)
-			c->nacked = true;
-		return true;
-	case NA_MSG_ACK:
-		na_collect_na_ack(c, x);
-		return true;
-	case LCF_T_WRITE_SHARED:
-	case LCF_T_EVICT_SHARED:
-	case LCF_T_EVICT_MODIFIED:
-		/* Our own request, returned by the switch: the ACK. */
-		if (x->type == type)
-			na_collect_ack(c, LCF_NODE_NONE, x->gstatus, x->copyset,
-				       true);
-		return true;
-	case NA_MSG_DATA:
-		if (na_collect_data(c, x->aux, x->len))
-			memcpy(buf + x->aux, payload, x->len);
-		return true;
-	case NA_MSG_WB_ACK:
-		/* The owner's write-back, ACKed before our data may be. */
-		if (x->aux < c->block_size &&
-		    x->aux % NA_MAX_FRAME_PAYLOAD == 0)
-			c->wb_have |= 1ull << (x->aux / NA_MAX_FRAME_PAYLOAD);
-		return true;
-	case NA_MSG_DIR_GRANT:
-		na_collect_grant(c, na_aux_responder(x->aux), x->gstatus,
-				 x->copyset);
-		return true;
-	default:
-		return false;
-	}
-}
-
-bool
-na_collect_reply(struct na_collect *c, uint8_t type, uint32_t seq, uint64_t tag,
-		 const struct lcf_msg *x, const uint8_t *payload, uint8_t *buf,
-		 bool *stale)
-{
-	*stale = x->seq != seq || x->tag != tag ||
-		 !collect_one(c, type, x, payload, buf);
-	return na_collect_done(c);
 }

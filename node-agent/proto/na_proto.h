@@ -7,7 +7,8 @@
  *    computes (section 5.1.1, "requester-driven coherence control"),
  *  - the LAST-EXECUTED rule of section 5.3.1,
  *  - where a received message goes inside a node (dispatch),
- *  - what a requester must collect before an event is complete.
+ *  - what a requester must collect before an event is complete
+ *    (na_collect.h).
  */
 #ifndef NA_PROTO_H
 #define NA_PROTO_H
@@ -33,15 +34,52 @@ na_bit(uint16_t node)
 bool na_check(uint8_t type, uint16_t node, uint8_t gs, uint32_t cs);
 
 /** Figure 6: the global status after a successful event. */
-uint8_t na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new);
+static inline uint8_t
+na_next_gstatus(uint8_t type, uint8_t gs_old, uint32_t cs_new)
+{
+	switch (type) {
+	case LCF_T_READ_MISS:
+		return LCF_GS_SHARED; /* from any state */
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+		return LCF_GS_MODIFIED;
+	case LCF_T_EVICT_SHARED:
+		/* Shared stays Shared while someone still holds a copy. */
+		return cs_new ? LCF_GS_SHARED : LCF_GS_UNSHARED;
+	case LCF_T_EVICT_MODIFIED:
+		return LCF_GS_UNSHARED;
+	default:
+		return gs_old;
+	}
+}
 
 /** The copyset the requester installs: {id}, cs_old + {id} or cs_old - {id}. */
-uint32_t na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self);
+static inline uint32_t
+na_new_copyset(uint8_t type, uint32_t cs_old, uint16_t self)
+{
+	switch (type) {
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+		return na_bit(self);
+	case LCF_T_READ_MISS:
+		return cs_old | na_bit(self);
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+		return cs_old & ~na_bit(self);
+	default:
+		return cs_old;
+	}
+}
 
 /** The unlock's metadata after event `type` from `self` that found
  * (gs_old, cs_old): *cs by na_new_copyset, *gs by Figure 6. */
-void na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old,
-		    uint16_t self, uint8_t *gs, uint32_t *cs);
+static inline void
+na_unlock_meta(uint8_t type, uint8_t gs_old, uint32_t cs_old, uint16_t self,
+	       uint8_t *gs, uint32_t *cs)
+{
+	*cs = na_new_copyset(type, cs_old, self);
+	*gs = na_next_gstatus(type, gs_old, *cs);
+}
 
 /** READ_UNLOCK after READ_MISS, WRITE_UNLOCK after anything else. */
 static inline uint8_t
@@ -117,62 +155,6 @@ enum na_route {
 
 /** Dispatch rule (docs/NODE-AGENT.md "Dispatch"). */
 enum na_route na_classify(const struct lcf_msg *m, uint16_t self);
-
-/*
- * What a requester has collected for its current event. The rule: an event
- * is complete once it has at least one reply, replies from every node it
- * must hear from (the copyset in the replies says who), and, for misses,
- * the whole block.
- */
-struct na_collect {
-	uint8_t type;
-	uint16_t self;
-	uint32_t block_size;
-	bool got_reply;
-	bool nacked;
-	uint8_t gs_old;
-	uint32_t cs_old;
-	uint32_t acked;    /* nodes whose ACK arrived */
-	uint64_t seg_have; /* data segments received (bit i = segment i) */
-	uint64_t seg_all;
-	bool in_switch;
-	bool granted;      /* DIR_GRANT: the home answered for everyone */
-	bool home_written; /* the data provider was the home and wrote the
-			      data home (NA_ACK_HOME_WRITTEN) */
-	bool owner_wb;     /* the owner sent the NA_WB (NA_ACK_OWNER_WB) */
-	uint64_t wb_have;  /* NA_WB_ACK segments already received */
-};
-
-void na_collect_init(struct na_collect *c, uint8_t type, uint16_t self,
-		     uint32_t block_size);
-
-/** Account for an ACK (or the switch's returned request) from `responder`. */
-void na_collect_ack(struct na_collect *c, uint16_t responder, uint8_t gs,
-		    uint32_t cs, bool in_switch);
-
-/** Account for a cache agent's NA_ACK `m` (na_collect_ack, and whether
- * its data is home already: NA_ACK_HOME_WRITTEN). */
-void na_collect_na_ack(struct na_collect *c, const struct lcf_msg *m);
-
-/** Account for a directory home's DIR_GRANT (na_directory.h). */
-void na_collect_grant(struct na_collect *c, uint16_t home, uint8_t gs,
-		      uint32_t cs);
-
-/** Account for a data segment at `offset`. @return false if malformed. */
-bool na_collect_data(struct na_collect *c, uint32_t offset, uint32_t len);
-
-bool na_collect_done(const struct na_collect *c);
-
-/**
- * One message `x` (with `payload`) for the event of `type`, `seq` on
- * `tag`, collected: an ACK, a data segment (copied into `buf`), a
- * DIR_GRANT, the switch's return of our own WRITE_SHARED / EVICT_*, a NACK
- * before any reply. `*stale` is set when `x` is none of these (another
- * seq's or tag's, or of no use). @return na_collect_done(c).
- */
-bool na_collect_reply(struct na_collect *c, uint8_t type, uint32_t seq,
-		      uint64_t tag, const struct lcf_msg *x,
-		      const uint8_t *payload, uint8_t *buf, bool *stale);
 
 /** Does a request of `type` need the block's data? */
 static inline bool

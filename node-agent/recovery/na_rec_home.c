@@ -498,6 +498,7 @@ send_probe(struct na_rec *r, uint32_t idx, struct na_out *out)
 bool
 na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m, struct na_out *out)
 {
+	/* Its cases are na_rec_home_watched's (na_rec_int.h). */
 	struct rec_home *h = &r->h;
 	int64_t idx = own_block(r, m->tag);
 

@@ -268,6 +268,26 @@ drain_block(struct na_rec *r, struct na_hblock *b, uint32_t dead)
 	r->st.drained_blocks++;
 }
 
+/* The message types na_rec_home_watch looks at (any other: false), asked
+ * first so that the agents' hook does not enter na_rec_home.c for the
+ * rest. */
+static inline bool
+na_rec_home_watched(uint8_t type)
+{
+	switch (type) {
+	case LCF_T_READ_MISS:
+	case LCF_T_WRITE_MISS:
+	case LCF_T_WRITE_SHARED:
+	case LCF_T_EVICT_SHARED:
+	case LCF_T_EVICT_MODIFIED:
+	case LCF_T_REMOVE_FROM_SWITCH:
+	case LCF_T_MIGRATE_ACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* na_rec_home.c, called by na_rec_node.c and na_rec_drain.c, agent_mu held. */
 void na_rec_start_round(struct na_rec *r, struct na_out *out);
 bool na_rec_home_watch(struct na_rec *r, const struct lcf_msg *m,
@@ -282,9 +302,23 @@ void na_rec_home_tick(struct na_rec *r, uint64_t now, struct na_out *out);
 /* na_rec_drain.c, called by na_rec_node.c (the tick) with agent_mu held. */
 void na_rec_drain(struct na_rec *r, uint16_t dead, struct na_out *out);
 
-/* na_rec_rejoin.c: a dead node's message to drop; rejoins due (the tick,
- * agent_mu held). */
-bool na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m);
+/* A dead node's message to drop (the agents' hook, for every message:
+ * inline). */
+static inline bool
+na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m)
+{
+	/* From the declaration on, not from the drain: a new process may
+	 * start before the next tick drains the old one. */
+	uint32_t dead = __atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE) |
+			__atomic_load_n(&r->dead_req, __ATOMIC_ACQUIRE);
+
+	if (m->node == r->env.self || !na_cs_has(dead, m->node))
+		return false;
+	r->st.dead_dropped++;
+	return true;
+}
+
+/* na_rec_rejoin.c: rejoins due (the tick, agent_mu held). */
 void na_rec_rejoin_tick(struct na_rec *r);
 
 #endif /* NA_REC_INT_H */

@@ -134,6 +134,16 @@ na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
 									 : 0;
 }
 
+int
+na_rec_begin(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
+	     uint64_t stale_tag, bool *stale_settled, uint32_t seq, bool *sent)
+{
+	int rc = na_rec_before(r, tag, thread, stale, stale_tag, stale_settled);
+
+	*sent = rc == 0 && seq && na_rec_sent(r, thread, tag, seq);
+	return rc;
+}
+
 /*
  * Record request (tag, seq) as unsettled. Per block a thread keeps its
  * lowest and highest record (a grant clears both), and the home matches a
@@ -546,7 +556,8 @@ na_rec_agents(struct na_rec *r, const struct lcf_msg *m, const void *payload,
 		na_rec_home_done_ack(r, m);
 		return true;
 	default:
-		return r->env.role_home && na_rec_home_watch(r, m, out);
+		return r->env.role_home && na_rec_home_watched(m->type) &&
+		       na_rec_home_watch(r, m, out);
 	}
 }
 

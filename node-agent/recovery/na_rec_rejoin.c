@@ -21,20 +21,6 @@
 #include "na_rec_int.h"
 #include "na_voh_home.h"
 
-bool
-na_rec_dead_drop(struct na_rec *r, const struct lcf_msg *m)
-{
-	/* From the declaration on, not from the drain: a new process may
-	 * start before the next tick drains the old one. */
-	uint32_t dead = __atomic_load_n(&r->pub.dead, __ATOMIC_ACQUIRE) |
-			__atomic_load_n(&r->dead_req, __ATOMIC_ACQUIRE);
-
-	if (m->node == r->env.self || !na_cs_has(dead, m->node))
-		return false;
-	r->st.dead_dropped++;
-	return true;
-}
-
 /*
  * A cache-agent row of the old incarnation holding an orphan: kept aside,
  * a home's round that began before the rejoin may still ask for it (a

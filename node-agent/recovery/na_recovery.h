@@ -138,8 +138,9 @@ bool na_rec_cache_frozen(struct na_rec *r, uint64_t tag);
  * Requester side. Before an event on `tag` a requester thread asks, in
  * this order: na_rec_home_dead (fail the access with -EHOSTDOWN), then
  * na_rec_blocked until it is false (backing off meanwhile), then
- * na_rec_resume; na_rec_before asks all three at once. During the event
- * it reports na_rec_sent, na_rec_granted and na_rec_idle.
+ * na_rec_resume; na_rec_before asks all three at once, na_rec_begin with
+ * na_rec_sent. During the event it reports na_rec_sent, na_rec_granted
+ * and na_rec_idle.
  */
 
 /**
@@ -150,6 +151,17 @@ bool na_rec_cache_frozen(struct na_rec *r, uint64_t tag);
  */
 int na_rec_before(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
 		  uint64_t stale_tag, bool *stale_settled);
+
+/**
+ * na_rec_before, then, when it returns 0 and `seq` is not 0, na_rec_sent
+ * of `seq`: one call for a requester that knows its request's seq before
+ * the event and sends it with no wait between. `*sent` is true when `seq`
+ * was recorded; else call na_rec_sent before sending, as after
+ * na_rec_before. @return as na_rec_before.
+ */
+int na_rec_begin(struct na_rec *r, uint64_t tag, uint16_t thread, bool stale,
+		 uint64_t stale_tag, bool *stale_settled, uint32_t seq,
+		 bool *sent);
 
 /*
  * The start of struct na_rec, which requester threads read without a call

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "na_home.h"
+#include "na_req_mail.h"
 #include "na_requester.h"
 
 #define BS 4096u

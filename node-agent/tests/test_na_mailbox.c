@@ -3,7 +3,7 @@
  * Requester mailbox: FIFO order, payload copied, a full mailbox drops, and
  * each mail keeps the time it arrived (at_ns), not the time it is taken:
  * the requester's RTT samples of UNLOCK_ACKs, which nobody waits for, end
- * there (na_req_mail.c on_unlock_ack).
+ * there (na_req_mail.h na_req_unlock_ack).
  */
 #include <errno.h>
 #include <time.h>

@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 
+#include "na_collect.h"
 #include "na_msg.h"
 #include "na_proto.h"
 #include "na_seg.h"

@@ -834,6 +834,38 @@ Test(na_recovery, no_request_goes_once_the_round_has_the_report)
 	cr_assert(na_rec_sent(n.rec, 0, tag, 9), "after DONE");
 }
 
+/* na_rec_begin: na_rec_before and, when the event may start, na_rec_sent
+ * in one call; a round holding the tag records nothing. */
+Test(na_recovery, begin_records_the_request_only_when_it_may_go)
+{
+	uint64_t tag = (1ull << (48 - t.block_shift)) | 1; /* home 1 */
+	struct lcf_msg m = msg(NA_MSG_REC_BEGIN, 1, 4, 0);
+	struct lcf_msg d = msg(NA_MSG_REC_DONE, 1, 4, 0);
+	uint8_t tags[8];
+	const struct na_out_msg *r;
+	bool settled, sent = true;
+
+	put64(tags, tag);
+	m.len = sizeof(tags);
+	feed(&m, tags);
+	cr_assert_eq(na_rec_begin(n.rec, tag, 0, false, 0, &settled, 9, &sent),
+		     -EAGAIN, "the round holds it");
+	cr_assert_not(sent);
+	feed(&d, NULL);
+	cr_assert_eq(na_rec_begin(n.rec, tag, 0, false, 0, &settled, 9, &sent),
+		     0);
+	cr_assert(sent, "recorded as sent");
+	m.seq = d.seq = 5;
+	feed(&m, tags);
+	cr_assert_null(find(NA_MSG_REC_REPORT, 1), "inside the event: waits");
+	na_rec_idle(n.rec, 0, true);
+	na_out_reset(&out);
+	na_rec_tick(n.rec, &out);
+	r = find(NA_MSG_REC_REPORT, 1);
+	cr_assert_not_null(r, "reported once idle");
+	cr_assert_neq(r->msg.len, 0, "seq 9 listed as unsettled");
+}
+
 /*
  * Dead node 3's read was given node 1's Modified data; node 3 died before
  * writing it home, so no report lists its event as unsettled. Node 1 still

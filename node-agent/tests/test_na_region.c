@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_sim_net.h"
 #include "na_sim_sched.h"
