@@ -614,6 +614,11 @@ if [ $DEEP = 0 ]; then
 	# sends no Q_GRANT; cleared at the rejoin, passes.
 	PML=qrejoin.pml run qrejoin-old "violation:invalid end state" "" "-DSAFETY" "-m10000 -w18"
 	PML=qrejoin.pml run qrejoin pass "-DFIX -DWD=3" "-DSAFETY" "-m10000 -w18"
+	# ... and a round that takes the block while the thread's next event
+	# waits for its ending tenure: the report waits for the thread, the
+	# tenure for the round's end (ROUND); out of the event, passes.
+	PML=qrejoin.pml run qrejoin-round-old "violation:invalid end state" "-DROUND" "-DSAFETY" "-m10000 -w18"
+	PML=qrejoin.pml run qrejoin-round pass "-DROUND -DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

@@ -19,7 +19,79 @@
  * for ever, every later request is forwarded to it (invalid end state;
  * na-sim --fault restart --seed 70 run 17). -DFIX: the rejoin clears the
  * holder table's mark of X.
+ *
+ * -DROUND: a home-owned block; its home H holds X dead (bad_next) until
+ * it applies the rejoin, once its drain round of the block is over. S's
+ * row ends its thread T's last tenure: QXFER naming an entry of X (the
+ * old process's, carried by a Q_GRANT retransmitted past S's rejoin),
+ * refused while H holds X dead; the rebuild frees the lock (not_holder,
+ * taken as approved). The round waits for S's report, the report for T
+ * to be outside every event on the block (na_rec_node.c quiescent), and
+ * the report resets the row (na_qreset.c). T's next event on the block,
+ * begun (na_rec_sent) before BEGIN came, waits for the row. Today's rule:
+ * it waits inside the event: invalid end state (na-sim --fault restart
+ * harsh sweep 93 run 120). -DFIX: a round that takes the block while the
+ * event waits for its row takes the event out (it sent nothing); T
+ * begins it again after the round (na_reqq_begin).
  */
+#ifdef ROUND
+#define ENDING 1
+#define IDLE   0
+
+bit h_dead = 1;  /* H holds X dead (its rejoin waits for the round) */
+bit h_round = 1; /* H's drain round of the block runs */
+byte s_pend;     /* at S: 0 before BEGIN, 1 in the round, 2 after DONE */
+bit reported;    /* S's report reached H */
+byte row = ENDING; /* S's row of T's last tenure */
+bit busy;        /* T inside an event on the block */
+bit t_done;
+
+/* H: BEGIN to S; with S's report the rebuild (no lock) and DONE; then the
+ * rejoin of X. */
+active proctype home()
+{
+	s_pend = 1;
+	atomic { reported -> h_round = 0; s_pend = 2 }
+	h_dead = 0
+}
+
+/* S's row: the QXFER re-sent on its timer, refused (bad_next) while H
+ * holds X dead and the lock is the tenure's; the rebuild's not_holder or
+ * an approval ends it. */
+active proctype s_row()
+{
+	if
+	:: atomic { row == ENDING && (!h_dead || !h_round) -> row = IDLE }
+	:: row == IDLE -> skip /* the report reset it */
+	fi
+}
+
+/* S's recovery agent: the report once no thread is inside an event on
+ * the block; it resets the block's rows (an ending one acknowledged). */
+active proctype s_rec()
+{
+	atomic { s_pend == 1 && !busy -> row = IDLE; reported = 1 }
+}
+
+/* T's next event on the block: na_rec_sent (refused in the round), the
+ * wait for its row, then its request: given up while the round holds the
+ * block, granted after it (the rebuilt lock is free). */
+active proctype t()
+{
+again:
+	atomic { s_pend != 1 -> busy = 1 }
+	do
+	:: row == IDLE -> break
+#ifdef FIX
+	:: atomic { row != IDLE && s_pend == 1 -> busy = 0 }; goto again
+#endif
+	od;
+	if
+	:: atomic { s_pend == 1 -> busy = 0 }; goto again
+	:: atomic { s_pend == 2 -> busy = 0; t_done = 1 }
+	fi
+}
+#else
 #ifndef WD
 #define WD 2
 #endif
@@ -104,3 +176,4 @@ active proctype x()
 	:: !granted && s_done && w < WD -> w++; request()
 	od
 }
+#endif
