@@ -489,6 +489,16 @@ run regress-restart-stopped-tenure "--seed 2873368191 --events 2000 --nodes 5 --
 # rejoin clears the mark. 0.8 CPU-s.
 run regress-restart-queued-rejoin "--seed 3863796973 --events 2000 --nodes 3 --threads 2 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 4 --cache-blocks 8 --block-size 64 --loss 0.012 --dup 0.075 --jitter-us 50 --max-rate 5000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 8 --restart-node 1 --restart-at 516ev --detect-ms 50" \
 	crash.restarted recovery.rejoined restart_ops
+# Node restart, queued mode: node 1's thread began its next event on a
+# home-owned block (inside it for recovery) while its last tenure's QXFER
+# was refused as bad_next: the queue handed to it named the restarted
+# node's old event, which the home, its drain round of the block running,
+# did not re-admit yet. The round waited for node 1's report, the report
+# for the thread, the thread for its tenure (exit 3; harsh restart sweep
+# 93 run 120; lib/model/qrejoin.pml ROUND). A round now takes the wait out
+# of the event. 0.5 CPU-s.
+run regress-restart-round-waits-tenure "--seed 3382283749 --events 3000 --nodes 8 --threads 3 --workload rwlock --read-ratio 0.5 --blocks 5 --switch-blocks 4 --cache-blocks 3 --block-size 4096 --loss 0.167 --dup 0.036 --jitter-us 50 --max-rate 200000 --stuck-s 300 --lock-mode queued --pipe-depth 8 --restart-node 5 --restart-at 1616ev --detect-ms 50" \
+	crash.restarted recovery.rejoined restart_ops
 # Switch restart, retry mode: an event the round made its thread give up
 # (no unlock, reported UNSETTLED) is ABORTed before the thread's next
 # event, afresh after the round (lib/model/miglate.pml; a copy delayed past

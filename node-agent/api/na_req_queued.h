@@ -16,6 +16,7 @@
 
 #include "na_msg.h"
 #include "na_qplan.h"
+#include "na_recovery.h"
 #include "na_requester.h"
 
 /* One event's queued-mode state. */
@@ -32,8 +33,10 @@ struct na_reqq {
 };
 
 /** Register the event of request `m` (waits while another local event's
- * tenure on the block ends). */
-static inline void
+ * tenure on the block ends). @return false when a recovery round took the
+ * block meanwhile: nothing registered or sent, the event is retried after
+ * the round. */
+static inline bool
 na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 {
 	uint64_t start = na_now_ns();
@@ -47,6 +50,13 @@ na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 			q->on = true;
 		if (rc != -EBUSY && rc != -ENOSPC)
 			break;
+		/* A recovery round took the block: its report waits for the
+		 * thread to leave, and the tenure it waits for may end only
+		 * by that report (its hand-over refused until the round is
+		 * over: lib/model/qrejoin.pml ROUND). Nothing is sent yet:
+		 * out of the event, retried after the round. */
+		if (na_rec_blocked(t->n->rec, m->tag))
+			return false;
 		/* Stopped (dsm_stop): the tenure may never end (a crashed
 		 * node's hand-over is never acknowledged), so give up as
 		 * every other wait does; the request goes without a holder
@@ -62,6 +72,7 @@ na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 			NA_STAT_INC(t->n->st.req.q_slot_waits);
 		na_req_backoff(t, i < 4 ? i : 4);
 	}
+	return true;
 }
 
 /** A Q_GRANT for this event arrived before it (during a backoff)? Then
@@ -118,14 +129,15 @@ na_req_q_mail(struct dsm_thread *t, struct na_reqq *q, struct na_collect *c,
 	return na_reqq_mail(t, q, c, deadline);
 }
 
-/** Queued mode: register the event (na_reqq_begin); else q is off. */
-static inline void
+/** Queued mode: register the event (na_reqq_begin); else q is off.
+ * @return false when a recovery round took the block first. */
+static inline bool
 na_req_q_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 {
 	if (t->n->qt)
-		na_reqq_begin(t, q, m);
-	else
-		memset(q, 0, sizeof(*q));
+		return na_reqq_begin(t, q, m);
+	memset(q, 0, sizeof(*q));
+	return true;
 }
 
 /** Queued mode: end the abandoned request `seq` on `tag` at the queue

@@ -230,17 +230,20 @@ again:
 	 */
 	if (!recorded && !na_rec_sent(t->n->rec, t->id, tag, seq))
 		goto again;
+	na_req_msg(t, &m, type, seq, tag, home);
+	na_dir_wrap(t->n, &m);
+	if (!na_req_q_begin(t, &q, &m)) {
+		na_rec_idle(t->n->rec, t->id, false);
+		goto again;
+	}
 	tr = na_req_tr(t, seq);
 	if (tr)
 		na_req_trace(t, LCF_TP_EV_BEGIN, type, seq, home,
 			     lcf_trace_sampled(t->n->self, t->id, seq,
 					       t->n->tr.every));
-	na_req_msg(t, &m, type, seq, tag, home);
-	na_dir_wrap(t->n, &m);
 	na_collect_init(c, type, t->n->self, t->d->topo.block_size);
 	NA_STAT_INC(t->n->st.req.events);
 	NA_STAT_INC(t->n->st.req.ev_type[type & 15]);
-	na_req_q_begin(t, &q, &m);
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	wired = false;

@@ -8,15 +8,18 @@
  * section that covers it. Also the ABORT quarantine of a NACKed event on
  * the same cluster (its timing is the virtual clock's), a local wait
  * that ends one, a stopped node's wait for its own ending tenure
- * (queued mode), and the ABORT of an event a recovery round made the
- * thread give up, of one that ended with neither an unlock nor an
- * ABORT before the thread's next seq, and of one whose "a copy passed" a
- * later round voided. Over 500 lines: these tests share the cluster setup.
+ * (queued mode) and a round's end of that wait, and the ABORT of an
+ * event a recovery round made the thread give up, of one that ended with
+ * neither an unlock nor an ABORT before the thread's next seq, and of one
+ * whose "a copy passed" a later round voided. Over 500 lines: these tests
+ * share the cluster setup.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
 
+#include "na_msg.h"
+#include "na_recovery.h"
 #include "na_req_queued.h"
 #include "na_requester.h"
 #include "na_sim_net.h"
@@ -591,6 +594,77 @@ Test(region, stopped_thread_gives_up_a_tenure_that_never_ends)
 	cluster_up(0);
 	lock_mode = "retry";
 	run_all(stopped_begin, args, 1, 1000000);
+	cluster_down();
+}
+
+/*
+ * lib/model/qrejoin.pml ROUND: thread 0's tenure on the block is ending
+ * (its QRELEASE out, never answered: node 1's frames are dropped) and the
+ * thread's next event on the block has begun (na_rec_sent: inside it)
+ * when a recovery round of the block's home takes the block. The report
+ * waits for the thread to leave; the tenure may end only by that report
+ * (na-sim restart harsh sweep 93 run 120: its QXFER refused until the
+ * home's round was over). The event leaves (nothing sent) and the report
+ * resets the ending row.
+ */
+static void *
+round_begin(void *arg)
+{
+	struct dsm_thread *t = dsm_thread(s.d[1], 0);
+	struct na_qtable *qt = t->n->qt;
+	uint64_t tag = blk(0) >> s.d[1]->topo.block_shift, t0;
+	struct na_qlocals loc = { 0 };
+	uint8_t tags[8];
+	struct na_out out;
+	struct na_reqq q;
+	struct lcf_msg m = { .version = LCF_VERSION,
+			     .type = NA_MSG_REC_BEGIN,
+			     .node = 0, /* the block's home */
+			     .seq = 1,
+			     .len = sizeof(tags) };
+	bool begun;
+	int n;
+
+	(void)arg;
+	cr_assert_not_null(qt);
+	na_out_reset(&out);
+	cr_assert_eq(na_qtable_request(qt, tag, 0, 9, na_now_ns(), &out, &loc),
+		     0);
+	cr_assert_eq(na_qtable_switch_granted(qt, tag, 0, 9), 0);
+	cr_assert_eq(na_qtable_done(qt, tag, 0, 9, LCF_GS_UNSHARED, 0,
+				    na_now_ns(), &out, &loc),
+		     0);
+	na_sim_net_crash(s.net, 1);
+	cr_assert(na_rec_sent(t->n->rec, 0, tag, 11));
+	for (int i = 0; i < 8; i++)
+		tags[i] = (uint8_t)(tag >> (56 - 8 * i));
+	na_out_reset(&out);
+	na_rec_agents(t->n->rec, &m, tags, &out);
+	cr_assert_eq(out.n, 0, "no report while the thread is inside an event");
+	na_req_msg(t, &m, LCF_T_WRITE_MISS, 11, tag, na_req_home_of(t, tag));
+	t0 = na_now_ns();
+	begun = na_reqq_begin(t, &q, &m);
+	cr_expect_not(begun, "the round took the event out");
+	cr_expect_not(q.on, "nothing registered");
+	cr_expect_lt(na_now_ns() - t0, NA_GIVE_UP_NS);
+	na_rec_idle(t->n->rec, 0, false);
+	for (n = 0; n < 100 && na_qtable_request(qt, tag, 0, 12, na_now_ns(),
+						 &out, &loc) != 0;
+	     n++)
+		na_req_backoff(t, 4);
+	cr_expect_lt(n, 100, "the report reset the ending row");
+	finished();
+	return NULL;
+}
+
+Test(region, round_takes_an_event_waiting_for_its_ending_tenure)
+{
+	void *args[1] = { NULL };
+
+	lock_mode = "queued";
+	cluster_up(0);
+	lock_mode = "retry";
+	run_all(round_begin, args, 1, 1000000);
 	cluster_down();
 }
 
