@@ -499,6 +499,16 @@ run regress-restart-queued-rejoin "--seed 3863796973 --events 2000 --nodes 3 --t
 # of the event. 0.5 CPU-s.
 run regress-restart-round-waits-tenure "--seed 3382283749 --events 3000 --nodes 8 --threads 3 --workload rwlock --read-ratio 0.5 --blocks 5 --switch-blocks 4 --cache-blocks 3 --block-size 4096 --loss 0.167 --dup 0.036 --jitter-us 50 --max-rate 200000 --stuck-s 300 --lock-mode queued --pipe-depth 8 --restart-node 5 --restart-at 1616ev --detect-ms 50" \
 	crash.restarted recovery.rejoined restart_ops
+# The same wait, cheaper (ci restart sweep 95): run 997, node 0's thread
+# waited for its own kept tenure of home-owned block 0 (given up with
+# forwards, its Q_GRANT due from the crashed node 2), and node 0's own
+# round of it waited for node 0's report; run 388, node 4's thread
+# for its kept tenure of a block of node 1's the switch command evicted,
+# node 1's round of it for node 4's report. 0.5 and 1 CPU-s.
+run regress-restart-round-waits-kept "--seed 2242960768 --events 2000 --nodes 6 --threads 1 --workload rwlock --read-ratio 0.9 --blocks 2 --switch-blocks 0 --cache-blocks 2 --block-size 64 --loss 0.097 --dup 0.098 --jitter-us 4 --max-rate 5000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 1 --restart-node 2 --restart-at 1546ev --detect-ms 50" \
+	crash.restarted recovery.rejoined restart_ops
+run regress-restart-round-waits-lost "--seed 1559126814 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 3 --cache-blocks 64 --block-size 64 --loss 0.084 --dup 0.053 --jitter-us 50 --max-rate 50000 --stuck-s 30 --migrate --lock-mode queued --restart-node 3 --restart-at 1175ev --detect-ms 10" \
+	crash.restarted recovery.rejoined restart_ops
 # Switch restart, retry mode: an event the round made its thread give up
 # (no unlock, reported UNSETTLED) is ABORTed before the thread's next
 # event, afresh after the round (lib/model/miglate.pml; a copy delayed past
