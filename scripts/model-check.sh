@@ -619,6 +619,11 @@ if [ $DEEP = 0 ]; then
 	# tenure for the round's end (ROUND); out of the event, passes.
 	PML=qrejoin.pml run qrejoin-round-old "violation:invalid end state" "-DROUND" "-DSAFETY" "-m10000 -w18"
 	PML=qrejoin.pml run qrejoin-round pass "-DROUND -DFIX" "-DSAFETY" "-m10000 -w18"
+	# ... and a home forwarding to a dead holder's node: the new process's
+	# slot with the old tenure's id queues it, its count never matches
+	# (FWD); NACKed while the node is dead, passes.
+	PML=qrejoin.pml run qrejoin-fwd-old "violation:invalid end state" "-DFWD" "-DSAFETY" "-m10000 -w18"
+	PML=qrejoin.pml run qrejoin-fwd pass "-DFWD -DFIX" "-DSAFETY" "-m10000 -w18"
 	# Validate-on-hit's fallback write (vohfall.pml): the VOH home serves
 	# its memory and version under a Modified owner; the fixed rule
 	# (refuse while locked or Modified, count home write grants) does not.

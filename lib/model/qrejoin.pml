@@ -33,8 +33,89 @@
  * harsh sweep 93 run 120). -DFIX: a round that takes the block while the
  * event waits for its row takes the event out (it sent nothing); T
  * begins it again after the round (na_reqq_begin).
+ *
+ * -DFWD: a home-owned block whose QSTATE names tenure I of X's old process
+ * (handed to it before it failed); H holds X dead until its drain round
+ * rebuilt the lock. X's new event E has the same queue id I (its seqs
+ * start again). Survivor S's request R meets the lock: today's rule
+ * forwards it to X, counted in FWD_CNT; X's slot for E queues it. The
+ * round resets QSTATE, E's request takes the lock ({I, 0}), E's QXFER
+ * counts 1 against 0: denied `count` for ever, R never granted (invalid
+ * end state; restart sweep 89 run 966). -DFIX: a request meeting a tenure
+ * of a node H holds dead is NACKed (retried), not forwarded.
  */
-#ifdef ROUND
+#if defined(FWD)
+#define NONE 0
+#define XI   1 /* the tenure with X's id I (old process's, then E's) */
+#define SR   2 /* S's request R holds */
+
+byte qh = XI;   /* H's QSTATE holder */
+byte fwd;       /* FWD_CNT */
+bit h_dead = 1; /* H holds X dead */
+bit x_reg;      /* X's slot for I registered (E began) */
+byte got;       /* forwards X's slot queued */
+bit r_wait;     /* R forwarded, not answered */
+bit e_done;
+chan to_x = [2] of { bit }; /* NA_QFWDs to X */
+
+#ifdef FIX
+#define FWD_OK (!h_dead)
+#else
+#define FWD_OK 1
+#endif
+
+/* H's drain round of the block (the holder's node is dead): the lock
+ * rebuilt free; then the rejoin. */
+active proctype home()
+{
+	atomic { qh = NONE; fwd = 0 };
+	h_dead = 0
+}
+
+/* S's request R, re-sent on a NACK or Q_NACK; once granted, released. */
+active proctype r()
+{
+again:
+	atomic {
+		if
+		:: qh == NONE -> qh = SR
+		:: qh == XI && FWD_OK -> fwd++; to_x!1; r_wait = 1
+		fi
+	}
+	if
+	:: atomic { qh == SR -> qh = NONE }
+	:: atomic { !r_wait && qh != SR } -> goto again
+	fi
+}
+
+/* X's holder table: a forward for I is queued on E's slot once E began,
+ * else Q_NACKed (or lost with the node down: R's watchdog). */
+active proctype xtable()
+{
+end:	do
+	:: atomic { to_x?_ ->
+		if
+		:: x_reg && !e_done -> got++
+		:: else -> r_wait = 0
+		fi }
+	od
+}
+
+/* X's new event E: its request takes the free lock; its end is a
+ * QRELEASE (nothing queued) or a QXFER to R, approved when the count it
+ * sends equals FWD_CNT (a missing forward is waited for). */
+active proctype x()
+{
+	x_reg = 1;
+	atomic { qh == NONE -> qh = XI; fwd = 0 };
+	atomic { got == fwd ->
+		if
+		:: got == 0 -> qh = NONE
+		:: else -> qh = SR
+		fi;
+		e_done = 1 }
+}
+#elif defined(ROUND)
 #define ENDING 1
 #define IDLE   0
 
