@@ -104,6 +104,16 @@ static const uint8_t qfwd_payload[LCF_T_EVICT_MODIFIED + 1][4] = {
 	{ 0 }, { 1 }, { 2 }, { 3 }, { 4 }, { 5 },
 };
 
+/* Whether queue id `id` names a node declared dead (na_home.h dead). */
+static bool
+dead_holder(const struct na_home *h, uint32_t id)
+{
+	uint32_t node = lcf_q_id_node(id);
+
+	return node < LCF_MAX_NODES &&
+	       (__atomic_load_n(&h->dead, __ATOMIC_ACQUIRE) >> node & 1);
+}
+
 bool
 na_home_q_busy(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	       struct na_hblock *b, struct na_out *out)
@@ -112,7 +122,14 @@ na_home_q_busy(struct na_home *h, const struct lcf_msg *m, struct na_hreq *rq,
 	uint32_t aux = 0;
 	uint16_t to = 0;
 
-	if (m->type > LCF_T_EVICT_MODIFIED ||
+	/*
+	 * A tenure of a node declared dead is not forwarded (NACKed, retried):
+	 * its drain rebuilds the lock, and the node's new process may already
+	 * wait with the same queue id (its seqs start again); it would queue
+	 * the forward, a count the rebuilt FWD_CNT lacks, and its QXFER would
+	 * be denied `count` for ever (lib/model/qrejoin.pml FWD).
+	 */
+	if (m->type > LCF_T_EVICT_MODIFIED || dead_holder(h, b->q.holder) ||
 	    !na_hq_busy(&h->qcfg, &b->q, b->writer, &to, &aux))
 		return false;
 	r = *m;
@@ -195,12 +212,7 @@ next_seq(const struct na_home *h, uint32_t next)
 static uint32_t
 live_next(const struct na_home *h, uint32_t next)
 {
-	uint32_t node = lcf_q_id_node(next);
-
-	if (node < LCF_MAX_NODES &&
-	    (__atomic_load_n(&h->dead, __ATOMIC_ACQUIRE) >> node & 1))
-		return 0;
-	return next;
+	return dead_holder(h, next) ? 0 : next;
 }
 
 void

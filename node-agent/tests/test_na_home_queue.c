@@ -404,6 +404,25 @@ Test(hq, qxfer_to_a_dead_node_refused)
 	cr_assert_eq(h.blk[0].q.holder, id(3, 30));
 }
 
+/* Node 1 holds and is declared dead: a request meeting its tenure is
+ * NACKed, not forwarded, until the rejoin (the drain rebuilds the lock
+ * first); node 1's new process may wait with the same queue id and would
+ * queue a forward the rebuilt FWD_CNT does not count (qrejoin.pml FWD). */
+Test(hq, tenure_of_a_dead_node_not_forwarded)
+{
+	take(1, 10);
+	h.dead |= 1u << 1;
+	feed(req(LCF_T_READ_MISS, 2, 20, 0));
+	cr_assert_eq(out.n, 1);
+	cr_assert_eq(last()->type, NA_MSG_NACK);
+	cr_assert_eq(h.blk[0].q.fwd, 0);
+	cr_assert_eq(h.st.q_forwards, 0);
+	cr_assert_eq(h.st.pipeline_nack_lock, 1);
+	h.dead &= ~(1u << 1);
+	feed(req(LCF_T_READ_MISS, 2, 21, 0));
+	assert_qfwd(LCF_T_READ_MISS, 2, 21, id(1, 10), 1);
+}
+
 Test(hq, chain_of_tenures_and_late_copies)
 {
 	take(1, 10);
