@@ -509,6 +509,14 @@ run regress-restart-round-waits-kept "--seed 2242960768 --events 2000 --nodes 6 
 	crash.restarted recovery.rejoined restart_ops
 run regress-restart-round-waits-lost "--seed 1559126814 --events 2000 --nodes 5 --threads 2 --workload counter --blocks 3 --switch-blocks 3 --cache-blocks 64 --block-size 64 --loss 0.084 --dup 0.053 --jitter-us 50 --max-rate 50000 --stuck-s 30 --migrate --lock-mode queued --restart-node 3 --restart-at 1175ev --detect-ms 10" \
 	crash.restarted recovery.rejoined restart_ops
+# Queued mode, home-owned block: its home forwarded node 2's request to the
+# tenure of node 1, declared dead, before the drain round; node 1's new
+# process, its WRITE_MISS seq 1 registered with the old tenure's queue id,
+# queued it, and once granted its QXFER counted 1 against the rebuilt
+# FWD_CNT 0: denied `count` for ever (exit 3; ci restart sweep 89 run 966;
+# lib/model/qrejoin.pml FWD). A dead node's tenure is now not forwarded.
+run regress-restart-dead-holder-fwd "--seed 3885078997 --events 2000 --nodes 3 --threads 2 --workload counter --blocks 1 --switch-blocks 0 --cache-blocks 8 --block-size 64 --loss 0.028 --dup 0.020 --jitter-us 50 --max-rate 200000 --stuck-s 30 --migrate --lock-mode queued --pipe-depth 2 --restart-node 1 --restart-at 668ev --detect-ms 10" \
+	crash.restarted recovery.rejoined restart_ops
 # Switch restart, retry mode: an event the round made its thread give up
 # (no unlock, reported UNSETTLED) is ABORTed before the thread's next
 # event, afresh after the round (lib/model/miglate.pml; a copy delayed past
