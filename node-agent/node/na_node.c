@@ -304,23 +304,40 @@ na_node_queue_fini(struct na_node *n)
 	n->qt = NULL;
 }
 
+/* A requester's call into the holders: the agents' section, with an
+ * output list of the calling thread's; q_leave sends and delivers what
+ * the holders produced, then leaves. */
+static struct na_out *
+q_enter(struct na_node *n)
+{
+	static __thread struct na_out out;
+
+	na_node_agents_enter(n);
+	na_out_reset(&out);
+	return &out;
+}
+
+static void
+q_leave(struct na_node *n, struct na_out *out, const struct na_qlocals *loc)
+{
+	na_node_queue_deliver(n, loc);
+	na_node_flush(n, out);
+	na_node_agents_leave(n);
+}
+
 int
 na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,
 		  uint32_t seq)
 {
-	static __thread struct na_out out;
 	struct na_qlocals loc = { 0 };
+	struct na_out *out;
 	int rc;
 
 	if (!n->qt)
 		return -ENOTSUP;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	rc = na_qtable_request(n->qt, tag, thread, seq, na_now_ns(), &out,
-			       &loc);
-	na_node_queue_deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
+	out = q_enter(n);
+	rc = na_qtable_request(n->qt, tag, thread, seq, na_now_ns(), out, &loc);
+	q_leave(n, out, &loc);
 	return rc;
 }
 
@@ -340,19 +357,16 @@ int
 na_node_q_done(struct na_node *n, uint64_t tag, uint16_t thread, uint32_t seq,
 	       uint8_t gs, uint32_t cs)
 {
-	static __thread struct na_out out;
 	struct na_qlocals loc = { 0 };
+	struct na_out *out;
 	int rc;
 
 	if (!n->qt)
 		return -ESRCH;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	rc = na_qtable_done(n->qt, tag, thread, seq, gs, cs, na_now_ns(), &out,
+	out = q_enter(n);
+	rc = na_qtable_done(n->qt, tag, thread, seq, gs, cs, na_now_ns(), out,
 			    &loc);
-	na_node_queue_deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
+	q_leave(n, out, &loc);
 	return rc;
 }
 
@@ -360,17 +374,14 @@ void
 na_node_q_abandon(struct na_node *n, uint64_t tag, uint16_t thread,
 		  uint32_t seq)
 {
-	static __thread struct na_out out;
 	struct na_qlocals loc = { 0 };
+	struct na_out *out;
 
 	if (!n->qt)
 		return;
-	na_node_agents_enter(n);
-	na_out_reset(&out);
-	na_qtable_abandon(n->qt, tag, thread, seq, na_now_ns(), &out, &loc);
-	na_node_queue_deliver(n, &loc);
-	na_node_flush(n, &out);
-	na_node_agents_leave(n);
+	out = q_enter(n);
+	na_qtable_abandon(n->qt, tag, thread, seq, na_now_ns(), out, &loc);
+	q_leave(n, out, &loc);
 }
 
 bool
