@@ -307,6 +307,18 @@ collected(struct na_rec *r, uint32_t *missing)
 	return !*missing;
 }
 
+/* The seq LAST-EXECUTED records, its lock gone with the block: NACK. */
+static void
+nack_decision(struct na_rec *r, struct na_hreq *rq, uint64_t tag)
+{
+	if (rq->dec.kind == NA_HDEC_NACK)
+		return;
+	rq->dec = (struct na_hdec){ .kind = NA_HDEC_NACK,
+				    .type = rq->dec.type,
+				    .tag = tag };
+	r->st.held_nacked++;
+}
+
 /*
  * The rebuilt metadata is the truth: an unlock of an event that ended
  * before the round (still on its way) must not overwrite it. A forgotten
@@ -328,15 +340,8 @@ forget_holders(struct na_rec *r, uint64_t tag)
 			if (!rq->held[k].valid || rq->held[k].tag != tag)
 				continue;
 			rq->held[k].valid = false;
-			if (rq->req.valid && rq->req.seq == rq->held[k].seq &&
-			    rq->dec.kind != NA_HDEC_NACK) {
-				rq->dec = (struct na_hdec){
-					.kind = NA_HDEC_NACK,
-					.type = rq->dec.type,
-					.tag = tag
-				};
-				r->st.held_nacked++;
-			}
+			if (rq->req.valid && rq->req.seq == rq->held[k].seq)
+				nack_decision(r, rq, tag);
 		}
 	}
 }
@@ -395,15 +400,8 @@ rebuild(struct na_rec *r)
 			continue;
 		rq = &home->req[(size_t)u->node * home->tpn + u->thread];
 		if (rq->req.valid && rq->req.seq == u->seq) {
-			if (rq->dec.kind != NA_HDEC_NACK &&
-			    rq->dec.tag == tag) {
-				rq->dec = (struct na_hdec){
-					.kind = NA_HDEC_NACK,
-					.type = rq->dec.type,
-					.tag = tag
-				};
-				r->st.held_nacked++;
-			}
+			if (rq->dec.tag == tag)
+				nack_decision(r, rq, tag);
 			continue;
 		}
 		if (rq->req.valid && lcf_seq_after(rq->req.seq, u->seq))
