@@ -1,24 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The requester: one coherence event (na_req_event). See na_requester.h
- * and docs/NODE-AGENT.md "Requester".
+ * The requester: a miss or an eviction (na_req_miss, na_req_evict) from its
+ * request through its install to its unlock. See na_requester.h and
+ * docs/NODE-AGENT.md "Requester". Over 500 lines: the request, its
+ * replies and the install run in this one file, so a request enters it
+ * once (docs/ARCHITECTURE.md "The path of one request").
  *
- * One event: send the request to the block's home node (the switch, if it
- * owns the block, intercepts it), collect the replies until na_collect_done
- * (all ACKs the copyset asks for, the data for a miss); the caller
- * (na_access.c) installs, computes the new metadata (Figure 6), writes back
- * if the data must reach home, and sends the unlock (na_req_send_unlock). A
- * NACKed request whose copies may still take the lock is remembered
- * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
- * the thread uses a new seq.
+ * One event (na_req_event): send the request to the block's home node (the
+ * switch, if it owns the block, intercepts it), collect the replies until
+ * na_collect_done (all ACKs the copyset asks for, the data for a miss);
+ * then the miss installs, computes the new metadata (Figure 6), writes back
+ * if the data must reach home, and sends the unlock (na_req_send_unlock,
+ * na_req_mail.c: the quarantine of na_req_stale.c sends unlocks too, and
+ * the event calls it). A NACKed request whose copies may still take the
+ * lock is remembered (struct na_stale) and ended by na_req_quarantine
+ * (na_req_stale.c) before the thread uses a new seq.
  *
  * The requester is one module in five files around na_requester.h; each
  * file owns:
- *   na_requester.c  the event: seqs, the request, collecting its replies
- *                   (na_req_event), init/fini. Its mailbox wait and send
+ *   na_requester.c  the event: seqs, the request, collecting its replies,
+ *                   the install, init/fini. Its mailbox wait and send
  *                   home are inline (na_req_mail.h), as are the queued
- *                   mode's registration and end (na_req_queued.h), so a
- *                   request's send and replies do not leave this file;
+ *                   mode's registration and end (na_req_queued.h);
  *   na_req_mail.c   what the mailbox's wait hands on (the unlock timer,
  *                   the abandoned request's replies),
  *                   unlocks (one in flight), backoff, NA_WB write-backs,
@@ -32,6 +35,7 @@
  *                   settling unlock of a lock a late copy took
  *                   (na_req_quarantine, na_req_give_up);
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
+ * The local side of an access (lookup, hits, local waits) is na_access.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -348,4 +352,166 @@ again:
 	else
 		NA_STAT_INC(t->n->st.req.events_at_home);
 	return NA_EV_OK;
+}
+
+/* ---- a miss or an eviction, from the request to the unlock ---------------- */
+
+static void
+release_busy(struct na_cbucket *b, struct na_centry *e)
+{
+	pthread_mutex_lock(&b->mu);
+	e->busy = NA_NOBODY;
+	na_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+int
+na_req_evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
+{
+	uint32_t bs = t->d->topo.block_size;
+	struct na_retry rt = { 0 };
+
+	for (unsigned attempt = 0;; attempt++) {
+		struct na_collect c;
+		uint32_t seq, cs;
+		uint64_t tag;
+		uint8_t st, type, gs;
+		int ev;
+
+		pthread_mutex_lock(&b->mu);
+		st = e->state;
+		tag = e->tag;
+		if (st == NA_L_INVALID) { /* invalidated meanwhile */
+			e->used = false;
+			e->busy = NA_NOBODY;
+			na_cond_broadcast(&b->cv);
+			pthread_mutex_unlock(&b->mu);
+			if (rt.seq) /* a NACKed eviction not retried */
+				na_req_give_up(t, rt.tag, rt.seq);
+			return 0;
+		}
+		pthread_mutex_unlock(&b->mu);
+		type = st == NA_L_MODIFIED ? LCF_T_EVICT_MODIFIED
+					   : LCF_T_EVICT_SHARED;
+		ev = na_req_event(t, type, tag, &c, &rt);
+		seq = rt.seq;
+		if (ev == NA_EV_ABORT) {
+			release_busy(b, e);
+			return -EINTR;
+		}
+		if (ev == NA_EV_NACK) {
+			na_req_backoff(t, attempt);
+			continue;
+		}
+		if (type == LCF_T_EVICT_MODIFIED) {
+			bool twin;
+
+			pthread_mutex_lock(&b->mu);
+			memcpy(t->buf, e->data, bs);
+			twin = e->twin != NULL;
+			if (twin)
+				memcpy(t->tbuf, e->twin, bs);
+			pthread_mutex_unlock(&b->mu);
+			if (na_req_writeback_diff(t, seq, tag, t->buf,
+						  twin ? t->tbuf : NULL) < 0) {
+				release_busy(b, e);
+				return -EINTR;
+			}
+		}
+		pthread_mutex_lock(&b->mu);
+		e->state = NA_L_INVALID;
+		na_centry_twin_free(e);
+		e->used = false;
+		e->busy = NA_NOBODY;
+		na_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.evictions);
+		na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs);
+		return 0;
+	}
+}
+
+int
+na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
+	    uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
+	    uint32_t len, void *buf, struct na_retry *rt)
+{
+	struct na_collect c;
+	int ev = na_req_event(t, type, tag, &c, rt);
+	uint32_t seq = rt->seq, cs;
+	uint8_t gs;
+
+	if (ev != NA_EV_OK) {
+		/*
+		 * Queued mode: a NACKed request keeps the block busy through
+		 * its backoff. Its copy may be queued at a holder and its
+		 * Q_GRANT come meanwhile; another local thread claiming the
+		 * block would queue behind that grant, which this thread could
+		 * then never take (lib/model/qlock-threads.pml; RELBUSY finds it).
+		 */
+		if (ev != NA_EV_NACK || !t->n->qt)
+			release_busy(b, e);
+		return ev == NA_EV_NACK ? 1 : -EINTR;
+	}
+	/* Queued mode may have run it as another request (na_qplan.h). */
+	type = c.type;
+	pthread_mutex_lock(&b->mu);
+	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
+		/*
+		 * WRITE_SHARED granted but our copy is gone: cannot happen
+		 * while the lock serialises events; be safe: put the metadata
+		 * back unchanged and retry.
+		 */
+		e->busy = NA_NOBODY;
+		na_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old,
+				   c.cs_old);
+		rt->seq = 0; /* that seq is spent */
+		return 1;
+	}
+	if (na_type_needs_data(type))
+		memcpy(e->data, t->buf, t->d->topo.block_size);
+	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
+	/*
+	 * PIPE twin (docs/PIPE.md, the rule lib/model checks): the home's
+	 * copy is this data when it came from memory or a sharer (the block
+	 * was not Modified) or was ours (WRITE_SHARED); from a Modified owner
+	 * the home's copy is older, and the write-back is the whole block.
+	 */
+	if (t->d->pipe_depth && e->state == NA_L_MODIFIED)
+		na_centry_twin(e, t->d->topo.block_size,
+			       type == LCF_T_WRITE_SHARED ||
+				       c.gs_old != LCF_GS_MODIFIED);
+	else if (e->state != NA_L_MODIFIED && e->twin)
+		na_centry_twin_free(e); /* a Shared copy keeps no twin */
+	e->ts = na_now_ns();
+	na_req_perform(e, t->id, mode, off, len, buf);
+	if (mode == NA_M_RMW_THROUGH)
+		memcpy(t->buf, e->data, t->d->topo.block_size);
+	e->busy = NA_NOBODY;
+	na_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+
+	/* Write-through: home memory gets it while we hold the lock. */
+	if (mode == NA_M_RMW_THROUGH && ((struct na_rmw *)buf)->wrote &&
+	    na_req_writeback(t, seq, tag, t->buf) < 0)
+		return -EINTR;
+
+	/*
+	 * Read from a Modified owner: its copy is now clean, so global memory
+	 * must get the data before the block can become Unshared. We write
+	 * it home while our read lock still holds everybody's writes off,
+	 * unless the owner was the home and wrote it there as it answered;
+	 * another owner sent it home itself (NA_ACK_OWNER_WB): we wait for
+	 * the home's ACKs and re-send from our copy only on a timeout.
+	 */
+	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
+	    !c.home_written &&
+	    na_req_writeback_rest(t, seq, tag, t->buf, c.wb_have, c.owner_wb))
+		return -EINTR;
+	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);
+	return 0;
 }

@@ -388,6 +388,49 @@ int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
  */
 #define NA_HOME_LOCAL_WRAP (1u << 30)
 
+/* Do access `mode` on entry `e` (locked, its state sufficient): a hit's
+ * (na_access.c) and a miss's once installed (na_req_miss). */
+static inline void
+na_req_perform(struct na_centry *e, uint16_t id, enum na_mode mode,
+	       uint32_t off, uint32_t len, void *buf)
+{
+	switch (mode) {
+	case NA_M_READ:
+		memcpy(buf, e->data + off, len);
+		break;
+	case NA_M_WRITE:
+		memcpy(e->data + off, buf, len);
+		break;
+	case NA_M_PIN_R:
+		e->pin_r |= 1ull << id;
+		break;
+	case NA_M_PIN_W:
+		e->pin_w = (int16_t)id;
+		break;
+	case NA_M_RMW_THROUGH: {
+		struct na_rmw *r = buf;
+
+		r->wrote = r->fn(e->data + off, len, r->ctx);
+		break;
+	}
+	}
+}
+
+/**
+ * A miss (or a write to a clean block) on `e`, which the caller holds busy
+ * in bucket `b`: the event, the install, its write-backs and its unlock.
+ * @return 0, 1 (NACKed or spent: back off and look again; `e` stays busy
+ * after a NACK in queued mode) or -EINTR.
+ */
+int na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
+		uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
+		uint32_t len, void *buf, struct na_retry *rt);
+
+/** Evict `e`, which the caller holds busy in `b`: the event, the write-back
+ * of a Modified copy, the unlock. @return 0 or -EINTR. */
+int na_req_evict(struct dsm_thread *t, struct na_cbucket *b,
+		 struct na_centry *e);
+
 /** Send the unlock of event `seq` (after the previous one's ACK). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 			uint64_t tag, uint8_t gs, uint32_t cs);
