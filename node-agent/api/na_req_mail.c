@@ -114,7 +114,7 @@ na_req_flush(struct dsm_thread *t)
 
 void
 na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
-		   uint64_t tag, uint8_t gs, uint32_t cs)
+		   uint64_t tag, uint8_t gs, uint32_t cs, enum na_rec_end how)
 {
 	/* Section 5.3.2: the previous unlock must be acknowledged first. */
 	na_req_flush(t);
@@ -144,7 +144,7 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 		t->unl.sent_ns = na_now_ns();
 		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
 		NA_STAT_INC(t->n->st.req.q_ends);
-		na_rec_idle(t->n->rec, t->id, false);
+		na_rec_end(t->n->rec, t->id, tag, how);
 		return;
 	}
 	t->any_unlock = true;
@@ -158,7 +158,7 @@ na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
 					true);
 	t->unl.wired = !t->unl.local &&
 		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
-	na_rec_idle(t->n->rec, t->id, false);
+	na_rec_end(t->n->rec, t->id, tag, how);
 }
 
 /*

@@ -38,7 +38,7 @@ settle_stale(struct dsm_thread *t)
 	if (!s->valid || (!s->in_cs && !na_collect_done(&s->c)))
 		return false;
 	s->valid = false;
-	na_rec_granted(t->n->rec, t->id, s->tag);
+	na_rec_end(t->n->rec, t->id, s->tag, NA_REC_SETTLED);
 	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
 		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
 		return false;
@@ -75,7 +75,7 @@ settle_stale(struct dsm_thread *t)
 	}
 	if (wb && na_req_writeback(t, seq, s->tag, s->buf) < 0)
 		return false;
-	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
+	na_req_send_unlock(t, unl, seq, s->tag, gs, cs, NA_REC_DONE);
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
 	return true;
 }

@@ -12,9 +12,11 @@
  * then the miss installs, computes the new metadata (Figure 6), writes back
  * if the data must reach home, and sends the unlock (na_req_send_unlock,
  * na_req_mail.c: the quarantine of na_req_stale.c sends unlocks too, and
- * the event calls it). A NACKed request whose copies may still take the
- * lock is remembered (struct na_stale) and ended by na_req_quarantine
- * (na_req_stale.c) before the thread uses a new seq.
+ * the event calls it). Recovery is asked once as the event begins
+ * (na_rec_begin) and told once as it ends (na_rec_end, with the unlock).
+ * A NACKed request whose copies may still take the lock is remembered
+ * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c)
+ * before the thread uses a new seq.
  *
  * The requester is one module in five files around na_requester.h; each
  * file owns:
@@ -237,7 +239,7 @@ again:
 	na_req_msg(t, &m, type, seq, tag, home);
 	na_dir_wrap(t->n, &m);
 	if (!na_req_q_begin(t, &q, &m)) {
-		na_rec_idle(t->n->rec, t->id, false);
+		na_rec_end(t->n->rec, t->id, tag, NA_REC_LEFT);
 		goto again;
 	}
 	tr = na_req_tr(t, seq);
@@ -291,7 +293,7 @@ again:
 			 */
 			abandon(t, type, seq, tag, rt, true);
 			rt->seq = 0;
-			na_rec_idle(t->n->rec, t->id, true);
+			na_rec_end(t->n->rec, t->id, tag, NA_REC_ABORTED);
 			return NA_EV_NACK;
 		}
 		now = na_now_ns();
@@ -299,7 +301,7 @@ again:
 			continue;
 		if (na_req_stopping(t) && now - sent > NA_GIVE_UP_NS) {
 			NA_STAT_INC(t->n->st.req.aborted);
-			na_rec_idle(t->n->rec, t->id, false);
+			na_rec_end(t->n->rec, t->id, tag, NA_REC_LEFT);
 			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
@@ -327,15 +329,15 @@ again:
 		/* Granted, but the request no longer fits: end the event
 		 * with the metadata unchanged (passes the lock on) and let
 		 * the caller re-read its state; that seq is spent. */
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, q.gs, q.cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, q.gs, q.cs,
+				   NA_REC_LEFT);
 		rt->seq = 0;
-		na_rec_idle(t->n->rec, t->id, false);
 		return NA_EV_NACK;
 	}
 	if (q.on)
 		na_reqq_end(t, &q, c);
 	if (c->nacked) {
-		na_rec_idle(t->n->rec, t->id, false);
+		na_rec_end(t->n->rec, t->id, tag, NA_REC_LEFT);
 		NA_STAT_INC(t->n->st.req.nacks);
 		/*
 		 * A copy may take the lock later: a network duplicate
@@ -345,7 +347,8 @@ again:
 		abandon(t, type, seq, tag, rt, false);
 		return NA_EV_NACK;
 	}
-	na_rec_granted(t->n->rec, t->id, tag);
+	/* Granted: its end goes to recovery with the unlock (or as the
+	 * write-back that gives up instead), na_rec_end. */
 	/* Who serialised it: the switch or the home agent (migration's aim). */
 	if (c->in_switch)
 		NA_STAT_INC(t->n->st.req.events_in_switch);
@@ -355,6 +358,15 @@ again:
 }
 
 /* ---- a miss or an eviction, from the request to the unlock ---------------- */
+
+/* A write-back inside a granted event gave up (stopping): the event ends
+ * without its unlock, its requests settled. */
+static int
+gave_up(struct dsm_thread *t, uint64_t tag)
+{
+	na_rec_end(t->n->rec, t->id, tag, NA_REC_SETTLED);
+	return -EINTR;
+}
 
 static void
 release_busy(struct na_cbucket *b, struct na_centry *e)
@@ -415,7 +427,7 @@ na_req_evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 			if (na_req_writeback_diff(t, seq, tag, t->buf,
 						  twin ? t->tbuf : NULL) < 0) {
 				release_busy(b, e);
-				return -EINTR;
+				return gave_up(t, tag);
 			}
 		}
 		pthread_mutex_lock(&b->mu);
@@ -427,7 +439,8 @@ na_req_evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
 		pthread_mutex_unlock(&b->mu);
 		NA_STAT_INC(t->n->st.req.evictions);
 		na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs,
+				   NA_REC_DONE);
 		return 0;
 	}
 }
@@ -467,7 +480,7 @@ na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 		na_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old,
-				   c.cs_old);
+				   c.cs_old, NA_REC_DONE);
 		rt->seq = 0; /* that seq is spent */
 		return 1;
 	}
@@ -497,7 +510,7 @@ na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	/* Write-through: home memory gets it while we hold the lock. */
 	if (mode == NA_M_RMW_THROUGH && ((struct na_rmw *)buf)->wrote &&
 	    na_req_writeback(t, seq, tag, t->buf) < 0)
-		return -EINTR;
+		return gave_up(t, tag);
 
 	/*
 	 * Read from a Modified owner: its copy is now clean, so global memory
@@ -510,8 +523,9 @@ na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
 	    !c.home_written &&
 	    na_req_writeback_rest(t, seq, tag, t->buf, c.wb_have, c.owner_wb))
-		return -EINTR;
+		return gave_up(t, tag);
 	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
-	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);
+	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs,
+			   NA_REC_DONE);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include "na_collect.h"
 #include "na_node.h"
 #include "na_proto.h"
+#include "na_recovery.h"
 
 /* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
 #define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
@@ -355,7 +356,8 @@ struct na_retry {
 /**
  * Run one coherence event: send request `type` for `tag` (a new seq, or
  * rt's when it is the same request retried), collect replies into `c`.
- * @return NA_EV_OK, NA_EV_NACK, NA_EV_ABORT (stopping and no answer).
+ * @return NA_EV_OK (granted: the event ends with na_req_send_unlock, which
+ * tells recovery), NA_EV_NACK, NA_EV_ABORT (stopping and no answer).
  */
 int na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		 struct na_collect *c, struct na_retry *rt);
@@ -431,9 +433,12 @@ int na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
 int na_req_evict(struct dsm_thread *t, struct na_cbucket *b,
 		 struct na_centry *e);
 
-/** Send the unlock of event `seq` (after the previous one's ACK). */
+/** Send the unlock of granted event `seq` (after the previous one's ACK)
+ * and report the event's end to recovery, `how` (na_rec_end: NA_REC_DONE,
+ * or NA_REC_LEFT for a grant that passes the lock on unused). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
-			uint64_t tag, uint8_t gs, uint32_t cs);
+			uint64_t tag, uint8_t gs, uint32_t cs,
+			enum na_rec_end how);
 
 /** Randomised exponential backoff after a NACK, serving the mailbox. */
 void na_req_backoff(struct dsm_thread *t, unsigned attempt);
