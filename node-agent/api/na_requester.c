@@ -3,44 +3,45 @@
  * The requester: a miss or an eviction (na_req_miss, na_req_evict) from its
  * request through its install to its unlock. See na_requester.h and
  * docs/NODE-AGENT.md "Requester". Over 500 lines: the request, its
- * replies and the install run in this one file, so a request enters it
- * once (docs/ARCHITECTURE.md "The path of one request").
+ * replies, the install and every unlock (the settling unlock of an
+ * abandoned request too) are sent from this one file, so a request enters
+ * it once (docs/ARCHITECTURE.md "The path of one request") and the
+ * quarantine (na_req_stale.c), which the event runs, never calls back.
  *
  * One event (na_req_event): send the request to the block's home node (the
  * switch, if it owns the block, intercepts it), collect the replies until
  * na_collect_done (all ACKs the copyset asks for, the data for a miss);
  * then the miss installs, computes the new metadata (Figure 6), writes back
- * if the data must reach home, and sends the unlock (na_req_send_unlock,
- * na_req_mail.c: the quarantine of na_req_stale.c sends unlocks too, and
- * the event calls it). Recovery is asked once as the event begins
- * (na_rec_begin) and told once as it ends (na_rec_end, with the unlock).
- * A NACKed request whose copies may still take the lock is remembered
- * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c)
- * before the thread uses a new seq.
+ * if the data must reach home, and sends the unlock by the path the
+ * request took (na_req_send_unlock). Recovery is asked once as the event
+ * begins (na_rec_begin) and told once as it ends (na_rec_end, with the
+ * unlock). A NACKed request whose copies may still take the lock is
+ * remembered (struct na_stale) and ended (na_req_end_stale: the
+ * quarantine of na_req_stale.c, then its settling unlock) before the
+ * thread uses a new seq.
  *
  * The requester is one module in five files around na_requester.h; each
  * file owns:
  *   na_requester.c  the event: seqs, the request, collecting its replies,
- *                   the install, init/fini. Its mailbox wait and send
+ *                   the install, unlocks (one in flight), the abandoned
+ *                   request's end. Its mailbox wait and send
  *                   home are inline (na_req_mail.h), as are the queued
  *                   mode's registration and end (na_req_queued.h);
  *   na_req_mail.c   what the mailbox's wait hands on (the unlock timer,
- *                   the abandoned request's replies),
- *                   unlocks (one in flight), backoff, NA_WB write-backs,
- *                   request/reply calls;
+ *                   the abandoned request's replies), backoff, NA_WB
+ *                   write-backs, request/reply calls;
  *   na_req_queued.c queued lock mode (na_reqq_*): Q_QUEUED / Q_NACK /
  *                   Q_GRANT / QWAIT, the grant's plan. With the inlines of
  *                   na_req_queued.h these are the requester's only calls
  *                   into the node's queue holders (na_node_q_*,
  *                   node/na_node.c), each made only in queued mode;
- *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
- *                   settling unlock of a lock a late copy took
- *                   (na_req_quarantine, na_req_give_up);
+ *   na_req_stale.c  the abandoned request's quarantine: its ABORT, and the
+ *                   unlock that settles a lock a late copy took
+ *                   (na_req_quarantine);
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
  * The local side of an access (lookup, hits, local waits) is na_access.c.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "na_msg.h"
@@ -50,44 +51,160 @@
 #include "na_requester.h"
 #include "na_seg.h"
 
-int
-na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
-{
-	memset(t, 0, sizeof(*t));
-	t->d = d;
-	t->n = &d->node;
-	t->id = id;
-	t->rtt_ns = NA_RTT_INIT_NS;
-	t->rng = (uint32_t)(d->node.self * 7919u + id * 104729u + 1u) ^
-		 d->node.cfg.seed;
-	if (!t->rng)
-		t->rng = 1;
-	t->buf = malloc(d->topo.block_size);
-	t->stale.buf = malloc(d->topo.block_size);
-	t->tbuf = malloc(d->topo.block_size);
-	t->dbuf = malloc(d->topo.block_size);
-	return t->buf && t->stale.buf && t->tbuf && t->dbuf ? 0 : -ENOMEM;
-}
-
-void
-na_req_fini(struct dsm_thread *t)
-{
-	free(t->buf);
-	free(t->stale.buf);
-	free(t->tbuf);
-	free(t->dbuf);
-	t->tbuf = NULL;
-	t->dbuf = NULL;
-	t->buf = NULL;
-	t->stale.buf = NULL;
-}
-
 uint32_t
 na_req_next_seq(struct dsm_thread *t)
 {
 	if (++t->seq == 0)
 		t->seq = 1;
 	return t->seq;
+}
+
+/* ---- the unlock ------------------------------------------------------------ */
+
+/* At most one unlock is in flight per requester, and a request never starts
+ * while an unlock with the same seq parity is unacknowledged (the switch's
+ * two scoreboard rows). */
+
+void
+na_req_flush(struct dsm_thread *t)
+{
+	uint64_t start = na_now_ns(),
+		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
+
+	while (t->unl.valid) {
+		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+		if (t->unl.valid && na_req_stopping(t) &&
+		    na_now_ns() - start > NA_GIVE_UP_NS) {
+			t->unl.valid = false;
+			NA_STAT_INC(t->n->st.req.aborted);
+		}
+	}
+	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
+}
+
+void
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+		   uint64_t tag, uint8_t gs, uint32_t cs, enum na_rec_end how)
+{
+	/* Section 5.3.2: the previous unlock must be acknowledged first. */
+	na_req_flush(t);
+	memset(&t->unl, 0, sizeof(t->unl));
+	t->unl.m.version = LCF_VERSION;
+	t->unl.m.type = type;
+	t->unl.m.gstatus = gs;
+	t->unl.m.node = t->n->self;
+	t->unl.m.thread = t->id;
+	t->unl.m.seq = seq;
+	t->unl.m.copyset = cs;
+	t->unl.m.tag = tag;
+	t->unl.m.dst_node = na_req_home_of(t, tag);
+	t->unl.valid = true;
+	t->last_unlock_seq = seq;
+	/* Acknowledged before this parity's next seq is requested (the
+	 * flush in na_req_event). */
+	na_req_row_ended(t, seq);
+	if (na_req_tr(t, seq))
+		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
+			     0);
+	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
+		/* Queued mode, the event holds the queue: QXFER/QRELEASE
+		 * went instead; the holder's approval acknowledges. */
+		t->unl.queued = true;
+		t->any_unlock = true;
+		t->unl.sent_ns = na_now_ns();
+		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
+		NA_STAT_INC(t->n->st.req.q_ends);
+		na_rec_end(t->n->rec, t->id, tag, how);
+		return;
+	}
+	t->any_unlock = true;
+	t->unl.sent_ns = na_now_ns();
+	t->unl.deadline_ns = t->unl.sent_ns +
+			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
+	na_dir_wrap(t->n, &t->unl.m);
+	/* The unlock takes its event's path: the home holds a local
+	 * event's lock; a wire event's copies may still be in the switch. */
+	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
+					true);
+	t->unl.wired = !t->unl.local &&
+		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
+	na_rec_end(t->n->rec, t->id, tag, how);
+}
+
+/* ---- the abandoned request's end ------------------------------------------ */
+
+/* The quarantine (na_req_stale.c), then the unlock it settles on, if any. */
+static void
+quarantine(struct dsm_thread *t)
+{
+	struct na_settle u;
+
+	if (na_req_quarantine(t, &u))
+		na_req_send_unlock(t, u.type, u.seq, u.tag, u.gs, u.cs,
+				   NA_REC_DONE);
+}
+
+/*
+ * The quarantine first, then the holder slot's abandon: while the
+ * quarantine runs, the slot still waits for the seq, so a QWAIT or QGRANT
+ * answering its re-sent request (the ABORT's "a copy passed" for a waiting
+ * writer whose QWAIT was lost) finds it; cancelled first, the slot could be
+ * taken for another block meanwhile, and with it the record of the given-up
+ * seq. Abandoned afterwards, a waiting writer's slot is kept and polled, a
+ * granted one passes the lock on (na_qtable_abandon).
+ */
+void
+na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
+{
+	if (t->n->qt && t->stale.valid && t->stale.seq == seq &&
+	    t->stale.tag == tag)
+		quarantine(t);
+	na_req_q_abandon(t, tag, seq);
+}
+
+/*
+ * The quarantine, then (queued mode) the holder slot's abandon, so that a
+ * grant of that seq passes on (na_req_give_up's order): before a new seq,
+ * before a local wait (na_access.c) and when the thread stops (dsm_sync).
+ */
+void
+na_req_row_guard(struct dsm_thread *t)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		/* The older one first: its unlock must precede the other's
+		 * (LAST-UNLOCK ignores an unlock older than one executed). */
+		uint32_t p = (t->seq + 1 + i) & 1, seq = t->row[p].seq;
+
+		if (!seq)
+			continue;
+		NA_STAT_INC(t->n->st.req.row_guard);
+		t->stale.valid = true;
+		t->stale.round = false;
+		t->stale.type = t->row[p].type;
+		t->stale.seq = seq;
+		t->stale.tag = t->row[p].tag;
+		t->stale.copies = 0;
+		t->stale.nacks = 0;
+		na_collect_init(&t->stale.c, t->stale.type, t->n->self,
+				t->d->topo.block_size);
+		na_req_end_stale(t);
+		/* Tried once: a quarantine given up (the thread stopping,
+		 * the home dead) is counted there (quarantine_unsettled). */
+		t->row[p].seq = 0;
+	}
+}
+
+void
+na_req_end_stale(struct dsm_thread *t)
+{
+	uint64_t tag = t->stale.tag;
+	uint32_t seq = t->stale.seq;
+
+	if (!t->stale.valid)
+		return;
+	quarantine(t);
+	na_req_q_abandon(t, tag, seq);
 }
 
 /* ---- one coherence event --------------------------------------------------- */

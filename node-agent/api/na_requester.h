@@ -161,9 +161,6 @@ int na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
 		const struct na_transport_ops *tp_ops, bool external_dispatch,
 		struct dsm **out, char *err, size_t err_len);
 
-int na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id);
-void na_req_fini(struct dsm_thread *t);
-
 /**
  * Access `len` bytes at `off` of block `tag` in `mode` (copy out for READ,
  * in for WRITE; buf unused for pins). @return 0 or -EINTR.
@@ -296,12 +293,26 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 	m->dst_node = dst;
 }
 
-/** End the abandoned request (t->stale) before a new seq: ABORT it. */
-void na_req_quarantine(struct dsm_thread *t);
+/* The unlock a quarantine settles on (na_req_quarantine). */
+struct na_settle {
+	uint8_t type;
+	uint8_t gs;
+	uint32_t seq;
+	uint32_t cs;
+	uint64_t tag;
+};
 
 /**
- * End the abandoned request, if any: na_req_quarantine(), then its queue
- * holder slot's abandon (queued mode). Its seq is spent. No error returns.
+ * End the abandoned request (t->stale) before a new seq: ABORT it.
+ * @return true when a copy of it took the lock: `u` is the unlock that
+ * releases it, for the caller to send (na_req_end_stale, na_req_give_up).
+ */
+bool na_req_quarantine(struct dsm_thread *t, struct na_settle *u);
+
+/**
+ * End the abandoned request, if any: na_req_quarantine() and its settling
+ * unlock, then its queue holder slot's abandon (queued mode). Its seq is
+ * spent. No error returns.
  */
 void na_req_end_stale(struct dsm_thread *t);
 

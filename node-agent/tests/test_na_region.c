@@ -446,7 +446,7 @@ abandoned(void *arg)
 		     NA_EV_NACK);
 	cr_assert(t->stale.valid, "the NACKed event is abandoned");
 	t0 = na_now_ns();
-	na_req_quarantine(t);
+	na_req_end_stale(t);
 	quarantine_ns = na_now_ns() - t0;
 	cr_expect(!t->stale.valid);
 	cr_expect_eq(t->n->st.req.aborts_done, 1);
@@ -936,7 +936,7 @@ early_requester(void *arg)
 	cr_assert(na_sim_net_release(s.net), "a copy was held");
 	while (!home->blk[idx].writer)
 		na_req_backoff(h, 0);
-	na_req_quarantine(t);
+	na_req_end_stale(t);
 	cr_expect(!t->stale.valid);
 	cr_expect_eq(t->n->st.req.aborts_done, 1, "answered aborted at last");
 	cr_expect_gt(t->n->st.req.aborts_after_round, 0);
