@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The requester's local side: finding a block in the local cache, waiting
- * for other local threads, evicting, and turning a miss into a coherence
- * event (na_requester.c) whose result it installs. See docs/NODE-AGENT.md
+ * The requester's local side: finding a block in the local cache, hits,
+ * waiting for other local threads, choosing a victim; a miss or an
+ * eviction is one call into na_requester.c (na_req_miss, na_req_evict),
+ * which runs its event through the unlock. See docs/NODE-AGENT.md
  * "Requester" and "Locks".
  */
 #include <errno.h>
-#include <string.h>
 
 #include "na_msg.h"
 #include "na_req_queued.h"
@@ -36,41 +36,6 @@ static bool
 sufficient(const struct na_centry *e, bool write)
 {
 	return write ? e->state == NA_L_MODIFIED : e->state != NA_L_INVALID;
-}
-
-static void
-perform(struct na_centry *e, uint16_t id, enum na_mode mode, uint32_t off,
-	uint32_t len, void *buf)
-{
-	switch (mode) {
-	case NA_M_READ:
-		memcpy(buf, e->data + off, len);
-		break;
-	case NA_M_WRITE:
-		memcpy(e->data + off, buf, len);
-		break;
-	case NA_M_PIN_R:
-		e->pin_r |= 1ull << id;
-		break;
-	case NA_M_PIN_W:
-		e->pin_w = (int16_t)id;
-		break;
-	case NA_M_RMW_THROUGH: {
-		struct na_rmw *r = buf;
-
-		r->wrote = r->fn(e->data + off, len, r->ctx);
-		break;
-	}
-	}
-}
-
-static void
-release_busy(struct na_cbucket *b, struct na_centry *e)
-{
-	pthread_mutex_lock(&b->mu);
-	e->busy = NA_NOBODY;
-	na_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
 }
 
 /*
@@ -105,158 +70,6 @@ local_wait(struct dsm_thread *t, struct na_cbucket *b, struct na_retry *rt)
 }
 
 static int
-evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
-{
-	uint32_t bs = t->d->topo.block_size;
-	struct na_retry rt = { 0 };
-
-	for (unsigned attempt = 0;; attempt++) {
-		struct na_collect c;
-		uint32_t seq, cs;
-		uint64_t tag;
-		uint8_t st, type, gs;
-		int ev;
-
-		pthread_mutex_lock(&b->mu);
-		st = e->state;
-		tag = e->tag;
-		if (st == NA_L_INVALID) { /* invalidated meanwhile */
-			e->used = false;
-			e->busy = NA_NOBODY;
-			na_cond_broadcast(&b->cv);
-			pthread_mutex_unlock(&b->mu);
-			if (rt.seq) /* a NACKed eviction not retried */
-				na_req_give_up(t, rt.tag, rt.seq);
-			return 0;
-		}
-		pthread_mutex_unlock(&b->mu);
-		type = st == NA_L_MODIFIED ? LCF_T_EVICT_MODIFIED
-					   : LCF_T_EVICT_SHARED;
-		ev = na_req_event(t, type, tag, &c, &rt);
-		seq = rt.seq;
-		if (ev == NA_EV_ABORT) {
-			release_busy(b, e);
-			return -EINTR;
-		}
-		if (ev == NA_EV_NACK) {
-			na_req_backoff(t, attempt);
-			continue;
-		}
-		if (type == LCF_T_EVICT_MODIFIED) {
-			bool twin;
-
-			pthread_mutex_lock(&b->mu);
-			memcpy(t->buf, e->data, bs);
-			twin = e->twin != NULL;
-			if (twin)
-				memcpy(t->tbuf, e->twin, bs);
-			pthread_mutex_unlock(&b->mu);
-			if (na_req_writeback_diff(t, seq, tag, t->buf,
-						  twin ? t->tbuf : NULL) < 0) {
-				release_busy(b, e);
-				return -EINTR;
-			}
-		}
-		pthread_mutex_lock(&b->mu);
-		e->state = NA_L_INVALID;
-		na_centry_twin_free(e);
-		e->used = false;
-		e->busy = NA_NOBODY;
-		na_cond_broadcast(&b->cv);
-		pthread_mutex_unlock(&b->mu);
-		NA_STAT_INC(t->n->st.req.evictions);
-		na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs);
-		return 0;
-	}
-}
-
-/* A miss (or write to a clean block) on `e`, which we hold busy. */
-static int
-miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
-     uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off, uint32_t len,
-     void *buf, struct na_retry *rt)
-{
-	struct na_collect c;
-	int ev = na_req_event(t, type, tag, &c, rt);
-	uint32_t seq = rt->seq, cs;
-	uint8_t gs;
-
-	if (ev != NA_EV_OK) {
-		/*
-		 * Queued mode: a NACKed request keeps the block busy through
-		 * its backoff. Its copy may be queued at a holder and its
-		 * Q_GRANT come meanwhile; another local thread claiming the
-		 * block would queue behind that grant, which this thread could
-		 * then never take (lib/model/qlock-threads.pml; RELBUSY finds it).
-		 */
-		if (ev != NA_EV_NACK || !t->n->qt)
-			release_busy(b, e);
-		return ev == NA_EV_NACK ? 1 : -EINTR;
-	}
-	/* Queued mode may have run it as another request (na_qplan.h). */
-	type = c.type;
-	pthread_mutex_lock(&b->mu);
-	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
-		/*
-		 * WRITE_SHARED granted but our copy is gone: cannot happen
-		 * while the lock serialises events; be safe: put the metadata
-		 * back unchanged and retry.
-		 */
-		e->busy = NA_NOBODY;
-		na_cond_broadcast(&b->cv);
-		pthread_mutex_unlock(&b->mu);
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old,
-				   c.cs_old);
-		rt->seq = 0; /* that seq is spent */
-		return 1;
-	}
-	if (na_type_needs_data(type))
-		memcpy(e->data, t->buf, t->d->topo.block_size);
-	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
-	/*
-	 * PIPE twin (docs/PIPE.md, the rule lib/model checks): the home's
-	 * copy is this data when it came from memory or a sharer (the block
-	 * was not Modified) or was ours (WRITE_SHARED); from a Modified owner
-	 * the home's copy is older, and the write-back is the whole block.
-	 */
-	if (t->d->pipe_depth && e->state == NA_L_MODIFIED)
-		na_centry_twin(e, t->d->topo.block_size,
-			       type == LCF_T_WRITE_SHARED ||
-				       c.gs_old != LCF_GS_MODIFIED);
-	else if (e->state != NA_L_MODIFIED)
-		na_centry_twin_free(e);
-	e->ts = na_now_ns();
-	perform(e, t->id, mode, off, len, buf);
-	if (mode == NA_M_RMW_THROUGH)
-		memcpy(t->buf, e->data, t->d->topo.block_size);
-	e->busy = NA_NOBODY;
-	na_cond_broadcast(&b->cv);
-	pthread_mutex_unlock(&b->mu);
-
-	/* Write-through: home memory gets it while we hold the lock. */
-	if (mode == NA_M_RMW_THROUGH && ((struct na_rmw *)buf)->wrote &&
-	    na_req_writeback(t, seq, tag, t->buf) < 0)
-		return -EINTR;
-
-	/*
-	 * Read from a Modified owner: its copy is now clean, so global memory
-	 * must get the data before the block can become Unshared. We write
-	 * it home while our read lock still holds everybody's writes off,
-	 * unless the owner was the home and wrote it there as it answered;
-	 * another owner sent it home itself (NA_ACK_OWNER_WB): we wait for
-	 * the home's ACKs and re-send from our copy only on a timeout.
-	 */
-	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
-	    !c.home_written &&
-	    na_req_writeback_rest(t, seq, tag, t->buf, c.wb_have, c.owner_wb))
-		return -EINTR;
-	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
-	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs);
-	return 0;
-}
-
-static int
 access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 	     void *buf, enum na_mode mode)
 {
@@ -284,7 +97,7 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 				/* No event without a miss: write it home. */
 				e->busy = (int16_t)t->id;
 				pthread_mutex_unlock(&b->mu);
-				if ((rc = evict(t, b, e)) < 0)
+				if ((rc = na_req_evict(t, b, e)) < 0)
 					return rc;
 				continue;
 			}
@@ -308,7 +121,7 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 					e->busy = NA_NOBODY;
 					na_cond_broadcast(&b->cv);
 				}
-				perform(e, t->id, mode, off, len, buf);
+				na_req_perform(e, t->id, mode, off, len, buf);
 				e->ts = na_now_ns();
 				pthread_mutex_unlock(&b->mu);
 				NA_STAT_INC(t->n->st.req.hits);
@@ -321,7 +134,7 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 		} else if (victim) {
 			victim->busy = (int16_t)t->id;
 			pthread_mutex_unlock(&b->mu);
-			if ((rc = evict(t, b, victim)) < 0)
+			if ((rc = na_req_evict(t, b, victim)) < 0)
 				return rc;
 			continue;
 		} else if (!e) {
@@ -333,7 +146,7 @@ access_block(struct dsm_thread *t, uint64_t tag, uint32_t off, uint32_t len,
 						 : LCF_T_WRITE_MISS;
 		pthread_mutex_unlock(&b->mu);
 		NA_STAT_INC(t->n->st.req.misses);
-		rc = miss(t, b, e, tag, type, mode, off, len, buf, &rt);
+		rc = na_req_miss(t, b, e, tag, type, mode, off, len, buf, &rt);
 		if (rc != 1)
 			return rc;
 		na_req_backoff(t, attempt++);
@@ -387,7 +200,7 @@ na_req_drop(struct dsm_thread *t, uint64_t tag)
 		}
 		e->busy = (int16_t)t->id;
 		pthread_mutex_unlock(&b->mu);
-		return evict(t, b, e);
+		return na_req_evict(t, b, e);
 	}
 }
 

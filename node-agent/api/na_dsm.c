@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * libdsm's public functions (dsm.h): joining the DSM, reads and writes of
- * any size split per block, and the per-block lock API.
+ * libdsm's public functions (dsm.h): joining the DSM, each thread's handle,
+ * reads and writes of any size split per block, and the per-block lock API.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +15,39 @@
 
 int na_alloc_init(struct dsm *d);
 void na_alloc_fini(struct dsm *d);
+
+/* A thread's handle: its requester state (na_requester.h). */
+static int
+thread_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
+{
+	memset(t, 0, sizeof(*t));
+	t->d = d;
+	t->n = &d->node;
+	t->id = id;
+	t->rtt_ns = NA_RTT_INIT_NS;
+	t->rng = (uint32_t)(d->node.self * 7919u + id * 104729u + 1u) ^
+		 d->node.cfg.seed;
+	if (!t->rng)
+		t->rng = 1;
+	t->buf = malloc(d->topo.block_size);
+	t->stale.buf = malloc(d->topo.block_size);
+	t->tbuf = malloc(d->topo.block_size);
+	t->dbuf = malloc(d->topo.block_size);
+	return t->buf && t->stale.buf && t->tbuf && t->dbuf ? 0 : -ENOMEM;
+}
+
+static void
+thread_fini(struct dsm_thread *t)
+{
+	free(t->buf);
+	free(t->stale.buf);
+	free(t->tbuf);
+	free(t->dbuf);
+	t->tbuf = NULL;
+	t->dbuf = NULL;
+	t->buf = NULL;
+	t->stale.buf = NULL;
+}
 
 static int
 parse_roles(const char *s, unsigned *roles, char *err, size_t err_len)
@@ -143,7 +176,7 @@ na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
 	if (rc == 0)
 		rc = na_voh_init(d);
 	for (uint16_t i = 0; rc == 0 && i < nc.threads; i++)
-		rc = na_req_init(&d->threads[i], d, i);
+		rc = thread_init(&d->threads[i], d, i);
 	if (rc < 0) {
 		snprintf(err, err_len, "out of memory");
 		dsm_close(d);
@@ -169,7 +202,7 @@ dsm_close(struct dsm *d)
 		for (uint16_t i = 0; i < d->node.cfg.threads; i++) {
 			if (d->threads[i].buf)
 				na_req_flush(&d->threads[i]);
-			na_req_fini(&d->threads[i]);
+			thread_fini(&d->threads[i]);
 		}
 	}
 	na_node_stop(&d->node);

@@ -2,7 +2,7 @@
  *
  * The requester's mailbox side: what its wait (na_req_wait_mail, inline in
  * na_req_mail.h) hands on (the unlock timer, the abandoned request's
- * replies), asynchronous unlocks and their retransmission,
+ * replies), the unlock's retransmission,
  * backoff, write-backs and request/reply calls.
  * Part of the requester (which file owns what: the top of
  * na_requester.c).
@@ -80,11 +80,7 @@ na_req_stale_mail(struct dsm_thread *t, const struct na_mail *x)
 	return true;
 }
 
-/* ---- unlocks, write-backs, backoff and calls ------------------------------ */
-
-/* At most one unlock is in flight per requester, and a request never starts
- * while an unlock with the same seq parity is unacknowledged (the switch's
- * two scoreboard rows). */
+/* ---- backoff, write-backs and calls -------------------------------------- */
 
 /* Handle whatever arrived while no event is in progress. */
 void
@@ -92,73 +88,6 @@ na_req_service(struct dsm_thread *t)
 {
 	while (na_req_wait_mail(t, 0) == 0)
 		NA_STAT_INC(t->n->st.req.stale_replies);
-}
-
-void
-na_req_flush(struct dsm_thread *t)
-{
-	uint64_t start = na_now_ns(),
-		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
-
-	while (t->unl.valid) {
-		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
-			NA_STAT_INC(t->n->st.req.stale_replies);
-		if (t->unl.valid && na_req_stopping(t) &&
-		    na_now_ns() - start > NA_GIVE_UP_NS) {
-			t->unl.valid = false;
-			NA_STAT_INC(t->n->st.req.aborted);
-		}
-	}
-	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
-}
-
-void
-na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
-		   uint64_t tag, uint8_t gs, uint32_t cs)
-{
-	/* Section 5.3.2: the previous unlock must be acknowledged first. */
-	na_req_flush(t);
-	memset(&t->unl, 0, sizeof(t->unl));
-	t->unl.m.version = LCF_VERSION;
-	t->unl.m.type = type;
-	t->unl.m.gstatus = gs;
-	t->unl.m.node = t->n->self;
-	t->unl.m.thread = t->id;
-	t->unl.m.seq = seq;
-	t->unl.m.copyset = cs;
-	t->unl.m.tag = tag;
-	t->unl.m.dst_node = na_req_home_of(t, tag);
-	t->unl.valid = true;
-	t->last_unlock_seq = seq;
-	/* Acknowledged before this parity's next seq is requested (the
-	 * flush in na_req_event). */
-	na_req_row_ended(t, seq);
-	if (na_req_tr(t, seq))
-		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
-			     0);
-	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
-		/* Queued mode, the event holds the queue: QXFER/QRELEASE
-		 * went instead; the holder's approval acknowledges. */
-		t->unl.queued = true;
-		t->any_unlock = true;
-		t->unl.sent_ns = na_now_ns();
-		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
-		NA_STAT_INC(t->n->st.req.q_ends);
-		na_rec_idle(t->n->rec, t->id, false);
-		return;
-	}
-	t->any_unlock = true;
-	t->unl.sent_ns = na_now_ns();
-	t->unl.deadline_ns = t->unl.sent_ns +
-			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
-	na_dir_wrap(t->n, &t->unl.m);
-	/* The unlock takes its event's path: the home holds a local
-	 * event's lock; a wire event's copies may still be in the switch. */
-	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
-					true);
-	t->unl.wired = !t->unl.local &&
-		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
-	na_rec_idle(t->n->rec, t->id, false);
 }
 
 /*

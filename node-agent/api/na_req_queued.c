@@ -22,7 +22,7 @@
  * readers: the block's waiting writer) turns the retransmission into a
  * poll every RTT estimate until the switch's QGRANT, which the node's
  * queue holders deliver as a Q_GRANT (flags IN_SWITCH). The holder's end
- * is in na_req_mail.c (na_req_send_unlock).
+ * is in na_requester.c (na_req_send_unlock).
  */
 
 #define NA_QUEUED_WATCHDOG_RTTS 64

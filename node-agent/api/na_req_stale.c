@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The abandoned request (struct na_stale in na_requester.h): ending a
- * NACKed event with an ABORT before the thread takes a new seq, and
- * releasing a lock one of its copies took late. See docs/NODE-AGENT.md
- * "Abandoned requests: ABORT".
+ * The abandoned request (struct na_stale in na_requester.h): its quarantine,
+ * an ABORT before the thread takes a new seq, and the unlock that releases
+ * a lock one of its copies took late (sent by its caller, na_requester.c's
+ * na_req_end_stale and na_req_give_up). See docs/NODE-AGENT.md "Abandoned
+ * requests: ABORT".
  * Part of the requester (which file owns what: the top of
  * na_requester.c).
  */
@@ -19,8 +20,9 @@
 #include "na_seg.h"
 
 /*
- * Release a lock an abandoned request took late (struct na_stale), with
- * metadata that is true after what its delivery did: a READ_MISS changed
+ * The unlock (`u`, after the write-back it needs) that releases a lock an
+ * abandoned request took late (struct na_stale), with metadata that is
+ * true after what its delivery did: a READ_MISS changed
  * nothing but a Modified owner's copy (now clean: we write its data home);
  * a WRITE_MISS invalidated every copy (the data goes home if it was dirty);
  * a WRITE_SHARED invalidated every copy but ours; an eviction changed
@@ -28,7 +30,7 @@
  * LAST-UNLOCK would ignore this one): counted, the block stays locked.
  */
 static bool
-settle_stale(struct dsm_thread *t)
+settle_stale(struct dsm_thread *t, struct na_settle *u)
 {
 	struct na_stale *s = &t->stale;
 	uint8_t type = s->type, unl = LCF_T_WRITE_UNLOCK, gs;
@@ -38,7 +40,7 @@ settle_stale(struct dsm_thread *t)
 	if (!s->valid || (!s->in_cs && !na_collect_done(&s->c)))
 		return false;
 	s->valid = false;
-	na_rec_granted(t->n->rec, t->id, s->tag);
+	na_rec_end(t->n->rec, t->id, s->tag, NA_REC_SETTLED);
 	if (t->any_unlock && lcf_seq_after(t->last_unlock_seq, seq)) {
 		NA_STAT_INC(t->n->st.req.stale_grants_unreleasable);
 		return false;
@@ -75,7 +77,11 @@ settle_stale(struct dsm_thread *t)
 	}
 	if (wb && na_req_writeback(t, seq, s->tag, s->buf) < 0)
 		return false;
-	na_req_send_unlock(t, unl, seq, s->tag, gs, cs);
+	u->type = unl;
+	u->seq = seq;
+	u->tag = s->tag;
+	u->gs = gs;
+	u->cs = cs;
 	NA_STAT_INC(t->n->st.req.stale_grants_released);
 	return true;
 }
@@ -169,14 +175,14 @@ wait_round(struct dsm_thread *t, uint64_t start)
  * from taking it), the holders end the tenure, and its QXFER or QRELEASE
  * makes the seq's late copies stale (LAST-UNLOCK).
  */
-void
-na_req_quarantine(struct dsm_thread *t)
+bool
+na_req_quarantine(struct dsm_thread *t, struct na_settle *u)
 {
 	struct na_stale *s = &t->stale;
 	uint64_t start = na_now_ns(), next = start;
 	struct lcf_msg req, ab;
 	uint32_t tries = 0;
-	bool held = false;
+	bool held = false, settle = false;
 
 	stale_msg(t, s->type, &req);
 	stale_msg(t, LCF_T_ABORT, &ab);
@@ -245,71 +251,10 @@ na_req_quarantine(struct dsm_thread *t)
 		na_req_row_ended(t, s->seq); /* the holders end a tenure */
 	if (held)
 		NA_STAT_INC(t->n->st.req.aborts_waiting);
-	else if (!settle_stale(t) && s->answer != NA_AB_ABORTED)
+	else if (!(settle = settle_stale(t, u)) && s->answer != NA_AB_ABORTED)
 		/* Neither an unlock nor an answered ABORT ended the seq: a
 		 * lock a copy took may have no holder (a leak's witness). */
 		NA_STAT_INC(t->n->st.req.quarantine_unsettled);
 	s->valid = false;
-}
-
-/*
- * The quarantine first, then the holder slot's abandon: while the
- * quarantine runs, the slot still waits for the seq, so a QWAIT or QGRANT
- * answering its re-sent request (the ABORT's "a copy passed" for a waiting
- * writer whose QWAIT was lost) finds it; cancelled first, the slot could be
- * taken for another block meanwhile, and with it the record of the given-up
- * seq. Abandoned afterwards, a waiting writer's slot is kept and polled, a
- * granted one passes the lock on (na_qtable_abandon).
- */
-void
-na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
-{
-	if (t->n->qt && t->stale.valid && t->stale.seq == seq &&
-	    t->stale.tag == tag)
-		na_req_quarantine(t);
-	na_req_q_abandon(t, tag, seq);
-}
-
-/*
- * The quarantine, then (queued mode) the holder slot's abandon, so that a
- * grant of that seq passes on (na_req_give_up's order): before a new seq,
- * before a local wait (na_access.c) and when the thread stops (dsm_sync).
- */
-void
-na_req_row_guard(struct dsm_thread *t)
-{
-	for (uint32_t i = 0; i < 2; i++) {
-		/* The older one first: its unlock must precede the other's
-		 * (LAST-UNLOCK ignores an unlock older than one executed). */
-		uint32_t p = (t->seq + 1 + i) & 1, seq = t->row[p].seq;
-
-		if (!seq)
-			continue;
-		NA_STAT_INC(t->n->st.req.row_guard);
-		t->stale.valid = true;
-		t->stale.round = false;
-		t->stale.type = t->row[p].type;
-		t->stale.seq = seq;
-		t->stale.tag = t->row[p].tag;
-		t->stale.copies = 0;
-		t->stale.nacks = 0;
-		na_collect_init(&t->stale.c, t->stale.type, t->n->self,
-				t->d->topo.block_size);
-		na_req_end_stale(t);
-		/* Tried once: a quarantine given up (the thread stopping,
-		 * the home dead) is counted there (quarantine_unsettled). */
-		t->row[p].seq = 0;
-	}
-}
-
-void
-na_req_end_stale(struct dsm_thread *t)
-{
-	uint64_t tag = t->stale.tag;
-	uint32_t seq = t->stale.seq;
-
-	if (!t->stale.valid)
-		return;
-	na_req_quarantine(t);
-	na_req_q_abandon(t, tag, seq);
+	return settle;
 }

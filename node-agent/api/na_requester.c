@@ -1,40 +1,47 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  *
- * The requester: one coherence event (na_req_event). See na_requester.h
- * and docs/NODE-AGENT.md "Requester".
+ * The requester: a miss or an eviction (na_req_miss, na_req_evict) from its
+ * request through its install to its unlock. See na_requester.h and
+ * docs/NODE-AGENT.md "Requester". Over 500 lines: the request, its
+ * replies, the install and every unlock (the settling unlock of an
+ * abandoned request too) are sent from this one file, so a request enters
+ * it once (docs/ARCHITECTURE.md "The path of one request") and the
+ * quarantine (na_req_stale.c), which the event runs, never calls back.
  *
- * One event: send the request to the block's home node (the switch, if it
- * owns the block, intercepts it), collect the replies until na_collect_done
- * (all ACKs the copyset asks for, the data for a miss); the caller
- * (na_access.c) installs, computes the new metadata (Figure 6), writes back
- * if the data must reach home, and sends the unlock (na_req_send_unlock). A
- * NACKed request whose copies may still take the lock is remembered
- * (struct na_stale) and ended by na_req_quarantine (na_req_stale.c) before
- * the thread uses a new seq.
+ * One event (na_req_event): send the request to the block's home node (the
+ * switch, if it owns the block, intercepts it), collect the replies until
+ * na_collect_done (all ACKs the copyset asks for, the data for a miss);
+ * then the miss installs, computes the new metadata (Figure 6), writes back
+ * if the data must reach home, and sends the unlock by the path the
+ * request took (na_req_send_unlock). Recovery is asked once as the event
+ * begins (na_rec_begin) and told once as it ends (na_rec_end, with the
+ * unlock). A NACKed request whose copies may still take the lock is
+ * remembered (struct na_stale) and ended (na_req_end_stale: the
+ * quarantine of na_req_stale.c, then its settling unlock) before the
+ * thread uses a new seq.
  *
  * The requester is one module in five files around na_requester.h; each
  * file owns:
- *   na_requester.c  the event: seqs, the request, collecting its replies
- *                   (na_req_event), init/fini. Its mailbox wait and send
+ *   na_requester.c  the event: seqs, the request, collecting its replies,
+ *                   the install, unlocks (one in flight), the abandoned
+ *                   request's end. Its mailbox wait and send
  *                   home are inline (na_req_mail.h), as are the queued
- *                   mode's registration and end (na_req_queued.h), so a
- *                   request's send and replies do not leave this file;
+ *                   mode's registration and end (na_req_queued.h);
  *   na_req_mail.c   what the mailbox's wait hands on (the unlock timer,
- *                   the abandoned request's replies),
- *                   unlocks (one in flight), backoff, NA_WB write-backs,
- *                   request/reply calls;
+ *                   the abandoned request's replies), backoff, NA_WB
+ *                   write-backs, request/reply calls;
  *   na_req_queued.c queued lock mode (na_reqq_*): Q_QUEUED / Q_NACK /
  *                   Q_GRANT / QWAIT, the grant's plan. With the inlines of
  *                   na_req_queued.h these are the requester's only calls
  *                   into the node's queue holders (na_node_q_*,
  *                   node/na_node.c), each made only in queued mode;
- *   na_req_stale.c  the abandoned request: the ABORT quarantine and the
- *                   settling unlock of a lock a late copy took
- *                   (na_req_quarantine, na_req_give_up);
+ *   na_req_stale.c  the abandoned request's quarantine: its ABORT, and the
+ *                   unlock that settles a lock a late copy took
+ *                   (na_req_quarantine);
  *   na_req_diff.c   PIPE's diff write-back (na_req_writeback_diff).
+ * The local side of an access (lookup, hits, local waits) is na_access.c.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "na_msg.h"
@@ -44,44 +51,160 @@
 #include "na_requester.h"
 #include "na_seg.h"
 
-int
-na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id)
-{
-	memset(t, 0, sizeof(*t));
-	t->d = d;
-	t->n = &d->node;
-	t->id = id;
-	t->rtt_ns = NA_RTT_INIT_NS;
-	t->rng = (uint32_t)(d->node.self * 7919u + id * 104729u + 1u) ^
-		 d->node.cfg.seed;
-	if (!t->rng)
-		t->rng = 1;
-	t->buf = malloc(d->topo.block_size);
-	t->stale.buf = malloc(d->topo.block_size);
-	t->tbuf = malloc(d->topo.block_size);
-	t->dbuf = malloc(d->topo.block_size);
-	return t->buf && t->stale.buf && t->tbuf && t->dbuf ? 0 : -ENOMEM;
-}
-
-void
-na_req_fini(struct dsm_thread *t)
-{
-	free(t->buf);
-	free(t->stale.buf);
-	free(t->tbuf);
-	free(t->dbuf);
-	t->tbuf = NULL;
-	t->dbuf = NULL;
-	t->buf = NULL;
-	t->stale.buf = NULL;
-}
-
 uint32_t
 na_req_next_seq(struct dsm_thread *t)
 {
 	if (++t->seq == 0)
 		t->seq = 1;
 	return t->seq;
+}
+
+/* ---- the unlock ------------------------------------------------------------ */
+
+/* At most one unlock is in flight per requester, and a request never starts
+ * while an unlock with the same seq parity is unacknowledged (the switch's
+ * two scoreboard rows). */
+
+void
+na_req_flush(struct dsm_thread *t)
+{
+	uint64_t start = na_now_ns(),
+		 t0 = t->unl.valid ? na_req_trace_t0(t) : 0;
+
+	while (t->unl.valid) {
+		if (na_req_wait_mail(t, t->unl.deadline_ns) == 0)
+			NA_STAT_INC(t->n->st.req.stale_replies);
+		if (t->unl.valid && na_req_stopping(t) &&
+		    na_now_ns() - start > NA_GIVE_UP_NS) {
+			t->unl.valid = false;
+			NA_STAT_INC(t->n->st.req.aborted);
+		}
+	}
+	na_req_trace_wait(t, LCF_TP_FLUSH, t0);
+}
+
+void
+na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
+		   uint64_t tag, uint8_t gs, uint32_t cs, enum na_rec_end how)
+{
+	/* Section 5.3.2: the previous unlock must be acknowledged first. */
+	na_req_flush(t);
+	memset(&t->unl, 0, sizeof(t->unl));
+	t->unl.m.version = LCF_VERSION;
+	t->unl.m.type = type;
+	t->unl.m.gstatus = gs;
+	t->unl.m.node = t->n->self;
+	t->unl.m.thread = t->id;
+	t->unl.m.seq = seq;
+	t->unl.m.copyset = cs;
+	t->unl.m.tag = tag;
+	t->unl.m.dst_node = na_req_home_of(t, tag);
+	t->unl.valid = true;
+	t->last_unlock_seq = seq;
+	/* Acknowledged before this parity's next seq is requested (the
+	 * flush in na_req_event). */
+	na_req_row_ended(t, seq);
+	if (na_req_tr(t, seq))
+		na_req_trace(t, LCF_TP_UNL_SEND, type, seq, t->unl.m.dst_node,
+			     0);
+	if (t->n->qt && na_reqq_done(t, tag, seq, gs, cs) == 0) {
+		/* Queued mode, the event holds the queue: QXFER/QRELEASE
+		 * went instead; the holder's approval acknowledges. */
+		t->unl.queued = true;
+		t->any_unlock = true;
+		t->unl.sent_ns = na_now_ns();
+		t->unl.deadline_ns = t->unl.sent_ns + na_req_timeout(t, 64, 0);
+		NA_STAT_INC(t->n->st.req.q_ends);
+		na_rec_end(t->n->rec, t->id, tag, how);
+		return;
+	}
+	t->any_unlock = true;
+	t->unl.sent_ns = na_now_ns();
+	t->unl.deadline_ns = t->unl.sent_ns +
+			     na_req_timeout(t, NA_UNLOCK_TIMEOUT_RTTS, 0);
+	na_dir_wrap(t->n, &t->unl.m);
+	/* The unlock takes its event's path: the home holds a local
+	 * event's lock; a wire event's copies may still be in the switch. */
+	t->unl.local = na_req_send_home(t, &t->unl.m, t->local_seq == seq,
+					true);
+	t->unl.wired = !t->unl.local &&
+		       na_node_wired(t->n, t->unl.m.dst_node, t->unl.m.type);
+	na_rec_end(t->n->rec, t->id, tag, how);
+}
+
+/* ---- the abandoned request's end ------------------------------------------ */
+
+/* The quarantine (na_req_stale.c), then the unlock it settles on, if any. */
+static void
+quarantine(struct dsm_thread *t)
+{
+	struct na_settle u;
+
+	if (na_req_quarantine(t, &u))
+		na_req_send_unlock(t, u.type, u.seq, u.tag, u.gs, u.cs,
+				   NA_REC_DONE);
+}
+
+/*
+ * The quarantine first, then the holder slot's abandon: while the
+ * quarantine runs, the slot still waits for the seq, so a QWAIT or QGRANT
+ * answering its re-sent request (the ABORT's "a copy passed" for a waiting
+ * writer whose QWAIT was lost) finds it; cancelled first, the slot could be
+ * taken for another block meanwhile, and with it the record of the given-up
+ * seq. Abandoned afterwards, a waiting writer's slot is kept and polled, a
+ * granted one passes the lock on (na_qtable_abandon).
+ */
+void
+na_req_give_up(struct dsm_thread *t, uint64_t tag, uint32_t seq)
+{
+	if (t->n->qt && t->stale.valid && t->stale.seq == seq &&
+	    t->stale.tag == tag)
+		quarantine(t);
+	na_req_q_abandon(t, tag, seq);
+}
+
+/*
+ * The quarantine, then (queued mode) the holder slot's abandon, so that a
+ * grant of that seq passes on (na_req_give_up's order): before a new seq,
+ * before a local wait (na_access.c) and when the thread stops (dsm_sync).
+ */
+void
+na_req_row_guard(struct dsm_thread *t)
+{
+	for (uint32_t i = 0; i < 2; i++) {
+		/* The older one first: its unlock must precede the other's
+		 * (LAST-UNLOCK ignores an unlock older than one executed). */
+		uint32_t p = (t->seq + 1 + i) & 1, seq = t->row[p].seq;
+
+		if (!seq)
+			continue;
+		NA_STAT_INC(t->n->st.req.row_guard);
+		t->stale.valid = true;
+		t->stale.round = false;
+		t->stale.type = t->row[p].type;
+		t->stale.seq = seq;
+		t->stale.tag = t->row[p].tag;
+		t->stale.copies = 0;
+		t->stale.nacks = 0;
+		na_collect_init(&t->stale.c, t->stale.type, t->n->self,
+				t->d->topo.block_size);
+		na_req_end_stale(t);
+		/* Tried once: a quarantine given up (the thread stopping,
+		 * the home dead) is counted there (quarantine_unsettled). */
+		t->row[p].seq = 0;
+	}
+}
+
+void
+na_req_end_stale(struct dsm_thread *t)
+{
+	uint64_t tag = t->stale.tag;
+	uint32_t seq = t->stale.seq;
+
+	if (!t->stale.valid)
+		return;
+	quarantine(t);
+	na_req_q_abandon(t, tag, seq);
 }
 
 /* ---- one coherence event --------------------------------------------------- */
@@ -233,7 +356,7 @@ again:
 	na_req_msg(t, &m, type, seq, tag, home);
 	na_dir_wrap(t->n, &m);
 	if (!na_req_q_begin(t, &q, &m)) {
-		na_rec_idle(t->n->rec, t->id, false);
+		na_rec_end(t->n->rec, t->id, tag, NA_REC_LEFT);
 		goto again;
 	}
 	tr = na_req_tr(t, seq);
@@ -287,7 +410,7 @@ again:
 			 */
 			abandon(t, type, seq, tag, rt, true);
 			rt->seq = 0;
-			na_rec_idle(t->n->rec, t->id, true);
+			na_rec_end(t->n->rec, t->id, tag, NA_REC_ABORTED);
 			return NA_EV_NACK;
 		}
 		now = na_now_ns();
@@ -295,7 +418,7 @@ again:
 			continue;
 		if (na_req_stopping(t) && now - sent > NA_GIVE_UP_NS) {
 			NA_STAT_INC(t->n->st.req.aborted);
-			na_rec_idle(t->n->rec, t->id, false);
+			na_rec_end(t->n->rec, t->id, tag, NA_REC_LEFT);
 			return NA_EV_ABORT;
 		}
 		/* Same seq: the switch's scoreboard and LAST-EXECUTED dedupe. */
@@ -323,15 +446,15 @@ again:
 		/* Granted, but the request no longer fits: end the event
 		 * with the metadata unchanged (passes the lock on) and let
 		 * the caller re-read its state; that seq is spent. */
-		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, q.gs, q.cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, q.gs, q.cs,
+				   NA_REC_LEFT);
 		rt->seq = 0;
-		na_rec_idle(t->n->rec, t->id, false);
 		return NA_EV_NACK;
 	}
 	if (q.on)
 		na_reqq_end(t, &q, c);
 	if (c->nacked) {
-		na_rec_idle(t->n->rec, t->id, false);
+		na_rec_end(t->n->rec, t->id, tag, NA_REC_LEFT);
 		NA_STAT_INC(t->n->st.req.nacks);
 		/*
 		 * A copy may take the lock later: a network duplicate
@@ -341,11 +464,185 @@ again:
 		abandon(t, type, seq, tag, rt, false);
 		return NA_EV_NACK;
 	}
-	na_rec_granted(t->n->rec, t->id, tag);
+	/* Granted: its end goes to recovery with the unlock (or as the
+	 * write-back that gives up instead), na_rec_end. */
 	/* Who serialised it: the switch or the home agent (migration's aim). */
 	if (c->in_switch)
 		NA_STAT_INC(t->n->st.req.events_in_switch);
 	else
 		NA_STAT_INC(t->n->st.req.events_at_home);
 	return NA_EV_OK;
+}
+
+/* ---- a miss or an eviction, from the request to the unlock ---------------- */
+
+/* A write-back inside a granted event gave up (stopping): the event ends
+ * without its unlock, its requests settled. */
+static int
+gave_up(struct dsm_thread *t, uint64_t tag)
+{
+	na_rec_end(t->n->rec, t->id, tag, NA_REC_SETTLED);
+	return -EINTR;
+}
+
+static void
+release_busy(struct na_cbucket *b, struct na_centry *e)
+{
+	pthread_mutex_lock(&b->mu);
+	e->busy = NA_NOBODY;
+	na_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+int
+na_req_evict(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e)
+{
+	uint32_t bs = t->d->topo.block_size;
+	struct na_retry rt = { 0 };
+
+	for (unsigned attempt = 0;; attempt++) {
+		struct na_collect c;
+		uint32_t seq, cs;
+		uint64_t tag;
+		uint8_t st, type, gs;
+		int ev;
+
+		pthread_mutex_lock(&b->mu);
+		st = e->state;
+		tag = e->tag;
+		if (st == NA_L_INVALID) { /* invalidated meanwhile */
+			e->used = false;
+			e->busy = NA_NOBODY;
+			na_cond_broadcast(&b->cv);
+			pthread_mutex_unlock(&b->mu);
+			if (rt.seq) /* a NACKed eviction not retried */
+				na_req_give_up(t, rt.tag, rt.seq);
+			return 0;
+		}
+		pthread_mutex_unlock(&b->mu);
+		type = st == NA_L_MODIFIED ? LCF_T_EVICT_MODIFIED
+					   : LCF_T_EVICT_SHARED;
+		ev = na_req_event(t, type, tag, &c, &rt);
+		seq = rt.seq;
+		if (ev == NA_EV_ABORT) {
+			release_busy(b, e);
+			return -EINTR;
+		}
+		if (ev == NA_EV_NACK) {
+			na_req_backoff(t, attempt);
+			continue;
+		}
+		if (type == LCF_T_EVICT_MODIFIED) {
+			bool twin;
+
+			pthread_mutex_lock(&b->mu);
+			memcpy(t->buf, e->data, bs);
+			twin = e->twin != NULL;
+			if (twin)
+				memcpy(t->tbuf, e->twin, bs);
+			pthread_mutex_unlock(&b->mu);
+			if (na_req_writeback_diff(t, seq, tag, t->buf,
+						  twin ? t->tbuf : NULL) < 0) {
+				release_busy(b, e);
+				return gave_up(t, tag);
+			}
+		}
+		pthread_mutex_lock(&b->mu);
+		e->state = NA_L_INVALID;
+		na_centry_twin_free(e);
+		e->used = false;
+		e->busy = NA_NOBODY;
+		na_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		NA_STAT_INC(t->n->st.req.evictions);
+		na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, gs, cs,
+				   NA_REC_DONE);
+		return 0;
+	}
+}
+
+int
+na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
+	    uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
+	    uint32_t len, void *buf, struct na_retry *rt)
+{
+	struct na_collect c;
+	int ev = na_req_event(t, type, tag, &c, rt);
+	uint32_t seq = rt->seq, cs;
+	uint8_t gs;
+
+	if (ev != NA_EV_OK) {
+		/*
+		 * Queued mode: a NACKed request keeps the block busy through
+		 * its backoff. Its copy may be queued at a holder and its
+		 * Q_GRANT come meanwhile; another local thread claiming the
+		 * block would queue behind that grant, which this thread could
+		 * then never take (lib/model/qlock-threads.pml; RELBUSY finds it).
+		 */
+		if (ev != NA_EV_NACK || !t->n->qt)
+			release_busy(b, e);
+		return ev == NA_EV_NACK ? 1 : -EINTR;
+	}
+	/* Queued mode may have run it as another request (na_qplan.h). */
+	type = c.type;
+	pthread_mutex_lock(&b->mu);
+	if (!na_type_needs_data(type) && e->state == NA_L_INVALID) {
+		/*
+		 * WRITE_SHARED granted but our copy is gone: cannot happen
+		 * while the lock serialises events; be safe: put the metadata
+		 * back unchanged and retry.
+		 */
+		e->busy = NA_NOBODY;
+		na_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, seq, tag, c.gs_old,
+				   c.cs_old, NA_REC_DONE);
+		rt->seq = 0; /* that seq is spent */
+		return 1;
+	}
+	if (na_type_needs_data(type))
+		memcpy(e->data, t->buf, t->d->topo.block_size);
+	e->state = type == LCF_T_READ_MISS ? NA_L_SHARED : NA_L_MODIFIED;
+	/*
+	 * PIPE twin (docs/PIPE.md, the rule lib/model checks): the home's
+	 * copy is this data when it came from memory or a sharer (the block
+	 * was not Modified) or was ours (WRITE_SHARED); from a Modified owner
+	 * the home's copy is older, and the write-back is the whole block.
+	 */
+	if (t->d->pipe_depth && e->state == NA_L_MODIFIED)
+		na_centry_twin(e, t->d->topo.block_size,
+			       type == LCF_T_WRITE_SHARED ||
+				       c.gs_old != LCF_GS_MODIFIED);
+	else if (e->state != NA_L_MODIFIED && e->twin)
+		na_centry_twin_free(e); /* a Shared copy keeps no twin */
+	e->ts = na_now_ns();
+	na_req_perform(e, t->id, mode, off, len, buf);
+	if (mode == NA_M_RMW_THROUGH)
+		memcpy(t->buf, e->data, t->d->topo.block_size);
+	e->busy = NA_NOBODY;
+	na_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+
+	/* Write-through: home memory gets it while we hold the lock. */
+	if (mode == NA_M_RMW_THROUGH && ((struct na_rmw *)buf)->wrote &&
+	    na_req_writeback(t, seq, tag, t->buf) < 0)
+		return gave_up(t, tag);
+
+	/*
+	 * Read from a Modified owner: its copy is now clean, so global memory
+	 * must get the data before the block can become Unshared. We write
+	 * it home while our read lock still holds everybody's writes off,
+	 * unless the owner was the home and wrote it there as it answered;
+	 * another owner sent it home itself (NA_ACK_OWNER_WB): we wait for
+	 * the home's ACKs and re-send from our copy only on a timeout.
+	 */
+	if (type == LCF_T_READ_MISS && c.gs_old == LCF_GS_MODIFIED &&
+	    !c.home_written &&
+	    na_req_writeback_rest(t, seq, tag, t->buf, c.wb_have, c.owner_wb))
+		return gave_up(t, tag);
+	na_unlock_meta(type, c.gs_old, c.cs_old, t->n->self, &gs, &cs);
+	na_req_send_unlock(t, na_unlock_type(type), seq, tag, gs, cs,
+			   NA_REC_DONE);
+	return 0;
 }

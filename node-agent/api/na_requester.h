@@ -15,6 +15,7 @@
 #include "na_collect.h"
 #include "na_node.h"
 #include "na_proto.h"
+#include "na_recovery.h"
 
 /* RTT estimate: EWMA (1/8) of event round trips, with a floor. */
 #define NA_RTT_INIT_NS 1000000ull /* before the first sample: 1 ms */
@@ -160,9 +161,6 @@ int na_dsm_open(const struct dsm_config *cfg, const struct topo *topo,
 		const struct na_transport_ops *tp_ops, bool external_dispatch,
 		struct dsm **out, char *err, size_t err_len);
 
-int na_req_init(struct dsm_thread *t, struct dsm *d, uint16_t id);
-void na_req_fini(struct dsm_thread *t);
-
 /**
  * Access `len` bytes at `off` of block `tag` in `mode` (copy out for READ,
  * in for WRITE; buf unused for pins). @return 0 or -EINTR.
@@ -295,12 +293,26 @@ na_req_msg(const struct dsm_thread *t, struct lcf_msg *m, uint8_t type,
 	m->dst_node = dst;
 }
 
-/** End the abandoned request (t->stale) before a new seq: ABORT it. */
-void na_req_quarantine(struct dsm_thread *t);
+/* The unlock a quarantine settles on (na_req_quarantine). */
+struct na_settle {
+	uint8_t type;
+	uint8_t gs;
+	uint32_t seq;
+	uint32_t cs;
+	uint64_t tag;
+};
 
 /**
- * End the abandoned request, if any: na_req_quarantine(), then its queue
- * holder slot's abandon (queued mode). Its seq is spent. No error returns.
+ * End the abandoned request (t->stale) before a new seq: ABORT it.
+ * @return true when a copy of it took the lock: `u` is the unlock that
+ * releases it, for the caller to send (na_req_end_stale, na_req_give_up).
+ */
+bool na_req_quarantine(struct dsm_thread *t, struct na_settle *u);
+
+/**
+ * End the abandoned request, if any: na_req_quarantine() and its settling
+ * unlock, then its queue holder slot's abandon (queued mode). Its seq is
+ * spent. No error returns.
  */
 void na_req_end_stale(struct dsm_thread *t);
 
@@ -355,7 +367,8 @@ struct na_retry {
 /**
  * Run one coherence event: send request `type` for `tag` (a new seq, or
  * rt's when it is the same request retried), collect replies into `c`.
- * @return NA_EV_OK, NA_EV_NACK, NA_EV_ABORT (stopping and no answer).
+ * @return NA_EV_OK (granted: the event ends with na_req_send_unlock, which
+ * tells recovery), NA_EV_NACK, NA_EV_ABORT (stopping and no answer).
  */
 int na_req_event(struct dsm_thread *t, uint8_t type, uint64_t tag,
 		 struct na_collect *c, struct na_retry *rt);
@@ -388,9 +401,55 @@ int na_req_writeback_diff(struct dsm_thread *t, uint32_t seq, uint64_t tag,
  */
 #define NA_HOME_LOCAL_WRAP (1u << 30)
 
-/** Send the unlock of event `seq` (after the previous one's ACK). */
+/* Do access `mode` on entry `e` (locked, its state sufficient): a hit's
+ * (na_access.c) and a miss's once installed (na_req_miss). */
+static inline void
+na_req_perform(struct na_centry *e, uint16_t id, enum na_mode mode,
+	       uint32_t off, uint32_t len, void *buf)
+{
+	switch (mode) {
+	case NA_M_READ:
+		memcpy(buf, e->data + off, len);
+		break;
+	case NA_M_WRITE:
+		memcpy(e->data + off, buf, len);
+		break;
+	case NA_M_PIN_R:
+		e->pin_r |= 1ull << id;
+		break;
+	case NA_M_PIN_W:
+		e->pin_w = (int16_t)id;
+		break;
+	case NA_M_RMW_THROUGH: {
+		struct na_rmw *r = buf;
+
+		r->wrote = r->fn(e->data + off, len, r->ctx);
+		break;
+	}
+	}
+}
+
+/**
+ * A miss (or a write to a clean block) on `e`, which the caller holds busy
+ * in bucket `b`: the event, the install, its write-backs and its unlock.
+ * @return 0, 1 (NACKed or spent: back off and look again; `e` stays busy
+ * after a NACK in queued mode) or -EINTR.
+ */
+int na_req_miss(struct dsm_thread *t, struct na_cbucket *b, struct na_centry *e,
+		uint64_t tag, uint8_t type, enum na_mode mode, uint32_t off,
+		uint32_t len, void *buf, struct na_retry *rt);
+
+/** Evict `e`, which the caller holds busy in `b`: the event, the write-back
+ * of a Modified copy, the unlock. @return 0 or -EINTR. */
+int na_req_evict(struct dsm_thread *t, struct na_cbucket *b,
+		 struct na_centry *e);
+
+/** Send the unlock of granted event `seq` (after the previous one's ACK)
+ * and report the event's end to recovery, `how` (na_rec_end: NA_REC_DONE,
+ * or NA_REC_LEFT for a grant that passes the lock on unused). */
 void na_req_send_unlock(struct dsm_thread *t, uint8_t type, uint32_t seq,
-			uint64_t tag, uint8_t gs, uint32_t cs);
+			uint64_t tag, uint8_t gs, uint32_t cs,
+			enum na_rec_end how);
 
 /** Randomised exponential backoff after a NACK, serving the mailbox. */
 void na_req_backoff(struct dsm_thread *t, unsigned attempt);

@@ -25,17 +25,6 @@ na_voh_entry(struct na_voh *v, uint64_t tag, bool alloc)
 	return alloc ? victim : NULL;
 }
 
-/* A fresh seq of this thread's validate-on-hit operations (never 0). */
-uint32_t
-na_voh_next_seq(struct dsm_thread *t)
-{
-	uint32_t *s = &((struct na_voh *)t->d->voh)->seq[t->id];
-
-	if (++*s == 0)
-		++*s;
-	return *s;
-}
-
 /* Keep `data` as the copy of `tag` with `stamp`; mu held. (An older copy
  * than another thread's is caught by its check.) */
 void

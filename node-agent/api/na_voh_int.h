@@ -122,8 +122,18 @@ void na_voh_install(struct na_voh *v, uint64_t tag, const uint8_t *data,
 /** Forget the copy of `tag`, if any; mu held. */
 void na_voh_drop(struct na_voh *v, uint64_t tag);
 
-/** A fresh seq of this thread's validate-on-hit operations (never 0). */
-uint32_t na_voh_next_seq(struct dsm_thread *t);
+/** A fresh seq of this thread's validate-on-hit operations (never 0); the
+ * thread's own counter, beside its operations rather than in the cache
+ * table's file. */
+static inline uint32_t
+na_voh_next_seq(struct dsm_thread *t)
+{
+	uint32_t *s = &((struct na_voh *)t->d->voh)->seq[t->id];
+
+	if (++*s == 0)
+		++*s;
+	return *s;
+}
 
 /**
  * A switch-owned block: read it through the coherence protocol and keep it

@@ -28,9 +28,6 @@ __thread bool na_node_in_agents;
 
 /* ---- agents --------------------------------------------------------------- */
 
-static void route(struct na_node *n, const struct lcf_msg *m,
-		  const void *payload);
-
 /* To requester thread `thread`'s mailbox. */
 static void
 mbox_push(struct na_node *n, uint16_t thread, const struct lcf_msg *m,
@@ -85,12 +82,12 @@ migrate_released(struct na_node *n, const struct lcf_msg *m, struct na_out *out)
 				    &io);
 }
 
-/* Run one message through the agents; agent_mu held. */
+/* Run one message, classified as `r`, through the agents; agent_mu held. */
 static void
-agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload)
+agents_process(struct na_node *n, const struct lcf_msg *m, const void *payload,
+	       enum na_route r)
 {
 	static __thread struct na_out out;
-	enum na_route r = na_classify(m, n->self);
 	unsigned roles = n->cfg.roles;
 
 	na_node_trace_msg(n, LCF_TP_AG_IN, m, LCF_TRACE_NO_PEER);
@@ -158,9 +155,10 @@ static void
 agents_drain(struct na_node *n)
 {
 	while (n->fifo_head != n->fifo_tail) {
-		struct na_mail x = n->fifo[n->fifo_head++ % NA_FIFO_CAP];
+		struct na_fifo_mail *f = &n->fifo[n->fifo_head++ % NA_FIFO_CAP];
+		struct na_mail x = f->x;
 
-		agents_process(n, &x.m, x.payload);
+		agents_process(n, &x.m, x.payload, f->route);
 	}
 }
 
@@ -172,9 +170,10 @@ na_node_agents_leave(struct na_node *n)
 	pthread_mutex_unlock(&n->agent_mu);
 }
 
-/* Deliver to this node's agents, from any thread. */
+/* Deliver to this node's agents, from any thread, classified as `r`. */
 static void
-agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
+agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload,
+	       enum na_route r)
 {
 	if (na_node_in_agents) {
 		/* An agent sending to its own node: queue, the holder drains. */
@@ -182,15 +181,16 @@ agents_deliver(struct na_node *n, const struct lcf_msg *m, const void *payload)
 			NA_STAT_INC(n->st.mbox_overflow);
 			return;
 		}
-		struct na_mail *x = &n->fifo[n->fifo_tail++ % NA_FIFO_CAP];
+		struct na_fifo_mail *f = &n->fifo[n->fifo_tail++ % NA_FIFO_CAP];
 
-		x->m = *m;
+		f->x.m = *m;
 		if (m->len)
-			memcpy(x->payload, payload, m->len);
+			memcpy(f->x.payload, payload, m->len);
+		f->route = r;
 		return;
 	}
 	na_node_agents_enter(n);
-	agents_process(n, m, payload);
+	agents_process(n, m, payload, r);
 	na_node_agents_leave(n);
 }
 
@@ -218,16 +218,20 @@ voh_route(struct na_node *n, const struct lcf_msg *m)
 	return true;
 }
 
+/* Classified once: the agents run it as routed here. */
 static void
 route(struct na_node *n, const struct lcf_msg *m, const void *payload)
 {
+	enum na_route r;
+
 	if (voh_route(n, m))
 		return; /* a version check, answered outside the agents */
+	r = na_classify(m, n->self);
 	if (na_rec_is_msg(m->type)) {
-		agents_deliver(n, m, payload);
+		agents_deliver(n, m, payload, r);
 		return;
 	}
-	switch (na_classify(m, n->self)) {
+	switch (r) {
 	case NA_ROUTE_REQUESTER:
 		if ((m->type == NA_MSG_SABRE_DATA ||
 		     m->type == NA_MSG_SABRE_VALID) &&
@@ -242,7 +246,7 @@ route(struct na_node *n, const struct lcf_msg *m, const void *payload)
 		NA_STAT_INC(n->st.dropped);
 		return;
 	default:
-		agents_deliver(n, m, payload);
+		agents_deliver(n, m, payload, r);
 		return;
 	}
 }
@@ -469,7 +473,7 @@ na_node_send_home_local(struct na_node *n, const struct lcf_msg *m,
 		NA_STAT_INC(n->st.sent[m->type]);
 		NA_STAT_INC(n->st.recv[m->type]);
 		NA_STAT_INC(n->st.req.home_local);
-		agents_process(n, &c, NULL);
+		agents_process(n, &c, NULL, na_classify(&c, n->self));
 	}
 	na_node_agents_leave(n);
 	return ok;

@@ -67,6 +67,13 @@ struct na_node_config {
 	const char *trace_path;
 };
 
+/* A local delivery queued while the agents run, with its route (na_classify
+ * once per message). */
+struct na_fifo_mail {
+	struct na_mail x;
+	enum na_route route;
+};
+
 struct na_node {
 	struct na_node_config cfg;
 	const struct topo *topo;
@@ -89,7 +96,7 @@ struct na_node {
 	bool vthread_running;
 	uint64_t next_mig_tick_ns;
 	uint64_t next_rec_ns, next_epoch_ns; /* na_node_timers */
-	struct na_mail *fifo; /* local deliveries to the agents */
+	struct na_fifo_mail *fifo; /* local deliveries to the agents */
 	uint32_t fifo_head, fifo_tail;
 
 	struct na_mailbox *mbox;   /* cfg.threads */

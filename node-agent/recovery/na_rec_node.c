@@ -208,23 +208,18 @@ na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq)
 }
 
 void
-na_rec_granted(struct na_rec *r, uint16_t thread, uint64_t tag)
+na_rec_end(struct na_rec *r, uint16_t thread, uint64_t tag, enum na_rec_end how)
 {
 	struct rec_thread *th = &r->th[thread];
 
 	pthread_mutex_lock(&r->mu);
-	for (int i = 0; i < REC_UNSETTLED; i++)
-		if (th->u[i].tag == tag)
-			th->u[i].valid = false;
-	pthread_mutex_unlock(&r->mu);
-}
-
-void
-na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted)
-{
-	pthread_mutex_lock(&r->mu);
-	r->th[thread].busy = false;
-	if (aborted)
+	if (how == NA_REC_SETTLED || how == NA_REC_DONE)
+		for (int i = 0; i < REC_UNSETTLED; i++)
+			if (th->u[i].tag == tag)
+				th->u[i].valid = false;
+	if (how != NA_REC_SETTLED)
+		th->busy = false;
+	if (how == NA_REC_ABORTED)
 		r->st.aborted_events++;
 	pthread_mutex_unlock(&r->mu);
 }

@@ -139,8 +139,8 @@ bool na_rec_cache_frozen(struct na_rec *r, uint64_t tag);
  * this order: na_rec_home_dead (fail the access with -EHOSTDOWN), then
  * na_rec_blocked until it is false (backing off meanwhile), then
  * na_rec_resume; na_rec_before asks all three at once, na_rec_begin with
- * na_rec_sent. During the event it reports na_rec_sent, na_rec_granted
- * and na_rec_idle.
+ * na_rec_sent. During the event it reports na_rec_sent, and its end once
+ * (na_rec_end).
  */
 
 /**
@@ -212,16 +212,25 @@ bool na_rec_resume(struct na_rec *r, uint16_t thread, bool stale,
 		   uint64_t stale_tag, bool *stale_settled);
 
 /**
- * Request `seq` about to be sent (the thread is inside an event on `tag`);
- * the event completed (its requests are settled); the thread left the
- * event (after its unlock was sent, or `aborted` by a recovery).
- * na_rec_sent @return false, recording nothing, when a recovery round
- * holds `tag` (one may have begun since na_rec_before): do not send, wait
- * as after na_rec_before's -EAGAIN (lib/model/recsend.pml).
+ * Request `seq` about to be sent (the thread is inside an event on `tag`).
+ * @return false, recording nothing, when a recovery round holds `tag` (one
+ * may have begun since na_rec_before): do not send, wait as after
+ * na_rec_before's -EAGAIN (lib/model/recsend.pml).
  */
 bool na_rec_sent(struct na_rec *r, uint16_t thread, uint64_t tag, uint32_t seq);
-void na_rec_granted(struct na_rec *r, uint16_t thread, uint64_t tag);
-void na_rec_idle(struct na_rec *r, uint16_t thread, bool aborted);
+
+/* How a thread's event on a tag ended (na_rec_end). */
+enum na_rec_end {
+	NA_REC_LEFT,    /* not granted; the thread left it */
+	NA_REC_ABORTED, /* left, aborted by a recovery round */
+	NA_REC_SETTLED, /* granted (its requests settled), still inside:
+			 * no unlock was sent */
+	NA_REC_DONE,    /* granted and its unlock sent: settled and left */
+};
+
+/** The end of the thread's event on `tag`, `how` (once per event). */
+void na_rec_end(struct na_rec *r, uint16_t thread, uint64_t tag,
+		enum na_rec_end how);
 
 /** Counters as a JSON member `"recovery":{...}` (no leading comma). */
 void na_rec_stats_json(struct na_rec *r, FILE *f);

@@ -246,7 +246,7 @@ Test(homelocal, unlock_follows_its_event)
 	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt), NA_EV_OK);
 	cr_expect_eq(wire_sends, 0);
 	na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tag, LCF_GS_UNSHARED,
-			   0);
+			   0, NA_REC_DONE);
 	cr_expect(t->unl.local);
 	na_req_flush(t); /* the home's ACK is in the mailbox */
 	cr_expect_eq(wire_sends, 0);
@@ -256,7 +256,7 @@ Test(homelocal, unlock_follows_its_event)
 	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt), NA_EV_OK);
 	t->local_seq = 0; /* as if a copy of it had crossed the switch */
 	na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tag, LCF_GS_UNSHARED,
-			   0);
+			   0, NA_REC_DONE);
 	cr_expect(!t->unl.local);
 	cr_expect_eq(wire_sends, 1);
 	t->unl.valid = false; /* nobody answers the wire */
@@ -304,7 +304,7 @@ Test(homelocal, a_local_event_is_no_rtt_sample)
 	tag = tag_of(0, 0);
 	cr_assert_eq(na_req_event(t, LCF_T_WRITE_MISS, tag, &c, &rt), NA_EV_OK);
 	na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tag, LCF_GS_UNSHARED,
-			   0);
+			   0, NA_REC_DONE);
 	na_req_flush(t);
 	cr_expect_eq(wire_sends, 0);
 	cr_expect_eq(d->node.st.req.home_local, 2);

@@ -419,7 +419,7 @@ Test(na_recovery, orphan_of_an_event_retried_past_the_records_is_written)
 
 	for (uint32_t s = 8; s <= last; s++) {
 		cr_assert(na_rec_sent(n.rec, 0, tag, s));
-		na_rec_idle(n.rec, 0, true);
+		na_rec_end(n.rec, 0, tag, NA_REC_ABORTED);
 	}
 	round = lost_block_round(0, msg(LCF_T_WRITE_MISS, 1, 5, tag));
 	send_data(tag, 1, 0, 0, 8, 0x5a);
@@ -761,7 +761,7 @@ Test(na_recovery, busy_node_reports_from_the_tick_with_16k_blocks)
 	na_rec_sent(n.rec, 0, tag, 9);
 	feed(&m, tags);
 	cr_assert_null(find(NA_MSG_REC_REPORT, 1), "busy: no report yet");
-	na_rec_idle(n.rec, 0, true);
+	na_rec_end(n.rec, 0, tag, NA_REC_ABORTED);
 	n.rec->next_tick = 0;
 	na_out_reset(&out);
 	na_rec_tick(n.rec, &out);
@@ -858,7 +858,7 @@ Test(na_recovery, begin_records_the_request_only_when_it_may_go)
 	m.seq = d.seq = 5;
 	feed(&m, tags);
 	cr_assert_null(find(NA_MSG_REC_REPORT, 1), "inside the event: waits");
-	na_rec_idle(n.rec, 0, true);
+	na_rec_end(n.rec, 0, tag, NA_REC_ABORTED);
 	na_out_reset(&out);
 	na_rec_tick(n.rec, &out);
 	r = find(NA_MSG_REC_REPORT, 1);
@@ -1193,7 +1193,7 @@ Test(na_recovery, late_begin_copy_starts_no_round)
 	cr_assert_null(find(NA_MSG_REC_REPORT, 3), "no report");
 	cr_assert(na_rec_quiet(n.rec), "no round");
 	cr_assert(na_rec_sent(n.rec, 0, tag, 9), "requests go");
-	na_rec_idle(n.rec, 0, false);
+	na_rec_end(n.rec, 0, tag, NA_REC_LEFT);
 	b.seq = d.seq = 5;
 	feed(&b, tags);
 	cr_assert_not_null(find(NA_MSG_REC_REPORT, 3), "round 5 is newer");

@@ -446,13 +446,13 @@ abandoned(void *arg)
 		     NA_EV_NACK);
 	cr_assert(t->stale.valid, "the NACKed event is abandoned");
 	t0 = na_now_ns();
-	na_req_quarantine(t);
+	na_req_end_stale(t);
 	quarantine_ns = na_now_ns() - t0;
 	cr_expect(!t->stale.valid);
 	cr_expect_eq(t->n->st.req.aborts_done, 1);
 	/* memory is the block's value (it was Unshared): nothing cached */
 	na_req_send_unlock(h, LCF_T_WRITE_UNLOCK, hr.seq, tag, LCF_GS_UNSHARED,
-			   0);
+			   0, NA_REC_DONE);
 	na_req_flush(h);
 	finished();
 	return NULL;
@@ -517,7 +517,8 @@ lw_writer(void *arg)
 	cr_assert_eq(na_req_event(t, LCF_T_WRITE_SHARED, tag, &c, &rt),
 		     NA_EV_NACK);
 	na_unlock_meta(LCF_T_READ_MISS, hc.gs_old, hc.cs_old, 2, &gs, &cs);
-	na_req_send_unlock(h, LCF_T_READ_UNLOCK, hr.seq, tag, gs, cs);
+	na_req_send_unlock(h, LCF_T_READ_UNLOCK, hr.seq, tag, gs, cs,
+			   NA_REC_DONE);
 	na_req_flush(h);
 	na_req_msg(t, &m, LCF_T_WRITE_SHARED, rt.seq, tag,
 		   na_req_home_of(t, tag));
@@ -647,7 +648,7 @@ round_begin(void *arg)
 	cr_expect_not(begun, "the round took the event out");
 	cr_expect_not(q.on, "nothing registered");
 	cr_expect_lt(na_now_ns() - t0, NA_GIVE_UP_NS);
-	na_rec_idle(t->n->rec, 0, false);
+	na_rec_end(t->n->rec, 0, tag, NA_REC_LEFT);
 	for (n = 0; n < 100 && na_qtable_request(qt, tag, 0, 12, na_now_ns(),
 						 &out, &loc) != 0;
 	     n++)
@@ -771,7 +772,7 @@ gu_requester(void *arg)
 		     "the late copy's lock released with seq %u", seq);
 	if (ev == NA_EV_OK) { /* nothing installed: the metadata unchanged */
 		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt2.seq, tag,
-				   c.gs_old, c.cs_old);
+				   c.gs_old, c.cs_old, NA_REC_DONE);
 		na_req_flush(t);
 	}
 	cr_expect(switch_entry(tag, &v) && !v.lock, "nothing left locked");
@@ -849,7 +850,7 @@ row_requester(void *arg)
 		}
 		/* nothing installed: the metadata unchanged */
 		na_req_send_unlock(t, LCF_T_WRITE_UNLOCK, rt.seq, tb, c.gs_old,
-				   c.cs_old);
+				   c.cs_old, NA_REC_DONE);
 		na_req_flush(t);
 	}
 	cr_expect_eq(lcf_pipeline_counters(na_sim_net_pipeline(s.net))
@@ -930,12 +931,12 @@ early_requester(void *arg)
 		     NA_EV_NACK);
 	cr_assert(t->stale.valid, "the NACKed event is abandoned");
 	na_req_send_unlock(h, LCF_T_WRITE_UNLOCK, hr.seq, tag, LCF_GS_MODIFIED,
-			   1u << 2);
+			   1u << 2, NA_REC_DONE);
 	na_req_flush(h);
 	cr_assert(na_sim_net_release(s.net), "a copy was held");
 	while (!home->blk[idx].writer)
 		na_req_backoff(h, 0);
-	na_req_quarantine(t);
+	na_req_end_stale(t);
 	cr_expect(!t->stale.valid);
 	cr_expect_eq(t->n->st.req.aborts_done, 1, "answered aborted at last");
 	cr_expect_gt(t->n->st.req.aborts_after_round, 0);
