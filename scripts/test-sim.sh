@@ -262,8 +262,9 @@ run regress-queued-129 "--seed 129 --events 60000 --workload micro --read-ratio 
 # with the home writing a block it owned home as it answers (no reader
 # NA_WB), seeds 1-200 of those options reach no abandoned hold: seed 2 of
 # these did (more reads and copies, 50k ops/s a thread), and with other
-# owners sending it home as they answer (NA_ACK_OWNER_WB), seed 6.
-run regress-queued-rwlock-101 "--seed 6 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
+# owners sending it home as they answer (NA_ACK_OWNER_WB), seed 6; with a
+# Q_GRANT for an event that is over taken and released (qtag.pml), seed 3.
+run regress-queued-rwlock-101 "--seed 3 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
 	qlock.req_grants qlock.abandoned_holds
 # Retry mode, two threads: a refused READ_MISS whose duplicate held the
 # read lock; the quarantine's re-sent copies refused "check failed" once a
@@ -429,8 +430,9 @@ run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 200
 # that node had reported its Shared copy to the round; the rebuilt
 # copyset named a node without the data, every writer waited for ever
 # (6% of these seeds; lib/model/recfreeze.pml). The cache agent now drops
-# requests on a round's blocks from its report until DONE.
-run regress-queued-restart-freeze "--seed 16 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+# requests on a round's blocks from its report until DONE (seed 16 until a
+# Q_GRANT for an event that is over was taken and released: 30).
+run regress-queued-restart-freeze "--seed 30 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	recovery.frozen_dropped recovery.rounds
 # Queued mode, node crash: a survivor's holder handed its tenure to the
 # dead node's event and re-sent Q_GRANT for ever (exit 4: left GIVING;
