@@ -434,6 +434,14 @@ run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 200
 # Q_GRANT for an event that is over was taken and released: 30).
 run regress-queued-restart-freeze "--seed 30 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	recovery.frozen_dropped recovery.rounds
+# Queued mode, home-owned block: a copy of the home's forward of node 0's
+# seq 8 to node 1's tenure (seq 7), held 4,708 events, matched a later
+# tenure of node 1's thread by its 6-bit tag (seq & 0x3f), was queued there
+# and the tenure handed to node 0's seq 8, over, which only acknowledged:
+# the block locked for good (exit 3; lib/model/qtag.pml, issue 28 item 3).
+# The grant is taken and released.
+run regress-queued-tag-alias "--seed 1 --events 16000 --nodes 2 --threads 1 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 0 --loss 0 --dup 0 --lock-mode queued --hold NA_QFWD:3 --hold-for 4708ev" \
+	qlock.qgrant_over
 # Queued mode, node crash: a survivor's holder handed its tenure to the
 # dead node's event and re-sent Q_GRANT for ever (exit 4: left GIVING;
 # crash sweep 63 run 46; qfault-crash).
