@@ -267,3 +267,38 @@ Test(qtag, duplicate_grant_after_the_tenure_is_denied_harmlessly)
 	cr_assert_eq(out.m[0].dst, 2);
 	na_qtable_fini(&n1);
 }
+
+/* A Q_GRANT for a given-up seq older than the slot's last NA_QT_GONE
+ * records (no passing slot remembers it) is an event that is over too:
+ * taken and released, not dropped with the lock stranded. */
+Test(qtag, grant_for_a_forgotten_given_up_seq_is_released)
+{
+	struct na_qtable n1;
+	uint8_t buf[16];
+	struct lcf_msg g = { .version = LCF_VERSION,
+			     .type = NA_MSG_Q_GRANT,
+			     .node = 1,
+			     .thread = 0,
+			     .seq = 1,
+			     .tag = TAG,
+			     .gstatus = LCF_GS_MODIFIED,
+			     .copyset = 1,
+			     .aux = na_qg_aux(0, 0) };
+
+	cr_assert_eq(na_qtable_init(&n1, 1, RTT, home_of, NULL), 0);
+	clear();
+	for (uint32_t seq = 1; seq <= NA_QT_GONE + 2; seq++) {
+		cr_assert_eq(na_qtable_request(&n1, TAG, 0, seq, seq, &out,
+					       &loc),
+			     0);
+		na_qtable_abandon(&n1, TAG, 0, seq, seq, &out, &loc);
+	}
+	cr_assert_eq(out.n, 0);
+	deliver(&n1, &g, buf, 100);
+	cr_assert_eq(out.n, 2);
+	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
+	cr_assert_eq(out.m[1].msg.type, LCF_T_QRELEASE);
+	cr_assert_eq(out.m[1].msg.seq, 1);
+	cr_assert_eq(n1.st.qgrant_over, 1);
+	na_qtable_fini(&n1);
+}
