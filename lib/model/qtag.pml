@@ -50,6 +50,12 @@
  *            taken from a duplicate would send Q_GRANTs; a QRELEASE makes
  *            no holder, whatever the answer (the waiters retry).
  *
+ * RESEND n (> 0): an ending sends QXFER/QRELEASE at most n times a tenure,
+ * so that a holder resending for ever meets the quiescence check: a late
+ * copy whose index is past its later tenure's FWD_CNT makes the count
+ * exceed FWD_CNT, denied `count` until more forwards come; with none, Y
+ * stays locked under PHANTOM too (run qtag-index, known).
+ *
  * Properties: SWMR (ghost holder); at quiescence Y free, QSTATE {0, 0},
  * node 2 done, and each requester done or out of sends (declared lost
  * while its forward was late, it may need more than RETX: the model's
@@ -76,6 +82,9 @@
 #endif
 #ifndef LATE
 #define LATE 2
+#endif
+#ifndef RESEND
+#define RESEND 0
 #endif
 #define NSLOT 6
 /* node 0's request meets node 2's first tenure, node 1's its last */
@@ -122,6 +131,14 @@ byte fcw[3];     /* FWD_CNT of the last `count` denial, 0 none */
 bit xf[3];       /* ending: QXFER sent (else QRELEASE) */
 bit ph[3];       /* ending a tenure handed to an event that was over */
 byte retx[3];
+byte rs[3];      /* RESEND: the ending's sends this tenure */
+#if RESEND > 0
+#define RS(n) (rs[n] < RESEND)
+#define RS_INC(n) rs[n]++
+#else
+#define RS(n) true
+#define RS_INC(n) skip
+#endif
 byte holder = 255; /* ghost: the node whose event holds Y */
 
 #define SL(i, T, D, S, Q) (net[i].t == T && net[i].dst == D && net[i].src == S && net[i].seq == Q)
@@ -256,7 +273,7 @@ inline enqueue(n, id)
 /* the event is over: the next one (node 2), or done */
 inline next_event(n)
 {
-	rcv[n] = 0; q0[n] = 0; q1[n] = 0; fcw[n] = 0; xf[n] = 0;
+	rcv[n] = 0; q0[n] = 0; q1[n] = 0; fcw[n] = 0; xf[n] = 0; rs[n] = 0;
 	if
 	:: ph[n] -> ph[n] = 0; st[n] = 5
 	:: !ph[n] && n == H && seq[n] < EVH -> seq[n]++; st[n] = 0
@@ -339,8 +356,8 @@ end:	do
 	/* ending: resent on the timer (the head re-read), once the count is met
 	 * or the missing indices are declared lost (the bound passed) */
 	:: atomic { st[n] == 3 && !ANY(QXFER, SW, n, seq[n]) && !ANY(QREL, SW, n, seq[n]) &&
-		!ANY(QACK, n, SW, seq[n]) && (fcw[n] == 0 || CNT(n) >= fcw[n]) ->
-		fcw[n] = 0; send_end(n); norm() }
+		!ANY(QACK, n, SW, seq[n]) && (fcw[n] == 0 || CNT(n) >= fcw[n]) && RS(n) ->
+		RS_INC(n); fcw[n] = 0; send_end(n); norm() }
 	:: atomic { st[n] == 3 && fcw[n] > CNT(n) && (late < LATE || !FWDTO(n)) ->
 		if :: FWDTO(n) -> late++ :: else -> skip fi;
 		rcv[n] = rcv[n] | (1 << fcw[n]) - 1 }
