@@ -410,6 +410,16 @@ if [ $DEEP = 0 ]; then
 	# requester's SCOREBOARD seq is stale (WIN), at a 1-bit id, in the C
 	# and P4 stage order (GATEFIRST: a stale copy still opens QGATE).
 	PML=qalias.pml run qalias-fix-id1 pass "-DIDW=1 -DWIN -DTOKEN -DGATEFIRST -DEPW=2 -DEV=4 -DDUP=3" "$QO" "-m100000"
+	# The forward's tenure tag (qtag.pml, TW bits of the holder's seq; the
+	# C and P4 keep 6): a forward that outlived its tenure is queued in
+	# the holder thread's tenure 2^TW seqs later and it is handed to a
+	# requester event that is over, which only acknowledged: Y locked for
+	# good (-old). The rule: such a Q_GRANT is taken and ended by
+	# QRELEASE (PHANTOM), not acknowledged while a tenure of that seq is
+	# held here. A 2-bit tag, duplicated or lost forwards: --deep.
+	QG="-DSAFETY -DMEMLIM=2000"
+	PML=qtag.pml run qtag-old "violation:yw==0" "" "$QG" "-m100000"
+	PML=qtag.pml run qtag pass "-DPHANTOM" "$QG" "-m100000"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request
@@ -817,6 +827,11 @@ else
 	PML=qalias.pml run qalias-fix-full pass "-DFULL -DTOKEN -DEPW=2 -DEV=4 -DDUP=3" \
 		"-DSAFETY -DMEMLIM=12000" "-m100000"
 	PML=qfault.pml run qfault-restart-ev2 pass "-DRS=1 -DEV=2" "-DSAFETY -DMEMLIM=3000" "-m100000"
+	PML=qtag.pml run qtag-tw2-old "violation:yw==0" "-DTW=2 -DEVH=5" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-tw2 pass "-DTW=2 -DEVH=5 -DPHANTOM" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-dup pass "-DPHANTOM -DDUP=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
+	PML=qtag.pml run qtag-loss pass "-DPHANTOM -DLOSS=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
+	PML=qtag.pml run qtag-index "known:yw==0" "-DPHANTOM -DRESEND=4" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	# The late request copy across a restart (CI: qfault-restart-hold):
 	# liveness under weak fairness (LIVE: BEGIN and the quarantine their
 	# own processes), in order: -old a non-progress cycle, QUAR passes;

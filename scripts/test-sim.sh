@@ -262,8 +262,9 @@ run regress-queued-129 "--seed 129 --events 60000 --workload micro --read-ratio 
 # with the home writing a block it owned home as it answers (no reader
 # NA_WB), seeds 1-200 of those options reach no abandoned hold: seed 2 of
 # these did (more reads and copies, 50k ops/s a thread), and with other
-# owners sending it home as they answer (NA_ACK_OWNER_WB), seed 6.
-run regress-queued-rwlock-101 "--seed 6 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
+# owners sending it home as they answer (NA_ACK_OWNER_WB), seed 6; with a
+# Q_GRANT for an event that is over taken and released (qtag.pml), seed 3.
+run regress-queued-rwlock-101 "--seed 3 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
 	qlock.req_grants qlock.abandoned_holds
 # Retry mode, two threads: a refused READ_MISS whose duplicate held the
 # read lock; the quarantine's re-sent copies refused "check failed" once a
@@ -429,9 +430,18 @@ run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 200
 # that node had reported its Shared copy to the round; the rebuilt
 # copyset named a node without the data, every writer waited for ever
 # (6% of these seeds; lib/model/recfreeze.pml). The cache agent now drops
-# requests on a round's blocks from its report until DONE.
-run regress-queued-restart-freeze "--seed 16 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+# requests on a round's blocks from its report until DONE (seed 16 until a
+# Q_GRANT for an event that is over was taken and released: 30).
+run regress-queued-restart-freeze "--seed 30 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	recovery.frozen_dropped recovery.rounds
+# Queued mode, home-owned block: a copy of the home's forward of node 0's
+# seq 8 to node 1's tenure (seq 7), held 4,708 events, matched a later
+# tenure of node 1's thread by its 6-bit tag (seq & 0x3f), was queued there
+# and the tenure handed to node 0's seq 8, over, which only acknowledged:
+# the block locked for good (exit 3; lib/model/qtag.pml, issue 28 item 3).
+# The grant is taken and released.
+run regress-queued-tag-alias "--seed 1 --events 16000 --nodes 2 --threads 1 --workload micro --read-ratio 0 --blocks 1 --switch-blocks 0 --loss 0 --dup 0 --lock-mode queued --hold NA_QFWD:3 --hold-for 4708ev" \
+	qlock.qgrant_over
 # Queued mode, node crash: a survivor's holder handed its tenure to the
 # dead node's event and re-sent Q_GRANT for ever (exit 4: left GIVING;
 # crash sweep 63 run 46; qfault-crash).

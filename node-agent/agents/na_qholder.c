@@ -89,6 +89,7 @@ na_qholder_request(struct na_qholder *h, uint16_t thread, uint32_t seq)
 	h->rest_len = 0;
 	h->count_wait = false;
 	h->fwd_cnt = 0;
+	h->release_only = false;
 	return 0;
 }
 
@@ -111,8 +112,9 @@ na_qholder_cancel(struct na_qholder *h, uint16_t thread, uint32_t seq)
 	return 0;
 }
 
-/* Send QRELEASE (queue empty) or QXFER to the head, with the count
- * (model: the HOLD step and the ENDING timer, which re-reads the head). */
+/* Send QRELEASE (queue empty, or release_only) or QXFER to the head, with
+ * the count (model: the HOLD step and the ENDING timer, which re-reads the
+ * head). */
 static void
 send_end(struct na_qholder *h, uint64_t now, struct na_qacts *out)
 {
@@ -124,7 +126,7 @@ send_end(struct na_qholder *h, uint64_t now, struct na_qacts *out)
 	h->count_wait = false;
 	h->st = NA_QH_ENDING;
 	h->retx_at = now + h->rto;
-	if (!head) {
+	if (!head || h->release_only) {
 		h->next = 0;
 		h->rest_len = 0;
 		a = emit(out, NA_QA_QRELEASE);

@@ -107,6 +107,8 @@ struct na_qholder {
 	uint64_t deadline; /* count_wait: declare the missing lost */
 	uint64_t retx_at;  /* ENDING/GIVING: retransmit */
 	uint64_t rto;      /* current retransmission interval (doubling) */
+	bool release_only; /* a tenure handed to an event that was over:
+			    * ended by QRELEASE whatever its queue */
 	struct na_qh_seen seen[NA_QH_SEEN]; /* ids queued or handed over */
 };
 

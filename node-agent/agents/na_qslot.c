@@ -268,3 +268,77 @@ na_qslot_pass_on(struct na_qtable *qt, struct na_qslot *s,
 	}
 	na_qslot_gone_del(s, m->seq);
 }
+
+/*
+ * A grant for an event that is over (lib/model/qtag.pml PHANTOM): ended
+ * by QRELEASE only. A QXFER's not_holder counts as approved, so one taken
+ * from a duplicate would send Q_GRANTs; a QRELEASE makes no holder,
+ * whatever the answer, and the waiters retry (na_qslot_nack_queue).
+ */
+static bool
+seq_tenure(const struct na_qtable *qt, uint64_t tag, uint16_t thread,
+	   uint32_t seq)
+{
+	for (uint32_t i = 0; i < NA_QT_SLOTS; i++) {
+		const struct na_qslot *p = &qt->s[i];
+
+		if (p->used && p->tag == tag && p->h.thread == thread &&
+		    p->h.seq == seq &&
+		    (p->h.st == NA_QH_HOLD || p->h.st == NA_QH_ENDING ||
+		     p->h.st == NA_QH_GIVING))
+			return true;
+	}
+	return false;
+}
+
+void
+na_qslot_take_over(struct na_qtable *qt, const struct lcf_msg *m,
+		   const void *payload, uint64_t now, struct na_out *out,
+		   struct na_qlocals *loc)
+{
+	struct na_qacts a = { 0 }, b = { 0 };
+	struct na_qslot *p;
+
+	if (seq_tenure(qt, m->tag, m->thread, m->seq)) {
+		/* A duplicate, or a second hand-over racing that tenure's own
+		 * end: taken once it is over. */
+		qt->st.qgrant_deferred++;
+		return;
+	}
+	p = na_qslot_new(qt, m->tag, m->thread, now,
+			 na_qslot_find(qt, m->tag, m->thread));
+	if (!p) {
+		qt->st.no_slot++;
+		return;
+	}
+	p->passing = true;
+	na_qholder_request(&p->h, m->thread, m->seq);
+	p->h.release_only = true;
+	if (na_qholder_qgrant(&p->h, (uint16_t)(m->aux >> 16), m->thread,
+			      m->seq, m->gstatus, m->copyset, payload, m->len,
+			      now, &a) != 0) {
+		na_qholder_cancel(&p->h, m->thread, m->seq);
+		na_qslot_free_passing(p);
+		return; /* malformed: not acknowledged */
+	}
+	for (uint32_t i = 0; i < a.n; i++)
+		if (a.a[i].kind != NA_QA_GRANTED)
+			b.a[b.n++] = a.a[i];
+	qt->st.qgrant_over++;
+	na_qslot_emit(qt, p, NA_QH_WAIT, &b, out, loc);
+	a.n = 0;
+	na_qholder_done(&p->h, p->h.gstatus, p->h.copyset, now, &a);
+	na_qslot_emit(qt, p, NA_QH_HOLD, &a, out, loc);
+}
+
+void
+na_qslot_nack_queue(struct na_qtable *qt, const struct na_qslot *s,
+		    struct na_out *out)
+{
+	for (uint32_t i = 0; i < s->h.q.n; i++)
+		if (s->h.q.e[i].node != qt->self) {
+			na_qslot_to_requester(out, NA_MSG_Q_NACK, s->tag,
+					      &s->h.q.e[i], 0);
+			qt->st.qnack_sent++;
+		}
+}

@@ -146,6 +146,26 @@ void na_qslot_pass_on(struct na_qtable *qt, struct na_qslot *s,
 		      const struct lcf_msg *m, const void *payload, bool ack,
 		      uint64_t now, struct na_out *out, struct na_qlocals *loc);
 
+/**
+ * A Q_GRANT `m` for an event of this node that waits for none (over, or
+ * with no slot): the tenure may really be its (a forward that outlived
+ * its tenure matched a later one by its 6-bit tag and was handed on), so a
+ * passing slot takes it and ends it at once by QRELEASE with the grant's
+ * metadata (`release_only`; a duplicate of a grant the event took is
+ * denied not_holder and changes nothing). Not acknowledged (`m` is sent
+ * again) while a slot of the thread holds, ends or gives that seq's
+ * tenure, or when no slot is free.
+ */
+void na_qslot_take_over(struct na_qtable *qt, const struct lcf_msg *m,
+			const void *payload, uint64_t now, struct na_out *out,
+			struct na_qlocals *loc);
+
+/** Slot `s` ends a taken-over tenure (release_only), its QRELEASE
+ * answered: Q_NACK to every other node's entry of its queue (granted or
+ * forwarded), which retries at once. */
+void na_qslot_nack_queue(struct na_qtable *qt, const struct na_qslot *s,
+			 struct na_out *out);
+
 /* ---- na_qwait.c: the switch's waiting writer (QWAIT, QGRANT) ---- */
 
 /**

@@ -195,11 +195,15 @@ na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
 
 static void
 qack(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
-     uint64_t now, struct na_qacts *a)
+     uint64_t now, struct na_out *out, struct na_qacts *a)
 {
 	uint8_t reason = (uint8_t)(m->aux >> 16);
 	bool xfer = na_aux_orig_type(m->aux) == LCF_T_QXFER;
 
+	if (s->h.release_only && s->h.st == NA_QH_ENDING &&
+	    m->seq == s->h.seq &&
+	    (reason == LCF_Q_OK || reason == LCF_Q_NOT_HOLDER))
+		na_qslot_nack_queue(qt, s, out);
 	if (na_qholder_qack(&s->h, m->seq, reason, m->aux & LCF_Q_COUNT_MASK,
 			    now, a) != 0) {
 		qt->st.qack_ignored++;
@@ -305,7 +309,7 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 			return 0;
 		}
 		before = s->h.st;
-		qack(qt, s, m, now, &a);
+		qack(qt, s, m, now, out, &a);
 	} else if (m->type == NA_MSG_Q_GRANT) {
 		qt->st.qgrant_recv++;
 		if (s && na_qslot_gone_find(s, m->seq) >= 0 &&
@@ -323,21 +327,9 @@ na_qtable_handle(struct na_qtable *qt, const struct lcf_msg *m,
 				s->kept = false;
 			return 0;
 		}
-		if (!s) {
-			/* Not waiting here: acknowledge, change nothing. */
-			struct na_qentry e = { .node = qt->self,
-					       .thread = m->thread,
-					       .seq = m->seq };
-			uint16_t giver = (uint16_t)(m->aux >> 16);
-
-			m = &(struct lcf_msg){ .version = LCF_VERSION,
-					       .type = NA_MSG_Q_GRANT_ACK,
-					       .node = e.node,
-					       .thread = e.thread,
-					       .seq = e.seq,
-					       .tag = m->tag,
-					       .dst_node = giver };
-			na_out_push(out, giver, m, NULL);
+		if (!s || s->h.st != NA_QH_WAIT || s->h.seq != m->seq) {
+			/* Not waiting here: the event is over. */
+			na_qslot_take_over(qt, m, payload, now, out, loc);
 			return 0;
 		}
 		before = s->h.st;

@@ -54,6 +54,8 @@ struct na_qlocals {
 	X(qgrant_recv)       /* Q_GRANT received */                           \
 	X(qgrant_taken)      /* ... that granted the waiting event */         \
 	X(qgrant_ack_recv)   /* Q_GRANT_ACK that ended a hand-over */         \
+	X(qgrant_over)       /* Q_GRANT for an event over: QRELEASE */        \
+	X(qgrant_deferred)   /* ... not acknowledged: its tenure held */      \
 	X(lost_declared)     /* forward indices declared lost */              \
 	X(count_waits)       /* `count` denials waited out */                 \
 	X(no_slot)           /* requests run without a holder (table full) */ \
@@ -182,7 +184,8 @@ int na_qtable_done(struct na_qtable *qt, uint64_t tag, uint16_t thread,
  * taken and passed on at once (QXFER/QRELEASE with the grant's metadata),
  * by a passing slot of its own while the thread's slot serves its next
  * event, so the lock is not stranded; forwards for that tenure before the
- * Q_GRANT are buffered in the passing slot.
+ * Q_GRANT are buffered in the passing slot. A Q_GRANT for an event that
+ * is over is taken and ended by QRELEASE (na_qslot_take_over).
  *
  * @return 0, or -EINVAL when `m` is none of them (nothing done).
  */
