@@ -9,7 +9,8 @@ functions of headers count as the file that calls them (an optimised build
 inlines them there). Functions of the wire (--wire, na-sim's transport
 and network) are where the request leaves: their callees are not followed.
 For each record: the file sequence, the distinct files entered and the
-re-entries (a file entered again after the request had left it). Records
+re-entries (a file entered again after the request had left it), in all
+and up to the first frame (the request's; the unlock's comes later). Records
 that send a frame (--send) are the misses; of those that sent the most
 common number of frames (a miss without NACK or retransmission: the
 request and the unlock), the one with the median number of entries is
@@ -55,9 +56,10 @@ def symbolize(exe, offs, root):
 
 
 def walk(rec, sym, wire):
-    """(entries, reentries): entries is [(file, function)] in order."""
+    """(entries, reentries, first): entries is [(file, function)] in
+    order; first = (entries, re-entries) up to the first frame sent."""
     stack = []  # (file the frame counts as, is wire)
-    entries, seen, reent = [], set(), 0
+    entries, seen, reent, first = [], set(), 0, None
     for kind, off in rec:
         if kind == 'X':
             if stack:
@@ -69,13 +71,16 @@ def walk(rec, sym, wire):
         here = caller if path.endswith('.h') else path
         is_wire = in_wire or bool(wire.search(path))
         stack.append((here, is_wire))
+        if is_wire and not in_wire and first is None:
+            new = here != caller
+            first = (len(entries) + new, reent + (new and here in seen))
         if in_wire or here == caller:
             continue
         entries.append((here, fn))
         if here in seen:
             reent += 1
         seen.add(here)
-    return entries, reent
+    return entries, reent, first
 
 
 def main():
@@ -108,7 +113,7 @@ def main():
     least = max(sorted(set(counts)), key=counts.count)
     clean = sorted((x for x, r in zip(res, miss) if sends(r) == least),
                    key=lambda x: (len(x[0]), x[1]))
-    ent, reent = clean[len(clean) // 2]
+    ent, reent, first = clean[len(clean) // 2]
     print('%s: %d calls recorded, %d sent a frame, %d of them %d frame(s) '
           '(the most common count); the median of those:'
           % (a.label, len(recs), len(miss), len(clean), least))
@@ -117,8 +122,13 @@ def main():
     files = {f for f, _ in ent}
     print('%s: files %d, re-entries %d, entries %d' %
           (a.label, len(files), reent, len(ent)))
-    fl = [len({f for f, _ in e}) for e, _ in res]
-    rl = [r for _, r in res]
+    if first:
+        print('%s: to the request\'s frame (entries 1-%d): files %d, '
+              're-entries %d' % (a.label, first[0],
+                                 len({f for f, _ in ent[:first[0]]}),
+                                 first[1]))
+    fl = [len({f for f, _ in e}) for e, _, _ in res]
+    rl = [r for _, r, _ in res]
     print('%s: over the %d: files min %d median %g max %d, re-entries '
           'min %d median %g max %d' %
           (a.label, len(res), min(fl), statistics.median(fl), max(fl),
