@@ -14,23 +14,11 @@
 #include "lcf_qlock.h"
 #include "na_msg.h"
 #include "na_qtable.h"
+#include "qt_test.h"
 
-#define TAG   0x40ull
 #define OTHER 0x80ull
-#define HOME  3
-#define RTT   10
-
-static uint16_t
-home_of(const void *ctx, uint64_t tag)
-{
-	(void)ctx;
-	(void)tag;
-	return HOME;
-}
 
 static struct na_qtable qt;
-static struct na_out out;
-static struct na_qlocals loc;
 
 static void
 setup(uint16_t self)
@@ -38,41 +26,6 @@ setup(uint16_t self)
 	cr_assert_eq(na_qtable_init(&qt, self, RTT, home_of, NULL), 0);
 	na_out_reset(&out);
 	loc.n = 0;
-}
-
-static void
-clear(void)
-{
-	na_out_reset(&out);
-	loc.n = 0;
-}
-
-static struct lcf_msg
-forward(uint64_t tag, uint16_t node, uint16_t thread, uint32_t seq,
-	uint32_t holder, uint32_t index)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_WRITE_MISS,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = tag,
-				 .aux = lcf_q_fwd_aux(holder, index) };
-}
-
-static struct lcf_msg
-qack(uint16_t node, uint16_t thread, uint32_t seq, uint8_t orig,
-     enum lcf_q_reason why, uint32_t fwd_cnt)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_QXFER_ACK,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_ack_aux(orig, why, fwd_cnt) };
 }
 
 static uint32_t
@@ -99,7 +52,7 @@ Test(qreset, round_frees_a_kept_row)
 
 	setup(1);
 	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 28, 0, &out, &loc), 0);
-	m = forward(TAG, 2, 0, 9, lcf_q_id(1, 0, 28), 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 0, 9, lcf_q_id(1, 0, 28), 1);
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	na_qtable_abandon(&qt, TAG, 0, 28, 2, &out, &loc);
 	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 29, 3, &out, &loc), -EBUSY,
@@ -123,7 +76,7 @@ Test(qreset, round_acknowledges_an_ending_row)
 	na_qtable_request(&qt, TAG, 1, 5, 0, &out, &loc);
 	na_qtable_switch_granted(&qt, TAG, 1, 5);
 	na_qtable_request(&qt, OTHER, 0, 3, 0, &out, &loc);
-	m = forward(TAG, 2, 0, 7, lcf_q_id(0, 1, 5), 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 0, 7, lcf_q_id(0, 1, 5), 1);
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	na_qtable_done(&qt, TAG, 1, 5, LCF_GS_MODIFIED, 1, 2, &out, &loc);
 	cr_assert_eq(count_type(LCF_T_QXFER), 1);
@@ -136,7 +89,7 @@ Test(qreset, round_acknowledges_an_ending_row)
 	clear();
 	na_qtable_tick(&qt, 1000000000ull, &out, &loc);
 	cr_assert_eq(out.n + loc.n, 0, "no QXFER retransmission");
-	m = qack(0, 1, 5, LCF_T_QXFER, LCF_Q_NOT_HOLDER, 0);
+	m = qt_qack(0, 1, 5, LCF_T_QXFER, LCF_Q_NOT_HOLDER, 0);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(count_type(NA_MSG_Q_GRANT), 0,
 		     "no Q_GRANT of the ended tenure");
@@ -155,10 +108,10 @@ Test(qreset, no_hand_over_to_a_dead_node)
 	setup(0);
 	na_qtable_request(&qt, TAG, 0, 5, 0, &out, &loc);
 	na_qtable_switch_granted(&qt, TAG, 0, 5);
-	m = forward(TAG, 2, 0, 7, lcf_q_id(0, 0, 5), 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 0, 7, lcf_q_id(0, 0, 5), 1);
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	na_qtable_done(&qt, TAG, 0, 5, LCF_GS_MODIFIED, 1, 2, &out, &loc);
-	m = qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 1);
+	m = qt_qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 1);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(count_type(NA_MSG_Q_GRANT), 1, "GIVING to node 2");
 	clear();
@@ -181,9 +134,9 @@ Test(qreset, dead_node_leaves_the_queue)
 	setup(0);
 	na_qtable_request(&qt, TAG, 0, 5, 0, &out, &loc);
 	na_qtable_switch_granted(&qt, TAG, 0, 5);
-	m = forward(TAG, 2, 0, 7, lcf_q_id(0, 0, 5), 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 0, 7, lcf_q_id(0, 0, 5), 1);
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
-	m = forward(TAG, 1, 0, 4, lcf_q_id(0, 0, 5), 2);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 0, 4, lcf_q_id(0, 0, 5), 2);
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	na_qtable_node_failed(&qt, 2, &loc);
 	clear();
@@ -197,7 +150,7 @@ Test(qreset, dead_node_leaves_the_queue)
 	 * tenure is not handed to it. */
 	cr_assert_eq(na_qtable_node_failed(&qt, 1, &loc), 0);
 	clear();
-	m = qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 2);
+	m = qt_qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 2);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(count_type(NA_MSG_Q_GRANT), 0);
 	cr_assert_eq(loc.n, 1, "the unlock acknowledged");
@@ -221,12 +174,12 @@ Test(qreset, rejoined_node_is_handed_the_tenure)
 	na_qtable_node_rejoined(&qt, 2);
 	na_qtable_request(&qt, TAG, 0, 5, 0, &out, &loc);
 	na_qtable_switch_granted(&qt, TAG, 0, 5);
-	m = forward(TAG, 2, 0, 1, lcf_q_id(0, 0, 5), 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 0, 1, lcf_q_id(0, 0, 5), 1);
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	na_qtable_done(&qt, TAG, 0, 5, LCF_GS_MODIFIED, 1, 2, &out, &loc);
 	cr_assert_eq(count_type(LCF_T_QXFER), 1, "node 2's event is next");
 	clear();
-	m = qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 1);
+	m = qt_qack(0, 0, 5, LCF_T_QXFER, LCF_Q_OK, 1);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(count_type(NA_MSG_Q_GRANT), 1, "handed to node 2");
 	cr_assert_eq(qt.st.dead_dropped, 0);

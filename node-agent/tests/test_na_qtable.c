@@ -17,22 +17,9 @@
 #include "na_qgrant.h"
 #include "na_qplan.h"
 #include "na_qtable.h"
-
-#define TAG  0x40ull
-#define HOME 3
-#define RTT  10
-
-static uint16_t
-home_of(const void *ctx, uint64_t tag)
-{
-	(void)ctx;
-	(void)tag;
-	return HOME;
-}
+#include "qt_test.h"
 
 static struct na_qtable qt;
-static struct na_out out;
-static struct na_qlocals loc;
 
 static void
 setup(uint16_t self)
@@ -41,46 +28,9 @@ setup(uint16_t self)
 }
 
 static void
-clear(void)
-{
-	na_out_reset(&out);
-	loc.n = 0;
-}
-
-static void
 teardown(void)
 {
 	na_qtable_fini(&qt);
-}
-
-/* The switch's copy of (node, thread, seq)'s `type` forwarded to holder
- * event `holder` with index `index`. */
-static struct lcf_msg
-forward(uint16_t node, uint16_t thread, uint32_t seq, uint32_t holder,
-	uint32_t index)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_WRITE_MISS,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_fwd_aux(holder, index) };
-}
-
-static struct lcf_msg
-qack(uint16_t node, uint16_t thread, uint32_t seq, uint8_t orig,
-     enum lcf_q_reason why, uint32_t fwd_cnt)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_QXFER_ACK,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_ack_aux(orig, why, fwd_cnt) };
 }
 
 Test(qtable, holder_hands_over_with_qxfer_and_qgrant)
@@ -92,7 +42,7 @@ Test(qtable, holder_hands_over_with_qxfer_and_qgrant)
 	clear();
 	cr_assert_eq(na_qtable_request(&qt, TAG, 1, 5, 0, &out, &loc), 0);
 	cr_assert_eq(na_qtable_switch_granted(&qt, TAG, 1, 5), 0);
-	m = forward(1, 0, 3, me, 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 0, 3, me, 1);
 	cr_assert_eq(na_qtable_handle(&qt, &m, NULL, 1, &out, &loc), 0);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
@@ -116,7 +66,7 @@ Test(qtable, holder_hands_over_with_qxfer_and_qgrant)
 	cr_assert_eq(loc.n, 0);
 
 	clear();
-	m = qack(0, 1, 5, LCF_T_QXFER, LCF_Q_OK, 1);
+	m = qt_qack(0, 1, 5, LCF_T_QXFER, LCF_Q_OK, 1);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);
@@ -163,13 +113,13 @@ Test(qtable, empty_queue_qrelease_and_count_denial)
 	cr_assert_eq(out.m[0].msg.copyset, 0x5);
 	/* Denied: a forward is on its way (FWD_CNT 1); it arrives. */
 	clear();
-	m = qack(2, 0, 9, LCF_T_QRELEASE, LCF_Q_COUNT, 1);
+	m = qt_qack(2, 0, 9, LCF_T_QRELEASE, LCF_Q_COUNT, 1);
 	na_qtable_handle(&qt, &m, NULL, 2, &out, &loc);
 	cr_assert_eq(out.n, 0);
 	cr_assert_eq(qt.st.qrelease_denied, 1);
 	cr_assert_eq(na_qtable_request(&qt, TAG, 0, 11, 2, &out, &loc), -EBUSY,
 		     "the thread's tenure is ending");
-	m = forward(1, 1, 4, me, 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 1, 4, me, 1);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(out.n, 2);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
@@ -259,7 +209,8 @@ Test(qtable, threads_have_own_holders_and_abandoned_grant_passes_on)
 
 Test(qtable, stray_forwards)
 {
-	struct lcf_msg m = forward(2, 0, 6, lcf_q_id(1, 0, 1), 1);
+	struct lcf_msg m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 0, 6,
+				      lcf_q_id(1, 0, 1), 1);
 
 	setup(1);
 	clear();
@@ -269,7 +220,8 @@ Test(qtable, stray_forwards)
 	cr_assert_eq(out.m[0].dst, 2);
 	cr_assert_eq(out.m[0].msg.seq, 6);
 	clear();
-	m = forward(1, 0, 6, lcf_q_id(1, 0, 1), 1); /* our own request */
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 0, 6, lcf_q_id(1, 0, 1),
+		       1); /* our own request */
 	na_qtable_handle(&qt, &m, NULL, 0, &out, &loc);
 	cr_assert_eq(out.n, 0);
 	m.type = NA_MSG_ACK;
@@ -286,11 +238,13 @@ Test(qtable, waiting_tenure_nacks_local_thread_and_settles)
 	clear();
 	/* Thread 0's seq 4 was NACKed, a later copy took the write lock. */
 	na_qtable_request(&qt, TAG, 0, 4, 0, &out, &loc);
-	m = forward(2, 1, 9, stale, 1); /* another node: queued */
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 1, 9, stale,
+		       1); /* another node: queued */
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
 	clear();
-	m = forward(1, 2, 7, stale, 2); /* this node's thread 2: NACK */
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 2, 7, stale,
+		       2); /* this node's thread 2: NACK */
 	na_qtable_handle(&qt, &m, NULL, 2, &out, &loc);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_NACK);
@@ -360,7 +314,8 @@ Test(qplan, inv_as_copy)
 
 Test(qplan, classify)
 {
-	struct lcf_msg m = forward(1, 0, 3, lcf_q_id(0, 0, 1), 1);
+	struct lcf_msg m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 0, 3,
+				      lcf_q_id(0, 0, 1), 1);
 
 	cr_assert_eq(na_classify(&m, 0), NA_ROUTE_QUEUE);
 	m.aux = 0; /* a Table 3 copy */
@@ -418,27 +373,6 @@ Test(qplan, home_messages_as_the_switch_s)
 	cr_assert_eq(c.aux, 7);
 }
 
-/* Q_GRANT from node `giver` for (node, thread, seq) with `n` queue
- * entries `e` encoded into `buf`. */
-static struct lcf_msg
-qgrant(uint16_t giver, uint16_t node, uint16_t thread, uint32_t seq,
-       const struct na_qg_entry *e, uint32_t n, uint8_t *buf, size_t cap)
-{
-	int len = na_qg_encode(e, n, buf, cap);
-
-	cr_assert_geq(len, 0);
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = NA_MSG_Q_GRANT,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .gstatus = LCF_GS_MODIFIED,
-				 .copyset = 1,
-				 .len = (uint16_t)len,
-				 .aux = na_qg_aux(giver, (uint16_t)n) };
-}
-
 /*
  * lib/model/qlock-threads.pml TYPECHG (docs/QUEUED-LOCKS.md 5 "Giving a
  * request up"): node 1's thread 0 gives seq 1 up for seq 2 (a NACKed
@@ -487,7 +421,7 @@ Test(qtable, given_up_seq_granted_while_next_seq_waits_passes_on)
 
 	/* Approved: Q_GRANT to seq 2, on this node. */
 	clear();
-	m = qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 0);
+	m = qt_qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 0);
 	na_qtable_handle(&qt, &m, NULL, 5, &out, &loc);
 	cr_assert_eq(qt.st.qxfer_approved, 1);
 	cr_assert_eq(out.n, 1);
@@ -542,13 +476,15 @@ Test(qtable, given_up_tenure_buffers_forwards_before_its_grant)
 	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
 	na_qtable_abandon(&qt, TAG, 0, 1, 1, &out, &loc);
 	na_qtable_request(&qt, TAG, 0, 2, 2, &out, &loc);
-	m = forward(1, 0, 2, gone, 1); /* the thread's own seq 2 */
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 0, 2, gone,
+		       1); /* the thread's own seq 2 */
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
 	cr_assert_eq(out.m[0].msg.seq, 2);
 	clear();
-	m = forward(2, 1, 5, gone, 2); /* another node's */
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 1, 5, gone,
+		       2); /* another node's */
 	na_qtable_handle(&qt, &m, NULL, 4, &out, &loc);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
@@ -578,7 +514,7 @@ Test(qtable, given_up_tenure_with_forwards_settles_through_the_queue)
 	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
 	na_qtable_abandon(&qt, TAG, 0, 1, 1, &out, &loc);
 	na_qtable_request(&qt, TAG, 0, 2, 2, &out, &loc);
-	m = forward(2, 1, 5, gone, 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 2, 1, 5, gone, 1);
 	na_qtable_handle(&qt, &m, NULL, 3, &out, &loc);
 	clear();
 	cr_assert_eq(na_qtable_done(&qt, TAG, 0, 1, LCF_GS_MODIFIED, 2, 4, &out,
@@ -636,7 +572,8 @@ Test(qtable, kept_given_up_seq_passes_its_grant_on)
 	setup(1);
 	clear();
 	na_qtable_request(&qt, TAG, 0, 1, 0, &out, &loc);
-	m = forward(1, 0, 1, lcf_q_id(1, 0, 1), 1); /* its own copy */
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 1, 0, 1, lcf_q_id(1, 0, 1),
+		       1); /* its own copy */
 	na_qtable_handle(&qt, &m, NULL, 1, &out, &loc);
 	na_qtable_abandon(&qt, TAG, 0, 1, 2, &out, &loc);
 	cr_assert_eq(qt.st.abandoned_waits, 0, "kept: a forward came");
@@ -651,7 +588,7 @@ Test(qtable, kept_given_up_seq_passes_its_grant_on)
 	cr_assert_eq(out.m[1].msg.aux, 1);
 	cr_assert_eq(out.m[1].msg.copyset, lcf_q_id(2, 1, 7));
 	clear();
-	m = qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 1);
+	m = qt_qack(1, 0, 1, LCF_T_QXFER, LCF_Q_OK, 1);
 	na_qtable_handle(&qt, &m, NULL, 5, &out, &loc);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);

@@ -15,58 +15,7 @@
 #include "na_msg.h"
 #include "na_qgrant.h"
 #include "na_qtable.h"
-
-#define TAG  0x40ull
-#define HOME 3
-#define RTT  10
-
-static uint16_t
-home_of(const void *ctx, uint64_t tag)
-{
-	(void)ctx;
-	(void)tag;
-	return HOME;
-}
-
-static struct na_out out;
-static struct na_qlocals loc;
-
-static void
-clear(void)
-{
-	na_out_reset(&out);
-	loc.n = 0;
-}
-
-/* The switch's copy of (node, thread, seq)'s WRITE_MISS forwarded to
- * holder `holder` with index `index`. */
-static struct lcf_msg
-forward(uint16_t node, uint16_t thread, uint32_t seq, uint32_t holder,
-	uint32_t index)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_WRITE_MISS,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_fwd_aux(holder, index) };
-}
-
-static struct lcf_msg
-qack(uint16_t node, uint16_t thread, uint32_t seq, uint8_t orig,
-     enum lcf_q_reason why, uint32_t fwd_cnt)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_QXFER_ACK,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_ack_aux(orig, why, fwd_cnt) };
-}
+#include "qt_test.h"
 
 /* Deliver `m` to `qt` at `now` with fresh output. */
 static void
@@ -97,7 +46,7 @@ release(struct na_qtable *qt, uint16_t self, uint32_t seq, uint64_t now)
 				    1u << self, now, &out, &loc),
 		     0);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
-	m = qack(self, 0, seq, LCF_T_QRELEASE, LCF_Q_OK, 0);
+	m = qt_qack(self, 0, seq, LCF_T_QRELEASE, LCF_Q_OK, 0);
 	deliver(qt, &m, NULL, now + 1);
 }
 
@@ -117,7 +66,9 @@ Test(qtag, grant_for_an_event_over_releases_the_block)
 	struct na_qtable n0, n2;
 	uint32_t s1 = lcf_q_id(2, 0, 1), s65 = lcf_q_id(2, 0, 65);
 	uint32_t s10 = lcf_q_id(0, 0, 10);
-	struct lcf_msg late = forward(0, 0, 10, s1, 1), m, g;
+	struct lcf_msg late = qt_forward(LCF_T_WRITE_MISS, TAG, 0, 0, 10, s1,
+					 1),
+		       m, g;
 	uint8_t payload[NA_QFIFO_MAX * NA_QENTRY_WIRE];
 
 	cr_assert_eq(lcf_q_tenure(s1), lcf_q_tenure(s65), "6 bits of seq");
@@ -130,14 +81,14 @@ Test(qtag, grant_for_an_event_over_releases_the_block)
 	cr_assert_eq(na_qtable_done(&n2, TAG, 0, 1, LCF_GS_MODIFIED, 1u << 2, 1,
 				    &out, &loc),
 		     0);
-	m = qack(2, 0, 1, LCF_T_QRELEASE, LCF_Q_COUNT, 1);
+	m = qt_qack(2, 0, 1, LCF_T_QRELEASE, LCF_Q_COUNT, 1);
 	deliver(&n2, &m, NULL, 2);
 	clear();
 	na_qtable_tick(&n2, 2 + 7 * RTT, &out, &loc);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
 	cr_assert_eq(out.m[0].msg.aux, 1, "index 1 declared lost");
-	m = qack(2, 0, 1, LCF_T_QRELEASE, LCF_Q_OK, 1);
+	m = qt_qack(2, 0, 1, LCF_T_QRELEASE, LCF_Q_OK, 1);
 	deliver(&n2, &m, NULL, 100);
 
 	/* Node 0's s10 (retransmitted) holds Y and releases it. */
@@ -149,7 +100,7 @@ Test(qtag, grant_for_an_event_over_releases_the_block)
 	deliver(&n2, &late, NULL, 1001);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED, "queued by the tag");
-	m = forward(3, 0, 7, s65, 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 3, 0, 7, s65, 1);
 	deliver(&n2, &m, NULL, 1002);
 	cr_assert_eq(out.n, 0, "index 1 received: dropped");
 	clear();
@@ -158,7 +109,7 @@ Test(qtag, grant_for_an_event_over_releases_the_block)
 		     0);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QXFER);
 	cr_assert_eq(out.m[0].msg.copyset, s10, "to node 0's s10");
-	m = qack(2, 0, 65, LCF_T_QXFER, LCF_Q_OK, 1);
+	m = qt_qack(2, 0, 65, LCF_T_QXFER, LCF_Q_OK, 1);
 	deliver(&n2, &m, NULL, 1004);
 	cr_assert_eq(out.n, 1);
 	g = out.m[0].msg;
@@ -183,16 +134,16 @@ Test(qtag, grant_for_an_event_over_releases_the_block)
 
 	/* Node 3's retransmission meets s10's tenure: queued; the count
 	 * denial is met, and the approval answers node 3 Q_NACK. */
-	m = forward(3, 0, 7, s10, 1);
+	m = qt_forward(LCF_T_WRITE_MISS, TAG, 3, 0, 7, s10, 1);
 	deliver(&n0, &m, NULL, 1006);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
-	m = qack(0, 0, 10, LCF_T_QRELEASE, LCF_Q_COUNT, 1);
+	m = qt_qack(0, 0, 10, LCF_T_QRELEASE, LCF_Q_COUNT, 1);
 	deliver(&n0, &m, NULL, 1007);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
 	cr_assert_eq(out.m[0].msg.aux, 1);
-	m = qack(0, 0, 10, LCF_T_QRELEASE, LCF_Q_OK, 1);
+	m = qt_qack(0, 0, 10, LCF_T_QRELEASE, LCF_Q_OK, 1);
 	deliver(&n0, &m, NULL, 1008);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_NACK, "node 3 retries now");
@@ -219,20 +170,8 @@ Test(qtag, duplicate_grant_after_the_tenure_is_denied_harmlessly)
 		{ .node = 2, .thread = 1, .seq = 4, .type = 2, .index = 1 }
 	};
 	uint8_t buf[64];
-	int len = na_qg_encode(q, 1, buf, sizeof(buf));
-	struct lcf_msg g = { .version = LCF_VERSION,
-			     .type = NA_MSG_Q_GRANT,
-			     .node = 1,
-			     .thread = 0,
-			     .seq = 3,
-			     .tag = TAG,
-			     .gstatus = LCF_GS_MODIFIED,
-			     .copyset = 1,
-			     .len = (uint16_t)len,
-			     .aux = na_qg_aux(0, 1) },
-		       m;
+	struct lcf_msg g = qgrant(0, 1, 0, 3, q, 1, buf, sizeof(buf)), m;
 
-	cr_assert_gt(len, 0);
 	cr_assert_eq(na_qtable_init(&n1, 1, RTT, home_of, NULL), 0);
 	clear();
 	cr_assert_eq(na_qtable_request(&n1, TAG, 0, 3, 0, &out, &loc), 0);
@@ -245,7 +184,7 @@ Test(qtag, duplicate_grant_after_the_tenure_is_denied_harmlessly)
 				    &loc),
 		     0);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QXFER);
-	m = qack(1, 0, 3, LCF_T_QXFER, LCF_Q_OK, 0);
+	m = qt_qack(1, 0, 3, LCF_T_QXFER, LCF_Q_OK, 0);
 	deliver(&n1, &m, NULL, 4);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT, "to node 2");
 	m = (struct lcf_msg){ .version = LCF_VERSION,
@@ -260,7 +199,7 @@ Test(qtag, duplicate_grant_after_the_tenure_is_denied_harmlessly)
 	cr_assert_eq(out.n, 2);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT_ACK);
 	cr_assert_eq(out.m[1].msg.type, LCF_T_QRELEASE, "never a QXFER");
-	m = qack(1, 0, 3, LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
+	m = qt_qack(1, 0, 3, LCF_T_QRELEASE, LCF_Q_NOT_HOLDER, 0);
 	deliver(&n1, &m, NULL, 7);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_NACK, "no Q_GRANT to node 2");
@@ -275,15 +214,7 @@ Test(qtag, grant_for_a_forgotten_given_up_seq_is_released)
 {
 	struct na_qtable n1;
 	uint8_t buf[16];
-	struct lcf_msg g = { .version = LCF_VERSION,
-			     .type = NA_MSG_Q_GRANT,
-			     .node = 1,
-			     .thread = 0,
-			     .seq = 1,
-			     .tag = TAG,
-			     .gstatus = LCF_GS_MODIFIED,
-			     .copyset = 1,
-			     .aux = na_qg_aux(0, 0) };
+	struct lcf_msg g = qgrant(0, 1, 0, 1, NULL, 0, buf, sizeof(buf));
 
 	cr_assert_eq(na_qtable_init(&n1, 1, RTT, home_of, NULL), 0);
 	clear();

@@ -17,22 +17,9 @@
 #include "na_proto.h"
 #include "na_qplan.h"
 #include "na_qtable.h"
-
-#define TAG  0x40ull
-#define HOME 3
-#define RTT  10
-
-static uint16_t
-home_of(const void *ctx, uint64_t tag)
-{
-	(void)ctx;
-	(void)tag;
-	return HOME;
-}
+#include "qt_test.h"
 
 static struct na_qtable qt;
-static struct na_out out;
-static struct na_qlocals loc;
 
 static void
 setup(void)
@@ -44,13 +31,6 @@ static void
 teardown(void)
 {
 	na_qtable_fini(&qt);
-}
-
-static void
-clear(void)
-{
-	na_out_reset(&out);
-	loc.n = 0;
 }
 
 /* The switch's QWAIT (readers 2) or QGRANT for node 0's (thread, seq). */
@@ -68,34 +48,6 @@ sw(uint8_t type, uint16_t thread, uint32_t seq, uint8_t gs, uint32_t cs)
 				 .copyset = cs,
 				 .aux = (uint32_t)LCF_T_WRITE_MISS << 24 |
 					(type == LCF_T_QWAIT ? 2 : 0) };
-}
-
-static struct lcf_msg
-forward(uint16_t node, uint16_t thread, uint32_t seq, uint32_t holder,
-	uint32_t index)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_READ_MISS,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = node,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_fwd_aux(holder, index) };
-}
-
-static struct lcf_msg
-qack(uint16_t thread, uint32_t seq, uint8_t orig, enum lcf_q_reason why,
-     uint32_t fwd_cnt)
-{
-	return (struct lcf_msg){ .version = LCF_VERSION,
-				 .type = LCF_T_QXFER_ACK,
-				 .flags = LCF_F_IN_SWITCH,
-				 .node = 0,
-				 .thread = thread,
-				 .seq = seq,
-				 .tag = TAG,
-				 .aux = lcf_q_ack_aux(orig, why, fwd_cnt) };
 }
 
 static void
@@ -122,9 +74,10 @@ Test(qwait, forwards_buffered_then_qgrant_then_qxfer_to_head, .init = setup,
 
 	/* Requests meeting the waiting writer queue at it (reads too). */
 	clear();
-	handle(forward(1, 0, 3, me, 1), 2);
-	handle(forward(2, 0, 7, me, 2), 3);
-	handle(forward(2, 0, 7, me, 3), 4); /* a retransmission: counted */
+	handle(qt_forward(LCF_T_READ_MISS, TAG, 1, 0, 3, me, 1), 2);
+	handle(qt_forward(LCF_T_READ_MISS, TAG, 2, 0, 7, me, 2), 3);
+	handle(qt_forward(LCF_T_READ_MISS, TAG, 2, 0, 7, me, 3),
+	       4); /* a retransmission: counted */
 	cr_assert_eq(out.n, 2);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_QUEUED);
 	cr_assert_eq(out.m[0].dst, 1);
@@ -176,7 +129,7 @@ Test(qwait, forwards_buffered_then_qgrant_then_qxfer_to_head, .init = setup,
 	cr_assert_eq(out.m[0].msg.aux, 3);
 	cr_assert_eq(out.m[0].msg.copyset, lcf_q_id(1, 0, 3));
 	clear();
-	handle(qack(1, 5, LCF_T_QXFER, LCF_Q_OK, 3), 9);
+	handle(qt_qack(0, 1, 5, LCF_T_QXFER, LCF_Q_OK, 3), 9);
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);
 	cr_assert_eq(out.m[0].dst, 1);
@@ -217,7 +170,7 @@ Test(qwait, given_up_waiting_writer_is_polled_and_passes_on, .init = setup,
 	clear();
 	cr_assert_eq(na_qtable_request(&qt, TAG, 1, 5, 0, &out, &loc), 0);
 	handle(sw(LCF_T_QWAIT, 1, 5, 0, 0), 1);
-	handle(forward(2, 0, 7, me, 1), 2);
+	handle(qt_forward(LCF_T_READ_MISS, TAG, 2, 0, 7, me, 1), 2);
 	/* The requester gives the seq up (its NACKed copy ended the event
 	 * before the QWAIT): kept, the table polls. */
 	clear();
@@ -249,7 +202,7 @@ Test(qwait, given_up_waiting_writer_is_polled_and_passes_on, .init = setup,
 	clear();
 	na_qtable_tick(&qt, 40, &out, &loc);
 	cr_assert_eq(out.n, 0, "no more polls");
-	handle(qack(1, 5, LCF_T_QXFER, LCF_Q_OK, 1), 41);
+	handle(qt_qack(0, 1, 5, LCF_T_QXFER, LCF_Q_OK, 1), 41);
 	cr_assert_eq(out.m[0].msg.type, NA_MSG_Q_GRANT);
 	handle((struct lcf_msg){ .type = NA_MSG_Q_GRANT_ACK,
 				 .node = 2,
@@ -308,7 +261,7 @@ Test(qwait, lost_qwait_quarantine_then_abandon_polls_and_passes_on,
 	cr_assert(!na_qtable_holds(&qt, TAG, 1, 5), "waiting, no QWAIT");
 	/* A forward for its tenure: it may be a copy's switch lock (the
 	 * ABORT's answer tells), so still not held. */
-	handle(forward(2, 0, 7, me, 1), 1);
+	handle(qt_forward(LCF_T_READ_MISS, TAG, 2, 0, 7, me, 1), 1);
 	cr_assert(!na_qtable_holds(&qt, TAG, 1, 5));
 	/* The quarantine's re-sent request met readers: QWAIT. */
 	clear();
@@ -335,7 +288,7 @@ Test(qwait, lost_qwait_quarantine_then_abandon_polls_and_passes_on,
 	cr_assert_eq(out.m[0].msg.copyset, lcf_q_id(2, 0, 7));
 	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "ending");
 	clear();
-	handle(qack(1, 5, LCF_T_QXFER, LCF_Q_OK, 1), 11);
+	handle(qt_qack(0, 1, 5, LCF_T_QXFER, LCF_Q_OK, 1), 11);
 	handle((struct lcf_msg){ .type = NA_MSG_Q_GRANT_ACK,
 				 .node = 2,
 				 .thread = 0,
@@ -390,7 +343,7 @@ Test(qwait, given_up_seq_qwait_polls_qgrant_passes_on_holds, .init = setup,
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
 	clear();
-	handle(qack(1, 5, LCF_T_QRELEASE, LCF_Q_OK, 0), 21);
+	handle(qt_qack(0, 1, 5, LCF_T_QRELEASE, LCF_Q_OK, 0), 21);
 	cr_assert_eq(loc.n, 1); /* its UNLOCK_ACK: a stale reply there */
 	cr_assert_eq(loc.l[0].m.type, LCF_T_UNLOCK_ACK);
 	cr_assert(na_qtable_holds(&qt, TAG, 1, 5), "passed on");
@@ -411,7 +364,7 @@ Test(qwait, waiting_denial_resent_at_the_bound, .init = setup, .fini = teardown)
 		     0);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
 	clear();
-	handle(qack(1, 5, LCF_T_QRELEASE, LCF_Q_WAITING, 0), 2);
+	handle(qt_qack(0, 1, 5, LCF_T_QRELEASE, LCF_Q_WAITING, 0), 2);
 	cr_assert_eq(out.n + loc.n, 0);
 	cr_assert_eq(qt.st.qrelease_denied, 1);
 	na_qtable_tick(&qt, 2 + NA_QH_BOUND_RTTS * RTT - 1, &out, &loc);
@@ -420,7 +373,7 @@ Test(qwait, waiting_denial_resent_at_the_bound, .init = setup, .fini = teardown)
 	cr_assert_eq(out.n, 1);
 	cr_assert_eq(out.m[0].msg.type, LCF_T_QRELEASE);
 	clear();
-	handle(qack(1, 5, LCF_T_QRELEASE, LCF_Q_OK, 0), 80);
+	handle(qt_qack(0, 1, 5, LCF_T_QRELEASE, LCF_Q_OK, 0), 80);
 	cr_assert_eq(loc.n, 1);
 	cr_assert_eq(loc.l[0].m.type, LCF_T_UNLOCK_ACK);
 }
