@@ -545,6 +545,19 @@ Test(region, local_wait_ends_the_abandoned_request)
 	cluster_down();
 }
 
+/* One thread's `fn` on a lossless cluster in queued lock mode. */
+static void
+run_queued_one(void *(*fn)(void *))
+{
+	void *args[1] = { NULL };
+
+	lock_mode = "queued";
+	cluster_up(0);
+	lock_mode = "retry";
+	run_all(fn, args, 1, 1000000);
+	cluster_down();
+}
+
 /* ---- a stopped node's thread gives up a tenure that never ends ----------- */
 
 /*
@@ -589,13 +602,7 @@ stopped_begin(void *arg)
 
 Test(region, stopped_thread_gives_up_a_tenure_that_never_ends)
 {
-	void *args[1] = { NULL };
-
-	lock_mode = "queued";
-	cluster_up(0);
-	lock_mode = "retry";
-	run_all(stopped_begin, args, 1, 1000000);
-	cluster_down();
+	run_queued_one(stopped_begin);
 }
 
 /*
@@ -660,13 +667,7 @@ round_begin(void *arg)
 
 Test(region, round_takes_an_event_waiting_for_its_ending_tenure)
 {
-	void *args[1] = { NULL };
-
-	lock_mode = "queued";
-	cluster_up(0);
-	lock_mode = "retry";
-	run_all(round_begin, args, 1, 1000000);
-	cluster_down();
+	run_queued_one(round_begin);
 }
 
 /* ---- an event given up in a recovery round ------------------------------ */
