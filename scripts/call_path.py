@@ -127,6 +127,16 @@ def main():
               're-entries %d' % (a.label, first[0],
                                  len({f for f, _ in ent[:first[0]]}),
                                  first[1]))
+    wired = [(len({f for f, _ in e[:x[0]]}), x[1])
+             for e, _, x in res if x]
+    if wired:
+        print('%s: to the request\'s frame, over the %d that sent it on the '
+              'wire: files median %g max %d, re-entries median %g max %d' %
+              (a.label, len(wired),
+               statistics.median(f for f, _ in wired),
+               max(f for f, _ in wired),
+               statistics.median(r for _, r in wired),
+               max(r for _, r in wired)))
     fl = [len({f for f, _ in e}) for e, _, _ in res]
     rl = [r for _, r, _ in res]
     print('%s: over the %d: files min %d median %g max %d, re-entries '

@@ -44,6 +44,17 @@ na_req_unlock_ack(struct dsm_thread *t, const struct na_mail *x)
 	}
 }
 
+/** Copy `m` of an event's request, unlock or ABORT went on the wire. */
+static inline void
+na_req_on_wire(struct dsm_thread *t, const struct lcf_msg *m)
+{
+	/* lib/model/homelocal.pml -guard: a later copy going local could
+	 * leave this one to take the switch's lock after the unlock. */
+	if (t->local_seq == m->seq)
+		t->local_seq = 0;
+	t->last_wired[m->seq & 1] = m->seq;
+}
+
 /**
  * Send copy `m` of event m->seq's request (`any_owner` false), unlock or
  * ABORT (`any_owner` true) to its home (lib/model/homelocal.pml):
@@ -66,11 +77,7 @@ na_req_send_home(struct dsm_thread *t, const struct lcf_msg *m, bool local,
 
 	if (na_node_send_home(n, m, try_local, any_owner))
 		return true;
-	/* lib/model/homelocal.pml -guard: a later copy going local could
-	 * leave this one to take the switch's lock after the unlock. */
-	if (t->local_seq == m->seq)
-		t->local_seq = 0;
-	t->last_wired[p] = m->seq;
+	na_req_on_wire(t, m);
 	return false;
 }
 

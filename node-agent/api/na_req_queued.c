@@ -86,8 +86,7 @@ bool
 na_reqq_pending_grant(struct dsm_thread *t, struct na_reqq *q,
 		      struct na_collect *c, uint64_t *deadline)
 {
-	if (!q->on || !t->qgrant_valid || t->qgrant.seq != q->req.seq ||
-	    t->qgrant.tag != q->req.tag)
+	if (!q->on || !na_reqq_grant_here(t, &q->req))
 		return false;
 	granted(t, q, &t->qgrant, c, deadline);
 	return true;

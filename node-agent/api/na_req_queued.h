@@ -26,16 +26,26 @@ struct na_reqq {
 	bool swait;   /* QWAIT: the block's waiting writer, polling */
 	bool granted; /* Q_GRANT or QGRANT: the lock is the event's */
 	bool noop;    /* granted, but the check failed (na_qplan.h) */
+	bool sent;    /* the request's first copy went with `on`'s call */
 	struct lcf_msg req;
 	struct na_qplan plan;
 	uint8_t gs;
 	uint32_t cs;
 };
 
+/** Is the thread's kept Q_GRANT (t->qgrant) for request `m`? */
+static inline bool
+na_reqq_grant_here(const struct dsm_thread *t, const struct lcf_msg *m)
+{
+	return t->qgrant_valid && t->qgrant.seq == m->seq &&
+	       t->qgrant.tag == m->tag;
+}
+
 /** Register the event of request `m` (waits while another local event's
- * tenure on the block ends). @return false when a recovery round took the
- * block meanwhile: nothing registered or sent, the event is retried after
- * the round. */
+ * tenure on the block ends) and, registered, send `m` (q->sent) unless
+ * its Q_GRANT is here already (na_reqq_pending_grant takes it). @return
+ * false when a recovery round took the block meanwhile: nothing
+ * registered or sent, the event is retried after the round. */
 static inline bool
 na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 {
@@ -44,10 +54,13 @@ na_reqq_begin(struct dsm_thread *t, struct na_reqq *q, const struct lcf_msg *m)
 	memset(q, 0, sizeof(*q));
 	q->req = *m;
 	for (unsigned i = 0;; i++) {
-		int rc = na_node_q_request(t->n, m->tag, t->id, m->seq);
+		bool send = !na_reqq_grant_here(t, m);
+		int rc = na_node_q_request(t->n, t->id, m, send);
 
-		if (rc == 0)
+		if (rc == 0) {
 			q->on = true;
+			q->sent = send;
+		}
 		if (rc != -EBUSY && rc != -ENOSPC)
 			break;
 		/* A recovery round took the block: its report waits for the

@@ -370,14 +370,18 @@ again:
 	sent = na_now_ns();
 	deadline = sent + na_req_timeout(t, NA_REQ_TIMEOUT_RTTS, 0);
 	wired = false;
-	if (!q.on || !t->qgrant_valid ||
+	if (!q.on || !na_reqq_grant_here(t, &m) ||
 	    !na_reqq_pending_grant(t, &q, c, &deadline)) {
 		if (tr)
 			na_req_trace(t, LCF_TP_EV_SEND, m.type, seq, home,
 				     rt->copies);
-		/* An in-process answer is no round trip: sampled, it would
+		/* Queued mode sent it as it registered (na_reqq_begin). An
+		 * in-process answer is no round trip: sampled, it would
 		 * shrink the RTT, and the NACK back-off with it, to ~0. */
-		wired = !na_req_send_home(t, &m, t->local_seq == seq, false) &&
+		if (q.sent)
+			na_req_on_wire(t, &m);
+		wired = (q.sent || !na_req_send_home(t, &m, t->local_seq == seq,
+						     false)) &&
 			na_node_wired(t->n, m.dst_node, m.type);
 		rt->copies++;
 	}

@@ -330,8 +330,8 @@ q_leave(struct na_node *n, struct na_out *out, const struct na_qlocals *loc)
 }
 
 int
-na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,
-		  uint32_t seq)
+na_node_q_request(struct na_node *n, uint16_t thread, const struct lcf_msg *req,
+		  bool send)
 {
 	struct na_qlocals loc = { 0 };
 	struct na_out *out;
@@ -340,8 +340,11 @@ na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,
 	if (!n->qt)
 		return -ENOTSUP;
 	out = q_enter(n);
-	rc = na_qtable_request(n->qt, tag, thread, seq, na_now_ns(), out, &loc);
+	rc = na_qtable_request(n->qt, req->tag, thread, req->seq, na_now_ns(),
+			       out, &loc);
 	q_leave(n, out, &loc);
+	if (rc == 0 && send)
+		na_node_send(n, req->dst_node, req, NULL);
 	return rc;
 }
 

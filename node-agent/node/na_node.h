@@ -225,12 +225,16 @@ void na_node_run_deferred(struct na_node *n);
  */
 
 /**
- * Event (thread, seq) requests `tag`: it may become the queue holder.
+ * Event (thread, req->seq) requests req->tag: it may become the queue
+ * holder. Registered, it sends `req` on the wire when `send` (false: a
+ * Q_GRANT for the event is here already), in the same call: no copy of a
+ * request leaves before the slot that takes its grant.
  * @return 0, -EBUSY (another local event still has the block's holder:
- *         wait and call again), -ENOSPC / -ENOTSUP (run without).
+ *         wait and call again), -ENOSPC / -ENOTSUP (run without; nothing
+ *         sent).
  */
-int na_node_q_request(struct na_node *n, uint64_t tag, uint16_t thread,
-		      uint32_t seq);
+int na_node_q_request(struct na_node *n, uint16_t thread,
+		      const struct lcf_msg *req, bool send);
 
 /** The event's answer: `holds` when the switch granted it a write lock
  * (it holds the queue now), else it will not hold through the queue. */
