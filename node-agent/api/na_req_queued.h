@@ -26,7 +26,7 @@ struct na_reqq {
 	bool swait;   /* QWAIT: the block's waiting writer, polling */
 	bool granted; /* Q_GRANT or QGRANT: the lock is the event's */
 	bool noop;    /* granted, but the check failed (na_qplan.h) */
-	bool sent;    /* the request's first copy went with `on`'s call */
+	bool sent;    /* the registration sent the request's first copy */
 	struct lcf_msg req;
 	struct na_qplan plan;
 	uint8_t gs;
