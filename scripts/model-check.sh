@@ -832,6 +832,7 @@ else
 	PML=qtag.pml run qtag-dup pass "-DPHANTOM -DDUP=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
 	PML=qtag.pml run qtag-loss pass "-DPHANTOM -DLOSS=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
 	PML=qtag.pml run qtag-index "known:yw==0" "-DPHANTOM -DRESEND=4" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-index-trim pass "-DPHANTOM -DRESEND=4 -DTRIM" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	# The late request copy across a restart (CI: qfault-restart-hold):
 	# liveness under weak fairness (LIVE: BEGIN and the quarantine their
 	# own processes), in order: -old a non-progress cycle, QUAR passes;
