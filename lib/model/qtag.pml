@@ -59,7 +59,11 @@
  * TRIM: the rule for that denial (trim below): an index the holder had
  * when it sent the end and past the denial's FWD_CNT is an older tenure's
  * copy; its entry gets Q_NACK, the index is dropped and the end resent
- * with the count of the rest (run qtag-index-trim passes).
+ * with the count of the rest (run qtag-index-trim passes). The model
+ * resends only while no answer is in flight, so a denial answers the last
+ * send; a duplicate of an older denial arriving after a resend (the C's
+ * timer, network duplicates) would drop forwards of this tenure that came
+ * between the two sends: the C needs the denial to name its send.
  *
  * Properties: SWMR (ghost holder); at quiescence Y free, QSTATE {0, 0},
  * node 2 done, and each requester done or out of sends (declared lost
