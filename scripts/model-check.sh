@@ -831,7 +831,14 @@ else
 	PML=qtag.pml run qtag-tw2 pass "-DTW=2 -DEVH=5 -DPHANTOM" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	PML=qtag.pml run qtag-dup pass "-DPHANTOM -DDUP=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
 	PML=qtag.pml run qtag-loss pass "-DPHANTOM -DLOSS=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
+	# A late index past the later tenure's FWD_CNT: the end denied `count`
+	# for good (-index, RESEND bounds the ending's sends); TRIM drops the
+	# indices past a denial's FWD_CNT that the denied end carried.
 	PML=qtag.pml run qtag-index "known:yw==0" "-DPHANTOM -DRESEND=4" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-index-trim pass "-DPHANTOM -DRESEND=4 -DTRIM" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	# DUP 1 needs RESEND 6: at 4 a duplicated alias, queued again after the
+	# trim, and the requesters' retransmissions use the ending's sends.
+	PML=qtag.pml run qtag-index-trim-dup pass "-DPHANTOM -DRESEND=6 -DTRIM -DDUP=1" "-DSAFETY -DMEMLIM=8000" "-m100000"
 	# The late request copy across a restart (CI: qfault-restart-hold):
 	# liveness under weak fairness (LIVE: BEGIN and the quarantine their
 	# own processes), in order: -old a non-progress cycle, QUAR passes;

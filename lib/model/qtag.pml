@@ -56,6 +56,15 @@
  * exceed FWD_CNT, denied `count` until more forwards come; with none, Y
  * stays locked under PHANTOM too (run qtag-index, known).
  *
+ * TRIM: the rule for that denial (trim below): an index the holder had
+ * when it sent the end and past the denial's FWD_CNT is an older tenure's
+ * copy; its entry gets Q_NACK, the index is dropped and the end resent
+ * with the count of the rest (run qtag-index-trim passes). The model
+ * resends only while no answer is in flight, so a denial answers the last
+ * send; a duplicate of an older denial arriving after a resend (the C's
+ * timer, network duplicates) would drop forwards of this tenure that came
+ * between the two sends: the C needs the denial to name its send.
+ *
  * Properties: SWMR (ghost holder); at quiescence Y free, QSTATE {0, 0},
  * node 2 done, and each requester done or out of sends (declared lost
  * while its forward was late, it may need more than RETX: the model's
@@ -132,6 +141,15 @@ bit xf[3];       /* ending: QXFER sent (else QRELEASE) */
 bit ph[3];       /* ending a tenure handed to an event that was over */
 byte retx[3];
 byte rs[3];      /* RESEND: the ending's sends this tenure */
+#ifdef TRIM
+byte qx0[3], qx1[3]; /* the queue entries' indices, 0 none (a Q_GRANT's rest) */
+byte sentrcv[3];    /* rcv when the ending's last QXFER/QRELEASE was sent */
+#define SNAP(n) sentrcv[n] = rcv[n]
+#define QX(n, x, v) x[n] = v
+#else
+#define SNAP(n) skip
+#define QX(n, x, v) skip
+#endif
 #if RESEND > 0
 #define RS(n) (rs[n] < RESEND)
 #define RS_INC(n) rs[n]++
@@ -254,18 +272,19 @@ end:	do
 /* end the tenure: QRELEASE (queue empty, or a phantom's), else QXFER */
 inline send_end(n)
 {
+	SNAP(n);
 	if
 	:: q0[n] == 0 || ph[n] -> xf[n] = 0; put(QREL, SW, n, seq[n], CNT(n), 0, 0)
 	:: else -> xf[n] = 1; put(QXFER, SW, n, seq[n], CNT(n), q0[n], 0)
 	fi
 }
 
-inline enqueue(n, id)
+inline enqueue(n, id, x)
 {
 	if
 	:: q0[n] == id || q1[n] == id -> skip
-	:: q0[n] != id && q1[n] != id && q0[n] == 0 -> q0[n] = id
-	:: q0[n] != id && q1[n] != id && q0[n] != 0 && q1[n] == 0 -> q1[n] = id
+	:: q0[n] != id && q1[n] != id && q0[n] == 0 -> q0[n] = id; QX(n, qx0, x)
+	:: q0[n] != id && q1[n] != id && q0[n] != 0 && q1[n] == 0 -> q1[n] = id; QX(n, qx1, x)
 	:: else -> assert(false) /* two requesters: never more than two */
 	fi
 }
@@ -274,6 +293,7 @@ inline enqueue(n, id)
 inline next_event(n)
 {
 	rcv[n] = 0; q0[n] = 0; q1[n] = 0; fcw[n] = 0; xf[n] = 0; rs[n] = 0;
+	QX(n, qx0, 0); QX(n, qx1, 0); SNAP(n);
 	if
 	:: ph[n] -> ph[n] = 0; st[n] = 5
 	:: !ph[n] && n == H && seq[n] < EVH -> seq[n]++; st[n] = 0
@@ -287,6 +307,30 @@ inline hold(n)
 	assert(holder == 255); /* SWMR */
 	holder = n; st[n] = 2
 }
+
+#ifdef TRIM
+#define PAST(n, x, f) (x[n] > f && (sentrcv[n] >> (x[n] - 1) & 1))
+/* a `count` denial with FWD_CNT f: an index the holder had when it sent
+ * the end and past f is no forward of this tenure (the switch assigns an
+ * index before it can arrive, and FWD_CNT never falls within a tenure):
+ * an older tenure's copy whose tag aliases. Its entry gets Q_NACK (the
+ * requester retries), the index is dropped: the end's next count is
+ * this tenure's. Indices that came after the send are kept (they may be
+ * past f and this tenure's). */
+inline trim(n, f)
+{
+	if
+	:: PAST(n, qx1, f) -> put(QNACK, IDN(q1[n]), n, IDS(q1[n]), 0, 0, 0); q1[n] = 0; qx1[n] = 0
+	:: else -> skip
+	fi;
+	if
+	:: PAST(n, qx0, f) -> put(QNACK, IDN(q0[n]), n, IDS(q0[n]), 0, 0, 0);
+		q0[n] = q1[n]; qx0[n] = qx1[n]; q1[n] = 0; qx1[n] = 0
+	:: else -> skip
+	fi;
+	rcv[n] = rcv[n] & ~(sentrcv[n] >> f << f)
+}
+#endif
 
 #define HOLDS_TAG(n, g) (st[n] >= 1 && st[n] <= 3 && TAG(n, seq[n]) == g)
 
@@ -302,13 +346,14 @@ inline receive(n)
 		if
 		:: rcv[n] >> (a - 1) & 1 -> skip /* that index came: a duplicate */
 		:: else -> rcv[n] = rcv[n] | 1 << (a - 1);
-			if :: r != n -> enqueue(n, ID(r, s)) :: else -> skip fi
+			if :: r != n -> enqueue(n, ID(r, s), a) :: else -> skip fi
 		fi
 	:: e == FWD && !HOLDS_TAG(n, b) && r != n -> put(QNACK, r, n, s, 0, 0, 0)
 	:: e == QGRANT && st[n] == 1 && s == seq[n] ->
 		/* the granted entry goes before the buffered forwards */
 		if
-		:: tmp.q != 0 && tmp.q != q0[n] -> q1[n] = q0[n]; q0[n] = tmp.q
+		:: tmp.q != 0 && tmp.q != q0[n] -> q1[n] = q0[n]; q0[n] = tmp.q;
+			QX(n, qx1, qx0[n]); QX(n, qx0, 0)
 		:: else -> skip
 		fi;
 		hold(n)
@@ -332,7 +377,11 @@ inline receive(n)
 			next_event(n)
 		:: else -> next_event(n)
 		fi
-	:: e == QACK && st[n] == 3 && s == seq[n] && a == R_COUNT -> fcw[n] = b
+	:: e == QACK && st[n] == 3 && s == seq[n] && a == R_COUNT ->
+#ifdef TRIM
+		trim(n, b);
+#endif
+		fcw[n] = b
 	:: else -> skip
 	fi
 }
