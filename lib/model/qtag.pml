@@ -56,14 +56,39 @@
  * exceed FWD_CNT, denied `count` until more forwards come; with none, Y
  * stays locked under PHANTOM too (run qtag-index, known).
  *
- * TRIM: the rule for that denial (trim below): an index the holder had
- * when it sent the end and past the denial's FWD_CNT is an older tenure's
- * copy; its entry gets Q_NACK, the index is dropped and the end resent
- * with the count of the rest (run qtag-index-trim passes). The model
- * resends only while no answer is in flight, so a denial answers the last
- * send; a duplicate of an older denial arriving after a resend (the C's
- * timer, network duplicates) would drop forwards of this tenure that came
- * between the two sends: the C needs the denial to name its send.
+ * STALE n: n times in a run the ending's timer fires while one end or its
+ * answer is in flight (the answer late, not lost), so the switch takes
+ * two ends in either order and an answer comes after a later send; DUPA
+ * n: n duplicates of a QXFER_ACK, the timer not waiting for them (they
+ * may come after later sends, or in a later tenure of that seq).
+ *
+ * Rules for that denial:
+ *   TRIM   an index the holder had when it sent the end and past the
+ *          denial's FWD_CNT is taken for an older tenure's copy: its entry
+ *          gets Q_NACK, the index is dropped, the end resent with the rest
+ *          (qtag-index-trim passes). It takes the denial for the answer to
+ *          the last send: with STALE 1, FWD_CNT 1 answering an earlier
+ *          send drops index 2 of this tenure (REAL: ghost realb, the
+ *          indices from forwards of the holder's own tenure, numbered by
+ *          the switch; run qtag-stale-trim).
+ *   UPTO   the end's count is the indices up to the highest FWD_CNT a
+ *          `count` denial of the tenure reported (all before the first);
+ *          a denial below it answers an earlier pass (FWD_CNT never falls
+ *          within a tenure): nothing changes. Nothing is dropped: an
+ *          index past FWD_CNT that came before the denial is an older
+ *          tenure's copy (a forward reaches the holder after the switch
+ *          counted it), one that came after is counted once a later
+ *          denial reports it. Approved, the count is FWD_CNT and every
+ *          index up to it came (or was declared lost).
+ * and for the end itself (an approval does not say which send it answers):
+ *   default the end is chosen at each send: with STALE 1 a QRELEASE is
+ *          approved, an aliasing copy comes, the end resent as QXFER to
+ *          it, and the QRELEASE's approval sends Q_GRANT: two holders
+ *          (run qtag-stale-nopin, UPTO).
+ *   PIN    the end (QRELEASE, or QXFER and its next) is kept from its
+ *          first send until a `count` denial's FWD_CNT passes every count
+ *          sent (smax): none of those ends can be approved then. A
+ *          QRELEASE approved with entries queued since: Q_NACK to them.
  *
  * Properties: SWMR (ghost holder); at quiescence Y free, QSTATE {0, 0},
  * node 2 done, and each requester done or out of sends (declared lost
@@ -95,7 +120,20 @@
 #ifndef RESEND
 #define RESEND 0
 #endif
+#ifndef DUPA
+#define DUPA 0
+#endif
+#ifndef STALE
+#define STALE 0
+#endif
+#ifndef NSLOT
 #define NSLOT 6
+#endif
+#if NSLOT == 7
+#define S6(x) x /* the bag's seventh slot in the macros below */
+#else
+#define S6(x)
+#endif
 /* node 0's request meets node 2's first tenure, node 1's its last */
 #ifdef ANYSTART
 #define START(n) true
@@ -125,7 +163,7 @@
 typedef msg_t { byte t; byte dst; byte src; byte seq; byte a; byte b; byte q };
 msg_t net[NSLOT];
 hidden msg_t tmp;
-byte dup = 0, loss = 0, late = 0;
+byte dup = 0, loss = 0, late = 0, dupa = 0, stale = 0;
 
 /* switch */
 bit yw = 0;
@@ -158,18 +196,71 @@ byte sentrcv[3];    /* rcv when the ending's last QXFER/QRELEASE was sent */
 #define RS_INC(n) skip
 #endif
 byte holder = 255; /* ghost: the node whose event holds Y */
+#ifdef REAL
+/* ghost: the switch's tenures numbered (ser), the one it gave each node
+ * last (gser), a forward's number (its q) and the indices a holder
+ * counted from forwards of its own tenure (realb): TRIM drops none */
+byte ser = 0, gser[3], realb[3];
+#define TENURE(n) ser++; gser[n] = ser
+#define FWDQ ser
+#define REAL(n, a) if :: tmp.q == gser[n] -> realb[n] = realb[n] | 1 << (a - 1) :: else -> skip fi
+#define GHOSTCLR(n) realb[n] = 0
+#define NOREAL(n, m) assert((realb[n] & (m)) == 0) /* no forward of this tenure */
+#else
+#define GHOSTCLR(n) skip
+#define NOREAL(n, m) skip
+#define TENURE(n) skip
+#define FWDQ 0
+#define REAL(n, a) skip
+#endif
 
 #define SL(i, T, D, S, Q) (net[i].t == T && net[i].dst == D && net[i].src == S && net[i].seq == Q)
 #define ANY(T, D, S, Q) (SL(0, T, D, S, Q) || SL(1, T, D, S, Q) || SL(2, T, D, S, Q) || \
-	SL(3, T, D, S, Q) || SL(4, T, D, S, Q) || SL(5, T, D, S, Q))
+	SL(3, T, D, S, Q) || SL(4, T, D, S, Q) || SL(5, T, D, S, Q) S6(|| SL(6, T, D, S, Q)))
 #define TO(i, D) (net[i].t != 0 && net[i].dst == D)
-#define HAS(D) (TO(0, D) || TO(1, D) || TO(2, D) || TO(3, D) || TO(4, D) || TO(5, D))
+#define HAS(D) (TO(0, D) || TO(1, D) || TO(2, D) || TO(3, D) || TO(4, D) || TO(5, D) S6(|| TO(6, D)))
 #define FT(i, D) (net[i].t == FWD && net[i].dst == D)
-#define FWDTO(D) (FT(0, D) || FT(1, D) || FT(2, D) || FT(3, D) || FT(4, D) || FT(5, D))
+#define FWDTO(D) (FT(0, D) || FT(1, D) || FT(2, D) || FT(3, D) || FT(4, D) || FT(5, D) S6(|| FT(6, D)))
 #define FO(i, S) (net[i].t == FWD && net[i].src == S)
-#define FWDOF(S) (FO(0, S) || FO(1, S) || FO(2, S) || FO(3, S) || FO(4, S) || FO(5, S))
-#define CNT(n) ((rcv[n] & 1) + (rcv[n] >> 1 & 1) + (rcv[n] >> 2 & 1) + (rcv[n] >> 3 & 1) + \
-	(rcv[n] >> 4 & 1) + (rcv[n] >> 5 & 1) + (rcv[n] >> 6 & 1) + (rcv[n] >> 7 & 1))
+#define FWDOF(S) (FO(0, S) || FO(1, S) || FO(2, S) || FO(3, S) || FO(4, S) || FO(5, S) S6(|| FO(6, S)))
+#define POP(x) ((x & 1) + (x >> 1 & 1) + (x >> 2 & 1) + (x >> 3 & 1) + \
+	(x >> 4 & 1) + (x >> 5 & 1) + (x >> 6 & 1) + (x >> 7 & 1))
+#ifdef PIN
+/* the end sent is kept (pin) until a `count` denial's FWD_CNT is past
+ * every count sent (smax): none of those ends can be approved any more */
+bit pin[3];
+byte smax[3];
+#define PINREL(n) (pin[n] && !xf[n])
+#define PINQ true
+#define PINSET(n) pin[n] = 1; if :: CNT(n) > smax[n] -> smax[n] = CNT(n) :: else -> skip fi
+#define PINCLR(n) pin[n] = 0; smax[n] = 0
+#define UNPIN(n, f) if :: f > smax[n] -> pin[n] = 0 :: else -> skip fi
+#else
+#define PINREL(n) false
+#define PINQ false
+#define PINSET(n) skip
+#define PINCLR(n) skip
+#define UNPIN(n, f) skip
+#endif
+#ifdef UPTO
+/* the end's count: the indices up to the highest FWD_CNT a `count`
+ * denial of the tenure reported (fmx - 1; fmx 0: none yet, all); fmk
+ * the mask of those indices */
+byte fmx[3], fmk[3];
+#define UPCLR(n) fmx[n] = 0; fmk[n] = 255
+#define CNT(n) POP((rcv[n] & fmk[n]))
+#else
+#define UPCLR(n) skip
+#define CNT(n) POP(rcv[n])
+#endif
+#define EA(i, n) ((net[i].t == QACK && net[i].dst == n && net[i].q == 0 || \
+	(net[i].t == QXFER || net[i].t == QREL) && net[i].src == n) -> 1 : 0)
+#define ENDS(n) (EA(0, n) + EA(1, n) + EA(2, n) + EA(3, n) + EA(4, n) + EA(5, n) S6(+ EA(6, n)))
+#if DUPA > 0
+#define ENDFREE(n) (ENDS(n) == 0)
+#else
+#define ENDFREE(n) (!ANY(QXFER, SW, n, seq[n]) && !ANY(QREL, SW, n, seq[n]) && !ANY(QACK, n, SW, seq[n]))
+#endif
 
 inline put(T, D, S, Q, A, B, QQ)
 {
@@ -238,6 +329,15 @@ end:	do
 			put(net[k].t, net[k].dst, net[k].src, net[k].seq, net[k].a, net[k].b, net[k].q)
 		:: else -> skip
 		fi; norm() }
+	:: atomic { dupa < DUPA ->
+		k = 0;
+		do :: k < NSLOT - 1 -> k++ :: break od;
+		if
+		:: net[k].t == QACK && net[k].q == 0 -> dupa++;
+			/* q 1: a copy the ending's timer does not wait for */
+			put(QACK, net[k].dst, net[k].src, net[k].seq, net[k].a, net[k].b, 1)
+		:: else -> skip
+		fi; norm() }
 	:: atomic { loss < LOSS ->
 		k = 0;
 		do :: k < NSLOT - 1 -> k++ :: break od;
@@ -257,9 +357,11 @@ end:	do
 		fi;
 		if
 		:: e == REQ && s <= over[r] -> skip /* the event is over: NACK, ignored */
-		:: e == REQ && s > over[r] && !yw -> yw = 1; qh = ID(r, s); fc = 0; put(GRANTED, r, SW, s, 0, 0, 0)
-		:: e == REQ && s > over[r] && yw -> fc++; put(FWD, IDN(qh), r, s, fc, TAG(IDN(qh), IDS(qh)), 0)
-		:: e == QXFER && qh == ID(r, s) && fc == a -> qh = b; fc = 0; put(QACK, r, SW, s, R_OK, 0, 0)
+		:: e == REQ && s > over[r] && !yw -> yw = 1; qh = ID(r, s); fc = 0; TENURE(r);
+			put(GRANTED, r, SW, s, 0, 0, 0)
+		:: e == REQ && s > over[r] && yw -> fc++; put(FWD, IDN(qh), r, s, fc, TAG(IDN(qh), IDS(qh)), FWDQ)
+		:: e == QXFER && qh == ID(r, s) && fc == a -> qh = b; fc = 0; TENURE(IDN(b));
+			put(QACK, r, SW, s, R_OK, 0, 0)
 		:: e == QREL && qh == ID(r, s) && fc == a ->
 			yw = 0; qh = 0; fc = 0; put(QACK, r, SW, s, R_OK, 0, 0)
 		:: (e == QXFER || e == QREL) && qh == ID(r, s) && fc != a -> put(QACK, r, SW, s, R_COUNT, fc, 0)
@@ -274,9 +376,10 @@ inline send_end(n)
 {
 	SNAP(n);
 	if
-	:: q0[n] == 0 || ph[n] -> xf[n] = 0; put(QREL, SW, n, seq[n], CNT(n), 0, 0)
+	:: q0[n] == 0 || ph[n] || PINREL(n) -> xf[n] = 0; put(QREL, SW, n, seq[n], CNT(n), 0, 0)
 	:: else -> xf[n] = 1; put(QXFER, SW, n, seq[n], CNT(n), q0[n], 0)
-	fi
+	fi;
+	PINSET(n)
 }
 
 inline enqueue(n, id, x)
@@ -293,7 +396,7 @@ inline enqueue(n, id, x)
 inline next_event(n)
 {
 	rcv[n] = 0; q0[n] = 0; q1[n] = 0; fcw[n] = 0; xf[n] = 0; rs[n] = 0;
-	QX(n, qx0, 0); QX(n, qx1, 0); SNAP(n);
+	QX(n, qx0, 0); QX(n, qx1, 0); SNAP(n); GHOSTCLR(n); UPCLR(n); PINCLR(n);
 	if
 	:: ph[n] -> ph[n] = 0; st[n] = 5
 	:: !ph[n] && n == H && seq[n] < EVH -> seq[n]++; st[n] = 0
@@ -319,6 +422,7 @@ inline hold(n)
  * past f and this tenure's). */
 inline trim(n, f)
 {
+	NOREAL(n, sentrcv[n] >> f << f);
 	if
 	:: PAST(n, qx1, f) -> put(QNACK, IDN(q1[n]), n, IDS(q1[n]), 0, 0, 0); q1[n] = 0; qx1[n] = 0
 	:: else -> skip
@@ -345,7 +449,7 @@ inline receive(n)
 		assert(a >= 1 && a <= 8);
 		if
 		:: rcv[n] >> (a - 1) & 1 -> skip /* that index came: a duplicate */
-		:: else -> rcv[n] = rcv[n] | 1 << (a - 1);
+		:: else -> rcv[n] = rcv[n] | 1 << (a - 1); REAL(n, a);
 			if :: r != n -> enqueue(n, ID(r, s), a) :: else -> skip fi
 		fi
 	:: e == FWD && !HOLDS_TAG(n, b) && r != n -> put(QNACK, r, n, s, 0, 0, 0)
@@ -370,18 +474,28 @@ inline receive(n)
 	:: e == QACK && st[n] == 3 && s == seq[n] && (a == R_OK || a == R_NOTHOLDER) ->
 		if
 		:: xf[n] -> put(QGRANT, IDN(q0[n]), n, IDS(q0[n]), 0, 0, q1[n]); next_event(n)
-		:: !xf[n] && ph[n] ->
-			/* the phantom's queue: retry now */
+		:: !xf[n] && (ph[n] || PINQ) ->
+			/* the phantom's queue (PIN: any QRELEASE's): retry now */
 			if :: q0[n] != 0 -> put(QNACK, IDN(q0[n]), n, IDS(q0[n]), 0, 0, 0) :: else -> skip fi;
 			if :: q1[n] != 0 -> put(QNACK, IDN(q1[n]), n, IDS(q1[n]), 0, 0, 0) :: else -> skip fi;
 			next_event(n)
 		:: else -> next_event(n)
 		fi
 	:: e == QACK && st[n] == 3 && s == seq[n] && a == R_COUNT ->
+		UNPIN(n, b);
+#ifdef UPTO
+		/* FWD_CNT never falls within a tenure: a lower one answers an
+		 * earlier pass (stale), nothing to do */
+		if
+		:: fmx[n] > 0 && b + 1 < fmx[n] -> skip
+		:: else -> fmx[n] = b + 1; fmk[n] = (1 << b) - 1; fcw[n] = b
+		fi
+#else
 #ifdef TRIM
 		trim(n, b);
 #endif
 		fcw[n] = b
+#endif
 	:: else -> skip
 	fi
 }
@@ -394,7 +508,7 @@ end:	do
 	:: atomic { st[n] == 0 && n != H && START(n) -> st[n] = 1; put(REQ, SW, n, seq[n], 0, 0, 0); norm() }
 	/* node 2: the event on Y takes the free lock; or it is on another block */
 	:: atomic { st[n] == 0 && n == H && (seq[n] == 1 || seq[n] == EVH) && !yw ->
-		yw = 1; qh = ID(n, seq[n]); fc = 0; hold(n) }
+		yw = 1; qh = ID(n, seq[n]); fc = 0; TENURE(n); hold(n) }
 	:: atomic { st[n] == 0 && n == H && seq[n] > 1 && seq[n] < EVH -> seq[n]++ }
 	/* the requester's retransmission timer */
 	:: atomic { st[n] == 1 && retx[n] > 0 && !ANY(REQ, SW, n, seq[n]) && !(HAS(n)) &&
@@ -404,9 +518,13 @@ end:	do
 	:: atomic { st[n] == 2 -> holder = 255; st[n] = 3; send_end(n); norm() }
 	/* ending: resent on the timer (the head re-read), once the count is met
 	 * or the missing indices are declared lost (the bound passed) */
-	:: atomic { st[n] == 3 && !ANY(QXFER, SW, n, seq[n]) && !ANY(QREL, SW, n, seq[n]) &&
-		!ANY(QACK, n, SW, seq[n]) && (fcw[n] == 0 || CNT(n) >= fcw[n]) && RS(n) ->
+	:: atomic { st[n] == 3 && ENDFREE(n) && (fcw[n] == 0 || CNT(n) >= fcw[n]) && RS(n) ->
 		RS_INC(n); fcw[n] = 0; send_end(n); norm() }
+	/* STALE times in a run, the timer fires while one end or its answer
+	 * is in flight (the answer lost for the timer, but late): the switch
+	 * takes two ends in either order, an answer comes after a later send */
+	:: atomic { st[n] == 3 && stale < STALE && ENDS(n) == 1 && (fcw[n] == 0 || CNT(n) >= fcw[n]) ->
+		stale++; fcw[n] = 0; send_end(n); norm() }
 	:: atomic { st[n] == 3 && fcw[n] > CNT(n) && (late < LATE || !FWDTO(n)) ->
 		if :: FWDTO(n) -> late++ :: else -> skip fi;
 		rcv[n] = rcv[n] | (1 << fcw[n]) - 1 }
@@ -428,7 +546,7 @@ proctype quiet()
 
 init {
 	atomic {
-		seq[0] = 1; seq[1] = 1; seq[2] = 1;
+		seq[0] = 1; seq[1] = 1; seq[2] = 1; UPCLR(0); UPCLR(1); UPCLR(2);
 		retx[0] = RETX0; retx[1] = RETX1;
 		run sw(); run network(); run node(0); run node(1); run node(2); run quiet()
 	}
