@@ -128,12 +128,13 @@ Test(qfifo, handover_wire_and_merge)
 	na_qfifo_forward(&old, &b, 2);
 	na_qfifo_forward(&old, &c, 3);
 	/* a is the next holder; b and c travel in the Q_GRANT. */
-	len = na_qfifo_export_rest(&old, buf, sizeof(buf));
+	len = na_qfifo_export_rest(&old, na_qfifo_head(&old), buf, sizeof(buf));
 	cr_assert_eq(len, 2 * NA_QENTRY_WIRE);
 	cr_assert_eq(buf[1], 2, "node 2 first, big-endian");
 	cr_assert_eq(buf[7], 7, "its seq");
 	cr_assert_eq(buf[9], 3, "its class");
-	cr_assert_eq(na_qfifo_export_rest(&old, buf, 16), -ENOSPC);
+	cr_assert_eq(na_qfifo_export_rest(&old, na_qfifo_head(&old), buf, 16),
+		     -ENOSPC);
 
 	/* Before the Q_GRANT, the new holder (node 1, seq 5) was forwarded
 	 * d (index 1 of its tenure) and a retransmission of c (index 2). */
