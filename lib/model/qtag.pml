@@ -71,15 +71,16 @@
  *          send drops index 2 of this tenure (REAL: ghost realb, the
  *          indices from forwards of the holder's own tenure, numbered by
  *          the switch; run qtag-stale-trim).
- *   UPTO   the end's count is the indices up to the highest FWD_CNT a
- *          `count` denial of the tenure reported (all before the first);
- *          a denial below it answers an earlier pass (FWD_CNT never falls
- *          within a tenure): nothing changes. Nothing is dropped: an
- *          index past FWD_CNT that came before the denial is an older
- *          tenure's copy (a forward reaches the holder after the switch
- *          counted it), one that came after is counted once a later
- *          denial reports it. Approved, the count is FWD_CNT and every
- *          index up to it came (or was declared lost).
+ *   UPTO   the end's count leaves out the indices past the highest
+ *          FWD_CNT a `count` denial of the tenure reported that had come
+ *          when it came; a denial below the highest answers an earlier
+ *          pass (FWD_CNT never falls within a tenure): nothing changes.
+ *          Nothing is dropped: such an index is an older tenure's copy
+ *          (a forward reaches the holder after the switch counted it),
+ *          unless the denial answers an earlier send: a later denial
+ *          judges it again; one that comes after the denial is counted.
+ *          Approved, the count is FWD_CNT: only an alias in 1..FWD_CNT
+ *          stands for a missing index, as without the rule.
  * and for the end itself (an approval does not say which send it answers):
  *   default the end is chosen at each send: with STALE 1 a QRELEASE is
  *          approved, an aliasing copy comes, the end resent as QXFER to
@@ -243,12 +244,12 @@ byte smax[3];
 #define UNPIN(n, f) skip
 #endif
 #ifdef UPTO
-/* the end's count: the indices up to the highest FWD_CNT a `count`
- * denial of the tenure reported (fmx - 1; fmx 0: none yet, all); fmk
- * the mask of those indices */
-byte fmx[3], fmk[3];
-#define UPCLR(n) fmx[n] = 0; fmk[n] = 255
-#define CNT(n) POP((rcv[n] & fmk[n]))
+/* the end's count leaves out sus: the indices past the FWD_CNT of the
+ * last `count` denial taken (fmx - 1, the highest; fmx 0: none) that
+ * had come when it came */
+byte fmx[3], sus[3];
+#define UPCLR(n) fmx[n] = 0; sus[n] = 0
+#define CNT(n) POP((rcv[n] & (255 - sus[n])))
 #else
 #define UPCLR(n) skip
 #define CNT(n) POP(rcv[n])
@@ -488,7 +489,7 @@ inline receive(n)
 		 * earlier pass (stale), nothing to do */
 		if
 		:: fmx[n] > 0 && b + 1 < fmx[n] -> skip
-		:: else -> fmx[n] = b + 1; fmk[n] = (1 << b) - 1; fcw[n] = b
+		:: else -> fmx[n] = b + 1; sus[n] = rcv[n] >> b << b; fcw[n] = b
 		fi
 #else
 #ifdef TRIM
