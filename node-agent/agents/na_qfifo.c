@@ -104,6 +104,22 @@ na_qfifo_count_upto(const struct na_qfifo *q, uint32_t upto)
 	return n;
 }
 
+uint32_t
+na_qfifo_count_past(const struct na_qfifo *q, uint32_t after)
+{
+	uint32_t n = 0;
+
+	if (after >= NA_QFIFO_INDICES)
+		return 0;
+	for (uint32_t w = after / 64; w < NA_QFIFO_INDICES / 64; w++) {
+		uint64_t m = w == after / 64 ? ~((1ull << (after % 64)) - 1)
+					     : ~0ull;
+
+		n += (uint32_t)__builtin_popcountll(q->seen[w] & m);
+	}
+	return n;
+}
+
 void
 na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt)
 {

@@ -91,12 +91,13 @@ na_qfifo_count(const struct na_qfifo *q)
 }
 
 /**
- * The indices 1..`upto` received (declared lost included): the count for
- * QXFER / QRELEASE once a `count` denial said FWD_CNT was `upto` (an
- * index past it that came before the denial is an older tenure's copy
- * with the same tag). `upto` past the bitmap: na_qfifo_count().
+ * The indices 1..`upto` received (declared lost included). `upto` past
+ * the bitmap: na_qfifo_count().
  */
 uint32_t na_qfifo_count_upto(const struct na_qfifo *q, uint32_t upto);
+
+/** The indices past `after` received (in the bitmap; 0 past it). */
+uint32_t na_qfifo_count_past(const struct na_qfifo *q, uint32_t after);
 
 /**
  * The switch reported FWD_CNT = `fwd_cnt` and no forward of this tenure

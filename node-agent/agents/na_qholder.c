@@ -118,17 +118,20 @@ na_qholder_cancel(struct na_qholder *h, uint16_t thread, uint32_t seq)
 	return 0;
 }
 
-/* The count the end carries: the indices received, up to the highest
- * FWD_CNT a `count` denial reported (lib/model/qtag.pml UPTO). FWD_CNT
- * never falls within a tenure and an index of it reaches the holder only
- * after the switch counted it, so an index past a denial's FWD_CNT that
- * came before the denial is an older tenure's copy whose tag aliases;
- * one that came after is counted once a later denial reports it. */
+/* The count the end carries (lib/model/qtag.pml UPTO): the indices
+ * received but those past the highest FWD_CNT a `count` denial reported
+ * that had come when it came. FWD_CNT never falls within a tenure and an
+ * index of it reaches the holder only after the switch counted it, so
+ * such an index is an older tenure's copy whose tag aliases, unless the
+ * denial answers an earlier send (a later denial judges it again); one
+ * that comes after the denial is counted. */
 static uint32_t
 end_count(const struct na_qholder *h)
 {
-	return h->capped ? na_qfifo_count_upto(&h->q, h->fwd_max)
-			 : na_qfifo_count(&h->q);
+	if (!h->capped)
+		return na_qfifo_count(&h->q);
+	return na_qfifo_count_upto(&h->q, h->fwd_max) +
+	       na_qfifo_count_past(&h->q, h->fwd_max) - h->suspects;
 }
 
 /* The end: QRELEASE (queue empty, or release_only; next 0) or QXFER to
@@ -346,6 +349,7 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 				   * duplicated): the timer resends */
 		h->capped = true;
 		h->fwd_max = fwd_cnt;
+		h->suspects = na_qfifo_count_past(&h->q, fwd_cnt);
 		if (fwd_cnt > h->fwd_cnt || !h->count_wait)
 			h->fwd_cnt = fwd_cnt;
 		if (end_count(h) >= h->fwd_cnt) {

@@ -104,12 +104,14 @@ struct na_qholder {
 	uint32_t rest_len;
 	bool count_wait;  /* denied `count`: waiting for fwd_cnt */
 	uint32_t fwd_cnt; /* FWD_CNT of the last denial */
-	/* A `count` denial came (capped): the count is the indices up to
-	 * fwd_max, the highest FWD_CNT one reported. The end sent (next,
-	 * next_e) is kept (pinned) until a denial's FWD_CNT passes sent_max,
-	 * the highest count sent: till then an earlier end may be approved. */
+	/* A `count` denial came (capped): the count leaves out `suspects`,
+	 * the indices past fwd_max (the highest FWD_CNT one reported) that
+	 * had come when that denial came. The end sent (next, next_e) is
+	 * kept (pinned) until a denial's FWD_CNT passes sent_max, the
+	 * highest count sent: till then an earlier end may be approved. */
 	bool capped;
 	uint32_t fwd_max;
+	uint32_t suspects;
 	bool pinned;
 	uint32_t sent_max;
 	uint64_t deadline; /* count_wait: declare the missing lost */
@@ -177,11 +179,11 @@ int na_qholder_done(struct na_qholder *h, uint8_t gstatus, uint32_t copyset,
  * end named (GIVING) or the tenure is over; the end (QRELEASE, or QXFER
  * and its next) is kept from its first send until a `count` denial's
  * FWD_CNT passes every count sent (no earlier end can be approved then);
- * `count`: from then on the count is the indices up to FWD_CNT (one past
- * it came before the denial: an older tenure's copy); resend when it
- * reaches FWD_CNT, else wait (NA_QA_WAIT) until the bound; a denial whose
- * FWD_CNT is below an earlier one's (a late or duplicated answer to an
- * earlier send) is ignored.
+ * `count`: from then on the count leaves out the indices past FWD_CNT that
+ * had come (an older tenure's copies); resend when it reaches FWD_CNT,
+ * else wait (NA_QA_WAIT) until the bound; a denial whose FWD_CNT is below
+ * an earlier one's (a late or duplicated answer to an earlier send) is
+ * ignored.
  * `waiting` (a switch tenure whose readers hold; not sent by a correct
  * holder): as a `count` denial with nothing missing, resent at the bound.
  *
