@@ -263,8 +263,9 @@ run regress-queued-129 "--seed 129 --events 60000 --workload micro --read-ratio 
 # NA_WB), seeds 1-200 of those options reach no abandoned hold: seed 2 of
 # these did (more reads and copies, 50k ops/s a thread), and with other
 # owners sending it home as they answer (NA_ACK_OWNER_WB), seed 6; with a
-# Q_GRANT for an event that is over taken and released (qtag.pml), seed 3.
-run regress-queued-rwlock-101 "--seed 3 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
+# Q_GRANT for an event that is over taken and released (qtag.pml), seed 3;
+# with the holder's end kept and counted to FWD_CNT (PIN, UPTO), seed 6.
+run regress-queued-rwlock-101 "--seed 6 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
 	qlock.req_grants qlock.abandoned_holds
 # Retry mode, two threads: a refused READ_MISS whose duplicate held the
 # read lock; the quarantine's re-sent copies refused "check failed" once a
