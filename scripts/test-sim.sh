@@ -432,8 +432,9 @@ run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 200
 # copyset named a node without the data, every writer waited for ever
 # (6% of these seeds; lib/model/recfreeze.pml). The cache agent now drops
 # requests on a round's blocks from its report until DONE (seed 16 until a
-# Q_GRANT for an event that is over was taken and released: 30).
-run regress-queued-restart-freeze "--seed 30 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+# Q_GRANT for an event that is over was taken and released: 30; until the
+# holder's end was kept and counted to FWD_CNT, qtag.pml PIN, UPTO: 39).
+run regress-queued-restart-freeze "--seed 39 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	recovery.frozen_dropped recovery.rounds
 # Queued mode, home-owned block: a copy of the home's forward of node 0's
 # seq 8 to node 1's tenure (seq 7), held 4,708 events, matched a later
