@@ -848,10 +848,12 @@ else
 	# trim, and the requesters' retransmissions use the ending's sends.
 	PML=qtag.pml run qtag-index-trim-dup pass "-DPHANTOM -DRESEND=6 -DTRIM -DDUP=1" "-DSAFETY -DMEMLIM=8000" "-m100000"
 	# UPTO and PIN at qtag-index's bounds; a duplicated QXFER_ACK (DUPA);
+	# two late answers (STALE 2: 10.7 M states, 3.5 min);
 	# UPTO alone under STALE: a QRELEASE's late approval taken for the
 	# QXFER an aliasing copy made of the end, two holders (-nopin).
 	PML=qtag.pml run qtag-index-upto pass "-DPHANTOM -DRESEND=4 -DUPTO -DPIN" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	PML=qtag.pml run qtag-stale-dupa pass "-DPHANTOM -DRESEND=4 -DDUPA=1 -DRETX0=0 -DUPTO -DPIN" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-stale2 pass "-DPHANTOM -DRESEND=4 -DSTALE=2 -DRETX0=0 -DUPTO -DPIN" "-DSAFETY -DMEMLIM=6000" "-m100000"
 	PML=qtag.pml run qtag-stale-nopin "violation:holder" "-DPHANTOM -DRESEND=4 -DSTALE=1 -DRETX0=0 -DUPTO" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	# The late request copy across a restart (CI: qfault-restart-hold):
 	# liveness under weak fairness (LIVE: BEGIN and the quarantine their

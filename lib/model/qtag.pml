@@ -90,6 +90,8 @@
  *          first send until a `count` denial's FWD_CNT passes every count
  *          sent (smax): none of those ends can be approved then. A
  *          QRELEASE approved with entries queued since: Q_NACK to them.
+ *          (The queue here keeps arrival order: a QXFER's next never
+ *          changes, only QRELEASE -> QXFER is explored.)
  *
  * Properties: SWMR (ghost holder); at quiescence Y free, QSTATE {0, 0},
  * node 2 done, and each requester done or out of sends (declared lost
