@@ -420,6 +420,13 @@ if [ $DEEP = 0 ]; then
 	QG="-DSAFETY -DMEMLIM=2000"
 	PML=qtag.pml run qtag-old "violation:yw==0" "" "$QG" "-m100000"
 	PML=qtag.pml run qtag pass "-DPHANTOM" "$QG" "-m100000"
+	# The holder's end answered late (STALE: its timer fires while an end
+	# or its answer is in flight): TRIM drops a forward of the holder's
+	# own tenure on an earlier send's denial (REAL's ghost); the count up
+	# to the highest FWD_CNT denied (UPTO) with the end kept (PIN) passes.
+	QS="-DPHANTOM -DRESEND=4 -DSTALE=1 -DRETX0=0"
+	PML=qtag.pml run qtag-stale-trim "violation:realb" "$QS -DTRIM -DREAL" "$QG" "-m100000"
+	PML=qtag.pml run qtag-stale pass "$QS -DUPTO -DPIN" "$QG" "-m100000"
 	# Several threads per node (qlock-threads.pml): node 0 has two threads,
 	# per-thread holder slots, local hits, a NACKed seq retried or given up
 	# (ABORT), local_wait_forward and pass_on. A late copy of a request
@@ -831,7 +838,23 @@ else
 	PML=qtag.pml run qtag-tw2 pass "-DTW=2 -DEVH=5 -DPHANTOM" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	PML=qtag.pml run qtag-dup pass "-DPHANTOM -DDUP=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
 	PML=qtag.pml run qtag-loss pass "-DPHANTOM -DLOSS=1" "-DSAFETY -DMEMLIM=6000" "-m100000"
-	PML=qtag.pml run qtag-index "known:yw==0" "-DPHANTOM -DRESEND=4" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	# A late index past the later tenure's FWD_CNT: the end denied `count`
+	# for good (-index, RESEND bounds the ending's sends; the C counts up to
+	# FWD_CNT, UPTO); TRIM drops the indices past a denial's FWD_CNT that
+	# the denied end carried (it takes the denial for the last send's).
+	PML=qtag.pml run qtag-index "violation:yw==0" "-DPHANTOM -DRESEND=4" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-index-trim pass "-DPHANTOM -DRESEND=4 -DTRIM" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	# DUP 1 needs RESEND 6: at 4 a duplicated alias, queued again after the
+	# trim, and the requesters' retransmissions use the ending's sends.
+	PML=qtag.pml run qtag-index-trim-dup pass "-DPHANTOM -DRESEND=6 -DTRIM -DDUP=1" "-DSAFETY -DMEMLIM=8000" "-m100000"
+	# UPTO and PIN at qtag-index's bounds; a duplicated QXFER_ACK (DUPA);
+	# two late answers (STALE 2: 10.7 M states, 3.5 min);
+	# UPTO alone under STALE: a QRELEASE's late approval taken for the
+	# QXFER an aliasing copy made of the end, two holders (-nopin).
+	PML=qtag.pml run qtag-index-upto pass "-DPHANTOM -DRESEND=4 -DUPTO -DPIN" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-stale-dupa pass "-DPHANTOM -DRESEND=4 -DDUPA=1 -DRETX0=0 -DUPTO -DPIN" "-DSAFETY -DMEMLIM=2000" "-m100000"
+	PML=qtag.pml run qtag-stale2 pass "-DPHANTOM -DRESEND=4 -DSTALE=2 -DRETX0=0 -DUPTO -DPIN" "-DSAFETY -DMEMLIM=6000" "-m100000"
+	PML=qtag.pml run qtag-stale-nopin "violation:holder" "-DPHANTOM -DRESEND=4 -DSTALE=1 -DRETX0=0 -DUPTO" "-DSAFETY -DMEMLIM=2000" "-m100000"
 	# The late request copy across a restart (CI: qfault-restart-hold):
 	# liveness under weak fairness (LIVE: BEGIN and the quarantine their
 	# own processes), in order: -old a non-progress cycle, QUAR passes;

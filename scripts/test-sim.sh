@@ -263,8 +263,9 @@ run regress-queued-129 "--seed 129 --events 60000 --workload micro --read-ratio 
 # NA_WB), seeds 1-200 of those options reach no abandoned hold: seed 2 of
 # these did (more reads and copies, 50k ops/s a thread), and with other
 # owners sending it home as they answer (NA_ACK_OWNER_WB), seed 6; with a
-# Q_GRANT for an event that is over taken and released (qtag.pml), seed 3.
-run regress-queued-rwlock-101 "--seed 3 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
+# Q_GRANT for an event that is over taken and released (qtag.pml), seed 3;
+# with the holder's end kept and counted to FWD_CNT (PIN, UPTO), seed 6.
+run regress-queued-rwlock-101 "--seed 6 --events 60000 --workload rwlock --read-ratio 0.7 --blocks 1 --switch-blocks 1 --nodes 4 --threads 3 --loss 0.05 --dup 0.3 --max-rate 50000 --lock-mode queued" \
 	qlock.req_grants qlock.abandoned_holds
 # Retry mode, two threads: a refused READ_MISS whose duplicate held the
 # read lock; the quarantine's re-sent copies refused "check failed" once a
@@ -431,8 +432,9 @@ run regress-queued-restart-24 "--seed 24 --events 30000 --nodes 4 --max-rate 200
 # copyset named a node without the data, every writer waited for ever
 # (6% of these seeds; lib/model/recfreeze.pml). The cache agent now drops
 # requests on a round's blocks from its report until DONE (seed 16 until a
-# Q_GRANT for an event that is over was taken and released: 30).
-run regress-queued-restart-freeze "--seed 30 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
+# Q_GRANT for an event that is over was taken and released: 30; until the
+# holder's end was kept and counted to FWD_CNT, qtag.pml PIN, UPTO: 39).
+run regress-queued-restart-freeze "--seed 39 --events 30000 --nodes 4 --max-rate 20000 --lock-mode queued --switch-restart-at 10000ev" \
 	recovery.frozen_dropped recovery.rounds
 # Queued mode, home-owned block: a copy of the home's forward of node 0's
 # seq 8 to node 1's tenure (seq 7), held 4,708 events, matched a later

@@ -89,6 +89,37 @@ na_qfifo_forward(struct na_qfifo *q, const struct na_qentry *e, uint32_t index)
 	return NA_QFWD_QUEUED;
 }
 
+uint32_t
+na_qfifo_count_upto(const struct na_qfifo *q, uint32_t upto)
+{
+	uint32_t n = 0, w;
+
+	if (upto >= NA_QFIFO_INDICES)
+		return q->received;
+	for (w = 0; w < upto / 64; w++)
+		n += (uint32_t)__builtin_popcountll(q->seen[w]);
+	if (upto % 64)
+		n += (uint32_t)__builtin_popcountll(
+			q->seen[w] & ((1ull << (upto % 64)) - 1));
+	return n;
+}
+
+uint32_t
+na_qfifo_count_past(const struct na_qfifo *q, uint32_t after)
+{
+	uint32_t n = 0;
+
+	if (after >= NA_QFIFO_INDICES)
+		return 0;
+	for (uint32_t w = after / 64; w < NA_QFIFO_INDICES / 64; w++) {
+		uint64_t m = w == after / 64 ? ~((1ull << (after % 64)) - 1)
+					     : ~0ull;
+
+		n += (uint32_t)__builtin_popcountll(q->seen[w] & m);
+	}
+	return n;
+}
+
 void
 na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt)
 {
@@ -101,20 +132,23 @@ na_qfifo_declare_lost(struct na_qfifo *q, uint32_t fwd_cnt)
 }
 
 int
-na_qfifo_export_rest(const struct na_qfifo *q, uint8_t *buf, size_t cap)
+na_qfifo_export_rest(const struct na_qfifo *q, const struct na_qentry *next,
+		     uint8_t *buf, size_t cap)
 {
 	struct na_qg_entry w[NA_QFIFO_MAX];
-	uint32_t n = q->n ? q->n - 1 : 0;
+	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		const struct na_qentry *e = &q->e[i + 1];
+	for (uint32_t i = 0; i < q->n; i++) {
+		const struct na_qentry *e = &q->e[i];
 
-		w[i] = (struct na_qg_entry){ .node = e->node,
-					     .thread = e->thread,
-					     .seq = e->seq,
-					     .type = e->type,
-					     .cls = e->cls,
-					     .index = e->index };
+		if (same_req(e, next))
+			continue;
+		w[n++] = (struct na_qg_entry){ .node = e->node,
+					       .thread = e->thread,
+					       .seq = e->seq,
+					       .type = e->type,
+					       .cls = e->cls,
+					       .index = e->index };
 	}
 	return na_qg_encode(w, n, buf, cap);
 }

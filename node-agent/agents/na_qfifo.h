@@ -91,6 +91,15 @@ na_qfifo_count(const struct na_qfifo *q)
 }
 
 /**
+ * The indices 1..`upto` received (declared lost included). `upto` past
+ * the bitmap: na_qfifo_count().
+ */
+uint32_t na_qfifo_count_upto(const struct na_qfifo *q, uint32_t upto);
+
+/** The indices past `after` received (in the bitmap; 0 past it). */
+uint32_t na_qfifo_count_past(const struct na_qfifo *q, uint32_t after);
+
+/**
  * The switch reported FWD_CNT = `fwd_cnt` and no forward of this tenure
  * is in flight any more (the forward delay bound): the missing indices are
  * lost (their requesters retransmit). The count becomes `fwd_cnt` when it
@@ -116,13 +125,15 @@ int na_qfifo_remove(struct na_qfifo *q, uint16_t node, uint16_t thread,
 		    uint32_t seq);
 
 /**
- * The queue without its head, in Q_GRANT's wire form (NA_QENTRY_WIRE
- * bytes per entry, big-endian: node u16, thread u16, seq u32, type u8,
- * class u8, 0 u16, index u32; encoded by na_qgrant.h).
+ * The queue without `next` (the request handed the lock; the head, unless
+ * an entry came before it since it was chosen), in Q_GRANT's wire form
+ * (NA_QENTRY_WIRE bytes per entry, big-endian: node u16, thread u16, seq
+ * u32, type u8, class u8, 0 u16, index u32; encoded by na_qgrant.h).
  *
  * @return bytes written, or -ENOSPC when `cap` is too small.
  */
-int na_qfifo_export_rest(const struct na_qfifo *q, uint8_t *buf, size_t cap);
+int na_qfifo_export_rest(const struct na_qfifo *q, const struct na_qentry *next,
+			 uint8_t *buf, size_t cap);
 
 /**
  * The granted queue (Q_GRANT's payload, `len` bytes) becomes this queue's

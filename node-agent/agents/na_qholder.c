@@ -73,6 +73,9 @@ to_idle(struct na_qholder *h, struct na_qacts *out)
 	h->rest_len = 0;
 	h->count_wait = false;
 	h->fwd_cnt = 0;
+	h->capped = false;
+	h->pinned = false;
+	h->sent_max = 0;
 }
 
 int
@@ -89,6 +92,9 @@ na_qholder_request(struct na_qholder *h, uint16_t thread, uint32_t seq)
 	h->rest_len = 0;
 	h->count_wait = false;
 	h->fwd_cnt = 0;
+	h->capped = false;
+	h->pinned = false;
+	h->sent_max = 0;
 	h->release_only = false;
 	return 0;
 }
@@ -112,22 +118,60 @@ na_qholder_cancel(struct na_qholder *h, uint16_t thread, uint32_t seq)
 	return 0;
 }
 
-/* Send QRELEASE (queue empty, or release_only) or QXFER to the head, with
- * the count (model: the HOLD step and the ENDING timer, which re-reads the
- * head). */
+/* The count the end carries (lib/model/qtag.pml UPTO): the indices
+ * received but those past the highest FWD_CNT a `count` denial reported
+ * that had come when it came. FWD_CNT never falls within a tenure and an
+ * index of it reaches the holder only after the switch counted it, so
+ * such an index is an older tenure's copy whose tag aliases, unless the
+ * denial answers an earlier send (a later denial judges it again); one
+ * that comes after the denial is counted. */
+static uint32_t
+end_count(const struct na_qholder *h)
+{
+	if (!h->capped)
+		return na_qfifo_count(&h->q);
+	return na_qfifo_count_upto(&h->q, h->fwd_max) +
+	       na_qfifo_count_past(&h->q, h->fwd_max) - h->suspects;
+}
+
+/* The end: QRELEASE (queue empty, or release_only; next 0) or QXFER to
+ * the head, chosen at the first send and kept while pinned (model qtag.pml
+ * PIN): an end sent before may still be approved, and the answer does not
+ * say which send it answers: a QRELEASE approved while a forward turned
+ * the end into a QXFER would have the lock granted while the switch
+ * holds it free. */
+static void
+choose_end(struct na_qholder *h)
+{
+	const struct na_qentry *head = na_qfifo_head(&h->q);
+
+	if (h->pinned)
+		return;
+	h->pinned = true;
+	if (!head || h->release_only) {
+		h->next = 0;
+		return;
+	}
+	h->next_e = *head;
+	h->next = lcf_q_id(head->node, head->thread, head->seq);
+}
+
+/* Send the end with the count (model: the HOLD step and the ENDING
+ * timer). */
 static void
 send_end(struct na_qholder *h, uint64_t now, struct na_qacts *out)
 {
-	const struct na_qentry *head = na_qfifo_head(&h->q);
 	struct na_qact *a;
 	int r;
 
-	h->count = na_qfifo_count(&h->q);
+	h->count = end_count(h);
+	if (h->count > h->sent_max)
+		h->sent_max = h->count;
 	h->count_wait = false;
 	h->st = NA_QH_ENDING;
 	h->retx_at = now + h->rto;
-	if (!head || h->release_only) {
-		h->next = 0;
+	choose_end(h);
+	if (h->next == 0) {
 		h->rest_len = 0;
 		a = emit(out, NA_QA_QRELEASE);
 		if (a) {
@@ -138,9 +182,7 @@ send_end(struct na_qholder *h, uint64_t now, struct na_qacts *out)
 		}
 		return;
 	}
-	h->next_e = *head;
-	h->next = lcf_q_id(head->node, head->thread, head->seq);
-	r = na_qfifo_export_rest(&h->q, h->rest, sizeof(h->rest));
+	r = na_qfifo_export_rest(&h->q, &h->next_e, h->rest, sizeof(h->rest));
 	h->rest_len = r > 0 ? (uint32_t)r : 0; /* fits: rest < NA_QFIFO_MAX */
 	a = emit(out, NA_QA_QXFER);
 	if (a) {
@@ -231,7 +273,7 @@ na_qholder_forward(struct na_qholder *h, const struct na_qentry *req,
 		}
 	}
 	if (h->st == NA_QH_ENDING && h->count_wait &&
-	    na_qfifo_count(&h->q) >= h->fwd_cnt)
+	    end_count(h) >= h->fwd_cnt)
 		send_end(h, now, out); /* the count caught up */
 	return 0;
 }
@@ -300,12 +342,17 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 		send_grant(h, out);
 		return 0;
 	case LCF_Q_COUNT:
-		if (na_qfifo_count(&h->q) > fwd_cnt)
-			return 0; /* a stale denial (a network duplicate of an
-				   * earlier one): the timer resends */
+		if (fwd_cnt > h->sent_max)
+			h->pinned = false; /* no end sent can be approved */
+		if (h->capped && fwd_cnt < h->fwd_max)
+			return 0; /* an answer to an earlier send (late or
+				   * duplicated): the timer resends */
+		h->capped = true;
+		h->fwd_max = fwd_cnt;
+		h->suspects = na_qfifo_count_past(&h->q, fwd_cnt);
 		if (fwd_cnt > h->fwd_cnt || !h->count_wait)
 			h->fwd_cnt = fwd_cnt;
-		if (na_qfifo_count(&h->q) >= h->fwd_cnt) {
+		if (end_count(h) >= h->fwd_cnt) {
 			send_end(h, now, out);
 			return 0;
 		}
@@ -320,7 +367,7 @@ na_qholder_qack(struct na_qholder *h, uint32_t seq, uint8_t reason,
 		/* A switch tenure whose readers still hold: not sent by a
 		 * correct holder. A denial: resend after the bound. */
 		if (!h->count_wait)
-			h->fwd_cnt = na_qfifo_count(&h->q);
+			h->fwd_cnt = end_count(h);
 		wait_denied(h, now, out);
 		return 0;
 	default:

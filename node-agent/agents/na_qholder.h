@@ -102,8 +102,18 @@ struct na_qholder {
 	struct na_qentry next_e;
 	uint8_t rest[NA_QFIFO_MAX * NA_QENTRY_WIRE]; /* the queue handed over */
 	uint32_t rest_len;
-	bool count_wait;   /* denied `count`: waiting for fwd_cnt */
-	uint32_t fwd_cnt;  /* FWD_CNT of the last denial */
+	bool count_wait;  /* denied `count`: waiting for fwd_cnt */
+	uint32_t fwd_cnt; /* FWD_CNT of the last denial */
+	/* A `count` denial came (capped): the count leaves out `suspects`,
+	 * the indices past fwd_max (the highest FWD_CNT one reported) that
+	 * had come when that denial came. The end sent (next, next_e) is
+	 * kept (pinned) until a denial's FWD_CNT passes sent_max, the
+	 * highest count sent: till then an earlier end may be approved. */
+	bool capped;
+	uint32_t fwd_max;
+	uint32_t suspects;
+	bool pinned;
+	uint32_t sent_max;
 	uint64_t deadline; /* count_wait: declare the missing lost */
 	uint64_t retx_at;  /* ENDING/GIVING: retransmit */
 	uint64_t rto;      /* current retransmission interval (doubling) */
@@ -165,10 +175,15 @@ int na_qholder_done(struct na_qholder *h, uint8_t gstatus, uint32_t copyset,
 
 /**
  * QXFER_ACK for event seq: reason (enum lcf_q_reason) and the switch's
- * FWD_CNT. Approved or `not_holder`: Q_GRANT to the head (GIVING) or the
- * tenure is over; `count`: resend when the count reaches FWD_CNT, else
- * wait (NA_QA_WAIT) until the bound; a denial whose FWD_CNT is below the
- * count (a network duplicate of an earlier one) is ignored.
+ * FWD_CNT. Approved or `not_holder`: Q_GRANT to the next holder the
+ * end named (GIVING) or the tenure is over; the end (QRELEASE, or QXFER
+ * and its next) is kept from its first send until a `count` denial's
+ * FWD_CNT passes every count sent (no earlier end can be approved then);
+ * `count`: from then on the count leaves out the indices past FWD_CNT that
+ * had come (an older tenure's copies); resend when it reaches FWD_CNT,
+ * else wait (NA_QA_WAIT) until the bound; a denial whose FWD_CNT is below
+ * an earlier one's (a late or duplicated answer to an earlier send) is
+ * ignored.
  * `waiting` (a switch tenure whose readers hold; not sent by a correct
  * holder): as a `count` denial with nothing missing, resent at the bound.
  *

@@ -160,9 +160,9 @@ void na_qslot_take_over(struct na_qtable *qt, const struct lcf_msg *m,
 			const void *payload, uint64_t now, struct na_out *out,
 			struct na_qlocals *loc);
 
-/** Slot `s` ends a taken-over tenure (release_only), its QRELEASE
- * answered: Q_NACK to every other node's entry of its queue (granted or
- * forwarded), which retries at once. */
+/** Slot `s`'s QRELEASE answered (a taken-over tenure, release_only, or
+ * forwards queued after it was sent): Q_NACK to every other node's entry
+ * of its queue (granted or forwarded), which retries at once. */
 void na_qslot_nack_queue(struct na_qtable *qt, const struct na_qslot *s,
 			 struct na_out *out);
 

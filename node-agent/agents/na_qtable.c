@@ -200,8 +200,9 @@ qack(struct na_qtable *qt, struct na_qslot *s, const struct lcf_msg *m,
 	uint8_t reason = (uint8_t)(m->aux >> 16);
 	bool xfer = na_aux_orig_type(m->aux) == LCF_T_QXFER;
 
-	if (s->h.release_only && s->h.st == NA_QH_ENDING &&
-	    m->seq == s->h.seq &&
+	/* A QRELEASE approved: forwards queued since it was sent (kept a
+	 * QRELEASE, na_qholder.c choose_end) retry. */
+	if (s->h.next == 0 && s->h.st == NA_QH_ENDING && m->seq == s->h.seq &&
 	    (reason == LCF_Q_OK || reason == LCF_Q_NOT_HOLDER))
 		na_qslot_nack_queue(qt, s, out);
 	if (na_qholder_qack(&s->h, m->seq, reason, m->aux & LCF_Q_COUNT_MASK,

@@ -2,9 +2,9 @@
  *
  * The queue holder's wait queue (na_qfifo, docs/QUEUED-LOCKS.md 5): FIFO by
  * forward index whatever the arrival order, duplicates counted once,
- * the holder's own request, the count and declared losses, the priority
- * order, the Q_GRANT wire form and the merge of a granted queue with the
- * forwards buffered before it.
+ * the holder's own request, the counts (all, up to and past an index)
+ * and declared losses, the priority order, the Q_GRANT wire form and the
+ * merge of a granted queue with the forwards buffered before it.
  */
 #include <errno.h>
 
@@ -77,6 +77,31 @@ Test(qfifo, declared_lost)
 	cr_assert_eq(na_qfifo_count(&q), 2, "never lowered");
 }
 
+/* The counts up to and past an index, across the bitmap's 64-bit words. */
+Test(qfifo, count_upto_and_past)
+{
+	static const uint32_t idx[] = { 1, 63, 64, 65, 128, 1024, 1500 };
+	struct na_qfifo q;
+
+	na_qfifo_init(&q, NA_QORDER_FIFO, 0, 0, 9);
+	for (uint32_t i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
+		struct na_qentry e = ent((uint16_t)(i + 1), 1, 0);
+
+		cr_assert_eq(na_qfifo_forward(&q, &e, idx[i]), NA_QFWD_QUEUED);
+	}
+	cr_assert_eq(na_qfifo_count_upto(&q, 0), 0);
+	cr_assert_eq(na_qfifo_count_upto(&q, 63), 2);
+	cr_assert_eq(na_qfifo_count_upto(&q, 64), 3);
+	cr_assert_eq(na_qfifo_count_upto(&q, 127), 4);
+	cr_assert_eq(na_qfifo_count_upto(&q, 1023), 5);
+	cr_assert_eq(na_qfifo_count_upto(&q, 1024), 7); /* past the bitmap */
+	cr_assert_eq(na_qfifo_count_past(&q, 0), 6);    /* 1500 untracked */
+	cr_assert_eq(na_qfifo_count_past(&q, 63), 4);
+	cr_assert_eq(na_qfifo_count_past(&q, 64), 3);
+	cr_assert_eq(na_qfifo_count_past(&q, 128), 1);
+	cr_assert_eq(na_qfifo_count_past(&q, 1024), 0);
+}
+
 Test(qfifo, priority_then_fifo)
 {
 	struct na_qfifo q;
@@ -128,12 +153,13 @@ Test(qfifo, handover_wire_and_merge)
 	na_qfifo_forward(&old, &b, 2);
 	na_qfifo_forward(&old, &c, 3);
 	/* a is the next holder; b and c travel in the Q_GRANT. */
-	len = na_qfifo_export_rest(&old, buf, sizeof(buf));
+	len = na_qfifo_export_rest(&old, na_qfifo_head(&old), buf, sizeof(buf));
 	cr_assert_eq(len, 2 * NA_QENTRY_WIRE);
 	cr_assert_eq(buf[1], 2, "node 2 first, big-endian");
 	cr_assert_eq(buf[7], 7, "its seq");
 	cr_assert_eq(buf[9], 3, "its class");
-	cr_assert_eq(na_qfifo_export_rest(&old, buf, 16), -ENOSPC);
+	cr_assert_eq(na_qfifo_export_rest(&old, na_qfifo_head(&old), buf, 16),
+		     -ENOSPC);
 
 	/* Before the Q_GRANT, the new holder (node 1, seq 5) was forwarded
 	 * d (index 1 of its tenure) and a retransmission of c (index 2). */

@@ -144,6 +144,62 @@ static const struct scenario scen[] = {
 	 .count = 3, .q = {2, 3, 4},
 	 .acts = {A(QGRANT, 1, .a = 2, .pl = {3, 4})}},
 } },
+{ "denied count below the count: indices past FWD_CNT not counted",
+  NA_QORDER_FIFO, {
+	HOLDING,
+	FW(1, 1, 0, 1, 2),
+	/* an older tenure's copy with this tag, index past FWD_CNT */
+	FW(2, 5, 1, 2, 2, 3),
+	{DONE, .now = 100, .st = NA_QH_ENDING, .count = 2, .q = {2, 3},
+	 .acts = {A(QXFER, ME, .a = 2, .b = ID(1))}},
+	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 1, .now = 105,
+	 .st = NA_QH_ENDING, .count = 2, .q = {2, 3},
+	 .acts = {A(QXFER, ME, .a = 1, .b = ID(1))}},
+	/* a forward of this tenure after the denial: counted at the next */
+	{FWD, 3, 0, S(3), .aux = F(2), .count = 3, .st = NA_QH_ENDING,
+	 .acts = {A(QUEUED, 3, .a = 1)}, .q = {2, 4, 3}},
+	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 2, .now = 110,
+	 .st = NA_QH_ENDING, .count = 3, .q = {2, 4, 3},
+	 .acts = {A(QXFER, ME, .a = 2, .b = ID(1))}},
+	/* the first denial again (duplicated, or the answer to a send
+	 * the timer repeated): below FWD_CNT 2, nothing dropped */
+	{QACK, .seq = 1, .aux = LCF_Q_COUNT, .fwd = 1, .now = 115,
+	 .st = NA_QH_ENDING, .count = 3, .q = {2, 4, 3}},
+	{TICK, .now = 170, .st = NA_QH_ENDING, .count = 3, .q = {2, 4, 3},
+	 .acts = {A(QXFER, ME, .a = 2, .b = ID(1))}},
+	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 175, .st = NA_QH_GIVING,
+	 .count = 3, .q = {2, 4, 3},
+	 .acts = {A(QGRANT, 1, .a = 2, .pl = {4, 3})}},
+} },
+{ "an end is kept until a denial passes its count: QRELEASE",
+  NA_QORDER_FIFO, {
+	HOLDING,
+	{DONE, .now = 0, .st = NA_QH_ENDING,
+	 .acts = {A(QRELEASE, ME, .a = 0, .b = 0)}},
+	/* an older tenure's copy with this tag, after the send */
+	{FWD, 2, 0, S(2), .aux = F(3), .count = 1, .st = NA_QH_ENDING,
+	 .acts = {A(QUEUED, 2, .a = 0)}, .q = {3}},
+	{TICK, .now = 60, .st = NA_QH_ENDING, .count = 1, .q = {3},
+	 .acts = {A(QRELEASE, ME, .a = 1, .b = 0)}},
+	/* the first QRELEASE's approval: the lock is free, no Q_GRANT */
+	{QACK, .seq = 1, .aux = LCF_Q_OK, .now = 65, .st = NA_QH_IDLE,
+	 .acts = {A(OVER, ME)}},
+} },
+{ "an end is kept until a denial passes its count: QXFER's next",
+  NA_QORDER_FIFO, {
+	HOLDING,
+	FW(1, 2, 0, 1, 2),
+	{DONE, .now = 0, .st = NA_QH_ENDING, .count = 1, .q = {2},
+	 .acts = {A(QXFER, ME, .a = 1, .b = ID(1))}},
+	/* an older tenure's copy with a lower index: the head now */
+	{FWD, 2, 0, S(2), .aux = F(1), .count = 2, .st = NA_QH_ENDING,
+	 .acts = {A(QUEUED, 2, .a = 0)}, .q = {3, 2}},
+	{TICK, .now = 60, .st = NA_QH_ENDING, .count = 2, .q = {3, 2},
+	 .acts = {A(QXFER, ME, .a = 2, .b = ID(1))}},
+	{QACK, .seq = 1, .aux = LCF_Q_NOT_HOLDER, .now = 65,
+	 .st = NA_QH_GIVING, .count = 2, .q = {3, 2},
+	 .acts = {A(QGRANT, 1, .a = 1, .pl = {3})}},
+} },
 { "denied count on QRELEASE: a forward makes it a QXFER",
   NA_QORDER_FIFO, {
 	HOLDING,
