@@ -10,6 +10,10 @@ paper's Tables 2 and 3 with small helpers named after the rule they apply
 
   ./author_vectors.py          (re)write every vector.json
   ./author_vectors.py --check  exit 1 when a vector.json differs from this file
+
+One file of one function per vector (over 2,000 lines): the whole catalogue
+is rewritten and checked by one command, and each vector sits beside the
+rule-named helpers it is spelled with.
 """
 
 import json

@@ -5,6 +5,8 @@ lcfvec: the vector language of pcap-tests (docs/PCAP-TESTS.md).
 Shared by gen_pcaps.py (vector.json -> pcaps) and run_vectors.py (plays the
 vectors through a switch). No scapy needed: frames are built and decoded with
 struct, following docs/PROTOCOL.md section 1 and lib/wire/lcf_wire.h.
+One module of about 750 lines: the encoder, the decoder and the matcher
+share its field tables.
 
 Values in a vector:
   addresses  "node:N" | "switch" | "bcast" | "$port" (expectations only: the

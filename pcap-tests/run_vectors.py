@@ -10,7 +10,9 @@ libpcap (pcap_inject) on the peer of its ingress port, and every frame that
 leaves any port is captured with libpcap until the ports are quiet; the
 capture is compared field by field with the step's expectations before the
 next step is sent. At the end swswitch is stopped (SIGTERM) and its exit JSON
-is checked against the vector's expect_counters.
+is checked against the vector's expect_counters. One file of about 800
+lines: the ports, the injection, the capture and the comparison share one
+vector's state.
 
   run_vectors.py [--swswitch PATH] [--vector DIR]... [DIR...] [--ifaces a,b,c]
                  [--reset-cmd CMD] [--topology NAME] [--skip-requires]

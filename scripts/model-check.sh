@@ -19,6 +19,9 @@
 # report a documented counterexample (docs/MODEL.md) without failing the
 # check.
 #
+# Most of its length is the table of runs (each with its -D flags, bounds
+# and the result it must give), kept in one place.
+#
 # The verifier is compiled with -O0 (heavy qlock.pml runs at -O1, qalias.pml
 # at -O2: pan_opt below): pan is bound by its state hash table,
 # so optimising saves less search time than it costs to compile (gcc CPU

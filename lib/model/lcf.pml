@@ -4,7 +4,9 @@
  * LAST-UNLOCK written by an unlock's first pass; NEW: docs/PROTOCOL.md 4),
  * two requesters on two cache nodes, the home agent of both blocks (a third node), ownership
  * migration (ADD/REMOVE), and a network that loses, duplicates and reorders
- * messages within budgets. Reference: docs/MODEL.md.
+ * messages within budgets. Reference: docs/MODEL.md. One file of about
+ * 1,000 lines: SPIN verifies one specification, and its processes share
+ * the channels and the register state declared here.
  *
  * Select the rules with -DNEW (default OLD). Bounds (all -D overridable):
  *   EV     new events (seqs) per requester

@@ -9,7 +9,8 @@ entries (`insertTableEntry`), default actions (`overrideDefaultEntry`) and
 initial register values (`setRegisterValue`); `sendPacket` sends `pkt` on
 `ig_port`; `verifyPackets` expects `exp_pkt` on `eg_port` with the bits
 `set_do_not_care(bit_offset, bit_width)` ignored, or nothing. The file is
-read with `ast`, never executed.
+read with `ast`, never executed. One file of about 600 lines: the reading
+and the translation share each test's record.
 
 A test becomes a vector (pcap-tests/vectors, docs/PCAP-TESTS.md) for
 swswitch, whose pipeline is lib/lcf, when its control plane is one a

@@ -2,7 +2,9 @@
  *
  * Dynamic migration: the home's epoch top-k with drain (no quiet period),
  * ADD copy accounting, REMOVE on the shadow's request; the shadow's
- * SHADOW-TAG mirror and its collision decision.
+ * SHADOW-TAG mirror and its collision decision. About 700 lines: the
+ * home's and the shadow's tests share one fixture (a home's block table
+ * and a shadow over the same topology).
  */
 #include <errno.h>
 

@@ -4,6 +4,8 @@ An executable reference of the LCF switch pipeline, written from
 docs/PROTOCOL.md section 4 (not from lib/lcf): one pass in, one result out,
 the register arrays as plain Python lists. lcf_diff.py plays the same passes
 through lib/lcf and through this, and compares every result and register.
+One file of about 650 lines, in PROTOCOL.md's order, so that it can be
+read against the spec top to bottom and shares no code with lib/lcf.
 """
 
 import json
