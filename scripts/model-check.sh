@@ -292,6 +292,15 @@ if [ $DEEP = 0 ]; then
 		"-DNEW -DABORT_AT_SWITCH $MIGBACK" "$SAFE" "-m10000 -w24"
 	# NEW rules (the ABORT goes on to the home): ADD, then REMOVE, late copies.
 	run new-remove-late-copy pass "-DNEW $MIGBACK" "$SAFE" "-m10000 -w24"
+	# NEW rules, three WRITE_MISSes of Y (WRITES3): a copy of a write event
+	# the switch served and unlocked reaches the home after the REMOVE (it
+	# missed before the ADD, or passes after the REMOVE on COUNT 0: not
+	# over) and the home grants it: its lock is held for good (open; na-sim
+	# --seed 3 --nodes 3 --threads 1 --switch-blocks 8 --events 120
+	# --workload poll --blocks 1 --updaters all --hold WRITE_MISS:2
+	# --hold-for 200ev --loss 0 --dup 0 --jitter-us 0 --max-rate 50000).
+	run remove-late-copy-3w "known:hw\[0\] == 0|hw\[0\]==0" \
+		"-DNEW -DWRITES3 ${MIGBACK/-DSKIP=1/-DSKIP=0}" "$SAFE" "-m10000 -w24"
 	# PIPE diff write-back (docs/PIPE.md): the EVICT_MODIFIED's write-back is
 	# a diff against the twin when the line became Modified with the home's
 	# data; X in the switch, Y at home, every event type, a loss / a dup.

@@ -876,10 +876,16 @@ inline new_event(me, t, b_, inc) {
 #ifdef SCRIPT
 /* SCRIPT, the two-writer sequence: req0 (node 0) READ_MISS X then WRITE_MISS Y; req1
  * (node 2 of PROTOCOL.md's example) WRITE_MISS Y. */
+#ifdef WRITES3
+/* Every event a WRITE_MISS of Y: three writers in turn, so a late copy's
+ * requester is out of the copyset again when it reaches the home. */
+#define SCRIPTED(me, t, b_) ((t) == K_WM && (b_) == 1)
+#else
 #define SCRIPTED(me, t, b_) \
 	((me) == 0 -> ((done[me] == 0 && (t) == K_RM && (b_) == 0) || \
 		       (done[me] == 1 && (t) == K_WM && (b_) == 1)) : \
 		      (done[me] == 0 && (t) == K_WM && (b_) == 1))
+#endif
 #else
 #define SCRIPTED(me, t, b_) true
 #endif
